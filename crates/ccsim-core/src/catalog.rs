@@ -1,0 +1,58 @@
+//! What ccsim ships, with parameters and defaults (`ccsim list`).
+use crate::transport::cc;
+use serde_json::json;
+
+pub fn catalog_json() -> String {
+    json!({
+        "controllers": cc::catalog(),
+        "recoveries": [
+            {"name": "reno", "doc": "RFC 5681 §3.2 fast retransmit/recovery; leaves recovery on any new ACK"},
+            {"name": "newreno", "doc": "RFC 6582: partial ACKs retransmit the next hole; one reduction per window"},
+            {"name": "sack", "doc": "RFC 6675 SACK scoreboard, pipe and NextSeg(), rescue retransmission"}
+        ],
+        "pacing": [
+            {"name": "none", "doc": "window-limited bursts"},
+            {"name": "interval", "doc": "at least srtt/cwnd between packets (E-TCP paper, paced NewReno)"},
+            {"name": "token_bucket", "doc": "tokens at cwnd/srtt, bucket of bucket_pkts (paced-XCP paper §3.2)",
+             "params": [{"name": "bucket_pkts", "default": 1.0, "doc": "bucket size in packets"}]}
+        ],
+        "queues": [
+            {"name": "droptail", "doc": "FIFO, drops arrivals when full",
+             "params": [
+                {"name": "limit_pkts", "default": null, "doc": "capacity in packets waiting (one of limit_pkts/limit_bytes)"},
+                {"name": "limit_bytes", "default": null, "doc": "capacity in bytes waiting"}
+             ]}
+        ],
+        "topologies": [
+            {"name": "dumbbell", "doc": "one bottleneck, one edge link per source and sink (E-TCP/LTCP Fig 4)",
+             "params": [
+                {"name": "bottleneck_rate_bps", "default": null, "doc": "required"},
+                {"name": "bottleneck_delay_s", "default": 0.01, "doc": "one-way"},
+                {"name": "bottleneck_queue", "default": null, "doc": "required queue table"},
+                {"name": "bottleneck_loss", "default": 0.0, "doc": "Bernoulli loss, forward"},
+                {"name": "bottleneck_reverse_loss", "default": 0.0, "doc": "Bernoulli loss, reverse (ACKs)"},
+                {"name": "edge_rate_bps", "default": 100e9, "doc": ""},
+                {"name": "edge_delay_s", "default": 0.005, "doc": "unless the flow sets rtt_s"},
+                {"name": "edge_queue", "default": {"kind": "droptail", "limit_pkts": 1000}, "doc": ""}
+             ]},
+            {"name": "parking_lot", "doc": "chain of n_links bottlenecks; flows cross hops=[first,last] (E-TCP Fig 13, paced-XCP)",
+             "params": [
+                {"name": "n_links", "default": null, "doc": "required"},
+                {"name": "link_rate_bps", "default": null, "doc": "required"},
+                {"name": "link_delay_s", "default": 0.01, "doc": "one-way, per link"},
+                {"name": "link_queue", "default": null, "doc": "required queue table"},
+                {"name": "link_loss", "default": 0.0, "doc": ""},
+                {"name": "link_reverse_loss", "default": 0.0, "doc": ""},
+                {"name": "edge_rate_bps", "default": 100e9, "doc": ""},
+                {"name": "edge_delay_s", "default": 0.005, "doc": ""},
+                {"name": "edge_queue", "default": {"kind": "droptail", "limit_pkts": 1000}, "doc": ""}
+             ]},
+            {"name": "custom", "doc": "named nodes, duplex links, per-flow routes",
+             "params": [
+                {"name": "nodes", "default": null, "doc": "list of names"},
+                {"name": "links", "default": null, "doc": "list of {from,to,rate_bps,delay_s,queue,loss,reverse_loss,reverse_queue,monitor}"}
+             ]}
+        ]
+    })
+    .to_string()
+}

@@ -1,0 +1,28 @@
+//! ccsim-core: a fast, deterministic packet-level simulator for congestion
+//! control research on high-speed, small-buffer networks.
+//!
+//! ```
+//! let sc = ccsim_core::Scenario::from_toml(r#"
+//!     duration_s = 5.0
+//!     [topology]
+//!     kind = "dumbbell"
+//!     bottleneck_rate_bps = 10e6
+//!     bottleneck_queue = { limit_pkts = 20 }
+//!     [[flows]]
+//!     rtt_s = 0.05
+//! "#).unwrap();
+//! let r = ccsim_core::Simulation::new(&sc).unwrap().run();
+//! assert!(r.conservation.holds());
+//! assert!(r.flows[0].goodput_bps > 5e6);
+//! ```
+pub mod catalog;
+pub mod net;
+pub mod scenario;
+pub mod sim;
+pub mod stats;
+pub mod transport;
+pub mod world;
+
+pub use scenario::{ConfigError, Scenario};
+pub use stats::Results;
+pub use world::Simulation;

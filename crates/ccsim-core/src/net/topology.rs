@@ -1,0 +1,283 @@
+//! Topology builders: a generic builder (nodes, duplex links, per-flow static
+//! routes) and the papers' shapes on top of it.
+//!
+//! - Parking lot: routers `r0 … rN` joined by N bottleneck links; every flow
+//!   gets its own source and sink, each on its own edge link, and crosses the
+//!   bottleneck links `hops = [first, last]`. Reverse flows run right to
+//!   left, so their data shares the reverse bottleneck queues with the ACKs
+//!   of forward flows (two-way traffic).
+//! - Dumbbell: the parking lot with one link (E-TCP Fig 4, LTCP Fig 4).
+//!
+//! A flow's `rtt_s` sets its two edge links' delays so that its round-trip
+//! propagation delay is exactly `rtt_s` (bottleneck delays stay shared).
+use super::link::Link;
+use super::queue::{DropTail, Limit, QueueDiscipline};
+use crate::scenario::{ConfigError, Direction, QueueSpec, Scenario, Topology};
+use crate::sim::rng::{self, Stream};
+use crate::sim::time::from_secs;
+use std::collections::HashMap;
+
+/// Build a queue discipline from its (validated) spec.
+pub fn build_queue(q: &QueueSpec) -> Box<dyn QueueDiscipline> {
+    let limit = match (q.limit_pkts, q.limit_bytes) {
+        (Some(n), _) => Limit::Packets(n),
+        (None, Some(b)) => Limit::Bytes(b),
+        (None, None) => unreachable!("validated: a queue has a limit"),
+    };
+    Box::new(DropTail::new(limit))
+}
+
+pub struct LinkParams<'a> {
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    pub queue: &'a QueueSpec,
+    pub loss: f64,
+    pub monitored: bool,
+}
+
+/// Generic builder: nodes, duplex links (two directed `Link`s) and routes.
+#[derive(Default)]
+pub struct Builder {
+    pub nodes: Vec<String>,
+    node_idx: HashMap<String, usize>,
+    pub links: Vec<Link>,
+    adj: HashMap<(usize, usize), usize>,
+    seed: u64,
+}
+
+impl Builder {
+    pub fn new(seed: u64) -> Self {
+        Builder { seed, ..Default::default() }
+    }
+
+    pub fn node(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.node_idx.get(name) {
+            return i;
+        }
+        self.nodes.push(name.to_string());
+        self.node_idx.insert(name.to_string(), self.nodes.len() - 1);
+        self.nodes.len() - 1
+    }
+
+    /// One directed link `a -> b`; returns its index.
+    pub fn simplex(&mut self, a: usize, b: usize, p: LinkParams) -> usize {
+        let id = self.links.len();
+        let name = format!("{}->{}", self.nodes[a], self.nodes[b]);
+        let mut l = Link::new(name, a, b, p.rate_bps, from_secs(p.delay_s), build_queue(p.queue));
+        l.loss = p.loss;
+        if p.loss > 0.0 {
+            l.loss_rng = Some(rng::stream(self.seed, Stream::LinkLoss, id as u64));
+        }
+        l.monitored = p.monitored;
+        self.links.push(l);
+        self.adj.insert((a, b), id);
+        id
+    }
+
+    /// A duplex link: `fwd` parameters for a->b, `rev` for b->a.
+    pub fn duplex(&mut self, a: usize, b: usize, fwd: LinkParams, rev: LinkParams) -> (usize, usize) {
+        (self.simplex(a, b, fwd), self.simplex(b, a, rev))
+    }
+
+    /// Links along a node path, or the index of the first missing hop.
+    pub fn route(&self, path: &[usize]) -> Result<Vec<usize>, usize> {
+        path.windows(2).enumerate().map(|(i, w)| self.adj.get(&(w[0], w[1])).copied().ok_or(i + 1)).collect()
+    }
+}
+
+/// One flow's place in the network.
+#[derive(Clone, Debug)]
+pub struct FlowPlacement {
+    /// Index of the `[[flows]]` entry this flow came from.
+    pub entry: usize,
+    pub fwd: Vec<u32>,
+    pub rev: Vec<u32>,
+    pub start_s: f64,
+    pub rtt_prop_s: f64,
+}
+
+pub struct Built {
+    pub nodes: Vec<String>,
+    pub links: Vec<Link>,
+    pub flows: Vec<FlowPlacement>,
+}
+
+struct Chain<'a> {
+    n: usize,
+    rate: f64,
+    delay: f64,
+    queue: &'a QueueSpec,
+    loss: f64,
+    rev_loss: f64,
+    edge_rate: f64,
+    edge_delay: f64,
+    edge_queue: &'a QueueSpec,
+}
+
+/// Per-flow start times and RTTs, drawn from the flow-setup stream.
+fn expand(sc: &Scenario) -> Vec<(usize, f64, Option<f64>)> {
+    use rand::Rng;
+    let mut out = Vec::new();
+    for (e, f) in sc.flows.iter().enumerate() {
+        let mut r = rng::stream(sc.seed, Stream::FlowSetup, e as u64);
+        for k in 0..f.count as usize {
+            let start = f.start_s + if f.start_spread_s > 0.0 { r.gen::<f64>() * f.start_spread_s } else { 0.0 };
+            let rtt = match (&f.rtt_s, f.rtt_range_s) {
+                (Some(crate::scenario::OneOrMany::One(x)), _) => Some(*x),
+                (Some(crate::scenario::OneOrMany::Many(v)), _) => Some(v[k]),
+                (None, Some([lo, hi])) => Some(lo + r.gen::<f64>() * (hi - lo)),
+                (None, None) => None,
+            };
+            out.push((e, start, rtt));
+        }
+    }
+    out
+}
+
+fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
+    let mut b = Builder::new(sc.seed);
+    let routers: Vec<usize> = (0..=c.n).map(|i| b.node(&format!("r{i}"))).collect();
+    let mut bneck = Vec::new();
+    for i in 0..c.n {
+        let fwd = LinkParams { rate_bps: c.rate, delay_s: c.delay, queue: c.queue, loss: c.loss, monitored: true };
+        let rev = LinkParams { rate_bps: c.rate, delay_s: c.delay, queue: c.queue, loss: c.rev_loss, monitored: true };
+        bneck.push(b.duplex(routers[i], routers[i + 1], fwd, rev));
+    }
+    let mut flows = Vec::new();
+    for (id, (entry, start, rtt)) in expand(sc).into_iter().enumerate() {
+        let f = &sc.flows[entry];
+        let [first, last] = f.hops.map_or([0, c.n - 1], |h| [h[0] as usize, h[1] as usize]);
+        let path_delay = c.delay * (last - first + 1) as f64;
+        let edge_delay = match rtt {
+            None => c.edge_delay,
+            Some(r) => {
+                let e = (r / 2.0 - path_delay) / 2.0;
+                if e < 0.0 {
+                    return Err(ConfigError::new(
+                        format!("flows[{entry}].rtt_s"),
+                        format!(
+                            "{r} is not allowed; it is shorter than the round trip of its bottleneck links ({} s)",
+                            2.0 * path_delay
+                        ),
+                    ));
+                }
+                e
+            }
+        };
+        let (src, dst) = (b.node(&format!("s{id}")), b.node(&format!("d{id}")));
+        let edge =
+            |d: f64| LinkParams { rate_bps: c.edge_rate, delay_s: d, queue: c.edge_queue, loss: 0.0, monitored: false };
+        let (entry_router, exit_router) = match f.direction {
+            Direction::Forward => (routers[first], routers[last + 1]),
+            Direction::Reverse => (routers[last + 1], routers[first]),
+        };
+        let (up, up_rev) = b.duplex(src, entry_router, edge(edge_delay), edge(edge_delay));
+        let (down, down_rev) = b.duplex(exit_router, dst, edge(edge_delay), edge(edge_delay));
+        let mut fwd = vec![up as u32];
+        let mut rev = vec![down_rev as u32];
+        match f.direction {
+            Direction::Forward => {
+                fwd.extend((first..=last).map(|i| bneck[i].0 as u32));
+                rev.extend((first..=last).rev().map(|i| bneck[i].1 as u32));
+            }
+            Direction::Reverse => {
+                fwd.extend((first..=last).rev().map(|i| bneck[i].1 as u32));
+                rev.extend((first..=last).map(|i| bneck[i].0 as u32));
+            }
+        }
+        fwd.push(down as u32);
+        rev.push(up_rev as u32);
+        let rtt_prop_s = 2.0 * (2.0 * edge_delay + path_delay);
+        flows.push(FlowPlacement { entry, fwd, rev, start_s: start, rtt_prop_s });
+    }
+    Ok(Built { nodes: b.nodes, links: b.links, flows })
+}
+
+/// Build the network and every flow's routes from a validated scenario.
+pub fn build(sc: &Scenario) -> Result<Built, ConfigError> {
+    match &sc.topology {
+        Topology::Dumbbell(d) => build_chain(
+            sc,
+            Chain {
+                n: 1,
+                rate: d.bottleneck_rate_bps,
+                delay: d.bottleneck_delay_s,
+                queue: &d.bottleneck_queue,
+                loss: d.bottleneck_loss,
+                rev_loss: d.bottleneck_reverse_loss,
+                edge_rate: d.edge_rate_bps,
+                edge_delay: d.edge_delay_s,
+                edge_queue: &d.edge_queue,
+            },
+        ),
+        Topology::ParkingLot(p) => build_chain(
+            sc,
+            Chain {
+                n: p.n_links as usize,
+                rate: p.link_rate_bps,
+                delay: p.link_delay_s,
+                queue: &p.link_queue,
+                loss: p.link_loss,
+                rev_loss: p.link_reverse_loss,
+                edge_rate: p.edge_rate_bps,
+                edge_delay: p.edge_delay_s,
+                edge_queue: &p.edge_queue,
+            },
+        ),
+        Topology::Custom(c) => {
+            let mut b = Builder::new(sc.seed);
+            for n in &c.nodes {
+                b.node(n);
+            }
+            for l in &c.links {
+                let (x, y) = (b.node(&l.from), b.node(&l.to));
+                let fwd = LinkParams {
+                    rate_bps: l.rate_bps,
+                    delay_s: l.delay_s,
+                    queue: &l.queue,
+                    loss: l.loss,
+                    monitored: l.monitor,
+                };
+                let rq = l.reverse_queue.as_ref().unwrap_or(&l.queue);
+                let rev = LinkParams {
+                    rate_bps: l.rate_bps,
+                    delay_s: l.delay_s,
+                    queue: rq,
+                    loss: l.reverse_loss,
+                    monitored: l.monitor,
+                };
+                b.duplex(x, y, fwd, rev);
+            }
+            let mut flows = Vec::new();
+            for (entry, start, _) in expand(sc) {
+                let names = sc.flows[entry].route.as_ref().expect("validated: custom flows have a route");
+                for (j, n) in names.iter().enumerate() {
+                    if !b.node_idx.contains_key(n.as_str()) {
+                        return Err(ConfigError::new(
+                            format!("flows[{entry}].route[{j}]"),
+                            format!("unknown node \"{n}\"; allowed: {}", c.nodes.join(", ")),
+                        ));
+                    }
+                }
+                let path: Vec<usize> = names.iter().map(|n| b.node_idx[n.as_str()]).collect();
+                let fwd = b.route(&path).map_err(|j| {
+                    ConfigError::new(
+                        format!("flows[{entry}].route[{j}]"),
+                        format!("no link from \"{}\" to \"{}\"; add it to topology.links", names[j - 1], names[j]),
+                    )
+                })?;
+                let back: Vec<usize> = path.iter().rev().copied().collect();
+                let rev = b.route(&back).expect("duplex links give the reverse route");
+                let rtt_prop_s = 2.0 * fwd.iter().map(|&l| crate::sim::time::to_secs(b.links[l].delay)).sum::<f64>();
+                flows.push(FlowPlacement {
+                    entry,
+                    fwd: fwd.into_iter().map(|x| x as u32).collect(),
+                    rev: rev.into_iter().map(|x| x as u32).collect(),
+                    start_s: start,
+                    rtt_prop_s,
+                });
+            }
+            Ok(Built { nodes: b.nodes, links: b.links, flows })
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Scenario types (serde, JSON and TOML) and their validation.
+//!
+//! Parsing is strict (unknown fields are errors) and every error names the
+//! field path, the offending value and what is allowed, e.g.
+//! `scenario.flows[2].cc: unknown value "cubicc"; allowed: reno`.
+//! See docs/scenario.md for every field, unit and default.
+pub mod params;
+mod validate;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub use validate::validate;
+
+/// A configuration error: the field path and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("scenario.{field}: {msg}")]
+pub struct ConfigError {
+    pub field: String,
+    pub msg: String,
+}
+
+impl ConfigError {
+    pub fn new(field: impl Into<String>, msg: impl Into<String>) -> Self {
+        ConfigError { field: field.into(), msg: msg.into() }
+    }
+}
+
+fn d_name() -> String {
+    "scenario".into()
+}
+fn d_seed() -> u64 {
+    1
+}
+fn d_sample() -> f64 {
+    0.1
+}
+fn d_one() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "d_name")]
+    pub name: String,
+    #[serde(default = "d_seed")]
+    pub seed: u64,
+    pub duration_s: f64,
+    #[serde(default)]
+    pub warmup_s: f64,
+    #[serde(default = "d_sample")]
+    pub sample_interval_s: f64,
+    #[serde(default = "d_one")]
+    pub fairness_window_s: f64,
+    pub topology: Topology,
+    pub flows: Vec<FlowSpec>,
+}
+
+fn d_droptail() -> String {
+    "droptail".into()
+}
+
+/// A queue discipline and its options; `kind` selects the discipline and the
+/// remaining keys are checked against that discipline's parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct QueueSpec {
+    #[serde(default = "d_droptail")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_pkts: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_bytes: Option<u64>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl QueueSpec {
+    pub fn droptail_pkts(n: u64) -> Self {
+        QueueSpec { kind: d_droptail(), limit_pkts: Some(n), limit_bytes: None, extra: Map::new() }
+    }
+}
+
+fn d_edge_rate() -> f64 {
+    100e9
+}
+fn d_edge_delay() -> f64 {
+    0.005
+}
+fn d_edge_queue() -> QueueSpec {
+    QueueSpec::droptail_pkts(1000)
+}
+fn d_link_delay() -> f64 {
+    0.01
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    Dumbbell(Dumbbell),
+    ParkingLot(ParkingLot),
+    Custom(Custom),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    pub bottleneck_rate_bps: f64,
+    #[serde(default = "d_link_delay")]
+    pub bottleneck_delay_s: f64,
+    pub bottleneck_queue: QueueSpec,
+    #[serde(default)]
+    pub bottleneck_loss: f64,
+    #[serde(default)]
+    pub bottleneck_reverse_loss: f64,
+    #[serde(default = "d_edge_rate")]
+    pub edge_rate_bps: f64,
+    #[serde(default = "d_edge_delay")]
+    pub edge_delay_s: f64,
+    #[serde(default = "d_edge_queue")]
+    pub edge_queue: QueueSpec,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLot {
+    pub n_links: u32,
+    pub link_rate_bps: f64,
+    #[serde(default = "d_link_delay")]
+    pub link_delay_s: f64,
+    pub link_queue: QueueSpec,
+    #[serde(default)]
+    pub link_loss: f64,
+    #[serde(default)]
+    pub link_reverse_loss: f64,
+    #[serde(default = "d_edge_rate")]
+    pub edge_rate_bps: f64,
+    #[serde(default = "d_edge_delay")]
+    pub edge_delay_s: f64,
+    #[serde(default = "d_edge_queue")]
+    pub edge_queue: QueueSpec,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Custom {
+    pub nodes: Vec<String>,
+    pub links: Vec<CustomLink>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLink {
+    pub from: String,
+    pub to: String,
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    pub queue: QueueSpec,
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default)]
+    pub reverse_loss: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_queue: Option<QueueSpec>,
+    #[serde(default)]
+    pub monitor: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(f64),
+    Many(Vec<f64>),
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    #[default]
+    Forward,
+    Reverse,
+}
+
+fn d_count() -> u32 {
+    1
+}
+fn d_tcp() -> String {
+    "tcp".into()
+}
+fn d_reno() -> String {
+    "reno".into()
+}
+fn d_recovery() -> crate::transport::tcp::Recovery {
+    crate::transport::tcp::Recovery::NewReno
+}
+fn d_pacing() -> crate::transport::tcp::PacingKind {
+    crate::transport::tcp::PacingKind::None
+}
+fn d_mss() -> u32 {
+    1000
+}
+fn d_header() -> u32 {
+    40
+}
+fn d_init_cwnd() -> f64 {
+    2.0
+}
+fn d_big() -> f64 {
+    1e9
+}
+fn d_rwnd() -> u64 {
+    10_000_000
+}
+fn d_dupthresh() -> u32 {
+    3
+}
+fn d_true() -> bool {
+    true
+}
+fn d_delack() -> f64 {
+    0.1
+}
+fn d_min_rto() -> f64 {
+    0.2
+}
+fn d_max_rto() -> f64 {
+    60.0
+}
+fn d_gran() -> f64 {
+    0.001
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    #[serde(default = "d_count")]
+    pub count: u32,
+    #[serde(default = "d_tcp")]
+    pub transport: String,
+    #[serde(default = "d_reno")]
+    pub cc: String,
+    #[serde(default)]
+    pub cc_params: Map<String, Value>,
+    #[serde(default = "d_recovery")]
+    pub recovery: crate::transport::tcp::Recovery,
+    #[serde(default = "d_pacing")]
+    pub pacing: crate::transport::tcp::PacingKind,
+    #[serde(default = "d_one")]
+    pub bucket_pkts: f64,
+    #[serde(default = "d_mss")]
+    pub mss_bytes: u32,
+    #[serde(default = "d_header")]
+    pub header_bytes: u32,
+    #[serde(default = "d_init_cwnd")]
+    pub init_cwnd_pkts: f64,
+    #[serde(default = "d_big")]
+    pub init_ssthresh_pkts: f64,
+    #[serde(default = "d_rwnd")]
+    pub rwnd_pkts: u64,
+    #[serde(default = "d_big")]
+    pub max_cwnd_pkts: f64,
+    #[serde(default = "d_dupthresh")]
+    pub dupthresh: u32,
+    #[serde(default = "d_true")]
+    pub limited_transmit: bool,
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "d_delack")]
+    pub delack_timeout_s: f64,
+    #[serde(default = "d_min_rto")]
+    pub min_rto_s: f64,
+    #[serde(default = "d_max_rto")]
+    pub max_rto_s: f64,
+    #[serde(default = "d_one")]
+    pub init_rto_s: f64,
+    #[serde(default = "d_gran")]
+    pub clock_granularity_s: f64,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub start_spread_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_s: Option<OneOrMany>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_range_s: Option<[f64; 2]>,
+    #[serde(default)]
+    pub direction: Direction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<[u32; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Vec<String>>,
+}
+
+fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ConfigError {
+    let path = e.path().to_string();
+    let path = if path == "." { String::new() } else { path };
+    ConfigError::new(path, e.inner().to_string())
+}
+
+impl Scenario {
+    /// Parse JSON, then validate.
+    pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(s);
+        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(path_error)?;
+        validate(&sc)?;
+        Ok(sc)
+    }
+
+    /// Parse TOML, then validate.
+    pub fn from_toml(s: &str) -> Result<Scenario, ConfigError> {
+        let v: toml::Value = toml::from_str(s).map_err(|e| ConfigError::new("", format!("invalid TOML: {e}")))?;
+        let sc: Scenario = serde_path_to_error::deserialize(v).map_err(path_error)?;
+        validate(&sc)?;
+        Ok(sc)
+    }
+
+    /// The normalised scenario (every default filled in) as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serialises")
+    }
+}

@@ -1,0 +1,235 @@
+//! Field-by-field validation. Route and RTT feasibility, which need the
+//! built network, are checked by the topology builder with the same error
+//! type, so `Simulation::new` is the complete check.
+use super::*;
+
+type R = Result<(), ConfigError>;
+
+fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
+    ConfigError::new(field, msg)
+}
+
+pub(crate) fn positive(field: &str, x: f64) -> R {
+    if x.is_finite() && x > 0.0 {
+        Ok(())
+    } else {
+        Err(err(field, format!("{x} is not allowed; must be a finite number > 0")))
+    }
+}
+
+pub(crate) fn non_negative(field: &str, x: f64) -> R {
+    if x.is_finite() && x >= 0.0 {
+        Ok(())
+    } else {
+        Err(err(field, format!("{x} is not allowed; must be a finite number >= 0")))
+    }
+}
+
+fn at_least(field: &str, x: f64, lo: f64) -> R {
+    if x.is_finite() && x >= lo {
+        Ok(())
+    } else {
+        Err(err(field, format!("{x} is not allowed; must be a finite number >= {lo}")))
+    }
+}
+
+fn probability(field: &str, p: f64) -> R {
+    if p.is_finite() && (0.0..1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err(err(field, format!("{p} is not allowed; a loss probability must be in [0, 1)")))
+    }
+}
+
+pub const QUEUE_KINDS: &[&str] = &["droptail"];
+
+pub(crate) fn queue(field: &str, q: &QueueSpec) -> R {
+    if !QUEUE_KINDS.contains(&q.kind.as_str()) {
+        return Err(err(
+            format!("{field}.kind"),
+            format!("unknown value \"{}\"; allowed: {}", q.kind, QUEUE_KINDS.join(", ")),
+        ));
+    }
+    if let Some(k) = q.extra.keys().next() {
+        return Err(err(
+            format!("{field}.{k}"),
+            "unknown field for queue kind \"droptail\"; allowed: kind, limit_pkts, limit_bytes",
+        ));
+    }
+    match (q.limit_pkts, q.limit_bytes) {
+        (Some(0), _) => {
+            Err(err(format!("{field}.limit_pkts"), "0 is not allowed; a droptail queue holds at least 1 packet"))
+        }
+        (_, Some(0)) => Err(err(format!("{field}.limit_bytes"), "0 is not allowed; must be >= 1 byte")),
+        (Some(_), Some(_)) => Err(err(field, "both limit_pkts and limit_bytes given; set exactly one")),
+        (None, None) => Err(err(field, "no limit given; set limit_pkts or limit_bytes")),
+        _ => Ok(()),
+    }
+}
+
+fn topology(t: &Topology) -> R {
+    match t {
+        Topology::Dumbbell(d) => {
+            positive("topology.bottleneck_rate_bps", d.bottleneck_rate_bps)?;
+            non_negative("topology.bottleneck_delay_s", d.bottleneck_delay_s)?;
+            queue("topology.bottleneck_queue", &d.bottleneck_queue)?;
+            probability("topology.bottleneck_loss", d.bottleneck_loss)?;
+            probability("topology.bottleneck_reverse_loss", d.bottleneck_reverse_loss)?;
+            positive("topology.edge_rate_bps", d.edge_rate_bps)?;
+            non_negative("topology.edge_delay_s", d.edge_delay_s)?;
+            queue("topology.edge_queue", &d.edge_queue)
+        }
+        Topology::ParkingLot(p) => {
+            if p.n_links == 0 {
+                return Err(err("topology.n_links", "0 is not allowed; must be >= 1"));
+            }
+            positive("topology.link_rate_bps", p.link_rate_bps)?;
+            non_negative("topology.link_delay_s", p.link_delay_s)?;
+            queue("topology.link_queue", &p.link_queue)?;
+            probability("topology.link_loss", p.link_loss)?;
+            probability("topology.link_reverse_loss", p.link_reverse_loss)?;
+            positive("topology.edge_rate_bps", p.edge_rate_bps)?;
+            non_negative("topology.edge_delay_s", p.edge_delay_s)?;
+            queue("topology.edge_queue", &p.edge_queue)
+        }
+        Topology::Custom(c) => {
+            if c.nodes.is_empty() {
+                return Err(err("topology.nodes", "empty; a custom topology needs at least 2 nodes"));
+            }
+            for (i, n) in c.nodes.iter().enumerate() {
+                if c.nodes[..i].contains(n) {
+                    return Err(err(
+                        format!("topology.nodes[{i}]"),
+                        format!("\"{n}\" appears twice; node names must be unique"),
+                    ));
+                }
+            }
+            for (i, l) in c.links.iter().enumerate() {
+                let f = format!("topology.links[{i}]");
+                for (k, n) in [("from", &l.from), ("to", &l.to)] {
+                    if !c.nodes.contains(n) {
+                        return Err(err(
+                            format!("{f}.{k}"),
+                            format!("unknown node \"{n}\"; allowed: {}", c.nodes.join(", ")),
+                        ));
+                    }
+                }
+                if l.from == l.to {
+                    return Err(err(format!("{f}.to"), format!("\"{}\" links a node to itself", l.to)));
+                }
+                positive(&format!("{f}.rate_bps"), l.rate_bps)?;
+                non_negative(&format!("{f}.delay_s"), l.delay_s)?;
+                queue(&format!("{f}.queue"), &l.queue)?;
+                if let Some(q) = &l.reverse_queue {
+                    queue(&format!("{f}.reverse_queue"), q)?;
+                }
+                probability(&format!("{f}.loss"), l.loss)?;
+                probability(&format!("{f}.reverse_loss"), l.reverse_loss)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
+    let p = |k: &str| format!("flows[{i}].{k}");
+    if f.count == 0 {
+        return Err(err(p("count"), "0 is not allowed; must be >= 1"));
+    }
+    if f.transport != "tcp" {
+        return Err(err(p("transport"), format!("unknown value \"{}\"; allowed: tcp", f.transport)));
+    }
+    crate::transport::cc::build(&f.cc, &f.cc_params, &format!("flows[{i}]"))?;
+    at_least(&p("bucket_pkts"), f.bucket_pkts, 1.0)?;
+    if f.mss_bytes == 0 {
+        return Err(err(p("mss_bytes"), "0 is not allowed; must be >= 1"));
+    }
+    at_least(&p("init_cwnd_pkts"), f.init_cwnd_pkts, 1.0)?;
+    at_least(&p("init_ssthresh_pkts"), f.init_ssthresh_pkts, 2.0)?;
+    if f.rwnd_pkts == 0 {
+        return Err(err(p("rwnd_pkts"), "0 is not allowed; must be >= 1"));
+    }
+    at_least(&p("max_cwnd_pkts"), f.max_cwnd_pkts, 1.0)?;
+    if f.dupthresh == 0 {
+        return Err(err(p("dupthresh"), "0 is not allowed; must be >= 1"));
+    }
+    positive(&p("delack_timeout_s"), f.delack_timeout_s)?;
+    positive(&p("min_rto_s"), f.min_rto_s)?;
+    at_least(&p("max_rto_s"), f.max_rto_s, f.min_rto_s)?;
+    positive(&p("init_rto_s"), f.init_rto_s)?;
+    non_negative(&p("clock_granularity_s"), f.clock_granularity_s)?;
+    non_negative(&p("start_s"), f.start_s)?;
+    non_negative(&p("start_spread_s"), f.start_spread_s)?;
+    if let Some(stop) = f.stop_s {
+        if !(stop.is_finite() && stop > f.start_s) {
+            return Err(err(p("stop_s"), format!("{stop} is not allowed; must be > start_s ({})", f.start_s)));
+        }
+    }
+    if f.bytes == Some(0) {
+        return Err(err(p("bytes"), "0 is not allowed; must be >= 1"));
+    }
+    match &f.rtt_s {
+        Some(OneOrMany::One(x)) => positive(&p("rtt_s"), *x)?,
+        Some(OneOrMany::Many(v)) => {
+            if v.len() != f.count as usize {
+                return Err(err(
+                    p("rtt_s"),
+                    format!("list of {} values given; need one per flow (count = {})", v.len(), f.count),
+                ));
+            }
+            for (j, x) in v.iter().enumerate() {
+                positive(&format!("flows[{i}].rtt_s[{j}]"), *x)?;
+            }
+        }
+        None => {}
+    }
+    if let Some([lo, hi]) = f.rtt_range_s {
+        positive(&p("rtt_range_s[0]"), lo)?;
+        at_least(&p("rtt_range_s[1]"), hi, lo)?;
+        if f.rtt_s.is_some() {
+            return Err(err(p("rtt_range_s"), "given together with rtt_s; set only one"));
+        }
+    }
+    match (&sc.topology, f.hops, &f.route) {
+        (Topology::Custom(_), _, None) => {
+            Err(err(p("route"), "missing; flows on a custom topology need a route of node names"))
+        }
+        (Topology::Custom(_), Some(_), _) => Err(err(p("hops"), "only parking_lot topologies take hops; use route")),
+        (Topology::Custom(_), _, Some(r)) if r.len() < 2 => {
+            Err(err(p("route"), format!("{r:?} is too short; a route names at least 2 nodes")))
+        }
+        (Topology::Custom(_), _, Some(_)) if f.rtt_s.is_some() || f.rtt_range_s.is_some() => {
+            Err(err(p("rtt_s"), "not allowed on a custom topology; the RTT follows from the link delays"))
+        }
+        (_, _, Some(_)) => Err(err(p("route"), "only custom topologies take a route")),
+        (Topology::Dumbbell(_), Some(h), _) if h != [0, 0] => {
+            Err(err(p("hops"), format!("{h:?} is not allowed; a dumbbell has one link (use a parking_lot)")))
+        }
+        (Topology::ParkingLot(pl), Some([a, b]), _) if a > b || b >= pl.n_links => {
+            Err(err(p("hops"), format!("[{a}, {b}] is not allowed; need first <= last < n_links ({})", pl.n_links)))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Check every field of `sc`.
+pub fn validate(sc: &Scenario) -> R {
+    positive("duration_s", sc.duration_s)?;
+    non_negative("warmup_s", sc.warmup_s)?;
+    if sc.warmup_s >= sc.duration_s {
+        return Err(err(
+            "warmup_s",
+            format!("{} is not allowed; must be < duration_s ({})", sc.warmup_s, sc.duration_s),
+        ));
+    }
+    non_negative("sample_interval_s", sc.sample_interval_s)?;
+    positive("fairness_window_s", sc.fairness_window_s)?;
+    topology(&sc.topology)?;
+    if sc.flows.is_empty() {
+        return Err(err("flows", "empty; a scenario needs at least one flow"));
+    }
+    for (i, f) in sc.flows.iter().enumerate() {
+        flow(i, f, sc)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! The congestion-control interface, shaped after Linux `tcp_congestion_ops`.
+//!
+//! A controller owns only its own state and the window it is asked to set.
+//! Loss detection, recovery, RTO, SACK and pacing live in the transport and
+//! are shared by every controller. The hooks mirror Linux:
+//!
+//! | here             | Linux                      | when |
+//! |------------------|----------------------------|------|
+//! | `cong_avoid`     | `cong_avoid`               | ACK of new data outside fast recovery |
+//! | `ssthresh`       | `ssthresh`                 | congestion event (fast retransmit or RTO) |
+//! | `pkts_acked`     | `pkts_acked`               | every ACK of new data, with the RTT sample |
+//! | `on_event`       | `cwnd_event` / `set_state` | recovery start/end, RTO, ECN echo |
+//! | `on_tick`        | (FAST's per-RTT update)    | every `tick_interval` seconds |
+//! | `on_feedback`    | —                          | explicit network feedback (XCP, GWA) |
+//!
+//! Windows are in segments (`f64`, so additive increase can be fractional,
+//! as in ns-2's `double cwnd_`).
+pub mod reno;
+
+use crate::sim::Time;
+
+/// The sender state a controller reads and (for `cwnd`/`ssthresh`) writes.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// Upper bound the transport enforces on `cwnd` after every hook.
+    pub max_cwnd: f64,
+    pub now: Time,
+    /// Segments sent and not yet cumulatively acknowledged (FlightSize).
+    pub flight: u64,
+    pub srtt_s: Option<f64>,
+    pub min_rtt_s: Option<f64>,
+    pub mss_bytes: u32,
+}
+
+impl CcState {
+    pub fn now_s(&self) -> f64 {
+        crate::sim::time::to_secs(self.now)
+    }
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// Events a controller may react to (Linux `tcp_ca_event` and state changes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcEvent {
+    /// Fast retransmit: entering fast recovery (after `ssthresh` was set).
+    RecoveryStart,
+    /// Leaving fast recovery (full ACK).
+    RecoveryEnd,
+    /// Retransmission timeout (after `ssthresh` was set; cwnd is then 1).
+    Timeout,
+    /// The receiver echoed a congestion-experienced mark.
+    EcnEcho,
+}
+
+/// Explicit feedback carried back from the network (XCP, GWA).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NetFeedback {
+    /// XCP: change of window in segments granted by the routers.
+    WindowDelta(f64),
+    /// GWA / receiver-advertised: window cap in segments.
+    WindowCap(f64),
+}
+
+/// One congestion controller. `Send` so a run can move across threads.
+pub trait CongestionControl: Send {
+    fn name(&self) -> &'static str;
+    /// Grow `cwnd` for `acked` newly acknowledged segments.
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64);
+    /// The new `ssthresh` after a congestion event.
+    fn ssthresh(&mut self, s: &CcState) -> f64;
+    /// Every ACK of new data, with its RTT sample in seconds.
+    fn pkts_acked(&mut self, _s: &mut CcState, _acked: u64, _rtt_s: Option<f64>) {}
+    fn on_event(&mut self, _s: &mut CcState, _ev: CcEvent) {}
+    /// Period of `on_tick`, if the controller updates on a timer.
+    fn tick_interval_s(&self, _s: &CcState) -> Option<f64> {
+        None
+    }
+    fn on_tick(&mut self, _s: &mut CcState) {}
+    fn on_feedback(&mut self, _s: &mut CcState, _fb: NetFeedback) {}
+}
+
+/// Slow start (RFC 5681 §3.1): +1 segment per acked segment up to ssthresh;
+/// returns the acked segments left over for congestion avoidance
+/// (Linux `tcp_slow_start`).
+pub fn slow_start(s: &mut CcState, acked: u64) -> u64 {
+    let room = (s.ssthresh - s.cwnd).max(0.0);
+    let used = (acked as f64).min(room.ceil());
+    s.cwnd = (s.cwnd + used).min(s.ssthresh.max(s.cwnd));
+    acked - used as u64
+}
+
+/// Additive increase of `acked / w` segments: +1 per window of `w` ACKed
+/// segments (Linux `tcp_cong_avoid_ai`, RFC 5681 eq. 3).
+pub fn cong_avoid_ai(s: &mut CcState, w: f64, acked: u64) {
+    s.cwnd += acked as f64 / w.max(1.0);
+}
+
+/// Parameter description for `ccsim list`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub default: serde_json::Value,
+    pub doc: &'static str,
+}
+
+/// A controller as listed by `ccsim list`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ControllerDoc {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub params: Vec<ParamDoc>,
+}
+
+/// Every controller ccsim ships, with its parameters and defaults.
+pub fn catalog() -> Vec<ControllerDoc> {
+    vec![reno::Reno::doc()]
+}
+
+/// Build a controller by name from its parameter table.
+pub fn build(
+    name: &str,
+    params: &serde_json::Map<String, serde_json::Value>,
+    path: &str,
+) -> Result<Box<dyn CongestionControl>, crate::scenario::ConfigError> {
+    match name {
+        "reno" => Ok(Box::new(reno::Reno::from_params(params, path)?)),
+        other => Err(crate::scenario::ConfigError::new(
+            format!("{path}.cc"),
+            format!("unknown value \"{other}\"; allowed: {}", names().join(", ")),
+        )),
+    }
+}
+
+pub fn names() -> Vec<&'static str> {
+    catalog().iter().map(|c| c.name).collect()
+}

@@ -1,0 +1,98 @@
+//! Reno congestion control (RFC 5681 §3.1): slow start, then +1 segment per
+//! RTT; halve on a congestion event. Reno, NewReno and SACK TCP differ only in
+//! loss recovery, which the transport implements (`recovery = ...`); this file
+//! is the window rule all three share (what ns-3 calls `TcpNewReno` and Linux
+//! `reno`).
+//!
+//! Counting: by default one increment per ACK of new data (+1 in slow start,
+//! +1/cwnd in congestion avoidance), as ns-2's `opencwnd()` does, because the
+//! papers ran ns-2. With `abc = true` the increase is per segment acknowledged
+//! (RFC 3465 byte counting, L = 2 in slow start), as Linux does; the two agree
+//! when every segment is ACKed and differ under delayed ACKs.
+use super::{cong_avoid_ai, slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use crate::scenario::{params::Params, ConfigError};
+
+pub struct Reno {
+    abc: bool,
+}
+
+impl Reno {
+    pub fn new(abc: bool) -> Self {
+        Reno { abc }
+    }
+
+    pub fn doc() -> ControllerDoc {
+        ControllerDoc {
+            name: "reno",
+            doc: "Reno/NewReno window rules (RFC 5681): slow start, +1/RTT, halve on loss",
+            params: vec![ParamDoc {
+                name: "abc",
+                default: false.into(),
+                doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
+            }],
+        }
+    }
+
+    pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let mut p = Params::new(p, &format!("{path}.cc_params"));
+        let abc = p.bool("abc", false)?;
+        p.finish()?;
+        Ok(Reno::new(abc))
+    }
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        let acked = if self.abc { acked.min(if s.in_slow_start() { 2 } else { acked }) } else { 1 };
+        let acked = if s.in_slow_start() { slow_start(s, acked) } else { acked };
+        if acked > 0 {
+            cong_avoid_ai(s, s.cwnd, acked);
+        }
+    }
+
+    /// RFC 5681 eq. 4: max(FlightSize/2, 2 segments).
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        (s.flight as f64 / 2.0).max(2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn st(cwnd: f64, ssthresh: f64) -> CcState {
+        CcState {
+            cwnd,
+            ssthresh,
+            max_cwnd: 1e9,
+            now: 0,
+            flight: cwnd as u64,
+            srtt_s: None,
+            min_rtt_s: None,
+            mss_bytes: 1000,
+        }
+    }
+    #[test]
+    fn slow_start_doubles_per_window_then_one_per_rtt() {
+        let mut r = Reno::new(false);
+        let mut s = st(2.0, 1e9);
+        for _ in 0..2 {
+            r.cong_avoid(&mut s, 1);
+        }
+        assert_eq!(s.cwnd, 4.0);
+        let mut s = st(100.0, 50.0);
+        for _ in 0..100 {
+            r.cong_avoid(&mut s, 1);
+        }
+        assert!((s.cwnd - 101.0).abs() < 0.01, "cwnd {}", s.cwnd);
+    }
+    #[test]
+    fn ssthresh_is_half_flight_with_floor_two() {
+        let mut r = Reno::new(false);
+        assert_eq!(r.ssthresh(&st(100.0, 1e9)), 50.0);
+        assert_eq!(r.ssthresh(&st(3.0, 1e9)), 2.0);
+    }
+}

@@ -1,0 +1,321 @@
+//! The sender's scoreboard: per-segment state of `[una, high)` and the
+//! RFC 6675 quantities derived from it, kept incrementally.
+//!
+//! Recomputing `SetPipe()` by walking the window on every ACK costs
+//! O(window) per ACK, i.e. quadratic time when slow start overshoots a large
+//! buffer by thousands of packets. Here every quantity is a counter:
+//!
+//! - `n_sacked`: SACKed segments in the window;
+//! - `lost_hi`: every un-SACKed segment below it is lost (`IsLost`, §4: at
+//!   least DupThresh SACKed segments above it). SACKs only accumulate, so the
+//!   boundary only rises; it is the DupThresh-th highest SACKed segment;
+//! - `n_lost`: un-SACKed segments below `lost_hi`;
+//! - `n_retx`: retransmitted segments neither SACKed nor acknowledged.
+//!
+//! so `pipe = outstanding − n_sacked − n_lost + n_retx`, which is SetPipe()'s
+//! sum (a lost segment counts once if retransmitted, a retransmitted segment
+//! not yet deemed lost counts twice). SACKed ranges are kept as an interval
+//! map so a SACK block already known costs O(log n), and the boundary and the
+//! retransmission cursor only move forward: total work is linear in the
+//! number of segments sent. Reno and NewReno use the same board without
+//! SACK information (losses are marked by dupacks and partial ACKs).
+use std::collections::{BTreeMap, VecDeque};
+
+const SACKED: u8 = 1;
+const RETX: u8 = 2;
+
+#[derive(Clone, Debug)]
+pub struct Scoreboard {
+    base: u64,
+    flags: VecDeque<u8>,
+    sacked_ranges: BTreeMap<u64, u64>,
+    n_sacked: u64,
+    lost_hi: u64,
+    n_lost: u64,
+    n_retx: u64,
+    /// Retransmission cursor (one past RFC 6675's HighRxt).
+    scan: u64,
+    dupthresh: u64,
+}
+
+impl Scoreboard {
+    pub fn new(dupthresh: u32) -> Self {
+        Scoreboard {
+            base: 0,
+            flags: VecDeque::new(),
+            sacked_ranges: BTreeMap::new(),
+            n_sacked: 0,
+            lost_hi: 0,
+            n_lost: 0,
+            n_retx: 0,
+            scan: 0,
+            dupthresh: dupthresh.max(1) as u64,
+        }
+    }
+
+    pub fn una(&self) -> u64 {
+        self.base
+    }
+    pub fn high(&self) -> u64 {
+        self.base + self.flags.len() as u64
+    }
+    pub fn outstanding(&self) -> u64 {
+        self.flags.len() as u64
+    }
+    pub fn lost_hi(&self) -> u64 {
+        self.lost_hi
+    }
+    pub fn n_sacked(&self) -> u64 {
+        self.n_sacked
+    }
+    pub fn n_lost(&self) -> u64 {
+        self.n_lost
+    }
+    pub fn n_retx(&self) -> u64 {
+        self.n_retx
+    }
+    /// RFC 6675 `pipe`, in segments.
+    pub fn pipe(&self) -> u64 {
+        self.outstanding() - self.n_sacked - self.n_lost + self.n_retx
+    }
+    /// One past the highest SACKed segment (or `una` if none).
+    pub fn high_sacked(&self) -> u64 {
+        self.sacked_ranges.last_key_value().map_or(self.base, |(_, &e)| e)
+    }
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        seq >= self.base && seq < self.high() && self.flags[(seq - self.base) as usize] & SACKED != 0
+    }
+
+    /// A new segment `high()` was sent.
+    pub fn on_send_new(&mut self) {
+        self.flags.push_back(0);
+    }
+
+    /// Cumulative ACK: everything below `ack` is acknowledged.
+    pub fn advance(&mut self, ack: u64) {
+        let ack = ack.min(self.high());
+        while self.base < ack {
+            let f = self.flags.pop_front().expect("segment below high");
+            if f & SACKED != 0 {
+                self.n_sacked -= 1;
+            } else {
+                if self.base < self.lost_hi {
+                    self.n_lost -= 1;
+                }
+                if f & RETX != 0 {
+                    self.n_retx -= 1;
+                }
+            }
+            self.base += 1;
+        }
+        while let Some((&s, &e)) = self.sacked_ranges.first_key_value() {
+            if e <= self.base {
+                self.sacked_ranges.remove(&s);
+            } else {
+                if s < self.base {
+                    self.sacked_ranges.remove(&s);
+                    self.sacked_ranges.insert(self.base, e);
+                }
+                break;
+            }
+        }
+        self.lost_hi = self.lost_hi.max(self.base);
+        self.scan = self.scan.max(self.base);
+    }
+
+    /// Record a SACK block `[start, end)` and update the loss boundary.
+    pub fn mark_sacked(&mut self, start: u64, end: u64) {
+        let (s, e) = (start.max(self.base), end.min(self.high()));
+        if s >= e {
+            return;
+        }
+        // Ranges overlapping or touching [s, e), highest first.
+        let touching: Vec<(u64, u64)> =
+            self.sacked_ranges.range(..=e).rev().take_while(|(_, &re)| re >= s).map(|(&a, &b)| (a, b)).collect();
+        let mut cur = s;
+        for &(rs, re) in touching.iter().rev() {
+            if rs > cur {
+                self.mark_range(cur, rs.min(e));
+            }
+            cur = cur.max(re);
+        }
+        if cur < e {
+            self.mark_range(cur, e);
+        }
+        let (mut lo, mut hi) = (s, e);
+        for &(rs, re) in &touching {
+            self.sacked_ranges.remove(&rs);
+            lo = lo.min(rs);
+            hi = hi.max(re);
+        }
+        self.sacked_ranges.insert(lo, hi);
+        if let Some(b) = self.nth_highest_sacked(self.dupthresh) {
+            self.mark_lost_below(b);
+        }
+    }
+
+    fn mark_range(&mut self, s: u64, e: u64) {
+        for seq in s..e {
+            let i = (seq - self.base) as usize;
+            let f = self.flags[i];
+            if f & SACKED != 0 {
+                continue;
+            }
+            self.flags[i] = SACKED;
+            self.n_sacked += 1;
+            if seq < self.lost_hi {
+                self.n_lost -= 1;
+            }
+            if f & RETX != 0 {
+                self.n_retx -= 1;
+            }
+        }
+    }
+
+    /// The `n`-th highest SACKed segment, if at least `n` are SACKed.
+    fn nth_highest_sacked(&self, n: u64) -> Option<u64> {
+        let mut need = n;
+        for (&s, &e) in self.sacked_ranges.iter().rev() {
+            let len = e - s;
+            if len >= need {
+                return Some(e - need);
+            }
+            need -= len;
+        }
+        None
+    }
+
+    /// Every un-SACKed segment below `b` is lost.
+    pub fn mark_lost_below(&mut self, b: u64) {
+        let b = b.min(self.high());
+        while self.lost_hi < b {
+            if self.flags[(self.lost_hi - self.base) as usize] & SACKED == 0 {
+                self.n_lost += 1;
+            }
+            self.lost_hi += 1;
+        }
+    }
+
+    /// The first segment at or after the cursor that is neither SACKed nor
+    /// already retransmitted (RFC 6675 NextSeg rules 1 and 3 candidates).
+    pub fn next_unsent_hole(&mut self) -> Option<u64> {
+        let high = self.high();
+        while self.scan < high && self.flags[(self.scan - self.base) as usize] & (SACKED | RETX) != 0 {
+            self.scan += 1;
+        }
+        (self.scan < high).then_some(self.scan)
+    }
+
+    /// Segment `seq` (below `high`) was retransmitted.
+    pub fn mark_retx(&mut self, seq: u64) {
+        let i = (seq - self.base) as usize;
+        if self.flags[i] & (RETX | SACKED) == 0 {
+            self.flags[i] |= RETX;
+            self.n_retx += 1;
+        }
+        self.scan = self.scan.max(seq + 1);
+    }
+
+    /// The highest un-SACKed outstanding segment (rescue retransmission).
+    pub fn highest_unsacked(&self) -> Option<u64> {
+        let mut seq = self.high();
+        for (&s, &e) in self.sacked_ranges.iter().rev() {
+            if e < seq {
+                break;
+            }
+            seq = s;
+        }
+        (seq > self.base).then(|| seq - 1)
+    }
+
+    /// Retransmission timeout: every un-SACKed segment is lost and no
+    /// retransmission is in flight any more (RFC 6675 §5.1 keeps SACK data).
+    pub fn on_rto(&mut self) {
+        for f in self.flags.iter_mut() {
+            *f &= !RETX;
+        }
+        self.n_retx = 0;
+        self.lost_hi = self.high();
+        self.n_lost = self.outstanding() - self.n_sacked;
+        self.scan = self.base;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SetPipe() by its RFC 6675 definition, walking the window.
+    fn pipe_by_definition(sb: &Scoreboard) -> u64 {
+        (sb.base..sb.high())
+            .filter(|&s| !sb.is_sacked(s))
+            .map(|s| {
+                let lost =
+                    (s + 1..sb.high()).filter(|&t| sb.is_sacked(t)).count() as u64 >= sb.dupthresh || s < sb.lost_hi;
+                let retx = sb.flags[(s - sb.base) as usize] & RETX != 0;
+                (!lost) as u64 + retx as u64
+            })
+            .sum()
+    }
+
+    #[test]
+    fn sack_marks_losses_below_the_third_highest_sacked() {
+        let mut sb = Scoreboard::new(3);
+        for _ in 0..10 {
+            sb.on_send_new();
+        }
+        sb.mark_sacked(2, 4);
+        assert_eq!(sb.lost_hi(), 0);
+        sb.mark_sacked(5, 6);
+        // sacked 2,3,5: third highest is 2, so 0 and 1 are lost
+        assert_eq!(sb.lost_hi(), 2);
+        assert_eq!(sb.n_lost(), 2);
+        assert_eq!(sb.pipe(), 10 - 3 - 2);
+        assert_eq!(sb.pipe(), pipe_by_definition(&sb));
+        assert_eq!(sb.next_unsent_hole(), Some(0));
+        sb.mark_retx(0);
+        assert_eq!(sb.pipe(), pipe_by_definition(&sb));
+        assert_eq!(sb.next_unsent_hole(), Some(1));
+        sb.mark_sacked(7, 9);
+        // sacked 2,3,5,7,8: third highest is 5 -> 4 lost too
+        assert_eq!(sb.n_lost(), 3);
+        assert_eq!(sb.pipe(), pipe_by_definition(&sb));
+        sb.advance(4);
+        assert_eq!(sb.una(), 4);
+        assert_eq!(sb.pipe(), pipe_by_definition(&sb));
+        assert_eq!(sb.highest_unsacked(), Some(9));
+    }
+
+    #[test]
+    fn counters_match_definition_under_random_sacks() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let mut sb = Scoreboard::new(3);
+        for round in 0..300 {
+            for _ in 0..rng.gen_range(0..5) {
+                sb.on_send_new();
+            }
+            let (b, h) = (sb.una(), sb.high());
+            if h > b {
+                let s = rng.gen_range(b..h);
+                let e = rng.gen_range(s..=h.min(s + 4));
+                sb.mark_sacked(s, e);
+                if rng.gen_bool(0.3) {
+                    if let Some(x) = sb.next_unsent_hole() {
+                        sb.mark_retx(x);
+                    }
+                }
+                if rng.gen_bool(0.2) {
+                    let a = rng.gen_range(b..=h);
+                    sb.advance(a);
+                }
+                if round % 97 == 0 {
+                    sb.on_rto();
+                }
+            }
+            assert_eq!(sb.pipe(), pipe_by_definition(&sb), "round {round}");
+            let sacked = (sb.una()..sb.high()).filter(|&s| sb.is_sacked(s)).count() as u64;
+            assert_eq!(sb.n_sacked(), sacked);
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! The TCP sender: windowing, loss recovery, RTO and pacing, around a
+//! pluggable congestion controller.
+//!
+//! States (Linux `tcp_ca_state` in miniature):
+//! - `Open`: new data while FlightSize < cwnd (+ Limited Transmit, RFC 3042).
+//! - `Recovery`: fast recovery after DupThresh duplicate ACKs (or, with SACK,
+//!   once `IsLost(HighACK+1)`). Reno leaves on any new ACK (RFC 5681 §3.2),
+//!   NewReno on a full ACK, retransmitting one hole per partial ACK
+//!   (RFC 6582 §3.2, the "Impatient" timer variant), SACK on a cumulative
+//!   ACK ≥ RecoveryPoint, sending by NextSeg() while cwnd − pipe ≥ 1
+//!   (RFC 6675 §5, no cwnd inflation).
+//! - `Loss`: after an RTO, every un-SACKed segment is lost; the sender slow
+//!   starts from una, resending holes in order (go-back-N without SACK),
+//!   until `recover` (HighData at the timeout) is acknowledged.
+//!
+//! A new recovery starts only when una ≥ `recover` (RFC 6582 §3.2; ns-2's
+//! `bugFix_` for Reno), so one window's losses cause one window reduction.
+use super::pacing::Pacer;
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::{PacingKind, Recovery, TcpConfig};
+use crate::net::packet::{Packet, SackBlock};
+use crate::sim::events::EventKind;
+use crate::sim::time::{from_secs, to_secs};
+use crate::sim::{Time, Timer};
+use crate::transport::cc::{CcEvent, CcState, CongestionControl};
+use crate::world::Net;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Open,
+    Recovery,
+    Loss,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub data_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub completed_at: Option<Time>,
+}
+
+/// One departure, recorded when a trace is enabled (pacing tests).
+#[derive(Clone, Copy, Debug)]
+pub struct SendRecord {
+    pub time: Time,
+    pub seq: u64,
+    /// Pacing interval srtt/cwnd in force at this departure (seconds).
+    pub interval_s: Option<f64>,
+    pub tokens_after: Option<f64>,
+    pub forced: bool,
+}
+
+pub struct TcpSender {
+    pub flow: u32,
+    pub cfg: TcpConfig,
+    pub cc: Box<dyn CongestionControl>,
+    pub st: CcState,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    pub state: State,
+    dupacks: u32,
+    recover: u64,
+    rescue_rxt: Option<u64>,
+    partial_seen: bool,
+    pacer: Pacer,
+    pub rto_timer: Timer,
+    pub pace_timer: Timer,
+    pub tick_timer: Timer,
+    pub app_active: bool,
+    total_segs: Option<u64>,
+    pub stats: SenderStats,
+    pub trace: Option<Vec<SendRecord>>,
+}
+
+enum Next {
+    New,
+    Retx(u64),
+}
+
+impl TcpSender {
+    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let st = CcState {
+            cwnd: cfg.init_cwnd.min(cfg.max_cwnd),
+            ssthresh: cfg.init_ssthresh,
+            max_cwnd: cfg.max_cwnd,
+            now: 0,
+            flight: 0,
+            srtt_s: None,
+            min_rtt_s: None,
+            mss_bytes: cfg.mss,
+        };
+        let pacer = match cfg.pacing {
+            PacingKind::None => Pacer::None,
+            PacingKind::Interval => Pacer::Interval { last_send: None },
+            PacingKind::TokenBucket => Pacer::token_bucket(cfg.bucket_pkts),
+        };
+        TcpSender {
+            flow,
+            rtt: RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity),
+            sb: Scoreboard::new(cfg.dupthresh),
+            total_segs: cfg.total_segs(),
+            cfg,
+            cc,
+            st,
+            state: State::Open,
+            dupacks: 0,
+            recover: 0,
+            rescue_rxt: None,
+            partial_seen: false,
+            pacer,
+            rto_timer: Timer::default(),
+            pace_timer: Timer::default(),
+            tick_timer: Timer::default(),
+            app_active: false,
+            stats: SenderStats::default(),
+            trace: None,
+        }
+    }
+
+    fn sync(&mut self, now: Time) {
+        self.st.now = now;
+        self.st.flight = self.sb.outstanding();
+        self.st.srtt_s = self.rtt.srtt;
+        self.st.min_rtt_s = self.rtt.min_rtt;
+    }
+
+    fn clamp_cwnd(&mut self) {
+        self.st.cwnd = self.st.cwnd.clamp(1.0, self.st.max_cwnd);
+    }
+
+    fn rto(&self) -> Time {
+        from_secs(self.rtt.rto())
+    }
+
+    pub fn start(&mut self, net: &mut Net) {
+        self.app_active = true;
+        self.sync(net.now);
+        if let Some(p) = self.cc.tick_interval_s(&self.st) {
+            self.tick_timer.arm(&mut net.events, net.now + from_secs(p), EventKind::CcTick, self.flow);
+        }
+        self.try_send(net);
+    }
+
+    pub fn stop(&mut self) {
+        self.app_active = false;
+    }
+
+    /// Process an ACK (RFC 5681, 6582, 6675 as selected by `cfg.recovery`).
+    pub fn on_ack(&mut self, net: &mut Net, ack: u64, sack: &[SackBlock], ts_echo: Time, ece: bool) {
+        let now = net.now;
+        let una = self.sb.una();
+        let ack = ack.min(self.sb.high());
+        if self.cfg.recovery == Recovery::Sack {
+            for &(s, e) in sack {
+                self.sb.mark_sacked(s, e);
+            }
+        }
+        if ack > una {
+            let acked = ack - una;
+            let r = to_secs(now.saturating_sub(ts_echo));
+            self.rtt.sample(r);
+            self.rtt.reset_backoff();
+            self.sb.advance(ack);
+            self.dupacks = 0;
+            self.sync(now);
+            self.cc.pkts_acked(&mut self.st, acked, Some(r));
+            let mut restart_rto = true;
+            match self.state {
+                State::Recovery if ack >= self.recover || self.cfg.recovery == Recovery::Reno => {
+                    // Full ACK (or Reno's any new ACK): deflate to ssthresh.
+                    self.state = State::Open;
+                    self.st.cwnd = self.st.ssthresh;
+                    self.cc.on_event(&mut self.st, CcEvent::RecoveryEnd);
+                }
+                State::Recovery => {
+                    if self.cfg.recovery == Recovery::NewReno {
+                        // Partial ACK: retransmit the next hole, deflate by the
+                        // amount acked and add back one segment.
+                        self.sb.mark_lost_below(ack + 1);
+                        self.retransmit_first_lost(net, true);
+                        self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                        restart_rto = !self.partial_seen;
+                        self.partial_seen = true;
+                    }
+                }
+                State::Loss => {
+                    if ack >= self.recover {
+                        self.state = State::Open;
+                    }
+                    self.cc.cong_avoid(&mut self.st, acked);
+                }
+                State::Open => self.cc.cong_avoid(&mut self.st, acked),
+            }
+            self.clamp_cwnd();
+            if self.sb.outstanding() == 0 {
+                self.rto_timer.disarm();
+            } else if restart_rto {
+                let at = now + self.rto();
+                self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
+            }
+            if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
+                self.stats.completed_at = Some(now);
+                self.rto_timer.disarm();
+                self.tick_timer.disarm();
+            }
+        } else if ack == una && self.sb.outstanding() > 0 {
+            self.dupacks += 1;
+            self.sync(now);
+            match self.state {
+                State::Open => {
+                    let lost = self.cfg.recovery == Recovery::Sack && self.sb.lost_hi() > una;
+                    if (self.dupacks >= self.cfg.dupthresh || lost) && una >= self.recover {
+                        self.enter_recovery(net);
+                    }
+                }
+                State::Recovery if self.cfg.recovery != Recovery::Sack => {
+                    self.st.cwnd = (self.st.cwnd + 1.0).min(self.st.max_cwnd);
+                }
+                _ => {}
+            }
+        }
+        if ece && self.state == State::Open && self.sb.una() >= self.recover {
+            // RFC 3168 §6.1.2: react to ECN once per window, as to a loss.
+            self.sync(now);
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.cwnd = self.st.ssthresh;
+            self.recover = self.sb.high();
+            self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
+            self.clamp_cwnd();
+        }
+        self.try_send(net);
+    }
+
+    fn enter_recovery(&mut self, net: &mut Net) {
+        self.st.ssthresh = self.cc.ssthresh(&self.st);
+        self.st.cwnd = match self.cfg.recovery {
+            Recovery::Sack => self.st.ssthresh,
+            _ => self.st.ssthresh + self.cfg.dupthresh as f64,
+        };
+        self.clamp_cwnd();
+        self.recover = self.sb.high();
+        self.state = State::Recovery;
+        self.partial_seen = false;
+        self.rescue_rxt = Some(self.sb.una() + 1);
+        self.stats.fast_recoveries += 1;
+        self.cc.on_event(&mut self.st, CcEvent::RecoveryStart);
+        self.sb.mark_lost_below(self.sb.una() + 1);
+        self.retransmit_first_lost(net, true);
+    }
+
+    /// Retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 eq. 4).
+    pub fn on_rto(&mut self, net: &mut Net) {
+        if self.sb.outstanding() == 0 {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.rtt.on_timeout();
+        self.sync(net.now);
+        self.st.ssthresh = self.cc.ssthresh(&self.st);
+        self.st.cwnd = 1.0;
+        self.cc.on_event(&mut self.st, CcEvent::Timeout);
+        self.clamp_cwnd();
+        self.state = State::Loss;
+        self.recover = self.sb.high();
+        self.dupacks = 0;
+        self.sb.on_rto();
+        self.retransmit_first_lost(net, true);
+        let at = net.now + self.rto();
+        self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
+        self.try_send(net);
+    }
+
+    pub fn on_pace(&mut self, net: &mut Net) {
+        self.try_send(net);
+    }
+
+    pub fn on_tick(&mut self, net: &mut Net) {
+        if !self.app_active && self.sb.outstanding() == 0 {
+            return;
+        }
+        self.sync(net.now);
+        self.cc.on_tick(&mut self.st);
+        self.clamp_cwnd();
+        if let Some(p) = self.cc.tick_interval_s(&self.st) {
+            self.tick_timer.arm(&mut net.events, net.now + from_secs(p), EventKind::CcTick, self.flow);
+        }
+        self.try_send(net);
+    }
+
+    fn retransmit_first_lost(&mut self, net: &mut Net, forced: bool) {
+        if let Some(s) = self.sb.next_unsent_hole() {
+            if s < self.sb.lost_hi() {
+                self.transmit(net, s, forced);
+            }
+        }
+    }
+
+    fn has_new_data(&self) -> bool {
+        self.app_active && self.total_segs.is_none_or(|t| self.sb.high() < t) && self.sb.outstanding() < self.cfg.rwnd
+    }
+
+    /// RFC 6675 NextSeg() in recovery and loss; FlightSize gating when open.
+    fn next_segment(&mut self) -> Option<Next> {
+        let cwnd = self.st.cwnd.floor().max(1.0) as u64;
+        if self.state == State::Open {
+            let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
+            return (self.has_new_data() && self.sb.outstanding() < cwnd + lt).then_some(Next::New);
+        }
+        if self.sb.pipe() >= cwnd {
+            return None;
+        }
+        let hole = self.sb.next_unsent_hole();
+        if let Some(s) = hole.filter(|&s| s < self.sb.lost_hi()) {
+            return Some(Next::Retx(s)); // rule 1
+        }
+        if self.has_new_data() {
+            return Some(Next::New); // rule 2
+        }
+        if self.cfg.recovery == Recovery::Sack {
+            if let Some(s) = hole.filter(|&s| s < self.sb.high_sacked()) {
+                return Some(Next::Retx(s)); // rule 3
+            }
+            if self.state == State::Recovery && self.rescue_rxt.is_some_and(|r| self.sb.una() > r) {
+                // rule 4: one rescue retransmission per recovery
+                self.rescue_rxt = Some(self.recover);
+                return self.sb.highest_unsacked().map(Next::Retx);
+            }
+        }
+        None
+    }
+
+    /// Send while the window, the receiver and the pacer allow.
+    pub fn try_send(&mut self, net: &mut Net) {
+        if self.stats.completed_at.is_some() {
+            return;
+        }
+        let now = net.now;
+        loop {
+            let release = self.pacer.release_time(now, self.st.cwnd, self.rtt.srtt);
+            if release > now {
+                if self.next_segment_available() {
+                    self.pace_timer.arm(&mut net.events, release, EventKind::Pace, self.flow);
+                }
+                return;
+            }
+            match self.next_segment() {
+                None => return,
+                Some(Next::New) => {
+                    let s = self.sb.high();
+                    self.transmit(net, s, false)
+                }
+                Some(Next::Retx(s)) => self.transmit(net, s, false),
+            }
+        }
+    }
+
+    /// Whether a segment would be sent if the pacer allowed it (no side effects).
+    fn next_segment_available(&self) -> bool {
+        let cwnd = self.st.cwnd.floor().max(1.0) as u64;
+        if self.state == State::Open {
+            let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
+            return self.has_new_data() && self.sb.outstanding() < cwnd + lt;
+        }
+        self.sb.pipe() < cwnd
+    }
+
+    fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) {
+        let now = net.now;
+        let retx = seq < self.sb.high();
+        if retx {
+            self.sb.mark_retx(seq);
+            self.stats.retransmits += 1;
+        } else {
+            self.sb.on_send_new();
+        }
+        self.stats.data_sent += 1;
+        let size = self.cfg.header + self.cfg.payload(seq);
+        net.send(Packet { flow: self.flow, size, seq, ts: now, retx, ..Default::default() });
+        self.pacer.on_send(now);
+        if let Some(tr) = self.trace.as_mut() {
+            let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
+            tr.push(SendRecord { time: now, seq, interval_s, tokens_after: self.pacer.tokens(), forced });
+        }
+        if !self.rto_timer.is_armed() {
+            let at = now + self.rto();
+            self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
+        }
+    }
+}

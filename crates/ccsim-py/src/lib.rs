@@ -1,0 +1,90 @@
+// pyo3 0.22 #[pyfunction] expansion trips this lint on PyResult returns.
+#![allow(clippy::useless_conversion)]
+//! Thin PyO3 bindings: scenario JSON in, results JSON out. Long runs release
+//! the GIL, so Python threads (progress bars, Dask workers) keep going.
+use ccsim_core::{Scenario, Simulation as CoreSim};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::time::Instant;
+
+fn parse(json: &str) -> PyResult<Scenario> {
+    Scenario::from_json(json).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// One simulation run. `run_until` advances it; `finish` returns results JSON.
+#[pyclass(module = "ccsim._core")]
+struct Simulation {
+    sim: CoreSim,
+    wall_s: f64,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Self> {
+        let sc = parse(scenario_json)?;
+        let sim = CoreSim::new(&sc).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Simulation { sim, wall_s: 0.0 })
+    }
+
+    /// Advance simulated time to `t_s` seconds (capped at the duration).
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) {
+        let sim = &mut self.sim;
+        let t0 = Instant::now();
+        py.allow_threads(|| sim.run_until(t_s));
+        self.wall_s += t0.elapsed().as_secs_f64();
+    }
+
+    #[getter]
+    fn now_s(&self) -> f64 {
+        self.sim.now_s()
+    }
+
+    #[getter]
+    fn duration_s(&self) -> f64 {
+        self.sim.duration_s()
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.events()
+    }
+
+    /// Run to the end if needed and return the results as JSON.
+    fn finish(&mut self, py: Python<'_>) -> String {
+        let d = self.sim.duration_s();
+        self.run_until(py, d);
+        let mut r = self.sim.results();
+        r.wall_s = self.wall_s;
+        r.to_json()
+    }
+}
+
+/// Validate a scenario (fields, routes, RTTs) and return it normalised, with
+/// every default filled in.
+#[pyfunction]
+fn validate(scenario_json: &str) -> PyResult<String> {
+    let sc = parse(scenario_json)?;
+    CoreSim::new(&sc).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(sc.to_json())
+}
+
+/// Controllers, recoveries, pacing, queues and topologies with parameters.
+#[pyfunction]
+fn catalog() -> String {
+    ccsim_core::catalog::catalog_json()
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}
