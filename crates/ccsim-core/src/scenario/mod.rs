@@ -226,8 +226,9 @@ fn d_min_rto() -> f64 {
 fn d_max_rto() -> f64 {
     60.0
 }
+/// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
 fn d_gran() -> f64 {
-    0.001
+    0.01
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -249,6 +249,12 @@ impl TcpSender {
         self.cc.on_event(&mut self.st, CcEvent::RecoveryStart);
         self.sb.mark_lost_below(self.sb.una() + 1);
         self.retransmit_first_lost(net, true);
+        // Restart the timer with the fast retransmission, as ns-2's
+        // dupack_action() and Linux (rearm on retransmitting the head) do:
+        // otherwise, with a stable RTT (RTTVAR -> 0), the retransmission's
+        // extra queueing delay behind a full buffer fires a spurious RTO.
+        let at = net.now + self.rto();
+        self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
     }
 
     /// Retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 eq. 4).
