@@ -15,7 +15,15 @@
 //!
 //! Windows are in segments (`f64`, so additive increase can be fractional,
 //! as in ns-2's `double cwnd_`).
+pub mod bic;
+pub mod cubic;
+pub mod fast;
+pub mod hstcp;
+pub mod htcp;
+pub mod ltcp;
 pub mod reno;
+pub mod stcp;
+pub mod vegas;
 
 use crate::sim::Time;
 
@@ -99,6 +107,40 @@ pub fn cong_avoid_ai(s: &mut CcState, w: f64, acked: u64) {
     s.cwnd += acked as f64 / w.max(1.0);
 }
 
+/// Increase units for one ACK that acknowledged `acked` segments, the
+/// counting `reno` uses: one per ACK by default (ns-2 `opencwnd()`, the
+/// papers' simulator), or with `abc` the segments acknowledged (RFC 3465,
+/// at most L = 2 per ACK in slow start), as Linux counts. They differ only
+/// under delayed or stretch ACKs.
+pub fn ack_units(abc: bool, s: &CcState, acked: u64) -> u64 {
+    if !abc {
+        1
+    } else if s.in_slow_start() {
+        acked.min(2)
+    } else {
+        acked
+    }
+}
+
+/// Limited Slow-Start (RFC 3742 §2): per unit, +1 segment while
+/// `cwnd <= max_ssthresh`, else `+1/K` with `K = int(cwnd / (max_ssthresh/2))`,
+/// so growth above `max_ssthresh` is at most `max_ssthresh/2` segments per
+/// RTT. Stops at `ssthresh` and returns the units left for congestion
+/// avoidance, like [`slow_start`]. `max_ssthresh <= 0` disables it (plain
+/// slow start), the RFC's "infinite" setting.
+pub fn limited_slow_start(s: &mut CcState, acked: u64, max_ssthresh: f64) -> u64 {
+    if max_ssthresh <= 0.0 {
+        return slow_start(s, acked);
+    }
+    let mut left = acked;
+    while left > 0 && s.cwnd < s.ssthresh {
+        let inc = if s.cwnd <= max_ssthresh { 1.0 } else { 1.0 / (s.cwnd / (0.5 * max_ssthresh)).floor() };
+        s.cwnd = (s.cwnd + inc).min(s.ssthresh);
+        left -= 1;
+    }
+    left
+}
+
 /// Parameter description for `ccsim list`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ParamDoc {
@@ -117,7 +159,17 @@ pub struct ControllerDoc {
 
 /// Every controller ccsim ships, with its parameters and defaults.
 pub fn catalog() -> Vec<ControllerDoc> {
-    vec![reno::Reno::doc()]
+    vec![
+        reno::Reno::doc(),
+        hstcp::HighSpeed::doc(),
+        stcp::Scalable::doc(),
+        htcp::Htcp::doc(),
+        ltcp::Ltcp::doc(),
+        bic::Bic::doc(),
+        cubic::Cubic::doc(),
+        fast::Fast::doc(),
+        vegas::Vegas::doc(),
+    ]
 }
 
 /// Build a controller by name from its parameter table.
@@ -128,6 +180,14 @@ pub fn build(
 ) -> Result<Box<dyn CongestionControl>, crate::scenario::ConfigError> {
     match name {
         "reno" => Ok(Box::new(reno::Reno::from_params(params, path)?)),
+        "hstcp" => Ok(Box::new(hstcp::HighSpeed::from_params(params, path)?)),
+        "stcp" => Ok(Box::new(stcp::Scalable::from_params(params, path)?)),
+        "htcp" => Ok(Box::new(htcp::Htcp::from_params(params, path)?)),
+        "ltcp" => Ok(Box::new(ltcp::Ltcp::from_params(params, path)?)),
+        "bic" => Ok(Box::new(bic::Bic::from_params(params, path)?)),
+        "cubic" => Ok(Box::new(cubic::Cubic::from_params(params, path)?)),
+        "fast" => Ok(Box::new(fast::Fast::from_params(params, path)?)),
+        "vegas" => Ok(Box::new(vegas::Vegas::from_params(params, path)?)),
         other => Err(crate::scenario::ConfigError::new(
             format!("{path}.cc"),
             format!("unknown value \"{other}\"; allowed: {}", names().join(", ")),

@@ -1,0 +1,210 @@
+//! BIC TCP (Xu, Harfoush, Rhee, "Binary Increase Congestion Control for
+//! Fast, Long Distance Networks", IEEE INFOCOM 2004).
+//!
+//! Why: BIC treats finding the right window as a search. After a loss the
+//! window that caused it, W_max, is the upper bound and the reduced window the
+//! lower one; binary search toward W_max is fast when far (capped at S_max per
+//! RTT, i.e. additive increase) and gentle when close (so the window dwells
+//! near the saturation point), and beyond W_max "max probing" grows slowly
+//! then faster (the search in reverse). RTT unfairness is smaller than HSTCP's
+//! or STCP's because the increase shrinks as the window nears W_max.
+//!
+//! The paper's per-ACK rule, once per ACK in congestion avoidance:
+//! ```text
+//! if cwnd < W_max: inc = (W_max − cwnd)/2      (binary search / additive)
+//! else:            inc = cwnd − W_max          (max probing / additive)
+//! inc = clamp(inc, S_min, S_max);  cwnd += inc/cwnd
+//! ```
+//! so `inc` segments per RTT. On loss: with fast convergence and cwnd < W_max,
+//! `W_max = cwnd·(1+β)/2` (release bandwidth to newer flows), else
+//! `W_max = cwnd`; then `ssthresh = β·cwnd` (floor 2). At or below
+//! `low_window` BIC is Reno (+1 per RTT, halve) for TCP-friendliness on
+//! ordinary paths. An RTO resets W_max, as Linux's `bictcp_reset` does.
+//!
+//! Constants: β is the *retained* fraction, Linux's 819/1024 ≈ 0.8 (the
+//! paper quotes the removed fraction); S_max = 16 and low_window = 14 as Linux;
+//! S_min = 0.01 as the paper. Linux `tcp_bic.c` differs in the search step
+//! (a quarter of the gap, B = 4), a `smooth_part` floor of 0.2/RTT near W_max,
+//! max probing by `(cwnd − W_max)/3` per RTT, ≥ 5% per RTT before the first
+//! loss, and delayed-ACK compensation; those are not reproduced. Counting is
+//! per ACK (ns-2) unless `abc`.
+use super::{ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use crate::scenario::{params::Params, ConfigError};
+
+pub struct Bic {
+    s_max: f64,
+    s_min: f64,
+    beta: f64,
+    low_window: f64,
+    fast_convergence: bool,
+    abc: bool,
+    w_max: f64,
+}
+
+impl Bic {
+    pub fn new(s_max: f64, s_min: f64, beta: f64, low_window: f64, fast_convergence: bool, abc: bool) -> Self {
+        Bic { s_max, s_min, beta, low_window, fast_convergence, abc, w_max: 0.0 }
+    }
+
+    pub fn default_params() -> Self {
+        Bic::new(16.0, 0.01, 819.0 / 1024.0, 14.0, true, false)
+    }
+
+    pub fn doc() -> ControllerDoc {
+        ControllerDoc {
+            name: "bic",
+            doc: "BIC TCP (Xu et al. 2004): binary search toward W_max, max probing beyond, ×beta on loss",
+            params: vec![
+                ParamDoc { name: "max_increment", default: 16.0.into(), doc: "S_max: largest increase per RTT" },
+                ParamDoc { name: "min_increment", default: 0.01.into(), doc: "S_min: smallest increase per RTT" },
+                ParamDoc {
+                    name: "beta",
+                    default: (819.0 / 1024.0).into(),
+                    doc: "fraction of cwnd retained on loss (Linux 819/1024)",
+                },
+                ParamDoc { name: "low_window", default: 14.0.into(), doc: "segments; Reno at or below" },
+                ParamDoc { name: "fast_convergence", default: true.into(), doc: "W_max = cwnd(1+beta)/2 below W_max" },
+                ParamDoc {
+                    name: "abc",
+                    default: false.into(),
+                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
+                },
+            ],
+        }
+    }
+
+    pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let base = format!("{path}.cc_params");
+        let mut p = Params::new(p, &base);
+        let s_max = p.f64_in("max_increment", 16.0, 1e-6, 1e9)?;
+        let s_min = p.f64_in("min_increment", 0.01, 1e-6, 1e9)?;
+        let beta = p.f64_in("beta", 819.0 / 1024.0, 0.01, 0.99)?;
+        let low_window = p.f64_in("low_window", 14.0, 0.0, 1e9)?;
+        let fast_convergence = p.bool("fast_convergence", true)?;
+        let abc = p.bool("abc", false)?;
+        p.finish()?;
+        if s_min > s_max {
+            return Err(ConfigError::new(
+                format!("{base}.min_increment"),
+                format!("{s_min} is not allowed; must not exceed max_increment ({s_max})"),
+            ));
+        }
+        Ok(Bic::new(s_max, s_min, beta, low_window, fast_convergence, abc))
+    }
+
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// Segments per RTT at window `w`.
+    pub fn increment(&self, w: f64) -> f64 {
+        if w <= self.low_window {
+            return 1.0;
+        }
+        let inc = if w < self.w_max { (self.w_max - w) / 2.0 } else { w - self.w_max };
+        inc.clamp(self.s_min, self.s_max)
+    }
+}
+
+impl CongestionControl for Bic {
+    fn name(&self) -> &'static str {
+        "bic"
+    }
+
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        let mut n = ack_units(self.abc, s, acked);
+        if s.in_slow_start() {
+            n = slow_start(s, n);
+        }
+        if n > 0 {
+            s.cwnd += n as f64 * self.increment(s.cwnd) / s.cwnd.max(1.0);
+        }
+    }
+
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        let w = s.cwnd;
+        self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
+        if w <= self.low_window {
+            (w / 2.0).max(2.0)
+        } else {
+            (w * self.beta).max(2.0)
+        }
+    }
+
+    fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
+        if ev == CcEvent::Timeout {
+            self.w_max = 0.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn st(cwnd: f64, ssthresh: f64) -> CcState {
+        CcState {
+            cwnd,
+            ssthresh,
+            max_cwnd: 1e12,
+            now: 0,
+            flight: cwnd as u64,
+            srtt_s: None,
+            min_rtt_s: None,
+            mss_bytes: 1000,
+        }
+    }
+
+    #[test]
+    fn search_regions() {
+        let mut b = Bic::default_params();
+        b.ssthresh(&st(1000.0, 1e9));
+        assert_eq!(b.w_max(), 1000.0);
+        // Far below W_max: additive S_max.
+        assert_eq!(b.increment(500.0), 16.0);
+        // Close: half the gap.
+        assert_eq!(b.increment(990.0), 5.0);
+        // Very close: S_min.
+        assert_eq!(b.increment(999.999), 0.01);
+        // Max probing: slow just above W_max, then the gap, then S_max.
+        assert_eq!(b.increment(1000.0), 0.01);
+        assert_eq!(b.increment(1004.0), 4.0);
+        assert_eq!(b.increment(1100.0), 16.0);
+        // Reno at or below low_window.
+        assert_eq!(b.increment(14.0), 1.0);
+    }
+
+    /// Applied per ACK, the step (W_max − cwnd)/2 per RTT closes the gap
+    /// geometrically: over one window of ACKs, gap → gap·e^(−1/2).
+    #[test]
+    fn binary_search_closes_the_gap_geometrically() {
+        let mut b = Bic::default_params();
+        b.ssthresh(&st(1000.0, 1e9));
+        let mut s = st(980.0, 10.0);
+        let n = s.cwnd as usize;
+        for _ in 0..n {
+            b.cong_avoid(&mut s, 1);
+        }
+        let want = 1000.0 - 20.0 * (-0.5f64).exp();
+        assert!((s.cwnd - want).abs() < 0.1, "cwnd {} want {want}", s.cwnd);
+    }
+
+    #[test]
+    fn decrease_with_fast_convergence() {
+        let mut b = Bic::default_params();
+        let beta = 819.0 / 1024.0;
+        assert!((b.ssthresh(&st(1000.0, 1e9)) - 1000.0 * beta).abs() < 1e-9);
+        assert_eq!(b.w_max(), 1000.0);
+        // Loss below the previous W_max: W_max = cwnd(1+β)/2.
+        assert!((b.ssthresh(&st(900.0, 1e9)) - 900.0 * beta).abs() < 1e-9);
+        assert!((b.w_max() - 900.0 * (1.0 + beta) / 2.0).abs() < 1e-9);
+        // Without fast convergence W_max = cwnd.
+        let mut b = Bic::new(16.0, 0.01, beta, 14.0, false, false);
+        b.ssthresh(&st(1000.0, 1e9));
+        b.ssthresh(&st(900.0, 1e9));
+        assert_eq!(b.w_max(), 900.0);
+        // Halve at or below low_window; RTO forgets W_max.
+        assert_eq!(b.ssthresh(&st(10.0, 1e9)), 5.0);
+        b.on_event(&mut st(1.0, 5.0), CcEvent::Timeout);
+        assert_eq!(b.w_max(), 0.0);
+    }
+}

@@ -1,0 +1,298 @@
+//! CUBIC (RFC 9438 §4; Ha, Rhee, Xu, ACM SIGOPS OSR 2008).
+//!
+//! Why: the window is a cubic function of the *time* since the last reduction,
+//! `W_cubic(t) = C·(t − K)³ + W_max` (§4.2), concave up to the previous
+//! maximum W_max (plateau where the last loss happened) and convex beyond
+//! (probing). Growth depends on time, not on ACK arrivals, so flows with
+//! different RTTs get similar windows (RTT fairness), and the Reno-friendly
+//! region keeps CUBIC at least as aggressive as AIMD Reno on short-RTT or
+//! small-BDP paths where the cubic curve would be slower.
+//!
+//! - `K = cbrt((W_max − cwnd_epoch)/C)` (§4.2, eq. 2), `cwnd_epoch` being cwnd
+//!   when the congestion-avoidance stage starts; if cwnd_epoch ≥ W_max (no loss
+//!   yet, or the first stage after an RTO, §4.8) K = 0 and W_max = cwnd_epoch.
+//! - Per ACK in congestion avoidance (§4.3–4.5), with t the time since the
+//!   stage began and RTT the smoothed RTT: `target = W_cubic(t + RTT)` clamped
+//!   to [cwnd, 1.5·cwnd]; the Reno-friendly estimate `W_est += α_cubic/cwnd`
+//!   per unit with `α_cubic = 3(1−β)/(1+β)`, switching to 1 once W_est reaches
+//!   `cwnd_prior` (§4.3); if `W_cubic(t) < W_est` cwnd = W_est (Reno-friendly
+//!   region), else `cwnd += (target − cwnd)/cwnd` per unit.
+//! - Congestion event (§4.6–4.7): fast convergence `W_max = cwnd·(1+β)/2` if
+//!   cwnd < the previous W_max, else `W_max = cwnd`; `cwnd_prior = cwnd`;
+//!   `ssthresh = max(FlightSize·β, 2)` (the RFC's flight_size, as this crate's
+//!   Reno uses); the stage restarts when congestion avoidance resumes.
+//! - RTO (§4.8): Reno's cwnd = 1 with ssthresh from β; the next stage uses
+//!   K = 0 and W_max = cwnd at its start.
+//!
+//! Not modelled: HyStart++ (slow start is standard), excluding idle/app-limited
+//! time from t, spurious-loss undo, and Linux's integer `cnt` arithmetic
+//! (target at t + min RTT, ≤ 20 ACKs per +1 before the first loss).
+//! Counting is per ACK (ns-2) unless `abc`.
+use super::{ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use crate::scenario::{params::Params, ConfigError};
+
+pub struct Cubic {
+    c: f64,
+    beta: f64,
+    fast_convergence: bool,
+    tcp_friendly: bool,
+    abc: bool,
+    w_max: f64,
+    cwnd_prior: f64,
+    after_rto: bool,
+    epoch: Option<Epoch>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Epoch {
+    t0: f64,
+    k: f64,
+    w_max: f64,
+    w_est: f64,
+}
+
+/// RFC 9438 eq. 2: K = cbrt((W_max − cwnd_epoch)/C), 0 if cwnd_epoch ≥ W_max.
+pub fn k_of(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
+    ((w_max - cwnd_epoch).max(0.0) / c).cbrt()
+}
+
+/// RFC 9438 eq. 1: W_cubic(t) = C(t − K)³ + W_max.
+pub fn w_cubic(t: f64, k: f64, w_max: f64, c: f64) -> f64 {
+    c * (t - k).powi(3) + w_max
+}
+
+impl Cubic {
+    pub fn new(c: f64, beta: f64, fast_convergence: bool, tcp_friendly: bool, abc: bool) -> Self {
+        Cubic {
+            c,
+            beta,
+            fast_convergence,
+            tcp_friendly,
+            abc,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            after_rto: false,
+            epoch: None,
+        }
+    }
+
+    pub fn rfc9438() -> Self {
+        Cubic::new(0.4, 0.7, true, true, false)
+    }
+
+    pub fn doc() -> ControllerDoc {
+        ControllerDoc {
+            name: "cubic",
+            doc: "CUBIC (RFC 9438): W = C(t−K)³ + W_max, Reno-friendly region, fast convergence, ×beta on loss",
+            params: vec![
+                ParamDoc { name: "c", default: 0.4.into(), doc: "C in segments/s³" },
+                ParamDoc { name: "beta", default: 0.7.into(), doc: "beta_cubic: fraction of the window retained" },
+                ParamDoc { name: "fast_convergence", default: true.into(), doc: "W_max = cwnd(1+beta)/2 below W_max" },
+                ParamDoc { name: "tcp_friendly", default: true.into(), doc: "Reno-friendly region (W_est)" },
+                ParamDoc {
+                    name: "abc",
+                    default: false.into(),
+                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
+                },
+            ],
+        }
+    }
+
+    pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let mut p = Params::new(p, &format!("{path}.cc_params"));
+        let c = p.f64_in("c", 0.4, 1e-6, 1e6)?;
+        let beta = p.f64_in("beta", 0.7, 0.01, 0.99)?;
+        let fast_convergence = p.bool("fast_convergence", true)?;
+        let tcp_friendly = p.bool("tcp_friendly", true)?;
+        let abc = p.bool("abc", false)?;
+        p.finish()?;
+        Ok(Cubic::new(c, beta, fast_convergence, tcp_friendly, abc))
+    }
+
+    pub fn alpha_cubic(&self) -> f64 {
+        3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+    }
+
+    /// K of the current stage, if one has begun.
+    pub fn k(&self) -> Option<f64> {
+        self.epoch.map(|e| e.k)
+    }
+
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// W_est of the current stage.
+    pub fn w_est(&self) -> Option<f64> {
+        self.epoch.map(|e| e.w_est)
+    }
+
+    fn start_epoch(&mut self, now: f64, cwnd: f64) -> Epoch {
+        let (k, w_max) = if self.after_rto || cwnd >= self.w_max {
+            self.w_max = cwnd;
+            (0.0, cwnd)
+        } else {
+            (k_of(self.w_max, cwnd, self.c), self.w_max)
+        };
+        self.after_rto = false;
+        Epoch { t0: now, k, w_max, w_est: cwnd }
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        let mut n = ack_units(self.abc, s, acked);
+        if s.in_slow_start() {
+            n = slow_start(s, n);
+        }
+        if n == 0 {
+            return;
+        }
+        let now = s.now_s();
+        let mut e = match self.epoch {
+            Some(e) => e,
+            None => self.start_epoch(now, s.cwnd),
+        };
+        let t = now - e.t0;
+        let rtt = s.srtt_s.unwrap_or(0.0);
+        let w = s.cwnd.max(1.0);
+        let target = w_cubic(t + rtt, e.k, e.w_max, self.c).clamp(w, 1.5 * w);
+        let a = if e.w_est >= self.cwnd_prior { 1.0 } else { self.alpha_cubic() };
+        e.w_est += a * n as f64 / w;
+        if self.tcp_friendly && w_cubic(t, e.k, e.w_max, self.c) < e.w_est {
+            s.cwnd = s.cwnd.max(e.w_est);
+        } else {
+            s.cwnd = (s.cwnd + n as f64 * (target - w) / w).min(target.max(s.cwnd));
+        }
+        self.epoch = Some(e);
+    }
+
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        let w = s.cwnd;
+        self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
+        self.cwnd_prior = w;
+        self.epoch = None;
+        (s.flight as f64 * self.beta).max(2.0)
+    }
+
+    fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
+        if ev == CcEvent::Timeout {
+            self.after_rto = true;
+            self.epoch = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::time::from_secs;
+
+    fn st(cwnd: f64, ssthresh: f64) -> CcState {
+        CcState {
+            cwnd,
+            ssthresh,
+            max_cwnd: 1e12,
+            now: 0,
+            flight: cwnd as u64,
+            srtt_s: Some(0.1),
+            min_rtt_s: Some(0.1),
+            mss_bytes: 1000,
+        }
+    }
+
+    #[test]
+    fn k_and_w_cubic_formulas() {
+        // W_max = 100, cwnd_epoch = 70, C = 0.4: K = cbrt(75).
+        let k = k_of(100.0, 70.0, 0.4);
+        assert!((k - 75f64.cbrt()).abs() < 1e-12);
+        assert!((k - 4.2172).abs() < 1e-4);
+        assert!((w_cubic(0.0, k, 100.0, 0.4) - 70.0).abs() < 1e-9);
+        assert_eq!(w_cubic(k, k, 100.0, 0.4), 100.0);
+        assert!((w_cubic(k + 1.0, k, 100.0, 0.4) - 100.4).abs() < 1e-9);
+        // With cwnd_epoch = β·W_max it is RFC 8312's cbrt(W_max(1−β)/C).
+        assert!((k_of(1000.0, 700.0, 0.4) - (1000.0 * 0.3 / 0.4f64).cbrt()).abs() < 1e-12);
+        assert_eq!(k_of(100.0, 120.0, 0.4), 0.0);
+        // α_cubic = 3(1−β)/(1+β) ≈ 0.529.
+        assert!((Cubic::rfc9438().alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
+    }
+
+    /// Drive one stage with a window-limited ACK clock (cwnd ACKs per RTT).
+    fn run(c: &mut Cubic, s: &mut CcState, t0: f64, t1: f64) -> f64 {
+        let rtt = s.srtt_s.unwrap();
+        let mut t = t0;
+        while t < t1 {
+            s.now = from_secs(t);
+            c.cong_avoid(s, 1);
+            t += rtt / s.cwnd;
+        }
+        t
+    }
+
+    #[test]
+    fn window_follows_the_cubic_curve_at_large_windows() {
+        let mut c = Cubic::rfc9438();
+        let mut s = st(1000.0, 1e9);
+        s.ssthresh = c.ssthresh(&s);
+        assert!((s.ssthresh - 700.0).abs() < 1e-9);
+        s.cwnd = s.ssthresh;
+        s.now = from_secs(10.0);
+        c.cong_avoid(&mut s, 1);
+        let k = c.k().unwrap();
+        assert!((k - (300.0f64 / 0.4).cbrt()).abs() < 1e-9);
+        let mut t = 10.0 + 0.1 / s.cwnd;
+        for dt in [k / 2.0, k, k + 2.0] {
+            t = run(&mut c, &mut s, t, 10.0 + dt);
+            let want = w_cubic(s.now_s() - 10.0, k, 1000.0, 0.4);
+            assert!((s.cwnd - want).abs() < 0.01 * 1000.0, "t {dt}: cwnd {} W_cubic {want}", s.cwnd);
+            // Far above the Reno-friendly estimate.
+            assert!(c.w_est().unwrap() < s.cwnd - 100.0);
+        }
+    }
+
+    #[test]
+    fn reno_friendly_region_at_small_windows() {
+        // W_max = 20: K = cbrt(6/0.4) ≈ 2.47 s, so over 2 s (20 RTTs) the cubic
+        // curve barely moves while Reno-friendly AIMD adds ≈ α_cubic per RTT.
+        let mut c = Cubic::rfc9438();
+        let mut s = st(20.0, 1e9);
+        s.ssthresh = c.ssthresh(&s);
+        s.cwnd = s.ssthresh;
+        run(&mut c, &mut s, 0.0, 2.0);
+        let k = c.k().unwrap();
+        let w_est = c.w_est().unwrap();
+        assert!(w_cubic(2.0, k, 20.0, 0.4) < 20.0);
+        assert!(s.cwnd >= w_est - 1e-9 && s.cwnd > 23.0, "cwnd {} w_est {w_est}", s.cwnd);
+        // Without the Reno-friendly region cwnd stays under W_max.
+        let mut c = Cubic::new(0.4, 0.7, true, false, false);
+        let mut s = st(20.0, 1e9);
+        s.ssthresh = c.ssthresh(&s);
+        s.cwnd = s.ssthresh;
+        run(&mut c, &mut s, 0.0, 2.0);
+        assert!(s.cwnd < 20.0, "cwnd {}", s.cwnd);
+    }
+
+    #[test]
+    fn fast_convergence_and_rto() {
+        let mut c = Cubic::rfc9438();
+        c.ssthresh(&st(1000.0, 1e9));
+        assert_eq!(c.w_max(), 1000.0);
+        c.ssthresh(&st(800.0, 1e9));
+        assert!((c.w_max() - 800.0 * 0.85).abs() < 1e-9);
+        let mut c2 = Cubic::new(0.4, 0.7, false, true, false);
+        c2.ssthresh(&st(1000.0, 1e9));
+        c2.ssthresh(&st(800.0, 1e9));
+        assert_eq!(c2.w_max(), 800.0);
+        // After an RTO the first stage starts with K = 0 and W_max = cwnd.
+        let mut s = st(1.0, 300.0);
+        c.on_event(&mut s, CcEvent::Timeout);
+        s.cwnd = 300.0;
+        c.cong_avoid(&mut s, 1);
+        assert_eq!(c.k(), Some(0.0));
+        assert_eq!(c.w_max(), 300.0);
+    }
+}

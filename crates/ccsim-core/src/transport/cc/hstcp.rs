@@ -1,0 +1,308 @@
+//! HighSpeed TCP (RFC 3649) with optional Limited Slow-Start (RFC 3742).
+//!
+//! HSTCP is AIMD whose parameters depend on the window: a(w) segments per RTT
+//! of increase and a cut of b(w)·w on a congestion event. At or below
+//! `Low_Window` (38) it is standard TCP (a = 1, b = 0.5); above it the pair is
+//! chosen so the steady-state response function is the straight log-log line
+//! through (Low_Window, Low_P) and (High_Window, High_P) (RFC 3649 §5):
+//!
+//! - `b(w) = (High_Decrease − 0.5)·(ln w − ln Low_Window)/(ln High_Window − ln Low_Window) + 0.5`
+//! - `p(w) = exp(ln Low_P + (ln w − ln Low_Window)·(ln High_P − ln Low_P)/(ln High_Window − ln Low_Window))`
+//! - `a(w) = w²·p(w)·2·b(w)/(2 − b(w))`, from the AIMD steady state
+//!   `w = sqrt(a(2 − b)/(2bp))`.
+//!
+//! Why the formulas and not the RFC's appendix table (which Linux and ns-3
+//! copy): the papers this crate reproduces ran ns-2 (`windowOption_ 8`), which
+//! evaluates the formulas directly; the table rows drift from them at large w
+//! (row 84035 has a = 71, the formula 72.7). Choices, each documented:
+//!
+//! - `Low_P` defaults to the RFC's 1e-3 (S ≈ −0.835, `w = 0.12/p^0.835`).
+//!   ns-2 uses `1.5/Low_Window²` ≈ 1.04e-3; set `low_p` to reproduce it.
+//! - Just above Low_Window the formula gives a(w) slightly below 1 (0.963 at
+//!   w = 38⁺); a is floored at 1 so HSTCP never grows slower than standard TCP,
+//!   as the RFC table (a = 1 until w = 118) does.
+//! - Above High_Window the log-linear b(w) would keep falling and reach 0 near
+//!   w ≈ 570,000; a and b are held at their High_Window values there, as
+//!   Linux's table saturates at its last row.
+//! - The cut is evaluated on cwnd at the event (`ssthresh = (1 − b(cwnd))·cwnd`,
+//!   floor 2), the same rule for fast retransmit, ECN and RTO (RFC 3649 only
+//!   changes the AIMD parameters). ns-2's quirk of halving on the first
+//!   decrease is not reproduced.
+//! - Increase per ACK in congestion avoidance: `a(cwnd)/cwnd` (per unit; see
+//!   `abc`), i.e. a(w) segments per RTT.
+//!
+//! Limited Slow-Start (RFC 3742): with `max_ssthresh > 0`, slow start above
+//! `max_ssthresh` adds `1/K` per ACK, `K = int(cwnd/(max_ssthresh/2))`, at most
+//! `max_ssthresh/2` segments per RTT, so one RTT of doubling at a huge window
+//! cannot cause thousands of drops. Off by default (the RFC's "infinite");
+//! the E-TCP paper's HSTCP and STCP runs use 100.
+use super::{ack_units, limited_slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use crate::scenario::{params::Params, ConfigError};
+
+pub struct HighSpeed {
+    low_window: f64,
+    high_window: f64,
+    high_decrease: f64,
+    max_ssthresh: f64,
+    abc: bool,
+    ln_low_w: f64,
+    ln_span_w: f64,
+    ln_low_p: f64,
+    ln_span_p: f64,
+}
+
+impl HighSpeed {
+    pub fn new(
+        low_window: f64,
+        high_window: f64,
+        high_p: f64,
+        high_decrease: f64,
+        low_p: f64,
+        max_ssthresh: f64,
+        abc: bool,
+    ) -> Self {
+        HighSpeed {
+            low_window,
+            high_window,
+            high_decrease,
+            max_ssthresh,
+            abc,
+            ln_low_w: low_window.ln(),
+            ln_span_w: high_window.ln() - low_window.ln(),
+            ln_low_p: low_p.ln(),
+            ln_span_p: high_p.ln() - low_p.ln(),
+        }
+    }
+
+    /// RFC 3649 defaults, Limited Slow-Start off, ns-2 ACK counting.
+    pub fn rfc3649() -> Self {
+        HighSpeed::new(38.0, 83000.0, 1e-7, 0.1, 1e-3, 0.0, false)
+    }
+
+    pub fn doc() -> ControllerDoc {
+        ControllerDoc {
+            name: "hstcp",
+            doc: "HighSpeed TCP (RFC 3649): a(w)/w per ACK, cut b(w)·w; Limited Slow-Start (RFC 3742)",
+            params: vec![
+                ParamDoc { name: "low_window", default: 38.0.into(), doc: "segments; standard TCP at or below" },
+                ParamDoc { name: "high_window", default: 83000.0.into(), doc: "segments; window at high_p" },
+                ParamDoc { name: "high_p", default: 1e-7.into(), doc: "loss rate that gives high_window" },
+                ParamDoc { name: "high_decrease", default: 0.1.into(), doc: "b(high_window), fraction removed" },
+                ParamDoc {
+                    name: "low_p",
+                    default: 1e-3.into(),
+                    doc: "loss rate at low_window (RFC 1e-3; ns-2 uses 1.5/low_window^2)",
+                },
+                ParamDoc {
+                    name: "max_ssthresh",
+                    default: 0.0.into(),
+                    doc: "RFC 3742 Limited Slow-Start threshold in segments; 0 = off (E-TCP paper: 100)",
+                },
+                ParamDoc {
+                    name: "abc",
+                    default: false.into(),
+                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
+                },
+            ],
+        }
+    }
+
+    pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let base = format!("{path}.cc_params");
+        let mut p = Params::new(p, &base);
+        let low_window = p.f64_in("low_window", 38.0, 1.0, 1e9)?;
+        let high_window = p.f64_in("high_window", 83000.0, 1.0, 1e12)?;
+        let high_p = p.f64_in("high_p", 1e-7, 1e-15, 1.0)?;
+        let high_decrease = p.f64_in("high_decrease", 0.1, 0.001, 0.5)?;
+        let low_p = p.f64_in("low_p", 1e-3, 1e-15, 1.0)?;
+        let max_ssthresh = p.f64_in("max_ssthresh", 0.0, 0.0, 1e12)?;
+        let abc = p.bool("abc", false)?;
+        p.finish()?;
+        if high_window <= low_window {
+            return Err(ConfigError::new(
+                format!("{base}.high_window"),
+                format!("{high_window} is not allowed; must exceed low_window ({low_window})"),
+            ));
+        }
+        if high_p >= low_p {
+            return Err(ConfigError::new(
+                format!("{base}.high_p"),
+                format!("{high_p} is not allowed; must be below low_p ({low_p})"),
+            ));
+        }
+        Ok(HighSpeed::new(low_window, high_window, high_p, high_decrease, low_p, max_ssthresh, abc))
+    }
+
+    /// The window the response function is evaluated at (held at High_Window).
+    fn eval_w(&self, w: f64) -> f64 {
+        w.min(self.high_window)
+    }
+
+    /// Loss rate p(w) on the response line (RFC 3649 §5).
+    pub fn p(&self, w: f64) -> f64 {
+        let w = self.eval_w(w.max(self.low_window));
+        (self.ln_low_p + (w.ln() - self.ln_low_w) * self.ln_span_p / self.ln_span_w).exp()
+    }
+
+    /// Decrease fraction b(w): 0.5 at or below Low_Window.
+    pub fn b(&self, w: f64) -> f64 {
+        if w <= self.low_window {
+            return 0.5;
+        }
+        let w = self.eval_w(w);
+        (self.high_decrease - 0.5) * (w.ln() - self.ln_low_w) / self.ln_span_w + 0.5
+    }
+
+    /// Increase a(w) in segments per RTT: 1 at or below Low_Window, never below 1.
+    pub fn a(&self, w: f64) -> f64 {
+        if w <= self.low_window {
+            return 1.0;
+        }
+        let b = self.b(w);
+        let we = self.eval_w(w);
+        (we * we * self.p(we) * 2.0 * b / (2.0 - b)).max(1.0)
+    }
+}
+
+impl CongestionControl for HighSpeed {
+    fn name(&self) -> &'static str {
+        "hstcp"
+    }
+
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        let mut n = ack_units(self.abc, s, acked);
+        if s.in_slow_start() {
+            n = limited_slow_start(s, n, self.max_ssthresh);
+        }
+        if n > 0 {
+            s.cwnd += n as f64 * self.a(s.cwnd) / s.cwnd.max(1.0);
+        }
+    }
+
+    /// RFC 3649: the window becomes (1 − b(cwnd))·cwnd; halve at or below Low_Window.
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        (s.cwnd * (1.0 - self.b(s.cwnd))).max(2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn st(cwnd: f64, ssthresh: f64) -> CcState {
+        CcState {
+            cwnd,
+            ssthresh,
+            max_cwnd: 1e12,
+            now: 0,
+            flight: cwnd as u64,
+            srtt_s: None,
+            min_rtt_s: None,
+            mss_bytes: 1000,
+        }
+    }
+
+    #[test]
+    fn standard_tcp_at_and_below_low_window() {
+        let h = HighSpeed::rfc3649();
+        for w in [1.0, 10.0, 38.0] {
+            assert_eq!(h.a(w), 1.0);
+            assert_eq!(h.b(w), 0.5);
+        }
+    }
+
+    /// RFC 3649 Appendix B rows (w, a, b): the formulas agree with the table to
+    /// its rounding (a to within 0.2, b to two decimals) up to w ≈ 5000.
+    #[test]
+    fn a_and_b_match_rfc3649_table_rows() {
+        let h = HighSpeed::rfc3649();
+        let rows = [
+            (118.0, 2.0, 0.44),
+            (221.0, 3.0, 0.41),
+            (347.0, 4.0, 0.38),
+            (495.0, 5.0, 0.37),
+            (663.0, 6.0, 0.35),
+            (851.0, 7.0, 0.34),
+            (1058.0, 8.0, 0.33),
+            (1284.0, 9.0, 0.32),
+            (1529.0, 10.0, 0.31),
+        ];
+        for (w, a, b) in rows {
+            assert!((h.a(w) - a).abs() < 0.2, "a({w}) = {}", h.a(w));
+            assert!((h.b(w) - b).abs() <= 0.005 + 1e-9, "b({w}) = {}", h.b(w));
+        }
+    }
+
+    /// The reference's sanity table (computed from the RFC formulas, Low_P = 1e-3).
+    #[test]
+    fn a_b_p_at_reference_points() {
+        let h = HighSpeed::rfc3649();
+        let rows = [(1000.0, 2.0e-5, 0.33, 7.9), (10000.0, 1.3e-6, 0.21, 29.6), (83000.0, 1.0e-7, 0.10, 72.5)];
+        for (w, p, b, a) in rows {
+            assert!((h.p(w) / p - 1.0).abs() < 0.05, "p({w}) = {}", h.p(w));
+            assert!((h.b(w) - b).abs() < 0.005, "b({w}) = {}", h.b(w));
+            assert!((h.a(w) - a).abs() < 0.06, "a({w}) = {}", h.a(w));
+        }
+        // The response line: w = 0.12 / p^0.835 within a few percent.
+        for w in [100.0, 1000.0, 10000.0] {
+            let wr = 0.12 / h.p(w).powf(0.835);
+            assert!((wr / w - 1.0).abs() < 0.05, "w {w} vs response {wr}");
+        }
+        // Held at High_Window beyond it.
+        assert_eq!(h.b(200000.0), h.b(83000.0));
+        assert_eq!(h.a(200000.0), h.a(83000.0));
+    }
+
+    #[test]
+    fn increase_is_a_per_rtt_and_decrease_keeps_one_minus_b() {
+        let mut h = HighSpeed::rfc3649();
+        let mut s = st(1000.0, 10.0);
+        let a = h.a(1000.0);
+        for _ in 0..1000 {
+            h.cong_avoid(&mut s, 1);
+        }
+        assert!((s.cwnd - 1000.0 - a).abs() < 0.1, "cwnd {} a {a}", s.cwnd);
+        let s = st(1000.0, 1e9);
+        assert!((h.ssthresh(&s) - 1000.0 * (1.0 - h.b(1000.0))).abs() < 1e-9);
+        assert!((h.ssthresh(&st(83000.0, 1e9)) - 74700.0).abs() < 1.0);
+        assert_eq!(h.ssthresh(&st(30.0, 1e9)), 15.0);
+        assert_eq!(h.ssthresh(&st(3.0, 1e9)), 2.0);
+    }
+
+    #[test]
+    fn limited_slow_start_grows_at_most_half_max_ssthresh_per_rtt() {
+        let mut h = HighSpeed::new(38.0, 83000.0, 1e-7, 0.1, 1e-3, 100.0, false);
+        // Below max_ssthresh: standard doubling.
+        let mut s = st(50.0, 1e9);
+        for _ in 0..50 {
+            h.cong_avoid(&mut s, 1);
+        }
+        assert_eq!(s.cwnd, 100.0);
+        // Above it: one window of ACKs adds at most max_ssthresh/2 = 50.
+        for w0 in [200.0, 1000.0, 5000.0] {
+            let mut s = st(w0, 1e9);
+            for _ in 0..(w0 as usize) {
+                h.cong_avoid(&mut s, 1);
+            }
+            let g = s.cwnd - w0;
+            assert!(g <= 50.0 + 1e-6 && g > 40.0, "w0 {w0}: grew {g}");
+        }
+        // Off (max_ssthresh = 0): doubling.
+        let mut h = HighSpeed::rfc3649();
+        let mut s = st(1000.0, 1e9);
+        for _ in 0..1000 {
+            h.cong_avoid(&mut s, 1);
+        }
+        assert_eq!(s.cwnd, 2000.0);
+    }
+
+    #[test]
+    fn params_are_checked() {
+        let m = |j: &str| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(j).unwrap();
+        assert!(HighSpeed::from_params(&m("{}"), "flows[0]").is_ok());
+        let e = HighSpeed::from_params(&m(r#"{"high_window": 10}"#), "flows[0]").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc_params.high_window");
+        let e = HighSpeed::from_params(&m(r#"{"high_decrease": 0.9}"#), "flows[0]").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc_params.high_decrease");
+        assert!(e.msg.contains("0.9"), "{}", e.msg);
+    }
+}
