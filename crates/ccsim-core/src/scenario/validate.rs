@@ -201,6 +201,7 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
         (Topology::Custom(_), _, Some(_)) if f.rtt_s.is_some() || f.rtt_range_s.is_some() => {
             Err(err(p("rtt_s"), "not allowed on a custom topology; the RTT follows from the link delays"))
         }
+        (Topology::Custom(_), _, Some(_)) => Ok(()),
         (_, _, Some(_)) => Err(err(p("route"), "only custom topologies take a route")),
         (Topology::Dumbbell(_), Some(h), _) if h != [0, 0] => {
             Err(err(p("hops"), format!("{h:?} is not allowed; a dumbbell has one link (use a parking_lot)")))

@@ -1,0 +1,168 @@
+"""Standard engine benchmarks (``ccsim bench``).
+
+Each scenario runs in a fresh ``python -m ccsim.bench --one NAME`` process so
+that its peak RSS is its own (a process's high-water mark never goes down, so
+measuring several scenarios in one process would report the largest so far).
+Series sampling is off (``sample_interval_s = 0``) so the numbers measure the
+engine, not the metric collection; the wall time covers building the
+simulation and running it, not Python start-up or reading the results.
+
+All scenarios are dumbbells of NewReno flows with 1040-byte packets (1000 B
+payload + 40 B header) and 100 Gb/s edge links whose delays make up each
+flow's RTT (the bottleneck's own delay is 1 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from .scenario import DropTail, Dumbbell, Flow, Scenario
+
+__all__ = ["BENCHMARKS", "scenario", "run_one", "run_all", "main"]
+
+
+@dataclass(frozen=True)
+class Bench:
+    name: str
+    description: str
+    flows: int
+    rate_bps: float
+    rtt_s: float
+    buffer_pkts: int
+    duration_s: float
+    recovery: str = "newreno"
+    edge_rate_bps: float = 100e9
+
+
+BENCHMARKS: Dict[str, Bench] = {
+    b.name: b
+    for b in [
+        Bench("B1", "1 flow, 100 Mb/s, RTT 100 ms, 20-pkt buffer", 1, 100e6, 0.100, 20, 60.0),
+        Bench("B2", "1 flow, 1 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 1e9, 0.100, 20, 60.0),
+        Bench("B3", "50 flows, 1 Gb/s, RTT 100 ms, 20-pkt buffer", 50, 1e9, 0.100, 20, 60.0),
+        Bench("B4", "500 flows, 1 Gb/s, RTT 100 ms, 200-pkt buffer", 500, 1e9, 0.100, 200, 20.0),
+        Bench("B5", "SACK, 1 flow, 1 Gb/s, RTT 70 ms, 6000-pkt buffer, 2.4 Gb/s edges",
+              1, 1e9, 0.070, 6000, 120.0, recovery="sack", edge_rate_bps=2.4e9),
+    ]
+}
+
+#: --quick divides every duration by this (CI smoke runs).
+QUICK_FACTOR = 10.0
+
+
+def scenario(name: str, quick: bool = False) -> Scenario:
+    """The benchmark scenario ``name`` (B1..B5)."""
+    b = BENCHMARKS[name]
+    return Scenario(
+        name=f"bench-{b.name}",
+        seed=1,
+        duration_s=b.duration_s / QUICK_FACTOR if quick else b.duration_s,
+        sample_interval_s=0,
+        topology=Dumbbell(
+            bottleneck_rate_bps=b.rate_bps,
+            bottleneck_delay_s=0.001,
+            bottleneck_queue=DropTail(limit_pkts=b.buffer_pkts),
+            edge_rate_bps=b.edge_rate_bps,
+        ),
+        flows=[Flow(count=b.flows, cc="reno", recovery=b.recovery, mss_bytes=1000,
+                    header_bytes=40, rtt_s=b.rtt_s)],
+    )
+
+
+def _peak_rss_mb(usage: resource.struct_rusage) -> float:
+    # ru_maxrss is KiB on Linux, bytes on macOS.
+    scale = 1.0 if sys.platform == "darwin" else 1024.0
+    return usage.ru_maxrss * scale / 2**20
+
+
+def run_one(name: str, quick: bool = False) -> Dict[str, Any]:
+    """Run one benchmark in *this* process and measure it."""
+    from ._native import core, dumps
+
+    text = dumps(scenario(name, quick).to_dict())
+    t0 = time.perf_counter()
+    sim = core().Simulation(text)
+    out = sim.finish()
+    wall = time.perf_counter() - t0
+    res = json.loads(out)
+    c = res.get("conservation", {})
+    if not (c.get("created") == c.get("delivered", 0) + c.get("dropped", 0) + c.get("in_flight", 0)
+            and c.get("in_flight") == c.get("live_in_pool")):
+        # A fast wrong answer is not a benchmark result.
+        raise RuntimeError(f"benchmark {name}: packet conservation violated: {c}")
+    bneck = next((l for l in res.get("links", []) if l.get("monitored")), {})
+    events = int(res.get("events", 0))
+    return {
+        "name": name,
+        "wall_s": wall,
+        "events": events,
+        "events_per_s": events / wall if wall > 0 else float("nan"),
+        "bottleneck_pkts_per_s": bneck.get("tx_pkts", 0) / wall if wall > 0 else float("nan"),
+        "peak_rss_mb": _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF)),
+        "utilization": bneck.get("utilization"),
+        "loss_rate": bneck.get("loss_rate"),
+    }
+
+
+def run_isolated(name: str, quick: bool = False) -> Dict[str, Any]:
+    """Run one benchmark in a fresh interpreter and return its measurements."""
+    cmd = [sys.executable, "-m", "ccsim.bench", "--one", name] + (["--quick"] if quick else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark {name} failed (exit {proc.returncode}):\n{proc.stderr.strip()}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_all(names: Optional[List[str]] = None, quick: bool = False, progress=None) -> List[Dict[str, Any]]:
+    """Run the named (default: all) benchmarks, one subprocess each, in order.
+
+    Sequential on purpose: concurrent runs would compete for cores and
+    memory bandwidth and distort each other's numbers.
+    """
+    results = []
+    for name in names or list(BENCHMARKS):
+        if progress:
+            progress(name)
+        results.append(run_isolated(name, quick))
+    return results
+
+
+def format_table(rows: List[Dict[str, Any]]) -> str:
+    header = f"{'name':<5} {'wall_s':>8} {'events':>12} {'Mev/s':>7} {'bneck_kpkt/s':>13} {'rss_MB':>8} {'util':>7} {'loss':>9}"
+    lines = [header]
+    for r in rows:
+        util, loss = r.get("utilization"), r.get("loss_rate")
+        lines.append(
+            f"{r['name']:<5} {r['wall_s']:>8.3f} {r['events']:>12} {r['events_per_s'] / 1e6:>7.2f} "
+            f"{r['bottleneck_pkts_per_s'] / 1e3:>13.1f} {r['peak_rss_mb']:>8.1f} "
+            f"{(util if util is not None else float('nan')):>7.4f} "
+            f"{(loss if loss is not None else float('nan')):>9.2e}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """``python -m ccsim.bench --one NAME`` (child mode) prints one JSON line."""
+    ap = argparse.ArgumentParser(prog="python -m ccsim.bench")
+    ap.add_argument("--one", metavar="NAME", choices=sorted(BENCHMARKS), help="run one benchmark in this process")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("names", nargs="*")
+    args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(run_one(args.one, args.quick)))
+        return 0
+    rows = run_all(args.names or None, args.quick)
+    print(json.dumps(rows, indent=2) if args.json else format_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

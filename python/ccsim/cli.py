@@ -1,0 +1,291 @@
+"""The ``ccsim`` command line: run, sweep, list, reproduce, bench.
+
+Errors in the user's input (missing file, bad TOML/JSON, invalid scenario,
+unknown experiment, bad ``--grid``) are printed as ``error: <message>`` on
+stderr with exit status 2 and no traceback: the message from the engine
+already names the field, and a traceback would bury it. Anything else is a
+bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from ._native import UserError
+
+__all__ = ["main", "parse_grid"]
+
+
+# --------------------------------------------------------------------------
+# --grid parsing
+# --------------------------------------------------------------------------
+
+
+def _split_top(text: str) -> List[str]:
+    """Split on commas that are not inside [...] or {...} or quotes, so list
+    values (``flows.0.rtt_range_s=[0.01,0.1],[0.05,0.2]``) survive."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth < 0:
+                raise UserError(f"bad --grid value list {text!r}: unbalanced brackets")
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if depth != 0 or quote:
+        raise UserError(f"bad --grid value list {text!r}: unbalanced brackets or quotes")
+    parts.append("".join(cur))
+    return parts
+
+
+def _parse_value(text: str) -> Any:
+    """JSON if it parses (numbers, true/false, lists, "quoted"), else the
+    bare string (so ``flows.0.cc=reno,highspeed`` needs no quotes)."""
+    s = text.strip()
+    if not s:
+        raise UserError("bad --grid: empty value")
+    try:
+        return json.loads(s)
+    except ValueError:
+        pass
+    if s.lower() in ("true", "false"):
+        return s.lower() == "true"
+    if s.lower() in ("inf", "+inf", "-inf", "nan"):
+        return float(s)
+    return s
+
+
+def parse_grid(items: Sequence[str]) -> Dict[str, List[Any]]:
+    """``["a.b=1,2", "c=x"]`` -> ``{"a.b": [1, 2], "c": ["x"]}``."""
+    grid: Dict[str, List[Any]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        key = key.strip()
+        if not sep or not key or not values.strip():
+            raise UserError(f"bad --grid {item!r}: expected PATH=V1,V2,... (e.g. flows.0.cc=reno)")
+        if any(not p for p in key.split(".")):
+            raise UserError(f"bad --grid {item!r}: {key!r} is not a dotted path")
+        if key in grid:
+            raise UserError(f"bad --grid: {key!r} given twice")
+        grid[key] = [_parse_value(v) for v in _split_top(values)]
+    return grid
+
+
+# --------------------------------------------------------------------------
+# subcommands
+# --------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run
+    from .scenario import load_scenario
+
+    scenario = load_scenario(args.scenario)
+    res = run(scenario, progress=args.progress)
+    out = Path(args.out)
+    res.write(out, csv=args.csv)
+    made = []
+    if not args.no_plots:
+        from .plots import plot_all
+
+        made = plot_all(res, out)
+    print(res.table())
+    print(f"\nwrote {out}/summary.json, *_series.parquet" + (", *.csv" if args.csv else "")
+          + (", " + ", ".join(p.name for p in made) if made else ""))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .scenario import load_scenario
+    from .sweep import sweep, write_table
+
+    if not args.grid:
+        raise UserError("sweep needs at least one --grid PATH=V1,V2,...")
+    grid = parse_grid(args.grid)
+    scenario = load_scenario(args.scenario)
+    backend = "dask" if args.dask is not None else "process"
+    df = sweep(scenario, grid, args.out, workers=args.workers, backend=backend,
+               progress=args.progress, address=args.dask or None)
+    paths = write_table(df, args.out)
+    import pandas as pd
+
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        shown = df.drop(columns=["key"]).copy()
+        print(shown.to_string(index=False))
+    n_cached = int(df["cached"].sum()) if "cached" in df else 0
+    print(f"\n{len(df)} runs ({n_cached} from cache); wrote {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def _print_entries(title: str, entries: List[Dict[str, Any]]) -> None:
+    print(f"{title}:")
+    for e in entries:
+        doc = e.get("doc", "")
+        print(f"  {e.get('name')}" + (f"  - {doc}" if doc else ""))
+        for p in e.get("params", []) or []:
+            default = p.get("default")
+            # null = no default: required, or one of alternatives (the doc says which)
+            dtxt = "(no default)" if default is None else json.dumps(default)
+            pdoc = p.get("doc", "")
+            print(f"      {p.get('name')} = {dtxt}" + (f"  ({pdoc})" if pdoc else ""))
+    print()
+
+
+LIST_KINDS = ("controllers", "recoveries", "pacing", "queues", "topologies", "experiments")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    kinds = [args.what] if args.what else list(LIST_KINDS)
+    catalog = None
+    for kind in kinds:
+        if kind == "experiments":
+            from .experiments import REGISTRY
+
+            print("experiments:")
+            if not REGISTRY:
+                print("  (none registered)")
+            for exp in sorted(REGISTRY.values(), key=lambda e: e.id):
+                print(f"  {exp.id:<24} {exp.description}  [{exp.paper}]")
+            print()
+            continue
+        if catalog is None:
+            from ._native import core
+
+            catalog = json.loads(core().catalog())
+        _print_entries(kind, catalog.get(kind, []))
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .experiments import get, print_checks, summary_line, write_checks
+
+    exp = get(args.id)
+    out = Path(args.out or Path("results") / exp.id)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"{exp.id}: {exp.description} [{exp.paper}]" + (" (quick)" if args.quick else ""))
+    checks = list(exp.run(out, args.quick, args.workers) or [])
+    path = write_checks(out, checks)
+    print_checks(checks, summary=False)
+    print(f"wrote {path}")
+    # The summary line is printed last on its own so scripts can grep it.
+    print(summary_line(checks))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import BENCHMARKS, format_table, run_all
+
+    unknown = [n for n in args.names if n not in BENCHMARKS]
+    if unknown:
+        raise UserError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
+
+    def note(name: str) -> None:
+        if not args.json:
+            print(f"running {name}: {BENCHMARKS[name].description}" + (" (quick)" if args.quick else ""),
+                  file=sys.stderr, flush=True)
+
+    rows = run_all(args.names or None, quick=args.quick, progress=note)
+    print(json.dumps(rows, indent=2) if args.json else format_table(rows))
+    return 0
+
+
+# --------------------------------------------------------------------------
+# parser
+# --------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on usage errors already; only the prefix is ours, so
+    every bad-input message starts with ``error:``."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    ap = _Parser(prog="ccsim", description="Packet-level network simulator for congestion-control research.")
+    ap.add_argument("--version", action="version", version=f"ccsim {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("run", help="run one scenario and write its results and plots")
+    p.add_argument("scenario", help="scenario file (.toml or .json)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--csv", action="store_true", help="also write CSV tables")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar of simulated time (default: on a terminal)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("sweep", help="run a scenario over a parameter grid (cached, parallel)")
+    p.add_argument("scenario", help="base scenario file (.toml or .json)")
+    p.add_argument("--grid", action="append", default=[], metavar="PATH=V1,V2,...",
+                   help="dotted path and values, e.g. topology.bottleneck_rate_bps=1e8,1e9 (repeatable)")
+    p.add_argument("--out", required=True, help="output directory (runs/ cache, sweep.csv, sweep.parquet)")
+    p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
+    p.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run on Dask: a scheduler address, or no value for a local cluster")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("list", help="list controllers, queues, topologies, experiments")
+    p.add_argument("what", nargs="?", choices=LIST_KINDS)
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("reproduce", help="reproduce a paper experiment and compare with the paper")
+    p.add_argument("id", help="experiment id (ccsim list experiments)")
+    p.add_argument("--quick", action="store_true", help="smaller, faster version")
+    p.add_argument("--out", default=None, help="output directory (default results/ID)")
+    p.add_argument("--workers", type=int, default=None)
+    p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("bench", help="engine benchmarks B1..B5, each in its own process")
+    p.add_argument("names", nargs="*", metavar="NAME")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--quick", action="store_true", help="durations / 10 (smoke test)")
+    p.set_defaults(func=cmd_bench)
+    return ap
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "workers", None) is not None and args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        # Unwritable --out, full disk, ...: the user's environment, not a bug.
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

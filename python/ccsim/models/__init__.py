@@ -1,0 +1,1 @@
+"""Analytic models from the papers, overlaid on simulation results."""

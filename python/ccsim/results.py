@@ -1,0 +1,209 @@
+"""Results of one run, as tidy pandas tables.
+
+The engine returns one JSON document (docs/scenario.md, "Results"): scalar
+summaries per flow and per link, and columnar time series. ``Results`` keeps
+that document as-is (``.raw``) and builds DataFrames lazily, because a large
+run's series can be millions of rows and most callers need only the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+
+if TYPE_CHECKING:  # pandas is imported on first use: `import ccsim` stays light,
+    import pandas as pd  # which keeps CLI start-up fast and bench RSS honest.
+
+__all__ = ["Results"]
+
+PathLike = Union[str, os.PathLike]
+
+
+class Results:
+    """Wrapper around the results JSON of one run."""
+
+    def __init__(self, data: Union[str, bytes, Dict[str, Any]]):
+        self.raw: Dict[str, Any] = json.loads(data) if isinstance(data, (str, bytes)) else data
+
+    @classmethod
+    def load(cls, path: PathLike) -> "Results":
+        """Read a results JSON written by :meth:`to_json` (or a sweep cache
+        file, whose results sit under the ``"results"`` key)."""
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if "results" in data and "flows" not in data:
+            data = data["results"]
+        return cls(data)
+
+    # -- scalars ------------------------------------------------------------
+
+    @property
+    def summary(self) -> Dict[str, Any]:
+        """Everything except the time series (small, JSON-able)."""
+        return {k: v for k, v in self.raw.items() if k != "series"}
+
+    @property
+    def name(self) -> str:
+        return self.raw.get("name", "")
+
+    @property
+    def jain_index(self) -> Optional[float]:
+        return self.raw.get("jain_index")
+
+    @property
+    def conservation(self) -> Dict[str, int]:
+        return self.raw.get("conservation", {})
+
+    @cached_property
+    def flows(self) -> "pd.DataFrame":
+        """One row per flow (id, cc, goodput_bps, retransmits, ...)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.raw.get("flows", []))
+
+    @cached_property
+    def links(self) -> "pd.DataFrame":
+        """One row per link direction (utilization, loss_rate, drops, ...)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.raw.get("links", []))
+
+    @property
+    def monitored_links(self) -> "pd.DataFrame":
+        links = self.links
+        if links.empty or "monitored" not in links:
+            return links
+        return links[links["monitored"].astype(bool)]
+
+    def bottleneck(self) -> Optional[Dict[str, Any]]:
+        """The first monitored link (the forward bottleneck of builder
+        topologies), or ``None`` if nothing is monitored."""
+        for link in self.raw.get("links", []):
+            if link.get("monitored"):
+                return link
+        return None
+
+    # -- series -------------------------------------------------------------
+
+    def _series(self, key: str) -> "pd.DataFrame":
+        import pandas as pd
+
+        cols = self.raw.get("series", {}).get(key, {})
+        return pd.DataFrame({k: list(v) for k, v in cols.items()})
+
+    @cached_property
+    def flow_series(self) -> "pd.DataFrame":
+        """Long table: time_s, flow, cwnd, ssthresh, srtt_s, goodput_bps."""
+        return self._series("flows")
+
+    @cached_property
+    def link_series(self) -> "pd.DataFrame":
+        """Long table: time_s, link, queue_pkts, loss_rate, cum_loss_rate, utilization."""
+        return self._series("links")
+
+    @cached_property
+    def fairness_series(self) -> "pd.DataFrame":
+        """time_s, jain (Jain's index over the sliding fairness window)."""
+        return self._series("fairness")
+
+    # -- output -------------------------------------------------------------
+
+    def to_json(self, path: Optional[PathLike] = None, indent: Optional[int] = None) -> str:
+        """The full results JSON (series included); also written to ``path``."""
+        text = json.dumps(self.raw, indent=indent)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def write(self, out_dir: PathLike, csv: bool = False) -> List[Path]:
+        """Write summary.json and the three series as Parquet (and CSV).
+
+        The summary is separate from the series so that it stays small enough
+        to read by eye and to diff between runs.
+        """
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = [out / "summary.json"]
+        written[0].write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        for stem, df in (
+            ("flow_series", self.flow_series),
+            ("link_series", self.link_series),
+            ("fairness_series", self.fairness_series),
+        ):
+            p = out / f"{stem}.parquet"
+            df.to_parquet(p, index=False)
+            written.append(p)
+            if csv:
+                c = out / f"{stem}.csv"
+                df.to_csv(c, index=False)
+                written.append(c)
+        if csv:
+            for stem, df in (("flows", self.flows), ("links", self.links)):
+                c = out / f"{stem}.csv"
+                df.to_csv(c, index=False)
+                written.append(c)
+        return written
+
+    def headline(self) -> Dict[str, Any]:
+        """The few numbers a sweep tabulates per run."""
+        flows = self.raw.get("flows", [])
+        goodputs = [f.get("goodput_bps", 0.0) for f in flows]
+        b = self.bottleneck() or {}
+        return {
+            "goodput_mean_bps": sum(goodputs) / len(goodputs) if goodputs else float("nan"),
+            "goodput_total_bps": float(sum(goodputs)),
+            "utilization": b.get("utilization", float("nan")),
+            "loss_rate": b.get("loss_rate", float("nan")),
+            "jain_index": self.raw.get("jain_index", float("nan")),
+            "events": self.raw.get("events"),
+            "wall_s": self.raw.get("wall_s"),
+        }
+
+    def table(self, max_flows: int = 20) -> str:
+        """Human-readable per-flow goodput and per-link utilisation/loss.
+
+        Beyond ``max_flows`` flows only the first ones are listed, followed by
+        min/mean/max goodput, so a 500-flow run still prints a short table.
+        """
+        lines = []
+        flows = self.raw.get("flows", [])
+        if flows:
+            lines.append(f"{'flow':>5} {'cc':<10} {'rtt_ms':>8} {'goodput_Mbps':>13} {'retx':>8} {'timeouts':>8}")
+            shown = flows if len(flows) <= max_flows else flows[: max(max_flows // 2, 1)]
+            for f in shown:
+                rtt = f.get("rtt_prop_s")
+                lines.append(
+                    f"{f.get('id', ''):>5} {str(f.get('cc', '')):<10} "
+                    f"{(rtt * 1e3 if rtt is not None else float('nan')):>8.2f} "
+                    f"{f.get('goodput_bps', 0.0) / 1e6:>13.3f} "
+                    f"{f.get('retransmits', 0):>8} {f.get('timeouts', 0):>8}"
+                )
+            if len(shown) < len(flows):
+                g = [f.get("goodput_bps", 0.0) / 1e6 for f in flows]
+                lines.append(f"  ... {len(flows) - len(shown)} more flows; goodput over all {len(flows)}: "
+                             f"min {min(g):.3f}, mean {sum(g) / len(g):.3f}, max {max(g):.3f} Mb/s")
+        links = [l for l in self.raw.get("links", []) if l.get("monitored")]
+        if links:
+            lines.append("")
+            lines.append(f"{'link':<16} {'rate_Mbps':>10} {'util':>7} {'loss_rate':>10} {'drops':>9} {'max_q':>7}")
+            for l in links:
+                name = l.get("name") or f"{l.get('from')}->{l.get('to')}"
+                lines.append(
+                    f"{name:<16} {l.get('rate_bps', 0.0) / 1e6:>10.1f} {l.get('utilization', 0.0):>7.4f} "
+                    f"{l.get('loss_rate', 0.0):>10.3e} {l.get('drops', 0):>9} {l.get('max_queue_pkts', 0):>7}"
+                )
+        jain = self.raw.get("jain_index")
+        tail = f"jain={jain:.4f}" if isinstance(jain, (int, float)) else ""
+        events, wall = self.raw.get("events"), self.raw.get("wall_s")
+        if events is not None and wall:
+            tail += f"  events={events}  wall={wall:.3f}s  ({events / wall / 1e6:.2f} M events/s)"
+        if tail:
+            lines.append("")
+            lines.append(tail.strip())
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        n = len(self.raw.get("flows", []))
+        return f"<Results {self.name!r}: {n} flows, jain={self.jain_index}>"

@@ -1,0 +1,523 @@
+"""Typed scenario builder mirroring docs/scenario.md.
+
+The dataclasses here are a *convenience* for writing scenarios in Python and
+round-tripping them through TOML/JSON. They deliberately do not validate:
+the Rust engine is the single authority on what a valid scenario is (see
+``ccsim._core.validate``), so there is exactly one set of rules and one style
+of error message (``scenario.flows[0].cc: unknown value ...``).
+
+Conventions:
+
+* Every optional field defaults to ``None``, meaning "use the engine's
+  default"; ``to_dict()`` omits ``None`` fields, so defaults are defined in one
+  place (the engine) and ``ccsim._core.validate`` shows the filled-in values.
+* Keys the dataclasses do not know are kept in ``extra`` and passed through
+  unchanged, so that a newer engine field works before this module learns it,
+  and a typo reaches the engine, which names it in its error.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Union
+
+from ._native import UserError, validate
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on old Pythons only
+    import tomli as tomllib
+
+__all__ = [
+    "Queue",
+    "DropTail",
+    "Dumbbell",
+    "ParkingLot",
+    "Link",
+    "CustomTopology",
+    "Flow",
+    "Scenario",
+    "load_scenario",
+    "with_overrides",
+    "UserError",
+]
+
+Number = Union[int, float]
+
+
+# --------------------------------------------------------------------------
+# shared (de)serialisation machinery
+# --------------------------------------------------------------------------
+
+
+class _Table:
+    """Mixin giving a dataclass ``to_dict``/``from_dict`` with ``extra``.
+
+    ``_renames`` maps Python attribute names to schema keys for the few keys
+    that are Python keywords (``from``).
+    """
+
+    _renames: ClassVar[Dict[str, str]] = {}
+    _nested: ClassVar[Dict[str, Any]] = {}
+    # Keys written first, so files read naturally ("kind" heads its table).
+    _key_order: ClassVar[Sequence[str]] = ("kind",)
+
+    def to_dict(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if f.name == "extra":
+                continue
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            out[self._renames.get(f.name, f.name)] = _plain(value)
+        for key, value in getattr(self, "extra", {}).items():
+            if value is not None:
+                out[key] = _plain(value)
+        order = [k for k in self._key_order if k in out]
+        return {**{k: out[k] for k in order}, **{k: v for k, v in out.items() if k not in order}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]):
+        if not isinstance(d, Mapping):
+            raise UserError(f"{cls.__name__}: expected a table, got {d!r}")
+        inverse = {v: k for k, v in cls._renames.items()}
+        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        kwargs: Dict[str, Any] = {}
+        extra: Dict[str, Any] = {}
+        for key, value in d.items():
+            attr = inverse.get(key, key)
+            if attr in names and attr != "extra":
+                conv = cls._nested.get(attr)
+                kwargs[attr] = conv(value) if conv and value is not None else copy.deepcopy(value)
+            else:
+                extra[key] = copy.deepcopy(value)
+        if extra:
+            kwargs["extra"] = extra
+        return cls(**kwargs)
+
+
+def _plain(value: Any) -> Any:
+    """Convert nested dataclasses/tuples into plain JSON-able values."""
+    if isinstance(value, _Table):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    return value
+
+
+# --------------------------------------------------------------------------
+# queues
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Queue(_Table):
+    """A queue discipline table (``bottleneck_queue``, ``edge_queue``, ...).
+
+    ``kind`` names the discipline (``ccsim list queues``); discipline-specific
+    parameters that have no attribute here go in ``extra`` and are written
+    flat into the table, as the schema expects.
+    """
+
+    kind: Optional[str] = "droptail"
+    limit_pkts: Optional[int] = None
+    limit_bytes: Optional[int] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+def DropTail(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None) -> Queue:
+    """Tail-drop queue; give exactly one of ``limit_pkts``/``limit_bytes``."""
+    return Queue(kind="droptail", limit_pkts=limit_pkts, limit_bytes=limit_bytes)
+
+
+def _queue(value: Any) -> Any:
+    return Queue.from_dict(value) if isinstance(value, Mapping) else value
+
+
+# --------------------------------------------------------------------------
+# topologies
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Dumbbell(_Table):
+    """One bottleneck between two routers; each flow has its own edge links."""
+
+    bottleneck_rate_bps: Optional[Number] = None
+    bottleneck_queue: Optional[Queue] = None
+    bottleneck_delay_s: Optional[Number] = None
+    bottleneck_loss: Optional[Number] = None
+    bottleneck_reverse_loss: Optional[Number] = None
+    edge_rate_bps: Optional[Number] = None
+    edge_delay_s: Optional[Number] = None
+    edge_queue: Optional[Queue] = None
+    kind: str = "dumbbell"
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    _nested: ClassVar[Dict[str, Any]] = {"bottleneck_queue": _queue, "edge_queue": _queue}
+
+
+@dataclass
+class ParkingLot(_Table):
+    """A chain of ``n_links`` bottlenecks; flows choose ``hops``."""
+
+    n_links: Optional[int] = None
+    link_rate_bps: Optional[Number] = None
+    link_queue: Optional[Queue] = None
+    link_delay_s: Optional[Number] = None
+    link_loss: Optional[Number] = None
+    link_reverse_loss: Optional[Number] = None
+    edge_rate_bps: Optional[Number] = None
+    edge_delay_s: Optional[Number] = None
+    edge_queue: Optional[Queue] = None
+    kind: str = "parking_lot"
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    _nested: ClassVar[Dict[str, Any]] = {"link_queue": _queue, "edge_queue": _queue}
+
+
+@dataclass
+class Link(_Table):
+    """A duplex link of a custom topology. ``from_`` is the schema's ``from``."""
+
+    from_: Optional[str] = None
+    to: Optional[str] = None
+    rate_bps: Optional[Number] = None
+    delay_s: Optional[Number] = None
+    queue: Optional[Queue] = None
+    loss: Optional[Number] = None
+    reverse_loss: Optional[Number] = None
+    reverse_queue: Optional[Queue] = None
+    monitor: Optional[bool] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    _renames: ClassVar[Dict[str, str]] = {"from_": "from"}
+    _nested: ClassVar[Dict[str, Any]] = {"queue": _queue, "reverse_queue": _queue}
+
+
+def _links(value: Any) -> Any:
+    if isinstance(value, list):
+        return [Link.from_dict(v) if isinstance(v, Mapping) else v for v in value]
+    return value
+
+
+@dataclass
+class CustomTopology(_Table):
+    """Arbitrary nodes and duplex links; flows give an explicit ``route``."""
+
+    nodes: Optional[List[str]] = None
+    links: Optional[List[Link]] = None
+    kind: str = "custom"
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    _nested: ClassVar[Dict[str, Any]] = {"links": _links}
+
+
+@dataclass
+class Topology(_Table):
+    """A topology kind this module has no class for (passed through as-is)."""
+
+    kind: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+_TOPOLOGIES = {"dumbbell": Dumbbell, "parking_lot": ParkingLot, "custom": CustomTopology}
+AnyTopology = Union[Dumbbell, ParkingLot, CustomTopology, Topology]
+
+
+def _topology(value: Any) -> Any:
+    if not isinstance(value, Mapping):
+        return value
+    kind = value.get("kind")
+    cls = _TOPOLOGIES.get(kind, Topology) if isinstance(kind, str) else Topology
+    return cls.from_dict(value)
+
+
+# --------------------------------------------------------------------------
+# flows
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Flow(_Table):
+    """One ``[[flows]]`` entry (``count`` identical flows). See docs/scenario.md."""
+
+    count: Optional[int] = None
+    transport: Optional[str] = None
+    cc: Optional[str] = None
+    cc_params: Optional[Dict[str, Any]] = None
+    recovery: Optional[str] = None
+    pacing: Optional[str] = None
+    bucket_pkts: Optional[Number] = None
+    mss_bytes: Optional[int] = None
+    header_bytes: Optional[int] = None
+    init_cwnd_pkts: Optional[Number] = None
+    init_ssthresh_pkts: Optional[Number] = None
+    rwnd_pkts: Optional[int] = None
+    max_cwnd_pkts: Optional[Number] = None
+    dupthresh: Optional[int] = None
+    limited_transmit: Optional[bool] = None
+    delayed_ack: Optional[bool] = None
+    delack_timeout_s: Optional[Number] = None
+    min_rto_s: Optional[Number] = None
+    max_rto_s: Optional[Number] = None
+    init_rto_s: Optional[Number] = None
+    clock_granularity_s: Optional[Number] = None
+    start_s: Optional[Number] = None
+    start_spread_s: Optional[Number] = None
+    stop_s: Optional[Number] = None
+    bytes: Optional[int] = None
+    rtt_s: Optional[Union[Number, List[Number]]] = None
+    rtt_range_s: Optional[List[Number]] = None
+    direction: Optional[str] = None
+    hops: Optional[List[int]] = None
+    route: Optional[List[str]] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+def _flows(value: Any) -> Any:
+    if isinstance(value, list):
+        return [Flow.from_dict(v) if isinstance(v, Mapping) else v for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------
+# scenario
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Scenario(_Table):
+    """One simulation run: top-level settings, a topology and flows."""
+
+    duration_s: Optional[Number] = None
+    topology: Optional[AnyTopology] = None
+    flows: List[Flow] = field(default_factory=list)
+    name: Optional[str] = None
+    seed: Optional[int] = None
+    warmup_s: Optional[Number] = None
+    sample_interval_s: Optional[Number] = None
+    fairness_window_s: Optional[Number] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    _nested: ClassVar[Dict[str, Any]] = {"topology": _topology, "flows": _flows}
+    _key_order: ClassVar[Sequence[str]] = (
+        "name", "seed", "duration_s", "warmup_s", "sample_interval_s", "fairness_window_s",
+    )
+
+    # -- serialisation ----------------------------------------------------
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def to_toml(self) -> str:
+        return dumps_toml(self.to_dict())
+
+    def save(self, path: Union[str, os.PathLike]) -> Path:
+        """Write the scenario as TOML or JSON, chosen by the file suffix."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".toml":
+            text = self.to_toml()
+        elif suffix == ".json":
+            text = self.to_json() + "\n"
+        else:
+            raise UserError(f"{path}: unsupported scenario format {suffix!r}; use .toml or .json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    # -- engine-backed helpers ------------------------------------------------
+
+    def normalized(self) -> Dict[str, Any]:
+        """The scenario with every default filled in, as the engine sees it.
+
+        Raises :class:`UserError` naming the offending field if invalid.
+        """
+        return validate(self.to_dict())
+
+    def validate(self) -> "Scenario":
+        """Check the scenario with the engine; returns ``self`` for chaining."""
+        self.normalized()
+        return self
+
+    # -- variations -----------------------------------------------------------
+
+    def replace(self, overrides: Optional[Mapping[str, Any]] = None, **fields: Any) -> "Scenario":
+        """A copy with changes: top-level ``fields`` by keyword, and
+        ``overrides`` keyed by dotted path (``"flows.0.cc"``), as sweeps use.
+        """
+        d = self.to_dict()
+        d.update({k: _plain(v) for k, v in fields.items()})
+        if overrides:
+            d = with_overrides(d, overrides)
+        return Scenario.from_dict(d)
+
+
+def dumps_toml(d: Mapping[str, Any]) -> str:
+    """TOML text for a scenario dict, laid out for editing by hand.
+
+    Tables become ``[section]`` and lists of tables ``[[flows]]`` sections
+    (tomli_w alone writes short ones inline, ``flows = [{...}]``, which is
+    valid but awkward to edit); leaf values are formatted by tomli_w so
+    quoting and float syntax stay its responsibility.
+    """
+    lines: List[str] = []
+    _emit_table(_toml_ready(dict(d)), [], lines)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _is_aot(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(x, Mapping) for x in v)
+
+
+def _toml_key(k: str) -> str:
+    return k if k and all(c.isalnum() or c in "_-" for c in k) and k.isascii() else json.dumps(k)
+
+
+def _toml_value(v: Any) -> str:
+    """Inline TOML for a value (one line: ``[0.05, 0.1]``, ``{ a = 1 }``)."""
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        if not v:
+            return "{}"
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    import tomli_w
+
+    return tomli_w.dumps({"v": v}).strip()[len("v = "):]
+
+
+def _emit_table(table: Mapping[str, Any], path: List[str], lines: List[str]) -> None:
+    subtables = []
+    for k, v in table.items():
+        if isinstance(v, Mapping) or _is_aot(v):
+            subtables.append((k, v))
+        else:
+            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
+    for k, v in subtables:
+        sub = path + [_toml_key(k)]
+        if isinstance(v, Mapping):
+            lines += ["", f"[{'.'.join(sub)}]"]
+            _emit_table(v, sub, lines)
+        else:
+            for item in v:
+                lines += ["", f"[[{'.'.join(sub)}]]"]
+                _emit_table(item, sub, lines)
+
+
+def _toml_ready(value: Any) -> Any:
+    """TOML has no null; ``to_dict`` already drops ``None`` from tables, this
+    also drops it from nested dicts in ``extra``/``cc_params``."""
+    if isinstance(value, dict):
+        return {k: _toml_ready(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_toml_ready(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------
+# loading and dotted overrides
+# --------------------------------------------------------------------------
+
+
+def read_scenario_dict(path: Union[str, os.PathLike]) -> Dict[str, Any]:
+    """Parse a .toml or .json scenario file into a plain dict.
+
+    File and syntax problems become :class:`UserError` carrying the path,
+    so the CLI can report them without a traceback.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".toml", ".json"):
+        raise UserError(f"{path}: unsupported scenario format {suffix or '(none)'!r}; use .toml or .json")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: invalid {suffix[1:].upper()}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: a scenario must be a table/object at the top level")
+    return data
+
+
+def load_scenario(path: Union[str, os.PathLike]) -> Scenario:
+    """Load a scenario from a .toml or .json file (not validated yet)."""
+    return Scenario.from_dict(read_scenario_dict(path))
+
+
+def as_scenario_dict(scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike]) -> Dict[str, Any]:
+    """Accept a Scenario, a plain dict or a file path; return a plain dict."""
+    if isinstance(scenario, Scenario):
+        return scenario.to_dict()
+    if isinstance(scenario, Mapping):
+        return _plain(dict(scenario))
+    if isinstance(scenario, (str, os.PathLike)):
+        return read_scenario_dict(scenario)
+    raise TypeError(f"expected a Scenario, a dict or a path, got {type(scenario).__name__}")
+
+
+def _split_path(path: str) -> List[str]:
+    parts = path.split(".")
+    if not path or any(p == "" for p in parts):
+        raise UserError(f"bad override path {path!r}: expected dotted keys like 'flows.0.cc'")
+    return parts
+
+
+def _set(node: Any, parts: Sequence[str], value: Any, full: str) -> None:
+    head, rest = parts[0], parts[1:]
+    if isinstance(node, list):
+        if head == "*":
+            indices = range(len(node))
+        else:
+            try:
+                idx = int(head)
+            except ValueError:
+                raise UserError(f"override {full!r}: {head!r} must be a list index or '*'") from None
+            if not -len(node) <= idx < len(node):
+                raise UserError(f"override {full!r}: index {idx} out of range (list has {len(node)} items)")
+            indices = [idx]
+        for i in indices:
+            if rest:
+                _set(node[i], rest, value, full)
+            else:
+                node[i] = copy.deepcopy(value)
+        return
+    if isinstance(node, dict):
+        if not rest:
+            node[head] = copy.deepcopy(value)
+            return
+        child = node.get(head)
+        if child is None:
+            # Fields left to their engine default are absent; create the table.
+            child = node[head] = {}
+        _set(child, rest, value, full)
+        return
+    raise UserError(f"override {full!r}: cannot descend into {type(node).__name__} at {head!r}")
+
+
+def with_overrides(d: Mapping[str, Any], overrides: Mapping[str, Any]) -> Dict[str, Any]:
+    """Return a deep copy of scenario dict ``d`` with dotted-path overrides.
+
+    ``{"topology.bottleneck_rate_bps": 1e8, "flows.0.cc": "reno",
+    "flows.*.rtt_s": 0.05}``: integers index lists, ``*`` means every
+    element. Missing tables are created (their fields were defaults).
+    """
+    out = copy.deepcopy(dict(d))
+    for path, value in overrides.items():
+        _set(out, _split_path(path), _plain(value), path)
+    return out

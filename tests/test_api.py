@@ -1,0 +1,162 @@
+"""Python API: run(), Results, plots, determinism, the experiments registry."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import ccsim
+from ccsim import _native, experiments
+from ccsim.experiments import Check, print_checks, register, write_checks
+from ccsim.plots import plot_all
+
+from conftest import assert_conserved, example_scenarios, small_scenario
+
+
+def _comparable(res):
+    raw = dict(res.raw)
+    raw.pop("wall_s", None)
+    return raw
+
+
+def test_run_returns_results(small):
+    res = ccsim.run(small)
+    assert_conserved(res)
+    assert isinstance(res, ccsim.Results)
+    assert len(res.flows) == 2
+    assert {"goodput_bps", "cc", "retransmits"} <= set(res.flows.columns)
+    assert res.flows["goodput_bps"].gt(0).all()
+    b = res.bottleneck()
+    assert b is not None and 0 < b["utilization"] <= 1.0
+    assert res.raw["events"] > 0
+    assert {"time_s", "flow", "cwnd"} <= set(res.flow_series.columns)
+    assert {"time_s", "link", "queue_pkts", "loss_rate", "cum_loss_rate"} <= set(res.link_series.columns)
+    assert {"time_s", "jain"} <= set(res.fairness_series.columns)
+    assert sorted(res.flow_series["flow"].unique()) == [0, 1]
+    assert "series" not in res.summary
+    assert "goodput_Mbps" in res.table()
+
+
+@pytest.mark.parametrize("sc", example_scenarios(), ids=lambda s: s.name)
+def test_every_topology_runs_and_conserves(sc):
+    res = ccsim.run(sc)
+    assert_conserved(res)
+    n_flows = sum(f.count or 1 for f in sc.flows)
+    assert len(res.flows) == n_flows
+    assert res.flows["delivered_bytes"].gt(0).all()
+    assert not res.monitored_links.empty
+
+
+def test_run_accepts_dict_and_path(tmp_path, small):
+    a = ccsim.run(small.to_dict())
+    b = ccsim.run(small.save(tmp_path / "s.json"))
+    c = ccsim.run(str(small.save(tmp_path / "s.toml")))
+    for r in (a, b, c):
+        assert_conserved(r)
+    assert _comparable(a) == _comparable(b) == _comparable(c)
+
+
+def test_chunked_progress_run_matches_single_finish(small):
+    """Advancing in 1% chunks (with a progress bar) must not change results."""
+    chunked = ccsim.run(small, progress=True)
+    whole = ccsim.Results(_native.core().Simulation(small.to_json()).finish())
+    assert_conserved(chunked)
+    assert_conserved(whole)
+    assert _comparable(chunked) == _comparable(whole)
+
+
+def test_same_seed_identical():
+    sc = small_scenario(seed=5).replace({"topology.bottleneck_loss": 0.01})
+    a, b = ccsim.run(sc), ccsim.run(sc)
+    assert_conserved(a)
+    assert_conserved(b)
+    assert _comparable(a) == _comparable(b)
+
+
+def test_different_seed_differs_on_lossy_link():
+    sc = small_scenario().replace({"topology.bottleneck_loss": 0.01})
+    a = ccsim.run(sc.replace(seed=1))
+    b = ccsim.run(sc.replace(seed=2))
+    assert_conserved(a)
+    assert_conserved(b)
+    assert a.bottleneck()["random_losses"] > 0
+    assert _comparable(a) != _comparable(b)
+
+
+def test_results_write_and_reload(tmp_path, small):
+    res = ccsim.run(small)
+    assert_conserved(res)
+    written = res.write(tmp_path / "out", csv=True)
+    names = {p.name for p in written}
+    assert {"summary.json", "flow_series.parquet", "link_series.parquet", "fairness_series.parquet",
+            "flow_series.csv", "flows.csv", "links.csv"} <= names
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["flows"] == res.raw["flows"]
+    assert_conserved(summary)
+    fs = pd.read_parquet(tmp_path / "out" / "flow_series.parquet")
+    pd.testing.assert_frame_equal(fs, res.flow_series)
+    res.to_json(tmp_path / "full.json")
+    again = ccsim.Results.load(tmp_path / "full.json")
+    assert again.raw == res.raw
+
+
+def test_no_series_when_sampling_off(tmp_path, small):
+    res = ccsim.run(small.replace(sample_interval_s=0))
+    assert_conserved(res)
+    assert res.flow_series.empty
+    assert plot_all(res, tmp_path) == []
+    res.write(tmp_path / "o")  # empty series still produce (empty) files
+    assert (tmp_path / "o" / "flow_series.parquet").exists()
+
+
+def test_plots(tmp_path, small):
+    res = ccsim.run(small)
+    assert_conserved(res)
+    made = plot_all(res, tmp_path)
+    assert {p.name for p in made} == {"cwnd.png", "queue.png", "loss.png"}
+    for p in made:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_catalog_lists_engine_components():
+    cat = ccsim.catalog()
+    assert "reno" in [c["name"] for c in cat["controllers"]]
+    assert "droptail" in [q["name"] for q in cat["queues"]]
+    assert {"recoveries", "pacing", "topologies"} <= set(cat)
+
+
+def test_version():
+    assert isinstance(ccsim.__version__, str) and ccsim.__version__
+
+
+def test_check_deviation_and_ok():
+    c = Check("w", paper=100.0, ccsim=104.0, tolerance=0.05)
+    assert c.deviation == pytest.approx(0.04) and c.ok
+    c = Check("p", paper=0.01, ccsim=0.02, tolerance=0.005, relative=False)
+    assert c.deviation == pytest.approx(0.01) and not c.ok
+    c = Check("ordering", paper="A > B", ccsim="A > B", ok=True)
+    assert c.deviation is None and c.ok
+    assert set(c.to_dict()) >= {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"}
+
+
+def test_register_and_write_checks(tmp_path, capsys):
+    @register("test-dummy", paper="none", description="registry test")
+    def dummy(out_dir, quick, workers):
+        return [Check("x", paper=1.0, ccsim=1.0, tolerance=0.1)]
+
+    try:
+        exp = experiments.get("test-dummy")
+        checks = exp.run(tmp_path, True, 1)
+        path = write_checks(tmp_path, checks)
+        data = json.loads(path.read_text())
+        assert data[0]["ok"] is True and data[0]["deviation"] == 0.0
+        print_checks(checks)
+        assert "1/1 checks within tolerance" in capsys.readouterr().out
+        with pytest.raises(ValueError, match="registered twice"):
+            register("test-dummy", paper="p", description="d")(lambda o, q, w: [])
+    finally:
+        experiments.REGISTRY.pop("test-dummy", None)
+    with pytest.raises(ccsim.UserError, match="unknown experiment"):
+        experiments.get("test-dummy")

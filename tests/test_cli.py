@@ -1,0 +1,149 @@
+"""The ccsim command: outputs, listings, and `error:` + exit 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from ccsim import experiments
+from ccsim.cli import main, parse_grid
+from ccsim.experiments import Check, register
+
+from conftest import assert_conserved
+
+
+def _cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_writes_outputs(tmp_path, small_toml, capsys):
+    out = tmp_path / "out"
+    code, stdout, err = _cli(capsys, "run", str(small_toml), "--out", str(out), "--no-progress")
+    assert code == 0, err
+    for name in ("summary.json", "flow_series.parquet", "link_series.parquet",
+                 "fairness_series.parquet", "cwnd.png", "queue.png", "loss.png"):
+        assert (out / name).exists(), name
+    assert not (out / "flows.csv").exists()
+    assert_conserved(out / "summary.json")
+    assert "goodput_Mbps" in stdout and "util" in stdout
+
+
+def test_run_csv_no_plots(tmp_path, small_toml, capsys):
+    out = tmp_path / "out"
+    code, _, err = _cli(capsys, "run", str(small_toml), "--out", str(out), "--csv", "--no-plots")
+    assert code == 0, err
+    assert (out / "flow_series.csv").exists() and (out / "links.csv").exists()
+    assert not (out / "cwnd.png").exists()
+    assert_conserved(out / "summary.json")
+    assert len(pd.read_csv(out / "flows.csv")) == 2
+
+
+def test_list(capsys):
+    code, out, _ = _cli(capsys, "list")
+    assert code == 0
+    assert "reno" in out and "droptail" in out and "experiments:" in out
+    code, out, _ = _cli(capsys, "list", "queues")
+    assert code == 0 and "droptail" in out and "reno" not in out.split("queues:")[1].split("\n")[1]
+
+
+def test_sweep_cli(tmp_path, small_toml, capsys):
+    out = tmp_path / "sw"
+    argv = ["sweep", str(small_toml), "--grid", "flows.0.count=1,2", "--grid", "seed=1,2",
+            "--out", str(out), "--workers", "2", "--no-progress"]
+    code, stdout, err = _cli(capsys, *argv)
+    assert code == 0, err
+    df = pd.read_csv(out / "sweep.csv")
+    assert len(df) == 4 and set(df["flows.0.count"]) == {1, 2}
+    assert len(pd.read_parquet(out / "sweep.parquet")) == 4
+    for f in (out / "runs").glob("*.json"):
+        assert_conserved(f)
+    code, stdout, _ = _cli(capsys, *argv)
+    assert code == 0 and "4 from cache" in stdout
+
+
+def test_parse_grid():
+    g = parse_grid(["topology.bottleneck_rate_bps=1e8,1e9", "flows.0.cc=reno",
+                    "flows.0.rtt_range_s=[0.01,0.1],[0.05,0.2]", "flows.0.delayed_ack=true,false"])
+    assert g == {"topology.bottleneck_rate_bps": [1e8, 1e9], "flows.0.cc": ["reno"],
+                 "flows.0.rtt_range_s": [[0.01, 0.1], [0.05, 0.2]],
+                 "flows.0.delayed_ack": [True, False]}
+    assert isinstance(parse_grid(["flows.0.count=3"])["flows.0.count"][0], int)
+
+
+def test_reproduce_registered_experiment(tmp_path, capsys):
+    @register("test-cli-dummy", paper="Nobody 2024", description="two checks, one off")
+    def dummy(out_dir, quick, workers):
+        (out_dir / "data.csv").write_text("x\n1\n")
+        return [Check("a", paper=10.0, ccsim=10.5, tolerance=0.1),
+                Check("b", paper=10.0, ccsim=20.0, tolerance=0.1)]
+
+    try:
+        code, out, err = _cli(capsys, "reproduce", "test-cli-dummy", "--quick", "--out", str(tmp_path / "r"))
+        assert code == 0, err
+        assert out.strip().splitlines()[-1] == "1/2 checks within tolerance"
+        checks = json.loads((tmp_path / "r" / "checks.json").read_text())
+        assert [c["ok"] for c in checks] == [True, False]
+        assert {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"} <= set(checks[0])
+        code, out, _ = _cli(capsys, "list", "experiments")
+        assert "test-cli-dummy" in out and "Nobody 2024" in out
+    finally:
+        experiments.REGISTRY.pop("test-cli-dummy", None)
+
+
+def _bad_inputs(tmp_path, small_toml):
+    bad_toml = tmp_path / "bad.toml"
+    bad_toml.write_text("duration_s = = 3\n")
+    invalid = tmp_path / "invalid.toml"
+    invalid.write_text(small_toml.read_text().replace('cc = "reno"', 'cc = "foo"'))
+    return [
+        (["run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "o")], "missing.toml"),
+        (["run", str(bad_toml), "--out", str(tmp_path / "o")], "invalid TOML"),
+        (["run", str(invalid), "--out", str(tmp_path / "o")], "scenario.flows[0].cc"),
+        (["reproduce", "no-such-experiment"], "unknown experiment"),
+        (["sweep", str(small_toml), "--grid", "flows.0.count", "--out", str(tmp_path / "o")], "bad --grid"),
+        (["sweep", str(small_toml), "--grid", "flows.0.count=[1,2", "--out", str(tmp_path / "o")], "bad --grid"),
+        (["sweep", str(small_toml), "--grid", "flows.5.count=1", "--out", str(tmp_path / "o")], "out of range"),
+        (["bench", "B9"], "unknown benchmark"),
+        (["list", "bogus"], "invalid choice"),
+        (["run"], "required"),
+    ]
+
+
+def test_bad_input_in_process(tmp_path, small_toml, capsys):
+    for argv, needle in _bad_inputs(tmp_path, small_toml):
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse usage errors
+            code = exc.code
+        _, err = capsys.readouterr()
+        assert code == 2, (argv, err)
+        assert "error: " in err and needle in err, (argv, err)
+        assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("which", [0, 2])
+def test_bad_input_subprocess_no_traceback(tmp_path, small_toml, which):
+    argv, needle = _bad_inputs(tmp_path, small_toml)[which]
+    proc = subprocess.run([sys.executable, "-m", "ccsim", *argv], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and needle in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bench_quick_json():
+    proc = subprocess.run([sys.executable, "-m", "ccsim", "bench", "--quick", "--json", "B1"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["name"] for r in rows] == ["B1"]
+    r = rows[0]
+    assert set(r) == {"name", "wall_s", "events", "events_per_s", "bottleneck_pkts_per_s",
+                      "peak_rss_mb", "utilization", "loss_rate"}
+    assert r["events"] > 0 and r["bottleneck_pkts_per_s"] > 0 and r["peak_rss_mb"] > 0
+    assert 0.0 < r["utilization"] <= 1.0 and 0.0 <= r["loss_rate"] < 1.0

@@ -1,0 +1,158 @@
+"""Scenario builder: round trips, overrides, and the engine's field-named errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import ccsim
+from ccsim import _native
+from ccsim.scenario import (
+    CustomTopology,
+    DropTail,
+    Flow,
+    Link,
+    Queue,
+    Scenario,
+    UserError,
+    load_scenario,
+    with_overrides,
+)
+
+from conftest import example_scenarios, small_scenario
+
+
+@pytest.mark.parametrize("sc", example_scenarios(), ids=lambda s: s.name)
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+def test_round_trip(tmp_path, sc, suffix):
+    path = sc.save(tmp_path / f"s{suffix}")
+    back = load_scenario(path)
+    assert back == sc
+    assert back.to_dict() == sc.to_dict()
+    # The engine sees the same scenario whichever way it travelled.
+    assert back.normalized() == sc.normalized()
+
+
+def test_toml_layout_is_hand_editable(small):
+    text = small.to_toml()
+    assert "[[flows]]" in text and "[topology]" in text and "[topology.bottleneck_queue]" in text
+    assert text.index("kind = \"dumbbell\"") < text.index("bottleneck_rate_bps")
+
+
+def test_to_dict_omits_none():
+    d = Flow(cc="reno").to_dict()
+    assert d == {"cc": "reno"}
+    link = Link(from_="a", to="b").to_dict()
+    assert link == {"from": "a", "to": "b"}
+
+
+def test_unknown_keys_pass_through_to_engine():
+    d = small_scenario().to_dict()
+    d["flows"][0]["cwnd_typo"] = 3
+    sc = Scenario.from_dict(d)
+    assert sc.flows[0].extra == {"cwnd_typo": 3}
+    assert sc.to_dict() == d
+    with pytest.raises(ValueError) as err:
+        sc.normalized()
+    assert "scenario.flows[0]" in str(err.value) and "cwnd_typo" in str(err.value)
+
+
+def test_normalized_fills_defaults(small):
+    norm = small.normalized()
+    assert norm["seed"] == 1
+    assert norm["warmup_s"] == 0
+    assert norm["flows"][0]["recovery"] == "newreno"
+    assert norm["topology"]["edge_rate_bps"] == 100e9
+
+
+def test_with_overrides():
+    d = small_scenario().to_dict()
+    out = with_overrides(d, {"topology.bottleneck_rate_bps": 1e8, "flows.0.cc": "reno",
+                             "flows.*.rtt_s": 0.05, "topology.edge_queue.limit_pkts": 5,
+                             "flows.0.cc_params.alpha": 2})
+    assert out["topology"]["bottleneck_rate_bps"] == 1e8
+    assert out["flows"][0]["rtt_s"] == 0.05
+    assert out["topology"]["edge_queue"] == {"limit_pkts": 5}
+    assert out["flows"][0]["cc_params"] == {"alpha": 2}
+    assert d["topology"]["bottleneck_rate_bps"] == 10e6  # input untouched
+    with pytest.raises(UserError, match="out of range"):
+        with_overrides(d, {"flows.3.cc": "reno"})
+    with pytest.raises(UserError, match="list index"):
+        with_overrides(d, {"flows.x.cc": "reno"})
+    with pytest.raises(UserError):
+        with_overrides(d, {"flows..cc": "reno"})
+
+
+def test_replace(small):
+    sc = small.replace({"flows.0.count": 4}, seed=9, flows=[Flow(count=1), Flow(count=2)])
+    assert sc.seed == 9
+    assert [f.count for f in sc.flows] == [4, 2]
+    assert small.seed is None and small.flows[0].count == 2
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(UserError, match="no such file"):
+        load_scenario(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("duration_s = [\n")
+    with pytest.raises(UserError, match="invalid TOML"):
+        load_scenario(bad)
+    (tmp_path / "x.yaml").write_text("a: 1")
+    with pytest.raises(UserError, match="unsupported"):
+        load_scenario(tmp_path / "x.yaml")
+
+
+def _custom_missing_link():
+    return Scenario(
+        duration_s=1.0,
+        topology=CustomTopology(
+            nodes=["a", "b", "c"],
+            links=[Link(from_="a", to="b", rate_bps=1e7, delay_s=0.01, queue=DropTail(limit_pkts=10)),
+                   Link(from_="b", to="c", rate_bps=1e7, delay_s=0.01, queue=DropTail(limit_pkts=10))]),
+        flows=[Flow(route=["a", "c"])],
+    ).to_dict()
+
+
+INVALID = [
+    ("negative rate", {"topology.bottleneck_rate_bps": -1e6}, "scenario.topology.bottleneck_rate_bps"),
+    ("zero buffer", {"topology.bottleneck_queue.limit_pkts": 0}, "scenario.topology.bottleneck_queue.limit_pkts"),
+    ("unknown cc", {"flows.0.cc": "cubicc"}, "scenario.flows[0].cc"),
+    ("unknown recovery", {"flows.0.recovery": "tahoe2"}, "scenario.flows[0].recovery"),
+    ("negative duration", {"duration_s": -1}, "scenario.duration_s"),
+    ("warmup past end", {"warmup_s": 5.0}, "scenario.warmup_s"),
+    ("loss of one", {"topology.bottleneck_loss": 1.0}, "scenario.topology.bottleneck_loss"),
+    ("zero count", {"flows.0.count": 0}, "scenario.flows[0].count"),
+]
+
+
+@pytest.mark.parametrize("what,overrides,field", INVALID, ids=[i[0] for i in INVALID])
+def test_invalid_scenarios_name_the_field(what, overrides, field):
+    d = with_overrides(small_scenario().to_dict(), overrides)
+    with pytest.raises(ValueError) as err:
+        _native.core().validate(json.dumps(d))
+    assert field in str(err.value)
+    # The public entry points report the same message, as a UserError.
+    with pytest.raises(UserError) as err2:
+        ccsim.run(d)
+    assert field in str(err2.value)
+
+
+def test_unknown_cc_lists_allowed():
+    d = with_overrides(small_scenario().to_dict(), {"flows.0.cc": "cubicc"})
+    with pytest.raises(UserError) as err:
+        Scenario.from_dict(d).normalized()
+    msg = str(err.value)
+    assert "cubicc" in msg and "reno" in msg
+
+
+def test_route_through_missing_link():
+    with pytest.raises(UserError) as err:
+        ccsim.run(_custom_missing_link())
+    assert "scenario.flows[0].route" in str(err.value)
+
+
+def test_queue_passthrough_params():
+    q = Queue.from_dict({"kind": "red", "limit_pkts": 50, "min_thresh_pkts": 5})
+    assert q.kind == "red" and q.extra == {"min_thresh_pkts": 5}
+    assert q.to_dict() == {"kind": "red", "limit_pkts": 50, "min_thresh_pkts": 5}
