@@ -28,7 +28,7 @@
 //! max probing by `(cwnd − W_max)/3` per RTT, ≥ 5% per RTT before the first
 //! loss, and delayed-ACK compensation; those are not reproduced. Counting is
 //! per ACK (ns-2) unless `abc`.
-use super::{ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Bic {
@@ -64,11 +64,7 @@ impl Bic {
                 },
                 ParamDoc { name: "low_window", default: 14.0.into(), doc: "segments; Reno at or below" },
                 ParamDoc { name: "fast_convergence", default: true.into(), doc: "W_max = cwnd(1+beta)/2 below W_max" },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
-                },
+                abc_param(),
             ],
         }
     }
@@ -141,18 +137,7 @@ impl CongestionControl for Bic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn st(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            max_cwnd: 1e12,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: None,
-            min_rtt_s: None,
-            mss_bytes: 1000,
-        }
-    }
+    use crate::transport::cc::test_state as st;
 
     #[test]
     fn search_regions() {

@@ -28,7 +28,7 @@
 //! time from t, spurious-loss undo, and Linux's integer `cnt` arithmetic
 //! (target at t + min RTT, ≤ 20 ACKs per +1 before the first loss).
 //! Counting is per ACK (ns-2) unless `abc`.
-use super::{ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Cubic {
@@ -89,11 +89,7 @@ impl Cubic {
                 ParamDoc { name: "beta", default: 0.7.into(), doc: "beta_cubic: fraction of the window retained" },
                 ParamDoc { name: "fast_convergence", default: true.into(), doc: "W_max = cwnd(1+beta)/2 below W_max" },
                 ParamDoc { name: "tcp_friendly", default: true.into(), doc: "Reno-friendly region (W_est)" },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
-                },
+                abc_param(),
             ],
         }
     }

@@ -32,7 +32,7 @@
 //! - α: 200 packets by default. ns-2's default is 100; the E-TCP paper's
 //!   gigabit runs set α = 1000 (so α/C is at least 5× mi_threshold). α·N must
 //!   fit in the buffer, or FAST falls back to loss-driven halving.
-use super::{CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Fast {
@@ -85,11 +85,7 @@ impl Fast {
                     default: 0.00075.into(),
                     doc: "queueing delay below which cwnd grows +1 per ACK (ns-2); 0 = off",
                 },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "multiplicative increase per segment acked instead of per ACK",
-                },
+                abc_param(),
             ],
         }
     }

@@ -36,7 +36,7 @@
 //! `max_ssthresh/2` segments per RTT, so one RTT of doubling at a huge window
 //! cannot cause thousands of drops. Off by default (the RFC's "infinite");
 //! the E-TCP paper's HSTCP and STCP runs use 100.
-use super::{ack_units, limited_slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, ack_units, limited_slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct HighSpeed {
@@ -98,11 +98,7 @@ impl HighSpeed {
                     default: 0.0.into(),
                     doc: "RFC 3742 Limited Slow-Start threshold in segments; 0 = off (E-TCP paper: 100)",
                 },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
-                },
+                abc_param(),
             ],
         }
     }
@@ -188,18 +184,7 @@ impl CongestionControl for HighSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn st(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            max_cwnd: 1e12,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: None,
-            min_rtt_s: None,
-            mss_bytes: 1000,
-        }
-    }
+    use crate::transport::cc::test_state as st;
 
     #[test]
     fn standard_tcp_at_and_below_low_window() {

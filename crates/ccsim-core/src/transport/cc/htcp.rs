@@ -61,7 +61,7 @@
 //! - "In Open" is tracked from `RecoveryStart`/`RecoveryEnd`; after an RTO the
 //!   sender does not report leaving the loss state, so the flow counts as Open
 //!   again at once.
-use super::{ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,11 +203,7 @@ impl Htcp {
                 ParamDoc { name: "rtt_ref_s", default: 0.1.into(), doc: "reference RTT for rtt_scaling" },
                 ParamDoc { name: "fixed_beta", default: 0.5.into(), doc: "β when adaptive_backoff is false" },
                 ParamDoc { name: "mode", default: "paper".into(), doc: "\"paper\" (§3.4) or \"linux\" (tcp_htcp.c)" },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
-                },
+                abc_param(),
             ],
         }
     }

@@ -29,7 +29,7 @@
 //! LTCP is TCP in all respects, so a loss ending the initial slow start halves
 //! (the layer count is then set from the window congestion avoidance starts
 //! from). Windows are cwnd at the event; counting per ACK (ns-2) unless `abc`.
-use super::{ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Ltcp {
@@ -69,11 +69,7 @@ impl Ltcp {
             params: vec![
                 ParamDoc { name: "w_t", default: 50.0.into(), doc: "W_T: window threshold in segments; TCP below" },
                 ParamDoc { name: "beta", default: 0.15.into(), doc: "fraction of cwnd removed on loss above W_T" },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
-                },
+                abc_param(),
             ],
         }
     }
@@ -141,18 +137,7 @@ impl CongestionControl for Ltcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn st(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            max_cwnd: 1e12,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: None,
-            min_rtt_s: None,
-            mss_bytes: 1000,
-        }
-    }
+    use crate::transport::cc::test_state as st;
 
     /// Fig. 2 of the paper (W_T = 50, β = 0.15): K, W_K, speedup in claiming
     /// bandwidth, speedup in packet-loss recovery time.

@@ -149,6 +149,11 @@ pub struct ParamDoc {
     pub doc: &'static str,
 }
 
+/// The `abc` switch every window-based controller shares (see `ack_units`).
+pub fn abc_param() -> ParamDoc {
+    ParamDoc { name: "abc", default: false.into(), doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)" }
+}
+
 /// A controller as listed by `ccsim list`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ControllerDoc {
@@ -197,4 +202,19 @@ pub fn build(
 
 pub fn names() -> Vec<&'static str> {
     catalog().iter().map(|c| c.name).collect()
+}
+
+/// A controller state for unit tests: `cwnd`, `ssthresh`, FlightSize = cwnd.
+#[cfg(test)]
+pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
+    CcState {
+        cwnd,
+        ssthresh,
+        max_cwnd: 1e12,
+        now: 0,
+        flight: cwnd as u64,
+        srtt_s: None,
+        min_rtt_s: None,
+        mss_bytes: 1000,
+    }
 }

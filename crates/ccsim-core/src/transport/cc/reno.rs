@@ -9,7 +9,7 @@
 //! papers ran ns-2. With `abc = true` the increase is per segment acknowledged
 //! (RFC 3465 byte counting, L = 2 in slow start), as Linux does; the two agree
 //! when every segment is ACKed and differ under delayed ACKs.
-use super::{cong_avoid_ai, slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, cong_avoid_ai, slow_start, CcState, CongestionControl, ControllerDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Reno {
@@ -25,11 +25,7 @@ impl Reno {
         ControllerDoc {
             name: "reno",
             doc: "Reno/NewReno window rules (RFC 5681): slow start, +1/RTT, halve on loss",
-            params: vec![ParamDoc {
-                name: "abc",
-                default: false.into(),
-                doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
-            }],
+            params: vec![abc_param()],
         }
     }
 
@@ -63,18 +59,7 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn st(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            max_cwnd: 1e9,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: None,
-            min_rtt_s: None,
-            mss_bytes: 1000,
-        }
-    }
+    use crate::transport::cc::test_state as st;
     #[test]
     fn slow_start_doubles_per_window_then_one_per_rtt() {
         let mut r = Reno::new(false);

@@ -17,7 +17,7 @@
 //! segments; it is not reproduced. The cut uses cwnd at the event, as the
 //! paper writes it. `max_ssthresh` adds RFC 3742 Limited Slow-Start, as the
 //! E-TCP paper's STCP runs (`max_ssthresh_ 100`) did.
-use super::{ack_units, limited_slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, ack_units, limited_slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Scalable {
@@ -55,11 +55,7 @@ impl Scalable {
                     default: 0.0.into(),
                     doc: "RFC 3742 Limited Slow-Start threshold in segments; 0 = off (E-TCP paper: 100)",
                 },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "count segments acked (RFC 3465) instead of ACKs (paper, ns-2)",
-                },
+                abc_param(),
             ],
         }
     }
@@ -102,18 +98,7 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn st(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            max_cwnd: 1e12,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: None,
-            min_rtt_s: None,
-            mss_bytes: 1000,
-        }
-    }
+    use crate::transport::cc::test_state as st;
 
     #[test]
     fn increase_is_a_per_ack_above_legacy_window_and_reno_below() {

@@ -28,7 +28,9 @@
 //!
 //! The paper's (α, β) = (1, 3), and ns-2's `v_alpha_ 1, v_beta_ 3`, are
 //! available through the parameters. Counting per ACK (ns-2) unless `abc`.
-use super::{ack_units, cong_avoid_ai, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{
+    abc_param, ack_units, cong_avoid_ai, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc,
+};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Vegas {
@@ -76,11 +78,7 @@ impl Vegas {
                     doc: "packets queued above which cwnd shrinks (paper: 3)",
                 },
                 ParamDoc { name: "gamma", default: 1.0.into(), doc: "packets queued that end slow start" },
-                ParamDoc {
-                    name: "abc",
-                    default: false.into(),
-                    doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)",
-                },
+                abc_param(),
             ],
         }
     }
@@ -188,18 +186,7 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn st(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            max_cwnd: 1e12,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: None,
-            min_rtt_s: None,
-            mss_bytes: 1000,
-        }
-    }
+    use crate::transport::cc::test_state as st;
 
     /// One round: FlightSize-at-start ACKs, each with RTT `rtt`; the last one
     /// completes the round and triggers the decision.
