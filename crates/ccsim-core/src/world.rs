@@ -72,8 +72,8 @@ impl Net {
     }
 
     fn start_tx(link: &mut Link, events: &mut EventQueue, l: usize, id: PktId, size: u32, now: Time) {
-        link.busy_until = now + tx_time(size, link.rate_bps);
-        let arrive = link.busy_until + link.delay;
+        link.busy_until = now.saturating_add(tx_time(size, link.rate_bps));
+        let arrive = link.busy_until.saturating_add(link.delay);
         if link.pipe.is_empty() {
             events.schedule(arrive, EventKind::PipeArrival, l as u32, 0);
         }
@@ -227,8 +227,13 @@ impl Simulation {
         }
         let n_links = built.links.len();
         let n_flows = senders.len();
-        let fair_window =
-            if sample_iv > 0 { ((sc.fairness_window_s / sc.sample_interval_s).round() as usize).max(1) } else { 1 };
+        // Samples per fairness window, capped by the number of samples in the run.
+        let fair_window = match duration.checked_div(sample_iv) {
+            Some(n_samples) => {
+                (sc.fairness_window_s / sc.sample_interval_s).round().clamp(1.0, n_samples.max(1) as f64) as usize
+            }
+            None => 1,
+        };
         Ok(Simulation {
             net: Net {
                 now: 0,
@@ -341,7 +346,7 @@ impl Simulation {
             EventKind::AppStop => self.senders[i].stop(),
             EventKind::Sample => {
                 self.sample();
-                let next = self.net.now + self.sample_iv;
+                let next = self.net.now.saturating_add(self.sample_iv);
                 if next <= self.duration {
                     self.net.events.schedule(next, EventKind::Sample, 0, 0);
                 }

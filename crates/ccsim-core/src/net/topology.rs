@@ -148,6 +148,18 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
         let f = &sc.flows[entry];
         let [first, last] = f.hops.map_or([0, c.n - 1], |h| [h[0] as usize, h[1] as usize]);
         let path_delay = c.delay * (last - first + 1) as f64;
+        if let Some([lo, _]) = f.rtt_range_s {
+            // Checked on the range, not the draw, so validity never depends on the seed.
+            if lo / 2.0 < path_delay {
+                return Err(ConfigError::new(
+                    format!("flows[{entry}].rtt_range_s[0]"),
+                    format!(
+                        "{lo} is not allowed; it is shorter than the round trip of its bottleneck links ({} s)",
+                        2.0 * path_delay
+                    ),
+                ));
+            }
+        }
         let edge_delay = match rtt {
             None => c.edge_delay,
             Some(r) => {

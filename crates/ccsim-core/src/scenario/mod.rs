@@ -14,10 +14,19 @@ pub use validate::validate;
 
 /// A configuration error: the field path and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("scenario.{field}: {msg}")]
 pub struct ConfigError {
     pub field: String,
     pub msg: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "scenario: {}", self.msg)
+        } else {
+            write!(f, "scenario.{}: {}", self.field, self.msg)
+        }
+    }
 }
 
 impl ConfigError {
@@ -298,25 +307,75 @@ pub struct FlowSpec {
 
 fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ConfigError {
     let path = e.path().to_string();
-    let path = if path == "." { String::new() } else { path };
+    let path = if path == "." || path == "?" { String::new() } else { path };
     ConfigError::new(path, e.inner().to_string())
+}
+
+/// Re-parse the `topology` variant `kind` on its own (with `kind` removed):
+/// serde reports every error inside an internally tagged enum at the enum's
+/// own path, so this is what names the field.
+fn topology_detail<V: for<'de> serde::Deserializer<'de>>(kind: &str, t: V) -> Option<ConfigError> {
+    fn inner<T: serde::de::DeserializeOwned, V: for<'de> serde::Deserializer<'de>>(t: V) -> Option<ConfigError> {
+        serde_path_to_error::deserialize::<_, T>(t).err().map(|e| {
+            let p = path_error(e);
+            ConfigError::new(
+                if p.field.is_empty() { "topology".into() } else { format!("topology.{}", p.field) },
+                p.msg,
+            )
+        })
+    }
+    match kind {
+        "dumbbell" => inner::<Dumbbell, V>(t),
+        "parking_lot" => inner::<ParkingLot, V>(t),
+        "custom" => inner::<Custom, V>(t),
+        _ => None,
+    }
+}
+
+/// Deserialize a parsed document (JSON or TOML value), then validate;
+/// `detail` names the field of an error inside `topology`.
+fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
+    v: V,
+    detail: impl FnOnce() -> Option<ConfigError>,
+) -> Result<Scenario, ConfigError> {
+    match serde_path_to_error::deserialize::<_, Scenario>(v) {
+        Ok(sc) => {
+            validate(&sc)?;
+            Ok(sc)
+        }
+        Err(e) => {
+            if e.path().to_string() == "topology" {
+                if let Some(d) = detail() {
+                    return Err(d);
+                }
+            }
+            Err(path_error(e))
+        }
+    }
 }
 
 impl Scenario {
     /// Parse JSON, then validate.
     pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
-        let de = &mut serde_json::Deserializer::from_str(s);
-        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(path_error)?;
-        validate(&sc)?;
-        Ok(sc)
+        let v: Value = serde_json::from_str(s).map_err(|e| ConfigError::new("", format!("invalid JSON: {e}")))?;
+        let topo = v.get("topology").cloned();
+        parse_doc(v, || {
+            let mut t = topo?;
+            let kind = t.as_object_mut()?.remove("kind")?;
+            topology_detail(kind.as_str()?, t)
+        })
     }
 
-    /// Parse TOML, then validate.
+    /// Parse TOML (from its own value type, so `nan` and `inf` reach
+    /// validation and are named in the error), then validate.
     pub fn from_toml(s: &str) -> Result<Scenario, ConfigError> {
         let v: toml::Value = toml::from_str(s).map_err(|e| ConfigError::new("", format!("invalid TOML: {e}")))?;
-        let sc: Scenario = serde_path_to_error::deserialize(v).map_err(path_error)?;
-        validate(&sc)?;
-        Ok(sc)
+        let topo = v.get("topology").cloned();
+        parse_doc(v, || {
+            let mut t = topo?;
+            let kind = t.as_table_mut()?.remove("kind")?;
+            topology_detail(kind.as_str()?, t)
+        })
     }
 
     /// The normalised scenario (every default filled in) as JSON.

@@ -9,27 +9,70 @@ fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(field, msg)
 }
 
+/// Longest time any field may hold: simulated time is u64 picoseconds
+/// (213 days), and every deadline is a sum of a few such times.
+pub const MAX_TIME_S: f64 = 1e6;
+/// Link rates: at least 1 b/s (so a packet serialises within the clock
+/// range), at most 1 Pb/s.
+pub const MIN_RATE_BPS: f64 = 1.0;
+pub const MAX_RATE_BPS: f64 = 1e15;
+/// Largest segment payload or header: keeps packet sizes in u32.
+pub const MAX_PACKET_BYTES: u32 = 1_000_000;
+
+/// A number as a user would write it: exponent form when very large or small.
+fn num(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e7).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Units are in field names; bound every time and rate by its unit.
+fn unit_bounds(field: &str, x: f64) -> R {
+    let name = field.rsplit('.').next().unwrap_or(field);
+    let name = name.split('[').next().unwrap_or(name);
+    if name.ends_with("_s") && x > MAX_TIME_S {
+        return Err(err(field, format!("{} is not allowed; times must be <= {MAX_TIME_S} s", num(x))));
+    }
+    if name.ends_with("_bps") && !(MIN_RATE_BPS..=MAX_RATE_BPS).contains(&x) {
+        return Err(err(
+            field,
+            format!("{} is not allowed; rates must be from {MIN_RATE_BPS} to {MAX_RATE_BPS} b/s", num(x)),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn positive(field: &str, x: f64) -> R {
     if x.is_finite() && x > 0.0 {
-        Ok(())
+        unit_bounds(field, x)
     } else {
-        Err(err(field, format!("{x} is not allowed; must be a finite number > 0")))
+        Err(err(field, format!("{} is not allowed; must be a finite number > 0", num(x))))
     }
 }
 
 pub(crate) fn non_negative(field: &str, x: f64) -> R {
     if x.is_finite() && x >= 0.0 {
-        Ok(())
+        unit_bounds(field, x)
     } else {
-        Err(err(field, format!("{x} is not allowed; must be a finite number >= 0")))
+        Err(err(field, format!("{} is not allowed; must be a finite number >= 0", num(x))))
     }
 }
 
 fn at_least(field: &str, x: f64, lo: f64) -> R {
     if x.is_finite() && x >= lo {
+        unit_bounds(field, x)
+    } else {
+        Err(err(field, format!("{} is not allowed; must be a finite number >= {lo}", num(x))))
+    }
+}
+
+fn bytes(field: &str, x: u32, lo: u32) -> R {
+    if (lo..=MAX_PACKET_BYTES).contains(&x) {
         Ok(())
     } else {
-        Err(err(field, format!("{x} is not allowed; must be a finite number >= {lo}")))
+        Err(err(field, format!("{x} is not allowed; must be from {lo} to {MAX_PACKET_BYTES} bytes")))
     }
 }
 
@@ -141,9 +184,8 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
     }
     crate::transport::cc::build(&f.cc, &f.cc_params, &format!("flows[{i}]"))?;
     at_least(&p("bucket_pkts"), f.bucket_pkts, 1.0)?;
-    if f.mss_bytes == 0 {
-        return Err(err(p("mss_bytes"), "0 is not allowed; must be >= 1"));
-    }
+    bytes(&p("mss_bytes"), f.mss_bytes, 1)?;
+    bytes(&p("header_bytes"), f.header_bytes, 0)?;
     at_least(&p("init_cwnd_pkts"), f.init_cwnd_pkts, 1.0)?;
     at_least(&p("init_ssthresh_pkts"), f.init_ssthresh_pkts, 2.0)?;
     if f.rwnd_pkts == 0 {
@@ -161,6 +203,7 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
     non_negative(&p("start_s"), f.start_s)?;
     non_negative(&p("start_spread_s"), f.start_spread_s)?;
     if let Some(stop) = f.stop_s {
+        unit_bounds(&p("stop_s"), stop)?;
         if !(stop.is_finite() && stop > f.start_s) {
             return Err(err(p("stop_s"), format!("{stop} is not allowed; must be > start_s ({})", f.start_s)));
         }

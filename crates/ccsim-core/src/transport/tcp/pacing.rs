@@ -43,7 +43,7 @@ impl Pacer {
                 if *tokens >= 1.0 - 1e-9 {
                     now
                 } else {
-                    now + from_secs((1.0 - *tokens) / rate).max(1)
+                    now.saturating_add(from_secs((1.0 - *tokens) / rate).max(1))
                 }
             }
         }

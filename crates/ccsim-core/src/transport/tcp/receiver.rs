@@ -76,7 +76,7 @@ impl TcpReceiver {
             if self.pending >= 2 {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
-                let at = net.now + self.cfg.delack_timeout;
+                let at = net.now.saturating_add(self.cfg.delack_timeout);
                 self.delack_timer.arm(&mut net.events, at, EventKind::DelAck, self.flow);
             }
         }

@@ -62,6 +62,9 @@ pub struct TcpSender {
     pub rtt: RttEstimator,
     pub state: State,
     dupacks: u32,
+    /// Segments sent by Limited Transmit since the last new ACK: RFC 5681
+    /// §3.2 step 2 excludes them from the FlightSize that sets ssthresh.
+    lt_sent: u64,
     recover: u64,
     rescue_rxt: Option<u64>,
     partial_seen: bool,
@@ -107,6 +110,7 @@ impl TcpSender {
             st,
             state: State::Open,
             dupacks: 0,
+            lt_sent: 0,
             recover: 0,
             rescue_rxt: None,
             partial_seen: false,
@@ -139,7 +143,7 @@ impl TcpSender {
         self.app_active = true;
         self.sync(net.now);
         if let Some(p) = self.cc.tick_interval_s(&self.st) {
-            self.tick_timer.arm(&mut net.events, net.now + from_secs(p), EventKind::CcTick, self.flow);
+            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)), EventKind::CcTick, self.flow);
         }
         self.try_send(net);
     }
@@ -165,6 +169,7 @@ impl TcpSender {
             self.rtt.reset_backoff();
             self.sb.advance(ack);
             self.dupacks = 0;
+            self.lt_sent = 0;
             self.sync(now);
             self.cc.pkts_acked(&mut self.st, acked, Some(r));
             let mut restart_rto = true;
@@ -198,7 +203,7 @@ impl TcpSender {
             if self.sb.outstanding() == 0 {
                 self.rto_timer.disarm();
             } else if restart_rto {
-                let at = now + self.rto();
+                let at = now.saturating_add(self.rto());
                 self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
             }
             if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
@@ -235,6 +240,7 @@ impl TcpSender {
     }
 
     fn enter_recovery(&mut self, net: &mut Net) {
+        self.st.flight = self.sb.outstanding() - self.lt_sent;
         self.st.ssthresh = self.cc.ssthresh(&self.st);
         self.st.cwnd = match self.cfg.recovery {
             Recovery::Sack => self.st.ssthresh,
@@ -253,7 +259,7 @@ impl TcpSender {
         // dupack_action() and Linux (rearm on retransmitting the head) do:
         // otherwise, with a stable RTT (RTTVAR -> 0), the retransmission's
         // extra queueing delay behind a full buffer fires a spurious RTO.
-        let at = net.now + self.rto();
+        let at = net.now.saturating_add(self.rto());
         self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
     }
 
@@ -274,7 +280,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.sb.on_rto();
         self.retransmit_first_lost(net, true);
-        let at = net.now + self.rto();
+        let at = net.now.saturating_add(self.rto());
         self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
         self.try_send(net);
     }
@@ -291,7 +297,7 @@ impl TcpSender {
         self.cc.on_tick(&mut self.st);
         self.clamp_cwnd();
         if let Some(p) = self.cc.tick_interval_s(&self.st) {
-            self.tick_timer.arm(&mut net.events, net.now + from_secs(p), EventKind::CcTick, self.flow);
+            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)), EventKind::CcTick, self.flow);
         }
         self.try_send(net);
     }
@@ -355,6 +361,9 @@ impl TcpSender {
             match self.next_segment() {
                 None => return,
                 Some(Next::New) => {
+                    if self.state == State::Open && self.sb.outstanding() >= self.st.cwnd.floor().max(1.0) as u64 {
+                        self.lt_sent += 1; // beyond cwnd: Limited Transmit (RFC 3042)
+                    }
                     let s = self.sb.high();
                     self.transmit(net, s, false)
                 }
@@ -391,7 +400,7 @@ impl TcpSender {
             tr.push(SendRecord { time: now, seq, interval_s, tokens_after: self.pacer.tokens(), forced });
         }
         if !self.rto_timer.is_armed() {
-            let at = now + self.rto();
+            let at = now.saturating_add(self.rto());
             self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
         }
     }

@@ -1,0 +1,186 @@
+//! Shared helpers for the integration tests: dumbbell scenario builder,
+//! conservation check, event-by-event stepping.
+#![allow(dead_code)]
+
+use ccsim_core::sim::time::{from_secs, to_secs};
+use ccsim_core::{Results, Scenario, Simulation};
+
+/// Packet conservation: every packet created is delivered, dropped or still
+/// in the network, and the network walk agrees with the packet slab.
+pub fn assert_conserved(r: &Results) {
+    let c = &r.conservation;
+    assert_eq!(
+        c.created,
+        c.delivered + c.dropped + c.in_flight,
+        "conservation: created {} != delivered {} + dropped {} + in_flight {} ({})",
+        c.created,
+        c.delivered,
+        c.dropped,
+        c.in_flight,
+        r.name
+    );
+    assert_eq!(c.in_flight, c.live_in_pool, "in_flight (network walk) != live packets in the pool ({})", r.name);
+    assert!(c.holds());
+}
+
+/// A dumbbell scenario described by a few parameters; `toml()` renders it.
+#[derive(Clone, Debug)]
+pub struct Dumbbell {
+    pub name: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub sample_interval_s: f64,
+    pub rate_bps: f64,
+    /// One-way delay of the bottleneck.
+    pub delay_s: f64,
+    pub buf_pkts: u64,
+    pub loss: f64,
+    pub reverse_loss: f64,
+    /// Each entry is the body of one `[[flows]]` table (TOML lines).
+    pub flows: Vec<String>,
+}
+
+impl Dumbbell {
+    pub fn new(rate_bps: f64, buf_pkts: u64, duration_s: f64) -> Self {
+        Dumbbell {
+            name: "test".into(),
+            seed: 1,
+            duration_s,
+            warmup_s: 0.0,
+            sample_interval_s: 0.0,
+            rate_bps,
+            delay_s: 0.01,
+            buf_pkts,
+            loss: 0.0,
+            reverse_loss: 0.0,
+            flows: Vec::new(),
+        }
+    }
+    pub fn name(mut self, n: &str) -> Self {
+        self.name = n.into();
+        self
+    }
+    pub fn seed(mut self, s: u64) -> Self {
+        self.seed = s;
+        self
+    }
+    pub fn warmup(mut self, w: f64) -> Self {
+        self.warmup_s = w;
+        self
+    }
+    pub fn sample(mut self, iv: f64) -> Self {
+        self.sample_interval_s = iv;
+        self
+    }
+    pub fn delay(mut self, d: f64) -> Self {
+        self.delay_s = d;
+        self
+    }
+    pub fn loss(mut self, p: f64) -> Self {
+        self.loss = p;
+        self
+    }
+    pub fn reverse_loss(mut self, p: f64) -> Self {
+        self.reverse_loss = p;
+        self
+    }
+    /// Add a `[[flows]]` entry with the given TOML body.
+    pub fn flow(mut self, body: &str) -> Self {
+        self.flows.push(body.to_string());
+        self
+    }
+
+    pub fn toml(&self) -> String {
+        let mut s = format!(
+            "name = {:?}\nseed = {}\nduration_s = {:?}\nwarmup_s = {:?}\nsample_interval_s = {:?}\n\
+             [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = {:?}\nbottleneck_delay_s = {:?}\n\
+             bottleneck_queue = {{ limit_pkts = {} }}\nbottleneck_loss = {:?}\nbottleneck_reverse_loss = {:?}\n",
+            self.name,
+            self.seed,
+            self.duration_s,
+            self.warmup_s,
+            self.sample_interval_s,
+            self.rate_bps,
+            self.delay_s,
+            self.buf_pkts,
+            self.loss,
+            self.reverse_loss
+        );
+        for f in &self.flows {
+            s.push_str("[[flows]]\n");
+            s.push_str(f);
+            s.push('\n');
+        }
+        s
+    }
+
+    pub fn scenario(&self) -> Scenario {
+        let t = self.toml();
+        Scenario::from_toml(&t).unwrap_or_else(|e| panic!("test scenario rejected: {e}\n{t}"))
+    }
+
+    pub fn sim(&self) -> Simulation {
+        Simulation::new(&self.scenario()).unwrap_or_else(|e| panic!("test scenario rejected: {e}"))
+    }
+
+    pub fn run(&self) -> Results {
+        run(&self.scenario())
+    }
+}
+
+/// Link indices of a dumbbell: 0 forward bottleneck, 1 reverse bottleneck,
+/// then per flow `f` four edge links starting at `2 + 4 f`:
+/// source->r0, r0->source, r1->sink, sink->r1.
+pub const FWD_BNECK: usize = 0;
+pub const REV_BNECK: usize = 1;
+pub fn src_edge(flow: usize) -> usize {
+    2 + 4 * flow
+}
+
+/// Build, run to the end, check conservation.
+pub fn run(sc: &Scenario) -> Results {
+    let mut sim = Simulation::new(sc).unwrap_or_else(|e| panic!("scenario rejected: {e}"));
+    let r = sim.run();
+    assert_conserved(&r);
+    r
+}
+
+/// Results of a stepped simulation, with the conservation check.
+pub fn finish(sim: &Simulation) -> Results {
+    let r = sim.results();
+    assert_conserved(&r);
+    r
+}
+
+/// Seconds that `run_until` maps to a time at or after `t` (exact below
+/// ~2000 s of simulated time; beyond, the smallest f64 that reaches `t`).
+pub fn secs_reaching(t: u64) -> f64 {
+    let mut s = to_secs(t);
+    while from_secs(s) < t {
+        s = s.next_up();
+    }
+    s
+}
+
+/// Time of the next pending event, in seconds.
+pub fn next_event_s(sim: &Simulation) -> Option<f64> {
+    sim.net.events.peek_time().map(secs_reaching)
+}
+
+/// Process every event at the next pending instant; false when none is left
+/// before the end of the run.
+pub fn step(sim: &mut Simulation) -> bool {
+    match sim.net.events.peek_time() {
+        Some(t) if to_secs(t) <= sim.duration_s() => {
+            sim.run_until(secs_reaching(t));
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Mean of a slice.
+pub fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
