@@ -21,7 +21,9 @@ MAX_LEGEND = 10
 PathLike = Union[str, os.PathLike]
 
 
-def _plt():
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend (no display needed);
+    imported lazily so `import ccsim` stays light."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -61,7 +63,7 @@ def plot_cwnd(res: Results, path: PathLike) -> Optional[Path]:
     df = res.flow_series
     if df.empty or "cwnd" not in df:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5))
     flows = {f.get("id"): f for f in res.raw.get("flows", [])}
     groups = list(df.groupby("flow", sort=True))
@@ -78,7 +80,7 @@ def plot_queue(res: Results, path: PathLike) -> Optional[Path]:
     df = res.link_series
     if df.empty or "queue_pkts" not in df:
         return None
-    plt = _plt()
+    plt = pyplot()
     labels = _link_labels(res)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     groups = list(df.groupby("link", sort=True))
@@ -95,7 +97,7 @@ def plot_loss(res: Results, path: PathLike) -> Optional[Path]:
     df = res.link_series
     if df.empty or "loss_rate" not in df:
         return None
-    plt = _plt()
+    plt = pyplot()
     labels = _link_labels(res)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     groups = list(df.groupby("link", sort=True))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..models.aimd import bdp_packets, cycle_rtts, sawtooth_utilization
+from ..plots import pyplot
 from ..sweep import sweep, write_table
 from . import Check, register
 
@@ -74,11 +75,7 @@ def grid(quick: bool) -> List[dict]:
 
 
 def _plot(df, out_dir: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     rtts = sorted(df["rtt_s"].unique())
     fig, axes = plt.subplots(1, len(rtts), figsize=(4.2 * len(rtts), 3.6), squeeze=False, sharey=True)
     for ax, rtt in zip(axes[0], rtts):

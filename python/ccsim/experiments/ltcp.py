@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..models.aimd import bdp_packets, sawtooth_utilization
+from ..plots import pyplot
 from ..sweep import sweep, write_table
 from . import Check, register
 
@@ -58,11 +59,7 @@ def base_scenario(warmup_s: float, measure_s: float) -> dict:
 
 
 def _plot(df, out_dir: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     x = df["rate_bps"] / 1e6
     ax.plot(x, df["goodput_mbps"] / x, "o-", label="ccsim TCP (SACK)")
