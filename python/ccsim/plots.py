@@ -32,6 +32,15 @@ def pyplot():
     return plt
 
 
+def save_figure(fig, path: PathLike, dpi: int = 120) -> Path:
+    """Lay out, write and close a figure; returns its path."""
+    plt = pyplot()
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return Path(path)
+
+
 def _link_labels(res: Results) -> dict:
     labels = {}
     for link in res.raw.get("links", []):

@@ -234,6 +234,14 @@ def sweep(
         shown = ", ".join(f"{k}={v!r}" for k, v in specs[todo[key][0]].overrides.items())
         return UserError(f"sweep run {key[:12]} ({shown or 'base scenario'}) failed: {exc}")
 
+    def collect(key: str, get) -> None:
+        """Store the result ``get()`` returns, naming the run if it failed."""
+        try:
+            res = get()
+        except Exception as exc:
+            raise failed(key, exc) from exc
+        done(key, res)
+
     try:
         payloads = {key: dumps(specs[idx[0]].scenario) for key, idx in todo.items()}
         n_workers = min(workers or os.cpu_count() or 1, max(len(payloads), 1))
@@ -247,12 +255,7 @@ def sweep(
                 futures = {client.submit(_run_json, p, pure=False, key=f"ccsim-{k}"): k
                            for k, p in payloads.items()}
                 for fut in dask_completed(futures):
-                    key = futures[fut]
-                    try:
-                        res = fut.result()
-                    except Exception as exc:
-                        raise failed(key, exc) from exc
-                    done(key, res)
+                    collect(futures[fut], fut.result)
             finally:
                 client.close()
                 if cluster is not None:
@@ -260,22 +263,13 @@ def sweep(
         elif n_workers == 1:
             # In-process: no pickling, and tracebacks/debuggers work as usual.
             for key, p in payloads.items():
-                try:
-                    res = _run_json(p)
-                except Exception as exc:
-                    raise failed(key, exc) from exc
-                done(key, res)
+                collect(key, lambda p=p: _run_json(p))
         else:
             with ProcessPoolExecutor(max_workers=n_workers) as pool:
                 futures = {pool.submit(_run_json, p): k for k, p in payloads.items()}
                 try:
                     for fut in as_completed(futures):
-                        key = futures[fut]
-                        try:
-                            res = fut.result()
-                        except Exception as exc:
-                            raise failed(key, exc) from exc
-                        done(key, res)
+                        collect(futures[fut], fut.result)
                 except BaseException:
                     # Interrupted or failed: keep what finished, drop the queue.
                     pool.shutdown(wait=False, cancel_futures=True)

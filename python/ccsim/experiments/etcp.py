@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..models.aimd import bdp_packets, cycle_rtts, sawtooth_utilization
-from ..plots import pyplot
+from ..plots import pyplot, save_figure
 from ..sweep import sweep, write_table
 from . import Check, register
 
@@ -93,11 +93,7 @@ def _plot(df, out_dir: Path) -> Path:
     axes[0][0].set_ylabel("link utilisation (goodput / capacity)")
     axes[0][0].legend(fontsize=8)
     fig.suptitle("E-TCP paper Fig 6 baselines: one flow, 20-packet DropTail")
-    fig.tight_layout()
-    path = out_dir / "etcp-fig6-baselines.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, out_dir / "etcp-fig6-baselines.png")
 
 
 @register("etcp-fig6-baselines", paper="E-TCP (small-buffer high-speed CC), Fig 6",

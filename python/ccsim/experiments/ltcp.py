@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..models.aimd import bdp_packets, sawtooth_utilization
-from ..plots import pyplot
+from ..plots import pyplot, save_figure
 from ..sweep import sweep, write_table
 from . import Check, register
 
@@ -72,11 +72,7 @@ def _plot(df, out_dir: Path) -> Path:
     ax.set_title("LTCP paper Fig 6, TCP column (RTT 70 ms, buffer = BDP)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out_dir / "ltcp-fig6-tcp.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, out_dir / "ltcp-fig6-tcp.png")
 
 
 @register("ltcp-fig6-tcp", paper="LTCP (layered TCP), Fig 6 table",

@@ -189,16 +189,7 @@ mod tests {
     use crate::sim::time::from_secs;
 
     fn st(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            max_cwnd: 1e12,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: Some(0.1),
-            min_rtt_s: Some(0.1),
-            mss_bytes: 1000,
-        }
+        CcState { srtt_s: Some(0.1), min_rtt_s: Some(0.1), ..crate::transport::cc::test_state(cwnd, ssthresh) }
     }
 
     #[test]

@@ -184,16 +184,7 @@ impl CongestionControl for Fast {
 mod tests {
     use super::*;
     fn st(cwnd: f64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh: 1e9,
-            max_cwnd: 1e12,
-            now: 0,
-            flight: cwnd as u64,
-            srtt_s: Some(0.1),
-            min_rtt_s: Some(0.1),
-            mss_bytes: 1000,
-        }
+        CcState { srtt_s: Some(0.1), min_rtt_s: Some(0.1), ..crate::transport::cc::test_state(cwnd, 1e9) }
     }
 
     /// Against a single bottleneck of C packets/s and propagation RTT d,

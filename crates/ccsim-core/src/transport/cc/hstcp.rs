@@ -36,7 +36,9 @@
 //! `max_ssthresh/2` segments per RTT, so one RTT of doubling at a huge window
 //! cannot cause thousands of drops. Off by default (the RFC's "infinite");
 //! the E-TCP paper's HSTCP and STCP runs use 100.
-use super::{abc_param, ack_units, limited_slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{
+    abc_param, ack_units, limited_slow_start, max_ssthresh_param, CcState, CongestionControl, ControllerDoc, ParamDoc,
+};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct HighSpeed {
@@ -93,11 +95,7 @@ impl HighSpeed {
                     default: 1e-3.into(),
                     doc: "loss rate at low_window (RFC 1e-3; ns-2 uses 1.5/low_window^2)",
                 },
-                ParamDoc {
-                    name: "max_ssthresh",
-                    default: 0.0.into(),
-                    doc: "RFC 3742 Limited Slow-Start threshold in segments; 0 = off (E-TCP paper: 100)",
-                },
+                max_ssthresh_param(),
                 abc_param(),
             ],
         }

@@ -154,6 +154,16 @@ pub fn abc_param() -> ParamDoc {
     ParamDoc { name: "abc", default: false.into(), doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)" }
 }
 
+/// RFC 3742 Limited Slow-Start threshold, shared by the controllers that
+/// use `limited_slow_start`.
+pub fn max_ssthresh_param() -> ParamDoc {
+    ParamDoc {
+        name: "max_ssthresh",
+        default: 0.0.into(),
+        doc: "RFC 3742 Limited Slow-Start threshold in segments; 0 = off (E-TCP paper: 100)",
+    }
+}
+
 /// A controller as listed by `ccsim list`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ControllerDoc {

@@ -17,7 +17,9 @@
 //! segments; it is not reproduced. The cut uses cwnd at the event, as the
 //! paper writes it. `max_ssthresh` adds RFC 3742 Limited Slow-Start, as the
 //! E-TCP paper's STCP runs (`max_ssthresh_ 100`) did.
-use super::{abc_param, ack_units, limited_slow_start, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{
+    abc_param, ack_units, limited_slow_start, max_ssthresh_param, CcState, CongestionControl, ControllerDoc, ParamDoc,
+};
 use crate::scenario::{params::Params, ConfigError};
 
 pub struct Scalable {
@@ -50,11 +52,7 @@ impl Scalable {
                     default: 16.0.into(),
                     doc: "segments; standard TCP increase and decrease at or below",
                 },
-                ParamDoc {
-                    name: "max_ssthresh",
-                    default: 0.0.into(),
-                    doc: "RFC 3742 Limited Slow-Start threshold in segments; 0 = off (E-TCP paper: 100)",
-                },
+                max_ssthresh_param(),
                 abc_param(),
             ],
         }
