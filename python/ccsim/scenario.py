@@ -281,6 +281,10 @@ class Flow(_Table):
     direction: Optional[str] = None
     hops: Optional[List[int]] = None
     route: Optional[List[str]] = None
+    # transport = "udp" only: constant rate on the wire, optional on/off periods
+    rate_bps: Optional[Number] = None
+    on_s: Optional[Number] = None
+    off_s: Optional[Number] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
 

@@ -18,6 +18,7 @@ use crate::sim::Time;
 use crate::stats::{self, FlowResult, LinkResult, Results, Series};
 use crate::transport::tcp::sender::SendRecord;
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::udp::{UdpSink, UdpSource};
 use rand::Rng;
 use std::collections::VecDeque;
 
@@ -128,6 +129,9 @@ impl Net {
 #[derive(Clone, Debug)]
 pub struct FlowMeta {
     pub entry: usize,
+    pub transport: String,
+    /// Header bytes of this flow's packets (UDP goodput excludes them).
+    pub header: u32,
     pub cc: String,
     pub recovery: String,
     pub pacing: String,
@@ -136,10 +140,15 @@ pub struct FlowMeta {
     pub stop: Option<Time>,
 }
 
+/// Flow ids: TCP flows first (`0..senders.len()`, in scenario order), then
+/// UDP flows (`udp[i]` is flow `senders.len() + i`), so `senders[flow]` is
+/// flow `flow` for every TCP flow.
 pub struct Simulation {
     pub net: Net,
     pub senders: Vec<TcpSender>,
     pub receivers: Vec<TcpReceiver>,
+    pub udp: Vec<UdpSource>,
+    pub udp_sinks: Vec<UdpSink>,
     pub meta: Vec<FlowMeta>,
     nodes: Vec<String>,
     scenario: Scenario,
@@ -191,14 +200,24 @@ impl Simulation {
         let mut events = EventQueue::default();
         let mut senders = Vec::new();
         let mut receivers = Vec::new();
+        let mut udp = Vec::new();
         let mut meta = Vec::new();
         let mut routes = Vec::new();
-        for (id, fp) in built.flows.iter().enumerate() {
+        // TCP flows take ids 0.., UDP flows follow (see `Simulation`).
+        let is_udp = |fp: &topology::FlowPlacement| sc.flows[fp.entry].transport == "udp";
+        let order = built.flows.iter().filter(|fp| !is_udp(fp)).chain(built.flows.iter().filter(|fp| is_udp(fp)));
+        for (id, fp) in order.enumerate() {
             let spec = &sc.flows[fp.entry];
-            let cfg = tcp_config(spec);
-            let cc = crate::transport::cc::build(&spec.cc, &spec.cc_params, &format!("flows[{}]", fp.entry))?;
-            senders.push(TcpSender::new(id as u32, cfg.clone(), cc));
-            receivers.push(TcpReceiver::new(id as u32, cfg));
+            if is_udp(fp) {
+                let on_off = spec.on_s.zip(spec.off_s);
+                let rate = spec.rate_bps.unwrap_or(0.0);
+                udp.push(UdpSource::new(id as u32, spec.mss_bytes, spec.header_bytes, rate, on_off));
+            } else {
+                let cfg = tcp_config(spec);
+                let cc = crate::transport::cc::build(&spec.cc, &spec.cc_params, &format!("flows[{}]", fp.entry))?;
+                senders.push(TcpSender::new(id as u32, cfg.clone(), cc));
+                receivers.push(TcpReceiver::new(id as u32, cfg));
+            }
             routes.push((fp.fwd.clone(), fp.rev.clone()));
             let start = from_secs(fp.start_s);
             let stop = spec.stop_s.map(from_secs);
@@ -206,11 +225,15 @@ impl Simulation {
             if let Some(s) = stop {
                 events.schedule(s, EventKind::AppStop, id as u32, 0);
             }
+            let none = || "none".to_string();
+            let tcp = !is_udp(fp);
             meta.push(FlowMeta {
                 entry: fp.entry,
-                cc: spec.cc.clone(),
-                recovery: name_of(&spec.recovery),
-                pacing: name_of(&spec.pacing),
+                transport: spec.transport.clone(),
+                header: spec.header_bytes,
+                cc: if tcp { spec.cc.clone() } else { none() },
+                recovery: if tcp { name_of(&spec.recovery) } else { none() },
+                pacing: if tcp { name_of(&spec.pacing) } else { none() },
                 rtt_prop_s: fp.rtt_prop_s,
                 start,
                 stop,
@@ -226,7 +249,8 @@ impl Simulation {
             events.schedule(warmup, EventKind::WarmupEnd, 0, 0);
         }
         let n_links = built.links.len();
-        let n_flows = senders.len();
+        let n_flows = meta.len();
+        let udp_sinks = (0..udp.len()).map(|_| UdpSink::default()).collect();
         // Samples per fairness window, capped by the number of samples in the run.
         let fair_window = match duration.checked_div(sample_iv) {
             Some(n_samples) => {
@@ -247,6 +271,8 @@ impl Simulation {
             },
             senders,
             receivers,
+            udp,
+            udp_sinks,
             meta,
             nodes: built.nodes,
             scenario: sc.clone(),
@@ -342,8 +368,15 @@ impl Simulation {
                     r.on_delack(net);
                 }
             }
-            EventKind::AppStart => self.senders[i].start(net),
-            EventKind::AppStop => self.senders[i].stop(),
+            EventKind::AppStart => match self.senders.get_mut(i) {
+                Some(s) => s.start(net),
+                None => self.udp[i - self.senders.len()].start(net),
+            },
+            EventKind::AppStop => match self.senders.get_mut(i) {
+                Some(s) => s.stop(),
+                None => self.udp[i - self.senders.len()].stop(),
+            },
+            EventKind::UdpSend => self.udp[i - self.senders.len()].on_send(net),
             EventKind::Sample => {
                 self.sample();
                 let next = self.net.now.saturating_add(self.sample_iv);
@@ -353,8 +386,8 @@ impl Simulation {
             }
             EventKind::WarmupEnd => {
                 self.warm_links = self.net.links.iter().map(|l| l.c).collect();
-                self.warm_delivered = self.receivers.iter().map(|r| r.delivered_bytes).collect();
-                self.warm_rx = self.receivers.iter().map(|r| r.rx_bytes).collect();
+                self.warm_delivered = (0..self.meta.len()).map(|f| self.delivered(f)).collect();
+                self.warm_rx = (0..self.meta.len()).map(|f| self.received(f)).collect();
             }
         }
     }
@@ -362,7 +395,11 @@ impl Simulation {
     fn deliver(&mut self, id: PktId) {
         let p = self.net.pkts.get(id);
         let flow = p.flow as usize;
-        if p.is_ack {
+        if flow >= self.senders.len() {
+            let size = p.size;
+            self.net.pkts.free(id);
+            self.udp_sinks[flow - self.senders.len()].on_data(size, self.meta[flow].header);
+        } else if p.is_ack {
             let (ack, ts, ece, n) = (p.ack, p.ts, p.ece, p.n_sack as usize);
             let mut sack: [SackBlock; 3] = [(0, 0); 3];
             sack[..n].copy_from_slice(&p.sack[..n]);
@@ -378,21 +415,41 @@ impl Simulation {
     /// Whether flow `f`'s application is offering data at `t`.
     fn active(&self, f: usize, t: Time) -> bool {
         let m = &self.meta[f];
-        t >= m.start && m.stop.is_none_or(|s| t < s) && self.senders[f].stats.completed_at.is_none()
+        t >= m.start
+            && m.stop.is_none_or(|s| t < s)
+            && self.senders.get(f).is_none_or(|s| s.stats.completed_at.is_none())
+    }
+
+    /// Payload bytes delivered in order to flow `f`'s application so far.
+    fn delivered(&self, f: usize) -> u64 {
+        match self.receivers.get(f) {
+            Some(r) => r.delivered_bytes,
+            None => self.udp_sinks[f - self.receivers.len()].payload_bytes,
+        }
+    }
+
+    /// Bytes (with headers) received by flow `f`'s receiver so far.
+    fn received(&self, f: usize) -> u64 {
+        match self.receivers.get(f) {
+            Some(r) => r.rx_bytes,
+            None => self.udp_sinks[f - self.receivers.len()].rx_bytes,
+        }
     }
 
     fn sample(&mut self) {
         let t = self.net.now;
         let ts = to_secs(t);
         let iv = to_secs(self.sample_iv);
+        let delivered: Vec<u64> = (0..self.meta.len()).map(|f| self.delivered(f)).collect();
         let s = &mut self.series;
-        for (f, snd) in self.senders.iter().enumerate() {
-            let d = self.receivers[f].delivered_bytes;
+        for (f, &d) in delivered.iter().enumerate() {
+            // UDP flows have no window or RTT estimate: NaN (null in JSON)
+            let snd = self.senders.get(f);
             s.flows.time_s.push(ts);
             s.flows.flow.push(f as u32);
-            s.flows.cwnd.push(snd.st.cwnd);
-            s.flows.ssthresh.push(snd.st.ssthresh.min(1e15));
-            s.flows.srtt_s.push(snd.rtt.srtt.unwrap_or(f64::NAN));
+            s.flows.cwnd.push(snd.map_or(f64::NAN, |x| x.st.cwnd));
+            s.flows.ssthresh.push(snd.map_or(f64::NAN, |x| x.st.ssthresh.min(1e15)));
+            s.flows.srtt_s.push(snd.and_then(|x| x.rtt.srtt).unwrap_or(f64::NAN));
             s.flows.goodput_bps.push((d - self.last_delivered[f]) as f64 * 8.0 / iv);
             self.last_delivered[f] = d;
         }
@@ -411,7 +468,6 @@ impl Simulation {
             s.links.utilization.push((c.tx_bytes - last.tx_bytes) as f64 * 8.0 / (link.rate_bps * iv));
             self.last_links[l] = c;
         }
-        let delivered: Vec<u64> = self.receivers.iter().map(|r| r.delivered_bytes).collect();
         self.fair_hist.push_back(delivered.clone());
         if self.fair_hist.len() > self.fair_window + 1 {
             self.fair_hist.pop_front();
@@ -457,40 +513,7 @@ impl Simulation {
                 }
             })
             .collect();
-        let flows: Vec<FlowResult> = self
-            .senders
-            .iter()
-            .enumerate()
-            .map(|(f, s)| {
-                let m = &self.meta[f];
-                let r = &self.receivers[f];
-                let from = m.start.max(self.warmup);
-                let until = [Some(end), m.stop, s.stats.completed_at].into_iter().flatten().min().unwrap_or(end);
-                let t = to_secs(until.saturating_sub(from));
-                let per_s = |b: u64| if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 };
-                let delivered = r.delivered_bytes - self.warm_delivered[f];
-                FlowResult {
-                    id: f as u32,
-                    entry: m.entry as u32,
-                    cc: m.cc.clone(),
-                    recovery: m.recovery.clone(),
-                    pacing: m.pacing.clone(),
-                    rtt_prop_s: m.rtt_prop_s,
-                    start_s: to_secs(m.start),
-                    stop_s: m.stop.map(to_secs),
-                    goodput_bps: per_s(delivered),
-                    throughput_bps: per_s(r.rx_bytes - self.warm_rx[f]),
-                    delivered_bytes: delivered,
-                    data_pkts_sent: s.stats.data_sent,
-                    retransmits: s.stats.retransmits,
-                    timeouts: s.stats.timeouts,
-                    fast_recoveries: s.stats.fast_recoveries,
-                    final_cwnd: s.st.cwnd,
-                    final_srtt_s: s.rtt.srtt,
-                    completed_s: s.stats.completed_at.map(to_secs),
-                }
-            })
-            .collect();
+        let flows: Vec<FlowResult> = (0..self.meta.len()).map(|f| self.flow_result(f, end)).collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         Results {
             name: self.scenario.name.clone(),
@@ -510,6 +533,40 @@ impl Simulation {
                 live_in_pool: self.net.pkts.live() as u64,
             },
             series: self.series.clone(),
+        }
+    }
+
+    /// Summary of flow `f` over the measurement period ending at `end`.
+    fn flow_result(&self, f: usize, end: Time) -> FlowResult {
+        let m = &self.meta[f];
+        let snd = self.senders.get(f);
+        let completed = snd.and_then(|s| s.stats.completed_at);
+        let from = m.start.max(self.warmup);
+        let until = [Some(end), m.stop, completed].into_iter().flatten().min().unwrap_or(end);
+        let t = to_secs(until.saturating_sub(from));
+        let per_s = |b: u64| if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 };
+        let delivered = self.delivered(f) - self.warm_delivered[f];
+        let udp = (f >= self.senders.len()).then(|| &self.udp[f - self.senders.len()]);
+        FlowResult {
+            id: f as u32,
+            entry: m.entry as u32,
+            transport: m.transport.clone(),
+            cc: m.cc.clone(),
+            recovery: m.recovery.clone(),
+            pacing: m.pacing.clone(),
+            rtt_prop_s: m.rtt_prop_s,
+            start_s: to_secs(m.start),
+            stop_s: m.stop.map(to_secs),
+            goodput_bps: per_s(delivered),
+            throughput_bps: per_s(self.received(f) - self.warm_rx[f]),
+            delivered_bytes: delivered,
+            data_pkts_sent: snd.map_or_else(|| udp.map_or(0, |u| u.sent_pkts), |s| s.stats.data_sent),
+            retransmits: snd.map_or(0, |s| s.stats.retransmits),
+            timeouts: snd.map_or(0, |s| s.stats.timeouts),
+            fast_recoveries: snd.map_or(0, |s| s.stats.fast_recoveries),
+            final_cwnd: snd.map_or(f64::NAN, |s| s.st.cwnd),
+            final_srtt_s: snd.and_then(|s| s.rtt.srtt),
+            completed_s: completed.map(to_secs),
         }
     }
 }

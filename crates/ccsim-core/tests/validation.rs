@@ -164,9 +164,9 @@ fn unknown_names_list_what_is_allowed() {
     );
     check(&with(DUMBBELL, "\"dumbbell\"", "\"star\""), "topology.kind", &["star", "dumbbell", "parking_lot", "custom"]);
     check(
-        &with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\ntransport = \"udp\""),
+        &with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\ntransport = \"sctp\""),
         "flows[0].transport",
-        &["\"udp\"", "tcp"],
+        &["\"sctp\"", "tcp", "udp"],
     );
     check(
         &with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\ncc_params = { abcd = true }"),

@@ -293,6 +293,15 @@ pub struct FlowSpec {
     pub stop_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// UDP only: sending rate in b/s on the wire (payload + header).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<f64>,
+    /// UDP only: on-period length; with `off_s`, the source alternates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_s: Option<f64>,
+    /// UDP only: off-period length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_s: Option<OneOrMany>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -174,13 +174,42 @@ fn topology(t: &Topology) -> R {
     }
 }
 
+/// The constant-rate source's own fields (`transport = "udp"`).
+fn udp_flow(i: usize, f: &FlowSpec) -> R {
+    let p = |k: &str| format!("flows[{i}].{k}");
+    match f.rate_bps {
+        Some(r) => positive(&p("rate_bps"), r)?,
+        None => return Err(err(p("rate_bps"), "required with transport = \"udp\" (b/s on the wire)")),
+    }
+    if f.bytes.is_some() {
+        return Err(err(p("bytes"), "not allowed with transport = \"udp\" (the source is unbounded; use stop_s)"));
+    }
+    match (f.on_s, f.off_s) {
+        (Some(on), Some(off)) => {
+            positive(&p("on_s"), on)?;
+            positive(&p("off_s"), off)
+        }
+        (None, None) => Ok(()),
+        (Some(_), None) => Err(err(p("off_s"), "missing; on_s and off_s go together")),
+        (None, Some(_)) => Err(err(p("on_s"), "missing; on_s and off_s go together")),
+    }
+}
+
 fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
     let p = |k: &str| format!("flows[{i}].{k}");
     if f.count == 0 {
         return Err(err(p("count"), "0 is not allowed; must be >= 1"));
     }
-    if f.transport != "tcp" {
-        return Err(err(p("transport"), format!("unknown value \"{}\"; allowed: tcp", f.transport)));
+    match f.transport.as_str() {
+        "tcp" => {
+            for (k, v) in [("rate_bps", f.rate_bps), ("on_s", f.on_s), ("off_s", f.off_s)] {
+                if v.is_some() {
+                    return Err(err(p(k), "only allowed with transport = \"udp\""));
+                }
+            }
+        }
+        "udp" => udp_flow(i, f)?,
+        other => return Err(err(p("transport"), format!("unknown value \"{other}\"; allowed: tcp, udp"))),
     }
     crate::transport::cc::build(&f.cc, &f.cc_params, &format!("flows[{i}]"))?;
     at_least(&p("bucket_pkts"), f.bucket_pkts, 1.0)?;

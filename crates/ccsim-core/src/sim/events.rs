@@ -25,6 +25,8 @@ pub enum EventKind {
     AppStart,
     /// Application of flow `idx` stops offering new data.
     AppStop,
+    /// Next departure of UDP flow `idx`'s constant-rate source.
+    UdpSend,
     /// Periodic controller tick of flow `idx` (generation `gen`).
     CcTick,
     /// Periodic metrics sample.

@@ -27,6 +27,9 @@ pub fn jain(x: &[f64]) -> f64 {
 pub struct FlowResult {
     pub id: u32,
     pub entry: u32,
+    /// `"tcp"` or `"udp"`; UDP flows report `cc`/`recovery`/`pacing` "none",
+    /// `final_cwnd` null and zero retransmits.
+    pub transport: String,
     pub cc: String,
     pub recovery: String,
     pub pacing: String,
