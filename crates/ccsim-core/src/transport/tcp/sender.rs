@@ -271,6 +271,14 @@ impl TcpSender {
         self.stats.timeouts += 1;
         self.rtt.on_timeout();
         self.sync(net.now);
+        // RFC 5681 §3.1 eq. (4) sets ssthresh to *no more than*
+        // max(FlightSize/2, 2): the flight is capped by cwnd here, as ns-2
+        // (`window()`) and Linux (`snd_cwnd`) do. Without the cap, an RTO
+        // that ends a failed SACK recovery counts everything sent during it
+        // (SACKed data included) and sets ssthresh far above what the path
+        // holds; with a gentle decrease (CUBIC's beta 0.7) the next slow
+        // start then overshoots into the same failed recovery forever.
+        self.st.flight = self.st.flight.min(self.st.cwnd.ceil() as u64);
         self.st.ssthresh = self.cc.ssthresh(&self.st);
         self.st.cwnd = 1.0;
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
