@@ -147,3 +147,22 @@ def test_bench_quick_json():
                       "peak_rss_mb", "utilization", "loss_rate"}
     assert r["events"] > 0 and r["bottleneck_pkts_per_s"] > 0 and r["peak_rss_mb"] > 0
     assert 0.0 < r["utilization"] <= 1.0 and 0.0 <= r["loss_rate"] < 1.0
+
+
+def test_bench_controller_rows_compare_with_b2():
+    from ccsim.bench import BENCHMARKS, CONTROLLER_ROWS, scenario
+
+    # every controller row is B2's scenario with only the controller changed
+    b2 = scenario("B2").to_dict()
+    for cc in CONTROLLER_ROWS:
+        d = scenario(f"B2-{cc}").to_dict()
+        assert d["flows"][0].pop("cc") == cc and b2["flows"][0]["cc"] == "reno"
+        assert {**d, "name": "x", "flows": [{**d["flows"][0]}]} == {
+            **b2, "name": "x", "flows": [{k: v for k, v in b2["flows"][0].items() if k != "cc"}]}
+    assert {"B2-hstcp", "B2-stcp", "B2-htcp", "B2-ltcp", "B2-cubic"} <= set(BENCHMARKS)
+    proc = subprocess.run([sys.executable, "-m", "ccsim", "bench", "--quick", "--json", "B2", "B2-ltcp"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert "vs_B2" not in rows[0] and rows[1]["vs_B2"] > 0
+    assert abs(rows[1]["vs_B2"] - rows[1]["events_per_s"] / rows[0]["events_per_s"]) < 1e-9

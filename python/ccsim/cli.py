@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None)
     p.set_defaults(func=cmd_reproduce)
 
-    p = sub.add_parser("bench", help="engine benchmarks B1..B5, each in its own process")
+    p = sub.add_parser("bench", help="engine benchmarks B1..B5 and B2-<cc> controller rows, each in its own process")
     p.add_argument("names", nargs="*", metavar="NAME")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--quick", action="store_true", help="durations / 10 (smoke test)")
