@@ -15,7 +15,7 @@
 //!   stage began and RTT the smoothed RTT: `target = W_cubic(t + RTT)` clamped
 //!   to [cwnd, 1.5·cwnd]; the Reno-friendly estimate `W_est += α_cubic/cwnd`
 //!   per unit with `α_cubic = 3(1−β)/(1+β)`, switching to 1 once W_est reaches
-//!   `cwnd_prior` (§4.3); if `W_cubic(t) < W_est` cwnd = W_est (Reno-friendly
+//!   `cwnd_prior` (§4.3); if `W_cubic(t) < W_est` cwnd = max(cwnd, W_est) (Reno-friendly
 //!   region), else `cwnd += (target − cwnd)/cwnd` per unit.
 //! - Congestion event (§4.6–4.7): fast convergence `W_max = cwnd·(1+β)/2` if
 //!   cwnd < the previous W_max, else `W_max = cwnd`; `cwnd_prior = cwnd`;

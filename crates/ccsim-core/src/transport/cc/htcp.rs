@@ -28,8 +28,9 @@
 //!   of eq. 19–21 needs, and one old spike cannot pin β at 0.5 forever).
 //!   B⁻ is "readily measured from packets ACK'ed over an RTT": ACKed segments
 //!   per second over consecutive bins of one smoothed RTT; B⁻ is the last
-//!   complete bin before the event. At the first event there is no previous B⁻
-//!   and β = 0.5 (as Linux, whose adaptation also starts at the second event).
+//!   complete bin before the event. At the first event there is no previous B⁻:
+//!   with `adaptive_reset` that counts as a change, so β = 0.5 (as Linux);
+//!   without it, β = clamp(RTT_min/RTT_max) from the first event.
 //!   With `adaptive_backoff = false`, β = `fixed_beta` always and the reset does
 //!   not apply (it only modifies the adaptive backoff).
 //! - RTT scaling (§3.1 Comment 2, §3.4 Comment 2; off by default): α is
@@ -48,7 +49,9 @@
 //!   scaling uses `scale = clamp(int(8·rtt_ref/RTT_min), 4, 80)` and
 //!   `factor = max(1, int(8·factor/scale))` (multiplier in [0.1, 2]);
 //!   `rtt_scaling` defaults to true in this mode, as Linux's `use_rtt_scaling`.
-//! - β (adaptive_backoff): only from the second event on (`modeswitch`), only if
+//! - β (adaptive_backoff): only once `modeswitch` is on (set at an event
+//!   that is not a reset; with `use_bandwidth_switch` the first event always
+//!   resets, old maxB being 0, so adaptive β first applies at the third), only if
 //!   RTT_min > 10 ms, quantised to 1/128, clamped to [64, 102]/128; RTT_max
 //!   only grows in Open and only by jumps ≤ 20 ms, and fades after each event
 //!   to `RTT_min + 0.95·(RTT_max − RTT_min)`.

@@ -1,5 +1,6 @@
-//! Layered TCP (Bhandarkar, Jain, Reddy, "LTCP: Improving the Performance of
-//! TCP in Highspeed Networks", §III–IV), the paper's design choice of §IV.
+//! Layered TCP (Bhandarkar, Sanghi, Reddy, "LTCP: A Layered Congestion
+//! Control Protocol for Highspeed Networks", §III–IV; equation numbers are
+//! this paper's), the paper's design choice of §IV.
 //!
 //! Why layers: above a window threshold W_T the flow emulates K virtual TCP
 //! flows (+K segments per RTT, `cwnd += K/cwnd` per ACK), and K grows when no

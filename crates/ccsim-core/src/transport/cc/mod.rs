@@ -7,7 +7,7 @@
 //! | here             | Linux                      | when |
 //! |------------------|----------------------------|------|
 //! | `cong_avoid`     | `cong_avoid`               | ACK of new data outside fast recovery |
-//! | `ssthresh`       | `ssthresh`                 | congestion event (fast retransmit or RTO) |
+//! | `ssthresh`       | `ssthresh`                 | congestion event (fast retransmit, RTO or ECN echo) |
 //! | `pkts_acked`     | `pkts_acked`               | every ACK of new data, with the RTT sample |
 //! | `on_event`       | `cwnd_event` / `set_state` | recovery start/end, RTO, ECN echo |
 //! | `on_tick`        | (FAST's per-RTT update)    | every `tick_interval` seconds |

@@ -23,7 +23,9 @@
 //! - Between round ends: standard slow start per ACK while in slow start
 //!   (Linux grows every RTT, not every other RTT as the paper); no change in
 //!   congestion avoidance.
-//! - Loss handling is Reno's (`ssthresh = cwnd/2`, floor 2); a new round
+//! - Loss handling halves the window as Reno does, but from cwnd
+//!   (`ssthresh = cwnd/2`, floor 2, as Linux's `tcp_reno_ssthresh`), not
+//!   from FlightSize as this crate's `reno` does; a new round
 //!   starts with the first ACK after recovery or a timeout.
 //!
 //! The paper's (α, β) = (1, 3), and ns-2's `v_alpha_ 1, v_beta_ 3`, are
