@@ -318,10 +318,7 @@ fn stcp_two_flows_keep_their_unfair_ratio() {
 /// slow start overshot into the same failure: 30 RTOs in 30 s and 64 Mb/s.
 #[test]
 fn cubic_recovers_from_slow_start_overshoot() {
-    let r = Dumbbell::new(100e6, 480, 30.0)
-        .delay(0.01)
-        .flow("cc = \"cubic\"\nrecovery = \"sack\"\nrtt_s = 0.04")
-        .run();
+    let r = Dumbbell::new(100e6, 480, 30.0).delay(0.01).flow("cc = \"cubic\"\nrecovery = \"sack\"\nrtt_s = 0.04").run();
     let f = &r.flows[0];
     assert!(f.timeouts <= 2, "{} RTOs", f.timeouts);
     assert!(f.goodput_bps > 85e6, "goodput {}", f.goodput_bps);

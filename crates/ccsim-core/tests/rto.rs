@@ -154,3 +154,26 @@ fn first_rto_uses_init_rto_before_any_sample() {
     }
     assert_eq!(r.flows[0].delivered_bytes, 0);
 }
+
+/// RFC 5681 §3.1: ssthresh is reduced when the timer fires for a segment not
+/// yet resent by the timer; the backed-off repeats keep it (Linux
+/// `tcp_enter_loss`), rather than collapsing it to 2 from the one-segment
+/// window the first timeout left.
+#[test]
+fn repeated_timeouts_keep_ssthresh() {
+    let mut sim = sim();
+    let cwnd_before = sim.senders[0].st.cwnd;
+    // the black hole starts with cwnd well above 4 segments
+    assert!(cwnd_before >= 8.0, "cwnd {cwnd_before}");
+    let mut seen = Vec::new();
+    sim.net.links[FWD_BNECK].loss = 0.999999;
+    while seen.len() < 4 {
+        assert!(step(&mut sim));
+        let s = &sim.senders[0];
+        if s.stats.timeouts as usize > seen.len() {
+            seen.push(s.st.ssthresh);
+        }
+    }
+    assert!(seen[0] > 2.0, "first RTO: ssthresh from min(FlightSize, cwnd), got {}", seen[0]);
+    assert!(seen.iter().all(|&x| x == seen[0]), "repeats changed ssthresh: {seen:?}");
+}

@@ -269,6 +269,9 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        // Backoff is cleared when new data is ACKed, so a nonzero backoff
+        // means this segment was already resent by the timer.
+        let repeated = self.rtt.backoff > 0;
         self.rtt.on_timeout();
         self.sync(net.now);
         // RFC 5681 §3.1 eq. (4) sets ssthresh to *no more than*
@@ -278,8 +281,14 @@ impl TcpSender {
         // (SACKed data included) and sets ssthresh far above what the path
         // holds; with a gentle decrease (CUBIC's beta 0.7) the next slow
         // start then overshoots into the same failed recovery forever.
-        self.st.flight = self.st.flight.min(self.st.cwnd.ceil() as u64);
-        self.st.ssthresh = self.cc.ssthresh(&self.st);
+        // The same rule applies only "if the given segment has not yet been
+        // resent by way of the retransmission timer": a backed-off repeat
+        // keeps ssthresh (as Linux `tcp_enter_loss`), instead of collapsing
+        // it to 2 from the one-segment window the first RTO left.
+        if !repeated {
+            self.st.flight = self.st.flight.min(self.st.cwnd.ceil() as u64);
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+        }
         self.st.cwnd = 1.0;
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
         self.clamp_cwnd();
