@@ -1,0 +1,100 @@
+"""E-TCP paper baselines: the train-overflow model and the quick runs."""
+
+import math
+
+import pandas as pd
+import pytest
+from conftest import assert_conserved
+
+from ccsim import Results
+from ccsim.experiments import REGISTRY
+from ccsim.experiments.etcp import (
+    BUFFER,
+    PROTOCOLS,
+    STCP_A,
+    STCP_B,
+    climb_rtts,
+    hstcp_a,
+    hstcp_b,
+    overflow_window,
+    steady_cycle,
+)
+from ccsim.models.aimd import sawtooth_utilization
+
+CHECK_KEYS = {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"}
+
+
+def test_reno_rules_reduce_to_the_aimd_sawtooth():
+    # Delta = 1 never reaches B: the pipe limits, and the cycle is the
+    # classical sawtooth, up to the one-packet detection overshoot and the
+    # stepwise model's one-packet steps (0.5% at W = 120, a 70-step cycle)
+    for w in (12, 120, 1202, 12020, 120192):
+        c = steady_cycle("NewReno", w)
+        assert c["regime"] == "pipe" and c["w_hi"] == pytest.approx(w + BUFFER)
+        assert c["utilization"] == pytest.approx(sawtooth_utilization(w, BUFFER), abs=1e-2)
+
+
+def test_stcp_train_overflow_closed_form():
+    # Delta = a w reaches B at w = B / a, independent of the pipe
+    assert overflow_window("STCP", 12020) == pytest.approx(BUFFER / STCP_A, rel=1e-6)
+    c = steady_cycle("STCP", 12020)
+    assert c["regime"] == "train"
+    # MIMD: w is log-uniform over the cycle, mean = (w_peak - w_lo) / ln(w_peak / w_lo)
+    peak = BUFFER / STCP_A * (1 + STCP_A)
+    lo = (1 - STCP_B) * peak
+    assert c["utilization"] == pytest.approx((peak - lo) / math.log(peak / lo) / 12020, rel=1e-4)
+    assert c["cycle_rtts"] == pytest.approx(math.log(1 / (1 - STCP_B)) / STCP_A, rel=1e-4)
+    # utilisation ~ 1/W once train-limited
+    assert steady_cycle("STCP", 24040)["utilization"] == pytest.approx(c["utilization"] / 2, rel=1e-6)
+    # below B/a the pipe limits again
+    assert steady_cycle("STCP", 1202)["regime"] == "pipe"
+
+
+def test_hstcp_response_and_overflow():
+    assert float(hstcp_a(38)) == 1.0 and float(hstcp_b(38)) == 0.5
+    assert float(hstcp_b(83000)) == pytest.approx(0.1)
+    assert float(hstcp_a(83000)) == pytest.approx(72.5, abs=1.5)
+    # RFC 3649 table row w = 1058: a = 8, b = 0.33 (ns-2 Low_P moves a a little)
+    assert float(hstcp_a(1058)) == pytest.approx(8, abs=0.5)
+    assert float(hstcp_b(1058)) == pytest.approx(0.33, abs=0.01)
+    w = overflow_window("HSTCP", 1e6)
+    assert float(hstcp_a(w)) == pytest.approx(BUFFER, rel=1e-6)
+    assert 4000 < w < 5500
+    assert climb_rtts("HSTCP", 1e6, 100, 200) > climb_rtts("HSTCP", 1e6, 1000, 1100) > 0
+
+
+def _check_shape(checks):
+    assert checks
+    for c in checks:
+        assert set(c.to_dict()) >= CHECK_KEYS
+
+
+def test_fig8_quick(tmp_path):
+    checks = REGISTRY["etcp-fig8-baselines"].run(tmp_path, True, 1)
+    _check_shape(checks)
+    names = " ".join(c.quantity for c in checks)
+    assert "NewReno and HSTCP curves overlap" in names and "FAST" in names
+    runs = list((tmp_path / "runs").glob("*.json"))
+    assert len(runs) == len(PROTOCOLS)
+    for f in runs:
+        r = Results.load(f)
+        assert_conserved(r)
+        assert len(r.raw["flows"]) == 50
+        starts = [fl["start_s"] for fl in r.raw["flows"]]
+        assert 0 <= min(starts) and max(starts) <= 0.1
+    df = pd.read_csv(tmp_path / "etcp-fig8-baselines.csv")
+    assert set(df["protocol"]) == set(PROTOCOLS)
+    assert df["jain_index"].between(0, 1).all()
+    assert (tmp_path / "etcp-fig8-baselines.png").exists()
+
+
+def test_fig6_quick_has_the_high_speed_tcps(tmp_path):
+    checks = REGISTRY["etcp-fig6-baselines"].run(tmp_path, True, 1)
+    _check_shape(checks)
+    for proto in ("HSTCP", "STCP", "FAST"):
+        assert any(c.quantity.startswith(proto) for c in checks), proto
+    assert any("train-overflow" in c.quantity for c in checks)
+    for f in (tmp_path / "runs").glob("*.json"):
+        assert_conserved(Results.load(f))
+    # the README's main command: every quick check passes
+    assert all(c.ok for c in checks), [c.quantity for c in checks if not c.ok]
