@@ -143,7 +143,7 @@ def test_bench_quick_json():
     rows = json.loads(proc.stdout)
     assert [r["name"] for r in rows] == ["B1"]
     r = rows[0]
-    assert set(r) == {"name", "wall_s", "events", "events_per_s", "bottleneck_pkts_per_s",
+    assert set(r) == {"name", "wall_s", "repeats", "events", "events_per_s", "bottleneck_pkts_per_s",
                       "peak_rss_mb", "utilization", "loss_rate"}
     assert r["events"] > 0 and r["bottleneck_pkts_per_s"] > 0 and r["peak_rss_mb"] > 0
     assert 0.0 < r["utilization"] <= 1.0 and 0.0 <= r["loss_rate"] < 1.0
@@ -164,5 +164,16 @@ def test_bench_controller_rows_compare_with_b2():
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
-    assert "vs_B2" not in rows[0] and rows[1]["vs_B2"] > 0
-    assert abs(rows[1]["vs_B2"] - rows[1]["events_per_s"] / rows[0]["events_per_s"]) < 1e-9
+    assert "vs_base" not in rows[0] and rows[1]["vs_base"] > 0
+    assert abs(rows[1]["vs_base"] - rows[1]["events_per_s"] / rows[0]["events_per_s"]) < 1e-9
+
+
+def test_bench_capped_rows_do_identical_work():
+    # B2cap-<cc> is only a per-ACK cost comparison if every controller
+    # produces exactly the same events as NewReno: loss-free, window capped
+    from ccsim.bench import CONTROLLER_ROWS, run_one
+
+    base = run_one("B2cap", quick=True)
+    assert base["loss_rate"] == 0.0
+    for cc in CONTROLLER_ROWS:
+        assert run_one(f"B2cap-{cc}", quick=True)["events"] == base["events"], cc
