@@ -32,7 +32,7 @@ def test_ltcp_layer_model_closed_forms():
         assert recovery_speedup(k) == pytest.approx((k - 1) / 0.3)
 
 
-@pytest.mark.parametrize("exp_id", ["etcp-fig6-baselines", "ltcp-fig6-tcp", "ltcp-table2"])
+@pytest.mark.parametrize("exp_id", ["etcp-fig6-baselines", "ltcp-fig6", "ltcp-table2"])
 def test_reproduce_quick_gives_checks(tmp_path, exp_id):
     exp = REGISTRY[exp_id]
     checks = exp.run(tmp_path, True, 1)

@@ -1,0 +1,85 @@
+"""LTCP paper reproductions: the models they use, and each --quick variant.
+
+The quick runs check that every experiment produces its checks, table and
+plot, and that every simulation it made conserves packets; whether a quick
+check is within tolerance is not asserted (quick runs are too short for
+several of the paper's claims), except where the quick setting is enough.
+"""
+
+import math
+
+import pytest
+from conftest import assert_conserved
+
+from ccsim import Results
+from ccsim.experiments import REGISTRY
+from ccsim.models.ltcp import (climb_time_s, layer_of, layer_window, mixed_equilibrium,
+                               random_loss_window, response_bps, response_pkts_per_s, response_window)
+
+LTCP_IDS = ["ltcp-fig5", "ltcp-fig6", "ltcp-fig7", "ltcp-fig8", "ltcp-testbed", "ltcp-response"]
+
+
+def test_layer_of_inverts_layer_window():
+    for k in range(1, 20):
+        assert layer_of(layer_window(k)) == max(k, 1)
+        if k >= 2:
+            assert layer_of(layer_window(k) - 1e-6) == k - 1
+
+
+def test_response_window_is_self_consistent_eq17():
+    for p in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
+        w, k, beta = response_window(p)
+        assert beta == 0.15
+        # eq. 17 with the K' it returns, and K' = layer after the cut
+        assert w == pytest.approx(math.sqrt(k / (beta * (1 - beta / 2) * p)))
+        assert k == layer_of(0.85 * w)
+        # eq. 18 (response_bps) and eq. 16 agree
+        assert response_pkts_per_s(p, 0.07) * 8000 == pytest.approx(response_bps(k, beta, 0.07, p, 1000))
+    # below W_T LTCP is TCP: eq. 18 with K' = 1, beta = 1/2 is Mathis' sqrt(3/2)
+    w, k, beta = response_window(1e-2)
+    assert (k, beta) == (1, 0.5)
+    assert w * 0.75 == pytest.approx(math.sqrt(1.5 / 1e-2))
+
+
+def test_random_loss_fluid_model_near_periodic_model():
+    # random losses raise the mean window a little above the periodic sawtooth
+    for ltcp in (True, False):
+        fluid = random_loss_window(1e-4, ltcp=ltcp, cycles=500)
+        det = response_pkts_per_s(1e-4, 1.0) if ltcp else math.sqrt(1.5 / 1e-4)
+        assert 0.9 < fluid / det < 1.15
+
+
+def test_climb_time_and_mixed_equilibrium():
+    w, bdp = 14413.0, 8413.0
+    # TCP from W/2 to W at 1 per RTT, RTT 70 ms stretched by the queue: > 600 s
+    tcp = climb_time_s(w / 2, w, bdp, 0.07, lambda x: 1.0)
+    assert 640 < tcp < 670
+    assert climb_time_s(0.85 * w, w, bdp, 0.07) < 30
+    # without queueing it is (w1 - w0) / K RTTs
+    assert climb_time_s(100, 200, 1e9, 0.1, lambda x: 2.0) == pytest.approx(5.0)
+    t, k, share = mixed_equilibrium(10, w)
+    assert k == layer_of(0.85 * k * t / 0.15)
+    assert 10 * 2 * t + k * t / 0.15 == pytest.approx(w)
+    assert 0 < share < 1
+
+
+@pytest.mark.parametrize("exp_id", LTCP_IDS)
+def test_ltcp_quick(tmp_path, exp_id):
+    checks = REGISTRY[exp_id].run(tmp_path, True, 1)
+    assert checks
+    for c in checks:
+        d = c.to_dict()
+        assert set(d) >= {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"}
+    runs = list((tmp_path / "runs").glob("*.json"))
+    assert runs
+    for f in runs:
+        assert_conserved(Results.load(f))
+    assert (tmp_path / f"{exp_id}.csv").exists()
+    assert (tmp_path / f"{exp_id}.png").exists()
+    ok = {c.quantity: c.ok for c in checks}
+    if exp_id == "ltcp-fig5":
+        # the layer climb and the x0.85 cut show within the quick run
+        assert all(v for q, v in ok.items() if q.startswith("LTCP")), ok
+    if exp_id == "ltcp-response":
+        # LTCP against eq. 18 and the fluid model, and no congestion drops
+        assert all(v for q, v in ok.items() if q.startswith(("LTCP", "only random"))), ok
