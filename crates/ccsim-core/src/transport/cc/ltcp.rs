@@ -1,4 +1,4 @@
-//! Layered TCP (Bhandarkar, Sanghi, Reddy, "LTCP: A Layered Congestion
+//! Layered TCP (Bhandarkar, Jain, Reddy, "LTCP: A Layered Congestion
 //! Control Protocol for Highspeed Networks", §III–IV; equation numbers are
 //! this paper's), the paper's design choice of §IV.
 //!
