@@ -130,8 +130,6 @@ impl Net {
 pub struct FlowMeta {
     pub entry: usize,
     pub transport: String,
-    /// Header bytes of this flow's packets (UDP goodput excludes them).
-    pub header: u32,
     pub cc: String,
     pub recovery: String,
     pub pacing: String,
@@ -201,6 +199,7 @@ impl Simulation {
         let mut senders = Vec::new();
         let mut receivers = Vec::new();
         let mut udp = Vec::new();
+        let mut udp_sinks = Vec::new();
         let mut meta = Vec::new();
         let mut routes = Vec::new();
         // TCP flows take ids 0.., UDP flows follow (see `Simulation`).
@@ -212,6 +211,7 @@ impl Simulation {
                 let on_off = spec.on_s.zip(spec.off_s);
                 let rate = spec.rate_bps.unwrap_or(0.0);
                 udp.push(UdpSource::new(id as u32, spec.mss_bytes, spec.header_bytes, rate, on_off));
+                udp_sinks.push(UdpSink::new(spec.header_bytes));
             } else {
                 let cfg = tcp_config(spec);
                 let cc = crate::transport::cc::build(&spec.cc, &spec.cc_params, &format!("flows[{}]", fp.entry))?;
@@ -230,7 +230,6 @@ impl Simulation {
             meta.push(FlowMeta {
                 entry: fp.entry,
                 transport: spec.transport.clone(),
-                header: spec.header_bytes,
                 cc: if tcp { spec.cc.clone() } else { none() },
                 recovery: if tcp { name_of(&spec.recovery) } else { none() },
                 pacing: if tcp { name_of(&spec.pacing) } else { none() },
@@ -250,7 +249,6 @@ impl Simulation {
         }
         let n_links = built.links.len();
         let n_flows = meta.len();
-        let udp_sinks = (0..udp.len()).map(|_| UdpSink::default()).collect();
         // Samples per fairness window, capped by the number of samples in the run.
         let fair_window = match duration.checked_div(sample_iv) {
             Some(n_samples) => {
@@ -398,7 +396,7 @@ impl Simulation {
         if flow >= self.senders.len() {
             let size = p.size;
             self.net.pkts.free(id);
-            self.udp_sinks[flow - self.senders.len()].on_data(size, self.meta[flow].header);
+            self.udp_sinks[flow - self.senders.len()].on_data(size);
         } else if p.is_ack {
             let (ack, ts, ece, n) = (p.ack, p.ts, p.ece, p.n_sack as usize);
             let mut sack: [SackBlock; 3] = [(0, 0); 3];

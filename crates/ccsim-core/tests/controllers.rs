@@ -244,7 +244,7 @@ fn jain_10s(r: &ccsim_core::Results) -> Vec<(f64, f64)> {
         .map(|i| {
             let x: f64 = a[i - 9..=i].iter().sum();
             let y: f64 = b[i - 9..=i].iter().sum();
-            (s.time_s[2 * i], (x + y).powi(2) / (2.0 * (x * x + y * y)).max(1e-30))
+            (s.time_s[2 * i], ccsim_core::stats::jain(&[x, y]))
         })
         .collect()
 }
@@ -262,7 +262,7 @@ fn convergence_time(cc: &str) -> Option<f64> {
         .flow(&format!("{flow}\nstart_s = 10.0"))
         .run();
     let j = jain_10s(&r);
-    let last_bad = j.iter().rposition(|&(t, x)| t > 20.0 && x < 0.95);
+    let last_bad = j.iter().rposition(|&(t, x)| t > 20.0 && (x.is_nan() || x < 0.95)); // NaN: no traffic
     match last_bad {
         None => Some(10.0),
         Some(i) if i + 1 < j.len() => Some(j[i + 1].0 - 10.0),

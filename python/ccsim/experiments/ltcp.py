@@ -44,6 +44,7 @@ Experiments (ids):
 from __future__ import annotations
 
 import math
+import statistics
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -166,11 +167,9 @@ def _recoveries(g, events: List[int]) -> List[float]:
 
 
 def _median(xs) -> float:
-    xs = sorted(x for x in xs if not math.isnan(x))
-    if not xs:
-        return math.nan
-    n = len(xs)
-    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+    """Median ignoring NaN; NaN when nothing is left."""
+    xs = [x for x in xs if not math.isnan(x)]
+    return statistics.median(xs) if xs else math.nan
 
 
 @register("ltcp-fig5", paper="LTCP (layered TCP), Fig 5",

@@ -74,17 +74,18 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from ..models.ltcp import climb_time_s, layer_of
+from .ltcp import BETA, TB_HDR, TB_MSS, TB_RATE, W_T, _dumbbell, _scenario, _tb_flow
 from ..plots import pyplot, save_figure
 from ..sweep import load_run, sweep, write_table
 from . import Check, register
 
-RATE = 750e6                     # testbed bottleneck ("around 750 Mbps")
+# The testbed model (rate, 1448-byte segments in 1500-byte packets, delayed
+# ACKs, 32 MB windows) is ltcp-testbed's; only the buffer differs here.
+RATE = TB_RATE                   # testbed bottleneck ("around 750 Mbps")
 RTT = 0.070                      # the paper's medium RTT case
-MSS, HDR = 1448, 52              # Linux with timestamps: 1448 of 1500 bytes
+MSS, HDR = TB_MSS, TB_HDR
 PKT = MSS + HDR
 BUFFER = 5000                    # txqueuelen = backlog = 5000 in this experiment
-RWND = 32 * 2**20 // MSS         # 32 MB socket buffers
-W_T, BETA = 50.0, 0.15
 UDP_PAYLOAD_BPS = 350e6          # iperf -b 350M (datagram payload)
 UDP_MSS, UDP_HDR = 1470, 28      # iperf 1.7 default datagram, UDP + IP headers
 PERIOD = 300.0                   # "at intervals of 5 minutes"
@@ -111,11 +112,7 @@ def _setting(quick: bool) -> Dict[str, float]:
 
 
 def _tcp_flow(proto: str) -> dict:
-    f = {"cc": "reno", "recovery": "sack", "mss_bytes": MSS, "header_bytes": HDR, "rtt_s": RTT,
-         "delayed_ack": True, "rwnd_pkts": RWND}
-    if proto == "LTCP":
-        f.update(cc="ltcp", cc_params={"w_t": W_T, "beta": BETA})
-    return f
+    return _tb_flow(proto, RTT, 1)
 
 
 def _udp_flow(s: Dict[str, float]) -> dict:
@@ -127,21 +124,9 @@ def _udp_flow(s: Dict[str, float]) -> dict:
 def base_scenario(quick: bool = False) -> dict:
     """One LTCP flow and the on/off UDP stream on the simulated testbed."""
     s = _setting(quick)
-    return {
-        "name": "ltcp-udp",
-        "duration_s": s["period"] * (1 + 2 * N_CYCLES),
-        "warmup_s": 0.0,
-        "sample_interval_s": s["dt"],
-        "topology": {
-            "kind": "dumbbell",
-            "bottleneck_rate_bps": s["rate"],
-            "bottleneck_delay_s": 0.001,
-            "bottleneck_queue": {"kind": "droptail", "limit_pkts": int(s["buffer"])},
-            "edge_rate_bps": 1e9,
-            "edge_queue": {"kind": "droptail", "limit_pkts": 100000},
-        },
-        "flows": [_tcp_flow("LTCP"), _udp_flow(s)],
-    }
+    return _scenario("ltcp-udp", s["period"] * (1 + 2 * N_CYCLES),
+                     _dumbbell(s["rate"], int(s["buffer"]), edge_rate_bps=1e9),
+                     [_tcp_flow("LTCP"), _udp_flow(s)], sample=s["dt"])
 
 
 def _window(df, a: float, b: float, dt: float):

@@ -95,8 +95,9 @@ impl UdpSource {
 }
 
 /// Counts what arrives; UDP has no ACKs.
-#[derive(Default)]
 pub struct UdpSink {
+    /// Header bytes of the source's packets (not goodput).
+    header: u32,
     pub rx_pkts: u64,
     /// Wire bytes received.
     pub rx_bytes: u64,
@@ -105,9 +106,13 @@ pub struct UdpSink {
 }
 
 impl UdpSink {
-    pub fn on_data(&mut self, size: u32, header: u32) {
+    pub fn new(header: u32) -> Self {
+        UdpSink { header, rx_pkts: 0, rx_bytes: 0, payload_bytes: 0 }
+    }
+
+    pub fn on_data(&mut self, size: u32) {
         self.rx_pkts += 1;
         self.rx_bytes += size as u64;
-        self.payload_bytes += size.saturating_sub(header) as u64;
+        self.payload_bytes += size.saturating_sub(self.header) as u64;
     }
 }
