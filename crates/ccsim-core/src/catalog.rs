@@ -2,6 +2,8 @@
 use crate::transport::cc;
 use serde_json::json;
 
+/// Everything `ccsim list` shows; queues, stages and transports come from
+/// their registries.
 pub fn catalog_json() -> String {
     json!({
         "controllers": cc::catalog(),
@@ -16,13 +18,9 @@ pub fn catalog_json() -> String {
             {"name": "token_bucket", "doc": "tokens at cwnd/srtt, bucket of bucket_pkts (paced-XCP paper §3.2)",
              "params": [{"name": "bucket_pkts", "default": 1.0, "doc": "bucket size in packets"}]}
         ],
-        "queues": [
-            {"name": "droptail", "doc": "FIFO, drops arrivals when full",
-             "params": [
-                {"name": "limit_pkts", "default": null, "doc": "capacity in packets waiting (one of limit_pkts/limit_bytes)"},
-                {"name": "limit_bytes", "default": null, "doc": "capacity in bytes waiting"}
-             ]}
-        ],
+        "queues": crate::net::queue::catalog(),
+        "stages": crate::net::stage::catalog(),
+        "transports": crate::transport::catalog(),
         "topologies": [
             {"name": "dumbbell", "doc": "one bottleneck, one edge link per source and sink (E-TCP/LTCP Fig 4)",
              "params": [

@@ -15,7 +15,9 @@
 //! assert!(r.conservation.holds());
 //! assert!(r.flows[0].goodput_bps > 5e6);
 //! ```
+pub mod app;
 pub mod catalog;
+pub mod flow;
 pub mod net;
 pub mod scenario;
 pub mod sim;

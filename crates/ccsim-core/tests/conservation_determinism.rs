@@ -183,7 +183,8 @@ fn run_checked(sc: &Scenario) -> Results {
     for (f, fr) in r.flows.iter().enumerate() {
         let mss = sc.flows[fr.entry as usize].mss_bytes as u64;
         assert!(fr.delivered_bytes <= fr.data_pkts_sent * mss, "{} flow {f}", sc.name);
-        assert!(sim.receivers[f].rx_bytes >= sim.receivers[f].delivered_bytes);
+        let flow = sim.flows.get(f as u32);
+        assert!(flow.rx_bytes() >= flow.delivered_bytes());
     }
     r
 }

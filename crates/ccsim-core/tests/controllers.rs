@@ -99,9 +99,9 @@ fn ltcp_follows_eq_18() {
 /// after every instant at which cwnd changed.
 fn watch_cwnd(d: &Dumbbell, mut f: impl FnMut(f64, f64, f64, f64)) {
     let mut sim = d.sim();
-    let mut w = sim.senders[0].st.cwnd;
+    let mut w = sim.tcp_sender(0).unwrap().st.cwnd;
     while step(&mut sim) {
-        let st = &sim.senders[0].st;
+        let st = &sim.tcp_sender(0).unwrap().st;
         if st.cwnd != w {
             f(sim.now_s(), w, st.cwnd, st.ssthresh);
             w = st.cwnd;
@@ -233,18 +233,21 @@ fn fast_keeps_alpha_packets_queued_per_flow() {
     }
 }
 
-/// Jain's index of the two flows' goodput over a sliding 10 s window, per 1 s sample.
+/// Jain's index of the two flows' goodput over a sliding 10 s window, per 1 s
+/// sample (series rows exist only while a flow is active: before the second
+/// flow starts its goodput is 0).
 fn jain_10s(r: &ccsim_core::Results) -> Vec<(f64, f64)> {
     let s = &r.series.flows;
-    let n = s.time_s.len() / 2;
-    let g =
-        |f: u32| -> Vec<f64> { (0..s.time_s.len()).filter(|&i| s.flow[i] == f).map(|i| s.goodput_bps[i]).collect() };
-    let (a, b) = (g(0), g(1));
-    (10..n)
+    let rows = |f: u32| (0..s.time_s.len()).filter(move |&i| s.flow[i] == f);
+    let times: Vec<f64> = rows(0).map(|i| s.time_s[i]).collect();
+    let a: Vec<f64> = rows(0).map(|i| s.goodput_bps[i]).collect();
+    let b: Vec<f64> =
+        times.iter().map(|&t| rows(1).find(|&i| s.time_s[i] == t).map_or(0.0, |i| s.goodput_bps[i])).collect();
+    (10..times.len())
         .map(|i| {
             let x: f64 = a[i - 9..=i].iter().sum();
             let y: f64 = b[i - 9..=i].iter().sum();
-            (s.time_s[2 * i], ccsim_core::stats::jain(&[x, y]))
+            (times[i], ccsim_core::stats::jain(&[x, y]))
         })
         .collect()
 }

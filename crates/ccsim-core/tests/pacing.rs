@@ -61,7 +61,10 @@ fn interval_pacing_keeps_srtt_over_cwnd_between_departures() {
             let first_paced = tr.iter().position(|r| r.interval_s.is_some()).unwrap();
             assert_eq!(max_burst(&tr[first_paced..]), 1, "steady={steady} {extra}");
             if !steady {
-                assert!(sim.senders[0].stats.fast_recoveries > 0, "the congested run must exercise recovery");
+                assert!(
+                    sim.tcp_sender(0).unwrap().stats.fast_recoveries > 0,
+                    "the congested run must exercise recovery"
+                );
             }
         }
     }

@@ -27,17 +27,18 @@ fn step_dropping(sim: &mut Simulation, drop: &mut Vec<u64>) -> bool {
     let mut armed = false;
     if let Some(&(arrive, id)) = sim.net.links[src_edge(0)].pipe.front() {
         let p = sim.net.pkts.get(id);
-        if arrive == t && p.flow == 0 && !p.is_ack && !p.retx {
-            if let Some(i) = drop.iter().position(|&s| s == p.seq) {
+        let h = *p.tcp().expect("a TCP packet");
+        if arrive == t && p.flow == 0 && !p.is_ack() && !h.retx {
+            if let Some(i) = drop.iter().position(|&s| s == h.seq) {
                 drop.remove(i);
-                sim.net.links[FWD_BNECK].loss = 0.999999;
+                set_loss(sim, FWD_BNECK, 0.999999);
                 armed = true;
             }
         }
     }
     sim.run_until(secs_reaching(t));
     if armed {
-        sim.net.links[FWD_BNECK].loss = 0.0;
+        set_loss(sim, FWD_BNECK, 0.0);
     }
     true
 }
@@ -75,8 +76,8 @@ fn episode_with(recovery: &str, k: u64, min_rto: f64, extra: &str) -> Episode {
         ))
         .sim();
     sim.run_until(3.0);
-    sim.net.links[FWD_BNECK].loss = 0.0;
-    let s = &sim.senders[0];
+    set_loss(&mut sim, FWD_BNECK, 0.0);
+    let s = sim.tcp_sender(0).unwrap();
     assert_eq!(s.stats.retransmits, 0, "no loss before the constructed one");
     assert_eq!(s.sb.outstanding(), CWND, "a full window of {CWND} segments in flight");
     let h = s.sb.high();
@@ -87,7 +88,7 @@ fn episode_with(recovery: &str, k: u64, min_rto: f64, extra: &str) -> Episode {
     let mut repaired_s = None;
     while repaired_s.is_none() {
         assert!(step_dropping(&mut sim, &mut drop), "losses never repaired");
-        let s = &sim.senders[0];
+        let s = sim.tcp_sender(0).unwrap();
         if first_rtx_s.is_none() && s.stats.retransmits > 0 {
             first_rtx_s = Some(sim.now_s());
         }
@@ -99,7 +100,7 @@ fn episode_with(recovery: &str, k: u64, min_rto: f64, extra: &str) -> Episode {
     // Let the sender settle, then take the counters.
     sim.run_until(7.0);
     let r = finish(&sim);
-    let s = &sim.senders[0];
+    let s = sim.tcp_sender(0).unwrap();
     assert_eq!(s.state, State::Open);
     Episode {
         rtt,

@@ -2,12 +2,13 @@
 //! max_rto) and the backoff is cleared once new data is acknowledged.
 //!
 //! Construction: one flow in steady state, then the forward bottleneck's
-//! loss probability is raised to 0.999999 through `sim.net.links[0].loss`
+//! loss probability is raised to 0.999999 through the link's random-loss stage
 //! (a link built with loss 0 has no RNG, so the scenario sets a negligible
 //! 1e-15 to create it). Every data packet, retransmissions included, is lost;
 //! the test steps the event loop, records when each timeout fires, then
 //! restores the link and watches the sender recover.
 mod common;
+use ccsim_core::net::stage::loss::RandomLoss;
 use ccsim_core::Simulation;
 use common::*;
 
@@ -23,7 +24,7 @@ fn sim() -> Simulation {
              clock_granularity_s = 0.001\ninit_rto_s = 1.0"
         ))
         .sim();
-    assert!(sim.net.links[FWD_BNECK].loss_rng.is_some(), "a lossy link must own an RNG");
+    assert!(sim.net.links[FWD_BNECK].stage_mut::<RandomLoss>().is_some(), "a lossy link must own an RNG");
     sim.run_until(5.0);
     sim
 }
@@ -38,14 +39,14 @@ struct Outage {
 
 /// Black-hole the forward bottleneck until `n` timeouts have fired.
 fn outage(sim: &mut Simulation, n: usize) -> Outage {
-    sim.net.links[FWD_BNECK].loss = 0.999999;
-    let s = &sim.senders[0];
+    set_loss(sim, FWD_BNECK, 0.999999);
+    let s = sim.tcp_sender(0).unwrap();
     let (mut una, mut base_rto, mut last_ack_s) = (s.sb.una(), s.rtt.rto(), sim.now_s());
     let mut timeouts = Vec::new();
     let mut seen = s.stats.timeouts;
     while timeouts.len() < n {
         assert!(step(sim), "run ended before {n} timeouts");
-        let s = &sim.senders[0];
+        let s = sim.tcp_sender(0).unwrap();
         if s.sb.una() > una {
             assert!(timeouts.is_empty(), "new data ACKed after the first timeout while the link is black-holed");
             una = s.sb.una();
@@ -86,7 +87,7 @@ fn rto_doubles_per_timeout_up_to_max_rto() {
     eprintln!("base RTO {:.6} s, spacings {spacings:.4?}", o.base_rto);
     // The cap was reached: the last two gaps are both max_rto.
     assert!((spacings[5] - MAX_RTO).abs() < 1e-9 && (spacings[6] - MAX_RTO).abs() < 1e-9);
-    let s = &sim.senders[0];
+    let s = sim.tcp_sender(0).unwrap();
     assert_eq!(s.rtt.rto(), MAX_RTO);
     assert_eq!(s.st.cwnd, 1.0, "cwnd is one segment after an RTO");
     let r = finish(&sim);
@@ -97,24 +98,24 @@ fn rto_doubles_per_timeout_up_to_max_rto() {
 fn backoff_clears_after_new_data_is_acked() {
     let mut sim = sim();
     let o = outage(&mut sim, 4);
-    let s = &sim.senders[0];
+    let s = sim.tcp_sender(0).unwrap();
     assert_eq!(s.rtt.backoff, 4);
     assert!((s.rtt.rto() - (o.base_rto * 16.0).min(MAX_RTO)).abs() < 1e-12);
     // Heal the link. Losses happen on arrival at the bottleneck, and the
     // fourth timeout's retransmission is still on the access link, so it gets
     // through and is ACKed one RTT after that timeout.
-    sim.net.links[FWD_BNECK].loss = 0.0;
-    let una = sim.senders[0].sb.una();
+    set_loss(&mut sim, FWD_BNECK, 0.0);
+    let una = sim.tcp_sender(0).unwrap().sb.una();
     let t4 = o.timeouts[3].0;
-    while sim.senders[0].sb.una() == una {
+    while sim.tcp_sender(0).unwrap().sb.una() == una {
         assert!(step(&mut sim), "no recovery after the link healed");
         // Until new data is ACKed the backoff stays.
-        if sim.senders[0].sb.una() == una {
-            assert_eq!(sim.senders[0].rtt.backoff, 4);
+        if sim.tcp_sender(0).unwrap().sb.una() == una {
+            assert_eq!(sim.tcp_sender(0).unwrap().rtt.backoff, 4);
         }
     }
     let t_acked = sim.now_s();
-    let s = &sim.senders[0];
+    let s = sim.tcp_sender(0).unwrap();
     assert_eq!(s.stats.timeouts, 4, "no further timeout: the retransmission got through");
     assert!(t_acked > t4 + RTT && t_acked - t4 < RTT * 1.1, "ACK at {t_acked}, retransmission at {t4}");
     assert_eq!(s.rtt.backoff, 0, "backoff must clear on the ACK of new data");
@@ -127,7 +128,7 @@ fn backoff_clears_after_new_data_is_acked() {
     sim.run_until(20.0);
     let r = finish(&sim);
     assert_eq!(r.flows[0].timeouts, 4);
-    assert!(sim.senders[0].st.cwnd >= 10.0, "cwnd {}", sim.senders[0].st.cwnd);
+    assert!(sim.tcp_sender(0).unwrap().st.cwnd >= 10.0, "cwnd {}", sim.tcp_sender(0).unwrap().st.cwnd);
     eprintln!("RTO before {:.6} s, after recovery {rto:.6} s", o.base_rto);
 }
 
@@ -142,12 +143,12 @@ fn first_rto_uses_init_rto_before_any_sample() {
     let mut sim = Simulation::new(&sc).unwrap();
     let mut times = Vec::new();
     while step(&mut sim) {
-        if sim.senders[0].stats.timeouts as usize > times.len() {
+        if sim.tcp_sender(0).unwrap().stats.timeouts as usize > times.len() {
             times.push(sim.now_s());
         }
     }
     let r = finish(&sim);
-    assert!(sim.senders[0].rtt.srtt.is_none());
+    assert!(sim.tcp_sender(0).unwrap().rtt.srtt.is_none());
     assert_eq!(times.len(), 3, "timeouts at {times:?}");
     for (t, want) in times.iter().zip([1.0, 3.0, 7.0]) {
         assert!((t - want).abs() < 1e-9, "timeouts at {times:?}");
@@ -162,14 +163,14 @@ fn first_rto_uses_init_rto_before_any_sample() {
 #[test]
 fn repeated_timeouts_keep_ssthresh() {
     let mut sim = sim();
-    let cwnd_before = sim.senders[0].st.cwnd;
+    let cwnd_before = sim.tcp_sender(0).unwrap().st.cwnd;
     // the black hole starts with cwnd well above 4 segments
     assert!(cwnd_before >= 8.0, "cwnd {cwnd_before}");
     let mut seen = Vec::new();
-    sim.net.links[FWD_BNECK].loss = 0.999999;
+    set_loss(&mut sim, FWD_BNECK, 0.999999);
     while seen.len() < 4 {
         assert!(step(&mut sim));
-        let s = &sim.senders[0];
+        let s = sim.tcp_sender(0).unwrap();
         if s.stats.timeouts as usize > seen.len() {
             seen.push(s.st.ssthresh);
         }

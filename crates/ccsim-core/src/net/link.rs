@@ -1,39 +1,58 @@
-//! One direction of a link: queue discipline, serialiser and propagation pipe.
+//! One direction of a link: stages, queue discipline, serialiser,
+//! propagation pipe and taps.
 //!
-//! The serialiser is modelled by `busy_until`: a packet that starts
-//! transmission at `t` occupies the link until `t + size·8/rate` and reaches
-//! the far end `delay` later. Because a link delivers in FIFO order, the
-//! packet is appended to the pipe at once with its arrival time and only the
-//! pipe's head has an event in the global queue; a `LinkFree` event exists
-//! only while packets wait in the queue. A packet that finds the link idle
-//! therefore costs a single event, however large the bandwidth-delay product.
-use super::packet::PktId;
+//! A packet arriving at the link passes the stages' `on_enqueue` (random
+//! loss, router processing), then the queue discipline. The serialiser is
+//! modelled by `busy_until`: a packet that starts transmission at `t`
+//! occupies the link until `t + size·8/rate` and reaches the far end `delay`
+//! later. Because a link delivers in FIFO order, the packet is appended to
+//! the pipe at once with its arrival time and only the pipe's head has an
+//! event in the global queue; a `LinkFree` event exists only while packets
+//! wait. A packet that finds the link idle is admitted by the discipline and
+//! taken straight back out, so it still costs a single event.
+use super::ctx::{LinkCtx, OwnerState};
+use super::packet::{PacketPool, PktId};
 use super::queue::QueueDiscipline;
-use crate::sim::rng::Rng;
-use crate::sim::Time;
+use super::stage::{DropReason, Stage, Verdict};
+use super::tap::{Tap, TapEvent};
+use crate::sim::rng::{self, Stream};
+use crate::sim::{EventKind, EventQueue, Owner, Time, Timer};
 use std::collections::VecDeque;
 
 /// Counters of one link direction; `snapshot` copies them at warm-up end.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkCounters {
     pub arrivals: u64,
+    /// Packets dropped by the queue discipline or a congestion stage.
     pub drops: u64,
+    /// Packets lost by a random-loss stage.
     pub random_losses: u64,
+    /// Packets marked CE (ECN) by the discipline or a stage.
+    pub marks: u64,
     pub tx_pkts: u64,
     pub tx_bytes: u64,
 }
 
+struct StageSlot {
+    stage: Box<dyn Stage>,
+    own: OwnerState,
+}
+
 pub struct Link {
+    pub id: u32,
     pub name: String,
     pub from: usize,
     pub to: usize,
     pub rate_bps: f64,
     pub delay: Time,
-    /// Bernoulli loss probability applied to arriving packets.
-    pub loss: f64,
-    pub loss_rng: Option<Rng>,
     pub monitored: bool,
     pub queue: Box<dyn QueueDiscipline>,
+    queue_own: OwnerState,
+    stages: Vec<StageSlot>,
+    taps: Vec<Box<dyn Tap>>,
+    seed: u64,
+    /// Packets the discipline evicted during the last call.
+    pub(crate) evicted: Vec<PktId>,
     pub busy_until: Time,
     /// A `LinkFree` event is pending.
     pub free_scheduled: bool,
@@ -43,30 +62,162 @@ pub struct Link {
     pub max_queue_pkts: usize,
 }
 
+/// Build a context for one owner out of a link's disjoint fields.
+macro_rules! ctx {
+    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $evicted:expr, $marks:expr) => {
+        LinkCtx {
+            now: $now,
+            link: $id,
+            rate_bps: $rate,
+            idle: $idle,
+            rng: &mut $own.rng,
+            timer: &mut $own.timer,
+            events: $events,
+            evicted: $evicted,
+            marks: $marks,
+        }
+    };
+}
+
 impl Link {
     pub fn new(
+        id: u32,
         name: String,
-        from: usize,
-        to: usize,
+        (from, to): (usize, usize),
         rate_bps: f64,
         delay: Time,
         queue: Box<dyn QueueDiscipline>,
+        seed: u64,
     ) -> Self {
+        let queue_own = OwnerState {
+            rng: rng::stream(seed, Stream::Queue, id as u64),
+            timer: Timer::new(Owner::new(EventKind::LinkTimer, id, 0)),
+        };
         Link {
+            id,
             name,
             from,
             to,
             rate_bps,
             delay,
-            loss: 0.0,
-            loss_rng: None,
             monitored: false,
             queue,
+            queue_own,
+            stages: Vec::new(),
+            taps: Vec::new(),
+            seed,
+            evicted: Vec::new(),
             busy_until: 0,
             free_scheduled: false,
             pipe: VecDeque::new(),
             c: LinkCounters::default(),
             max_queue_pkts: 0,
+        }
+    }
+
+    /// Append a stage; it runs after those already installed on enqueue.
+    pub fn add_stage(&mut self, stage: Box<dyn Stage>) {
+        let slot = self.stages.len() + 1;
+        assert!(slot < 256, "at most 255 stages per link");
+        let own = OwnerState {
+            rng: rng::stream(self.seed, stage.stream(), self.id as u64),
+            timer: Timer::new(Owner::new(EventKind::LinkTimer, self.id, slot as u8)),
+        };
+        self.stages.push(StageSlot { stage, own });
+    }
+
+    pub fn add_tap(&mut self, tap: Box<dyn Tap>) {
+        self.taps.push(tap);
+    }
+
+    /// The first installed stage of type `T`, to adjust it during a run.
+    pub fn stage_mut<T: Stage>(&mut self) -> Option<&mut T> {
+        self.stages.iter_mut().find_map(|s| s.stage.as_any_mut().downcast_mut::<T>())
+    }
+
+    pub fn stage_names(&self) -> Vec<&'static str> {
+        self.stages.iter().map(|s| s.stage.name()).collect()
+    }
+
+    /// The first attached tap of type `T`.
+    pub fn tap<T: Tap>(&self) -> Option<&T> {
+        self.taps.iter().find_map(|t| t.as_any().downcast_ref::<T>())
+    }
+
+    #[inline]
+    pub(crate) fn notify(&mut self, ev: TapEvent, now: Time, pkts: &PacketPool, id: PktId) {
+        if !self.taps.is_empty() {
+            let p = pkts.get(id);
+            for t in &mut self.taps {
+                t.on_event(ev, now, self.id, p);
+            }
+        }
+    }
+
+    /// The serialiser is free and no `LinkFree` is pending.
+    #[inline]
+    pub(crate) fn can_serve(&self, now: Time) -> bool {
+        self.busy_until <= now && !self.free_scheduled
+    }
+
+    /// Run the stages' `on_enqueue`; the reason if one dropped the packet.
+    #[inline]
+    pub(crate) fn stages_enqueue(
+        &mut self,
+        now: Time,
+        pkts: &mut PacketPool,
+        events: &mut EventQueue,
+        id: PktId,
+    ) -> Option<DropReason> {
+        let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        for s in &mut self.stages {
+            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);
+            if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Offer the packet to the discipline; evictions are left in `evicted`.
+    #[inline]
+    pub(crate) fn enqueue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue, id: PktId) -> bool {
+        let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        let own = &mut self.queue_own;
+        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, &mut self.evicted, &mut self.c.marks);
+        self.queue.enqueue(&mut ctx, id, pkts)
+    }
+
+    /// Take the next packet from the discipline through the stages'
+    /// `on_dequeue` (the serialiser is free).
+    #[inline]
+    pub(crate) fn dequeue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) -> Option<PktId> {
+        let own = &mut self.queue_own;
+        let mut ctx = ctx!(now, self.id, self.rate_bps, false, own, events, &mut self.evicted, &mut self.c.marks);
+        let id = self.queue.dequeue(&mut ctx, pkts)?;
+        for s in &mut self.stages {
+            let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, &mut self.evicted, &mut self.c.marks);
+            s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
+        }
+        Some(id)
+    }
+
+    /// Timer `slot` of this link fired (0: the queue, `i`: stage `i - 1`).
+    pub(crate) fn on_timer(&mut self, slot: u8, gen: u32, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) {
+        let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        if slot == 0 {
+            let own = &mut self.queue_own;
+            if own.timer.fire(events, now, gen) {
+                let mut ctx =
+                    ctx!(now, self.id, self.rate_bps, idle, own, events, &mut self.evicted, &mut self.c.marks);
+                self.queue.on_timer(&mut ctx, pkts);
+            }
+        } else if let Some(s) = self.stages.get_mut(slot as usize - 1) {
+            if s.own.timer.fire(events, now, gen) {
+                let mut ctx =
+                    ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);
+                s.stage.on_timer(&mut ctx);
+            }
         }
     }
 }

@@ -1,9 +1,198 @@
-//! The network: packets, links (serialiser + propagation pipe), queue
-//! disciplines, and the topology builders that wire them into per-flow routes.
+//! The network agents act on: links (stages, queue discipline, serialiser,
+//! propagation pipe, taps), routes, the packet slab, the clock and the event
+//! queue; and the topology builders that wire links into routes.
+//!
+//! How a packet moves: an agent calls `Net::send`, which takes a slab slot
+//! and offers the packet to the first link of its flow's route. The link
+//! runs its stages, then its queue discipline; when the serialiser takes the
+//! packet it is appended to the propagation pipe with its arrival time; when
+//! the pipe's head arrives, `pipe_arrival` hands it to the next link of the
+//! route, or, at the end of the route, returns it for delivery to the flow's
+//! endpoint. No per-hop lookup: a packet carries its route and its position.
+pub mod ctx;
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod stage;
+pub mod tap;
 pub mod topology;
 
+pub use ctx::LinkCtx;
 pub use link::Link;
 pub use packet::{Packet, PacketPool, PktId};
+
+use crate::sim::time::tx_time;
+use crate::sim::{EventKind, EventQueue, Owner, Time};
+use stage::DropReason;
+use tap::TapEvent;
+
+/// A flow's path: data links source to sink, ACK links sink to source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub fwd: Vec<u32>,
+    pub rev: Vec<u32>,
+}
+
+/// The network and the kernel state agents act on.
+#[derive(Default)]
+pub struct Net {
+    pub now: Time,
+    pub events: EventQueue,
+    pub pkts: PacketPool,
+    pub links: Vec<Link>,
+    /// Routes, shared by every flow between the same host pair.
+    pub routes: Vec<Route>,
+    /// Per flow: its route and how many of its packets are in the network.
+    flow_route: Vec<u32>,
+    in_net: Vec<u32>,
+    /// Flows whose last packet in the network was just dropped (their
+    /// owner may free them); drained by the event loop.
+    pub(crate) drained: Vec<u32>,
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+}
+
+impl Net {
+    pub fn new(links: Vec<Link>, routes: Vec<Route>) -> Self {
+        Net { links, routes, ..Default::default() }
+    }
+
+    /// Register flow `flow` on route `route` (flows are numbered densely).
+    pub fn add_flow(&mut self, flow: u32, route: u32) {
+        debug_assert_eq!(flow as usize, self.flow_route.len());
+        self.flow_route.push(route);
+        self.in_net.push(0);
+    }
+
+    /// Packets of `flow` in queues and pipes.
+    pub fn flow_in_network(&self, flow: u32) -> u32 {
+        self.in_net[flow as usize]
+    }
+
+    /// Inject a packet at the start of its flow's route.
+    pub fn send(&mut self, mut p: Packet) {
+        let flow = p.flow as usize;
+        p.route = self.flow_route[flow];
+        let r = &self.routes[p.route as usize];
+        let first = if p.is_ack() { r.rev[0] } else { r.fwd[0] };
+        let id = self.pkts.alloc(p);
+        self.created += 1;
+        self.in_net[flow] += 1;
+        self.link_arrive(first as usize, id);
+    }
+
+    fn drop_pkt(&mut self, l: usize, id: PktId, reason: DropReason) {
+        let link = &mut self.links[l];
+        match reason {
+            DropReason::Random => link.c.random_losses += 1,
+            DropReason::Congestion => link.c.drops += 1,
+        }
+        link.notify(TapEvent::Drop, self.now, &self.pkts, id);
+        self.dropped += 1;
+        let flow = self.pkts.get(id).flow as usize;
+        self.in_net[flow] -= 1;
+        if self.in_net[flow] == 0 {
+            self.drained.push(flow as u32);
+        }
+        self.pkts.free(id);
+    }
+
+    fn link_arrive(&mut self, l: usize, id: PktId) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        link.c.arrivals += 1;
+        if let Some(reason) = link.stages_enqueue(now, &mut self.pkts, &mut self.events, id) {
+            return self.drop_pkt(l, id, reason);
+        }
+        link.notify(TapEvent::Enqueue, now, &self.pkts, id);
+        let admitted = link.enqueue(now, &mut self.pkts, &mut self.events, id);
+        while let Some(e) = self.links[l].evicted.pop() {
+            self.drop_pkt(l, e, DropReason::Congestion);
+        }
+        if !admitted {
+            return self.drop_pkt(l, id, DropReason::Congestion);
+        }
+        let link = &mut self.links[l];
+        if link.can_serve(now) {
+            self.serve(l);
+        } else if !link.free_scheduled {
+            link.free_scheduled = true;
+            self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
+        }
+        let link = &mut self.links[l];
+        link.max_queue_pkts = link.max_queue_pkts.max(link.queue.len_pkts());
+    }
+
+    /// The serialiser of link `l` is free: start the next packet, if any,
+    /// and schedule `LinkFree` while more wait.
+    fn serve(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        let Some(id) = link.dequeue(now, &mut self.pkts, &mut self.events) else { return };
+        link.notify(TapEvent::Dequeue, now, &self.pkts, id);
+        let size = self.pkts.get(id).size;
+        link.busy_until = now.saturating_add(tx_time(size, link.rate_bps));
+        let arrive = link.busy_until.saturating_add(link.delay);
+        if link.pipe.is_empty() {
+            self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
+        }
+        link.pipe.push_back((arrive, id));
+        link.c.tx_pkts += 1;
+        link.c.tx_bytes += size as u64;
+        if link.queue.len_pkts() > 0 {
+            link.free_scheduled = true;
+            self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
+        }
+    }
+
+    /// `LinkFree` of link `l`.
+    pub(crate) fn link_free(&mut self, l: usize) {
+        self.links[l].free_scheduled = false;
+        self.serve(l);
+    }
+
+    /// A timer of link `l`'s queue or stages fired; a discipline that now
+    /// releases a packet to a free serialiser gets it served.
+    pub(crate) fn link_timer(&mut self, l: usize, slot: u8, gen: u32) {
+        let now = self.now;
+        self.links[l].on_timer(slot, gen, now, &mut self.pkts, &mut self.events);
+        while let Some(e) = self.links[l].evicted.pop() {
+            self.drop_pkt(l, e, DropReason::Congestion);
+        }
+        if self.links[l].can_serve(now) && self.links[l].queue.len_pkts() > 0 {
+            self.serve(l);
+        }
+    }
+
+    /// The pipe head of link `l` arrives; returns it if its route ends here
+    /// (the caller delivers it and frees its slot).
+    pub(crate) fn pipe_arrival(&mut self, l: usize) -> Option<PktId> {
+        let link = &mut self.links[l];
+        let (_, id) = link.pipe.pop_front().expect("pipe event with a packet");
+        if let Some(&(t, _)) = link.pipe.front() {
+            self.events.schedule(t, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
+        }
+        link.notify(TapEvent::Deliver, self.now, &self.pkts, id);
+        let p = self.pkts.get_mut(id);
+        p.hop += 1;
+        let r = &self.routes[p.route as usize];
+        let route = if p.is_ack() { &r.rev } else { &r.fwd };
+        match route.get(p.hop as usize) {
+            Some(&next) => {
+                self.link_arrive(next as usize, id);
+                None
+            }
+            None => {
+                self.delivered += 1;
+                self.in_net[p.flow as usize] -= 1;
+                Some(id)
+            }
+        }
+    }
+
+    /// Packets in queues and pipes, counted by walking the network.
+    pub fn in_flight(&self) -> u64 {
+        self.links.iter().map(|l| (l.queue.len_pkts() + l.pipe.len()) as u64).sum()
+    }
+}

@@ -1,12 +1,15 @@
 //! Packets and the slab they live in.
 //!
+//! A packet is a common header that routers read and write (flow, route
+//! position, size, kind, send timestamp, the ECN codepoint and one IP-level
+//! option field), a transport part (TCP, UDP, or a transport's own) and an
+//! optional congestion header for explicit-feedback schemes (XCP). Queue
+//! disciplines and per-link stages get `&mut Packet` on enqueue and dequeue,
+//! so they can mark, stamp or rewrite these fields.
+//!
 //! Packets are created once, passed around by `PktId` (an index into the
 //! slab), and their slot is recycled through a free list, so the steady state
-//! allocates nothing per packet. A packet carries everything routers and
-//! endpoints read or write: the route position (`hop`), transport fields
-//! (sequence, cumulative ACK, SACK blocks, timestamp echo) and the ECN bits.
-//! Router-written header fields for explicit-feedback schemes (XCP, GWA) are
-//! added here; queue disciplines get `&mut Packet` on enqueue for that reason.
+//! allocates nothing per packet.
 use crate::sim::Time;
 
 pub type PktId = u32;
@@ -15,28 +18,117 @@ pub type PktId = u32;
 pub type SackBlock = (u64, u64);
 pub const MAX_SACK_BLOCKS: usize = 3;
 
-#[derive(Clone, Debug, Default)]
-pub struct Packet {
-    pub flow: u32,
-    /// Index in the flow's route of the link the packet is on.
-    pub hop: u16,
-    pub is_ack: bool,
-    /// Size on the wire in bytes.
-    pub size: u32,
+/// Data or acknowledgement: routers route ACKs on the flow's reverse path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kind {
+    #[default]
+    Data,
+    Ack,
+}
+
+/// The IP ECN field (RFC 3168 §5): a router may set `Ce` only on an
+/// ECN-capable (`Ect0`/`Ect1`) packet; otherwise it drops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect0,
+    Ect1,
+    Ce,
+}
+
+impl Ecn {
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect0 | Ecn::Ect1)
+    }
+}
+
+/// TCP's part of a packet. Sequence numbers count segments, as in ns-2.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpHeader {
     /// Data: segment number.
     pub seq: u64,
     /// ACK: next segment expected by the receiver (cumulative ACK).
     pub ack: u64,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     pub n_sack: u8,
-    /// Data: time the segment was sent; ACK: echo of the triggering segment's
-    /// send time (RFC 7323 timestamps, so every ACK of new data is a valid
-    /// RTT sample even after a retransmission).
-    pub ts: Time,
+    /// Data: a retransmission.
     pub retx: bool,
-    /// ECN: congestion experienced (set by routers) / echo (set by receivers).
-    pub ce: bool,
+    /// ACK: ECN-Echo, set from a CE mark until the sender's CWR (RFC 3168 §6.1.3).
     pub ece: bool,
+    /// Data: Congestion Window Reduced, the sender's answer to ECE.
+    pub cwr: bool,
+}
+
+/// UDP's part: a datagram counter (for traces; UDP has no ACKs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UdpHeader {
+    pub seq: u64,
+}
+
+/// The transport part of a packet; a new transport adds its variant here.
+#[derive(Clone, Copy, Debug)]
+pub enum L4 {
+    Tcp(TcpHeader),
+    Udp(UdpHeader),
+}
+
+impl Default for L4 {
+    fn default() -> Self {
+        L4::Tcp(TcpHeader::default())
+    }
+}
+
+/// XCP's congestion header (Katabi et al. 2002, §3.1): the sender's window
+/// and RTT estimate and the feedback routers may only lower.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct XcpHeader {
+    pub cwnd_bytes: f64,
+    pub rtt_s: f64,
+    pub feedback_bytes: f64,
+}
+
+/// A congestion header between IP and the transport, read and written by
+/// routers of explicit-feedback schemes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CongestionHeader {
+    Xcp(XcpHeader),
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    pub flow: u32,
+    /// Route (in `Net::routes`) the packet follows; set by `Net::send`.
+    pub route: u32,
+    /// Index in the route of the link the packet is on.
+    pub hop: u16,
+    pub kind: Kind,
+    pub ecn: Ecn,
+    /// Size on the wire in bytes.
+    pub size: u32,
+    /// Data: time the packet was sent; ACK: echo of the triggering data
+    /// packet's send time (RFC 7323 timestamps, so every ACK of new data is
+    /// a valid RTT sample even after a retransmission).
+    pub ts: Time,
+    /// One IP-level option routers may read and lower on the way (GWA's
+    /// B_n, the available buffer along the path); `None` when unused.
+    pub ip_opt: Option<f64>,
+    pub l4: L4,
+    pub cong: Option<CongestionHeader>,
+}
+
+impl Packet {
+    pub fn is_ack(&self) -> bool {
+        self.kind == Kind::Ack
+    }
+
+    /// The TCP part, if this is a TCP packet.
+    pub fn tcp(&self) -> Option<&TcpHeader> {
+        match &self.l4 {
+            L4::Tcp(h) => Some(h),
+            _ => None,
+        }
+    }
 }
 
 /// Slab of packets with a free list.

@@ -11,21 +11,12 @@
 //! A flow's `rtt_s` sets its two edge links' delays so that its round-trip
 //! propagation delay is exactly `rtt_s` (bottleneck delays stay shared).
 use super::link::Link;
-use super::queue::{DropTail, Limit, QueueDiscipline};
+use super::stage::loss::RandomLoss;
+use super::Route;
 use crate::scenario::{ConfigError, Direction, QueueSpec, Scenario, Topology};
 use crate::sim::rng::{self, Stream};
 use crate::sim::time::from_secs;
 use std::collections::HashMap;
-
-/// Build a queue discipline from its (validated) spec.
-pub fn build_queue(q: &QueueSpec) -> Box<dyn QueueDiscipline> {
-    let limit = match (q.limit_pkts, q.limit_bytes) {
-        (Some(n), _) => Limit::Packets(n),
-        (None, Some(b)) => Limit::Bytes(b),
-        (None, None) => unreachable!("validated: a queue has a limit"),
-    };
-    Box::new(DropTail::new(limit))
-}
 
 pub struct LinkParams<'a> {
     pub rate_bps: f64,
@@ -42,6 +33,9 @@ pub struct Builder {
     node_idx: HashMap<String, usize>,
     pub links: Vec<Link>,
     adj: HashMap<(usize, usize), usize>,
+    /// Routes by node path, so flows between one host pair share one.
+    pub routes: Vec<Route>,
+    route_idx: HashMap<Vec<usize>, u32>,
     seed: u64,
 }
 
@@ -63,10 +57,10 @@ impl Builder {
     pub fn simplex(&mut self, a: usize, b: usize, p: LinkParams) -> usize {
         let id = self.links.len();
         let name = format!("{}->{}", self.nodes[a], self.nodes[b]);
-        let mut l = Link::new(name, a, b, p.rate_bps, from_secs(p.delay_s), build_queue(p.queue));
-        l.loss = p.loss;
+        let queue = super::queue::build(p.queue, "queue").expect("validated: queue specs build");
+        let mut l = Link::new(id as u32, name, (a, b), p.rate_bps, from_secs(p.delay_s), queue, self.seed);
         if p.loss > 0.0 {
-            l.loss_rng = Some(rng::stream(self.seed, Stream::LinkLoss, id as u64));
+            l.add_stage(Box::new(RandomLoss { p: p.loss }));
         }
         l.monitored = p.monitored;
         self.links.push(l);
@@ -83,6 +77,22 @@ impl Builder {
     pub fn route(&self, path: &[usize]) -> Result<Vec<usize>, usize> {
         path.windows(2).enumerate().map(|(i, w)| self.adj.get(&(w[0], w[1])).copied().ok_or(i + 1)).collect()
     }
+
+    /// The route along a node path (data that way, ACKs back), shared by
+    /// every flow on that path; or the index of the first missing hop.
+    pub fn shared_route(&mut self, path: &[usize]) -> Result<u32, usize> {
+        if let Some(&r) = self.route_idx.get(path) {
+            return Ok(r);
+        }
+        let fwd = self.route(path)?;
+        let back: Vec<usize> = path.iter().rev().copied().collect();
+        let rev = self.route(&back)?;
+        let to32 = |v: Vec<usize>| v.into_iter().map(|x| x as u32).collect();
+        self.routes.push(Route { fwd: to32(fwd), rev: to32(rev) });
+        let r = (self.routes.len() - 1) as u32;
+        self.route_idx.insert(path.to_vec(), r);
+        Ok(r)
+    }
 }
 
 /// One flow's place in the network.
@@ -90,8 +100,11 @@ impl Builder {
 pub struct FlowPlacement {
     /// Index of the `[[flows]]` entry this flow came from.
     pub entry: usize,
-    pub fwd: Vec<u32>,
-    pub rev: Vec<u32>,
+    /// Source and sink nodes.
+    pub src: usize,
+    pub dst: usize,
+    /// Index in `Built::routes`.
+    pub route: u32,
     pub start_s: f64,
     pub rtt_prop_s: f64,
 }
@@ -99,6 +112,7 @@ pub struct FlowPlacement {
 pub struct Built {
     pub nodes: Vec<String>,
     pub links: Vec<Link>,
+    pub routes: Vec<Route>,
     pub flows: Vec<FlowPlacement>,
 }
 
@@ -183,26 +197,18 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
             Direction::Forward => (routers[first], routers[last + 1]),
             Direction::Reverse => (routers[last + 1], routers[first]),
         };
-        let (up, up_rev) = b.duplex(src, entry_router, edge(edge_delay), edge(edge_delay));
-        let (down, down_rev) = b.duplex(exit_router, dst, edge(edge_delay), edge(edge_delay));
-        let mut fwd = vec![up as u32];
-        let mut rev = vec![down_rev as u32];
-        match f.direction {
-            Direction::Forward => {
-                fwd.extend((first..=last).map(|i| bneck[i].0 as u32));
-                rev.extend((first..=last).rev().map(|i| bneck[i].1 as u32));
-            }
-            Direction::Reverse => {
-                fwd.extend((first..=last).rev().map(|i| bneck[i].1 as u32));
-                rev.extend((first..=last).map(|i| bneck[i].0 as u32));
-            }
-        }
-        fwd.push(down as u32);
-        rev.push(up_rev as u32);
+        b.duplex(src, entry_router, edge(edge_delay), edge(edge_delay));
+        b.duplex(exit_router, dst, edge(edge_delay), edge(edge_delay));
+        let hops: Vec<usize> = match f.direction {
+            Direction::Forward => (first..=last + 1).map(|i| routers[i]).collect(),
+            Direction::Reverse => (first..=last + 1).rev().map(|i| routers[i]).collect(),
+        };
+        let path: Vec<usize> = std::iter::once(src).chain(hops).chain(std::iter::once(dst)).collect();
+        let route = b.shared_route(&path).expect("a chain's links join every hop");
         let rtt_prop_s = 2.0 * (2.0 * edge_delay + path_delay);
-        flows.push(FlowPlacement { entry, fwd, rev, start_s: start, rtt_prop_s });
+        flows.push(FlowPlacement { entry, src, dst, route, start_s: start, rtt_prop_s });
     }
-    Ok(Built { nodes: b.nodes, links: b.links, flows })
+    Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows })
 }
 
 /// Build the network and every flow's routes from a validated scenario.
@@ -272,24 +278,19 @@ pub fn build(sc: &Scenario) -> Result<Built, ConfigError> {
                     }
                 }
                 let path: Vec<usize> = names.iter().map(|n| b.node_idx[n.as_str()]).collect();
-                let fwd = b.route(&path).map_err(|j| {
+                let route = b.shared_route(&path).map_err(|j| {
                     ConfigError::new(
                         format!("flows[{entry}].route[{j}]"),
                         format!("no link from \"{}\" to \"{}\"; add it to topology.links", names[j - 1], names[j]),
                     )
                 })?;
-                let back: Vec<usize> = path.iter().rev().copied().collect();
-                let rev = b.route(&back).expect("duplex links give the reverse route");
-                let rtt_prop_s = 2.0 * fwd.iter().map(|&l| crate::sim::time::to_secs(b.links[l].delay)).sum::<f64>();
-                flows.push(FlowPlacement {
-                    entry,
-                    fwd: fwd.into_iter().map(|x| x as u32).collect(),
-                    rev: rev.into_iter().map(|x| x as u32).collect(),
-                    start_s: start,
-                    rtt_prop_s,
-                });
+                let fwd = &b.routes[route as usize].fwd;
+                let rtt_prop_s =
+                    2.0 * fwd.iter().map(|&l| crate::sim::time::to_secs(b.links[l as usize].delay)).sum::<f64>();
+                let (src, dst) = (path[0], path[path.len() - 1]);
+                flows.push(FlowPlacement { entry, src, dst, route, start_s: start, rtt_prop_s });
             }
-            Ok(Built { nodes: b.nodes, links: b.links, flows })
+            Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows })
         }
     }
 }

@@ -5,7 +5,7 @@
 //! `scenario.flows[2].cc: unknown value "cubicc"; allowed: reno`.
 //! See docs/scenario.md for every field, unit and default.
 pub mod params;
-mod validate;
+pub(crate) mod validate;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -196,48 +196,11 @@ fn d_count() -> u32 {
 fn d_tcp() -> String {
     "tcp".into()
 }
-fn d_reno() -> String {
-    "reno".into()
-}
-fn d_recovery() -> crate::transport::tcp::Recovery {
-    crate::transport::tcp::Recovery::NewReno
-}
-fn d_pacing() -> crate::transport::tcp::PacingKind {
-    crate::transport::tcp::PacingKind::None
-}
 fn d_mss() -> u32 {
     1000
 }
 fn d_header() -> u32 {
     40
-}
-fn d_init_cwnd() -> f64 {
-    2.0
-}
-fn d_big() -> f64 {
-    1e9
-}
-fn d_rwnd() -> u64 {
-    10_000_000
-}
-fn d_dupthresh() -> u32 {
-    3
-}
-fn d_true() -> bool {
-    true
-}
-fn d_delack() -> f64 {
-    0.1
-}
-fn d_min_rto() -> f64 {
-    0.2
-}
-fn d_max_rto() -> f64 {
-    60.0
-}
-/// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
-fn d_gran() -> f64 {
-    0.01
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -245,52 +208,64 @@ fn d_gran() -> f64 {
 pub struct FlowSpec {
     #[serde(default = "d_count")]
     pub count: u32,
+    /// Transport registry name (`transport::build`): "tcp" or "udp".
     #[serde(default = "d_tcp")]
     pub transport: String,
-    #[serde(default = "d_reno")]
-    pub cc: String,
-    #[serde(default)]
-    pub cc_params: Map<String, Value>,
-    #[serde(default = "d_recovery")]
-    pub recovery: crate::transport::tcp::Recovery,
-    #[serde(default = "d_pacing")]
-    pub pacing: crate::transport::tcp::PacingKind,
-    #[serde(default = "d_one")]
-    pub bucket_pkts: f64,
+    // -- TCP's fields: `None` means the default (transport::tcp::defaults);
+    // normalisation fills them in for TCP flows, and other transports
+    // reject them when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_params: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<crate::transport::tcp::Recovery>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<crate::transport::tcp::PacingKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket_pkts: Option<f64>,
+    // -- common: packet size of every transport
     #[serde(default = "d_mss")]
     pub mss_bytes: u32,
     #[serde(default = "d_header")]
     pub header_bytes: u32,
-    #[serde(default = "d_init_cwnd")]
-    pub init_cwnd_pkts: f64,
-    #[serde(default = "d_big")]
-    pub init_ssthresh_pkts: f64,
-    #[serde(default = "d_rwnd")]
-    pub rwnd_pkts: u64,
-    #[serde(default = "d_big")]
-    pub max_cwnd_pkts: f64,
-    #[serde(default = "d_dupthresh")]
-    pub dupthresh: u32,
-    #[serde(default = "d_true")]
-    pub limited_transmit: bool,
-    #[serde(default)]
-    pub delayed_ack: bool,
-    #[serde(default = "d_delack")]
-    pub delack_timeout_s: f64,
-    #[serde(default = "d_min_rto")]
-    pub min_rto_s: f64,
-    #[serde(default = "d_max_rto")]
-    pub max_rto_s: f64,
-    #[serde(default = "d_one")]
-    pub init_rto_s: f64,
-    #[serde(default = "d_gran")]
-    pub clock_granularity_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_cwnd_pkts: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_ssthresh_pkts: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd_pkts: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cwnd_pkts: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupthresh: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_rto_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_granularity_s: Option<f64>,
+    /// TCP: ECN-capable (RFC 3168): data leaves ECT(0), CE marks are echoed
+    /// until CWR and answered once per window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    // -- common: when the application runs
     #[serde(default)]
     pub start_s: f64,
     #[serde(default)]
     pub start_spread_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
+    /// TCP: a finite transfer of this many payload bytes (the "finite"
+    /// application); absent, the application is bulk (infinite FTP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// UDP only: sending rate in b/s on the wire (payload + header).
@@ -302,6 +277,7 @@ pub struct FlowSpec {
     /// UDP only: off-period length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_s: Option<f64>,
+    // -- common: placement
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_s: Option<OneOrMany>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -312,6 +288,32 @@ pub struct FlowSpec {
     pub hops: Option<[u32; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Vec<String>>,
+}
+
+/// Fields every transport takes (placement, timing, packet size).
+pub const COMMON_FLOW_FIELDS: &[&str] = &[
+    "count",
+    "transport",
+    "mss_bytes",
+    "header_bytes",
+    "start_s",
+    "start_spread_s",
+    "stop_s",
+    "rtt_s",
+    "rtt_range_s",
+    "direction",
+    "hops",
+    "route",
+];
+
+impl FlowSpec {
+    /// Names of the fields given (every non-`None` field).
+    pub fn given_fields(&self) -> Vec<String> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ConfigError {
@@ -348,8 +350,11 @@ fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
     detail: impl FnOnce() -> Option<ConfigError>,
 ) -> Result<Scenario, ConfigError> {
     match serde_path_to_error::deserialize::<_, Scenario>(v) {
-        Ok(sc) => {
+        Ok(mut sc) => {
             validate(&sc)?;
+            for f in &mut sc.flows {
+                crate::transport::fill_defaults(f);
+            }
             Ok(sc)
         }
         Err(e) => {

@@ -55,6 +55,18 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// Every key present must have been read or be one of `fixed` (keys the
+    /// caller handles itself); the error names `what` and every allowed key.
+    pub fn finish_with(self, what: &str, fixed: &[&str]) -> Result<(), ConfigError> {
+        for k in self.map.keys() {
+            if !self.used.contains(k.as_str()) && !fixed.contains(&k.as_str()) {
+                let allowed: Vec<&str> = fixed.iter().copied().chain(self.used.iter().copied()).collect();
+                return Err(self.err(k, format!("unknown field for {what}; allowed: {}", allowed.join(", "))));
+            }
+        }
+        Ok(())
+    }
+
     /// Every key present must have been read.
     pub fn finish(self) -> Result<(), ConfigError> {
         for k in self.map.keys() {

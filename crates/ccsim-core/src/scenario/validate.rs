@@ -60,7 +60,7 @@ pub(crate) fn non_negative(field: &str, x: f64) -> R {
     }
 }
 
-fn at_least(field: &str, x: f64, lo: f64) -> R {
+pub(crate) fn at_least(field: &str, x: f64, lo: f64) -> R {
     if x.is_finite() && x >= lo {
         unit_bounds(field, x)
     } else {
@@ -84,30 +84,9 @@ fn probability(field: &str, p: f64) -> R {
     }
 }
 
-pub const QUEUE_KINDS: &[&str] = &["droptail"];
-
+/// A queue table: its discipline (from the queue registry) validates it.
 pub(crate) fn queue(field: &str, q: &QueueSpec) -> R {
-    if !QUEUE_KINDS.contains(&q.kind.as_str()) {
-        return Err(err(
-            format!("{field}.kind"),
-            format!("unknown value \"{}\"; allowed: {}", q.kind, QUEUE_KINDS.join(", ")),
-        ));
-    }
-    if let Some(k) = q.extra.keys().next() {
-        return Err(err(
-            format!("{field}.{k}"),
-            "unknown field for queue kind \"droptail\"; allowed: kind, limit_pkts, limit_bytes",
-        ));
-    }
-    match (q.limit_pkts, q.limit_bytes) {
-        (Some(0), _) => {
-            Err(err(format!("{field}.limit_pkts"), "0 is not allowed; a droptail queue holds at least 1 packet"))
-        }
-        (_, Some(0)) => Err(err(format!("{field}.limit_bytes"), "0 is not allowed; must be >= 1 byte")),
-        (Some(_), Some(_)) => Err(err(field, "both limit_pkts and limit_bytes given; set exactly one")),
-        (None, None) => Err(err(field, "no limit given; set limit_pkts or limit_bytes")),
-        _ => Ok(()),
-    }
+    crate::net::queue::build(q, field).map(|_| ())
 }
 
 fn topology(t: &Topology) -> R {
@@ -174,61 +153,15 @@ fn topology(t: &Topology) -> R {
     }
 }
 
-/// The constant-rate source's own fields (`transport = "udp"`).
-fn udp_flow(i: usize, f: &FlowSpec) -> R {
-    let p = |k: &str| format!("flows[{i}].{k}");
-    match f.rate_bps {
-        Some(r) => positive(&p("rate_bps"), r)?,
-        None => return Err(err(p("rate_bps"), "required with transport = \"udp\" (b/s on the wire)")),
-    }
-    if f.bytes.is_some() {
-        return Err(err(p("bytes"), "not allowed with transport = \"udp\" (the source is unbounded; use stop_s)"));
-    }
-    match (f.on_s, f.off_s) {
-        (Some(on), Some(off)) => {
-            positive(&p("on_s"), on)?;
-            positive(&p("off_s"), off)
-        }
-        (None, None) => Ok(()),
-        (Some(_), None) => Err(err(p("off_s"), "missing; on_s and off_s go together")),
-        (None, Some(_)) => Err(err(p("on_s"), "missing; on_s and off_s go together")),
-    }
-}
-
 fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
     let p = |k: &str| format!("flows[{i}].{k}");
     if f.count == 0 {
         return Err(err(p("count"), "0 is not allowed; must be >= 1"));
     }
-    match f.transport.as_str() {
-        "tcp" => {
-            for (k, v) in [("rate_bps", f.rate_bps), ("on_s", f.on_s), ("off_s", f.off_s)] {
-                if v.is_some() {
-                    return Err(err(p(k), "only allowed with transport = \"udp\""));
-                }
-            }
-        }
-        "udp" => udp_flow(i, f)?,
-        other => return Err(err(p("transport"), format!("unknown value \"{other}\"; allowed: tcp, udp"))),
-    }
-    crate::transport::cc::build(&f.cc, &f.cc_params, &format!("flows[{i}]"))?;
-    at_least(&p("bucket_pkts"), f.bucket_pkts, 1.0)?;
     bytes(&p("mss_bytes"), f.mss_bytes, 1)?;
     bytes(&p("header_bytes"), f.header_bytes, 0)?;
-    at_least(&p("init_cwnd_pkts"), f.init_cwnd_pkts, 1.0)?;
-    at_least(&p("init_ssthresh_pkts"), f.init_ssthresh_pkts, 2.0)?;
-    if f.rwnd_pkts == 0 {
-        return Err(err(p("rwnd_pkts"), "0 is not allowed; must be >= 1"));
-    }
-    at_least(&p("max_cwnd_pkts"), f.max_cwnd_pkts, 1.0)?;
-    if f.dupthresh == 0 {
-        return Err(err(p("dupthresh"), "0 is not allowed; must be >= 1"));
-    }
-    positive(&p("delack_timeout_s"), f.delack_timeout_s)?;
-    positive(&p("min_rto_s"), f.min_rto_s)?;
-    at_least(&p("max_rto_s"), f.max_rto_s, f.min_rto_s)?;
-    positive(&p("init_rto_s"), f.init_rto_s)?;
-    non_negative(&p("clock_granularity_s"), f.clock_granularity_s)?;
+    // The transport checks its own fields and rejects the others'.
+    crate::transport::validate(f, &format!("flows[{i}]"))?;
     non_negative(&p("start_s"), f.start_s)?;
     non_negative(&p("start_spread_s"), f.start_spread_s)?;
     if let Some(stop) = f.stop_s {
@@ -236,9 +169,6 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
         if !(stop.is_finite() && stop > f.start_s) {
             return Err(err(p("stop_s"), format!("{stop} is not allowed; must be > start_s ({})", f.start_s)));
         }
-    }
-    if f.bytes == Some(0) {
-        return Err(err(p("bytes"), "0 is not allowed; must be >= 1"));
     }
     match &f.rtt_s {
         Some(OneOrMany::One(x)) => positive(&p("rtt_s"), *x)?,

@@ -8,39 +8,46 @@ use super::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// What an event does when it fires; `idx` names the link/flow it acts on.
+/// What an event does when it fires. Network events name a link; timer
+/// events name their owner (an agent of a flow, a link's queue or stage, an
+/// application), which alone knows which of its timers `slot` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     /// The serialiser of link `idx` is free: start the next queued packet.
     LinkFree,
     /// The head of link `idx`'s propagation pipe reaches the far end.
     PipeArrival,
-    /// Retransmission timer of flow `idx` (generation `gen`).
-    Rto,
-    /// Pacing release of flow `idx` (generation `gen`).
-    Pace,
-    /// Delayed-ACK timer of flow `idx`'s receiver (generation `gen`).
-    DelAck,
-    /// Application of flow `idx` starts offering data.
-    AppStart,
-    /// Application of flow `idx` stops offering new data.
-    AppStop,
-    /// Next departure of UDP flow `idx`'s constant-rate source.
-    UdpSend,
-    /// Periodic controller tick of flow `idx` (generation `gen`).
-    CcTick,
+    /// A timer of flow `idx`'s endpoints (`slot`: see `transport::slot`).
+    AgentTimer,
+    /// A timer of link `idx`'s queue (`slot` 0) or stage `slot - 1`.
+    LinkTimer,
+    /// A timer of application `idx` (`slot`: the application's own).
+    AppTimer,
     /// Periodic metrics sample.
     Sample,
     /// End of warm-up: snapshot the counters.
     WarmupEnd,
 }
 
+/// Who an event is for: the kind, the owner's index and the owner's slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub kind: EventKind,
+    pub slot: u8,
+    pub idx: u32,
+}
+
+impl Owner {
+    pub const fn new(kind: EventKind, idx: u32, slot: u8) -> Self {
+        Owner { kind, slot, idx }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Event {
     pub time: Time,
     pub seq: u64,
-    pub kind: EventKind,
-    pub idx: u32,
+    pub to: Owner,
     pub gen: u32,
 }
 
@@ -71,10 +78,10 @@ pub struct EventQueue {
 }
 
 impl EventQueue {
-    pub fn schedule(&mut self, time: Time, kind: EventKind, idx: u32, gen: u32) {
+    pub fn schedule(&mut self, time: Time, to: Owner, gen: u32) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Event { time, seq, kind, idx, gen });
+        self.heap.push(Event { time, seq, to, gen });
     }
 
     pub fn peek_time(&self) -> Option<Time> {
@@ -104,11 +111,10 @@ mod tests {
     #[test]
     fn ties_pop_in_insertion_order() {
         let mut q = EventQueue::default();
-        q.schedule(5, EventKind::Sample, 1, 0);
-        q.schedule(3, EventKind::Sample, 2, 0);
-        q.schedule(5, EventKind::Sample, 3, 0);
-        q.schedule(3, EventKind::Sample, 4, 0);
-        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.idx).collect();
+        for (t, i) in [(5, 1), (3, 2), (5, 3), (3, 4)] {
+            q.schedule(t, Owner::new(EventKind::Sample, i, 0), 0);
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.to.idx).collect();
         assert_eq!(order, vec![2, 4, 1, 3]);
         assert_eq!(q.popped, 4);
     }

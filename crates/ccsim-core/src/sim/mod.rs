@@ -3,7 +3,7 @@ pub mod events;
 pub mod rng;
 pub mod time;
 
-pub use events::{Event, EventKind, EventQueue};
+pub use events::{Event, EventKind, EventQueue, Owner};
 pub use time::Time;
 pub mod timer;
 pub use timer::Timer;

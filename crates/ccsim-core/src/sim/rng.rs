@@ -23,6 +23,12 @@ pub enum Stream {
     LinkLoss = 1,
     FlowSetup = 2,
     Controller = 3,
+    /// A link's queue discipline (RED's drop draws, ...), keyed by link.
+    Queue = 4,
+    /// A per-link stage without a stream of its own, keyed by link.
+    Stage = 5,
+    /// Applications (web users, telnet, short flows), keyed by application.
+    App = 6,
 }
 
 /// The RNG for component `id` of kind `kind` under master `seed`.

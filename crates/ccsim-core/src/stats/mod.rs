@@ -1,5 +1,7 @@
 //! Results: per-flow, per-link and conservation summaries, and the sampled
 //! time series (columnar, so Python turns them into DataFrames directly).
+pub mod sampler;
+
 use serde::Serialize;
 
 /// (x / y), 0 when y is 0.

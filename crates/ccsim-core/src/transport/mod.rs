@@ -1,5 +1,245 @@
-//! Transport agents: TCP (sender with shared loss recovery, receiver), the
-//! congestion controllers it drives, and on/off constant-rate UDP.
+//! Transports: one registry of endpoint pairs (sender and receiver agents)
+//! that applications open transfers on, and the congestion controllers TCP
+//! drives.
+//!
+//! A transport is a sender agent and a receiver agent ([`SenderAgent`],
+//! [`ReceiverAgent`]) plus its own flow fields, which it validates and
+//! fills with defaults; fields of other transports are rejected with a named
+//! error. The built-in agents are dispatched statically through the
+//! [`Sender`] and [`Receiver`] enums (the per-ACK hot path); `Ext` holds an
+//! agent from outside the crate. Adding a transport is its file(s), one line
+//! in [`build`] and a variant in each enum.
 pub mod cc;
 pub mod tcp;
 pub mod udp;
+
+use crate::net::{Net, Packet};
+use crate::scenario::{ConfigError, FlowSpec, COMMON_FLOW_FIELDS};
+use crate::sim::{EventKind, Owner, Time};
+
+/// Timer slots of a flow's agents: a sender's slots are below
+/// `RECEIVER_SLOT`, a receiver's from it up.
+pub mod slot {
+    pub const RECEIVER: u8 = 128;
+}
+
+/// The owner of a sender timer of `flow`.
+pub fn sender_timer(flow: u32, slot: u8) -> Owner {
+    debug_assert!(slot < slot::RECEIVER);
+    Owner::new(EventKind::AgentTimer, flow, slot)
+}
+
+/// The owner of a receiver timer of `flow`.
+pub fn receiver_timer(flow: u32, slot: u8) -> Owner {
+    Owner::new(EventKind::AgentTimer, flow, slot::RECEIVER + slot)
+}
+
+/// A sender's counters and state, for results and series.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderReport {
+    pub data_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    /// Window in packets (`NaN` for transports without one).
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub srtt_s: Option<f64>,
+    /// When the transfer was completely acknowledged.
+    pub completed_at: Option<Time>,
+}
+
+/// The sending endpoint of a flow.
+pub trait SenderAgent: Send {
+    /// The application starts offering data.
+    fn open(&mut self, net: &mut Net);
+    /// The application stops offering new data (data already given is
+    /// still delivered).
+    fn close(&mut self);
+    /// The application hands one unit of data to send now (a datagram for
+    /// message transports; byte-stream transports take data at `open`).
+    fn write(&mut self, _net: &mut Net) {}
+    /// A packet of this flow reached the sender (an ACK).
+    fn on_packet(&mut self, net: &mut Net, pkt: &Packet);
+    /// Sender timer `slot` fired with generation `gen`.
+    fn on_timer(&mut self, _net: &mut Net, _slot: u8, _gen: u32) {}
+    /// Everything the application gave was delivered and acknowledged.
+    fn finished(&self) -> bool;
+    fn report(&self) -> SenderReport;
+}
+
+/// The receiving endpoint of a flow.
+pub trait ReceiverAgent: Send {
+    fn on_packet(&mut self, net: &mut Net, pkt: &Packet);
+    /// Receiver timer `slot` (counted from 0) fired with generation `gen`.
+    fn on_timer(&mut self, _net: &mut Net, _slot: u8, _gen: u32) {}
+    /// Payload bytes delivered in order to the application.
+    fn delivered_bytes(&self) -> u64;
+    /// Every byte that arrived (headers and duplicates included).
+    fn rx_bytes(&self) -> u64;
+}
+
+// The agents are stored inline, not boxed: every ACK reaches its sender
+// without a pointer chase, and a flow table holds few flows at a time.
+#[allow(clippy::large_enum_variant)]
+pub enum Sender {
+    Tcp(tcp::TcpSender),
+    Udp(udp::UdpSender),
+    Ext(Box<dyn SenderAgent>),
+}
+
+#[allow(clippy::large_enum_variant)]
+pub enum Receiver {
+    Tcp(tcp::TcpReceiver),
+    Udp(udp::UdpSink),
+    Ext(Box<dyn ReceiverAgent>),
+}
+
+/// Static dispatch over the built-in agents.
+macro_rules! dispatch {
+    ($e:expr, $enum:ident, $x:ident => $call:expr) => {
+        match $e {
+            $enum::Tcp($x) => $call,
+            $enum::Udp($x) => $call,
+            $enum::Ext($x) => $call,
+        }
+    };
+}
+
+impl Sender {
+    #[inline]
+    pub fn open(&mut self, net: &mut Net) {
+        dispatch!(self, Sender, s => s.open(net))
+    }
+    #[inline]
+    pub fn close(&mut self) {
+        dispatch!(self, Sender, s => s.close())
+    }
+    #[inline]
+    pub fn write(&mut self, net: &mut Net) {
+        dispatch!(self, Sender, s => s.write(net))
+    }
+    #[inline]
+    pub fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
+        dispatch!(self, Sender, s => s.on_packet(net, pkt))
+    }
+    #[inline]
+    pub fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
+        dispatch!(self, Sender, s => s.on_timer(net, slot, gen))
+    }
+    #[inline]
+    pub fn finished(&self) -> bool {
+        dispatch!(self, Sender, s => s.finished())
+    }
+    #[inline]
+    pub fn report(&self) -> SenderReport {
+        dispatch!(self, Sender, s => s.report())
+    }
+}
+
+impl Receiver {
+    #[inline]
+    pub fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
+        dispatch!(self, Receiver, r => r.on_packet(net, pkt))
+    }
+    #[inline]
+    pub fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
+        dispatch!(self, Receiver, r => r.on_timer(net, slot, gen))
+    }
+    #[inline]
+    pub fn delivered_bytes(&self) -> u64 {
+        dispatch!(self, Receiver, r => r.delivered_bytes())
+    }
+    #[inline]
+    pub fn rx_bytes(&self) -> u64 {
+        dispatch!(self, Receiver, r => r.rx_bytes())
+    }
+}
+
+/// A flow's two agents.
+pub struct Endpoints {
+    pub sender: Sender,
+    pub receiver: Receiver,
+}
+
+/// A transport as listed by `ccsim list`.
+pub struct TransportKind {
+    pub name: &'static str,
+    pub doc: &'static str,
+    /// The transport's own flow fields (besides the common ones).
+    pub fields: &'static [&'static str],
+    /// Check a flow's fields.
+    pub validate: fn(&FlowSpec, &str) -> Result<(), ConfigError>,
+    /// Fill the transport's fields left out with their defaults.
+    pub fill_defaults: fn(&mut FlowSpec),
+    /// Build the agents of flow `flow` from a validated spec.
+    pub build: fn(&FlowSpec, u32) -> Endpoints,
+}
+
+/// Every transport ccsim ships: one line each.
+pub fn registry() -> Vec<TransportKind> {
+    vec![tcp::KIND, udp::KIND]
+}
+
+fn kind(spec: &FlowSpec, path: &str) -> Result<TransportKind, ConfigError> {
+    let kinds = registry();
+    let names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
+    kinds.into_iter().find(|k| k.name == spec.transport).ok_or_else(|| {
+        ConfigError::new(
+            format!("{path}.transport"),
+            format!("unknown value \"{}\"; allowed: {}", spec.transport, names.join(", ")),
+        )
+    })
+}
+
+/// Validate a flow's transport fields: the transport's own checks, and no
+/// field of another transport.
+pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
+    let k = kind(spec, path)?;
+    for field in spec.given_fields() {
+        if !COMMON_FLOW_FIELDS.contains(&field.as_str()) && !k.fields.contains(&field.as_str()) {
+            let owner = registry().into_iter().find(|o| o.fields.contains(&field.as_str())).map(|o| o.name);
+            let why = match owner {
+                Some(o) => format!("only allowed with transport = \"{o}\""),
+                None => "not a flow field".to_string(),
+            };
+            return Err(ConfigError::new(
+                format!("{path}.{field}"),
+                format!("{why}; transport \"{}\" takes: {}", k.name, k.fields.join(", ")),
+            ));
+        }
+    }
+    (k.validate)(spec, path)
+}
+
+/// Normalise: fill the flow's transport fields with their defaults.
+pub fn fill_defaults(spec: &mut FlowSpec) {
+    if let Some(k) = registry().into_iter().find(|k| k.name == spec.transport) {
+        (k.fill_defaults)(spec);
+    }
+}
+
+/// Build the agents of flow `flow` (the spec was validated).
+pub fn build(spec: &FlowSpec, flow: u32) -> Result<Endpoints, ConfigError> {
+    let k = kind(spec, "flow")?;
+    Ok((k.build)(spec, flow))
+}
+
+/// `ccsim list`'s transport table: fields with their defaults.
+pub fn catalog() -> serde_json::Value {
+    registry()
+        .iter()
+        .map(|k| {
+            let mut spec: FlowSpec =
+                serde_json::from_value(serde_json::json!({"transport": k.name})).expect("an empty flow table parses");
+            (k.fill_defaults)(&mut spec);
+            let filled = serde_json::to_value(&spec).unwrap_or_default();
+            let fields: Vec<serde_json::Value> = k
+                .fields
+                .iter()
+                .map(|f| serde_json::json!({"name": f, "default": filled.get(*f).cloned().unwrap_or_default()}))
+                .collect();
+            serde_json::json!({"name": k.name, "doc": k.doc, "fields": fields})
+        })
+        .collect()
+}

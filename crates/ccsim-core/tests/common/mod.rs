@@ -2,6 +2,7 @@
 //! conservation check, event-by-event stepping.
 #![allow(dead_code)]
 
+use ccsim_core::net::stage::loss::RandomLoss;
 use ccsim_core::sim::time::{from_secs, to_secs};
 use ccsim_core::{Results, Scenario, Simulation};
 
@@ -183,4 +184,10 @@ pub fn step(sim: &mut Simulation) -> bool {
 /// Mean of a slice.
 pub fn mean(x: &[f64]) -> f64 {
     x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// Set the loss probability of link `l`'s random-loss stage during a run
+/// (the scenario must give the link a nonzero loss so the stage exists).
+pub fn set_loss(sim: &mut Simulation, l: usize, p: f64) {
+    sim.net.links[l].stage_mut::<RandomLoss>().expect("the link has a random-loss stage").p = p;
 }

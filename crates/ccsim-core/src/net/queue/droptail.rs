@@ -1,13 +1,56 @@
 //! DropTail: FIFO that drops arrivals when full, limited in packets or bytes.
-use super::QueueDiscipline;
-use crate::net::packet::{Packet, PktId};
-use crate::sim::Time;
+//!
+//! The limit counts packets waiting behind the one being serialised; a
+//! packet that finds the link idle goes straight into service whatever its
+//! size (ns-2's `Queue::recv` also hands it to the link at once).
+use super::{QueueDiscipline, QueueKind};
+use crate::net::ctx::LinkCtx;
+use crate::net::packet::{PacketPool, PktId};
+use crate::scenario::params::Params;
+use crate::scenario::{ConfigError, QueueSpec};
+use crate::transport::cc::ParamDoc;
 use std::collections::VecDeque;
+
+pub const KIND: QueueKind = QueueKind {
+    name: "droptail",
+    doc: "FIFO, drops arrivals when full",
+    params: || {
+        vec![
+            ParamDoc {
+                name: "limit_pkts",
+                default: serde_json::Value::Null,
+                doc: "capacity in packets waiting (one of limit_pkts/limit_bytes)",
+            },
+            ParamDoc { name: "limit_bytes", default: serde_json::Value::Null, doc: "capacity in bytes waiting" },
+        ]
+    },
+    build: |q, path| Ok(Box::new(DropTail::new(Limit::from_spec(q, path)?))),
+};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Limit {
     Packets(u64),
     Bytes(u64),
+}
+
+impl Limit {
+    /// The buffer size of a queue table: exactly one of `limit_pkts` and
+    /// `limit_bytes`, at least 1; no keys beyond the discipline's own.
+    pub fn from_spec(q: &QueueSpec, path: &str) -> Result<Limit, ConfigError> {
+        Params::new(&q.extra, path)
+            .finish_with(&format!("queue kind \"{}\"", q.kind), &["kind", "limit_pkts", "limit_bytes"])?;
+        let err = |f: String, m: &str| Err(ConfigError::new(f, m));
+        match (q.limit_pkts, q.limit_bytes) {
+            (Some(0), _) => {
+                err(format!("{path}.limit_pkts"), "0 is not allowed; a droptail queue holds at least 1 packet")
+            }
+            (_, Some(0)) => err(format!("{path}.limit_bytes"), "0 is not allowed; must be >= 1 byte"),
+            (Some(_), Some(_)) => err(path.to_string(), "both limit_pkts and limit_bytes given; set exactly one"),
+            (None, None) => err(path.to_string(), "no limit given; set limit_pkts or limit_bytes"),
+            (Some(n), None) => Ok(Limit::Packets(n)),
+            (None, Some(b)) => Ok(Limit::Bytes(b)),
+        }
+    }
 }
 
 pub struct DropTail {
@@ -23,19 +66,21 @@ impl DropTail {
 }
 
 impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, _now: Time, id: PktId, pkt: &mut Packet) -> bool {
-        let fits = match self.limit {
-            Limit::Packets(n) => (self.fifo.len() as u64) < n,
-            Limit::Bytes(b) => self.bytes + pkt.size as u64 <= b,
-        };
+    fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool {
+        let size = pkts.get(id).size;
+        let fits = ctx.idle
+            || match self.limit {
+                Limit::Packets(n) => (self.fifo.len() as u64) < n,
+                Limit::Bytes(b) => self.bytes + size as u64 <= b,
+            };
         if fits {
-            self.fifo.push_back((id, pkt.size));
-            self.bytes += pkt.size as u64;
+            self.fifo.push_back((id, size));
+            self.bytes += size as u64;
         }
         fits
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<PktId> {
+    fn dequeue(&mut self, _ctx: &mut LinkCtx, _pkts: &mut PacketPool) -> Option<PktId> {
         let (id, size) = self.fifo.pop_front()?;
         self.bytes -= size as u64;
         Some(id)
@@ -57,25 +102,45 @@ impl QueueDiscipline for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn pkt(size: u32) -> Packet {
-        Packet { size, ..Default::default() }
+    use crate::net::ctx::test_ctx;
+    use crate::net::packet::Packet;
+
+    fn pkt(pool: &mut PacketPool, size: u32) -> PktId {
+        pool.alloc(Packet { size, ..Default::default() })
     }
     #[test]
     fn packet_limit_drops_the_arrival_that_overflows() {
-        let mut q = DropTail::new(Limit::Packets(2));
-        assert!(q.enqueue(0, 1, &mut pkt(100)));
-        assert!(q.enqueue(0, 2, &mut pkt(100)));
-        assert!(!q.enqueue(0, 3, &mut pkt(100)));
-        assert_eq!(q.dequeue(0), Some(1));
-        assert!(q.enqueue(0, 4, &mut pkt(100)));
-        assert_eq!(q.len_pkts(), 2);
+        test_ctx(false, |ctx, pool| {
+            let mut q = DropTail::new(Limit::Packets(2));
+            let a = pkt(pool, 100);
+            let b = pkt(pool, 100);
+            let c = pkt(pool, 100);
+            assert!(q.enqueue(ctx, a, pool));
+            assert!(q.enqueue(ctx, b, pool));
+            assert!(!q.enqueue(ctx, c, pool));
+            assert_eq!(q.dequeue(ctx, pool), Some(a));
+            assert!(q.enqueue(ctx, c, pool));
+            assert_eq!(q.len_pkts(), 2);
+        });
     }
     #[test]
     fn byte_limit_counts_bytes() {
-        let mut q = DropTail::new(Limit::Bytes(1500));
-        assert!(q.enqueue(0, 1, &mut pkt(1040)));
-        assert!(!q.enqueue(0, 2, &mut pkt(1040)));
-        assert!(q.enqueue(0, 3, &mut pkt(40)));
-        assert_eq!(q.len_bytes(), 1080);
+        test_ctx(false, |ctx, pool| {
+            let mut q = DropTail::new(Limit::Bytes(1500));
+            let (a, b, c) = (pkt(pool, 1040), pkt(pool, 1040), pkt(pool, 40));
+            assert!(q.enqueue(ctx, a, pool));
+            assert!(!q.enqueue(ctx, b, pool));
+            assert!(q.enqueue(ctx, c, pool));
+            assert_eq!(q.len_bytes(), 1080);
+        });
+    }
+    #[test]
+    fn idle_link_serves_a_packet_larger_than_the_byte_limit() {
+        test_ctx(true, |ctx, pool| {
+            let mut q = DropTail::new(Limit::Bytes(1000));
+            let a = pkt(pool, 1040);
+            assert!(q.enqueue(ctx, a, pool), "an idle link takes the packet into service");
+            assert_eq!(q.dequeue(ctx, pool), Some(a));
+        });
     }
 }

@@ -10,7 +10,11 @@ pub mod sender;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
+use super::{cc, Endpoints, Receiver, Sender, TransportKind};
+use crate::scenario::{ConfigError, FlowSpec};
+use crate::sim::time::from_secs;
 use crate::sim::Time;
+use serde_json::{Map, Value};
 
 /// Loss recovery: which RFC the sender follows after a loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -33,9 +37,99 @@ pub enum PacingKind {
     TokenBucket,
 }
 
+/// The registry entry (`transport = "tcp"`).
+pub const KIND: TransportKind = TransportKind {
+    name: "tcp",
+    doc: "TCP: Reno/NewReno/SACK recovery, RTO, pacing, delayed ACKs, ECN, around a congestion controller (cc)",
+    fields: FIELDS,
+    validate: |f, path| TcpConfig::from_spec(f, path).map(|_| ()),
+    fill_defaults,
+    build: |f, flow| {
+        let cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
+        let cc = cc::build(&cfg.cc, &cfg.cc_params, "flow").expect("validated controller");
+        Endpoints {
+            sender: Sender::Tcp(TcpSender::new(flow, cfg.clone(), cc)),
+            receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg)),
+        }
+    },
+};
+
+/// TCP's flow fields and their defaults: the one place they are written.
+/// The papers ran ns-2, so the defaults are ns-2's where it has one.
+pub mod defaults {
+    use super::{PacingKind, Recovery};
+    pub const CC: &str = "reno";
+    pub const RECOVERY: Recovery = Recovery::NewReno;
+    pub const PACING: PacingKind = PacingKind::None;
+    pub const BUCKET_PKTS: f64 = 1.0;
+    pub const INIT_CWND_PKTS: f64 = 2.0;
+    /// Effectively unbounded: slow start ends at the first loss.
+    pub const INIT_SSTHRESH_PKTS: f64 = 1e9;
+    pub const RWND_PKTS: u64 = 10_000_000;
+    pub const MAX_CWND_PKTS: f64 = 1e9;
+    pub const DUPTHRESH: u32 = 3;
+    pub const LIMITED_TRANSMIT: bool = true;
+    pub const DELAYED_ACK: bool = false;
+    pub const DELACK_TIMEOUT_S: f64 = 0.1;
+    pub const MIN_RTO_S: f64 = 0.2;
+    pub const MAX_RTO_S: f64 = 60.0;
+    pub const INIT_RTO_S: f64 = 1.0;
+    /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
+    pub const CLOCK_GRANULARITY_S: f64 = 0.01;
+    pub const ECN: bool = false;
+}
+
+/// TCP's own fields (besides the common ones), for the transport registry.
+pub const FIELDS: &[&str] = &[
+    "cc",
+    "cc_params",
+    "recovery",
+    "pacing",
+    "bucket_pkts",
+    "init_cwnd_pkts",
+    "init_ssthresh_pkts",
+    "rwnd_pkts",
+    "max_cwnd_pkts",
+    "dupthresh",
+    "limited_transmit",
+    "delayed_ack",
+    "delack_timeout_s",
+    "min_rto_s",
+    "max_rto_s",
+    "init_rto_s",
+    "clock_granularity_s",
+    "ecn",
+    "bytes",
+];
+
+/// Fill every TCP field left out with its default (normalisation).
+pub fn fill_defaults(f: &mut FlowSpec) {
+    use defaults as d;
+    f.cc.get_or_insert_with(|| d::CC.to_string());
+    f.cc_params.get_or_insert_with(Default::default);
+    f.recovery.get_or_insert(d::RECOVERY);
+    f.pacing.get_or_insert(d::PACING);
+    f.bucket_pkts.get_or_insert(d::BUCKET_PKTS);
+    f.init_cwnd_pkts.get_or_insert(d::INIT_CWND_PKTS);
+    f.init_ssthresh_pkts.get_or_insert(d::INIT_SSTHRESH_PKTS);
+    f.rwnd_pkts.get_or_insert(d::RWND_PKTS);
+    f.max_cwnd_pkts.get_or_insert(d::MAX_CWND_PKTS);
+    f.dupthresh.get_or_insert(d::DUPTHRESH);
+    f.limited_transmit.get_or_insert(d::LIMITED_TRANSMIT);
+    f.delayed_ack.get_or_insert(d::DELAYED_ACK);
+    f.delack_timeout_s.get_or_insert(d::DELACK_TIMEOUT_S);
+    f.min_rto_s.get_or_insert(d::MIN_RTO_S);
+    f.max_rto_s.get_or_insert(d::MAX_RTO_S);
+    f.init_rto_s.get_or_insert(d::INIT_RTO_S);
+    f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
+    f.ecn.get_or_insert(d::ECN);
+}
+
 /// Per-flow TCP parameters (validated scenario values, in engine units).
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
+    pub cc: String,
+    pub cc_params: Map<String, Value>,
     pub recovery: Recovery,
     pub pacing: PacingKind,
     pub bucket_pkts: f64,
@@ -53,11 +147,66 @@ pub struct TcpConfig {
     pub max_rto: f64,
     pub init_rto: f64,
     pub granularity: f64,
-    /// Finite transfer size in payload bytes (`None`: infinite FTP).
+    pub ecn: bool,
+    /// Finite transfer size in payload bytes (`None`: infinite FTP); set
+    /// by the application when it opens the transfer.
     pub total_bytes: Option<u64>,
 }
 
 impl TcpConfig {
+    /// Read and validate a flow's TCP fields (`path` is `flows[i]`).
+    pub fn from_spec(spec: &FlowSpec, path: &str) -> Result<Self, ConfigError> {
+        use crate::scenario::validate::{at_least, non_negative, positive};
+        let mut f = spec.clone();
+        fill_defaults(&mut f);
+        let p = |k: &str| format!("{path}.{k}");
+        let cfg = TcpConfig {
+            cc: f.cc.unwrap_or_default(),
+            cc_params: f.cc_params.unwrap_or_default(),
+            recovery: f.recovery.unwrap_or(defaults::RECOVERY),
+            pacing: f.pacing.unwrap_or(defaults::PACING),
+            bucket_pkts: f.bucket_pkts.unwrap_or_default(),
+            mss: f.mss_bytes,
+            header: f.header_bytes,
+            init_cwnd: f.init_cwnd_pkts.unwrap_or_default(),
+            init_ssthresh: f.init_ssthresh_pkts.unwrap_or_default(),
+            rwnd: f.rwnd_pkts.unwrap_or_default(),
+            max_cwnd: f.max_cwnd_pkts.unwrap_or_default(),
+            dupthresh: f.dupthresh.unwrap_or_default(),
+            limited_transmit: f.limited_transmit.unwrap_or_default(),
+            delayed_ack: f.delayed_ack.unwrap_or_default(),
+            delack_timeout: 0,
+            min_rto: f.min_rto_s.unwrap_or_default(),
+            max_rto: f.max_rto_s.unwrap_or_default(),
+            init_rto: f.init_rto_s.unwrap_or_default(),
+            granularity: f.clock_granularity_s.unwrap_or_default(),
+            ecn: f.ecn.unwrap_or_default(),
+            total_bytes: f.bytes,
+        };
+        // The controller validates its own parameter table.
+        cc::build(&cfg.cc, &cfg.cc_params, path)?;
+        at_least(&p("bucket_pkts"), cfg.bucket_pkts, 1.0)?;
+        at_least(&p("init_cwnd_pkts"), cfg.init_cwnd, 1.0)?;
+        at_least(&p("init_ssthresh_pkts"), cfg.init_ssthresh, 2.0)?;
+        if cfg.rwnd == 0 {
+            return Err(ConfigError::new(p("rwnd_pkts"), "0 is not allowed; must be >= 1"));
+        }
+        at_least(&p("max_cwnd_pkts"), cfg.max_cwnd, 1.0)?;
+        if cfg.dupthresh == 0 {
+            return Err(ConfigError::new(p("dupthresh"), "0 is not allowed; must be >= 1"));
+        }
+        let delack = f.delack_timeout_s.unwrap_or_default();
+        positive(&p("delack_timeout_s"), delack)?;
+        positive(&p("min_rto_s"), cfg.min_rto)?;
+        at_least(&p("max_rto_s"), cfg.max_rto, cfg.min_rto)?;
+        positive(&p("init_rto_s"), cfg.init_rto)?;
+        non_negative(&p("clock_granularity_s"), cfg.granularity)?;
+        if cfg.total_bytes == Some(0) {
+            return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));
+        }
+        Ok(TcpConfig { delack_timeout: from_secs(delack), ..cfg })
+    }
+
     /// Payload bytes of segment `seq`.
     pub fn payload(&self, seq: u64) -> u32 {
         match self.total_bytes {

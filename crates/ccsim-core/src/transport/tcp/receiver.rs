@@ -1,5 +1,6 @@
 //! The TCP receiver: cumulative ACKs, SACK blocks (RFC 2018), delayed ACKs
-//! (RFC 5681 §4.2) and timestamp echo (RFC 7323).
+//! (RFC 5681 §4.2), timestamp echo (RFC 7323) and ECN echo (RFC 3168
+//! §6.1.3: ECE on every ACK from a CE mark until a CWR arrives).
 //!
 //! Out-of-order data is kept as an interval map, so a long run of segments
 //! above a hole costs O(log n) per arrival. The first SACK block always holds
@@ -7,10 +8,10 @@
 //! reported blocks (RFC 2018 §4). Out-of-order segments and segments that
 //! fill a hole are ACKed at once even with delayed ACKs.
 use super::TcpConfig;
-use crate::net::packet::{Packet, SackBlock, MAX_SACK_BLOCKS};
-use crate::sim::events::EventKind;
+use crate::net::packet::{Ecn, Kind, Packet, SackBlock, TcpHeader, L4, MAX_SACK_BLOCKS};
+use crate::net::Net;
 use crate::sim::{Time, Timer};
-use crate::world::Net;
+use crate::transport::{receiver_timer, ReceiverAgent};
 use std::collections::BTreeMap;
 
 pub struct TcpReceiver {
@@ -22,8 +23,9 @@ pub struct TcpReceiver {
     recent: Vec<u64>,
     pending: u32,
     ts_pending: Time,
-    ce_pending: bool,
-    pub delack_timer: Timer,
+    /// ECN-Echo latched by a CE mark, cleared by the sender's CWR.
+    ece: bool,
+    delack_timer: Timer,
     /// In-order payload bytes handed to the application.
     pub delivered_bytes: u64,
     /// Every data byte that arrived (headers and duplicates included).
@@ -40,18 +42,18 @@ impl TcpReceiver {
             recent: Vec::new(),
             pending: 0,
             ts_pending: 0,
-            ce_pending: false,
-            delack_timer: Timer::default(),
+            ece: false,
+            delack_timer: Timer::new(receiver_timer(flow, 0)),
             delivered_bytes: 0,
             rx_bytes: 0,
         }
     }
 
-    pub fn on_data(&mut self, net: &mut Net, seq: u64, size: u32, ts: Time, ce: bool) {
+    fn on_data(&mut self, net: &mut Net, seq: u64, size: u32, ts: Time, ce: bool, cwr: bool) {
         let old = self.rcv_nxt;
         let had_hole = !self.ooo.is_empty();
         self.rx_bytes += size as u64;
-        self.ce_pending |= ce;
+        self.ece = (self.ece && !cwr) || ce;
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
             if let Some((&s, &e)) = self.ooo.first_key_value() {
@@ -77,12 +79,12 @@ impl TcpReceiver {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
                 let at = net.now.saturating_add(self.cfg.delack_timeout);
-                self.delack_timer.arm(&mut net.events, at, EventKind::DelAck, self.flow);
+                self.delack_timer.arm(&mut net.events, at);
             }
         }
     }
 
-    pub fn on_delack(&mut self, net: &mut Net) {
+    fn on_delack(&mut self, net: &mut Net) {
         if self.pending > 0 {
             self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
         }
@@ -119,15 +121,7 @@ impl TcpReceiver {
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
         self.pending = 0;
         self.delack_timer.disarm();
-        let mut pkt = Packet {
-            flow: self.flow,
-            is_ack: true,
-            size: self.cfg.header.max(1),
-            ack: self.rcv_nxt,
-            ts: ts_echo,
-            ece: std::mem::take(&mut self.ce_pending),
-            ..Default::default()
-        };
+        let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
         if self.cfg.recovery == super::Recovery::Sack && !self.ooo.is_empty() {
             let mut n = 0;
             let first = std::iter::once(trigger).chain(self.recent.iter().copied());
@@ -136,14 +130,37 @@ impl TcpReceiver {
                     break;
                 }
                 if let Some(b) = self.block_of(seq) {
-                    if !pkt.sack[..n].contains(&b) {
-                        pkt.sack[n] = b;
+                    if !h.sack[..n].contains(&b) {
+                        h.sack[n] = b;
                         n += 1;
                     }
                 }
             }
-            pkt.n_sack = n as u8;
+            h.n_sack = n as u8;
         }
-        net.send(pkt);
+        let size = self.cfg.header.max(1);
+        net.send(Packet { flow: self.flow, kind: Kind::Ack, size, ts: ts_echo, l4: L4::Tcp(h), ..Default::default() });
+    }
+}
+
+impl ReceiverAgent for TcpReceiver {
+    fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
+        if let Some(h) = pkt.tcp() {
+            self.on_data(net, h.seq, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce, h.cwr);
+        }
+    }
+
+    fn on_timer(&mut self, net: &mut Net, _slot: u8, gen: u32) {
+        if self.delack_timer.fire(&mut net.events, net.now, gen) {
+            self.on_delack(net);
+        }
+    }
+
+    fn delivered_bytes(&self) -> u64 {
+        self.delivered_bytes
+    }
+
+    fn rx_bytes(&self) -> u64 {
+        self.rx_bytes
     }
 }

@@ -19,12 +19,17 @@ use super::pacing::Pacer;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{PacingKind, Recovery, TcpConfig};
-use crate::net::packet::{Packet, SackBlock};
-use crate::sim::events::EventKind;
+use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, L4};
+use crate::net::Net;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
-use crate::transport::cc::{CcEvent, CcState, CongestionControl};
-use crate::world::Net;
+use crate::transport::cc::{CcEvent, CcState, CongestionControl, NetFeedback};
+use crate::transport::{sender_timer, SenderAgent, SenderReport};
+
+/// The sender's timer slots.
+const RTO: u8 = 0;
+const PACE: u8 = 1;
+const TICK: u8 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
@@ -69,9 +74,11 @@ pub struct TcpSender {
     rescue_rxt: Option<u64>,
     partial_seen: bool,
     pacer: Pacer,
-    pub rto_timer: Timer,
-    pub pace_timer: Timer,
-    pub tick_timer: Timer,
+    /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
+    cwr_pending: bool,
+    rto_timer: Timer,
+    pace_timer: Timer,
+    tick_timer: Timer,
     pub app_active: bool,
     total_segs: Option<u64>,
     pub stats: SenderStats,
@@ -115,9 +122,10 @@ impl TcpSender {
             rescue_rxt: None,
             partial_seen: false,
             pacer,
-            rto_timer: Timer::default(),
-            pace_timer: Timer::default(),
-            tick_timer: Timer::default(),
+            cwr_pending: false,
+            rto_timer: Timer::new(sender_timer(flow, RTO)),
+            pace_timer: Timer::new(sender_timer(flow, PACE)),
+            tick_timer: Timer::new(sender_timer(flow, TICK)),
             app_active: false,
             stats: SenderStats::default(),
             trace: None,
@@ -139,21 +147,8 @@ impl TcpSender {
         from_secs(self.rtt.rto())
     }
 
-    pub fn start(&mut self, net: &mut Net) {
-        self.app_active = true;
-        self.sync(net.now);
-        if let Some(p) = self.cc.tick_interval_s(&self.st) {
-            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)), EventKind::CcTick, self.flow);
-        }
-        self.try_send(net);
-    }
-
-    pub fn stop(&mut self) {
-        self.app_active = false;
-    }
-
     /// Process an ACK (RFC 5681, 6582, 6675 as selected by `cfg.recovery`).
-    pub fn on_ack(&mut self, net: &mut Net, ack: u64, sack: &[SackBlock], ts_echo: Time, ece: bool) {
+    fn on_ack(&mut self, net: &mut Net, ack: u64, sack: &[SackBlock], ts_echo: Time, ece: bool) {
         let now = net.now;
         let una = self.sb.una();
         let ack = ack.min(self.sb.high());
@@ -204,7 +199,7 @@ impl TcpSender {
                 self.rto_timer.disarm();
             } else if restart_rto {
                 let at = now.saturating_add(self.rto());
-                self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
+                self.rto_timer.arm(&mut net.events, at);
             }
             if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
                 self.stats.completed_at = Some(now);
@@ -228,7 +223,9 @@ impl TcpSender {
             }
         }
         if ece && self.state == State::Open && self.sb.una() >= self.recover {
-            // RFC 3168 §6.1.2: react to ECN once per window, as to a loss.
+            // RFC 3168 §6.1.2: react to ECN once per window, as to a loss,
+            // and say so with CWR on the next new data.
+            self.cwr_pending = true;
             self.sync(now);
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.cwnd = self.st.ssthresh;
@@ -260,7 +257,7 @@ impl TcpSender {
         // otherwise, with a stable RTT (RTTVAR -> 0), the retransmission's
         // extra queueing delay behind a full buffer fires a spurious RTO.
         let at = net.now.saturating_add(self.rto());
-        self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
+        self.rto_timer.arm(&mut net.events, at);
     }
 
     /// Retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 eq. 4).
@@ -298,11 +295,7 @@ impl TcpSender {
         self.sb.on_rto();
         self.retransmit_first_lost(net, true);
         let at = net.now.saturating_add(self.rto());
-        self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
-        self.try_send(net);
-    }
-
-    pub fn on_pace(&mut self, net: &mut Net) {
+        self.rto_timer.arm(&mut net.events, at);
         self.try_send(net);
     }
 
@@ -314,7 +307,7 @@ impl TcpSender {
         self.cc.on_tick(&mut self.st);
         self.clamp_cwnd();
         if let Some(p) = self.cc.tick_interval_s(&self.st) {
-            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)), EventKind::CcTick, self.flow);
+            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)));
         }
         self.try_send(net);
     }
@@ -371,7 +364,7 @@ impl TcpSender {
             let release = self.pacer.release_time(now, self.st.cwnd, self.rtt.srtt);
             if release > now {
                 if self.next_segment_available() {
-                    self.pace_timer.arm(&mut net.events, release, EventKind::Pace, self.flow);
+                    self.pace_timer.arm(&mut net.events, release);
                 }
                 return;
             }
@@ -410,7 +403,11 @@ impl TcpSender {
         }
         self.stats.data_sent += 1;
         let size = self.cfg.header + self.cfg.payload(seq);
-        net.send(Packet { flow: self.flow, size, seq, ts: now, retx, ..Default::default() });
+        // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+        let ecn = if self.cfg.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct };
+        let cwr = !retx && std::mem::take(&mut self.cwr_pending);
+        let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ..Default::default() });
+        net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, ecn, l4, ..Default::default() });
         self.pacer.on_send(now);
         if let Some(tr) = self.trace.as_mut() {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
@@ -418,7 +415,60 @@ impl TcpSender {
         }
         if !self.rto_timer.is_armed() {
             let at = now.saturating_add(self.rto());
-            self.rto_timer.arm(&mut net.events, at, EventKind::Rto, self.flow);
+            self.rto_timer.arm(&mut net.events, at);
+        }
+    }
+}
+
+impl SenderAgent for TcpSender {
+    fn open(&mut self, net: &mut Net) {
+        self.app_active = true;
+        self.sync(net.now);
+        if let Some(p) = self.cc.tick_interval_s(&self.st) {
+            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)));
+        }
+        self.try_send(net);
+    }
+
+    fn close(&mut self) {
+        self.app_active = false;
+    }
+
+    fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
+        let Some(h) = pkt.tcp() else { return };
+        if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
+            // Explicit feedback echoed by the receiver, in segments.
+            self.sync(net.now);
+            self.cc.on_feedback(&mut self.st, NetFeedback::WindowDelta(x.feedback_bytes / self.cfg.mss as f64));
+            self.clamp_cwnd();
+        }
+        self.on_ack(net, h.ack, &h.sack[..h.n_sack as usize], pkt.ts, h.ece);
+    }
+
+    fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
+        let now = net.now;
+        match slot {
+            RTO if self.rto_timer.fire(&mut net.events, now, gen) => self.on_rto(net),
+            PACE if self.pace_timer.fire(&mut net.events, now, gen) => self.try_send(net),
+            TICK if self.tick_timer.fire(&mut net.events, now, gen) => self.on_tick(net),
+            _ => {}
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.stats.completed_at.is_some()
+    }
+
+    fn report(&self) -> SenderReport {
+        SenderReport {
+            data_sent: self.stats.data_sent,
+            retransmits: self.stats.retransmits,
+            timeouts: self.stats.timeouts,
+            fast_recoveries: self.stats.fast_recoveries,
+            cwnd: self.st.cwnd,
+            ssthresh: self.st.ssthresh,
+            srtt_s: self.rtt.srtt,
+            completed_at: self.stats.completed_at,
         }
     }
 }

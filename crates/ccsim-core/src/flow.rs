@@ -1,0 +1,191 @@
+//! The flow table: one row per flow, with its host pair, route, static facts
+//! and its two agents; rows are added at build time or by applications
+//! during a run, never renumbered.
+//!
+//! A finished transfer (everything acknowledged) whose packets have all left
+//! the network is freed: its agents are dropped and what results need is
+//! kept as a [`FlowRecord`], so a workload of many short transfers holds
+//! only the live ones.
+use crate::net::{Net, Packet};
+use crate::scenario::{ConfigError, FlowSpec};
+use crate::sim::Time;
+use crate::transport::{self, slot, Endpoints, Receiver, Sender, SenderReport};
+
+/// Static facts about one flow, for results.
+#[derive(Clone, Debug)]
+pub struct FlowMeta {
+    /// Index of the `[[flows]]` entry the flow came from.
+    pub entry: usize,
+    pub transport: String,
+    pub cc: String,
+    pub recovery: String,
+    pub pacing: String,
+    pub rtt_prop_s: f64,
+    pub start: Time,
+    pub stop: Option<Time>,
+    /// Application (index in `Simulation::apps`) that opened the flow.
+    pub app: u32,
+}
+
+/// What results need of a freed flow.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowRecord {
+    pub sender: SenderReport,
+    pub delivered_bytes: u64,
+    pub rx_bytes: u64,
+}
+
+pub struct Flow {
+    pub src: usize,
+    pub dst: usize,
+    pub route: u32,
+    pub meta: FlowMeta,
+    ends: Option<Endpoints>,
+    record: Option<FlowRecord>,
+}
+
+impl Flow {
+    pub fn is_live(&self) -> bool {
+        self.ends.is_some()
+    }
+
+    pub fn sender(&self) -> Option<&Sender> {
+        self.ends.as_ref().map(|e| &e.sender)
+    }
+
+    pub fn receiver(&self) -> Option<&Receiver> {
+        self.ends.as_ref().map(|e| &e.receiver)
+    }
+
+    /// The sender's report, live or recorded.
+    pub fn report(&self) -> SenderReport {
+        match (&self.ends, &self.record) {
+            (Some(e), _) => e.sender.report(),
+            (None, Some(r)) => r.sender,
+            (None, None) => SenderReport::default(),
+        }
+    }
+
+    /// Payload bytes delivered in order to the receiving application.
+    pub fn delivered_bytes(&self) -> u64 {
+        match (&self.ends, &self.record) {
+            (Some(e), _) => e.receiver.delivered_bytes(),
+            (None, Some(r)) => r.delivered_bytes,
+            (None, None) => 0,
+        }
+    }
+
+    /// Bytes (with headers) that reached the receiver.
+    pub fn rx_bytes(&self) -> u64 {
+        match (&self.ends, &self.record) {
+            (Some(e), _) => e.receiver.rx_bytes(),
+            (None, Some(r)) => r.rx_bytes,
+            (None, None) => 0,
+        }
+    }
+}
+
+/// A flow to create: its transport spec, host pair, route and facts.
+pub struct NewFlow<'a> {
+    pub spec: &'a FlowSpec,
+    pub src: usize,
+    pub dst: usize,
+    pub route: u32,
+    pub meta: FlowMeta,
+}
+
+#[derive(Default)]
+pub struct FlowTable {
+    flows: Vec<Flow>,
+    /// Flows whose agents are alive, in id order (for sampling).
+    live: Vec<u32>,
+    live_dirty: bool,
+}
+
+impl FlowTable {
+    /// Add a flow: build its agents (transport registry) and register its
+    /// route with the network. Returns its id.
+    pub fn create(&mut self, net: &mut Net, f: NewFlow) -> Result<u32, ConfigError> {
+        let id = self.flows.len() as u32;
+        let ends = transport::build(f.spec, id)?;
+        net.add_flow(id, f.route);
+        self.flows.push(Flow { src: f.src, dst: f.dst, route: f.route, meta: f.meta, ends: Some(ends), record: None });
+        self.live.push(id);
+        Ok(id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.flows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty()
+    }
+
+    pub fn get(&self, id: u32) -> &Flow {
+        &self.flows[id as usize]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Flow> {
+        self.flows.iter()
+    }
+
+    /// Ids of the flows whose agents are alive, ascending.
+    pub fn live(&mut self) -> &[u32] {
+        if self.live_dirty {
+            let flows = &self.flows;
+            self.live.retain(|&f| flows[f as usize].is_live());
+            self.live_dirty = false;
+        }
+        &self.live
+    }
+
+    pub fn sender_mut(&mut self, id: u32) -> Option<&mut Sender> {
+        self.flows[id as usize].ends.as_mut().map(|e| &mut e.sender)
+    }
+
+    pub fn receiver_mut(&mut self, id: u32) -> Option<&mut Receiver> {
+        self.flows[id as usize].ends.as_mut().map(|e| &mut e.receiver)
+    }
+
+    /// A packet reached the end of its route: hand it to the flow's
+    /// receiver (data) or sender (ACK). Returns the flow's id if this
+    /// finished and freed its transfer.
+    pub fn deliver(&mut self, net: &mut Net, pkt: &Packet) -> Option<u32> {
+        let ends = self.flows[pkt.flow as usize].ends.as_mut()?;
+        if pkt.is_ack() {
+            ends.sender.on_packet(net, pkt);
+        } else {
+            ends.receiver.on_packet(net, pkt);
+        }
+        self.free_if_done(net, pkt.flow)
+    }
+
+    /// Agent timer `slot` of `flow` fired (ignored once the flow is freed).
+    pub fn on_timer(&mut self, net: &mut Net, flow: u32, s: u8, gen: u32) {
+        let Some(ends) = self.flows[flow as usize].ends.as_mut() else { return };
+        if s < slot::RECEIVER {
+            ends.sender.on_timer(net, s, gen);
+        } else {
+            ends.receiver.on_timer(net, s - slot::RECEIVER, gen);
+        }
+    }
+
+    /// Free `flow`'s agents if its transfer finished and none of its packets
+    /// is left in the network (so none can arrive later).
+    pub fn free_if_done(&mut self, net: &Net, flow: u32) -> Option<u32> {
+        let f = &mut self.flows[flow as usize];
+        let ends = f.ends.as_ref()?;
+        if !ends.sender.finished() || net.flow_in_network(flow) > 0 {
+            return None;
+        }
+        f.record = Some(FlowRecord {
+            sender: ends.sender.report(),
+            delivered_bytes: ends.receiver.delivered_bytes(),
+            rx_bytes: ends.receiver.rx_bytes(),
+        });
+        f.ends = None;
+        self.live_dirty = true;
+        Some(flow)
+    }
+}

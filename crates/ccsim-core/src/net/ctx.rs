@@ -1,0 +1,77 @@
+//! The link context a queue discipline or a per-link stage works in.
+//!
+//! Built by the link for one call, it gives the owner what a router's
+//! processing needs and nothing of the rest of the network: the time, the
+//! link's rate and whether its serialiser is idle, the owner's own RNG
+//! stream (so adding a random component never perturbs another's draws),
+//! the owner's own re-armable timer (RED's idle clock, XCP's control
+//! interval), and a way to drop packets it already holds (longest-queue
+//! drop) and to count ECN marks.
+use super::packet::PktId;
+use crate::sim::rng::Rng;
+use crate::sim::{EventQueue, Time, Timer};
+
+pub struct LinkCtx<'a> {
+    pub now: Time,
+    /// Index of the link in `Net::links`.
+    pub link: u32,
+    pub rate_bps: f64,
+    /// The serialiser is free and nothing waits: a packet admitted now goes
+    /// straight into service.
+    pub idle: bool,
+    pub rng: &'a mut Rng,
+    pub(crate) timer: &'a mut Timer,
+    pub(crate) events: &'a mut EventQueue,
+    pub(crate) evicted: &'a mut Vec<PktId>,
+    pub(crate) marks: &'a mut u64,
+}
+
+impl LinkCtx<'_> {
+    /// Arm (or move) the owner's timer; its `on_timer` runs at `at`.
+    pub fn arm_timer(&mut self, at: Time) {
+        self.timer.arm(self.events, at);
+    }
+
+    pub fn disarm_timer(&mut self) {
+        self.timer.disarm();
+    }
+
+    /// Drop a packet the discipline holds (not the arriving one): the link
+    /// frees it, counts a drop and tells its taps.
+    pub fn evict(&mut self, id: PktId) {
+        self.evicted.push(id);
+    }
+
+    /// Count an ECN mark the owner made (it sets `Ecn::Ce` itself).
+    pub fn count_mark(&mut self) {
+        *self.marks += 1;
+    }
+}
+
+/// What a link keeps for each owner of a context: its RNG and its timer.
+pub struct OwnerState {
+    pub rng: Rng,
+    pub timer: Timer,
+}
+
+/// Run `f` with a context on link 0 (10 Mb/s) and an empty packet pool.
+#[cfg(test)]
+pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::packet::PacketPool)) {
+    use crate::sim::{EventKind, Owner};
+    let mut rng = crate::sim::rng::from_u64(1);
+    let mut timer = Timer::new(Owner::new(EventKind::LinkTimer, 0, 0));
+    let mut events = EventQueue::default();
+    let (mut evicted, mut marks) = (Vec::new(), 0);
+    let mut ctx = LinkCtx {
+        now: 0,
+        link: 0,
+        rate_bps: 10e6,
+        idle,
+        rng: &mut rng,
+        timer: &mut timer,
+        events: &mut events,
+        evicted: &mut evicted,
+        marks: &mut marks,
+    };
+    f(&mut ctx, &mut super::packet::PacketPool::default());
+}

@@ -1,0 +1,202 @@
+//! Periodic sampling into columnar series, the warm-up snapshot, and the
+//! summary results of a run.
+//!
+//! Series rows are written for active flows only (started, not stopped,
+//! transfer not finished) and for monitored links; Jain's index over the
+//! fairness window counts the flows active at the sample.
+use super::{jain, ratio, Conservation, FlowResult, LinkResult, Results, Series};
+use crate::flow::FlowTable;
+use crate::net::link::LinkCounters;
+use crate::net::Net;
+use crate::sim::time::to_secs;
+use crate::sim::Time;
+use std::collections::VecDeque;
+
+pub struct Sampler {
+    pub interval: Time,
+    warmup: Time,
+    /// Samples per fairness window.
+    fair_window: usize,
+    warm_links: Vec<LinkCounters>,
+    warm_delivered: Vec<u64>,
+    warm_rx: Vec<u64>,
+    last_links: Vec<LinkCounters>,
+    last_delivered: Vec<u64>,
+    fair_hist: VecDeque<Vec<u64>>,
+    pub series: Series,
+}
+
+/// Whether flow `f` has an application offering data at `t`.
+fn active(flows: &FlowTable, f: u32, t: Time) -> bool {
+    let flow = flows.get(f);
+    let m = &flow.meta;
+    t >= m.start && m.stop.is_none_or(|s| t < s) && flow.report().completed_at.is_none()
+}
+
+/// `v[i]`, 0 past the end (flows created after that snapshot).
+fn at(v: &[u64], i: usize) -> u64 {
+    v.get(i).copied().unwrap_or(0)
+}
+
+impl Sampler {
+    pub fn new(interval: Time, warmup: Time, fair_window: usize, n_links: usize) -> Self {
+        Sampler {
+            interval,
+            warmup,
+            fair_window,
+            warm_links: vec![LinkCounters::default(); n_links],
+            warm_delivered: Vec::new(),
+            warm_rx: Vec::new(),
+            last_links: vec![LinkCounters::default(); n_links],
+            last_delivered: Vec::new(),
+            fair_hist: VecDeque::new(),
+            series: Series::default(),
+        }
+    }
+
+    /// End of warm-up: snapshot the counters results are measured from.
+    pub fn warmup_end(&mut self, net: &Net, flows: &FlowTable) {
+        self.warm_links = net.links.iter().map(|l| l.c).collect();
+        self.warm_delivered = flows.iter().map(|f| f.delivered_bytes()).collect();
+        self.warm_rx = flows.iter().map(|f| f.rx_bytes()).collect();
+    }
+
+    pub fn sample(&mut self, net: &Net, flows: &mut FlowTable) {
+        let t = net.now;
+        let ts = to_secs(t);
+        let iv = to_secs(self.interval);
+        let delivered: Vec<u64> = flows.iter().map(|f| f.delivered_bytes()).collect();
+        self.last_delivered.resize(delivered.len(), 0);
+        let s = &mut self.series.flows;
+        for f in flows.live().to_vec() {
+            let fi = f as usize;
+            let d = delivered[fi];
+            if active(flows, f, t) {
+                // Flows without a window (UDP) report NaN (null in JSON).
+                let r = flows.get(f).report();
+                s.time_s.push(ts);
+                s.flow.push(f);
+                s.cwnd.push(r.cwnd);
+                s.ssthresh.push(if r.ssthresh.is_nan() { f64::NAN } else { r.ssthresh.min(1e15) });
+                s.srtt_s.push(r.srtt_s.unwrap_or(f64::NAN));
+                s.goodput_bps.push((d - self.last_delivered[fi]) as f64 * 8.0 / iv);
+            }
+            self.last_delivered[fi] = d;
+        }
+        let s = &mut self.series.links;
+        for (l, link) in net.links.iter().enumerate() {
+            if !link.monitored {
+                continue;
+            }
+            let (c, last) = (link.c, self.last_links[l]);
+            let arr = c.arrivals - last.arrivals;
+            let lost = (c.drops + c.random_losses) - (last.drops + last.random_losses);
+            s.time_s.push(ts);
+            s.link.push(l as u32);
+            s.queue_pkts.push(link.queue.len_pkts() as u32);
+            s.loss_rate.push(if arr > 0 { lost as f64 / arr as f64 } else { 0.0 });
+            s.cum_loss_rate.push(ratio(c.drops + c.random_losses, c.arrivals));
+            s.utilization.push((c.tx_bytes - last.tx_bytes) as f64 * 8.0 / (link.rate_bps * iv));
+            self.last_links[l] = c;
+        }
+        self.fair_hist.push_back(delivered);
+        if self.fair_hist.len() > self.fair_window + 1 {
+            self.fair_hist.pop_front();
+        }
+        let (old, new) = (&self.fair_hist[0], &self.fair_hist[self.fair_hist.len() - 1]);
+        let rates: Vec<f64> =
+            (0..new.len()).filter(|&f| active(flows, f as u32, t)).map(|f| (new[f] - at(old, f)) as f64).collect();
+        self.series.fairness.time_s.push(ts);
+        self.series.fairness.jain.push(jain(&rates));
+    }
+
+    /// Summary results at the current time.
+    pub fn results(&self, net: &Net, flows: &FlowTable, nodes: &[String], sc: &crate::Scenario) -> Results {
+        let end = net.now;
+        let meas = to_secs(end.saturating_sub(self.warmup)).max(1e-12);
+        let links: Vec<LinkResult> = net
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let w = self.warm_links[i];
+                let c = l.c;
+                let arrivals = c.arrivals - w.arrivals;
+                let drops = c.drops - w.drops;
+                let random = c.random_losses - w.random_losses;
+                LinkResult {
+                    id: i as u32,
+                    name: l.name.clone(),
+                    from: nodes[l.from].clone(),
+                    to: nodes[l.to].clone(),
+                    rate_bps: l.rate_bps,
+                    delay_s: to_secs(l.delay),
+                    monitored: l.monitored,
+                    utilization: (c.tx_bytes - w.tx_bytes) as f64 * 8.0 / (l.rate_bps * meas),
+                    tx_pkts: c.tx_pkts - w.tx_pkts,
+                    tx_bytes: c.tx_bytes - w.tx_bytes,
+                    arrivals,
+                    drops,
+                    random_losses: random,
+                    loss_rate: ratio(drops + random, arrivals),
+                    max_queue_pkts: l.max_queue_pkts as u64,
+                }
+            })
+            .collect();
+        let flow_results: Vec<FlowResult> = (0..flows.len()).map(|f| self.flow_result(flows, f, end)).collect();
+        let goodputs: Vec<f64> = flow_results.iter().map(|f| f.goodput_bps).collect();
+        Results {
+            name: sc.name.clone(),
+            seed: sc.seed,
+            duration_s: to_secs(end),
+            warmup_s: sc.warmup_s,
+            events: net.events.popped,
+            wall_s: 0.0,
+            flows: flow_results,
+            links,
+            jain_index: jain(&goodputs),
+            conservation: Conservation {
+                created: net.created,
+                delivered: net.delivered,
+                dropped: net.dropped,
+                in_flight: net.in_flight(),
+                live_in_pool: net.pkts.live() as u64,
+            },
+            series: self.series.clone(),
+        }
+    }
+
+    /// Summary of flow `f` over the measurement period ending at `end`.
+    fn flow_result(&self, flows: &FlowTable, f: usize, end: Time) -> FlowResult {
+        let flow = flows.get(f as u32);
+        let m = &flow.meta;
+        let r = flow.report();
+        let completed = r.completed_at;
+        let from = m.start.max(self.warmup);
+        let until = [Some(end), m.stop, completed].into_iter().flatten().min().unwrap_or(end);
+        let t = to_secs(until.saturating_sub(from));
+        let per_s = |b: u64| if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 };
+        let delivered = flow.delivered_bytes() - at(&self.warm_delivered, f);
+        FlowResult {
+            id: f as u32,
+            entry: m.entry as u32,
+            transport: m.transport.clone(),
+            cc: m.cc.clone(),
+            recovery: m.recovery.clone(),
+            pacing: m.pacing.clone(),
+            rtt_prop_s: m.rtt_prop_s,
+            start_s: to_secs(m.start),
+            stop_s: m.stop.map(to_secs),
+            goodput_bps: per_s(delivered),
+            throughput_bps: per_s(flow.rx_bytes() - at(&self.warm_rx, f)),
+            delivered_bytes: delivered,
+            data_pkts_sent: r.data_sent,
+            retransmits: r.retransmits,
+            timeouts: r.timeouts,
+            fast_recoveries: r.fast_recoveries,
+            final_cwnd: r.cwnd,
+            final_srtt_s: r.srtt_s,
+            completed_s: completed.map(to_secs),
+        }
+    }
+}
