@@ -28,64 +28,104 @@
 //! max probing by `(cwnd − W_max)/3` per RTT, ≥ 5% per RTT before the first
 //! loss, and delayed-ACK compensation; those are not reproduced. Counting is
 //! per ACK (ns-2) unless `abc`.
-use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
+/// BIC's parameters (`cc_params`); `Default` is the one place the defaults
+/// are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BicConfig {
+    /// S_max, the largest increase in segments per RTT (Linux
+    /// `max_increment` = 16).
+    pub max_increment: f64,
+    /// S_min, the smallest increase in segments per RTT (the paper's 0.01).
+    pub min_increment: f64,
+    /// β, the fraction of cwnd *retained* on loss (Linux 819/1024 ≈ 0.8; the
+    /// paper quotes the removed fraction).
+    pub beta: f64,
+    /// Segments; Reno at or below (Linux `low_window` = 14).
+    pub low_window: f64,
+    /// W_max = cwnd·(1+β)/2 on a loss below W_max (the paper's fast
+    /// convergence; on, as Linux).
+    pub fast_convergence: bool,
+    /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
+    pub abc: bool,
+}
+
+impl Default for BicConfig {
+    /// Linux `tcp_bic.c` constants, the paper's S_min, ns-2 ACK counting.
+    fn default() -> Self {
+        BicConfig {
+            max_increment: 16.0,
+            min_increment: 0.01,
+            beta: 819.0 / 1024.0,
+            low_window: 14.0,
+            fast_convergence: true,
+            abc: false,
+        }
+    }
+}
+
 pub struct Bic {
-    s_max: f64,
-    s_min: f64,
-    beta: f64,
-    low_window: f64,
-    fast_convergence: bool,
-    abc: bool,
+    cfg: BicConfig,
     w_max: f64,
 }
 
 impl Bic {
-    pub fn new(s_max: f64, s_min: f64, beta: f64, low_window: f64, fast_convergence: bool, abc: bool) -> Self {
-        Bic { s_max, s_min, beta, low_window, fast_convergence, abc, w_max: 0.0 }
-    }
-
-    pub fn default_params() -> Self {
-        Bic::new(16.0, 0.01, 819.0 / 1024.0, 14.0, true, false)
+    pub fn new(cfg: BicConfig) -> Self {
+        Bic { cfg, w_max: 0.0 }
     }
 
     pub fn doc() -> ControllerDoc {
+        let d = BicConfig::default();
         ControllerDoc {
             name: "bic",
             doc: "BIC TCP (Xu et al. 2004): binary search toward W_max, max probing beyond, ×beta on loss",
             params: vec![
-                ParamDoc { name: "max_increment", default: 16.0.into(), doc: "S_max: largest increase per RTT" },
-                ParamDoc { name: "min_increment", default: 0.01.into(), doc: "S_min: smallest increase per RTT" },
+                ParamDoc {
+                    name: "max_increment",
+                    default: d.max_increment.into(),
+                    doc: "S_max: largest increase per RTT",
+                },
+                ParamDoc {
+                    name: "min_increment",
+                    default: d.min_increment.into(),
+                    doc: "S_min: smallest increase per RTT",
+                },
                 ParamDoc {
                     name: "beta",
-                    default: (819.0 / 1024.0).into(),
+                    default: d.beta.into(),
                     doc: "fraction of cwnd retained on loss (Linux 819/1024)",
                 },
-                ParamDoc { name: "low_window", default: 14.0.into(), doc: "segments; Reno at or below" },
-                ParamDoc { name: "fast_convergence", default: true.into(), doc: "W_max = cwnd(1+beta)/2 below W_max" },
-                abc_param(),
+                ParamDoc { name: "low_window", default: d.low_window.into(), doc: "segments; Reno at or below" },
+                ParamDoc {
+                    name: "fast_convergence",
+                    default: d.fast_convergence.into(),
+                    doc: "W_max = cwnd(1+beta)/2 below W_max",
+                },
+                abc_param(d.abc),
             ],
         }
     }
 
     pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = BicConfig::default();
         let base = format!("{path}.cc_params");
         let mut p = Params::new(p, &base);
-        let s_max = p.f64_in("max_increment", 16.0, 1e-6, 1e9)?;
-        let s_min = p.f64_in("min_increment", 0.01, 1e-6, 1e9)?;
-        let beta = p.f64_in("beta", 819.0 / 1024.0, 0.01, 0.99)?;
-        let low_window = p.f64_in("low_window", 14.0, 0.0, 1e9)?;
-        let fast_convergence = p.bool("fast_convergence", true)?;
-        let abc = p.bool("abc", false)?;
+        let max_increment = p.f64_in("max_increment", d.max_increment, 1e-6, 1e9)?;
+        let min_increment = p.f64_in("min_increment", d.min_increment, 1e-6, 1e9)?;
+        let beta = p.f64_in("beta", d.beta, 0.01, 0.99)?;
+        let low_window = p.f64_in("low_window", d.low_window, 0.0, 1e9)?;
+        let fast_convergence = p.bool("fast_convergence", d.fast_convergence)?;
+        let abc = p.bool("abc", d.abc)?;
         p.finish()?;
-        if s_min > s_max {
+        if min_increment > max_increment {
             return Err(ConfigError::new(
                 format!("{base}.min_increment"),
-                format!("{s_min} is not allowed; must not exceed max_increment ({s_max})"),
+                format!("{min_increment} is not allowed; must not exceed max_increment ({max_increment})"),
             ));
         }
-        Ok(Bic::new(s_max, s_min, beta, low_window, fast_convergence, abc))
+        Ok(Bic::new(BicConfig { max_increment, min_increment, beta, low_window, fast_convergence, abc }))
     }
 
     pub fn w_max(&self) -> f64 {
@@ -94,11 +134,11 @@ impl Bic {
 
     /// Segments per RTT at window `w`.
     pub fn increment(&self, w: f64) -> f64 {
-        if w <= self.low_window {
+        if w <= self.cfg.low_window {
             return 1.0;
         }
         let inc = if w < self.w_max { (self.w_max - w) / 2.0 } else { w - self.w_max };
-        inc.clamp(self.s_min, self.s_max)
+        inc.clamp(self.cfg.min_increment, self.cfg.max_increment)
     }
 }
 
@@ -108,10 +148,7 @@ impl CongestionControl for Bic {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut n = ack_units(self.abc, s, acked);
-        if s.in_slow_start() {
-            n = slow_start(s, n);
-        }
+        let n = slow_start_units(self.cfg.abc, s, acked, 0.0);
         if n > 0 {
             s.cwnd += n as f64 * self.increment(s.cwnd) / s.cwnd.max(1.0);
         }
@@ -119,11 +156,11 @@ impl CongestionControl for Bic {
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         let w = s.cwnd;
-        self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
-        if w <= self.low_window {
+        self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
+        if w <= self.cfg.low_window {
             (w / 2.0).max(2.0)
         } else {
-            (w * self.beta).max(2.0)
+            (w * self.cfg.beta).max(2.0)
         }
     }
 
@@ -141,7 +178,7 @@ mod tests {
 
     #[test]
     fn search_regions() {
-        let mut b = Bic::default_params();
+        let mut b = Bic::new(BicConfig::default());
         b.ssthresh(&st(1000.0, 1e9));
         assert_eq!(b.w_max(), 1000.0);
         // Far below W_max: additive S_max.
@@ -162,7 +199,7 @@ mod tests {
     /// geometrically: over one window of ACKs, gap → gap·e^(−1/2).
     #[test]
     fn binary_search_closes_the_gap_geometrically() {
-        let mut b = Bic::default_params();
+        let mut b = Bic::new(BicConfig::default());
         b.ssthresh(&st(1000.0, 1e9));
         let mut s = st(980.0, 10.0);
         let n = s.cwnd as usize;
@@ -175,7 +212,7 @@ mod tests {
 
     #[test]
     fn decrease_with_fast_convergence() {
-        let mut b = Bic::default_params();
+        let mut b = Bic::new(BicConfig::default());
         let beta = 819.0 / 1024.0;
         assert!((b.ssthresh(&st(1000.0, 1e9)) - 1000.0 * beta).abs() < 1e-9);
         assert_eq!(b.w_max(), 1000.0);
@@ -183,7 +220,7 @@ mod tests {
         assert!((b.ssthresh(&st(900.0, 1e9)) - 900.0 * beta).abs() < 1e-9);
         assert!((b.w_max() - 900.0 * (1.0 + beta) / 2.0).abs() < 1e-9);
         // Without fast convergence W_max = cwnd.
-        let mut b = Bic::new(16.0, 0.01, beta, 14.0, false, false);
+        let mut b = Bic::new(BicConfig { fast_convergence: false, ..Default::default() });
         b.ssthresh(&st(1000.0, 1e9));
         b.ssthresh(&st(900.0, 1e9));
         assert_eq!(b.w_max(), 900.0);

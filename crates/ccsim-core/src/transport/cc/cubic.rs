@@ -28,15 +28,36 @@
 //! time from t, spurious-loss undo, and Linux's integer `cnt` arithmetic
 //! (target at t + min RTT, ≤ 20 ACKs per +1 before the first loss).
 //! Counting is per ACK (ns-2) unless `abc`.
-use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
+/// CUBIC's parameters (`cc_params`); `Default` is the one place the defaults
+/// are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CubicConfig {
+    /// C in segments/s³ (RFC 9438: 0.4).
+    pub c: f64,
+    /// β_cubic, the fraction of the window retained on a congestion event
+    /// (RFC 9438 §4.6: 0.7).
+    pub beta: f64,
+    /// W_max = cwnd·(1+β)/2 on a loss below the previous W_max (RFC 9438
+    /// §4.7; on, as the RFC recommends).
+    pub fast_convergence: bool,
+    /// The Reno-friendly region, W_est (RFC 9438 §4.3; on, as the RFC).
+    pub tcp_friendly: bool,
+    /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
+    pub abc: bool,
+}
+
+impl Default for CubicConfig {
+    /// RFC 9438 values, ns-2 ACK counting.
+    fn default() -> Self {
+        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendly: true, abc: false }
+    }
+}
+
 pub struct Cubic {
-    c: f64,
-    beta: f64,
-    fast_convergence: bool,
-    tcp_friendly: bool,
-    abc: bool,
+    cfg: CubicConfig,
     w_max: f64,
     cwnd_prior: f64,
     after_rto: bool,
@@ -62,51 +83,43 @@ pub fn w_cubic(t: f64, k: f64, w_max: f64, c: f64) -> f64 {
 }
 
 impl Cubic {
-    pub fn new(c: f64, beta: f64, fast_convergence: bool, tcp_friendly: bool, abc: bool) -> Self {
-        Cubic {
-            c,
-            beta,
-            fast_convergence,
-            tcp_friendly,
-            abc,
-            w_max: 0.0,
-            cwnd_prior: 0.0,
-            after_rto: false,
-            epoch: None,
-        }
-    }
-
-    pub fn rfc9438() -> Self {
-        Cubic::new(0.4, 0.7, true, true, false)
+    pub fn new(cfg: CubicConfig) -> Self {
+        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, after_rto: false, epoch: None }
     }
 
     pub fn doc() -> ControllerDoc {
+        let d = CubicConfig::default();
         ControllerDoc {
             name: "cubic",
             doc: "CUBIC (RFC 9438): W = C(t−K)³ + W_max, Reno-friendly region, fast convergence, ×beta on loss",
             params: vec![
-                ParamDoc { name: "c", default: 0.4.into(), doc: "C in segments/s³" },
-                ParamDoc { name: "beta", default: 0.7.into(), doc: "beta_cubic: fraction of the window retained" },
-                ParamDoc { name: "fast_convergence", default: true.into(), doc: "W_max = cwnd(1+beta)/2 below W_max" },
-                ParamDoc { name: "tcp_friendly", default: true.into(), doc: "Reno-friendly region (W_est)" },
-                abc_param(),
+                ParamDoc { name: "c", default: d.c.into(), doc: "C in segments/s³" },
+                ParamDoc { name: "beta", default: d.beta.into(), doc: "beta_cubic: fraction of the window retained" },
+                ParamDoc {
+                    name: "fast_convergence",
+                    default: d.fast_convergence.into(),
+                    doc: "W_max = cwnd(1+beta)/2 below W_max",
+                },
+                ParamDoc { name: "tcp_friendly", default: d.tcp_friendly.into(), doc: "Reno-friendly region (W_est)" },
+                abc_param(d.abc),
             ],
         }
     }
 
     pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = CubicConfig::default();
         let mut p = Params::new(p, &format!("{path}.cc_params"));
-        let c = p.f64_in("c", 0.4, 1e-6, 1e6)?;
-        let beta = p.f64_in("beta", 0.7, 0.01, 0.99)?;
-        let fast_convergence = p.bool("fast_convergence", true)?;
-        let tcp_friendly = p.bool("tcp_friendly", true)?;
-        let abc = p.bool("abc", false)?;
+        let c = p.f64_in("c", d.c, 1e-6, 1e6)?;
+        let beta = p.f64_in("beta", d.beta, 0.01, 0.99)?;
+        let fast_convergence = p.bool("fast_convergence", d.fast_convergence)?;
+        let tcp_friendly = p.bool("tcp_friendly", d.tcp_friendly)?;
+        let abc = p.bool("abc", d.abc)?;
         p.finish()?;
-        Ok(Cubic::new(c, beta, fast_convergence, tcp_friendly, abc))
+        Ok(Cubic::new(CubicConfig { c, beta, fast_convergence, tcp_friendly, abc }))
     }
 
     pub fn alpha_cubic(&self) -> f64 {
-        3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+        3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
     }
 
     /// K of the current stage, if one has begun.
@@ -128,7 +141,7 @@ impl Cubic {
             self.w_max = cwnd;
             (0.0, cwnd)
         } else {
-            (k_of(self.w_max, cwnd, self.c), self.w_max)
+            (k_of(self.w_max, cwnd, self.cfg.c), self.w_max)
         };
         self.after_rto = false;
         Epoch { t0: now, k, w_max, w_est: cwnd }
@@ -141,10 +154,7 @@ impl CongestionControl for Cubic {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut n = ack_units(self.abc, s, acked);
-        if s.in_slow_start() {
-            n = slow_start(s, n);
-        }
+        let n = slow_start_units(self.cfg.abc, s, acked, 0.0);
         if n == 0 {
             return;
         }
@@ -156,10 +166,10 @@ impl CongestionControl for Cubic {
         let t = now - e.t0;
         let rtt = s.srtt_s.unwrap_or(0.0);
         let w = s.cwnd.max(1.0);
-        let target = w_cubic(t + rtt, e.k, e.w_max, self.c).clamp(w, 1.5 * w);
+        let target = w_cubic(t + rtt, e.k, e.w_max, self.cfg.c).clamp(w, 1.5 * w);
         let a = if e.w_est >= self.cwnd_prior { 1.0 } else { self.alpha_cubic() };
         e.w_est += a * n as f64 / w;
-        if self.tcp_friendly && w_cubic(t, e.k, e.w_max, self.c) < e.w_est {
+        if self.cfg.tcp_friendly && w_cubic(t, e.k, e.w_max, self.cfg.c) < e.w_est {
             s.cwnd = s.cwnd.max(e.w_est);
         } else {
             s.cwnd = (s.cwnd + n as f64 * (target - w) / w).min(target.max(s.cwnd));
@@ -169,10 +179,10 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         let w = s.cwnd;
-        self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
+        self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
         self.cwnd_prior = w;
         self.epoch = None;
-        (s.flight as f64 * self.beta).max(2.0)
+        (s.flight as f64 * self.cfg.beta).max(2.0)
     }
 
     fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
@@ -205,7 +215,7 @@ mod tests {
         assert!((k_of(1000.0, 700.0, 0.4) - (1000.0 * 0.3 / 0.4f64).cbrt()).abs() < 1e-12);
         assert_eq!(k_of(100.0, 120.0, 0.4), 0.0);
         // α_cubic = 3(1−β)/(1+β) ≈ 0.529.
-        assert!((Cubic::rfc9438().alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
+        assert!((Cubic::new(CubicConfig::default()).alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
     }
 
     /// Drive one stage with a window-limited ACK clock (cwnd ACKs per RTT).
@@ -222,7 +232,7 @@ mod tests {
 
     #[test]
     fn window_follows_the_cubic_curve_at_large_windows() {
-        let mut c = Cubic::rfc9438();
+        let mut c = Cubic::new(CubicConfig::default());
         let mut s = st(1000.0, 1e9);
         s.ssthresh = c.ssthresh(&s);
         assert!((s.ssthresh - 700.0).abs() < 1e-9);
@@ -245,7 +255,7 @@ mod tests {
     fn reno_friendly_region_at_small_windows() {
         // W_max = 20: K = cbrt(6/0.4) ≈ 2.47 s, so over 2 s (20 RTTs) the cubic
         // curve barely moves while Reno-friendly AIMD adds ≈ α_cubic per RTT.
-        let mut c = Cubic::rfc9438();
+        let mut c = Cubic::new(CubicConfig::default());
         let mut s = st(20.0, 1e9);
         s.ssthresh = c.ssthresh(&s);
         s.cwnd = s.ssthresh;
@@ -255,7 +265,7 @@ mod tests {
         assert!(w_cubic(2.0, k, 20.0, 0.4) < 20.0);
         assert!(s.cwnd >= w_est - 1e-9 && s.cwnd > 23.0, "cwnd {} w_est {w_est}", s.cwnd);
         // Without the Reno-friendly region cwnd stays under W_max.
-        let mut c = Cubic::new(0.4, 0.7, true, false, false);
+        let mut c = Cubic::new(CubicConfig { tcp_friendly: false, ..Default::default() });
         let mut s = st(20.0, 1e9);
         s.ssthresh = c.ssthresh(&s);
         s.cwnd = s.ssthresh;
@@ -265,12 +275,12 @@ mod tests {
 
     #[test]
     fn fast_convergence_and_rto() {
-        let mut c = Cubic::rfc9438();
+        let mut c = Cubic::new(CubicConfig::default());
         c.ssthresh(&st(1000.0, 1e9));
         assert_eq!(c.w_max(), 1000.0);
         c.ssthresh(&st(800.0, 1e9));
         assert!((c.w_max() - 800.0 * 0.85).abs() < 1e-9);
-        let mut c2 = Cubic::new(0.4, 0.7, false, true, false);
+        let mut c2 = Cubic::new(CubicConfig { fast_convergence: false, ..Default::default() });
         c2.ssthresh(&st(1000.0, 1e9));
         c2.ssthresh(&st(800.0, 1e9));
         assert_eq!(c2.w_max(), 800.0);

@@ -35,12 +35,35 @@
 use super::{abc_param, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
+/// FAST's parameters (`cc_params`); `Default` is the one place the defaults
+/// are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FastConfig {
+    /// α, packets of the flow's own to keep queued: 200 (ns-2's default is
+    /// 100; the E-TCP paper's gigabit runs use 1000).
+    pub alpha: f64,
+    /// γ ∈ (0, 1], the step of the window update (Jin, Wei, Low: 0.5, as the
+    /// ns-2 module).
+    pub gamma: f64,
+    /// Seconds between window updates; 0 = one smoothed RTT (10 ms until the
+    /// first sample).
+    pub update_interval_s: f64,
+    /// Queueing delay below which cwnd grows +1 per ACK (ns-2 `mi_threshold_`,
+    /// 0.75 ms); 0 = off.
+    pub mi_threshold_s: f64,
+    /// Count segments acked instead of ACKs during MI (ns-2 counts ACKs, default).
+    pub abc: bool,
+}
+
+impl Default for FastConfig {
+    /// α = 200, γ = 0.5, one update per RTT, the ns-2 module's MI threshold.
+    fn default() -> Self {
+        FastConfig { alpha: 200.0, gamma: 0.5, update_interval_s: 0.0, mi_threshold_s: 0.00075, abc: false }
+    }
+}
+
 pub struct Fast {
-    alpha: f64,
-    gamma: f64,
-    update_interval_s: f64,
-    mi_threshold_s: f64,
-    abc: bool,
+    cfg: FastConfig,
     base_rtt: f64,
     sum: f64,
     count: u64,
@@ -49,56 +72,47 @@ pub struct Fast {
 }
 
 impl Fast {
-    pub fn new(alpha: f64, gamma: f64, update_interval_s: f64, mi_threshold_s: f64, abc: bool) -> Self {
-        Fast {
-            alpha,
-            gamma,
-            update_interval_s,
-            mi_threshold_s,
-            abc,
-            base_rtt: f64::INFINITY,
-            sum: 0.0,
-            count: 0,
-            avg_rtt: None,
-            in_recovery: false,
-        }
+    pub fn new(cfg: FastConfig) -> Self {
+        Fast { cfg, base_rtt: f64::INFINITY, sum: 0.0, count: 0, avg_rtt: None, in_recovery: false }
     }
 
     pub fn doc() -> ControllerDoc {
+        let d = FastConfig::default();
         ControllerDoc {
             name: "fast",
             doc: "FAST TCP (Jin, Wei, Low 2004): periodic w ← min(2w, (1−γ)w + γ(baseRTT/RTT·w + α)); halve on loss",
             params: vec![
                 ParamDoc {
                     name: "alpha",
-                    default: 200.0.into(),
+                    default: d.alpha.into(),
                     doc: "packets to keep queued (ns-2 default 100; E-TCP gigabit runs 1000)",
                 },
-                ParamDoc { name: "gamma", default: 0.5.into(), doc: "step size in (0, 1]" },
+                ParamDoc { name: "gamma", default: d.gamma.into(), doc: "step size in (0, 1]" },
                 ParamDoc {
                     name: "update_interval_s",
-                    default: 0.0.into(),
+                    default: d.update_interval_s.into(),
                     doc: "seconds between window updates; 0 = one smoothed RTT",
                 },
                 ParamDoc {
                     name: "mi_threshold_s",
-                    default: 0.00075.into(),
+                    default: d.mi_threshold_s.into(),
                     doc: "queueing delay below which cwnd grows +1 per ACK (ns-2); 0 = off",
                 },
-                abc_param(),
+                abc_param(d.abc),
             ],
         }
     }
 
     pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = FastConfig::default();
         let mut p = Params::new(p, &format!("{path}.cc_params"));
-        let alpha = p.f64_in("alpha", 200.0, 0.0, 1e9)?;
-        let gamma = p.f64_in("gamma", 0.5, 1e-6, 1.0)?;
-        let update_interval_s = p.f64_in("update_interval_s", 0.0, 0.0, 1e3)?;
-        let mi_threshold_s = p.f64_in("mi_threshold_s", 0.00075, 0.0, 10.0)?;
-        let abc = p.bool("abc", false)?;
+        let alpha = p.f64_in("alpha", d.alpha, 0.0, 1e9)?;
+        let gamma = p.f64_in("gamma", d.gamma, 1e-6, 1.0)?;
+        let update_interval_s = p.f64_in("update_interval_s", d.update_interval_s, 0.0, 1e3)?;
+        let mi_threshold_s = p.f64_in("mi_threshold_s", d.mi_threshold_s, 0.0, 10.0)?;
+        let abc = p.bool("abc", d.abc)?;
         p.finish()?;
-        Ok(Fast::new(alpha, gamma, update_interval_s, mi_threshold_s, abc))
+        Ok(Fast::new(FastConfig { alpha, gamma, update_interval_s, mi_threshold_s, abc }))
     }
 
     pub fn base_rtt(&self) -> f64 {
@@ -115,12 +129,12 @@ impl Fast {
     }
 
     fn in_mi(&self) -> bool {
-        self.mi_threshold_s > 0.0 && self.current_rtt().is_none_or(|r| r - self.base_rtt < self.mi_threshold_s)
+        self.cfg.mi_threshold_s > 0.0 && self.current_rtt().is_none_or(|r| r - self.base_rtt < self.cfg.mi_threshold_s)
     }
 
     /// The window update of the paper, given the interval's mean RTT.
     pub fn update(&self, w: f64, avg_rtt: f64) -> f64 {
-        let target = (1.0 - self.gamma) * w + self.gamma * (self.base_rtt / avg_rtt * w + self.alpha);
+        let target = (1.0 - self.cfg.gamma) * w + self.cfg.gamma * (self.base_rtt / avg_rtt * w + self.cfg.alpha);
         target.min(2.0 * w).max(2.0)
     }
 }
@@ -138,9 +152,13 @@ impl CongestionControl for Fast {
         }
     }
 
+    /// Not the shared `slow_start_units` preamble: FAST's start-up is its
+    /// own multiplicative increase (ns-2 `fast_cc`), which ignores ssthresh
+    /// and with `abc` counts every segment acked (no RFC 3465 L = 2 cap);
+    /// outside MI the window is set only by `on_tick`.
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         if self.in_mi() {
-            s.cwnd += if self.abc { acked as f64 } else { 1.0 };
+            s.cwnd += if self.cfg.abc { acked as f64 } else { 1.0 };
         }
     }
 
@@ -157,8 +175,8 @@ impl CongestionControl for Fast {
     }
 
     fn tick_interval_s(&self, s: &CcState) -> Option<f64> {
-        if self.update_interval_s > 0.0 {
-            Some(self.update_interval_s)
+        if self.cfg.update_interval_s > 0.0 {
+            Some(self.cfg.update_interval_s)
         } else {
             Some(s.srtt_s.unwrap_or(0.01).max(1e-6))
         }
@@ -194,7 +212,7 @@ mod tests {
     fn converges_to_alpha_packets_queued() {
         let (c, d, alpha) = (10_000.0, 0.1, 200.0);
         let rtt_of = |w: f64| d + (w - c * d).max(0.0) / c;
-        let mut f = Fast::new(alpha, 0.5, 0.0, 0.0, false);
+        let mut f = Fast::new(FastConfig { alpha, mi_threshold_s: 0.0, ..Default::default() });
         let mut s = st(10.0);
         for _ in 0..100 {
             let r = rtt_of(s.cwnd);
@@ -212,7 +230,7 @@ mod tests {
 
     #[test]
     fn growth_is_capped_at_doubling_per_update() {
-        let mut f = Fast::new(200.0, 0.5, 0.0, 0.0, false);
+        let mut f = Fast::new(FastConfig { mi_threshold_s: 0.0, ..Default::default() });
         let mut s = st(10.0);
         f.pkts_acked(&mut s, 1, Some(0.1));
         f.on_tick(&mut s);
@@ -230,7 +248,7 @@ mod tests {
 
     #[test]
     fn multiplicative_increase_without_queueing_and_halving_on_loss() {
-        let mut f = Fast::new(200.0, 0.5, 0.0, 0.00075, false);
+        let mut f = Fast::new(FastConfig::default());
         let mut s = st(10.0);
         // No sample yet: MI.
         f.cong_avoid(&mut s, 1);
@@ -254,11 +272,15 @@ mod tests {
 
     #[test]
     fn tick_interval() {
-        let f = Fast::new(200.0, 0.5, 0.0, 0.0, false);
+        let f = Fast::new(FastConfig { mi_threshold_s: 0.0, ..Default::default() });
         let mut s = st(10.0);
         assert_eq!(f.tick_interval_s(&s), Some(0.1));
         s.srtt_s = None;
         assert_eq!(f.tick_interval_s(&s), Some(0.01));
-        assert_eq!(Fast::new(200.0, 0.5, 0.02, 0.0, false).tick_interval_s(&s), Some(0.02));
+        assert_eq!(
+            Fast::new(FastConfig { update_interval_s: 0.02, mi_threshold_s: 0.0, ..Default::default() })
+                .tick_interval_s(&s),
+            Some(0.02)
+        );
     }
 }

@@ -36,17 +36,48 @@
 //! `max_ssthresh/2` segments per RTT, so one RTT of doubling at a huge window
 //! cannot cause thousands of drops. Off by default (the RFC's "infinite");
 //! the E-TCP paper's HSTCP and STCP runs use 100.
-use super::{
-    abc_param, ack_units, limited_slow_start, max_ssthresh_param, CcState, CongestionControl, ControllerDoc, ParamDoc,
-};
+use super::{abc_param, max_ssthresh_param, slow_start_units, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
+/// HighSpeed TCP's parameters (`cc_params`); `Default` is the one place the
+/// defaults are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HstcpConfig {
+    /// Low_Window in segments: standard TCP at or below (RFC 3649 §5: 38).
+    pub low_window: f64,
+    /// High_Window in segments, the window at `high_p` (RFC 3649 §5: 83000).
+    pub high_window: f64,
+    /// High_P, the loss rate that gives High_Window (RFC 3649 §5: 10⁻⁷).
+    pub high_p: f64,
+    /// High_Decrease, b(High_Window), the fraction removed (RFC 3649 §5: 0.1).
+    pub high_decrease: f64,
+    /// Low_P, the loss rate at Low_Window (RFC 3649 §5: 10⁻³; ns-2 uses
+    /// 1.5/Low_Window² ≈ 1.04·10⁻³).
+    pub low_p: f64,
+    /// RFC 3742 Limited Slow-Start threshold in segments; 0 = off, the RFC's
+    /// "infinite" (the E-TCP paper uses 100).
+    pub max_ssthresh: f64,
+    /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
+    pub abc: bool,
+}
+
+impl Default for HstcpConfig {
+    /// RFC 3649 §5 values, Limited Slow-Start off, ns-2 ACK counting.
+    fn default() -> Self {
+        HstcpConfig {
+            low_window: 38.0,
+            high_window: 83000.0,
+            high_p: 1e-7,
+            high_decrease: 0.1,
+            low_p: 1e-3,
+            max_ssthresh: 0.0,
+            abc: false,
+        }
+    }
+}
+
 pub struct HighSpeed {
-    low_window: f64,
-    high_window: f64,
-    high_decrease: f64,
-    max_ssthresh: f64,
-    abc: bool,
+    cfg: HstcpConfig,
     ln_low_w: f64,
     ln_span_w: f64,
     ln_low_p: f64,
@@ -54,63 +85,56 @@ pub struct HighSpeed {
 }
 
 impl HighSpeed {
-    pub fn new(
-        low_window: f64,
-        high_window: f64,
-        high_p: f64,
-        high_decrease: f64,
-        low_p: f64,
-        max_ssthresh: f64,
-        abc: bool,
-    ) -> Self {
+    pub fn new(cfg: HstcpConfig) -> Self {
         HighSpeed {
-            low_window,
-            high_window,
-            high_decrease,
-            max_ssthresh,
-            abc,
-            ln_low_w: low_window.ln(),
-            ln_span_w: high_window.ln() - low_window.ln(),
-            ln_low_p: low_p.ln(),
-            ln_span_p: high_p.ln() - low_p.ln(),
+            ln_low_w: cfg.low_window.ln(),
+            ln_span_w: cfg.high_window.ln() - cfg.low_window.ln(),
+            ln_low_p: cfg.low_p.ln(),
+            ln_span_p: cfg.high_p.ln() - cfg.low_p.ln(),
+            cfg,
         }
     }
 
-    /// RFC 3649 defaults, Limited Slow-Start off, ns-2 ACK counting.
-    pub fn rfc3649() -> Self {
-        HighSpeed::new(38.0, 83000.0, 1e-7, 0.1, 1e-3, 0.0, false)
-    }
-
     pub fn doc() -> ControllerDoc {
+        let d = HstcpConfig::default();
         ControllerDoc {
             name: "hstcp",
             doc: "HighSpeed TCP (RFC 3649): a(w)/w per ACK, cut b(w)·w; Limited Slow-Start (RFC 3742)",
             params: vec![
-                ParamDoc { name: "low_window", default: 38.0.into(), doc: "segments; standard TCP at or below" },
-                ParamDoc { name: "high_window", default: 83000.0.into(), doc: "segments; window at high_p" },
-                ParamDoc { name: "high_p", default: 1e-7.into(), doc: "loss rate that gives high_window" },
-                ParamDoc { name: "high_decrease", default: 0.1.into(), doc: "b(high_window), fraction removed" },
+                ParamDoc {
+                    name: "low_window",
+                    default: d.low_window.into(),
+                    doc: "segments; standard TCP at or below",
+                },
+                ParamDoc { name: "high_window", default: d.high_window.into(), doc: "segments; window at high_p" },
+                ParamDoc { name: "high_p", default: d.high_p.into(), doc: "loss rate that gives high_window" },
+                ParamDoc {
+                    name: "high_decrease",
+                    default: d.high_decrease.into(),
+                    doc: "b(high_window), fraction removed",
+                },
                 ParamDoc {
                     name: "low_p",
-                    default: 1e-3.into(),
+                    default: d.low_p.into(),
                     doc: "loss rate at low_window (RFC 1e-3; ns-2 uses 1.5/low_window^2)",
                 },
-                max_ssthresh_param(),
-                abc_param(),
+                max_ssthresh_param(d.max_ssthresh),
+                abc_param(d.abc),
             ],
         }
     }
 
     pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = HstcpConfig::default();
         let base = format!("{path}.cc_params");
         let mut p = Params::new(p, &base);
-        let low_window = p.f64_in("low_window", 38.0, 1.0, 1e9)?;
-        let high_window = p.f64_in("high_window", 83000.0, 1.0, 1e12)?;
-        let high_p = p.f64_in("high_p", 1e-7, 1e-15, 1.0)?;
-        let high_decrease = p.f64_in("high_decrease", 0.1, 0.001, 0.5)?;
-        let low_p = p.f64_in("low_p", 1e-3, 1e-15, 1.0)?;
-        let max_ssthresh = p.f64_in("max_ssthresh", 0.0, 0.0, 1e12)?;
-        let abc = p.bool("abc", false)?;
+        let low_window = p.f64_in("low_window", d.low_window, 1.0, 1e9)?;
+        let high_window = p.f64_in("high_window", d.high_window, 1.0, 1e12)?;
+        let high_p = p.f64_in("high_p", d.high_p, 1e-15, 1.0)?;
+        let high_decrease = p.f64_in("high_decrease", d.high_decrease, 0.001, 0.5)?;
+        let low_p = p.f64_in("low_p", d.low_p, 1e-15, 1.0)?;
+        let max_ssthresh = p.f64_in("max_ssthresh", d.max_ssthresh, 0.0, 1e12)?;
+        let abc = p.bool("abc", d.abc)?;
         p.finish()?;
         if high_window <= low_window {
             return Err(ConfigError::new(
@@ -124,32 +148,32 @@ impl HighSpeed {
                 format!("{high_p} is not allowed; must be below low_p ({low_p})"),
             ));
         }
-        Ok(HighSpeed::new(low_window, high_window, high_p, high_decrease, low_p, max_ssthresh, abc))
+        Ok(HighSpeed::new(HstcpConfig { low_window, high_window, high_p, high_decrease, low_p, max_ssthresh, abc }))
     }
 
     /// The window the response function is evaluated at (held at High_Window).
     fn eval_w(&self, w: f64) -> f64 {
-        w.min(self.high_window)
+        w.min(self.cfg.high_window)
     }
 
     /// Loss rate p(w) on the response line (RFC 3649 §5).
     pub fn p(&self, w: f64) -> f64 {
-        let w = self.eval_w(w.max(self.low_window));
+        let w = self.eval_w(w.max(self.cfg.low_window));
         (self.ln_low_p + (w.ln() - self.ln_low_w) * self.ln_span_p / self.ln_span_w).exp()
     }
 
     /// Decrease fraction b(w): 0.5 at or below Low_Window.
     pub fn b(&self, w: f64) -> f64 {
-        if w <= self.low_window {
+        if w <= self.cfg.low_window {
             return 0.5;
         }
         let w = self.eval_w(w);
-        (self.high_decrease - 0.5) * (w.ln() - self.ln_low_w) / self.ln_span_w + 0.5
+        (self.cfg.high_decrease - 0.5) * (w.ln() - self.ln_low_w) / self.ln_span_w + 0.5
     }
 
     /// Increase a(w) in segments per RTT: 1 at or below Low_Window, never below 1.
     pub fn a(&self, w: f64) -> f64 {
-        if w <= self.low_window {
+        if w <= self.cfg.low_window {
             return 1.0;
         }
         let b = self.b(w);
@@ -164,10 +188,7 @@ impl CongestionControl for HighSpeed {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut n = ack_units(self.abc, s, acked);
-        if s.in_slow_start() {
-            n = limited_slow_start(s, n, self.max_ssthresh);
-        }
+        let n = slow_start_units(self.cfg.abc, s, acked, self.cfg.max_ssthresh);
         if n > 0 {
             s.cwnd += n as f64 * self.a(s.cwnd) / s.cwnd.max(1.0);
         }
@@ -186,7 +207,7 @@ mod tests {
 
     #[test]
     fn standard_tcp_at_and_below_low_window() {
-        let h = HighSpeed::rfc3649();
+        let h = HighSpeed::new(HstcpConfig::default());
         for w in [1.0, 10.0, 38.0] {
             assert_eq!(h.a(w), 1.0);
             assert_eq!(h.b(w), 0.5);
@@ -197,7 +218,7 @@ mod tests {
     /// its rounding (a to within 0.2, b to two decimals) up to w ≈ 5000.
     #[test]
     fn a_and_b_match_rfc3649_table_rows() {
-        let h = HighSpeed::rfc3649();
+        let h = HighSpeed::new(HstcpConfig::default());
         let rows = [
             (118.0, 2.0, 0.44),
             (221.0, 3.0, 0.41),
@@ -218,7 +239,7 @@ mod tests {
     /// The reference's sanity table (computed from the RFC formulas, Low_P = 1e-3).
     #[test]
     fn a_b_p_at_reference_points() {
-        let h = HighSpeed::rfc3649();
+        let h = HighSpeed::new(HstcpConfig::default());
         let rows = [(1000.0, 2.0e-5, 0.33, 7.9), (10000.0, 1.3e-6, 0.21, 29.6), (83000.0, 1.0e-7, 0.10, 72.5)];
         for (w, p, b, a) in rows {
             assert!((h.p(w) / p - 1.0).abs() < 0.05, "p({w}) = {}", h.p(w));
@@ -237,7 +258,7 @@ mod tests {
 
     #[test]
     fn increase_is_a_per_rtt_and_decrease_keeps_one_minus_b() {
-        let mut h = HighSpeed::rfc3649();
+        let mut h = HighSpeed::new(HstcpConfig::default());
         let mut s = st(1000.0, 10.0);
         let a = h.a(1000.0);
         for _ in 0..1000 {
@@ -253,7 +274,7 @@ mod tests {
 
     #[test]
     fn limited_slow_start_grows_at_most_half_max_ssthresh_per_rtt() {
-        let mut h = HighSpeed::new(38.0, 83000.0, 1e-7, 0.1, 1e-3, 100.0, false);
+        let mut h = HighSpeed::new(HstcpConfig { max_ssthresh: 100.0, ..Default::default() });
         // Below max_ssthresh: standard doubling.
         let mut s = st(50.0, 1e9);
         for _ in 0..50 {
@@ -270,7 +291,7 @@ mod tests {
             assert!(g <= 50.0 + 1e-6 && g > 40.0, "w0 {w0}: grew {g}");
         }
         // Off (max_ssthresh = 0): doubling.
-        let mut h = HighSpeed::rfc3649();
+        let mut h = HighSpeed::new(HstcpConfig::default());
         let mut s = st(1000.0, 1e9);
         for _ in 0..1000 {
             h.cong_avoid(&mut s, 1);

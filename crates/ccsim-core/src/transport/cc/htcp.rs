@@ -64,7 +64,7 @@
 //! - "In Open" is tracked from `RecoveryStart`/`RecoveryEnd`; after an RTO the
 //!   sender does not report leaving the loss state, so the flow counts as Open
 //!   again at once.
-use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,21 +73,38 @@ pub enum Mode {
     Linux,
 }
 
-#[derive(Clone, Debug)]
-pub struct HtcpParams {
+/// H-TCP's parameters (`cc_params`); `Default` is the one place the defaults
+/// are written, and [`HtcpConfig::for_mode`] the one place `mode = "linux"`
+/// changes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HtcpConfig {
+    /// Δ_L: seconds of standard-TCP increase after a congestion event
+    /// (Leith & Shorten §3.4: 1 s).
     pub delta_l_s: f64,
+    /// β = RTT_min/RTT_max clamped to [0.5, 0.8] (§3.2, §3.4 Comment 1); false:
+    /// β = `fixed_beta`. Default on, as the paper's complete algorithm.
     pub adaptive_backoff: bool,
+    /// β = 0.5 when the throughput before an event moves by more than 20%
+    /// (§3.3, eq. 25). Default on, as the paper's complete algorithm.
     pub adaptive_reset: bool,
+    /// Scale α by RTT_min/`rtt_ref_s` (§3.1 Comment 2, §3.4 Comment 2): off
+    /// in the paper's algorithm, on in Linux (`use_rtt_scaling`).
     pub rtt_scaling: bool,
+    /// Reference RTT for `rtt_scaling`: 100 ms, as Linux's scaling
+    /// (`(HZ << 3) / (10 · minRTT)`).
     pub rtt_ref_s: f64,
+    /// β when `adaptive_backoff` is off (standard TCP's 0.5).
     pub fixed_beta: f64,
+    /// `Paper` (§3.4, default) or `Linux` (`tcp_htcp.c`).
     pub mode: Mode,
+    /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
     pub abc: bool,
 }
 
-impl Default for HtcpParams {
+impl Default for HtcpConfig {
+    /// The paper's §3.4 algorithm with its constants.
     fn default() -> Self {
-        HtcpParams {
+        HtcpConfig {
             delta_l_s: 1.0,
             adaptive_backoff: true,
             adaptive_reset: true,
@@ -100,8 +117,19 @@ impl Default for HtcpParams {
     }
 }
 
+impl HtcpConfig {
+    /// The defaults of `mode`: [`Default`] for the paper; Linux `tcp_htcp.c`
+    /// also turns on RTT scaling (`use_rtt_scaling = 1`).
+    pub fn for_mode(mode: Mode) -> Self {
+        match mode {
+            Mode::Paper => HtcpConfig::default(),
+            Mode::Linux => HtcpConfig { mode, rtt_scaling: true, ..HtcpConfig::default() },
+        }
+    }
+}
+
 pub struct Htcp {
-    p: HtcpParams,
+    cfg: HtcpConfig,
     /// Time of the last congestion event (paper) or end of recovery (Linux).
     last_cong: Option<f64>,
     beta: f64,
@@ -152,10 +180,10 @@ pub fn throughput_changed(prev: f64, now: f64) -> bool {
 const LINUX_BETA_MAX: f64 = 102.0 / 128.0;
 
 impl Htcp {
-    pub fn new(p: HtcpParams) -> Self {
-        let beta = if p.adaptive_backoff { 0.5 } else { p.fixed_beta };
+    pub fn new(cfg: HtcpConfig) -> Self {
+        let beta = if cfg.adaptive_backoff { 0.5 } else { cfg.fixed_beta };
         Htcp {
-            p,
+            cfg,
             last_cong: None,
             beta,
             rtt_min: f64::INFINITY,
@@ -178,6 +206,11 @@ impl Htcp {
     }
 
     pub fn doc() -> ControllerDoc {
+        let d = HtcpConfig::default();
+        let mode = match d.mode {
+            Mode::Paper => "paper",
+            Mode::Linux => "linux",
+        };
         ControllerDoc {
             name: "htcp",
             doc: "H-TCP (Leith & Shorten 2004, §3.4): α grows with time since the last congestion event, \
@@ -185,28 +218,28 @@ impl Htcp {
             params: vec![
                 ParamDoc {
                     name: "delta_l_s",
-                    default: 1.0.into(),
+                    default: d.delta_l_s.into(),
                     doc: "Δ_L: seconds of standard-TCP increase after an event",
                 },
                 ParamDoc {
                     name: "adaptive_backoff",
-                    default: true.into(),
+                    default: d.adaptive_backoff.into(),
                     doc: "β = RTTmin/RTTmax in [0.5, 0.8]; false: β = fixed_beta",
                 },
                 ParamDoc {
                     name: "adaptive_reset",
-                    default: true.into(),
+                    default: d.adaptive_reset.into(),
                     doc: "β = 0.5 when the throughput before an event moves by more than 20%",
                 },
                 ParamDoc {
                     name: "rtt_scaling",
-                    default: false.into(),
+                    default: d.rtt_scaling.into(),
                     doc: "scale α by RTTmin/rtt_ref (default true in mode linux)",
                 },
-                ParamDoc { name: "rtt_ref_s", default: 0.1.into(), doc: "reference RTT for rtt_scaling" },
-                ParamDoc { name: "fixed_beta", default: 0.5.into(), doc: "β when adaptive_backoff is false" },
-                ParamDoc { name: "mode", default: "paper".into(), doc: "\"paper\" (§3.4) or \"linux\" (tcp_htcp.c)" },
-                abc_param(),
+                ParamDoc { name: "rtt_ref_s", default: d.rtt_ref_s.into(), doc: "reference RTT for rtt_scaling" },
+                ParamDoc { name: "fixed_beta", default: d.fixed_beta.into(), doc: "β when adaptive_backoff is false" },
+                ParamDoc { name: "mode", default: mode.into(), doc: "\"paper\" (§3.4) or \"linux\" (tcp_htcp.c)" },
+                abc_param(d.abc),
             ],
         }
     }
@@ -214,7 +247,7 @@ impl Htcp {
     pub fn from_params(map: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
         let base = format!("{path}.cc_params");
         let mode = match map.get("mode") {
-            None => Mode::Paper,
+            None => HtcpConfig::default().mode,
             Some(serde_json::Value::String(s)) if s == "paper" => Mode::Paper,
             Some(serde_json::Value::String(s)) if s == "linux" => Mode::Linux,
             Some(v) => {
@@ -224,23 +257,24 @@ impl Htcp {
                 ))
             }
         };
+        let d = HtcpConfig::for_mode(mode);
         let mut rest = map.clone();
         rest.remove("mode");
         let mut p = Params::new(&rest, &base);
-        let delta_l_s = p.f64_in("delta_l_s", 1.0, 0.0, 1e6)?;
-        let adaptive_backoff = p.bool("adaptive_backoff", true)?;
-        let adaptive_reset = p.bool("adaptive_reset", true)?;
-        let rtt_scaling = p.bool("rtt_scaling", mode == Mode::Linux)?;
-        let rtt_ref_s = p.f64_in("rtt_ref_s", 0.1, 1e-6, 1e3)?;
-        let fixed_beta = p.f64_in("fixed_beta", 0.5, 0.01, 0.99)?;
-        let abc = p.bool("abc", false)?;
+        let delta_l_s = p.f64_in("delta_l_s", d.delta_l_s, 0.0, 1e6)?;
+        let adaptive_backoff = p.bool("adaptive_backoff", d.adaptive_backoff)?;
+        let adaptive_reset = p.bool("adaptive_reset", d.adaptive_reset)?;
+        let rtt_scaling = p.bool("rtt_scaling", d.rtt_scaling)?;
+        let rtt_ref_s = p.f64_in("rtt_ref_s", d.rtt_ref_s, 1e-6, 1e3)?;
+        let fixed_beta = p.f64_in("fixed_beta", d.fixed_beta, 0.01, 0.99)?;
+        let abc = p.bool("abc", d.abc)?;
         if let Err(mut e) = p.finish() {
             if e.msg.starts_with("unknown parameter") {
                 e.msg.push_str(", mode");
             }
             return Err(e);
         }
-        Ok(Htcp::new(HtcpParams {
+        Ok(Htcp::new(HtcpConfig {
             delta_l_s,
             adaptive_backoff,
             adaptive_reset,
@@ -263,9 +297,9 @@ impl Htcp {
     /// The paper's α (eq. 23–24, optional RTT scaling) at time `now`.
     pub fn alpha_paper(&mut self, now: f64) -> f64 {
         let d = self.since_cong(now);
-        let mut a = 2.0 * (1.0 - self.beta) * alpha_h(d, self.p.delta_l_s);
-        if self.p.rtt_scaling && self.rtt_min.is_finite() {
-            a *= (self.rtt_min / self.p.rtt_ref_s).clamp(0.5, 10.0);
+        let mut a = 2.0 * (1.0 - self.beta) * alpha_h(d, self.cfg.delta_l_s);
+        if self.cfg.rtt_scaling && self.rtt_min.is_finite() {
+            a *= (self.rtt_min / self.cfg.rtt_ref_s).clamp(0.5, 10.0);
         }
         a
     }
@@ -274,12 +308,12 @@ impl Htcp {
     fn alpha_linux_update(&mut self, now: f64) {
         let d = self.since_cong(now);
         let mut factor = 1.0;
-        if d > self.p.delta_l_s {
-            let d = d - self.p.delta_l_s;
+        if d > self.cfg.delta_l_s {
+            let d = d - self.cfg.delta_l_s;
             factor = 1.0 + (10.0 * d + (d / 2.0) * (d / 2.0)).floor();
         }
-        if self.p.rtt_scaling && self.rtt_min.is_finite() && self.rtt_min > 0.0 {
-            let scale = (8.0 * self.p.rtt_ref_s / self.rtt_min).floor().clamp(4.0, 80.0);
+        if self.cfg.rtt_scaling && self.rtt_min.is_finite() && self.rtt_min > 0.0 {
+            let scale = (8.0 * self.cfg.rtt_ref_s / self.rtt_min).floor().clamp(4.0, 80.0);
             factor = (8.0 * factor / scale).floor().max(1.0);
         }
         let a = 2.0 * factor * (1.0 - self.beta);
@@ -288,12 +322,12 @@ impl Htcp {
 
     /// The paper's reset/backoff decision at a congestion event.
     fn beta_update_paper(&mut self) {
-        if !self.p.adaptive_backoff {
-            self.beta = self.p.fixed_beta;
+        if !self.cfg.adaptive_backoff {
+            self.beta = self.cfg.fixed_beta;
             return;
         }
         let b_now = self.last_rate;
-        let reset = self.p.adaptive_reset
+        let reset = self.cfg.adaptive_reset
             && match (self.prev_b, b_now) {
                 (None, _) => true,
                 (Some(prev), Some(now)) => throughput_changed(prev, now),
@@ -307,11 +341,11 @@ impl Htcp {
 
     /// Linux `htcp_beta_update`.
     fn beta_update_linux(&mut self) {
-        if !self.p.adaptive_backoff {
-            self.beta = self.p.fixed_beta;
+        if !self.cfg.adaptive_backoff {
+            self.beta = self.cfg.fixed_beta;
             return;
         }
-        if self.p.adaptive_reset {
+        if self.cfg.adaptive_reset {
             let (max_b, old) = (self.max_b, self.old_max_b);
             self.old_max_b = max_b;
             if !(4.0 * old <= 5.0 * max_b && 5.0 * max_b <= 6.0 * old) {
@@ -358,7 +392,7 @@ impl Htcp {
                 }
             }
         }
-        if !self.p.adaptive_reset {
+        if !self.cfg.adaptive_reset {
             return;
         }
         if !self.in_open {
@@ -395,22 +429,19 @@ impl CongestionControl for Htcp {
 
     fn pkts_acked(&mut self, s: &mut CcState, acked: u64, rtt_s: Option<f64>) {
         self.since_cong(s.now_s());
-        match self.p.mode {
+        match self.cfg.mode {
             Mode::Paper => self.sample_paper(s, acked, rtt_s),
             Mode::Linux => self.sample_linux(s, acked, rtt_s),
         }
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut n = ack_units(self.p.abc, s, acked);
-        if s.in_slow_start() {
-            n = slow_start(s, n);
-        }
+        let n = slow_start_units(self.cfg.abc, s, acked, 0.0);
         if n == 0 {
             return;
         }
         let now = s.now_s();
-        match self.p.mode {
+        match self.cfg.mode {
             Mode::Paper => {
                 let a = self.alpha_paper(now);
                 s.cwnd += n as f64 * a / s.cwnd.max(1.0);
@@ -429,7 +460,7 @@ impl CongestionControl for Htcp {
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         let now = s.now_s();
-        match self.p.mode {
+        match self.cfg.mode {
             Mode::Paper => {
                 self.beta_update_paper();
                 self.last_cong = Some(now);
@@ -449,7 +480,7 @@ impl CongestionControl for Htcp {
     }
 
     fn on_event(&mut self, s: &mut CcState, ev: CcEvent) {
-        if self.p.mode != Mode::Linux {
+        if self.cfg.mode != Mode::Linux {
             return;
         }
         let now = s.now_s();
@@ -493,7 +524,7 @@ mod tests {
         // Δ = 5: 1 + 40 + 4
         assert!((alpha_h(5.0, 1.0) - 45.0).abs() < 1e-12);
         // α = 2(1−β)α_H: β = 0.5 leaves α_H, β = 0.8 gives 0.4·α_H.
-        let mut h = Htcp::new(HtcpParams { adaptive_backoff: false, fixed_beta: 0.8, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { adaptive_backoff: false, fixed_beta: 0.8, ..Default::default() });
         h.ssthresh(&st(100.0, 1e9, 0.0));
         assert!((h.alpha_paper(5.0) - 0.4 * 45.0).abs() < 1e-9);
         assert!((h.alpha_paper(0.5) - 0.4).abs() < 1e-12);
@@ -521,7 +552,7 @@ mod tests {
 
     #[test]
     fn adaptive_backoff_and_reset_on_throughput_change() {
-        let mut h = Htcp::new(HtcpParams::default());
+        let mut h = Htcp::new(HtcpConfig::default());
         // Epoch 1: RTT between 0.1 and 0.125 s. First event: no previous B⁻ -> 0.5.
         let mut t = run_epoch(&mut h, 0.0, 2.0, 1000.0, 0.1);
         t = run_epoch(&mut h, t, 3.0, 1000.0, 0.125);
@@ -544,7 +575,7 @@ mod tests {
         h.ssthresh(&st(100.0, 1e9, t));
         assert!((h.beta() - 0.1 / 0.15).abs() < 1e-9);
         // Without adaptive reset, the halving of throughput does not reset.
-        let mut h = Htcp::new(HtcpParams { adaptive_reset: false, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { adaptive_reset: false, ..Default::default() });
         let mut t = run_epoch(&mut h, 0.0, 3.0, 1000.0, 0.125);
         h.ssthresh(&st(100.0, 1e9, t));
         run_epoch(&mut h, t, t + 0.01, 1000.0, 0.1);
@@ -552,7 +583,7 @@ mod tests {
         h.ssthresh(&st(100.0, 1e9, t));
         assert!((h.beta() - 0.8).abs() < 1e-9);
         // Fixed β when adaptive backoff is off.
-        let mut h = Htcp::new(HtcpParams { adaptive_backoff: false, fixed_beta: 0.7, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { adaptive_backoff: false, fixed_beta: 0.7, ..Default::default() });
         assert_eq!(h.ssthresh(&st(100.0, 1e9, 1.0)), 70.0);
     }
 
@@ -562,7 +593,7 @@ mod tests {
     #[test]
     fn cwnd_growth_over_an_epoch_matches_closed_form() {
         let rtt = 0.1;
-        let mut h = Htcp::new(HtcpParams { adaptive_backoff: false, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { adaptive_backoff: false, ..Default::default() });
         let mut s = st(1000.0, 10.0, 0.0);
         h.ssthresh(&s); // congestion event at t = 0
         let w0 = 1000.0;
@@ -585,7 +616,7 @@ mod tests {
 
     #[test]
     fn rtt_scaling_is_clamped() {
-        let mut h = Htcp::new(HtcpParams { rtt_scaling: true, adaptive_backoff: false, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { rtt_scaling: true, adaptive_backoff: false, ..Default::default() });
         let mut s = st(100.0, 50.0, 0.0);
         h.pkts_acked(&mut s, 1, Some(0.2));
         assert!((h.alpha_paper(0.5) - 2.0).abs() < 1e-12);
@@ -595,7 +626,7 @@ mod tests {
 
     #[test]
     fn linux_mode_integer_factor_and_delta_from_recovery_end() {
-        let mut h = Htcp::new(HtcpParams { mode: Mode::Linux, rtt_scaling: false, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { mode: Mode::Linux, rtt_scaling: false, ..Default::default() });
         let mut s = st(100.0, 1e9, 0.0);
         h.pkts_acked(&mut s, 1, Some(0.1));
         h.ssthresh(&st(100.0, 1e9, 10.0));
@@ -605,13 +636,13 @@ mod tests {
         h.alpha_linux_update(12.55);
         assert!((h.alpha_l - 11.0).abs() < 1e-12, "alpha {}", h.alpha_l);
         // RTT scaling: minRTT 0.2 -> scale 4 -> factor 22; minRTT 1 s clamps at 2x.
-        let mut h = Htcp::new(HtcpParams { mode: Mode::Linux, rtt_scaling: true, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { mode: Mode::Linux, rtt_scaling: true, ..Default::default() });
         let mut s = st(100.0, 1e9, 0.0);
         h.pkts_acked(&mut s, 1, Some(0.2));
         h.alpha_linux_update(2.05);
         assert!((h.alpha_l - 22.0).abs() < 1e-12, "alpha {}", h.alpha_l);
         // First event: β = 0.5 (modeswitch), second: RTT ratio.
-        let mut h = Htcp::new(HtcpParams { mode: Mode::Linux, adaptive_reset: false, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { mode: Mode::Linux, adaptive_reset: false, ..Default::default() });
         let mut s = st(100.0, 1e9, 0.0);
         h.pkts_acked(&mut s, 1, Some(0.1));
         h.pkts_acked(&mut s, 1, Some(0.115));
@@ -622,7 +653,7 @@ mod tests {
         let want = ((128.0 * 0.1 / (0.1 + 0.95 * 0.015f64)).floor() / 128.0).clamp(0.5, LINUX_BETA_MAX);
         assert!((h.beta() - want).abs() < 1e-12, "beta {} want {want}", h.beta());
         // Increase: +1 only when cnt·α ≥ cwnd (α = 1: one segment per cwnd ACKs + 1).
-        let mut h = Htcp::new(HtcpParams { mode: Mode::Linux, ..Default::default() });
+        let mut h = Htcp::new(HtcpConfig { mode: Mode::Linux, ..Default::default() });
         let mut s = st(10.0, 5.0, 0.0);
         for _ in 0..10 {
             h.cong_avoid(&mut s, 1);

@@ -30,13 +30,32 @@
 //! LTCP is TCP in all respects, so a loss ending the initial slow start halves
 //! (the layer count is then set from the window congestion avoidance starts
 //! from). Windows are cwnd at the event; counting per ACK (ns-2) unless `abc`.
-use super::{abc_param, ack_units, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{abc_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
+/// LTCP's parameters (`cc_params`); `Default` is the one place the defaults
+/// are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LtcpConfig {
+    /// W_T, the window threshold in segments: TCP below, layers above
+    /// (the paper's §IV / Fig. 2 setting: 50).
+    pub w_t: f64,
+    /// β, the fraction of cwnd removed on a congestion event above W_T
+    /// (eq. 4, the paper's design choice: 0.15).
+    pub beta: f64,
+    /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
+    pub abc: bool,
+}
+
+impl Default for LtcpConfig {
+    /// The paper's W_T = 50, β = 0.15.
+    fn default() -> Self {
+        LtcpConfig { w_t: 50.0, beta: 0.15, abc: false }
+    }
+}
+
 pub struct Ltcp {
-    w_t: f64,
-    beta: f64,
-    abc: bool,
+    cfg: LtcpConfig,
     k: u32,
     /// Slow start since the layers were last set: recompute K when it ends.
     ss: bool,
@@ -58,30 +77,32 @@ pub fn layer_of(w: f64, w_t: f64) -> u32 {
 }
 
 impl Ltcp {
-    pub fn new(w_t: f64, beta: f64, abc: bool) -> Self {
-        Ltcp { w_t, beta, abc, k: 1, ss: true }
+    pub fn new(cfg: LtcpConfig) -> Self {
+        Ltcp { cfg, k: 1, ss: true }
     }
 
     pub fn doc() -> ControllerDoc {
+        let d = LtcpConfig::default();
         ControllerDoc {
             name: "ltcp",
             doc: "Layered TCP (Bhandarkar et al. §IV): K layers, +K/cwnd per ACK, \
                   W_K = K(K+1)(K-1)/6·W_T, cut β·cwnd dropping at most one layer",
             params: vec![
-                ParamDoc { name: "w_t", default: 50.0.into(), doc: "W_T: window threshold in segments; TCP below" },
-                ParamDoc { name: "beta", default: 0.15.into(), doc: "fraction of cwnd removed on loss above W_T" },
-                abc_param(),
+                ParamDoc { name: "w_t", default: d.w_t.into(), doc: "W_T: window threshold in segments; TCP below" },
+                ParamDoc { name: "beta", default: d.beta.into(), doc: "fraction of cwnd removed on loss above W_T" },
+                abc_param(d.abc),
             ],
         }
     }
 
     pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = LtcpConfig::default();
         let mut p = Params::new(p, &format!("{path}.cc_params"));
-        let w_t = p.f64_in("w_t", 50.0, 2.0, 1e9)?;
-        let beta = p.f64_in("beta", 0.15, 0.001, 0.5)?;
-        let abc = p.bool("abc", false)?;
+        let w_t = p.f64_in("w_t", d.w_t, 2.0, 1e9)?;
+        let beta = p.f64_in("beta", d.beta, 0.001, 0.5)?;
+        let abc = p.bool("abc", d.abc)?;
         p.finish()?;
-        Ok(Ltcp::new(w_t, beta, abc))
+        Ok(Ltcp::new(LtcpConfig { w_t, beta, abc }))
     }
 
     pub fn layers(&self) -> u32 {
@@ -95,21 +116,25 @@ impl CongestionControl for Ltcp {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut n = ack_units(self.abc, s, acked);
+        // The shared preamble, plus LTCP's own bookkeeping around it: note
+        // slow start (before the helper leaves it) so K is recomputed when it
+        // ends, and stay put while still in slow start. Unlike the others,
+        // the layer count is set on the first ACK out of slow start even when
+        // it leaves no units for congestion avoidance (`n == 0`).
         if s.in_slow_start() {
             self.ss = true;
-            n = slow_start(s, n);
         }
+        let n = slow_start_units(self.cfg.abc, s, acked, 0.0);
         if s.in_slow_start() {
             return;
         }
         if self.ss {
             self.ss = false;
-            self.k = layer_of(s.cwnd, self.w_t);
+            self.k = layer_of(s.cwnd, self.cfg.w_t);
         }
         if n > 0 {
             s.cwnd += n as f64 * self.k as f64 / s.cwnd.max(1.0);
-            if s.cwnd >= layer_window(self.k + 1, self.w_t) {
+            if s.cwnd >= layer_window(self.k + 1, self.cfg.w_t) {
                 self.k += 1;
             }
         }
@@ -117,8 +142,8 @@ impl CongestionControl for Ltcp {
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         let w = if self.k >= 2 {
-            let w = s.cwnd * (1.0 - self.beta);
-            if w < layer_window(self.k, self.w_t) {
+            let w = s.cwnd * (1.0 - self.cfg.beta);
+            if w < layer_window(self.k, self.cfg.w_t) {
                 self.k -= 1;
             }
             w
@@ -196,7 +221,7 @@ mod tests {
 
     #[test]
     fn increase_is_k_per_rtt_and_layers_are_added_on_acks() {
-        let mut c = Ltcp::new(50.0, 0.15, false);
+        let mut c = Ltcp::new(LtcpConfig::default());
         // Leaving slow start at 300 sets K = 3.
         let mut s = st(299.0, 300.0);
         c.cong_avoid(&mut s, 1);
@@ -215,7 +240,7 @@ mod tests {
         c.cong_avoid(&mut s, 1);
         assert_eq!(c.layers(), 4);
         // Below W_T: K = 1, +1/cwnd.
-        let mut c = Ltcp::new(50.0, 0.15, false);
+        let mut c = Ltcp::new(LtcpConfig::default());
         let mut s = st(20.0, 10.0);
         c.cong_avoid(&mut s, 1);
         assert_eq!(c.layers(), 1);
@@ -224,7 +249,7 @@ mod tests {
 
     #[test]
     fn decrease_cuts_beta_and_drops_at_most_one_layer() {
-        let mut c = Ltcp::new(50.0, 0.15, false);
+        let mut c = Ltcp::new(LtcpConfig::default());
         let mut s = st(1100.0, 100.0);
         c.cong_avoid(&mut s, 1);
         assert_eq!(c.layers(), 5);
@@ -238,7 +263,7 @@ mod tests {
         assert_eq!(c.layers(), 4);
         // At K = 25 (W_25 = 130000): 131000·0.85 = 111350 is below W_24 = 115000,
         // where layer_of would give 23, but only one layer is dropped.
-        let mut c = Ltcp::new(50.0, 0.15, false);
+        let mut c = Ltcp::new(LtcpConfig::default());
         let mut s = st(131000.0, 100.0);
         c.cong_avoid(&mut s, 1);
         assert_eq!(c.layers(), 25);
@@ -246,11 +271,11 @@ mod tests {
         assert_eq!(c.layers(), 24);
         assert_eq!(layer_of(111350.0, 50.0), 23);
         // K = 1: TCP halving.
-        let mut c = Ltcp::new(50.0, 0.15, false);
+        let mut c = Ltcp::new(LtcpConfig::default());
         assert_eq!(c.ssthresh(&st(40.0, 1e9)), 20.0);
         // A loss in the initial slow start halves (K = 1), then K is set from
         // the window congestion avoidance starts from.
-        let mut c = Ltcp::new(50.0, 0.15, false);
+        let mut c = Ltcp::new(LtcpConfig::default());
         let mut s = st(1000.0, 1e9);
         c.cong_avoid(&mut s, 1);
         s.ssthresh = c.ssthresh(&s);
@@ -262,7 +287,7 @@ mod tests {
 
     #[test]
     fn layers_recomputed_after_timeout_slow_start() {
-        let mut c = Ltcp::new(50.0, 0.15, false);
+        let mut c = Ltcp::new(LtcpConfig::default());
         let mut s = st(2000.0, 100.0);
         c.cong_avoid(&mut s, 1);
         assert_eq!(c.layers(), 6);

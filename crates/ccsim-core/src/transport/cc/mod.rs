@@ -15,6 +15,14 @@
 //!
 //! Windows are in segments (`f64`, so additive increase can be fractional,
 //! as in ns-2's `double cwnd_`).
+//!
+//! Each controller has one config type (`RenoConfig`, `HstcpConfig`, …,
+//! named after its `cc =` name) whose `Default` impl is the only place its
+//! parameter defaults are written, with their sources. `doc()` (what
+//! `ccsim list` prints) and `from_params()` (which reads `cc_params`, each
+//! key's range next to the read) take their defaults from it, and the
+//! controller is built from it with `new(config)`. Window-based controllers
+//! start `cong_avoid` with the shared [`slow_start_units`].
 pub mod bic;
 pub mod cubic;
 pub mod fast;
@@ -141,6 +149,24 @@ pub fn limited_slow_start(s: &mut CcState, acked: u64, max_ssthresh: f64) -> u64
     left
 }
 
+/// The `cong_avoid` preamble the window-based controllers share: count the
+/// ACK's increase units ([`ack_units`]), spend them on slow start while
+/// `cwnd < ssthresh` ([`limited_slow_start`] with `max_ssthresh`, which is
+/// plain [`slow_start`] when `max_ssthresh <= 0`), and return the units left
+/// for the controller's congestion-avoidance rule (0: nothing left to do).
+///
+/// Written once so every controller counts and slow-starts the same way
+/// (RFC 5681 §3.1, RFC 3465, RFC 3742); a controller only adds its own
+/// increase rule for the units returned.
+pub fn slow_start_units(abc: bool, s: &mut CcState, acked: u64, max_ssthresh: f64) -> u64 {
+    let n = ack_units(abc, s, acked);
+    if s.in_slow_start() {
+        limited_slow_start(s, n, max_ssthresh)
+    } else {
+        n
+    }
+}
+
 /// Parameter description for `ccsim list`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ParamDoc {
@@ -149,17 +175,18 @@ pub struct ParamDoc {
     pub doc: &'static str,
 }
 
-/// The `abc` switch every window-based controller shares (see `ack_units`).
-pub fn abc_param() -> ParamDoc {
-    ParamDoc { name: "abc", default: false.into(), doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)" }
+/// The `abc` switch every window-based controller shares (see `ack_units`),
+/// with the default from the controller's config type.
+pub fn abc_param(default: bool) -> ParamDoc {
+    ParamDoc { name: "abc", default: default.into(), doc: "count segments acked (RFC 3465) instead of ACKs (ns-2)" }
 }
 
 /// RFC 3742 Limited Slow-Start threshold, shared by the controllers that
-/// use `limited_slow_start`.
-pub fn max_ssthresh_param() -> ParamDoc {
+/// use `limited_slow_start`, with the default from the controller's config type.
+pub fn max_ssthresh_param(default: f64) -> ParamDoc {
     ParamDoc {
         name: "max_ssthresh",
-        default: 0.0.into(),
+        default: default.into(),
         doc: "RFC 3742 Limited Slow-Start threshold in segments; 0 = off (E-TCP paper: 100)",
     }
 }
@@ -226,5 +253,35 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         srtt_s: None,
         min_rtt_s: None,
         mss_bytes: 1000,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_units_counts_then_slow_starts_then_returns_the_rest() {
+        // Per ACK (ns-2): one unit, spent on slow start.
+        let mut s = test_state(10.0, 1e9);
+        assert_eq!(slow_start_units(false, &mut s, 5, 0.0), 0);
+        assert_eq!(s.cwnd, 11.0);
+        // abc: segments acked, at most L = 2 in slow start (RFC 3465).
+        let mut s = test_state(10.0, 1e9);
+        assert_eq!(slow_start_units(true, &mut s, 5, 0.0), 0);
+        assert_eq!(s.cwnd, 12.0);
+        // Slow start stops at ssthresh; the rest is left for congestion avoidance.
+        let mut s = test_state(10.0, 11.0);
+        assert_eq!(slow_start_units(true, &mut s, 5, 0.0), 1);
+        assert_eq!(s.cwnd, 11.0);
+        // In congestion avoidance the units are returned untouched.
+        let mut s = test_state(20.0, 10.0);
+        assert_eq!(slow_start_units(true, &mut s, 3, 0.0), 3);
+        assert_eq!(slow_start_units(false, &mut s, 3, 0.0), 1);
+        assert_eq!(s.cwnd, 20.0);
+        // Limited Slow-Start (RFC 3742): K = int(200/(100/2)) = 4, +1/4.
+        let mut s = test_state(200.0, 1e9);
+        assert_eq!(slow_start_units(false, &mut s, 1, 100.0), 0);
+        assert_eq!(s.cwnd, 200.25);
     }
 }

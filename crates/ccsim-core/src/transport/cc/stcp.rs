@@ -17,56 +17,72 @@
 //! segments; it is not reproduced. The cut uses cwnd at the event, as the
 //! paper writes it. `max_ssthresh` adds RFC 3742 Limited Slow-Start, as the
 //! E-TCP paper's STCP runs (`max_ssthresh_ 100`) did.
-use super::{
-    abc_param, ack_units, limited_slow_start, max_ssthresh_param, CcState, CongestionControl, ControllerDoc, ParamDoc,
-};
+use super::{abc_param, max_ssthresh_param, slow_start_units, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
+/// Scalable TCP's parameters (`cc_params`); `Default` is the one place the
+/// defaults are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StcpConfig {
+    /// Segments added per ACK in congestion avoidance (Kelly 2003: a = 0.01).
+    pub a: f64,
+    /// Fraction of cwnd removed on a congestion event (Kelly 2003: b = 0.125).
+    pub b: f64,
+    /// Legacy window `lwnd` in segments: standard TCP increase and decrease at
+    /// or below (Kelly 2003 §3: 16).
+    pub legacy_window: f64,
+    /// RFC 3742 Limited Slow-Start threshold in segments; 0 = off (the E-TCP
+    /// paper's STCP runs use 100).
+    pub max_ssthresh: f64,
+    /// Count segments acked (RFC 3465) instead of ACKs (the paper, default).
+    pub abc: bool,
+}
+
+impl Default for StcpConfig {
+    /// Kelly's values: a = 0.01, b = 0.125, lwnd = 16; Limited Slow-Start off.
+    fn default() -> Self {
+        StcpConfig { a: 0.01, b: 0.125, legacy_window: 16.0, max_ssthresh: 0.0, abc: false }
+    }
+}
+
 pub struct Scalable {
-    a: f64,
-    b: f64,
-    legacy_window: f64,
-    max_ssthresh: f64,
-    abc: bool,
+    cfg: StcpConfig,
 }
 
 impl Scalable {
-    pub fn new(a: f64, b: f64, legacy_window: f64, max_ssthresh: f64, abc: bool) -> Self {
-        Scalable { a, b, legacy_window, max_ssthresh, abc }
-    }
-
-    /// Kelly's values: a = 0.01, b = 0.125, lwnd = 16.
-    pub fn kelly() -> Self {
-        Scalable::new(0.01, 0.125, 16.0, 0.0, false)
+    pub fn new(cfg: StcpConfig) -> Self {
+        Scalable { cfg }
     }
 
     pub fn doc() -> ControllerDoc {
+        let d = StcpConfig::default();
         ControllerDoc {
             name: "stcp",
             doc: "Scalable TCP (Kelly 2003): +a per ACK, ×(1−b) on loss, Reno at or below legacy_window",
             params: vec![
-                ParamDoc { name: "a", default: 0.01.into(), doc: "segments added per ACK in congestion avoidance" },
-                ParamDoc { name: "b", default: 0.125.into(), doc: "fraction of cwnd removed on a congestion event" },
+                ParamDoc { name: "a", default: d.a.into(), doc: "segments added per ACK in congestion avoidance" },
+                ParamDoc { name: "b", default: d.b.into(), doc: "fraction of cwnd removed on a congestion event" },
                 ParamDoc {
                     name: "legacy_window",
-                    default: 16.0.into(),
+                    default: d.legacy_window.into(),
                     doc: "segments; standard TCP increase and decrease at or below",
                 },
-                max_ssthresh_param(),
-                abc_param(),
+                max_ssthresh_param(d.max_ssthresh),
+                abc_param(d.abc),
             ],
         }
     }
 
     pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = StcpConfig::default();
         let mut p = Params::new(p, &format!("{path}.cc_params"));
-        let a = p.f64_in("a", 0.01, 1e-6, 1.0)?;
-        let b = p.f64_in("b", 0.125, 0.001, 0.999)?;
-        let legacy_window = p.f64_in("legacy_window", 16.0, 0.0, 1e9)?;
-        let max_ssthresh = p.f64_in("max_ssthresh", 0.0, 0.0, 1e12)?;
-        let abc = p.bool("abc", false)?;
+        let a = p.f64_in("a", d.a, 1e-6, 1.0)?;
+        let b = p.f64_in("b", d.b, 0.001, 0.999)?;
+        let legacy_window = p.f64_in("legacy_window", d.legacy_window, 0.0, 1e9)?;
+        let max_ssthresh = p.f64_in("max_ssthresh", d.max_ssthresh, 0.0, 1e12)?;
+        let abc = p.bool("abc", d.abc)?;
         p.finish()?;
-        Ok(Scalable::new(a, b, legacy_window, max_ssthresh, abc))
+        Ok(Scalable::new(StcpConfig { a, b, legacy_window, max_ssthresh, abc }))
     }
 }
 
@@ -76,19 +92,16 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut n = ack_units(self.abc, s, acked);
-        if s.in_slow_start() {
-            n = limited_slow_start(s, n, self.max_ssthresh);
-        }
+        let n = slow_start_units(self.cfg.abc, s, acked, self.cfg.max_ssthresh);
         if n > 0 {
-            let per_unit = if s.cwnd > self.legacy_window { self.a } else { 1.0 / s.cwnd.max(1.0) };
+            let per_unit = if s.cwnd > self.cfg.legacy_window { self.cfg.a } else { 1.0 / s.cwnd.max(1.0) };
             s.cwnd += n as f64 * per_unit;
         }
     }
 
     /// `cwnd − b·cwnd` above the legacy window, half at or below (floor 2).
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let w = if s.cwnd > self.legacy_window { s.cwnd * (1.0 - self.b) } else { s.cwnd / 2.0 };
+        let w = if s.cwnd > self.cfg.legacy_window { s.cwnd * (1.0 - self.cfg.b) } else { s.cwnd / 2.0 };
         w.max(2.0)
     }
 }
@@ -100,7 +113,7 @@ mod tests {
 
     #[test]
     fn increase_is_a_per_ack_above_legacy_window_and_reno_below() {
-        let mut c = Scalable::kelly();
+        let mut c = Scalable::new(StcpConfig::default());
         let mut s = st(100.0, 50.0);
         c.cong_avoid(&mut s, 1);
         assert!((s.cwnd - 100.01).abs() < 1e-12);
@@ -115,7 +128,7 @@ mod tests {
 
     #[test]
     fn decrease_removes_b_above_legacy_window_and_halves_below() {
-        let mut c = Scalable::kelly();
+        let mut c = Scalable::new(StcpConfig::default());
         assert_eq!(c.ssthresh(&st(1000.0, 1e9)), 875.0);
         assert_eq!(c.ssthresh(&st(16.0, 1e9)), 8.0);
         assert_eq!(c.ssthresh(&st(3.0, 1e9)), 2.0);
@@ -126,7 +139,7 @@ mod tests {
     #[test]
     fn loss_recovery_time_is_independent_of_window() {
         for w0 in [1000.0, 100000.0] {
-            let mut c = Scalable::kelly();
+            let mut c = Scalable::new(StcpConfig::default());
             let mut s = st(w0, 1.0);
             s.cwnd = c.ssthresh(&s);
             let mut rtts = 0;

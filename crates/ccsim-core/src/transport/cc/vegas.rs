@@ -31,15 +31,36 @@
 //! The paper's (α, β) = (1, 3), and ns-2's `v_alpha_ 1, v_beta_ 3`, are
 //! available through the parameters. Counting per ACK (ns-2) unless `abc`.
 use super::{
-    abc_param, ack_units, cong_avoid_ai, slow_start, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc,
+    abc_param, ack_units, cong_avoid_ai, slow_start, slow_start_units, CcEvent, CcState, CongestionControl,
+    ControllerDoc, ParamDoc,
 };
 use crate::scenario::{params::Params, ConfigError};
 
+/// Vegas's parameters (`cc_params`); `Default` is the one place the defaults
+/// are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VegasConfig {
+    /// α, packets queued below which cwnd grows (Linux `tcp_vegas.c`: 2; the
+    /// paper and ns-2: 1).
+    pub alpha: f64,
+    /// β, packets queued above which cwnd shrinks (Linux: 4; the paper and
+    /// ns-2: 3).
+    pub beta: f64,
+    /// γ, packets queued that end slow start (Linux and the paper: 1).
+    pub gamma: f64,
+    /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
+    pub abc: bool,
+}
+
+impl Default for VegasConfig {
+    /// Linux `tcp_vegas.c`: α = 2, β = 4, γ = 1; ns-2 ACK counting.
+    fn default() -> Self {
+        VegasConfig { alpha: 2.0, beta: 4.0, gamma: 1.0, abc: false }
+    }
+}
+
 pub struct Vegas {
-    alpha: f64,
-    beta: f64,
-    gamma: f64,
-    abc: bool,
+    cfg: VegasConfig,
     base_rtt: f64,
     /// FlightSize at the start of the current round (None: start one).
     round_target: Option<u64>,
@@ -49,21 +70,12 @@ pub struct Vegas {
 }
 
 impl Vegas {
-    pub fn new(alpha: f64, beta: f64, gamma: f64, abc: bool) -> Self {
-        Vegas {
-            alpha,
-            beta,
-            gamma,
-            abc,
-            base_rtt: f64::INFINITY,
-            round_target: None,
-            round_acked: 0,
-            cnt_rtt: 0,
-            min_rtt: f64::INFINITY,
-        }
+    pub fn new(cfg: VegasConfig) -> Self {
+        Vegas { cfg, base_rtt: f64::INFINITY, round_target: None, round_acked: 0, cnt_rtt: 0, min_rtt: f64::INFINITY }
     }
 
     pub fn doc() -> ControllerDoc {
+        let d = VegasConfig::default();
         ControllerDoc {
             name: "vegas",
             doc: "TCP Vegas (Brakmo & Peterson 1995; Linux tcp_vegas.c): per RTT, +1 if diff < alpha, \
@@ -71,27 +83,28 @@ impl Vegas {
             params: vec![
                 ParamDoc {
                     name: "alpha",
-                    default: 2.0.into(),
+                    default: d.alpha.into(),
                     doc: "packets queued below which cwnd grows (paper: 1)",
                 },
                 ParamDoc {
                     name: "beta",
-                    default: 4.0.into(),
+                    default: d.beta.into(),
                     doc: "packets queued above which cwnd shrinks (paper: 3)",
                 },
-                ParamDoc { name: "gamma", default: 1.0.into(), doc: "packets queued that end slow start" },
-                abc_param(),
+                ParamDoc { name: "gamma", default: d.gamma.into(), doc: "packets queued that end slow start" },
+                abc_param(d.abc),
             ],
         }
     }
 
     pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = VegasConfig::default();
         let base = format!("{path}.cc_params");
         let mut p = Params::new(p, &base);
-        let alpha = p.f64_in("alpha", 2.0, 0.0, 1e6)?;
-        let beta = p.f64_in("beta", 4.0, 0.0, 1e6)?;
-        let gamma = p.f64_in("gamma", 1.0, 0.0, 1e6)?;
-        let abc = p.bool("abc", false)?;
+        let alpha = p.f64_in("alpha", d.alpha, 0.0, 1e6)?;
+        let beta = p.f64_in("beta", d.beta, 0.0, 1e6)?;
+        let gamma = p.f64_in("gamma", d.gamma, 0.0, 1e6)?;
+        let abc = p.bool("abc", d.abc)?;
         p.finish()?;
         if beta < alpha {
             return Err(ConfigError::new(
@@ -99,7 +112,7 @@ impl Vegas {
                 format!("{beta} is not allowed; must be at least alpha ({alpha})"),
             ));
         }
-        Ok(Vegas::new(alpha, beta, gamma, abc))
+        Ok(Vegas::new(VegasConfig { alpha, beta, gamma, abc }))
     }
 
     fn start_round(&mut self, s: &CcState) {
@@ -125,16 +138,16 @@ impl Vegas {
         }
         let rtt = self.min_rtt;
         let diff = self.diff(s.cwnd, rtt);
-        if s.in_slow_start() && diff > self.gamma {
+        if s.in_slow_start() && diff > self.cfg.gamma {
             let target = s.cwnd * self.base_rtt / rtt;
             s.cwnd = s.cwnd.min(target + 1.0);
             s.ssthresh = s.ssthresh.min(s.cwnd - 1.0);
         } else if s.in_slow_start() {
             slow_start(s, n);
-        } else if diff > self.beta {
+        } else if diff > self.cfg.beta {
             s.cwnd -= 1.0;
             s.ssthresh = s.ssthresh.min(s.cwnd - 1.0);
-        } else if diff < self.alpha {
+        } else if diff < self.cfg.alpha {
             s.cwnd += 1.0;
         }
         s.cwnd = s.cwnd.max(2.0);
@@ -156,20 +169,22 @@ impl CongestionControl for Vegas {
         }
     }
 
+    /// Between round ends the shared preamble is all Vegas does: slow start
+    /// per ACK, and the units left for congestion avoidance are dropped (no
+    /// change until the round ends). At a round end `end_of_round` decides
+    /// instead, on the ACK's units, so it does not use the preamble.
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let n = ack_units(self.abc, s, acked);
         let Some(target) = self.round_target else {
             self.start_round(s);
-            if s.in_slow_start() {
-                slow_start(s, n);
-            }
+            slow_start_units(self.cfg.abc, s, acked, 0.0);
             return;
         };
         if self.round_acked >= target {
+            let n = ack_units(self.cfg.abc, s, acked);
             self.end_of_round(s, n);
             self.start_round(s);
-        } else if s.in_slow_start() {
-            slow_start(s, n);
+        } else {
+            slow_start_units(self.cfg.abc, s, acked, 0.0);
         }
     }
 
@@ -201,7 +216,7 @@ mod tests {
     }
 
     fn primed(cwnd: f64, ssthresh: f64) -> (Vegas, CcState) {
-        let mut v = Vegas::new(2.0, 4.0, 1.0, false);
+        let mut v = Vegas::new(VegasConfig::default());
         let mut s = st(cwnd, ssthresh);
         v.pkts_acked(&mut s, 1, Some(0.1)); // baseRTT = 0.1
         v.cong_avoid(&mut s, 1); // starts the first round
@@ -257,7 +272,7 @@ mod tests {
 
     #[test]
     fn few_samples_fall_back_to_reno_and_loss_halves() {
-        let mut v = Vegas::new(2.0, 4.0, 1.0, false);
+        let mut v = Vegas::new(VegasConfig::default());
         let mut s = st(10.0, 5.0);
         v.cong_avoid(&mut s, 1); // round starts, target 10
         v.pkts_acked(&mut s, 10, Some(0.1)); // one stretch ACK: one sample
