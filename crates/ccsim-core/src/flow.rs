@@ -97,9 +97,9 @@ pub struct NewFlow<'a> {
 #[derive(Default)]
 pub struct FlowTable {
     flows: Vec<Flow>,
-    /// Flows whose agents are alive, in id order (for sampling).
-    live: Vec<u32>,
-    live_dirty: bool,
+    /// Flows whose agents are alive or were freed lately, in id order (the
+    /// candidates for a series row).
+    recent: Vec<u32>,
 }
 
 impl FlowTable {
@@ -110,7 +110,7 @@ impl FlowTable {
         let ends = transport::build(f.spec, id)?;
         net.add_flow(id, f.route);
         self.flows.push(Flow { src: f.src, dst: f.dst, route: f.route, meta: f.meta, ends: Some(ends), record: None });
-        self.live.push(id);
+        self.recent.push(id);
         Ok(id)
     }
 
@@ -130,14 +130,15 @@ impl FlowTable {
         self.flows.iter()
     }
 
-    /// Ids of the flows whose agents are alive, ascending.
-    pub fn live(&mut self) -> &[u32] {
-        if self.live_dirty {
-            let flows = &self.flows;
-            self.live.retain(|&f| flows[f as usize].is_live());
-            self.live_dirty = false;
-        }
-        &self.live
+    /// Ids of the flows alive, or finished after `since`, ascending; the
+    /// others are forgotten for good (series sampling walks only these).
+    pub fn alive_since(&mut self, since: Time) -> &[u32] {
+        let flows = &self.flows;
+        self.recent.retain(|&f| {
+            let fl = &flows[f as usize];
+            fl.is_live() || fl.report().completed_at.is_some_and(|c| c > since)
+        });
+        &self.recent
     }
 
     pub fn sender_mut(&mut self, id: u32) -> Option<&mut Sender> {
@@ -185,7 +186,6 @@ impl FlowTable {
             rx_bytes: ends.receiver.rx_bytes(),
         });
         f.ends = None;
-        self.live_dirty = true;
         Some(flow)
     }
 }

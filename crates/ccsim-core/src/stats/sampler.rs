@@ -1,9 +1,11 @@
 //! Periodic sampling into columnar series, the warm-up snapshot, and the
 //! summary results of a run.
 //!
-//! Series rows are written for active flows only (started, not stopped,
-//! transfer not finished) and for monitored links; Jain's index over the
-//! fairness window counts the flows active at the sample.
+//! Series rows are written for monitored links and for the flows active
+//! during the sample's interval `(t - interval, t]` (started by `t`, not
+//! stopped or finished before the interval began), so the sample that
+//! covers a flow's last moments is kept and idle flows cost nothing.
+//! Jain's index over the fairness window counts the flows active at `t`.
 use super::{jain, ratio, Conservation, FlowResult, LinkResult, Results, Series};
 use crate::flow::FlowTable;
 use crate::net::link::LinkCounters;
@@ -31,6 +33,14 @@ fn active(flows: &FlowTable, f: u32, t: Time) -> bool {
     let flow = flows.get(f);
     let m = &flow.meta;
     t >= m.start && m.stop.is_none_or(|s| t < s) && flow.report().completed_at.is_none()
+}
+
+/// Whether flow `f` was active at some time in `(t - iv, t]`.
+fn active_during(flows: &FlowTable, f: u32, t: Time, iv: Time) -> bool {
+    let flow = flows.get(f);
+    let m = &flow.meta;
+    let from = t.saturating_sub(iv);
+    t >= m.start && m.stop.is_none_or(|s| s > from) && flow.report().completed_at.is_none_or(|c| c > from)
 }
 
 /// `v[i]`, 0 past the end (flows created after that snapshot).
@@ -68,10 +78,10 @@ impl Sampler {
         let delivered: Vec<u64> = flows.iter().map(|f| f.delivered_bytes()).collect();
         self.last_delivered.resize(delivered.len(), 0);
         let s = &mut self.series.flows;
-        for f in flows.live().to_vec() {
+        for f in flows.alive_since(t.saturating_sub(self.interval)).to_vec() {
             let fi = f as usize;
             let d = delivered[fi];
-            if active(flows, f, t) {
+            if active_during(flows, f, t, self.interval) {
                 // Flows without a window (UDP) report NaN (null in JSON).
                 let r = flows.get(f).report();
                 s.time_s.push(ts);
