@@ -14,6 +14,7 @@ from typing import Any, Mapping, Union
 
 import pytest
 
+from ccsim.experiments import REGISTRY
 from ccsim.scenario import CustomTopology, DropTail, Dumbbell, Flow, Link, ParkingLot, Scenario
 
 
@@ -78,3 +79,20 @@ def small() -> Scenario:
 @pytest.fixture
 def small_toml(tmp_path: Path, small: Scenario) -> Path:
     return small.save(tmp_path / "small.toml")
+
+
+@pytest.fixture(scope="session")
+def quick_run(tmp_path_factory):
+    """``quick_run(ID) -> (out_dir, checks)``: the experiment's ``--quick``
+    run with one worker, made once per test session and shared by every
+    test that asks for it (the generic one in test_experiments.py and the
+    paper-specific ones)."""
+    done: dict = {}
+
+    def run(exp_id: str):
+        if exp_id not in done:
+            out = tmp_path_factory.mktemp(exp_id)
+            done[exp_id] = (out, REGISTRY[exp_id].run(out, True, 1))
+        return done[exp_id]
+
+    return run

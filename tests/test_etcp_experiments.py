@@ -7,18 +7,8 @@ import pytest
 from conftest import assert_conserved
 
 from ccsim import Results
-from ccsim.experiments import REGISTRY
-from ccsim.experiments.etcp import (
-    BUFFER,
-    PROTOCOLS,
-    STCP_A,
-    STCP_B,
-    climb_rtts,
-    hstcp_a,
-    hstcp_b,
-    overflow_window,
-    steady_cycle,
-)
+from ccsim.experiments.etcp import BUFFER, PROTOCOLS, STCP_A, STCP_B
+from ccsim.experiments.etcp.overflow import climb_rtts, hstcp_a, hstcp_b, overflow_window, steady_cycle
 from ccsim.models.aimd import sawtooth_utilization
 
 CHECK_KEYS = {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"}
@@ -69,8 +59,8 @@ def _check_shape(checks):
         assert set(c.to_dict()) >= CHECK_KEYS
 
 
-def test_fig8_quick(tmp_path):
-    checks = REGISTRY["etcp-fig8-baselines"].run(tmp_path, True, 1)
+def test_fig8_quick(quick_run):
+    tmp_path, checks = quick_run("etcp-fig8-baselines")
     _check_shape(checks)
     names = " ".join(c.quantity for c in checks)
     assert "NewReno and HSTCP curves overlap" in names and "FAST" in names
@@ -88,8 +78,8 @@ def test_fig8_quick(tmp_path):
     assert (tmp_path / "etcp-fig8-baselines.png").exists()
 
 
-def test_fig6_quick_has_the_high_speed_tcps(tmp_path):
-    checks = REGISTRY["etcp-fig6-baselines"].run(tmp_path, True, 1)
+def test_fig6_quick_has_the_high_speed_tcps(quick_run):
+    tmp_path, checks = quick_run("etcp-fig6-baselines")
     _check_shape(checks)
     for proto in ("HSTCP", "STCP", "FAST"):
         assert any(c.quantity.startswith(proto) for c in checks), proto

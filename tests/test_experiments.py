@@ -1,11 +1,16 @@
 """Paper experiments: the models they rely on, and a quick end-to-end run."""
 
+import json
+import os
+import shutil
+
 import pytest
 from conftest import assert_conserved
 
+import ccsim.sweep as sweep_mod
 from ccsim import Results
-
-from ccsim.experiments import REGISTRY
+from ccsim.cli import main
+from ccsim.experiments import REGISTRY, Check, register
 from ccsim.models.aimd import mathis_throughput_bps, sawtooth_utilization
 from ccsim.models.ltcp import claim_speedup, layer_window, recovery_speedup
 
@@ -32,20 +37,88 @@ def test_ltcp_layer_model_closed_forms():
         assert recovery_speedup(k) == pytest.approx((k - 1) / 0.3)
 
 
-@pytest.mark.parametrize("exp_id", ["etcp-fig6-baselines", "ltcp-fig6", "ltcp-table2"])
-def test_reproduce_quick_gives_checks(tmp_path, exp_id):
-    exp = REGISTRY[exp_id]
-    checks = exp.run(tmp_path, True, 1)
+CHECK_KEYS = {"quantity", "paper", "ccsim", "deviation", "tolerance", "relative", "ok"}
+
+
+def _no_runs(monkeypatch):
+    """Make any simulation run fail the test."""
+    def refuse(_scenario_json):
+        raise AssertionError("--replot ran a simulation")
+
+    monkeypatch.setattr(sweep_mod, "_run_json", refuse)
+
+
+@pytest.mark.parametrize("exp_id", sorted(REGISTRY))
+def test_every_experiment_quick_and_replot(quick_run, monkeypatch, exp_id):
+    """Every registered experiment: its --quick run gives well-formed checks,
+    its table and plot, and every run it made conserves packets; then
+    replotting from the cache alone gives the same checks and redraws the
+    plot without running anything. (Whether a quick check is within
+    tolerance is not asserted here.)"""
+    out, checks = quick_run(exp_id)
     assert checks, "an experiment states at least one number"
     for c in checks:
-        d = c.to_dict()
-        assert set(d) >= {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"}
-    # every run the experiment made conserves packets
-    for f in (tmp_path / "runs").glob("*.json"):
+        assert isinstance(c, Check)
+        assert set(c.to_dict()) == CHECK_KEYS
+    runs = sorted((out / "runs").glob("*.json"))
+    for f in runs:
         assert_conserved(Results.load(f))
-    if exp_id == "etcp-fig6-baselines":
-        assert (tmp_path / "etcp-fig6-baselines.png").exists()
-        ok = {c.quantity: c.ok for c in checks}
-        assert all(ok.values()), ok
-    if exp_id == "ltcp-table2":
-        assert all(c.ok for c in checks)
+    assert (out / f"{exp_id}.csv").exists() and (out / f"{exp_id}.parquet").exists()
+    png = out / f"{exp_id}.png"
+    assert png.exists()
+
+    _no_runs(monkeypatch)
+    os.utime(png, ns=(0, 0))
+    replotted = REGISTRY[exp_id].replot(out, True)
+    assert [c.to_dict() for c in replotted] == [c.to_dict() for c in checks]
+    assert png.stat().st_mtime_ns > 0, "the plot was redrawn"
+    assert sorted((out / "runs").glob("*.json")) == runs, "no run added to the cache"
+
+
+def test_quick_passes_where_the_quick_setting_suffices(quick_run):
+    # the README's main command: every quick check passes
+    _, checks = quick_run("etcp-fig6-baselines")
+    assert all(c.ok for c in checks), [c.quantity for c in checks if not c.ok]
+    _, checks = quick_run("ltcp-table2")
+    assert all(c.ok for c in checks)
+
+
+def test_cli_replot_redraws_without_running(quick_run, monkeypatch, capsys, tmp_path):
+    src, checks = quick_run("htcp-fig2")
+    out = tmp_path / "r"
+    shutil.copytree(src / "runs", out / "runs")
+    _no_runs(monkeypatch)
+    assert main(["reproduce", "htcp-fig2", "--quick", "--replot", "--out", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    assert "replot" in stdout and stdout.strip().splitlines()[-1].endswith("checks within tolerance")
+    assert json.loads((out / "checks.json").read_text()) == [c.to_dict() for c in checks]
+    assert (out / "htcp-fig2.png").exists() and (out / "htcp-fig2.csv").exists()
+
+
+def test_cli_replot_names_missing_runs(quick_run, monkeypatch, capsys, tmp_path):
+    _no_runs(monkeypatch)
+    # nothing cached: a user error (exit 2, no traceback) saying what to do
+    code = main(["reproduce", "htcp-fig2", "--quick", "--replot", "--out", str(tmp_path / "empty")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: --replot needs every run in the cache: 2 of 2 runs are not in")
+    assert "without --replot" in err and "Traceback" not in err
+    # one run of two missing: named by key and overrides
+    src, _ = quick_run("htcp-fig2")
+    out = tmp_path / "partial"
+    shutil.copytree(src / "runs", out / "runs")
+    gone = sorted((out / "runs").glob("*.json"))[0]
+    gone.unlink()
+    code = main(["reproduce", "htcp-fig2", "--quick", "--replot", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "1 of 2 runs are not in" in err and gone.stem[:12] in err
+    # a plain registered function cannot replot
+    @register("test-replot-plain", paper="Nobody", description="plain")
+    def plain(out_dir, quick, workers):
+        return [Check("a", paper=1, ccsim=1, tolerance=0)]
+
+    try:
+        code = main(["reproduce", "test-replot-plain", "--replot", "--out", str(tmp_path / "p")])
+        assert code == 2 and "cannot --replot" in capsys.readouterr().err
+    finally:
+        REGISTRY.pop("test-replot-plain", None)

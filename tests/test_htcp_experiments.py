@@ -9,8 +9,8 @@ import pytest
 from conftest import assert_conserved
 
 from ccsim import Results
-from ccsim.experiments import REGISTRY
 from ccsim.experiments import htcp as H
+from ccsim.experiments._kit import analysis as A
 from ccsim.models import htcp as M
 from ccsim.models.aimd import sawtooth_utilization
 
@@ -140,12 +140,12 @@ def test_backoffs_and_events_from_cwnd():
     cw1 = np.where(t < 4.05, 2 + np.maximum(t - 2, 0) * 10, 11.0 + (t - 4.05) * 10)
     ss1 = np.where(t < 2.5, 1e9, np.where(t < 4.05, 2.0, 11.0))
     res = _fake({0: (t, cw0, ss0), 1: (t, cw1, ss1)})
-    bo = H.flow_backoffs(res, merge_s=0.2)
+    bo = A.backoffs(res, merge_s=0.2)
     assert list(bo.flow) == [0, 0, 1, 0]
     assert list(bo.time_s) == [1.0, 4.0, 4.05, 7.0]
     assert bool(bo.slow_start.iloc[0]) and not bo.slow_start.iloc[1:].any()
     np.testing.assert_allclose(bo.beta.iloc[[1, 3]], 0.8, rtol=1e-9)
-    ev = H.congestion_events(res, bo, [0.0, 2.0], gap_s=0.2)
+    ev = A.congestion_events(res, bo, [0.0, 2.0], gap_s=0.2)
     assert list(ev.k) == [0, 1, 2]
     assert math.isnan(ev.w1.iloc[0])  # flow 1 not started yet
     assert list(ev.n_drops) == [1, 2, 1]
@@ -171,8 +171,8 @@ HTCP_IDS = ["htcp-fig2", "htcp-model", "htcp-fig10", "htcp-fig11", "htcp-fig12-1
 
 
 @pytest.mark.parametrize("exp_id", HTCP_IDS)
-def test_htcp_quick_gives_checks(tmp_path, exp_id):
-    checks = REGISTRY[exp_id].run(tmp_path, True, 1)
+def test_htcp_quick_gives_checks(quick_run, exp_id):
+    tmp_path, checks = quick_run(exp_id)
     assert checks
     for c in checks:
         d = c.to_dict()

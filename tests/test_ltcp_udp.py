@@ -11,8 +11,8 @@ import pytest
 from conftest import assert_conserved
 
 from ccsim import Results
-from ccsim.experiments import REGISTRY
-from ccsim.experiments import ltcp_udp as m
+from ccsim.experiments._kit.analysis import within
+from ccsim.experiments.ltcp import udp as m
 
 
 def test_base_scenario_is_the_papers_setting():
@@ -41,7 +41,7 @@ def test_window_and_climb_helpers():
     g = pd.DataFrame({"time_s": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
                       "goodput_bps": [10.0, 10.0, 50.0, 80.0, 99.0, 100.0]})
     # samples whose interval (t - 1, t] lies in [1, 4]: t = 2, 3, 4
-    assert list(m._window(g, 1.0, 4.0, dt)["time_s"]) == [2.0, 3.0, 4.0]
+    assert list(within(g, 1.0, 4.0, dt)["time_s"]) == [2.0, 3.0, 4.0]
     assert m._climb(g, 2.0, 6.0, 95.0) == 3.0   # first >= 95 at t = 5
     assert math.isnan(m._climb(g, 2.0, 4.0, 95.0))
     # TCP climbs 1/2 per RTT with delayed ACKs, LTCP K/2
@@ -49,8 +49,8 @@ def test_window_and_climb_helpers():
     assert m._per_rtt("LTCP")(4300) == 4.0  # layer 8 starts at 4200
 
 
-def test_ltcp_udp_quick(tmp_path):
-    checks = REGISTRY["ltcp-udp"].run(tmp_path, True, 1)
+def test_ltcp_udp_quick(quick_run):
+    tmp_path, checks = quick_run("ltcp-udp")
     assert checks
     for c in checks:
         d = c.to_dict()

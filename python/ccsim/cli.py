@@ -178,8 +178,20 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     exp = get(args.id)
     out = Path(args.out or Path("results") / exp.id)
     out.mkdir(parents=True, exist_ok=True)
-    print(f"{exp.id}: {exp.description} [{exp.paper}]" + (" (quick)" if args.quick else ""))
-    checks = list(exp.run(out, args.quick, args.workers) or [])
+    print(f"{exp.id}: {exp.description} [{exp.paper}]" + (" (quick)" if args.quick else "")
+          + (" (replot from the run cache)" if args.replot else ""))
+    if args.replot:
+        from .sweep import MissingRuns
+
+        try:
+            checks = list(exp.replot(out, args.quick))
+        except MissingRuns as exc:
+            quick = " --quick" if args.quick else ""
+            raise UserError(f"--replot needs every run in the cache: {exc}; run "
+                            f"'ccsim reproduce {exp.id}{quick} --out {out}' without --replot to compute "
+                            f"{'it' if len(exc.missing) == 1 else 'them'}") from None
+    else:
+        checks = list(exp.run(out, args.quick, args.workers) or [])
     path = write_checks(out, checks)
     print_checks(checks, summary=False)
     print(f"wrote {path}")
@@ -257,6 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="smaller, faster version")
     p.add_argument("--out", default=None, help="output directory (default results/ID)")
     p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--replot", action="store_true",
+                   help="redo the table, checks and plot from the cached runs in OUT/runs without running "
+                        "anything (pass --quick if the runs were quick)")
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("bench", help="engine benchmarks B1..B5 and B2-<cc> controller rows, each in its own process")

@@ -34,7 +34,7 @@ from ._native import UserError, core, dumps, validate
 from .results import Results
 from .scenario import Scenario, as_scenario_dict, with_overrides
 
-__all__ = ["sweep", "expand_grid", "run_key", "load_run", "write_table", "RunSpec"]
+__all__ = ["sweep", "expand_grid", "run_key", "load_run", "write_table", "RunSpec", "MissingRuns"]
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]]
 
@@ -46,6 +46,25 @@ class RunSpec:
     overrides: Dict[str, Any]
     scenario: Dict[str, Any]
     key: str
+
+
+class MissingRuns(UserError):
+    """``sweep(..., run=False)`` found points with no cached result.
+
+    ``missing`` holds their :class:`RunSpec` (overrides and key), ``total``
+    the number of points in the sweep.
+    """
+
+    def __init__(self, out_dir: Path, missing: List[RunSpec], total: int):
+        self.out_dir, self.missing, self.total = out_dir, missing, total
+        super().__init__(f"{len(missing)} of {total} runs are not in {out_dir / 'runs'} "
+                         f"(first: {describe_run(missing[0])})")
+
+
+def describe_run(spec: RunSpec) -> str:
+    """``key12 (path=value, ...)``: how error messages name one run."""
+    shown = ", ".join(f"{k}={v!r}" for k, v in spec.overrides.items())
+    return f"{spec.key[:12]} ({shown or 'base scenario'})"
 
 
 def expand_grid(grid: Grid) -> List[Dict[str, Any]]:
@@ -185,6 +204,7 @@ def sweep(
     backend: str = "process",
     progress: Optional[bool] = True,
     address: Optional[str] = None,
+    run: bool = True,
 ) -> pd.DataFrame:
     """Run ``base_scenario`` at every point of ``grid``; return one row per run.
 
@@ -197,6 +217,10 @@ def sweep(
     ``goodput_total_bps``, ``utilization`` and ``loss_rate`` (first
     monitored link), ``jain_index``, ``events``, ``wall_s``, ``key`` and
     ``cached`` (True when the row came from the cache).
+
+    ``run=False`` reads the cache only: if any point has no cached result
+    (or one made by another engine version) nothing runs and
+    :class:`MissingRuns` is raised, naming how many and which.
     """
     if backend not in ("process", "dask"):
         raise UserError(f"unknown sweep backend {backend!r}; allowed: process, dask")
@@ -214,6 +238,8 @@ def sweep(
             rows[i] = _row(spec, cached, True)
         else:
             todo.setdefault(spec.key, []).append(i)
+    if todo and not run:
+        raise MissingRuns(out, [specs[idx[0]] for idx in todo.values()], len(specs))
 
     bar = None
     if progress is not False and todo:
@@ -231,8 +257,7 @@ def sweep(
             bar.update(len(idx))
 
     def failed(key: str, exc: BaseException) -> UserError:
-        shown = ", ".join(f"{k}={v!r}" for k, v in specs[todo[key][0]].overrides.items())
-        return UserError(f"sweep run {key[:12]} ({shown or 'base scenario'}) failed: {exc}")
+        return UserError(f"sweep run {describe_run(specs[todo[key][0]])} failed: {exc}")
 
     def collect(key: str, get) -> None:
         """Store the result ``get()`` returns, naming the run if it failed."""

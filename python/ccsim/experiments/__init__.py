@@ -1,22 +1,35 @@
 """Registry of paper experiments (``ccsim reproduce ID``).
 
-Each figure or table of a paper is one *experiment*: a function that runs its
-scenarios (usually through :func:`ccsim.sweep.sweep`), writes its data and
-plot into ``out_dir``, and returns :class:`Check` objects comparing the
-numbers the paper states with what ccsim measured.
+Each figure or table of a paper is one *experiment*: it runs its scenarios
+(through :func:`ccsim.sweep.sweep`, cached in ``OUT/runs/``), writes its
+table and plot into ``OUT``, and returns :class:`Check` objects comparing
+the numbers the paper states with what ccsim measured.
 
-Adding one: put a module in this package (e.g. ``etcp.py``) and decorate the
-function::
+Layout: one subpackage per paper (``etcp/``, ``ltcp/``, ``htcp/``) whose
+``__init__`` holds the paper's common setup, and one module per figure or
+table; ``_kit/`` holds what the papers share (packet size, protocol table,
+dumbbell builder, Jain's index, congestion events, steady-state windows,
+figure helpers).
 
-    from ccsim.experiments import Check, register
+Adding an experiment: a module in a paper's subpackage defining
 
-    @register("etcp-fig5", paper="E-TCP (small buffers)", description="equilibrium window vs loss")
-    def fig5(out_dir, quick, workers):
-        ...
-        return [Check("equilibrium window (pkts)", paper=12020, ccsim=w, tolerance=0.05)]
+* ``ID``, ``SOURCE`` (paper and figure, shown by ``ccsim list``) and
+  ``DESCRIPTION``;
+* ``PAPER``: the numbers and claims the paper states, as data;
+* ``scenarios(quick) -> list[_kit.Sweep]``: what to run;
+* ``analyse(runs: _kit.Runs, quick) -> _kit.Analysis``: measurements, with
+  ``table`` (written as ``ID.csv`` and ``ID.parquet``);
+* ``checks(a, quick) -> list[Check]``: paper vs ccsim;
+* ``plot(a, out_dir, quick) -> Path``: ``ID.png`` from the analysis alone.
 
-Every module in this package is imported when the package is, so the
-decorator is the whole registration; there is no list to keep in sync.
+Every module of every subpackage is imported with this package and each one
+defining ``ID`` is registered by :func:`register_figure`; there is no list to
+keep in sync. :func:`drive` runs such a module; with ``replot=True``
+(``ccsim reproduce ID --replot``) it reads the runs from the cache instead of
+running them, and fails with :class:`ccsim.sweep.MissingRuns` when some are
+not there. A plain function ``fn(out_dir, quick, workers) -> list[Check]``
+can still be registered with the :func:`register` decorator; it cannot be
+replotted.
 """
 
 from __future__ import annotations
@@ -29,9 +42,11 @@ import pkgutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO, Union
 
-__all__ = ["Check", "Experiment", "REGISTRY", "register", "write_checks", "print_checks", "summary_line"]
+__all__ = ["Check", "Experiment", "REGISTRY", "register", "register_figure", "drive", "write_checks",
+           "print_checks", "summary_line"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -103,13 +118,25 @@ def _jsonable(x: Any) -> Any:
 
 @dataclass
 class Experiment:
-    """A registered experiment; ``run(out_dir, quick, workers)`` returns checks."""
+    """A registered experiment; ``run(out_dir, quick, workers)`` returns
+    checks. ``figure`` is the figure module (None for a plain function),
+    which is what ``replot`` needs."""
 
     id: str
     paper: str
     description: str
     run: Callable[[Path, bool, Optional[int]], List[Check]]
     module: str = ""
+    figure: Optional[ModuleType] = None
+
+    def replot(self, out_dir: Path, quick: bool) -> List[Check]:
+        """Analyse, check and plot again from the cached runs; nothing runs."""
+        from .._native import UserError
+
+        if self.figure is None:
+            raise UserError(f"experiment {self.id!r} is a plain function, not a figure module; "
+                            "it cannot --replot")
+        return drive(self.figure, Path(out_dir), quick, None, replot=True)
 
 
 #: id -> Experiment, filled by :func:`register` as experiment modules import.
@@ -132,6 +159,46 @@ def register(id: str, *, paper: str, description: str):
         return fn
 
     return deco
+
+
+FIGURE_API = ("ID", "SOURCE", "DESCRIPTION", "PAPER", "scenarios", "analyse", "checks", "plot")
+
+
+def register_figure(module: ModuleType) -> Experiment:
+    """Register a figure module (see the package docstring for what it defines)."""
+    missing = [name for name in FIGURE_API if not hasattr(module, name)]
+    if missing:
+        raise TypeError(f"figure module {module.__name__} lacks {', '.join(missing)}")
+    exp_id = module.ID
+    if exp_id in REGISTRY and REGISTRY[exp_id].figure is not module:
+        raise ValueError(f"experiment id {exp_id!r} registered twice "
+                         f"({REGISTRY[exp_id].module} and {module.__name__})")
+
+    def run(out_dir: Path, quick: bool, workers: Optional[int]) -> List[Check]:
+        return drive(module, Path(out_dir), quick, workers)
+
+    REGISTRY[exp_id] = Experiment(id=exp_id, paper=module.SOURCE, description=module.DESCRIPTION, run=run,
+                                  module=module.__name__, figure=module)
+    return REGISTRY[exp_id]
+
+
+def drive(module: ModuleType, out_dir: Path, quick: bool, workers: Optional[int],
+          replot: bool = False) -> List[Check]:
+    """Run a figure module: its sweeps (or, with ``replot``, their cached
+    results only), ``analyse``, the table ``ID.csv``/``ID.parquet``,
+    ``checks`` and ``plot``. Returns the checks (the caller writes
+    ``checks.json``)."""
+    from ..sweep import write_table
+    from ._kit.runs import Runs
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = Runs.collect(list(module.scenarios(quick)), out_dir, workers, run=not replot)
+    a = module.analyse(runs, quick)
+    write_table(a.table, out_dir, module.ID)
+    checks = list(module.checks(a, quick))
+    module.plot(a, out_dir, quick)
+    return checks
 
 
 def get(id: str) -> Experiment:
@@ -192,10 +259,14 @@ def print_checks(checks: List[Check], file: Optional[TextIO] = None, summary: bo
 
 
 def _load_modules() -> None:
-    """Import every module of this package so their @register calls run."""
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
+    """Import every module of this package and of its paper subpackages
+    (not ``_kit``); register each figure module (one defining ``ID``)."""
+    for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+        if any(part.startswith("_") for part in info.name.split(".")[2:]):
+            continue
+        module = importlib.import_module(info.name)
+        if not info.ispkg and hasattr(module, "ID"):
+            register_figure(module)
 
 
 _load_modules()

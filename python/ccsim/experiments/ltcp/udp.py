@@ -1,6 +1,7 @@
 """LTCP paper §V-B.3, "Interaction of LTCP with UDP-based Traffic" (the text
 says Fig 12; the figure's caption is "Fig. 11. Interaction of LTCP with
-non-responsive Traffic"), re-run in simulation. Experiment id ``ltcp-udp``.
+non-responsive Traffic"), re-run in simulation. Experiment id ``ltcp-udp``; common setup in
+:mod:`ccsim.experiments.ltcp`.
 
 The paper's setting: the Linux testbed of §V-B (two PCs; the 33 MHz PCI bus
 limits throughput to "around 750 Mbps"; a packet-delay qdisc sets the RTT;
@@ -15,8 +16,8 @@ close to the full link capacity".
 
 How it is modelled here, and how the ambiguities were read:
 
-* The testbed as ``ltcp-testbed`` models it (constants repeated here, not
-  imported, so this module does not depend on that one's internals): a
+* The testbed as ``ltcp-testbed`` models it (the paper package's ``TB_*``
+  constants and :func:`ccsim.experiments.ltcp.tb_flow`): a
   750 Mb/s dumbbell bottleneck counting IP bytes, 1 Gb/s access links,
   RTT 70 ms, Linux packets of 1448 payload bytes in 1500 (timestamps on),
   delayed ACKs (Linux 2.4 counts ACKs, so the per-ACK increase gives K/2
@@ -71,27 +72,43 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List
 
-from ..models.ltcp import climb_time_s, layer_of
-from .ltcp import BETA, TB_HDR, TB_MSS, TB_RATE, W_T, _dumbbell, _scenario, _tb_flow
-from ..plots import pyplot, save_figure
-from ..sweep import load_run, sweep, write_table
-from . import Check, register
+import pandas as pd
+
+from ...models.ltcp import climb_time_s, layer_of
+from .. import Check
+from .._kit import Analysis, Runs, Sweep
+from .._kit.analysis import bottleneck_series, within
+from .._kit.figures import grid, save
+from . import BETA, SOURCE as _SOURCE, TB_HDR, TB_MSS, TB_RATE, W_T, dumbbell, scenario, tb_flow
+
+ID = "ltcp-udp"
+SOURCE = f"{_SOURCE}, §V-B.3 Fig 12 (testbed, on/off UDP)"
+DESCRIPTION = "one LTCP flow vs a 350 Mb/s UDP stream on/off every 300 s, 750 Mb/s, RTT 70 ms"
 
 # The testbed model (rate, 1448-byte segments in 1500-byte packets, delayed
 # ACKs, 32 MB windows) is ltcp-testbed's; only the buffer differs here.
 RATE = TB_RATE                   # testbed bottleneck ("around 750 Mbps")
-RTT = 0.070                      # the paper's medium RTT case
 MSS, HDR = TB_MSS, TB_HDR
 PKT = MSS + HDR
-BUFFER = 5000                    # txqueuelen = backlog = 5000 in this experiment
-UDP_PAYLOAD_BPS = 350e6          # iperf -b 350M (datagram payload)
 UDP_MSS, UDP_HDR = 1470, 28      # iperf 1.7 default datagram, UDP + IP headers
-PERIOD = 300.0                   # "at intervals of 5 minutes"
 N_CYCLES = 2                     # on/off cycles after LTCP's head start
 PROTOS = ("LTCP", "TCP")
 CLIMB_FRAC = 0.95                # "climbed back": goodput >= 95% of capacity
+
+#: The paper's setting of this experiment; its claims are qualitative
+#: ("the link is shared", "close to the full link capacity").
+PAPER = {
+    "rtt_s": 0.070,              # the medium RTT case
+    "buffer_pkts": 5000,         # txqueuelen = backlog = 5000 in this experiment
+    "udp_payload_bps": 350e6,    # iperf -b 350M (datagram payload)
+    "period_s": 300.0,           # "at intervals of 5 minutes"
+}
+RTT = PAPER["rtt_s"]
+BUFFER = PAPER["buffer_pkts"]
+UDP_PAYLOAD_BPS = PAPER["udp_payload_bps"]
+PERIOD = PAPER["period_s"]
 
 
 def _setting(quick: bool) -> Dict[str, float]:
@@ -112,7 +129,7 @@ def _setting(quick: bool) -> Dict[str, float]:
 
 
 def _tcp_flow(proto: str) -> dict:
-    return _tb_flow(proto, RTT, 1)
+    return tb_flow(proto, RTT, 1)
 
 
 def _udp_flow(s: Dict[str, float]) -> dict:
@@ -124,15 +141,9 @@ def _udp_flow(s: Dict[str, float]) -> dict:
 def base_scenario(quick: bool = False) -> dict:
     """One LTCP flow and the on/off UDP stream on the simulated testbed."""
     s = _setting(quick)
-    return _scenario("ltcp-udp", s["period"] * (1 + 2 * N_CYCLES),
-                     _dumbbell(s["rate"], int(s["buffer"]), edge_rate_bps=1e9),
-                     [_tcp_flow("LTCP"), _udp_flow(s)], sample=s["dt"])
-
-
-def _window(df, a: float, b: float, dt: float):
-    """Samples whose interval (t - dt, t] lies inside [a, b]."""
-    t = df["time_s"]
-    return df[(t - dt >= a - 1e-9) & (t <= b + 1e-9)]
+    return scenario("ltcp-udp", s["period"] * (1 + 2 * N_CYCLES),
+                    dumbbell(s["rate"], int(s["buffer"]), edge_rate_bps=1e9),
+                    [_tcp_flow("LTCP"), _udp_flow(s)], sample=s["dt"])
 
 
 def _climb(g, t_stop: float, t_end: float, target_bps: float) -> float:
@@ -151,43 +162,44 @@ def _per_rtt(proto: str):
     return lambda w: 0.5
 
 
-@register("ltcp-udp", paper="LTCP (layered TCP), §V-B.3 Fig 12 (testbed, on/off UDP)",
-          description="one LTCP flow vs a 350 Mb/s UDP stream on/off every 300 s, 750 Mb/s, RTT 70 ms")
-def udp(out_dir: Path, quick: bool, workers: Optional[int]) -> List[Check]:
-    """See the module docstring for the setting and the checks."""
+def scenarios(quick: bool) -> List[Sweep]:
     s = _setting(quick)
-    P, dt, bdp = s["period"], s["dt"], s["bdp"]
+    return [Sweep(base_scenario(quick), [{"flows": [_tcp_flow(p), _udp_flow(s)]} for p in PROTOS], PROTOS)]
+
+
+def _capacities(s: Dict[str, float]):
+    """(payload capacity, UDP on the wire, LTCP's payload share while UDP is
+    on, window at which the buffer overflows while UDP is on)."""
     cap = s["rate"] * MSS / PKT                          # payload capacity, b/s
     udp_wire = s["udp_payload"] * (UDP_MSS + UDP_HDR) / UDP_MSS
     leftover = (s["rate"] - udp_wire) * MSS / PKT        # LTCP's payload share while UDP is on
-    scaled = " (scaled)" if quick else ""
     # While UDP is on and the queue is full, every packet waits buffer x
     # packet / rate in the FIFO, so the window at which the buffer overflows
     # is the leftover rate times the RTT including that full-queue delay.
     w_on = (s["rate"] - udp_wire) * (RTT + s["buffer"] * PKT * 8 / s["rate"]) / (8 * PKT)
+    return cap, udp_wire, leftover, w_on
 
-    base = base_scenario(quick)
-    points = [{"flows": [_tcp_flow(p), _udp_flow(s)]} for p in PROTOS]
-    df = sweep(base, points, out_dir, workers=workers)
 
+def analyse(runs: Runs, quick: bool) -> Analysis:
+    s = _setting(quick)
+    P, dt, bdp = s["period"], s["dt"], s["bdp"]
+    cap, _, leftover, w_on = _capacities(s)
     rows: List[dict] = []
     series = {}
-    for proto, key in zip(PROTOS, df["key"]):
-        res = load_run(out_dir, key)
+    for proto, res in zip(PROTOS, runs.results()):
         fl = res.flows
         tcp_id = int(fl[fl["transport"] == "tcp"]["id"].iloc[0])
         udp_id = int(fl[fl["transport"] == "udp"]["id"].iloc[0])
         fs = res.flow_series
         g = fs[fs["flow"] == tcp_id].reset_index(drop=True)
         u = fs[fs["flow"] == udp_id].reset_index(drop=True)
-        ls = res.link_series
-        link = ls[ls["link"] == res.bottleneck()["id"]].reset_index(drop=True)
+        link = bottleneck_series(res).reset_index(drop=True)
         series[proto] = (g, u, link, int(fl.loc[fl["id"] == tcp_id, "timeouts"].iloc[0]))
         for i in range(N_CYCLES):
             on_a, on_b = P * (1 + 2 * i), P * (2 + 2 * i)
             off_a, off_b = on_b, on_b + P
-            gon, uon, lon = (_window(x, on_a, on_b, dt) for x in (g, u, link))
-            gon2 = _window(g, on_a + P / 2, on_b, dt)
+            gon, uon, lon = (within(x, on_a, on_b, dt) for x in (g, u, link))
+            gon2 = within(g, on_a + P / 2, on_b, dt)
             # time after the UDP onset until the link is full again: the end
             # of the first sample from which utilisation stays >= 95% for 5 s
             refill = math.nan
@@ -197,7 +209,7 @@ def udp(out_dir: Path, quick: bool, workers: Optional[int]) -> List[Check]:
                 if full[j:j + n5].all():
                     refill = float(lon["time_s"].iloc[j] - on_a)
                     break
-            goff, loff = _window(g, off_a, off_b, dt), _window(link, off_a, off_b, dt)
+            goff, loff = within(g, off_a, off_b, dt), within(link, off_a, off_b, dt)
             before = g[g["time_s"] <= off_a + 1e-9]
             w_stop = float(before["cwnd"].iloc[-1])
             model = climb_time_s(w_stop, CLIMB_FRAC * bdp, bdp, RTT, _per_rtt(proto))
@@ -227,11 +239,14 @@ def udp(out_dir: Path, quick: bool, workers: Optional[int]) -> List[Check]:
                 "capacity_mbps": cap / 1e6,
                 "timeouts_run": series[proto][3],
             })
-    import pandas as pd
+    return Analysis(table=pd.DataFrame(rows), series=series, setting=s)
 
-    t = pd.DataFrame(rows)
-    write_table(t, out_dir, "ltcp-udp")
 
+def checks(a: Analysis, quick: bool) -> List[Check]:
+    t, s = a.table, a.setting
+    P, dt = s["period"], s["dt"]
+    cap, _, leftover, w_on = _capacities(s)
+    scaled = " (scaled)" if quick else ""
     checks: List[Check] = []
     # Tolerances:
     # * climb time vs the layer model: the measured climb is quantised to the
@@ -306,14 +321,14 @@ def udp(out_dir: Path, quick: bool, workers: Optional[int]) -> List[Check]:
     checks.append(Check("TCP baseline: mean goodput while UDP off below LTCP's (Mb/s)",
                         paper=f"< {lo:.1f} (LTCP)", ccsim=round(to, 1), ok=bool(to < lo)))
 
-    _plot(out_dir, series, s, cap, leftover)
     return checks
 
 
-def _plot(out_dir: Path, series, s, cap: float, leftover: float) -> None:
-    plt = pyplot()
+def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
+    series, s = a.series, a.setting
+    cap, _, leftover, _ = _capacities(s)
     P = s["period"]
-    fig, axes = plt.subplots(2, 2, figsize=(11, 6), sharex=True)
+    fig, axes = grid(2, 2, figsize=(11, 6), sharex=True)
     for col, proto in enumerate(PROTOS):
         g, u, _, timeouts = series[proto]
         ax_w, ax_t = axes[0][col], axes[1][col]
@@ -335,4 +350,4 @@ def _plot(out_dir: Path, series, s, cap: float, leftover: float) -> None:
             ax.legend(fontsize=7, loc="upper right")
     fig.suptitle(f"LTCP paper Fig 12 in ccsim: {s['rate'] / 1e6:g} Mb/s, RTT 70 ms, buffer {s['buffer']}, "
                  f"UDP {s['udp_payload'] / 1e6:.3g} Mb/s on/off {P:g} s (shaded: UDP on)")
-    save_figure(fig, out_dir / "ltcp-udp.png")
+    return save(fig, out_dir, ID)
