@@ -106,12 +106,24 @@ impl FlowTable {
     /// Add a flow: build its agents (transport registry) and register its
     /// route with the network. Returns its id.
     pub fn create(&mut self, net: &mut Net, f: NewFlow) -> Result<u32, ConfigError> {
-        let id = self.flows.len() as u32;
-        let ends = transport::build(f.spec, id)?;
-        net.add_flow(id, f.route);
-        self.flows.push(Flow { src: f.src, dst: f.dst, route: f.route, meta: f.meta, ends: Some(ends), record: None });
+        let ends = transport::build(f.spec, self.next_id())?;
+        Ok(self.insert(net, f.src, f.dst, f.route, f.meta, ends))
+    }
+
+    /// The id the next flow will get.
+    pub fn next_id(&self) -> u32 {
+        self.flows.len() as u32
+    }
+
+    /// Add a flow with agents built by the caller (for agents outside the
+    /// transport registry, `Sender::Ext`/`Receiver::Ext`, built for id
+    /// [`next_id`](Self::next_id)).
+    pub fn insert(&mut self, net: &mut Net, src: usize, dst: usize, route: u32, meta: FlowMeta, ends: Endpoints) -> u32 {
+        let id = self.next_id();
+        net.add_flow(id, route);
+        self.flows.push(Flow { src, dst, route, meta, ends: Some(ends), record: None });
         self.recent.push(id);
-        Ok(id)
+        id
     }
 
     pub fn len(&self) -> usize {

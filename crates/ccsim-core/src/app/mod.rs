@@ -37,22 +37,32 @@ impl AppCtx<'_> {
     }
 
     /// Create a flow now, on an existing route (a host pair's), with the
-    /// transport settings of `spec`; returns its id. Open it to start it.
-    pub fn open_flow(&mut self, spec: &FlowSpec, src: usize, dst: usize, route: u32) -> Result<u32, ConfigError> {
-        let now = self.net.now;
-        let meta = FlowMeta {
-            entry: usize::MAX,
-            transport: spec.transport.clone(),
-            cc: String::new(),
-            recovery: String::new(),
-            pacing: String::new(),
-            rtt_prop_s: f64::NAN,
-            start: now,
+    /// transport settings of `spec` (from `[[flows]]` entry `entry`);
+    /// returns its id. Open its sender to start it.
+    pub fn open_flow(
+        &mut self,
+        spec: &FlowSpec,
+        entry: usize,
+        (src, dst): (usize, usize),
+        route: u32,
+    ) -> Result<u32, ConfigError> {
+        let meta = describe(spec, self.new_meta(&spec.transport, entry, route));
+        self.flows.create(self.net, NewFlow { spec, src, dst, route, meta })
+    }
+
+    /// Facts of a flow this application creates now on `route`.
+    pub fn new_meta(&self, transport: &str, entry: usize, route: u32) -> FlowMeta {
+        FlowMeta {
+            entry,
+            transport: transport.to_string(),
+            cc: "none".into(),
+            recovery: "none".into(),
+            pacing: "none".into(),
+            rtt_prop_s: self.net.route_rtt_s(route),
+            start: self.net.now,
             stop: None,
             app: self.app,
-        };
-        let meta = describe(spec, meta);
-        self.flows.create(self.net, NewFlow { spec, src, dst, route, meta })
+        }
     }
 }
 

@@ -65,6 +65,12 @@ impl Net {
         self.in_net.push(0);
     }
 
+    /// Round-trip propagation delay of a route (both directions' links).
+    pub fn route_rtt_s(&self, route: u32) -> f64 {
+        let r = &self.routes[route as usize];
+        r.fwd.iter().chain(&r.rev).map(|&l| crate::sim::time::to_secs(self.links[l as usize].delay)).sum()
+    }
+
     /// Packets of `flow` in queues and pipes.
     pub fn flow_in_network(&self, flow: u32) -> u32 {
         self.in_net[flow as usize]

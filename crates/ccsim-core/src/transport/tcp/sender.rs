@@ -76,6 +76,10 @@ pub struct TcpSender {
     pacer: Pacer,
     /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
     cwr_pending: bool,
+    /// The segment that carries (or will carry) that CWR: ECE on ACKs up to
+    /// it echoes the same congestion event (the receiver repeats ECE until
+    /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
+    cwr_seq: Option<u64>,
     rto_timer: Timer,
     pace_timer: Timer,
     tick_timer: Timer,
@@ -123,6 +127,7 @@ impl TcpSender {
             partial_seen: false,
             pacer,
             cwr_pending: false,
+            cwr_seq: None,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
             tick_timer: Timer::new(sender_timer(flow, TICK)),
@@ -222,10 +227,12 @@ impl TcpSender {
                 _ => {}
             }
         }
-        if ece && self.state == State::Open && self.sb.una() >= self.recover {
+        let una = self.sb.una();
+        if ece && self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c) {
             // RFC 3168 §6.1.2: react to ECN once per window, as to a loss,
             // and say so with CWR on the next new data.
             self.cwr_pending = true;
+            self.cwr_seq = Some(self.sb.high());
             self.sync(now);
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.cwnd = self.st.ssthresh;
