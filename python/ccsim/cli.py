@@ -147,7 +147,7 @@ def _print_entries(title: str, entries: List[Dict[str, Any]]) -> None:
     print()
 
 
-LIST_KINDS = ("controllers", "recoveries", "pacing", "queues", "topologies", "experiments")
+LIST_KINDS = ("transports", "controllers", "recoveries", "pacing", "queues", "stages", "topologies", "experiments")
 
 
 def cmd_list(args: argparse.Namespace) -> int:

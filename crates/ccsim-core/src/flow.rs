@@ -118,7 +118,15 @@ impl FlowTable {
     /// Add a flow with agents built by the caller (for agents outside the
     /// transport registry, `Sender::Ext`/`Receiver::Ext`, built for id
     /// [`next_id`](Self::next_id)).
-    pub fn insert(&mut self, net: &mut Net, src: usize, dst: usize, route: u32, meta: FlowMeta, ends: Endpoints) -> u32 {
+    pub fn insert(
+        &mut self,
+        net: &mut Net,
+        src: usize,
+        dst: usize,
+        route: u32,
+        meta: FlowMeta,
+        ends: Endpoints,
+    ) -> u32 {
         let id = self.next_id();
         net.add_flow(id, route);
         self.flows.push(Flow { src, dst, route, meta, ends: Some(ends), record: None });

@@ -614,3 +614,52 @@ fn packet_size_overflow_is_rejected() {
         &["1000000 bytes"],
     );
 }
+
+/// Each transport validates its own fields and names the transport a field
+/// belongs to when another transport's flow is given it.
+#[test]
+fn fields_of_another_transport_are_rejected() {
+    let udp = "rtt_s = 0.05\ntransport = \"udp\"\nrate_bps = 1e6";
+    for (field, line) in [
+        ("cc", "cc = \"cubic\""),
+        ("recovery", "recovery = \"sack\""),
+        ("delayed_ack", "delayed_ack = true"),
+        ("ecn", "ecn = true"),
+        ("bytes", "bytes = 1000"),
+    ] {
+        check(
+            &with(DUMBBELL, "rtt_s = 0.05", &format!("{udp}\n{line}")),
+            &format!("flows[0].{field}"),
+            &["only allowed with transport = \"tcp\"", "transport \"udp\" takes", "rate_bps"],
+        );
+    }
+    check(
+        &with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\non_s = 1.0"),
+        "flows[0].on_s",
+        &["only allowed with transport = \"udp\"", "transport \"tcp\" takes", "recovery"],
+    );
+    // A TCP flow's fields are filled with TCP's defaults when normalised; a
+    // UDP flow's normalised form holds no TCP field.
+    let sc = Scenario::from_toml(&with(DUMBBELL, "rtt_s = 0.05", udp)).unwrap();
+    assert!(sc.flows[0].cc.is_none() && sc.flows[0].recovery.is_none());
+    let sc = Scenario::from_toml(DUMBBELL).unwrap();
+    assert_eq!(sc.flows[0].cc.as_deref(), Some("reno"));
+    assert_eq!(sc.flows[0].dupthresh, Some(3));
+    let again = Scenario::from_json(&sc.to_json()).unwrap();
+    assert_eq!(again.to_json(), sc.to_json(), "normalisation is idempotent");
+}
+
+/// Queue kinds come from the queue registry, which `ccsim list` shows.
+#[test]
+fn catalog_lists_registries() {
+    let c: serde_json::Value = serde_json::from_str(&ccsim_core::catalog::catalog_json()).unwrap();
+    let names = |k: &str| -> Vec<String> {
+        c[k].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(names("queues"), ["droptail"]);
+    assert_eq!(names("stages"), ["random_loss"]);
+    assert_eq!(names("transports"), ["tcp", "udp"]);
+    let tcp = &c["transports"][0]["params"];
+    let dupthresh = tcp.as_array().unwrap().iter().find(|p| p["name"] == "dupthresh").unwrap();
+    assert_eq!(dupthresh["default"], 3);
+}

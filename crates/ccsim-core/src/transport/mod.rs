@@ -166,8 +166,8 @@ pub struct Endpoints {
 pub struct TransportKind {
     pub name: &'static str,
     pub doc: &'static str,
-    /// The transport's own flow fields (besides the common ones).
-    pub fields: &'static [&'static str],
+    /// The transport's own flow fields (besides the common ones), with docs.
+    pub fields: &'static [(&'static str, &'static str)],
     /// Check a flow's fields.
     pub validate: fn(&FlowSpec, &str) -> Result<(), ConfigError>,
     /// Fill the transport's fields left out with their defaults.
@@ -196,16 +196,21 @@ fn kind(spec: &FlowSpec, path: &str) -> Result<TransportKind, ConfigError> {
 /// field of another transport.
 pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
     let k = kind(spec, path)?;
+    let has = |t: &TransportKind, f: &str| t.fields.iter().any(|(n, _)| *n == f);
     for field in spec.given_fields() {
-        if !COMMON_FLOW_FIELDS.contains(&field.as_str()) && !k.fields.contains(&field.as_str()) {
-            let owner = registry().into_iter().find(|o| o.fields.contains(&field.as_str())).map(|o| o.name);
+        if !COMMON_FLOW_FIELDS.contains(&field.as_str()) && !has(&k, &field) {
+            let owner = registry().into_iter().find(|o| has(o, &field)).map(|o| o.name);
             let why = match owner {
                 Some(o) => format!("only allowed with transport = \"{o}\""),
                 None => "not a flow field".to_string(),
             };
             return Err(ConfigError::new(
                 format!("{path}.{field}"),
-                format!("{why}; transport \"{}\" takes: {}", k.name, k.fields.join(", ")),
+                format!(
+                    "{why}; transport \"{}\" takes: {}",
+                    k.name,
+                    k.fields.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                ),
             ));
         }
     }
@@ -237,9 +242,9 @@ pub fn catalog() -> serde_json::Value {
             let fields: Vec<serde_json::Value> = k
                 .fields
                 .iter()
-                .map(|f| serde_json::json!({"name": f, "default": filled.get(*f).cloned().unwrap_or_default()}))
+                .map(|(f, doc)| serde_json::json!({"name": f, "default": filled.get(*f).cloned().unwrap_or_default(), "doc": doc}))
                 .collect();
-            serde_json::json!({"name": k.name, "doc": k.doc, "fields": fields})
+            serde_json::json!({"name": k.name, "doc": k.doc, "params": fields})
         })
         .collect()
 }

@@ -79,27 +79,27 @@ pub mod defaults {
     pub const ECN: bool = false;
 }
 
-/// TCP's own fields (besides the common ones), for the transport registry.
-pub const FIELDS: &[&str] = &[
-    "cc",
-    "cc_params",
-    "recovery",
-    "pacing",
-    "bucket_pkts",
-    "init_cwnd_pkts",
-    "init_ssthresh_pkts",
-    "rwnd_pkts",
-    "max_cwnd_pkts",
-    "dupthresh",
-    "limited_transmit",
-    "delayed_ack",
-    "delack_timeout_s",
-    "min_rto_s",
-    "max_rto_s",
-    "init_rto_s",
-    "clock_granularity_s",
-    "ecn",
-    "bytes",
+/// TCP's own fields (besides the common ones) with what they mean.
+pub const FIELDS: &[(&str, &str)] = &[
+    ("cc", "congestion controller (ccsim list controllers)"),
+    ("cc_params", "the controller's parameter table"),
+    ("recovery", "loss recovery: reno | newreno | sack (ccsim list recoveries)"),
+    ("pacing", "none | interval | token_bucket (ccsim list pacing)"),
+    ("bucket_pkts", "token-bucket size in packets"),
+    ("init_cwnd_pkts", "initial window"),
+    ("init_ssthresh_pkts", "initial slow-start threshold"),
+    ("rwnd_pkts", "receiver window (caps the data in flight)"),
+    ("max_cwnd_pkts", "upper bound on cwnd (ns-2 maxcwnd_)"),
+    ("dupthresh", "duplicate ACKs that trigger fast retransmit"),
+    ("limited_transmit", "RFC 3042 Limited Transmit"),
+    ("delayed_ack", "RFC 5681 §4.2 delayed ACKs (every second segment)"),
+    ("delack_timeout_s", "delayed-ACK timer"),
+    ("min_rto_s", "RFC 6298 lower bound on the RTO"),
+    ("max_rto_s", "upper bound on the backed-off RTO"),
+    ("init_rto_s", "RTO before the first RTT sample"),
+    ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
+    ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
+    ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
 ];
 
 /// Fill every TCP field left out with its default (normalisation).
