@@ -64,11 +64,14 @@ impl QueueDiscipline for DropFront {
 
 // -- a tap -------------------------------------------------------------------
 
-/// Every event of one link: (ns-2 letter, time, flow, kind, TCP seq/ack,
-/// ECN codepoint, ECE, CWR).
+/// One tap event: (ns-2 letter, time, flow, kind, TCP seq/ack, ECN
+/// codepoint, ECE, CWR).
+type Rec = (char, Time, u32, Kind, u64, Ecn, bool, bool);
+
+/// Every event of one link.
 #[derive(Default)]
 struct Recorder {
-    events: Vec<(char, Time, u32, Kind, u64, Ecn, bool, bool)>,
+    events: Vec<Rec>,
 }
 
 impl Tap for Recorder {
@@ -160,7 +163,7 @@ fn ce_mark_is_echoed_until_cwr_and_halves_the_window_once() {
     assert_eq!(r.links[FWD_BNECK].drops, 0);
     let data = &sim.net.links[FWD_BNECK].tap::<Recorder>().unwrap().events;
     let acks = &sim.net.links[REV_BNECK].tap::<Recorder>().unwrap().events;
-    let enq = |e: &&(char, Time, u32, Kind, u64, Ecn, bool, bool)| e.0 == '+';
+    let enq = |e: &&Rec| e.0 == '+';
     // every new data packet is ECT(0) before the mark; the mark happened once
     assert!(data.iter().filter(enq).all(|e| e.5 == Ecn::Ect0 || e.5 == Ecn::Ce));
     let marked = data.iter().filter(|e| e.0 == 'r' && e.5 == Ecn::Ce).count();
