@@ -135,10 +135,6 @@ impl Link {
         self.stages.iter_mut().find_map(|s| s.stage.as_any_mut().downcast_mut::<T>())
     }
 
-    pub fn stage_names(&self) -> Vec<&'static str> {
-        self.stages.iter().map(|s| s.stage.name()).collect()
-    }
-
     /// The first attached tap of type `T`.
     pub fn tap<T: Tap>(&self) -> Option<&T> {
         self.taps.iter().find_map(|t| t.as_any().downcast_ref::<T>())

@@ -27,8 +27,6 @@ pub enum Stream {
     Queue = 4,
     /// A per-link stage without a stream of its own, keyed by link.
     Stage = 5,
-    /// Applications (web users, telnet, short flows), keyed by application.
-    App = 6,
 }
 
 /// The RNG for component `id` of kind `kind` under master `seed`.

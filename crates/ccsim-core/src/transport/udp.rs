@@ -60,11 +60,6 @@ impl UdpSender {
     pub fn new(flow: u32, payload: u32, header: u32) -> Self {
         UdpSender { flow, size: payload + header, open: false, seq: 0, sent_pkts: 0, sent_bytes: 0 }
     }
-
-    /// Wire size of a datagram.
-    pub fn size(&self) -> u32 {
-        self.size
-    }
 }
 
 impl SenderAgent for UdpSender {

@@ -122,6 +122,20 @@ def drops(ev: pd.DataFrame, n: int) -> np.ndarray:
     return ev[[f"drop{i}" for i in range(n)]].to_numpy(dtype=bool)
 
 
+def second_flow_events(res, t2: float, rtt_s: float, rate_bps: float, queue_pkts: int):
+    """Back-offs and congestion events of a two-flow run whose second flow
+    starts at ``t2``, and when the second flow left slow start (``t2`` if it
+    never backed off in slow start): ``(bo, ev, after_s)``."""
+    from .._kit.analysis import backoffs, congestion_events
+
+    gap = 2 * full_rtt_s(rtt_s, rate_bps, queue_pkts)
+    bo = backoffs(res, gap)
+    ev = congestion_events(res, bo, [0.0, t2], gap)
+    ss_exit = bo[(bo.flow == 1) & bo.slow_start].time_s
+    after = float(ss_exit.iloc[0]) if len(ss_exit) else t2
+    return bo, ev, after
+
+
 def convergence(ev: pd.DataFrame, n: int, after_s: float, target: Optional[Sequence[float]] = None) -> dict:
     """Convergence after ``after_s`` (events strictly later, all flows
     present). The paper's rise time counts epochs "until the network

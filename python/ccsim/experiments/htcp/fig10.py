@@ -17,9 +17,8 @@ import numpy as np
 from ...models import htcp as M
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
-from .._kit.analysis import backoffs, congestion_events
 from .._kit.figures import grid, plot_cwnd, save
-from . import SETTLE, SOURCE as _SOURCE, bdp_pkts, convergence, dumbbell, full_rtt_s, tcp_flow, windows
+from . import SETTLE, second_flow_events, SOURCE as _SOURCE, bdp_pkts, convergence, dumbbell, tcp_flow, windows
 
 ID = "htcp-fig10"
 SOURCE = f"{_SOURCE}, Fig 10"
@@ -46,11 +45,7 @@ def scenarios(quick: bool) -> List[Sweep]:
 def analyse(runs: Runs, quick: bool) -> Analysis:
     t2, _ = setting(quick)
     (res,) = runs.results()
-    gap = 2 * full_rtt_s(RTT, RATE, QUEUE)
-    bo = backoffs(res, gap)
-    ev = congestion_events(res, bo, [0.0, t2], gap)
-    ss_exit = bo[(bo.flow == 1) & bo.slow_start].time_s
-    after = float(ss_exit.iloc[0]) if len(ss_exit) else t2
+    bo, ev, after = second_flow_events(res, t2, RTT, RATE, QUEUE)
     conv = convergence(ev, 2, after)
     k = conv["epochs"]
     late = ev[ev.time_s > after].iloc[(k or 0) + 1:]

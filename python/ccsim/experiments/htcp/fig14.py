@@ -15,9 +15,8 @@ import numpy as np
 
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
-from .._kit.analysis import backoffs, congestion_events
 from .._kit.figures import grid, plot_cwnd, save
-from . import SETTLE, SOURCE as _SOURCE, convergence, dumbbell, full_rtt_s, tcp_flow
+from . import SETTLE, second_flow_events, SOURCE as _SOURCE, convergence, dumbbell, full_rtt_s, tcp_flow
 
 ID = "htcp-fig14"
 SOURCE = f"{_SOURCE}, Fig 14"
@@ -45,11 +44,7 @@ def scenarios(quick: bool) -> List[Sweep]:
 def analyse(runs: Runs, quick: bool) -> Analysis:
     t2, dur = setting(quick)
     (res,) = runs.results()
-    gap = 2 * full_rtt_s(RTT, RATE, QUEUE)
-    bo = backoffs(res, gap)
-    ev = congestion_events(res, bo, [0.0, t2], gap)
-    ss_exit = bo[(bo.flow == 1) & bo.slow_start].time_s
-    after = float(ss_exit.iloc[0]) if len(ss_exit) else t2
+    bo, ev, after = second_flow_events(res, t2, RTT, RATE, QUEUE)
     conv = convergence(ev, 2, after)
     beta_adaptive = float(np.clip(RTT / full_rtt_s(RTT, RATE, QUEUE), 0.5, 0.8))
     ca = bo[~bo.slow_start]

@@ -27,7 +27,7 @@ from ...models.ltcp import climb_time_s, layer_of, layer_window
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import flow_series, nanmedian, window_cuts
-from .._kit.figures import grid, save
+from .._kit.figures import grid, style_axes, save
 from . import BETA, DEFAULT_BUFFER, PKT_BYTES, PROTOS, RTT, SOURCE as _SOURCE, W_T, dumbbell, flow, scenario
 
 ID = "ltcp-fig5"
@@ -152,9 +152,5 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
         if layer_window(k, W_T) <= a.w_max:
             ax.axhline(layer_window(k, W_T), color="grey", lw=0.4, ls=":")
     ax.axhline(a.w_max, color="k", lw=0.6, ls="--", label="pipe + buffer")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("cwnd (packets)")
-    ax.set_title(f"LTCP paper Fig 5: {a.rate / 1e6:g} Mb/s, RTT 70 ms, buffer {a.buf} (dotted: layers W_K)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    style_axes(ax, "time (s)", "cwnd (packets)", title=f"LTCP paper Fig 5: {a.rate / 1e6:g} Mb/s, RTT 70 ms, buffer {a.buf} (dotted: layers W_K)", legend=8)
     return save(fig, out_dir, ID)

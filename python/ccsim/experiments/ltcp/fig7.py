@@ -23,7 +23,7 @@ import pandas as pd
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import jain
-from .._kit.figures import grid, save
+from .._kit.figures import grid, style_axes, save
 from . import DEFAULT_BUFFER, PAPER_LTCP_MIN_JAIN, PAYLOAD, SOURCE as _SOURCE, dumbbell, flow, scenario
 
 ID = "ltcp-fig7"
@@ -115,9 +115,5 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
     smooth = gp.rolling(max(1, round(10 / a.scale)), min_periods=1).mean()
     for i in gp.columns:
         ax.plot(smooth.index, smooth[i], lw=0.9, label=f"LTCP flow {i + 1}")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("goodput (Mb/s, 10-sample mean)")
-    ax.set_title(f"LTCP paper Fig 7: dynamic link sharing ({a.rate / 1e6:g} Mb/s, buffer {a.buf})")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    style_axes(ax, "time (s)", "goodput (Mb/s, 10-sample mean)", title=f"LTCP paper Fig 7: dynamic link sharing ({a.rate / 1e6:g} Mb/s, buffer {a.buf})", legend=8)
     return save(fig, out_dir, ID)
