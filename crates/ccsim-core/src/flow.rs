@@ -172,6 +172,7 @@ impl FlowTable {
     /// A packet reached the end of its route: hand it to the flow's
     /// receiver (data) or sender (ACK). Returns the flow's id if this
     /// finished and freed its transfer.
+    #[inline]
     pub fn deliver(&mut self, net: &mut Net, pkt: &Packet) -> Option<u32> {
         let ends = self.flows[pkt.flow as usize].ends.as_mut()?;
         if pkt.is_ack() {
@@ -194,10 +195,14 @@ impl FlowTable {
 
     /// Free `flow`'s agents if its transfer finished and none of its packets
     /// is left in the network (so none can arrive later).
+    #[inline]
     pub fn free_if_done(&mut self, net: &Net, flow: u32) -> Option<u32> {
+        if net.flow_in_network(flow) > 0 {
+            return None;
+        }
         let f = &mut self.flows[flow as usize];
         let ends = f.ends.as_ref()?;
-        if !ends.sender.finished() || net.flow_in_network(flow) > 0 {
+        if !ends.sender.finished() {
             return None;
         }
         f.record = Some(FlowRecord {

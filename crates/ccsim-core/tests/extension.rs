@@ -97,7 +97,7 @@ impl Recorder {
 fn drop_front_queue_evicts_the_oldest_and_taps_see_every_event() {
     let d = Dumbbell::new(10e6, 20, 20.0).flow("rtt_s = 0.05").flow("rtt_s = 0.05");
     let mut sim = d.sim();
-    sim.net.links[FWD_BNECK].queue = Box::new(DropFront { limit: 20, fifo: VecDeque::new(), bytes: 0 });
+    sim.net.links[FWD_BNECK].queue = DropFront { limit: 20, fifo: VecDeque::new(), bytes: 0 }.into();
     sim.add_tap(FWD_BNECK, Box::new(Recorder::default()));
     let r = sim.run();
     assert_conserved(&r);

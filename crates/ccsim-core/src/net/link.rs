@@ -12,7 +12,7 @@
 //! taken straight back out, so it still costs a single event.
 use super::ctx::{LinkCtx, OwnerState};
 use super::packet::{PacketPool, PktId};
-use super::queue::QueueDiscipline;
+use super::queue::{Queue, QueueDiscipline};
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
 use crate::sim::rng::{self, Stream};
@@ -46,7 +46,7 @@ pub struct Link {
     pub rate_bps: f64,
     pub delay: Time,
     pub monitored: bool,
-    pub queue: Box<dyn QueueDiscipline>,
+    pub queue: Queue,
     queue_own: OwnerState,
     stages: Vec<StageSlot>,
     taps: Vec<Box<dyn Tap>>,
@@ -86,7 +86,7 @@ impl Link {
         (from, to): (usize, usize),
         rate_bps: f64,
         delay: Time,
-        queue: Box<dyn QueueDiscipline>,
+        queue: Queue,
         seed: u64,
     ) -> Self {
         let queue_own = OwnerState {
@@ -150,6 +150,16 @@ impl Link {
         }
     }
 
+    /// Nothing but a DropTail discipline on an idle link: a packet arriving
+    /// now is admitted and served at once (see `Net::link_arrive`).
+    #[inline]
+    pub(crate) fn plain_idle(&self, now: Time) -> bool {
+        self.stages.is_empty()
+            && self.taps.is_empty()
+            && matches!(&self.queue, Queue::DropTail(q) if q.len_pkts() == 0)
+            && self.can_serve(now)
+    }
+
     /// The serialiser is free and no `LinkFree` is pending.
     #[inline]
     pub(crate) fn can_serve(&self, now: Time) -> bool {
@@ -165,6 +175,9 @@ impl Link {
         events: &mut EventQueue,
         id: PktId,
     ) -> Option<DropReason> {
+        if self.stages.is_empty() {
+            return None;
+        }
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         for s in &mut self.stages {
             let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);
@@ -179,6 +192,10 @@ impl Link {
     #[inline]
     pub(crate) fn enqueue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue, id: PktId) -> bool {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        if let Queue::DropTail(q) = &mut self.queue {
+            // Fast path: DropTail needs nothing of the context.
+            return q.admit(idle, id, pkts.get(id).size);
+        }
         let own = &mut self.queue_own;
         let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, &mut self.evicted, &mut self.c.marks);
         self.queue.enqueue(&mut ctx, id, pkts)
@@ -188,9 +205,15 @@ impl Link {
     /// `on_dequeue` (the serialiser is free).
     #[inline]
     pub(crate) fn dequeue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) -> Option<PktId> {
-        let own = &mut self.queue_own;
-        let mut ctx = ctx!(now, self.id, self.rate_bps, false, own, events, &mut self.evicted, &mut self.c.marks);
-        let id = self.queue.dequeue(&mut ctx, pkts)?;
+        let id = match &mut self.queue {
+            Queue::DropTail(q) => q.take()?,
+            Queue::Dyn(q) => {
+                let own = &mut self.queue_own;
+                let mut ctx =
+                    ctx!(now, self.id, self.rate_bps, false, own, events, &mut self.evicted, &mut self.c.marks);
+                q.dequeue(&mut ctx, pkts)?
+            }
+        };
         for s in &mut self.stages {
             let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, &mut self.evicted, &mut self.c.marks);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));

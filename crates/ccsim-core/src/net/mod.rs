@@ -108,6 +108,12 @@ impl Net {
         let now = self.now;
         let link = &mut self.links[l];
         link.c.arrivals += 1;
+        if link.plain_idle(now) {
+            // Fast path (no stages, no taps, DropTail, idle link): DropTail
+            // admits the packet and hands it straight back, so skip the
+            // FIFO round trip; the events and counters are the same.
+            return self.transmit(l, id);
+        }
         if let Some(reason) = link.stages_enqueue(now, &mut self.pkts, &mut self.events, id) {
             return self.drop_pkt(l, id, reason);
         }
@@ -132,11 +138,20 @@ impl Net {
 
     /// The serialiser of link `l` is free: start the next packet, if any,
     /// and schedule `LinkFree` while more wait.
+    #[inline]
     fn serve(&mut self, l: usize) {
         let now = self.now;
         let link = &mut self.links[l];
         let Some(id) = link.dequeue(now, &mut self.pkts, &mut self.events) else { return };
         link.notify(TapEvent::Dequeue, now, &self.pkts, id);
+        self.transmit(l, id);
+    }
+
+    /// Start serialising `id` on link `l` (its serialiser is free).
+    #[inline]
+    fn transmit(&mut self, l: usize, id: PktId) {
+        let now = self.now;
+        let link = &mut self.links[l];
         let size = self.pkts.get(id).size;
         link.busy_until = now.saturating_add(tx_time(size, link.rate_bps));
         let arrive = link.busy_until.saturating_add(link.delay);

@@ -80,12 +80,14 @@ impl Default for L4 {
 }
 
 /// XCP's congestion header (Katabi et al. 2002, §3.1): the sender's window
-/// and RTT estimate and the feedback routers may only lower.
+/// and RTT estimate and the feedback routers may only lower. 32-bit fields,
+/// as on the wire (routers compute in f64 and store the result); keeping
+/// the packet within two cache lines is worth more than the digits.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct XcpHeader {
-    pub cwnd_bytes: f64,
-    pub rtt_s: f64,
-    pub feedback_bytes: f64,
+    pub cwnd_bytes: f32,
+    pub rtt_s: f32,
+    pub feedback_bytes: f32,
 }
 
 /// A congestion header between IP and the transport, read and written by
@@ -110,9 +112,10 @@ pub struct Packet {
     /// packet's send time (RFC 7323 timestamps, so every ACK of new data is
     /// a valid RTT sample even after a retransmission).
     pub ts: Time,
-    /// One IP-level option routers may read and lower on the way (GWA's
-    /// B_n, the available buffer along the path); `None` when unused.
-    pub ip_opt: Option<f64>,
+    /// One 32-bit IP-level option routers may read and lower on the way
+    /// (GWA's B_n, the available buffer along the path, in bytes); `None`
+    /// when unused.
+    pub ip_opt: Option<u32>,
     pub l4: L4,
     pub cong: Option<CongestionHeader>,
 }

@@ -31,6 +31,7 @@ pub enum EventKind {
 
 /// Who an event is for: the kind, the owner's index and the owner's slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Owner {
     pub kind: EventKind,
     pub slot: u8,
@@ -44,6 +45,7 @@ impl Owner {
 }
 
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct Event {
     pub time: Time,
     pub seq: u64,

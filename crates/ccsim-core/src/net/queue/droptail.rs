@@ -24,7 +24,7 @@ pub const KIND: QueueKind = QueueKind {
             ParamDoc { name: "limit_bytes", default: serde_json::Value::Null, doc: "capacity in bytes waiting" },
         ]
     },
-    build: |q, path| Ok(Box::new(DropTail::new(Limit::from_spec(q, path)?))),
+    build: |q, path| Ok(super::Queue::DropTail(DropTail::new(Limit::from_spec(q, path)?))),
 };
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,12 +63,12 @@ impl DropTail {
     pub fn new(limit: Limit) -> Self {
         DropTail { limit, fifo: VecDeque::new(), bytes: 0 }
     }
-}
 
-impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool {
-        let size = pkts.get(id).size;
-        let fits = ctx.idle
+    /// `enqueue` without a context (the link's fast path): admit a packet
+    /// of `size` bytes unless the buffer is full.
+    #[inline]
+    pub fn admit(&mut self, idle: bool, id: PktId, size: u32) -> bool {
+        let fits = idle
             || match self.limit {
                 Limit::Packets(n) => (self.fifo.len() as u64) < n,
                 Limit::Bytes(b) => self.bytes + size as u64 <= b,
@@ -80,12 +80,25 @@ impl QueueDiscipline for DropTail {
         fits
     }
 
-    fn dequeue(&mut self, _ctx: &mut LinkCtx, _pkts: &mut PacketPool) -> Option<PktId> {
+    /// `dequeue` without a context: the head of the FIFO.
+    #[inline]
+    pub fn take(&mut self) -> Option<PktId> {
         let (id, size) = self.fifo.pop_front()?;
         self.bytes -= size as u64;
         Some(id)
     }
+}
 
+impl QueueDiscipline for DropTail {
+    fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool {
+        self.admit(ctx.idle, id, pkts.get(id).size)
+    }
+
+    fn dequeue(&mut self, _ctx: &mut LinkCtx, _pkts: &mut PacketPool) -> Option<PktId> {
+        self.take()
+    }
+
+    #[inline]
     fn len_pkts(&self) -> usize {
         self.fifo.len()
     }

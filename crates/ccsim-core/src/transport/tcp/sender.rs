@@ -446,7 +446,7 @@ impl SenderAgent for TcpSender {
         if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
             // Explicit feedback echoed by the receiver, in segments.
             self.sync(net.now);
-            self.cc.on_feedback(&mut self.st, NetFeedback::WindowDelta(x.feedback_bytes / self.cfg.mss as f64));
+            self.cc.on_feedback(&mut self.st, NetFeedback::WindowDelta(x.feedback_bytes as f64 / self.cfg.mss as f64));
             self.clamp_cwnd();
         }
         self.on_ack(net, h.ack, &h.sack[..h.n_sack as usize], pkt.ts, h.ece);
