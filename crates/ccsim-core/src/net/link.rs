@@ -12,7 +12,7 @@
 //! taken straight back out, so it still costs a single event.
 use super::ctx::{LinkCtx, OwnerState};
 use super::packet::{PacketPool, PktId};
-use super::queue::{Queue, QueueDiscipline};
+use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
 use crate::sim::rng::{self, Stream};
@@ -150,14 +150,14 @@ impl Link {
         }
     }
 
-    /// Nothing but a DropTail discipline on an idle link: a packet arriving
-    /// now is admitted and served at once (see `Net::link_arrive`).
+    /// The link's DropTail, if that is all there is to it (no stages, no
+    /// taps): `Net::link_arrive`'s fast path.
     #[inline]
-    pub(crate) fn plain_idle(&self, now: Time) -> bool {
-        self.stages.is_empty()
-            && self.taps.is_empty()
-            && matches!(&self.queue, Queue::DropTail(q) if q.len_pkts() == 0)
-            && self.can_serve(now)
+    pub(crate) fn plain_droptail(&mut self) -> Option<&mut super::queue::DropTail> {
+        match &mut self.queue {
+            Queue::DropTail(q) if self.stages.is_empty() && self.taps.is_empty() => Some(q),
+            _ => None,
+        }
     }
 
     /// The serialiser is free and no `LinkFree` is pending.

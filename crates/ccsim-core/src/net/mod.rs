@@ -23,6 +23,7 @@ pub use packet::{Packet, PacketPool, PktId};
 
 use crate::sim::time::tx_time;
 use crate::sim::{EventKind, EventQueue, Owner, Time};
+use queue::QueueDiscipline;
 use stage::DropReason;
 use tap::TapEvent;
 
@@ -108,22 +109,30 @@ impl Net {
         let now = self.now;
         let link = &mut self.links[l];
         link.c.arrivals += 1;
-        if link.plain_idle(now) {
-            // Fast path (no stages, no taps, DropTail, idle link): DropTail
-            // admits the packet and hands it straight back, so skip the
-            // FIFO round trip; the events and counters are the same.
-            return self.transmit(l, id);
-        }
-        if let Some(reason) = link.stages_enqueue(now, &mut self.pkts, &mut self.events, id) {
-            return self.drop_pkt(l, id, reason);
-        }
-        link.notify(TapEvent::Enqueue, now, &self.pkts, id);
-        let admitted = link.enqueue(now, &mut self.pkts, &mut self.events, id);
-        while let Some(e) = self.links[l].evicted.pop() {
-            self.drop_pkt(l, e, DropReason::Congestion);
-        }
-        if !admitted {
-            return self.drop_pkt(l, id, DropReason::Congestion);
+        let can_serve = link.can_serve(now);
+        if let Some(q) = link.plain_droptail() {
+            // Fast path (DropTail, no stages, no taps): the discipline's own
+            // rules without the general machinery. An arrival at an idle
+            // link is admitted and handed straight back, so it goes to the
+            // serialiser at once; the events and counters are the same.
+            if can_serve && q.len_pkts() == 0 {
+                return self.transmit(l, id);
+            }
+            if !q.admit(false, id, self.pkts.get(id).size) {
+                return self.drop_pkt(l, id, DropReason::Congestion);
+            }
+        } else {
+            if let Some(reason) = link.stages_enqueue(now, &mut self.pkts, &mut self.events, id) {
+                return self.drop_pkt(l, id, reason);
+            }
+            link.notify(TapEvent::Enqueue, now, &self.pkts, id);
+            let admitted = link.enqueue(now, &mut self.pkts, &mut self.events, id);
+            while let Some(e) = self.links[l].evicted.pop() {
+                self.drop_pkt(l, e, DropReason::Congestion);
+            }
+            if !admitted {
+                return self.drop_pkt(l, id, DropReason::Congestion);
+            }
         }
         let link = &mut self.links[l];
         if link.can_serve(now) {
