@@ -60,6 +60,12 @@ pub struct Link {
     pub pipe: VecDeque<(Time, PktId)>,
     pub c: LinkCounters,
     pub max_queue_pkts: usize,
+    /// The last two (size, serialisation time) pairs: a link carries one or
+    /// two packet sizes (data, ACK), and the f64 division and rounding of
+    /// `tx_time` are a visible share of the per-packet cost.
+    tx_memo: [(u32, Time); 2],
+    /// The rate the memo was computed at (`rate_bps` is public).
+    memo_rate: f64,
 }
 
 /// Build a context for one owner out of a link's disjoint fields.
@@ -112,6 +118,8 @@ impl Link {
             pipe: VecDeque::new(),
             c: LinkCounters::default(),
             max_queue_pkts: 0,
+            tx_memo: [(0, 0); 2],
+            memo_rate: rate_bps,
         }
     }
 
@@ -158,6 +166,26 @@ impl Link {
             Queue::DropTail(q) if self.stages.is_empty() && self.taps.is_empty() => Some(q),
             _ => None,
         }
+    }
+
+    /// Time to serialise `size` bytes on this link (`sim::time::tx_time`,
+    /// memoised for the last two sizes: the same value, computed less often).
+    #[inline]
+    pub fn tx_time(&mut self, size: u32) -> Time {
+        if self.memo_rate != self.rate_bps {
+            self.tx_memo = [(0, 0); 2];
+            self.memo_rate = self.rate_bps;
+        }
+        if self.tx_memo[0].0 == size && size != 0 {
+            return self.tx_memo[0].1;
+        }
+        if self.tx_memo[1].0 == size && size != 0 {
+            self.tx_memo.swap(0, 1);
+            return self.tx_memo[0].1;
+        }
+        let t = crate::sim::time::tx_time(size, self.rate_bps);
+        self.tx_memo = [(size, t), self.tx_memo[0]];
+        t
     }
 
     /// The serialiser is free and no `LinkFree` is pending.

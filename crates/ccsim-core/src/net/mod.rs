@@ -21,7 +21,6 @@ pub use ctx::LinkCtx;
 pub use link::Link;
 pub use packet::{Packet, PacketPool, PktId};
 
-use crate::sim::time::tx_time;
 use crate::sim::{EventKind, EventQueue, Owner, Time};
 use queue::QueueDiscipline;
 use stage::DropReason;
@@ -162,7 +161,7 @@ impl Net {
         let now = self.now;
         let link = &mut self.links[l];
         let size = self.pkts.get(id).size;
-        link.busy_until = now.saturating_add(tx_time(size, link.rate_bps));
+        link.busy_until = now.saturating_add(link.tx_time(size));
         let arrive = link.busy_until.saturating_add(link.delay);
         if link.pipe.is_empty() {
             self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
