@@ -38,6 +38,12 @@ struct StageSlot {
     own: OwnerState,
 }
 
+#[derive(Default)]
+struct Extras {
+    stages: Vec<StageSlot>,
+    taps: Vec<Box<dyn Tap>>,
+}
+
 pub struct Link {
     pub id: u32,
     pub name: String,
@@ -47,9 +53,12 @@ pub struct Link {
     pub delay: Time,
     pub monitored: bool,
     pub queue: Queue,
-    queue_own: OwnerState,
-    stages: Vec<StageSlot>,
-    taps: Vec<Box<dyn Tap>>,
+    /// The queue's RNG and timer, made on first use (DropTail never needs
+    /// them, and a link is kept small: large topologies have many).
+    queue_own: Option<Box<OwnerState>>,
+    /// Stages and taps, boxed: most links have neither, and a topology of
+    /// thousands of links should not pay for two empty vectors each.
+    extras: Option<Box<Extras>>,
     seed: u64,
     /// Packets the discipline evicted during the last call.
     pub(crate) evicted: Vec<PktId>,
@@ -66,6 +75,16 @@ pub struct Link {
     tx_memo: [(u32, Time); 2],
     /// The rate the memo was computed at (`rate_bps` is public).
     memo_rate: f64,
+}
+
+/// The queue's owner state of link `id`, made on first use.
+fn queue_owner(slot: &mut Option<Box<OwnerState>>, seed: u64, id: u32) -> &mut OwnerState {
+    slot.get_or_insert_with(|| {
+        Box::new(OwnerState {
+            rng: rng::stream(seed, Stream::Queue, id as u64),
+            timer: Timer::new(Owner::new(EventKind::LinkTimer, id, 0)),
+        })
+    })
 }
 
 /// Build a context for one owner out of a link's disjoint fields.
@@ -95,10 +114,6 @@ impl Link {
         queue: Queue,
         seed: u64,
     ) -> Self {
-        let queue_own = OwnerState {
-            rng: rng::stream(seed, Stream::Queue, id as u64),
-            timer: Timer::new(Owner::new(EventKind::LinkTimer, id, 0)),
-        };
         Link {
             id,
             name,
@@ -108,9 +123,8 @@ impl Link {
             delay,
             monitored: false,
             queue,
-            queue_own,
-            stages: Vec::new(),
-            taps: Vec::new(),
+            queue_own: None,
+            extras: None,
             seed,
             evicted: Vec::new(),
             busy_until: 0,
@@ -125,34 +139,39 @@ impl Link {
 
     /// Append a stage; it runs after those already installed on enqueue.
     pub fn add_stage(&mut self, stage: Box<dyn Stage>) {
-        let slot = self.stages.len() + 1;
+        let extras = self.extras.get_or_insert_with(Default::default);
+        let slot = extras.stages.len() + 1;
         assert!(slot < 256, "at most 255 stages per link");
         let own = OwnerState {
             rng: rng::stream(self.seed, stage.stream(), self.id as u64),
             timer: Timer::new(Owner::new(EventKind::LinkTimer, self.id, slot as u8)),
         };
-        self.stages.push(StageSlot { stage, own });
+        extras.stages.push(StageSlot { stage, own });
     }
 
     pub fn add_tap(&mut self, tap: Box<dyn Tap>) {
-        self.taps.push(tap);
+        self.extras.get_or_insert_with(Default::default).taps.push(tap);
+    }
+
+    fn has_stages(&self) -> bool {
+        self.extras.as_ref().is_some_and(|e| !e.stages.is_empty())
     }
 
     /// The first installed stage of type `T`, to adjust it during a run.
     pub fn stage_mut<T: Stage>(&mut self) -> Option<&mut T> {
-        self.stages.iter_mut().find_map(|s| s.stage.as_any_mut().downcast_mut::<T>())
+        self.extras.as_mut()?.stages.iter_mut().find_map(|s| s.stage.as_any_mut().downcast_mut::<T>())
     }
 
     /// The first attached tap of type `T`.
     pub fn tap<T: Tap>(&self) -> Option<&T> {
-        self.taps.iter().find_map(|t| t.as_any().downcast_ref::<T>())
+        self.extras.as_ref()?.taps.iter().find_map(|t| t.as_any().downcast_ref::<T>())
     }
 
     #[inline]
     pub(crate) fn notify(&mut self, ev: TapEvent, now: Time, pkts: &PacketPool, id: PktId) {
-        if !self.taps.is_empty() {
+        if let Some(e) = self.extras.as_mut() {
             let p = pkts.get(id);
-            for t in &mut self.taps {
+            for t in &mut e.taps {
                 t.on_event(ev, now, self.id, p);
             }
         }
@@ -163,7 +182,7 @@ impl Link {
     #[inline]
     pub(crate) fn plain_droptail(&mut self) -> Option<&mut super::queue::DropTail> {
         match &mut self.queue {
-            Queue::DropTail(q) if self.stages.is_empty() && self.taps.is_empty() => Some(q),
+            Queue::DropTail(q) if self.extras.is_none() => Some(q),
             _ => None,
         }
     }
@@ -203,11 +222,12 @@ impl Link {
         events: &mut EventQueue,
         id: PktId,
     ) -> Option<DropReason> {
-        if self.stages.is_empty() {
+        if !self.has_stages() {
             return None;
         }
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
-        for s in &mut self.stages {
+        let Some(extras) = self.extras.as_mut() else { return None };
+        for s in &mut extras.stages {
             let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
@@ -224,7 +244,7 @@ impl Link {
             // Fast path: DropTail needs nothing of the context.
             return q.admit(idle, id, pkts.get(id).size);
         }
-        let own = &mut self.queue_own;
+        let own = queue_owner(&mut self.queue_own, self.seed, self.id);
         let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, &mut self.evicted, &mut self.c.marks);
         self.queue.enqueue(&mut ctx, id, pkts)
     }
@@ -236,13 +256,14 @@ impl Link {
         let id = match &mut self.queue {
             Queue::DropTail(q) => q.take()?,
             Queue::Dyn(q) => {
-                let own = &mut self.queue_own;
+                let own = queue_owner(&mut self.queue_own, self.seed, self.id);
                 let mut ctx =
                     ctx!(now, self.id, self.rate_bps, false, own, events, &mut self.evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
-        for s in &mut self.stages {
+        let Some(extras) = self.extras.as_mut() else { return Some(id) };
+        for s in &mut extras.stages {
             let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, &mut self.evicted, &mut self.c.marks);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
@@ -253,13 +274,13 @@ impl Link {
     pub(crate) fn on_timer(&mut self, slot: u8, gen: u32, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         if slot == 0 {
-            let own = &mut self.queue_own;
+            let own = queue_owner(&mut self.queue_own, self.seed, self.id);
             if own.timer.fire(events, now, gen) {
                 let mut ctx =
                     ctx!(now, self.id, self.rate_bps, idle, own, events, &mut self.evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
-        } else if let Some(s) = self.stages.get_mut(slot as usize - 1) {
+        } else if let Some(s) = self.extras.as_mut().and_then(|e| e.stages.get_mut(slot as usize - 1)) {
             if s.own.timer.fire(events, now, gen) {
                 let mut ctx =
                     ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);

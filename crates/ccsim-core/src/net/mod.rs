@@ -8,7 +8,7 @@
 //! packet it is appended to the propagation pipe with its arrival time; when
 //! the pipe's head arrives, `pipe_arrival` hands it to the next link of the
 //! route, or, at the end of the route, returns it for delivery to the flow's
-//! endpoint. No per-hop lookup: a packet carries its route and its position.
+//! endpoint. A packet carries its flow and its position in the flow's route.
 pub mod ctx;
 pub mod link;
 pub mod packet;
@@ -54,7 +54,10 @@ pub struct Net {
 }
 
 impl Net {
-    pub fn new(links: Vec<Link>, routes: Vec<Route>) -> Self {
+    pub fn new(mut links: Vec<Link>, routes: Vec<Route>) -> Self {
+        // Built by pushing: give back the growth slack (up to half the
+        // vector on a topology of thousands of links).
+        links.shrink_to_fit();
         Net { links, routes, ..Default::default() }
     }
 
@@ -77,10 +80,9 @@ impl Net {
     }
 
     /// Inject a packet at the start of its flow's route.
-    pub fn send(&mut self, mut p: Packet) {
+    pub fn send(&mut self, p: Packet) {
         let flow = p.flow as usize;
-        p.route = self.flow_route[flow];
-        let r = &self.routes[p.route as usize];
+        let r = &self.routes[self.flow_route[flow] as usize];
         let first = if p.is_ack() { r.rev[0] } else { r.fwd[0] };
         let id = self.pkts.alloc(p);
         self.created += 1;
@@ -205,7 +207,7 @@ impl Net {
         link.notify(TapEvent::Deliver, self.now, &self.pkts, id);
         let p = self.pkts.get_mut(id);
         p.hop += 1;
-        let r = &self.routes[p.route as usize];
+        let r = &self.routes[self.flow_route[p.flow as usize] as usize];
         let route = if p.is_ack() { &r.rev } else { &r.fwd };
         match route.get(p.hop as usize) {
             Some(&next) => {

@@ -44,13 +44,19 @@ impl Ecn {
 }
 
 /// TCP's part of a packet. Sequence numbers count segments, as in ns-2.
+///
+/// SACK blocks are stored as 32-bit offsets above the cumulative ACK (a
+/// block always lies above it, within the window; `rwnd_pkts` is bounded
+/// accordingly), which keeps the whole packet at 88 bytes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TcpHeader {
     /// Data: segment number.
     pub seq: u64,
     /// ACK: next segment expected by the receiver (cumulative ACK).
     pub ack: u64,
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// SACK blocks as (start, end) offsets above `ack`: use `push_sack` and
+    /// `sack_blocks`.
+    pub sack_off: [(u32, u32); MAX_SACK_BLOCKS],
     pub n_sack: u8,
     /// Data: a retransmission.
     pub retx: bool,
@@ -58,6 +64,32 @@ pub struct TcpHeader {
     pub ece: bool,
     /// Data: Congestion Window Reduced, the sender's answer to ECE.
     pub cwr: bool,
+}
+
+impl TcpHeader {
+    /// Append a SACK block (segments `[start, end)`, above `ack`, which
+    /// must be set first); `false` when the header holds the maximum.
+    pub fn push_sack(&mut self, (start, end): SackBlock) -> bool {
+        let n = self.n_sack as usize;
+        if n == MAX_SACK_BLOCKS {
+            return false;
+        }
+        debug_assert!(start >= self.ack && end >= start && end - self.ack <= u32::MAX as u64);
+        self.sack_off[n] = ((start - self.ack) as u32, (end - self.ack) as u32);
+        self.n_sack += 1;
+        true
+    }
+
+    /// SACK block `i` in absolute segments.
+    pub fn sack_block(&self, i: usize) -> SackBlock {
+        let (s, e) = self.sack_off[i];
+        (self.ack + s as u64, self.ack + e as u64)
+    }
+
+    /// The SACK blocks, in the order the receiver reported them.
+    pub fn sack_blocks(&self) -> impl Iterator<Item = SackBlock> + '_ {
+        (0..self.n_sack as usize).map(|i| self.sack_block(i))
+    }
 }
 
 /// UDP's part: a datagram counter (for traces; UDP has no ACKs).
@@ -97,12 +129,13 @@ pub enum CongestionHeader {
     Xcp(XcpHeader),
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+/// `Packet::ip_opt` of a packet that carries no IP option.
+pub const IP_OPT_NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub flow: u32,
-    /// Route (in `Net::routes`) the packet follows; set by `Net::send`.
-    pub route: u32,
-    /// Index in the route of the link the packet is on.
+    /// Index in the flow's route of the link the packet is on.
     pub hop: u16,
     pub kind: Kind,
     pub ecn: Ecn,
@@ -113,11 +146,27 @@ pub struct Packet {
     /// a valid RTT sample even after a retransmission).
     pub ts: Time,
     /// One 32-bit IP-level option routers may read and lower on the way
-    /// (GWA's B_n, the available buffer along the path, in bytes); `None`
-    /// when unused.
-    pub ip_opt: Option<u32>,
+    /// (GWA's B_n, the available buffer along the path, in bytes);
+    /// `IP_OPT_NONE` when unused.
+    pub ip_opt: u32,
     pub l4: L4,
     pub cong: Option<CongestionHeader>,
+}
+
+impl Default for Packet {
+    fn default() -> Self {
+        Packet {
+            flow: 0,
+            hop: 0,
+            kind: Kind::Data,
+            ecn: Ecn::NotEct,
+            size: 0,
+            ts: 0,
+            ip_opt: IP_OPT_NONE,
+            l4: L4::default(),
+            cong: None,
+        }
+    }
 }
 
 impl Packet {
@@ -174,5 +223,26 @@ impl PacketPool {
     /// Slots ever allocated: the high-water mark of live packets.
     pub fn capacity(&self) -> usize {
         self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn packet_stays_within_88_bytes() {
+        // The size of a packet before the congestion header and the IP
+        // option existed: the slab's footprint and cache use depend on it.
+        assert!(std::mem::size_of::<Packet>() <= 88, "{}", std::mem::size_of::<Packet>());
+    }
+    #[test]
+    fn sack_blocks_round_trip_above_the_ack() {
+        let mut h = TcpHeader { ack: 1_000_000, ..Default::default() };
+        assert!(h.push_sack((1_000_005, 1_000_009)));
+        assert!(h.push_sack((1_000_020, 1_000_021)));
+        assert!(h.push_sack((1_000_030, 1_000_040)));
+        assert!(!h.push_sack((1_000_050, 1_000_060)), "three blocks at most");
+        let b: Vec<SackBlock> = h.sack_blocks().collect();
+        assert_eq!(b, [(1_000_005, 1_000_009), (1_000_020, 1_000_021), (1_000_030, 1_000_040)]);
     }
 }

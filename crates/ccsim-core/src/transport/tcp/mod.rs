@@ -188,8 +188,12 @@ impl TcpConfig {
         at_least(&p("bucket_pkts"), cfg.bucket_pkts, 1.0)?;
         at_least(&p("init_cwnd_pkts"), cfg.init_cwnd, 1.0)?;
         at_least(&p("init_ssthresh_pkts"), cfg.init_ssthresh, 2.0)?;
-        if cfg.rwnd == 0 {
-            return Err(ConfigError::new(p("rwnd_pkts"), "0 is not allowed; must be >= 1"));
+        if cfg.rwnd == 0 || cfg.rwnd > u32::MAX as u64 {
+            // The window bounds SACK offsets, which a packet holds in 32 bits.
+            return Err(ConfigError::new(
+                p("rwnd_pkts"),
+                format!("{} is not allowed; must be from 1 to {}", cfg.rwnd, u32::MAX),
+            ));
         }
         at_least(&p("max_cwnd_pkts"), cfg.max_cwnd, 1.0)?;
         if cfg.dupthresh == 0 {

@@ -123,20 +123,17 @@ impl TcpReceiver {
         self.delack_timer.disarm();
         let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
         if self.cfg.recovery == super::Recovery::Sack && !self.ooo.is_empty() {
-            let mut n = 0;
             let first = std::iter::once(trigger).chain(self.recent.iter().copied());
             for seq in first {
-                if n == MAX_SACK_BLOCKS {
+                if h.n_sack as usize == MAX_SACK_BLOCKS {
                     break;
                 }
                 if let Some(b) = self.block_of(seq) {
-                    if !h.sack[..n].contains(&b) {
-                        h.sack[n] = b;
-                        n += 1;
+                    if !h.sack_blocks().any(|x| x == b) {
+                        h.push_sack(b);
                     }
                 }
             }
-            h.n_sack = n as u8;
         }
         let size = self.cfg.header.max(1);
         net.send(Packet { flow: self.flow, kind: Kind::Ack, size, ts: ts_echo, l4: L4::Tcp(h), ..Default::default() });

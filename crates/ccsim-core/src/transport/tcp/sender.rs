@@ -19,7 +19,7 @@ use super::pacing::Pacer;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{PacingKind, Recovery, TcpConfig};
-use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, L4};
+use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
@@ -449,7 +449,11 @@ impl SenderAgent for TcpSender {
             self.cc.on_feedback(&mut self.st, NetFeedback::WindowDelta(x.feedback_bytes as f64 / self.cfg.mss as f64));
             self.clamp_cwnd();
         }
-        self.on_ack(net, h.ack, &h.sack[..h.n_sack as usize], pkt.ts, h.ece);
+        let mut sack = [(0, 0); MAX_SACK_BLOCKS];
+        for (i, b) in h.sack_blocks().enumerate() {
+            sack[i] = b;
+        }
+        self.on_ack(net, h.ack, &sack[..h.n_sack as usize], pkt.ts, h.ece);
     }
 
     fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
