@@ -226,7 +226,7 @@ impl Link {
             return None;
         }
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
-        let Some(extras) = self.extras.as_mut() else { return None };
+        let extras = self.extras.as_mut()?;
         for s in &mut extras.stages {
             let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
