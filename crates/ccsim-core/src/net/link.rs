@@ -49,7 +49,8 @@ pub struct Link {
     pub name: String,
     pub from: usize,
     pub to: usize,
-    pub rate_bps: f64,
+    /// Fixed at build (`rate_bps()`): serialisation times are memoised.
+    rate_bps: f64,
     pub delay: Time,
     pub monitored: bool,
     pub queue: Queue,
@@ -73,8 +74,6 @@ pub struct Link {
     /// two packet sizes (data, ACK), and the f64 division and rounding of
     /// `tx_time` are a visible share of the per-packet cost.
     tx_memo: [(u32, Time); 2],
-    /// The rate the memo was computed at (`rate_bps` is public).
-    memo_rate: f64,
 }
 
 /// The queue's owner state of link `id`, made on first use.
@@ -133,8 +132,11 @@ impl Link {
             c: LinkCounters::default(),
             max_queue_pkts: 0,
             tx_memo: [(0, 0); 2],
-            memo_rate: rate_bps,
         }
+    }
+
+    pub fn rate_bps(&self) -> f64 {
+        self.rate_bps
     }
 
     /// Append a stage; it runs after those already installed on enqueue.
@@ -191,10 +193,6 @@ impl Link {
     /// memoised for the last two sizes: the same value, computed less often).
     #[inline]
     pub fn tx_time(&mut self, size: u32) -> Time {
-        if self.memo_rate != self.rate_bps {
-            self.tx_memo = [(0, 0); 2];
-            self.memo_rate = self.rate_bps;
-        }
         if self.tx_memo[0].0 == size && size != 0 {
             return self.tx_memo[0].1;
         }

@@ -106,7 +106,7 @@ impl Sampler {
             s.queue_pkts.push(link.queue.len_pkts() as u32);
             s.loss_rate.push(if arr > 0 { lost as f64 / arr as f64 } else { 0.0 });
             s.cum_loss_rate.push(ratio(c.drops + c.random_losses, c.arrivals));
-            s.utilization.push((c.tx_bytes - last.tx_bytes) as f64 * 8.0 / (link.rate_bps * iv));
+            s.utilization.push((c.tx_bytes - last.tx_bytes) as f64 * 8.0 / (link.rate_bps() * iv));
             self.last_links[l] = c;
         }
         self.fair_hist.push_back(delivered);
@@ -139,10 +139,10 @@ impl Sampler {
                     name: l.name.clone(),
                     from: nodes[l.from].clone(),
                     to: nodes[l.to].clone(),
-                    rate_bps: l.rate_bps,
+                    rate_bps: l.rate_bps(),
                     delay_s: to_secs(l.delay),
                     monitored: l.monitored,
-                    utilization: (c.tx_bytes - w.tx_bytes) as f64 * 8.0 / (l.rate_bps * meas),
+                    utilization: (c.tx_bytes - w.tx_bytes) as f64 * 8.0 / (l.rate_bps() * meas),
                     tx_pkts: c.tx_pkts - w.tx_pkts,
                     tx_bytes: c.tx_bytes - w.tx_bytes,
                     arrivals,
