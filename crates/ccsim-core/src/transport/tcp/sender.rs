@@ -449,11 +449,12 @@ impl SenderAgent for TcpSender {
             self.cc.on_feedback(&mut self.st, NetFeedback::WindowDelta(x.feedback_bytes as f64 / self.cfg.mss as f64));
             self.clamp_cwnd();
         }
+        let n = h.n_sack as usize;
         let mut sack = [(0, 0); MAX_SACK_BLOCKS];
-        for (i, b) in h.sack_blocks().enumerate() {
-            sack[i] = b;
+        for (i, b) in sack.iter_mut().enumerate().take(n) {
+            *b = h.sack_block(i);
         }
-        self.on_ack(net, h.ack, &sack[..h.n_sack as usize], pkt.ts, h.ece);
+        self.on_ack(net, h.ack, &sack[..n], pkt.ts, h.ece);
     }
 
     fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
