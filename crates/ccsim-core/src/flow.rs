@@ -40,47 +40,63 @@ pub struct Flow {
     pub dst: usize,
     pub route: u32,
     pub meta: FlowMeta,
-    ends: Option<Endpoints>,
-    record: Option<FlowRecord>,
+    state: State,
+}
+
+/// A flow's agents while it lives, what results need once it is freed.
+enum State {
+    Live(Box<Endpoints>),
+    Freed(FlowRecord),
 }
 
 impl Flow {
     pub fn is_live(&self) -> bool {
-        self.ends.is_some()
+        matches!(self.state, State::Live(_))
+    }
+
+    fn ends(&self) -> Option<&Endpoints> {
+        match &self.state {
+            State::Live(e) => Some(e),
+            State::Freed(_) => None,
+        }
+    }
+
+    fn ends_mut(&mut self) -> Option<&mut Endpoints> {
+        match &mut self.state {
+            State::Live(e) => Some(e),
+            State::Freed(_) => None,
+        }
     }
 
     pub fn sender(&self) -> Option<&Sender> {
-        self.ends.as_ref().map(|e| &e.sender)
+        self.ends().map(|e| &e.sender)
     }
 
     pub fn receiver(&self) -> Option<&Receiver> {
-        self.ends.as_ref().map(|e| &e.receiver)
+        self.ends().map(|e| &e.receiver)
     }
 
     /// The sender's report, live or recorded.
     pub fn report(&self) -> SenderReport {
-        match (&self.ends, &self.record) {
-            (Some(e), _) => e.sender.report(),
-            (None, Some(r)) => r.sender,
-            (None, None) => SenderReport::default(),
+        match &self.state {
+            State::Live(e) => e.sender.report(),
+            State::Freed(r) => r.sender,
         }
     }
 
     /// Payload bytes delivered in order to the receiving application.
     pub fn delivered_bytes(&self) -> u64 {
-        match (&self.ends, &self.record) {
-            (Some(e), _) => e.receiver.delivered_bytes(),
-            (None, Some(r)) => r.delivered_bytes,
-            (None, None) => 0,
+        match &self.state {
+            State::Live(e) => e.receiver.delivered_bytes(),
+            State::Freed(r) => r.delivered_bytes,
         }
     }
 
     /// Bytes (with headers) that reached the receiver.
     pub fn rx_bytes(&self) -> u64 {
-        match (&self.ends, &self.record) {
-            (Some(e), _) => e.receiver.rx_bytes(),
-            (None, Some(r)) => r.rx_bytes,
-            (None, None) => 0,
+        match &self.state {
+            State::Live(e) => e.receiver.rx_bytes(),
+            State::Freed(r) => r.rx_bytes,
         }
     }
 }
@@ -129,7 +145,7 @@ impl FlowTable {
     ) -> u32 {
         let id = self.next_id();
         net.add_flow(id, route);
-        self.flows.push(Flow { src, dst, route, meta, ends: Some(ends), record: None });
+        self.flows.push(Flow { src, dst, route, meta, state: State::Live(Box::new(ends)) });
         self.recent.push(id);
         id
     }
@@ -162,11 +178,11 @@ impl FlowTable {
     }
 
     pub fn sender_mut(&mut self, id: u32) -> Option<&mut Sender> {
-        self.flows[id as usize].ends.as_mut().map(|e| &mut e.sender)
+        self.flows[id as usize].ends_mut().map(|e| &mut e.sender)
     }
 
     pub fn receiver_mut(&mut self, id: u32) -> Option<&mut Receiver> {
-        self.flows[id as usize].ends.as_mut().map(|e| &mut e.receiver)
+        self.flows[id as usize].ends_mut().map(|e| &mut e.receiver)
     }
 
     /// A packet reached the end of its route: hand it to the flow's
@@ -174,7 +190,7 @@ impl FlowTable {
     /// finished and freed its transfer.
     #[inline]
     pub fn deliver(&mut self, net: &mut Net, pkt: &Packet) -> Option<u32> {
-        let ends = self.flows[pkt.flow as usize].ends.as_mut()?;
+        let ends = self.flows[pkt.flow as usize].ends_mut()?;
         if pkt.is_ack() {
             ends.sender.on_packet(net, pkt);
         } else {
@@ -185,7 +201,7 @@ impl FlowTable {
 
     /// Agent timer `slot` of `flow` fired (ignored once the flow is freed).
     pub fn on_timer(&mut self, net: &mut Net, flow: u32, s: u8, gen: u32) {
-        let Some(ends) = self.flows[flow as usize].ends.as_mut() else { return };
+        let Some(ends) = self.flows[flow as usize].ends_mut() else { return };
         if s < slot::RECEIVER {
             ends.sender.on_timer(net, s, gen);
         } else {
@@ -201,16 +217,15 @@ impl FlowTable {
             return None;
         }
         let f = &mut self.flows[flow as usize];
-        let ends = f.ends.as_ref()?;
+        let ends = f.ends()?;
         if !ends.sender.finished() {
             return None;
         }
-        f.record = Some(FlowRecord {
+        f.state = State::Freed(FlowRecord {
             sender: ends.sender.report(),
             delivered_bytes: ends.receiver.delivered_bytes(),
             rx_bytes: ends.receiver.rx_bytes(),
         });
-        f.ends = None;
         Some(flow)
     }
 }

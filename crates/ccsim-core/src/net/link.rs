@@ -38,10 +38,17 @@ struct StageSlot {
     own: OwnerState,
 }
 
+/// What only some links need, boxed: most links have a DropTail queue and
+/// no stages or taps, and a topology of thousands of links should not pay
+/// for empty vectors and an unused RNG each.
 #[derive(Default)]
 struct Extras {
     stages: Vec<StageSlot>,
     taps: Vec<Box<dyn Tap>>,
+    /// The queue's RNG and timer, made on first use (DropTail needs none).
+    queue_own: Option<OwnerState>,
+    /// Packets the discipline evicted during the last call.
+    evicted: Vec<PktId>,
 }
 
 pub struct Link {
@@ -54,15 +61,8 @@ pub struct Link {
     pub delay: Time,
     pub monitored: bool,
     pub queue: Queue,
-    /// The queue's RNG and timer, made on first use (DropTail never needs
-    /// them, and a link is kept small: large topologies have many).
-    queue_own: Option<Box<OwnerState>>,
-    /// Stages and taps, boxed: most links have neither, and a topology of
-    /// thousands of links should not pay for two empty vectors each.
     extras: Option<Box<Extras>>,
     seed: u64,
-    /// Packets the discipline evicted during the last call.
-    pub(crate) evicted: Vec<PktId>,
     pub busy_until: Time,
     /// A `LinkFree` event is pending.
     pub free_scheduled: bool,
@@ -70,19 +70,18 @@ pub struct Link {
     pub pipe: VecDeque<(Time, PktId)>,
     pub c: LinkCounters,
     pub max_queue_pkts: usize,
-    /// The last two (size, serialisation time) pairs: a link carries one or
-    /// two packet sizes (data, ACK), and the f64 division and rounding of
-    /// `tx_time` are a visible share of the per-packet cost.
-    tx_memo: [(u32, Time); 2],
+    /// The last two packet sizes and their serialisation times: a link
+    /// carries one or two sizes (data, ACK), and the f64 division and
+    /// rounding of `tx_time` are a visible share of the per-packet cost.
+    memo_size: [u32; 2],
+    memo_time: [Time; 2],
 }
 
 /// The queue's owner state of link `id`, made on first use.
-fn queue_owner(slot: &mut Option<Box<OwnerState>>, seed: u64, id: u32) -> &mut OwnerState {
-    slot.get_or_insert_with(|| {
-        Box::new(OwnerState {
-            rng: rng::stream(seed, Stream::Queue, id as u64),
-            timer: Timer::new(Owner::new(EventKind::LinkTimer, id, 0)),
-        })
+fn queue_owner(slot: &mut Option<OwnerState>, seed: u64, id: u32) -> &mut OwnerState {
+    slot.get_or_insert_with(|| OwnerState {
+        rng: rng::stream(seed, Stream::Queue, id as u64),
+        timer: Timer::new(Owner::new(EventKind::LinkTimer, id, 0)),
     })
 }
 
@@ -122,16 +121,15 @@ impl Link {
             delay,
             monitored: false,
             queue,
-            queue_own: None,
             extras: None,
             seed,
-            evicted: Vec::new(),
             busy_until: 0,
             free_scheduled: false,
             pipe: VecDeque::new(),
             c: LinkCounters::default(),
             max_queue_pkts: 0,
-            tx_memo: [(0, 0); 2],
+            memo_size: [0; 2],
+            memo_time: [0; 2],
         }
     }
 
@@ -193,15 +191,17 @@ impl Link {
     /// memoised for the last two sizes: the same value, computed less often).
     #[inline]
     pub fn tx_time(&mut self, size: u32) -> Time {
-        if self.tx_memo[0].0 == size && size != 0 {
-            return self.tx_memo[0].1;
+        if self.memo_size[0] == size && size != 0 {
+            return self.memo_time[0];
         }
-        if self.tx_memo[1].0 == size && size != 0 {
-            self.tx_memo.swap(0, 1);
-            return self.tx_memo[0].1;
+        if self.memo_size[1] == size && size != 0 {
+            self.memo_size.swap(0, 1);
+            self.memo_time.swap(0, 1);
+            return self.memo_time[0];
         }
         let t = crate::sim::time::tx_time(size, self.rate_bps);
-        self.tx_memo = [(size, t), self.tx_memo[0]];
+        self.memo_size = [size, self.memo_size[0]];
+        self.memo_time = [t, self.memo_time[0]];
         t
     }
 
@@ -224,9 +224,9 @@ impl Link {
             return None;
         }
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
-        let extras = self.extras.as_mut()?;
-        for s in &mut extras.stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);
+        let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
+        for s in stages {
+            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -234,17 +234,26 @@ impl Link {
         None
     }
 
-    /// Offer the packet to the discipline; evictions are left in `evicted`.
+    /// Offer the packet to the discipline; evictions are left for
+    /// `pop_evicted`.
     #[inline]
     pub(crate) fn enqueue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue, id: PktId) -> bool {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
-        if let Queue::DropTail(q) = &mut self.queue {
+        let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
-            return q.admit(idle, id, pkts.get(id).size);
-        }
-        let own = queue_owner(&mut self.queue_own, self.seed, self.id);
-        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, &mut self.evicted, &mut self.c.marks);
-        self.queue.enqueue(&mut ctx, id, pkts)
+            Queue::DropTail(q) => return q.admit(idle, id, pkts.get(id).size),
+            Queue::Dyn(q) => q,
+        };
+        let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
+        let own = queue_owner(queue_own, self.seed, self.id);
+        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, evicted, &mut self.c.marks);
+        q.enqueue(&mut ctx, id, pkts)
+    }
+
+    /// A packet the discipline or a stage evicted, to drop.
+    #[inline]
+    pub(crate) fn pop_evicted(&mut self) -> Option<PktId> {
+        self.extras.as_mut()?.evicted.pop()
     }
 
     /// Take the next packet from the discipline through the stages'
@@ -254,15 +263,16 @@ impl Link {
         let id = match &mut self.queue {
             Queue::DropTail(q) => q.take()?,
             Queue::Dyn(q) => {
-                let own = queue_owner(&mut self.queue_own, self.seed, self.id);
-                let mut ctx =
-                    ctx!(now, self.id, self.rate_bps, false, own, events, &mut self.evicted, &mut self.c.marks);
+                let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
+                let own = queue_owner(queue_own, self.seed, self.id);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, false, own, events, evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
         let Some(extras) = self.extras.as_mut() else { return Some(id) };
-        for s in &mut extras.stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, &mut self.evicted, &mut self.c.marks);
+        let Extras { stages, evicted, .. } = &mut **extras;
+        for s in stages {
+            let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, evicted, &mut self.c.marks);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
         Some(id)
@@ -271,17 +281,17 @@ impl Link {
     /// Timer `slot` of this link fired (0: the queue, `i`: stage `i - 1`).
     pub(crate) fn on_timer(&mut self, slot: u8, gen: u32, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        let Some(extras) = self.extras.as_mut() else { return };
+        let Extras { stages, queue_own, evicted, .. } = &mut **extras;
         if slot == 0 {
-            let own = queue_owner(&mut self.queue_own, self.seed, self.id);
+            let own = queue_owner(queue_own, self.seed, self.id);
             if own.timer.fire(events, now, gen) {
-                let mut ctx =
-                    ctx!(now, self.id, self.rate_bps, idle, own, events, &mut self.evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
-        } else if let Some(s) = self.extras.as_mut().and_then(|e| e.stages.get_mut(slot as usize - 1)) {
+        } else if let Some(s) = stages.get_mut(slot as usize - 1) {
             if s.own.timer.fire(events, now, gen) {
-                let mut ctx =
-                    ctx!(now, self.id, self.rate_bps, idle, s.own, events, &mut self.evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks);
                 s.stage.on_timer(&mut ctx);
             }
         }

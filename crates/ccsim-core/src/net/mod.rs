@@ -128,7 +128,7 @@ impl Net {
             }
             link.notify(TapEvent::Enqueue, now, &self.pkts, id);
             let admitted = link.enqueue(now, &mut self.pkts, &mut self.events, id);
-            while let Some(e) = self.links[l].evicted.pop() {
+            while let Some(e) = self.links[l].pop_evicted() {
                 self.drop_pkt(l, e, DropReason::Congestion);
             }
             if !admitted {
@@ -188,7 +188,7 @@ impl Net {
     pub(crate) fn link_timer(&mut self, l: usize, slot: u8, gen: u32) {
         let now = self.now;
         self.links[l].on_timer(slot, gen, now, &mut self.pkts, &mut self.events);
-        while let Some(e) = self.links[l].evicted.pop() {
+        while let Some(e) = self.links[l].pop_evicted() {
             self.drop_pkt(l, e, DropReason::Congestion);
         }
         if self.links[l].can_serve(now) && self.links[l].queue.len_pkts() > 0 {

@@ -14,7 +14,7 @@ use super::{cc, Endpoints, Receiver, Sender, TransportKind};
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 /// Loss recovery: which RFC the sender follows after a loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -46,7 +46,7 @@ pub const KIND: TransportKind = TransportKind {
     fill_defaults,
     build: |f, flow| {
         let cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
-        let cc = cc::build(&cfg.cc, &cfg.cc_params, "flow").expect("validated controller");
+        let cc = build_cc(f, "flow").expect("validated controller");
         Endpoints {
             sender: Sender::Tcp(TcpSender::new(flow, cfg.clone(), cc)),
             receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg)),
@@ -125,11 +125,16 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.ecn.get_or_insert(d::ECN);
 }
 
+/// The flow's congestion controller (`cc`, `cc_params`, defaults filled).
+pub fn build_cc(f: &FlowSpec, path: &str) -> Result<Box<dyn cc::CongestionControl>, ConfigError> {
+    let name = f.cc.as_deref().unwrap_or(defaults::CC);
+    let empty = Map::new();
+    cc::build(name, f.cc_params.as_ref().unwrap_or(&empty), path)
+}
+
 /// Per-flow TCP parameters (validated scenario values, in engine units).
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
-    pub cc: String,
-    pub cc_params: Map<String, Value>,
     pub recovery: Recovery,
     pub pacing: PacingKind,
     pub bucket_pkts: f64,
@@ -161,8 +166,6 @@ impl TcpConfig {
         fill_defaults(&mut f);
         let p = |k: &str| format!("{path}.{k}");
         let cfg = TcpConfig {
-            cc: f.cc.unwrap_or_default(),
-            cc_params: f.cc_params.unwrap_or_default(),
             recovery: f.recovery.unwrap_or(defaults::RECOVERY),
             pacing: f.pacing.unwrap_or(defaults::PACING),
             bucket_pkts: f.bucket_pkts.unwrap_or_default(),
@@ -184,7 +187,7 @@ impl TcpConfig {
             total_bytes: f.bytes,
         };
         // The controller validates its own parameter table.
-        cc::build(&cfg.cc, &cfg.cc_params, path)?;
+        build_cc(spec, path)?;
         at_least(&p("bucket_pkts"), cfg.bucket_pkts, 1.0)?;
         at_least(&p("init_cwnd_pkts"), cfg.init_cwnd, 1.0)?;
         at_least(&p("init_ssthresh_pkts"), cfg.init_ssthresh, 2.0)?;
