@@ -44,8 +44,10 @@ pub struct Flow {
 }
 
 /// A flow's agents while it lives, what results need once it is freed.
+/// The agents are inline (no pointer chase per packet delivered).
+#[allow(clippy::large_enum_variant)]
 enum State {
-    Live(Box<Endpoints>),
+    Live(Endpoints),
     Freed(FlowRecord),
 }
 
@@ -145,7 +147,7 @@ impl FlowTable {
     ) -> u32 {
         let id = self.next_id();
         net.add_flow(id, route);
-        self.flows.push(Flow { src, dst, route, meta, state: State::Live(Box::new(ends)) });
+        self.flows.push(Flow { src, dst, route, meta, state: State::Live(ends) });
         self.recent.push(id);
         id
     }
