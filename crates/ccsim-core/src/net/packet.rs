@@ -114,7 +114,7 @@ impl Default for L4 {
 /// XCP's congestion header (Katabi et al. 2002, §3.1): the sender's window
 /// and RTT estimate and the feedback routers may only lower. 32-bit fields,
 /// as on the wire (routers compute in f64 and store the result); keeping
-/// the packet within two cache lines is worth more than the digits.
+/// the packet at 88 bytes is worth more than the digits.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct XcpHeader {
     pub cwnd_bytes: f32,
