@@ -128,6 +128,12 @@ impl FlowTable {
         Ok(self.insert(net, f.src, f.dst, f.route, f.meta, ends))
     }
 
+    /// Room for `n` more flows (a scenario's flows are known at build).
+    pub fn reserve(&mut self, n: usize) {
+        self.flows.reserve_exact(n);
+        self.recent.reserve_exact(n);
+    }
+
     /// The id the next flow will get.
     pub fn next_id(&self) -> u32 {
         self.flows.len() as u32

@@ -33,7 +33,8 @@ impl Simulation {
         let built = topology::build(sc)?;
         let mut net = Net::new(built.links, built.routes);
         let mut flows = FlowTable::default();
-        let mut apps: Vec<Box<dyn Application>> = Vec::new();
+        flows.reserve(built.flows.len());
+        let mut apps: Vec<Box<dyn Application>> = Vec::with_capacity(built.flows.len());
         // Flow ids: the flows of TCP entries first, in scenario order, then
         // those of the other transports (UDP), as ccsim has always
         // numbered them.
@@ -78,7 +79,7 @@ impl Simulation {
             }
             None => 1,
         };
-        let sampler = Sampler::new(sample_iv, warmup, fair_window, net.links.len());
+        let sampler = Sampler::new(sample_iv, warmup, fair_window);
         Ok(Simulation { net, flows, apps, nodes: built.nodes, scenario: sc.clone(), duration, sampler })
     }
 

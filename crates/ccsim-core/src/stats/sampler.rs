@@ -49,15 +49,17 @@ fn at(v: &[u64], i: usize) -> u64 {
 }
 
 impl Sampler {
-    pub fn new(interval: Time, warmup: Time, fair_window: usize, n_links: usize) -> Self {
+    pub fn new(interval: Time, warmup: Time, fair_window: usize) -> Self {
         Sampler {
             interval,
             warmup,
             fair_window,
-            warm_links: vec![LinkCounters::default(); n_links],
+            // Filled at warm-up end (empty: no warm-up, counters from 0).
+            warm_links: Vec::new(),
             warm_delivered: Vec::new(),
             warm_rx: Vec::new(),
-            last_links: vec![LinkCounters::default(); n_links],
+            // Sized at the first sample: a run without series keeps none.
+            last_links: Vec::with_capacity(0),
             last_delivered: Vec::new(),
             fair_hist: VecDeque::new(),
             series: Series::default(),
@@ -93,6 +95,7 @@ impl Sampler {
             }
             self.last_delivered[fi] = d;
         }
+        self.last_links.resize(net.links.len(), LinkCounters::default());
         let s = &mut self.series.links;
         for (l, link) in net.links.iter().enumerate() {
             if !link.monitored {
@@ -129,7 +132,7 @@ impl Sampler {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let w = self.warm_links[i];
+                let w = self.warm_links.get(i).copied().unwrap_or_default();
                 let c = l.c;
                 let arrivals = c.arrivals - w.arrivals;
                 let drops = c.drops - w.drops;
