@@ -136,6 +136,21 @@ def second_flow_events(res, t2: float, rtt_s: float, rate_bps: float, queue_pkts
     return bo, ev, after
 
 
+def plot_distance(ax, d, references) -> None:
+    """Distance to the final shares per epoch, relative to the first, on a
+    log axis, with reference decays ``(ratio, style, label)`` as ratio^k."""
+    if len(d):
+        kk = np.arange(len(d))
+        ax.semilogy(kk, d / d[0], "o-", label="ccsim")
+        for ratio, style, label in references:
+            ax.semilogy(kk, ratio ** kk, style, label=label)
+        ax.axhline(1 - SETTLE, color="gray", lw=0.8)
+    ax.set_xlabel("congestion epoch k after flow 2 leaves slow start")
+    ax.set_ylabel("distance to fair shares / initial")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
 def convergence(ev: pd.DataFrame, n: int, after_s: float, target: Optional[Sequence[float]] = None) -> dict:
     """Convergence after ``after_s`` (events strictly later, all flows
     present). The paper's rise time counts epochs "until the network

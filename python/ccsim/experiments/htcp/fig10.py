@@ -18,7 +18,7 @@ from ...models import htcp as M
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.figures import grid, plot_cwnd, save
-from . import SETTLE, second_flow_events, SOURCE as _SOURCE, bdp_pkts, convergence, dumbbell, tcp_flow, windows
+from . import plot_distance, second_flow_events, SOURCE as _SOURCE, bdp_pkts, convergence, dumbbell, tcp_flow, windows
 
 ID = "htcp-fig10"
 SOURCE = f"{_SOURCE}, Fig 10"
@@ -83,14 +83,5 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
     axes = axes[0]
     plot_cwnd(axes[0], a.res, ["flow 1", "flow 2"], events=a.ev)
     axes[0].set_title("Fig 10: two H-TCP flows (beta 0.5), 500 Mb/s, 100 ms, 500 pkts", fontsize=9)
-    d = a.conv["d"]
-    if len(d):
-        kk = np.arange(len(d))
-        axes[1].semilogy(kk, d / d[0], "o-", label="ccsim")
-        axes[1].semilogy(kk, a.lam2 ** kk, "k--", label="lambda_2^k (eq. 6)")
-        axes[1].axhline(1 - SETTLE, color="gray", lw=0.8)
-    axes[1].set_xlabel("congestion epoch k after flow 2 leaves slow start")
-    axes[1].set_ylabel("distance to fair shares / initial")
-    axes[1].grid(True, alpha=0.3)
-    axes[1].legend(fontsize=8)
+    plot_distance(axes[1], a.conv["d"], [(a.lam2, "k--", "lambda_2^k (eq. 6)")])
     return save(fig, out_dir, ID)

@@ -16,7 +16,7 @@ import numpy as np
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.figures import grid, plot_cwnd, save
-from . import SETTLE, second_flow_events, SOURCE as _SOURCE, convergence, dumbbell, full_rtt_s, tcp_flow
+from . import plot_distance, second_flow_events, SOURCE as _SOURCE, convergence, dumbbell, full_rtt_s, tcp_flow
 
 ID = "htcp-fig14"
 SOURCE = f"{_SOURCE}, Fig 14"
@@ -98,15 +98,6 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
     axes[1].set_ylabel("beta = cwnd after / cwnd before")
     axes[1].grid(True, alpha=0.3)
     axes[1].legend(fontsize=8)
-    d = a.conv["d"]
-    if len(d):
-        kk = np.arange(len(d))
-        axes[2].semilogy(kk, d / d[0], "o-", label="ccsim")
-        axes[2].semilogy(kk, 0.5 ** kk, "k--", label="0.5^k (beta reset to 0.5)")
-        axes[2].semilogy(kk, a.beta_adaptive ** kk, "k:", label=f"{a.beta_adaptive:g}^k (no reset)")
-        axes[2].axhline(1 - SETTLE, color="gray", lw=0.8)
-    axes[2].set_xlabel("congestion epoch k after flow 2 leaves slow start")
-    axes[2].set_ylabel("distance to fair shares / initial")
-    axes[2].grid(True, alpha=0.3)
-    axes[2].legend(fontsize=8)
+    plot_distance(axes[2], a.conv["d"], [(0.5, "k--", "0.5^k (beta reset to 0.5)"),
+                               (a.beta_adaptive, "k:", f"{a.beta_adaptive:g}^k (no reset)")])
     return save(fig, out_dir, ID)
