@@ -4,8 +4,12 @@
 //!
 //! A finished transfer (everything acknowledged) whose packets have all left
 //! the network is freed: its agents are dropped and what results need is
-//! kept as a [`FlowRecord`], so a workload of many short transfers holds
-//! only the live ones.
+//! kept as a [`FlowRecord`] in its row. The agents of live flows sit in a
+//! dense slab (a row holds its slot; a freed slot is filled by the last
+//! live flow's agents), so the agents in memory are those of the live
+//! flows, and a workload of many short transfers costs one small row per
+//! transfer ever made plus the agents of the live ones. Flow ids are never
+//! reused (a stale timer event names its flow by id).
 use crate::net::{Net, Packet};
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::Time;
@@ -35,6 +39,8 @@ pub struct FlowRecord {
     pub rx_bytes: u64,
 }
 
+/// One row of the flow table: the host pair, route and facts of a flow,
+/// and where its agents are.
 pub struct Flow {
     pub src: usize,
     pub dst: usize,
@@ -43,11 +49,12 @@ pub struct Flow {
     state: State,
 }
 
-/// A flow's agents while it lives, what results need once it is freed.
-/// The agents are inline (no pointer chase per packet delivered).
-#[allow(clippy::large_enum_variant)]
+/// A live flow's agents are in the table's slab of live endpoints (`Live`
+/// holds the slot); a freed flow keeps only what results need, so a
+/// finished transfer costs a row of a few hundred bytes, not its agents.
+#[derive(Clone, Copy, Debug)]
 enum State {
-    Live(Endpoints),
+    Live(u32),
     Freed(FlowRecord),
 }
 
@@ -55,50 +62,57 @@ impl Flow {
     pub fn is_live(&self) -> bool {
         matches!(self.state, State::Live(_))
     }
+}
 
-    fn ends(&self) -> Option<&Endpoints> {
-        match &self.state {
-            State::Live(e) => Some(e),
-            State::Freed(_) => None,
-        }
+/// A flow's row together with its agents (while it lives): what
+/// [`FlowTable::get`] and [`FlowTable::iter`] return. It dereferences to
+/// the row ([`Flow`]: `src`, `dst`, `route`, `meta`).
+#[derive(Clone, Copy)]
+pub struct FlowRef<'a> {
+    row: &'a Flow,
+    ends: Option<&'a Endpoints>,
+}
+
+impl<'a> std::ops::Deref for FlowRef<'a> {
+    type Target = Flow;
+    fn deref(&self) -> &Flow {
+        self.row
+    }
+}
+
+impl<'a> FlowRef<'a> {
+    pub fn sender(&self) -> Option<&'a Sender> {
+        self.ends.map(|e| &e.sender)
     }
 
-    fn ends_mut(&mut self) -> Option<&mut Endpoints> {
-        match &mut self.state {
-            State::Live(e) => Some(e),
-            State::Freed(_) => None,
-        }
-    }
-
-    pub fn sender(&self) -> Option<&Sender> {
-        self.ends().map(|e| &e.sender)
-    }
-
-    pub fn receiver(&self) -> Option<&Receiver> {
-        self.ends().map(|e| &e.receiver)
+    pub fn receiver(&self) -> Option<&'a Receiver> {
+        self.ends.map(|e| &e.receiver)
     }
 
     /// The sender's report, live or recorded.
     pub fn report(&self) -> SenderReport {
-        match &self.state {
-            State::Live(e) => e.sender.report(),
-            State::Freed(r) => r.sender,
+        match (&self.row.state, self.ends) {
+            (State::Freed(r), _) => r.sender,
+            (State::Live(_), Some(e)) => e.sender.report(),
+            (State::Live(_), None) => unreachable!("a live row has a slot"),
         }
     }
 
     /// Payload bytes delivered in order to the receiving application.
     pub fn delivered_bytes(&self) -> u64 {
-        match &self.state {
-            State::Live(e) => e.receiver.delivered_bytes(),
-            State::Freed(r) => r.delivered_bytes,
+        match (&self.row.state, self.ends) {
+            (State::Freed(r), _) => r.delivered_bytes,
+            (_, Some(e)) => e.receiver.delivered_bytes(),
+            (_, None) => 0,
         }
     }
 
     /// Bytes (with headers) that reached the receiver.
     pub fn rx_bytes(&self) -> u64 {
-        match &self.state {
-            State::Live(e) => e.receiver.rx_bytes(),
-            State::Freed(r) => r.rx_bytes,
+        match (&self.row.state, self.ends) {
+            (State::Freed(r), _) => r.rx_bytes,
+            (_, Some(e)) => e.receiver.rx_bytes(),
+            (_, None) => 0,
         }
     }
 }
@@ -115,6 +129,12 @@ pub struct NewFlow<'a> {
 #[derive(Default)]
 pub struct FlowTable {
     flows: Vec<Flow>,
+    /// The agents of the live flows, densely packed (a freed flow's slot
+    /// is filled by the last one), and the flow each slot belongs to.
+    ends: Vec<Endpoints>,
+    owner: Vec<u32>,
+    /// Most flows alive at once.
+    live_max: usize,
     /// Flows whose agents are alive or were freed lately, in id order (the
     /// candidates for a series row).
     recent: Vec<u32>,
@@ -131,6 +151,8 @@ impl FlowTable {
     /// Room for `n` more flows (a scenario's flows are known at build).
     pub fn reserve(&mut self, n: usize) {
         self.flows.reserve_exact(n);
+        self.ends.reserve_exact(n);
+        self.owner.reserve_exact(n);
         self.recent.reserve_exact(n);
     }
 
@@ -153,11 +175,16 @@ impl FlowTable {
     ) -> u32 {
         let id = self.next_id();
         net.add_flow(id, route);
-        self.flows.push(Flow { src, dst, route, meta, state: State::Live(ends) });
+        let slot = self.ends.len() as u32;
+        self.ends.push(ends);
+        self.owner.push(id);
+        self.live_max = self.live_max.max(self.ends.len());
+        self.flows.push(Flow { src, dst, route, meta, state: State::Live(slot) });
         self.recent.push(id);
         id
     }
 
+    /// Flows ever created (live and freed).
     pub fn len(&self) -> usize {
         self.flows.len()
     }
@@ -166,31 +193,57 @@ impl FlowTable {
         self.flows.is_empty()
     }
 
-    pub fn get(&self, id: u32) -> &Flow {
-        &self.flows[id as usize]
+    /// Flows alive now (their agents exist).
+    pub fn live(&self) -> usize {
+        self.ends.len()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Flow> {
-        self.flows.iter()
+    /// Most flows alive at once so far.
+    pub fn live_max(&self) -> usize {
+        self.live_max
+    }
+
+    #[inline]
+    fn slot(&self, id: u32) -> Option<usize> {
+        match self.flows[id as usize].state {
+            State::Live(s) => Some(s as usize),
+            State::Freed(_) => None,
+        }
+    }
+
+    pub fn get(&self, id: u32) -> FlowRef<'_> {
+        let row = &self.flows[id as usize];
+        let ends = match row.state {
+            State::Live(s) => Some(&self.ends[s as usize]),
+            State::Freed(_) => None,
+        };
+        FlowRef { row, ends }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = FlowRef<'_>> {
+        (0..self.flows.len() as u32).map(|f| self.get(f))
     }
 
     /// Ids of the flows alive, or finished after `since`, ascending; the
     /// others are forgotten for good (series sampling walks only these).
     pub fn alive_since(&mut self, since: Time) -> &[u32] {
-        let flows = &self.flows;
-        self.recent.retain(|&f| {
-            let fl = &flows[f as usize];
+        let mut recent = std::mem::take(&mut self.recent);
+        recent.retain(|&f| {
+            let fl = self.get(f);
             fl.is_live() || fl.report().completed_at.is_some_and(|c| c > since)
         });
+        self.recent = recent;
         &self.recent
     }
 
     pub fn sender_mut(&mut self, id: u32) -> Option<&mut Sender> {
-        self.flows[id as usize].ends_mut().map(|e| &mut e.sender)
+        let s = self.slot(id)?;
+        Some(&mut self.ends[s].sender)
     }
 
     pub fn receiver_mut(&mut self, id: u32) -> Option<&mut Receiver> {
-        self.flows[id as usize].ends_mut().map(|e| &mut e.receiver)
+        let s = self.slot(id)?;
+        Some(&mut self.ends[s].receiver)
     }
 
     /// A packet reached the end of its route: hand it to the flow's
@@ -198,7 +251,8 @@ impl FlowTable {
     /// finished and freed its transfer.
     #[inline]
     pub fn deliver(&mut self, net: &mut Net, pkt: &Packet) -> Option<u32> {
-        let ends = self.flows[pkt.flow as usize].ends_mut()?;
+        let s = self.slot(pkt.flow)?;
+        let ends = &mut self.ends[s];
         if pkt.is_ack() {
             ends.sender.on_packet(net, pkt);
         } else {
@@ -209,7 +263,8 @@ impl FlowTable {
 
     /// Agent timer `slot` of `flow` fired (ignored once the flow is freed).
     pub fn on_timer(&mut self, net: &mut Net, flow: u32, s: u8, gen: u32) {
-        let Some(ends) = self.flows[flow as usize].ends_mut() else { return };
+        let Some(i) = self.slot(flow) else { return };
+        let ends = &mut self.ends[i];
         if s < slot::RECEIVER {
             ends.sender.on_timer(net, s, gen);
         } else {
@@ -218,22 +273,34 @@ impl FlowTable {
     }
 
     /// Free `flow`'s agents if its transfer finished and none of its packets
-    /// is left in the network (so none can arrive later).
+    /// is left in the network (so none can arrive later): the row keeps a
+    /// [`FlowRecord`] and the last live flow's agents move into the slot.
     #[inline]
     pub fn free_if_done(&mut self, net: &Net, flow: u32) -> Option<u32> {
         if net.flow_in_network(flow) > 0 {
             return None;
         }
-        let f = &mut self.flows[flow as usize];
-        let ends = f.ends()?;
-        if !ends.sender.finished() {
+        let s = self.slot(flow)?;
+        if !self.ends[s].sender.finished() {
             return None;
         }
-        f.state = State::Freed(FlowRecord {
+        self.free(flow, s);
+        Some(flow)
+    }
+
+    /// Record `flow`'s counters in its row and drop its agents (slot `s`).
+    #[inline(never)]
+    fn free(&mut self, flow: u32, s: usize) {
+        let ends = &self.ends[s];
+        self.flows[flow as usize].state = State::Freed(FlowRecord {
             sender: ends.sender.report(),
             delivered_bytes: ends.receiver.delivered_bytes(),
             rx_bytes: ends.receiver.rx_bytes(),
         });
-        Some(flow)
+        self.ends.swap_remove(s);
+        self.owner.swap_remove(s);
+        if let Some(&moved) = self.owner.get(s) {
+            self.flows[moved as usize].state = State::Live(s as u32);
+        }
     }
 }

@@ -204,6 +204,13 @@ impl Simulation {
     /// Free the finished flows whose last packet was dropped.
     #[inline]
     fn free_drained(&mut self) {
+        if !self.net.drained.is_empty() {
+            self.free_drained_slow();
+        }
+    }
+
+    #[inline(never)]
+    fn free_drained_slow(&mut self) {
         while let Some(f) = self.net.drained.pop() {
             if let Some(done) = self.flows.free_if_done(&self.net, f) {
                 self.transfer_done(done);
