@@ -2,8 +2,8 @@
 use crate::transport::cc;
 use serde_json::json;
 
-/// Everything `ccsim list` shows; queues, stages and transports come from
-/// their registries.
+/// Everything `ccsim list` shows; queues, stages, transports and
+/// applications come from their registries.
 pub fn catalog_json() -> String {
     json!({
         "controllers": cc::catalog(),
@@ -21,6 +21,7 @@ pub fn catalog_json() -> String {
         "queues": crate::net::queue::catalog(),
         "stages": crate::net::stage::catalog(),
         "transports": crate::transport::catalog(),
+        "applications": crate::app::catalog(),
         "topologies": [
             {"name": "dumbbell", "doc": "one bottleneck, one edge link per source and sink (E-TCP/LTCP Fig 4)",
              "params": [

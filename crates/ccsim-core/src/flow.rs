@@ -14,21 +14,45 @@ use crate::net::{Net, Packet};
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::Time;
 use crate::transport::{self, slot, Endpoints, Receiver, Sender, SenderReport};
+use std::sync::Arc;
 
 /// Static facts about one flow, for results.
 #[derive(Clone, Debug)]
 pub struct FlowMeta {
     /// Index of the `[[flows]]` entry the flow came from.
     pub entry: usize,
-    pub transport: String,
-    pub cc: String,
-    pub recovery: String,
-    pub pacing: String,
+    /// Names (transport, controller, recovery, pacing), shared by every
+    /// row that has the same one (the table interns them).
+    pub transport: Arc<str>,
+    pub cc: Arc<str>,
+    pub recovery: Arc<str>,
+    pub pacing: Arc<str>,
     pub rtt_prop_s: f64,
     pub start: Time,
     pub stop: Option<Time>,
     /// Application (index in `Simulation::apps`) that opened the flow.
     pub app: u32,
+    /// Set for a transfer of a workload application (web users): such a
+    /// flow is reported in results' `transfers` table, not in `flows`,
+    /// flow series or Jain's index.
+    pub transfer: Option<TransferTag>,
+}
+
+/// What a workload application says about one of its transfers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TransferTag {
+    /// The user (index among its `[[flows]]` entry's `count`).
+    pub user: u32,
+    /// The user's page request it belongs to (from 0).
+    pub page: u32,
+    /// Objects it carries (one, or a page's on a persistent connection).
+    pub objects: u32,
+    /// Objects of its page.
+    pub page_objects: u32,
+    /// Carried on a persistent connection.
+    pub persistent: bool,
+    /// Payload bytes to transfer.
+    pub bytes: u64,
 }
 
 /// What results need of a freed flow.
@@ -136,8 +160,15 @@ pub struct FlowTable {
     /// Most flows alive at once.
     live_max: usize,
     /// Flows whose agents are alive or were freed lately, in id order (the
-    /// candidates for a series row).
+    /// candidates for a series row); transfers are never in it.
     recent: Vec<u32>,
+    /// Ids of the flows that are not transfers, ascending (results'
+    /// `flows`, Jain's index).
+    plain: Vec<u32>,
+    /// Transfers ever created.
+    transfers: usize,
+    /// The distinct names of the rows' metas (a handful).
+    names: Vec<Arc<str>>,
 }
 
 impl FlowTable {
@@ -154,6 +185,7 @@ impl FlowTable {
         self.ends.reserve_exact(n);
         self.owner.reserve_exact(n);
         self.recent.reserve_exact(n);
+        self.plain.reserve_exact(n);
     }
 
     /// The id the next flow will get.
@@ -170,18 +202,36 @@ impl FlowTable {
         src: usize,
         dst: usize,
         route: u32,
-        meta: FlowMeta,
+        mut meta: FlowMeta,
         ends: Endpoints,
     ) -> u32 {
         let id = self.next_id();
+        for name in [&mut meta.transport, &mut meta.cc, &mut meta.recovery, &mut meta.pacing] {
+            *name = self.intern(name);
+        }
         net.add_flow(id, route);
         let slot = self.ends.len() as u32;
         self.ends.push(ends);
         self.owner.push(id);
         self.live_max = self.live_max.max(self.ends.len());
+        if meta.transfer.is_some() {
+            self.transfers += 1;
+        } else {
+            self.plain.push(id);
+            self.recent.push(id);
+        }
         self.flows.push(Flow { src, dst, route, meta, state: State::Live(slot) });
-        self.recent.push(id);
         id
+    }
+
+    /// The table's shared copy of `name`, so that many rows cost one
+    /// allocation per distinct name.
+    fn intern(&mut self, name: &Arc<str>) -> Arc<str> {
+        if let Some(n) = self.names.iter().find(|n| **n == *name) {
+            return n.clone();
+        }
+        self.names.push(name.clone());
+        name.clone()
     }
 
     /// Flows ever created (live and freed).
@@ -201,6 +251,16 @@ impl FlowTable {
     /// Most flows alive at once so far.
     pub fn live_max(&self) -> usize {
         self.live_max
+    }
+
+    /// Transfers (flows with a [`TransferTag`]) ever created.
+    pub fn transfers(&self) -> usize {
+        self.transfers
+    }
+
+    /// Ids of the flows that are not transfers, ascending.
+    pub fn plain(&self) -> &[u32] {
+        &self.plain
     }
 
     #[inline]

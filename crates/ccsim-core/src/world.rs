@@ -33,8 +33,13 @@ impl Simulation {
         let built = topology::build(sc)?;
         let mut net = Net::new(built.links, built.routes);
         let mut flows = FlowTable::default();
-        flows.reserve(built.flows.len());
+        // Workload entries (web users) place host pairs but no flow: each
+        // placement gets an application that opens its own transfers.
+        let workloads: Vec<Option<app::Factory>> = sc.flows.iter().map(app::workload).collect();
+        let n_flows = built.flows.iter().filter(|fp| workloads[fp.entry].is_none()).count();
+        flows.reserve(n_flows);
         let mut apps: Vec<Box<dyn Application>> = Vec::with_capacity(built.flows.len());
+        let mut placed = vec![0u32; sc.flows.len()];
         // Flow ids: the flows of TCP entries first, in scenario order, then
         // those of the other transports (UDP), as ccsim has always
         // numbered them.
@@ -43,17 +48,32 @@ impl Simulation {
         for fp in order {
             let spec = &sc.flows[fp.entry];
             let start = from_secs(fp.start_s);
+            let index = placed[fp.entry];
+            placed[fp.entry] += 1;
+            if let Some(build) = &workloads[fp.entry] {
+                let p = app::Placement {
+                    entry: fp.entry,
+                    index,
+                    hosts: (fp.src, fp.dst),
+                    route: fp.route,
+                    start,
+                    seed: sc.seed,
+                };
+                apps.push(build(&p));
+                continue;
+            }
             let stop = spec.stop_s.map(from_secs);
             let meta = FlowMeta {
                 entry: fp.entry,
-                transport: spec.transport.clone(),
-                cc: String::new(),
-                recovery: String::new(),
-                pacing: String::new(),
+                transport: spec.transport.as_str().into(),
+                cc: "".into(),
+                recovery: "".into(),
+                pacing: "".into(),
                 rtt_prop_s: fp.rtt_prop_s,
                 start,
                 stop,
                 app: apps.len() as u32,
+                transfer: None,
             };
             let meta = app::describe(spec, meta);
             let nf = NewFlow { spec, src: fp.src, dst: fp.dst, route: fp.route, meta };

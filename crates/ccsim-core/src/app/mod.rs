@@ -7,16 +7,24 @@
 //!   or of `bytes` payload bytes (a finite transfer).
 //! - [`onoff::OnOff`]: a constant-rate datagram source with optional on/off
 //!   periods.
+//! - [`web::WebUser`]: a closed-loop web user (think, request a page of
+//!   objects, repeat) opening a finite transfer per object, or per page on
+//!   a persistent connection, on any transport with finite transfers; one
+//!   per host pair of its `[[flows]]` entry (`app = "web"`, `count` users).
 //!
 //! Adding an application is one file implementing [`Application`] plus one
-//! line in [`for_flow`] (for scenario files) or a `Simulation::add_app` call.
+//! line in [`for_flow`] (for scenario files) or a `Simulation::add_app` call;
+//! a scenario-selectable one (`app = "..."`) also gets an [`AppKind`] line in
+//! [`registry`].
 pub mod bulk;
 pub mod onoff;
+pub mod web;
 
-use crate::flow::{FlowMeta, FlowTable, NewFlow};
+use crate::flow::{FlowMeta, FlowTable, NewFlow, TransferTag};
 use crate::net::Net;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::{EventKind, Owner, Time};
+use crate::transport::cc::ParamDoc;
 
 /// What an application can do when one of its events fires.
 pub struct AppCtx<'a> {
@@ -50,11 +58,26 @@ impl AppCtx<'_> {
         self.flows.create(self.net, NewFlow { spec, src, dst, route, meta })
     }
 
+    /// [`open_flow`](Self::open_flow) for a transfer of a workload: the
+    /// flow carries `tag` and is reported in results' `transfers` table.
+    pub fn open_transfer(
+        &mut self,
+        spec: &FlowSpec,
+        entry: usize,
+        (src, dst): (usize, usize),
+        route: u32,
+        tag: TransferTag,
+    ) -> Result<u32, ConfigError> {
+        let mut meta = describe(spec, self.new_meta(&spec.transport, entry, route));
+        meta.transfer = Some(tag);
+        self.flows.create(self.net, NewFlow { spec, src, dst, route, meta })
+    }
+
     /// Facts of a flow this application creates now on `route`.
     pub fn new_meta(&self, transport: &str, entry: usize, route: u32) -> FlowMeta {
         FlowMeta {
             entry,
-            transport: transport.to_string(),
+            transport: transport.into(),
             cc: "none".into(),
             recovery: "none".into(),
             pacing: "none".into(),
@@ -62,6 +85,7 @@ impl AppCtx<'_> {
             start: self.net.now,
             stop: None,
             app: self.app,
+            transfer: None,
         }
     }
 }
@@ -87,18 +111,136 @@ pub(crate) fn describe(spec: &FlowSpec, mut meta: FlowMeta) -> FlowMeta {
     }
     let mut s = spec.clone();
     crate::transport::fill_defaults(&mut s);
-    meta.cc = s.cc.clone().unwrap_or_else(|| "none".into());
-    meta.recovery = name_of(&s.recovery);
-    meta.pacing = name_of(&s.pacing);
+    meta.cc = s.cc.as_deref().unwrap_or("none").into();
+    meta.recovery = name_of(&s.recovery).into();
+    meta.pacing = name_of(&s.pacing).into();
     meta
 }
 
 /// The application a scenario's `[[flows]]` entry describes for its flow
-/// `flow`: UDP flows are driven by an on/off source, TCP flows by a bulk
-/// transfer.
+/// `flow`: `app` if given, else UDP flows are driven by an on/off source,
+/// TCP flows by a bulk transfer.
 pub fn for_flow(spec: &FlowSpec, flow: u32, start: Time, stop: Option<Time>) -> Box<dyn Application> {
-    match spec.transport.as_str() {
-        "udp" => Box::new(onoff::OnOff::new(flow, spec, start, stop)),
-        _ => Box::new(bulk::Bulk::new(flow, start, stop)),
+    match spec.app.as_deref() {
+        Some("onoff") => Box::new(onoff::OnOff::new(flow, spec, start, stop)),
+        Some(_) => Box::new(bulk::Bulk::new(flow, start, stop)),
+        None => match spec.transport.as_str() {
+            "udp" => Box::new(onoff::OnOff::new(flow, spec, start, stop)),
+            _ => Box::new(bulk::Bulk::new(flow, start, stop)),
+        },
     }
 }
+
+/// One placed flow of a `[[flows]]` entry whose application opens its own
+/// transfers (a workload): its host pair, route and start.
+pub struct Placement {
+    /// Index of the `[[flows]]` entry.
+    pub entry: usize,
+    /// Index among the entry's `count`.
+    pub index: u32,
+    pub hosts: (usize, usize),
+    pub route: u32,
+    pub start: Time,
+    pub seed: u64,
+}
+
+/// A scenario-selectable application (`app = "name"`), as `ccsim list
+/// applications` shows it.
+pub struct AppKind {
+    pub name: &'static str,
+    pub doc: &'static str,
+    /// The flow field a transport must take for this application (checked
+    /// against the transport registry, so no transport is named here):
+    /// `bytes` for byte streams with finite transfers, `rate_bps` for
+    /// datagram sources.
+    pub needs: &'static str,
+    /// Its `app_params` keys with defaults.
+    pub params: fn() -> Vec<ParamDoc>,
+    /// Check the entry's application fields (`app_params`, conflicts).
+    pub validate: fn(&FlowSpec, &str) -> Result<(), ConfigError>,
+    /// Fill `app_params` with every default (normalisation).
+    pub fill_defaults: fn(&mut FlowSpec),
+    /// For a workload (an application that opens its own transfers instead
+    /// of driving one flow per placement): the builder of its instances,
+    /// one per placement of the entry.
+    pub workload: Option<fn(&FlowSpec) -> Factory>,
+}
+
+/// Builds a workload's application for each placement of its entry.
+pub type Factory = Box<dyn Fn(&Placement) -> Box<dyn Application>>;
+
+/// Every application a scenario can name: one line each.
+pub fn registry() -> Vec<AppKind> {
+    vec![bulk::KIND, onoff::KIND, web::KIND]
+}
+
+fn kind_of(spec: &FlowSpec) -> Option<AppKind> {
+    let name = spec.app.as_deref()?;
+    registry().into_iter().find(|k| k.name == name)
+}
+
+/// Validate a flow entry's `app` and `app_params` (the transport was
+/// validated first).
+pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
+    let Some(name) = spec.app.as_deref() else {
+        return match spec.app_params {
+            Some(_) => Err(ConfigError::new(format!("{path}.app_params"), "given without app; set app first")),
+            None => Ok(()),
+        };
+    };
+    let kinds = registry();
+    let Some(k) = kinds.iter().find(|k| k.name == name) else {
+        let names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
+        return Err(ConfigError::new(
+            format!("{path}.app"),
+            format!("unknown value \"{name}\"; allowed: {}", names.join(", ")),
+        ));
+    };
+    let transport = crate::transport::registry().into_iter().find(|t| t.name == spec.transport);
+    if let Some(t) = transport {
+        if !t.fields.iter().any(|(f, _)| *f == k.needs) {
+            return Err(ConfigError::new(
+                format!("{path}.app"),
+                format!(
+                    "\"{name}\" needs a transport that takes {}; transport \"{}\" does not",
+                    k.needs, spec.transport
+                ),
+            ));
+        }
+    }
+    if spec.app_params.is_some() && (k.params)().is_empty() {
+        return Err(ConfigError::new(
+            format!("{path}.app_params"),
+            format!("app \"{name}\" takes no parameters (its settings are flow fields)"),
+        ));
+    }
+    (k.validate)(spec, path)
+}
+
+/// Normalise: fill the application's parameters with their defaults.
+pub fn fill_defaults(spec: &mut FlowSpec) {
+    if let Some(k) = kind_of(spec) {
+        (k.fill_defaults)(spec);
+    }
+}
+
+/// The builder of the applications of a workload entry (one per
+/// placement, which gets no flow of its own); `None` for an entry whose
+/// application drives one flow per placement.
+pub fn workload(spec: &FlowSpec) -> Option<Factory> {
+    kind_of(spec)?.workload.map(|f| f(spec))
+}
+
+/// `ccsim list applications`.
+pub fn catalog() -> serde_json::Value {
+    registry().iter().map(|k| serde_json::json!({"name": k.name, "doc": k.doc, "params": (k.params)()})).collect()
+}
+
+/// Helpers for applications without parameters of their own.
+pub(crate) fn no_params() -> Vec<ParamDoc> {
+    Vec::new()
+}
+pub(crate) fn no_check(_: &FlowSpec, _: &str) -> Result<(), ConfigError> {
+    Ok(())
+}
+pub(crate) fn no_fill(_: &mut FlowSpec) {}

@@ -12,10 +12,21 @@
 //! rather than accumulated, so the rate carries no rounding drift over long
 //! runs. The first period after `start_s` is an on-period; a packet whose slot
 //! falls at or after the end of an on-period is not sent.
-use super::{AppCtx, Application};
+use super::{AppCtx, AppKind, Application};
 use crate::scenario::FlowSpec;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
+
+/// The registry entry (`app = "onoff"`, the default of UDP).
+pub const KIND: AppKind = AppKind {
+    name: "onoff",
+    doc: "constant-rate datagrams at rate_bps, alternating on_s / off_s periods if given (iperf -u)",
+    needs: "rate_bps",
+    params: super::no_params,
+    validate: super::no_check,
+    fill_defaults: super::no_fill,
+    workload: None,
+};
 
 const START: u8 = 0;
 const STOP: u8 = 1;

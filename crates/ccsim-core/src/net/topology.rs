@@ -139,7 +139,14 @@ fn expand(sc: &Scenario) -> Vec<(usize, f64, Option<f64>)> {
             let rtt = match (&f.rtt_s, f.rtt_range_s) {
                 (Some(crate::scenario::OneOrMany::One(x)), _) => Some(*x),
                 (Some(crate::scenario::OneOrMany::Many(v)), _) => Some(v[k]),
-                (None, Some([lo, hi])) => Some(lo + r.gen::<f64>() * (hi - lo)),
+                (None, Some([lo, hi])) => Some(match f.rtt_step_s {
+                    None => lo + r.gen::<f64>() * (hi - lo),
+                    // Discrete uniform on lo, lo + step, ... <= hi (one draw, as above).
+                    Some(step) => {
+                        let n = ((hi - lo) / step + 1e-9).floor() + 1.0;
+                        lo + (r.gen::<f64>() * n).floor().min(n - 1.0) * step
+                    }
+                }),
                 (None, None) => None,
             };
             out.push((e, start, rtt));

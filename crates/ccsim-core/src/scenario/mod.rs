@@ -277,11 +277,22 @@ pub struct FlowSpec {
     /// UDP only: off-period length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_s: Option<f64>,
+    // -- common: the application (`app::registry`); absent, the transport's
+    // default (bulk transfer, or on/off for UDP)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// The application's parameter table (`ccsim list applications`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_params: Option<Map<String, Value>>,
     // -- common: placement
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_s: Option<OneOrMany>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_range_s: Option<[f64; 2]>,
+    /// With `rtt_range_s`: draw the RTT from the grid `lo, lo + step, ...`
+    /// (a discrete uniform distribution) instead of the continuous range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_step_s: Option<f64>,
     #[serde(default)]
     pub direction: Direction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -301,9 +312,12 @@ pub const COMMON_FLOW_FIELDS: &[&str] = &[
     "stop_s",
     "rtt_s",
     "rtt_range_s",
+    "rtt_step_s",
     "direction",
     "hops",
     "route",
+    "app",
+    "app_params",
 ];
 
 impl FlowSpec {
@@ -354,6 +368,7 @@ fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
             validate(&sc)?;
             for f in &mut sc.flows {
                 crate::transport::fill_defaults(f);
+                crate::app::fill_defaults(f);
             }
             Ok(sc)
         }

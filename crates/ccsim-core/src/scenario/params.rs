@@ -55,6 +55,54 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// A number checked by `check`, which gets the field's full path (so
+    /// `validate::positive` and friends name it).
+    pub fn f64_with(
+        &mut self,
+        key: &'static str,
+        default: f64,
+        check: fn(&str, f64) -> Result<(), ConfigError>,
+    ) -> Result<f64, ConfigError> {
+        Ok(self.opt_f64_with(key, check)?.unwrap_or(default))
+    }
+
+    /// An optional number (absent or `null`: `None`) checked by `check`.
+    pub fn opt_f64_with(
+        &mut self,
+        key: &'static str,
+        check: fn(&str, f64) -> Result<(), ConfigError>,
+    ) -> Result<Option<f64>, ConfigError> {
+        self.used.insert(key);
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => {
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                check(&format!("{}.{key}", self.path), x)?;
+                Ok(Some(x))
+            }
+            Some(v) => Err(self.err(key, format!("{v} is not a number"))),
+        }
+    }
+
+    /// One of the names in `allowed`.
+    pub fn choice(
+        &mut self,
+        key: &'static str,
+        default: &'static str,
+        allowed: &[&'static str],
+    ) -> Result<&'static str, ConfigError> {
+        self.used.insert(key);
+        match self.map.get(key) {
+            None => Ok(default),
+            Some(Value::String(s)) => allowed
+                .iter()
+                .copied()
+                .find(|a| a == s)
+                .ok_or_else(|| self.err(key, format!("unknown value \"{s}\"; allowed: {}", allowed.join(", ")))),
+            Some(v) => Err(self.err(key, format!("{v} is not allowed; allowed: {}", allowed.join(", ")))),
+        }
+    }
+
     /// Every key present must have been read or be one of `fixed` (keys the
     /// caller handles itself); the error names `what` and every allowed key.
     pub fn finish_with(self, what: &str, fixed: &[&str]) -> Result<(), ConfigError> {

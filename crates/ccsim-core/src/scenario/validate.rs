@@ -162,6 +162,7 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
     bytes(&p("header_bytes"), f.header_bytes, 0)?;
     // The transport checks its own fields and rejects the others'.
     crate::transport::validate(f, &format!("flows[{i}]"))?;
+    crate::app::validate(f, &format!("flows[{i}]"))?;
     non_negative(&p("start_s"), f.start_s)?;
     non_negative(&p("start_spread_s"), f.start_spread_s)?;
     if let Some(stop) = f.stop_s {
@@ -190,6 +191,12 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
         at_least(&p("rtt_range_s[1]"), hi, lo)?;
         if f.rtt_s.is_some() {
             return Err(err(p("rtt_range_s"), "given together with rtt_s; set only one"));
+        }
+    }
+    if let Some(step) = f.rtt_step_s {
+        positive(&p("rtt_step_s"), step)?;
+        if f.rtt_range_s.is_none() {
+            return Err(err(p("rtt_step_s"), "only allowed with rtt_range_s (the grid starts at its low end)"));
         }
     }
     match (&sc.topology, f.hops, &f.route) {

@@ -27,6 +27,9 @@ pub enum Stream {
     Queue = 4,
     /// A per-link stage without a stream of its own, keyed by link.
     Stage = 5,
+    /// An application instance (a web user's think times, pages, object
+    /// sizes), keyed by its `[[flows]]` entry and index in the entry.
+    App = 6,
 }
 
 /// The RNG for component `id` of kind `kind` under master `seed`.

@@ -25,6 +25,29 @@ pub fn jain(x: &[f64]) -> f64 {
     }
 }
 
+/// Kolmogorov–Smirnov distance `sup |F_n - F|` between the sample `x`
+/// (sorted in place) and a continuous CDF `cdf`: the largest gap at and
+/// just below each distinct value. Compare with `c(α)/√n` (c = 1.36 at
+/// α = 0.05, 1.95 at 0.001). Whole-byte sizes from a continuous law are
+/// fine when the law's step per byte is small against that bound; a
+/// discrete law with large steps needs `sup_k |F_n(k) - F(k)|` instead.
+pub fn ks_distance(x: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
+    x.sort_by(f64::total_cmp);
+    let n = x.len() as f64;
+    let mut d: f64 = 0.0;
+    let mut i = 0;
+    while i < x.len() {
+        let mut j = i;
+        while j < x.len() && x[j] == x[i] {
+            j += 1;
+        }
+        let f = cdf(x[i]);
+        d = d.max((j as f64 / n - f).abs()).max(f - i as f64 / n);
+        i = j;
+    }
+    d
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
     pub id: u32,
@@ -118,6 +141,55 @@ pub struct Series {
     pub fairness: FairnessSeries,
 }
 
+/// One row per transfer of a workload application (web users), columnar.
+/// A transfer is a finite flow; it is listed here instead of in `flows`.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Transfers {
+    /// Flow id.
+    pub flow: Vec<u32>,
+    /// `[[flows]]` entry and user (index among the entry's `count`).
+    pub entry: Vec<u32>,
+    pub user: Vec<u32>,
+    /// The user's page request (from 0), objects of that page, objects
+    /// this transfer carries, and whether it is on a persistent connection.
+    pub page: Vec<u32>,
+    pub page_objects: Vec<u32>,
+    pub objects: Vec<u32>,
+    pub persistent: Vec<bool>,
+    pub transport: Vec<String>,
+    pub cc: Vec<String>,
+    pub rtt_prop_s: Vec<f64>,
+    pub start_s: Vec<f64>,
+    /// Payload bytes to transfer, and delivered in order by the end.
+    pub bytes: Vec<u64>,
+    pub delivered_bytes: Vec<u64>,
+    /// When the last byte was acknowledged (null: not by the end), and
+    /// the completion time `completed_s - start_s`.
+    pub completed_s: Vec<Option<f64>>,
+    pub fct_s: Vec<Option<f64>>,
+    pub retransmits: Vec<u64>,
+    pub timeouts: Vec<u64>,
+}
+
+impl Transfers {
+    pub fn is_empty(&self) -> bool {
+        self.flow.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.flow.len()
+    }
+}
+
+/// The flow table's size over the run (present when there are transfers):
+/// flows ever created, the most alive at once, and alive at the end.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct FlowTableStats {
+    pub flows: u64,
+    pub transfers: u64,
+    pub live_max: u64,
+    pub live_end: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
     pub name: String,
@@ -131,6 +203,11 @@ pub struct Results {
     pub jain_index: f64,
     pub conservation: Conservation,
     pub series: Series,
+    /// Workload transfers (only when a run has some).
+    #[serde(skip_serializing_if = "Transfers::is_empty")]
+    pub transfers: Transfers,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow_table: Option<FlowTableStats>,
 }
 
 impl Results {

@@ -6,7 +6,7 @@
 //! stopped or finished before the interval began), so the sample that
 //! covers a flow's last moments is kept and idle flows cost nothing.
 //! Jain's index over the fairness window counts the flows active at `t`.
-use super::{jain, ratio, Conservation, FlowResult, LinkResult, Results, Series};
+use super::{jain, ratio, Conservation, FlowResult, FlowTableStats, LinkResult, Results, Series, Transfers};
 use crate::flow::FlowTable;
 use crate::net::link::LinkCounters;
 use crate::net::Net;
@@ -23,6 +23,9 @@ pub struct Sampler {
     warm_delivered: Vec<u64>,
     warm_rx: Vec<u64>,
     last_links: Vec<LinkCounters>,
+    /// Per flow that is not a transfer (`FlowTable::plain` order): bytes
+    /// delivered at the last sample, and at the samples of the fairness
+    /// window.
     last_delivered: Vec<u64>,
     fair_hist: VecDeque<Vec<u64>>,
     pub series: Series,
@@ -77,11 +80,14 @@ impl Sampler {
         let t = net.now;
         let ts = to_secs(t);
         let iv = to_secs(self.interval);
-        let delivered: Vec<u64> = flows.iter().map(|f| f.delivered_bytes()).collect();
+        // Transfers (workload flows) are left out: only the table's plain
+        // flows, indexed by their rank among them (their id when there
+        // are no transfers).
+        let delivered: Vec<u64> = flows.plain().iter().map(|&f| flows.get(f).delivered_bytes()).collect();
         self.last_delivered.resize(delivered.len(), 0);
         let s = &mut self.series.flows;
         for f in flows.alive_since(t.saturating_sub(self.interval)).to_vec() {
-            let fi = f as usize;
+            let fi = flows.plain().binary_search(&f).expect("series flows are plain");
             let d = delivered[fi];
             if active_during(flows, f, t, self.interval) {
                 // Flows without a window (UDP) report NaN (null in JSON).
@@ -117,8 +123,9 @@ impl Sampler {
             self.fair_hist.pop_front();
         }
         let (old, new) = (&self.fair_hist[0], &self.fair_hist[self.fair_hist.len() - 1]);
+        let plain = flows.plain();
         let rates: Vec<f64> =
-            (0..new.len()).filter(|&f| active(flows, f as u32, t)).map(|f| (new[f] - at(old, f)) as f64).collect();
+            (0..new.len()).filter(|&i| active(flows, plain[i], t)).map(|i| (new[i] - at(old, i)) as f64).collect();
         self.series.fairness.time_s.push(ts);
         self.series.fairness.jain.push(jain(&rates));
     }
@@ -156,7 +163,9 @@ impl Sampler {
                 }
             })
             .collect();
-        let flow_results: Vec<FlowResult> = (0..flows.len()).map(|f| self.flow_result(flows, f, end)).collect();
+        let flow_results: Vec<FlowResult> =
+            flows.plain().iter().map(|&f| self.flow_result(flows, f as usize, end)).collect();
+        let transfers = transfers(flows);
         let goodputs: Vec<f64> = flow_results.iter().map(|f| f.goodput_bps).collect();
         Results {
             name: sc.name.clone(),
@@ -176,6 +185,13 @@ impl Sampler {
                 live_in_pool: net.pkts.live() as u64,
             },
             series: self.series.clone(),
+            flow_table: (!transfers.is_empty()).then(|| FlowTableStats {
+                flows: flows.len() as u64,
+                transfers: flows.transfers() as u64,
+                live_max: flows.live_max() as u64,
+                live_end: flows.live() as u64,
+            }),
+            transfers,
         }
     }
 
@@ -193,10 +209,10 @@ impl Sampler {
         FlowResult {
             id: f as u32,
             entry: m.entry as u32,
-            transport: m.transport.clone(),
-            cc: m.cc.clone(),
-            recovery: m.recovery.clone(),
-            pacing: m.pacing.clone(),
+            transport: m.transport.to_string(),
+            cc: m.cc.to_string(),
+            recovery: m.recovery.to_string(),
+            pacing: m.pacing.to_string(),
             rtt_prop_s: m.rtt_prop_s,
             start_s: to_secs(m.start),
             stop_s: m.stop.map(to_secs),
@@ -212,4 +228,32 @@ impl Sampler {
             completed_s: completed.map(to_secs),
         }
     }
+}
+
+/// The table of every transfer (flows with a transfer tag), in id order.
+fn transfers(flows: &FlowTable) -> Transfers {
+    let mut t = Transfers::default();
+    for (id, f) in flows.iter().enumerate() {
+        let Some(tag) = f.meta.transfer else { continue };
+        let r = f.report();
+        let m = &f.meta;
+        t.flow.push(id as u32);
+        t.entry.push(m.entry as u32);
+        t.user.push(tag.user);
+        t.page.push(tag.page);
+        t.page_objects.push(tag.page_objects);
+        t.objects.push(tag.objects);
+        t.persistent.push(tag.persistent);
+        t.transport.push(m.transport.to_string());
+        t.cc.push(m.cc.to_string());
+        t.rtt_prop_s.push(m.rtt_prop_s);
+        t.start_s.push(to_secs(m.start));
+        t.bytes.push(tag.bytes);
+        t.delivered_bytes.push(f.delivered_bytes());
+        t.completed_s.push(r.completed_at.map(to_secs));
+        t.fct_s.push(r.completed_at.map(|c| to_secs(c.saturating_sub(m.start))));
+        t.retransmits.push(r.retransmits);
+        t.timeouts.push(r.timeouts);
+    }
+    t
 }
