@@ -22,6 +22,16 @@ Controller rows (target: within 15% of NewReno's events per second):
   controller produces the *same* event sequence (same event count); the
   controller still runs on every ACK, so ``vs_base`` (over ``B2cap``,
   NewReno) is the controller's own per-ACK cost.
+
+Workload rows:
+
+- ``W1``: the E-TCP paper's Fig 17 web workload at OC-12: 622 Mb/s,
+  1500 closed-loop web users (``app = "web"``, size factor 60, default
+  think/page/object laws), RTT discrete uniform on [10, 150] ms, 20-packet
+  bottleneck buffer, NewReno transfers; 100 s. Thousands of finite
+  transfers are created and freed during the run; the row adds
+  ``transfers`` (made) and ``live_flows_max`` (most alive at once), so
+  ``peak_rss_mb`` can be read against both.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .scenario import DropTail, Dumbbell, Flow, Scenario
 
@@ -55,6 +65,12 @@ class Bench:
     rwnd_pkts: Optional[int] = None
     #: name of the NewReno benchmark this row is compared with (``vs_base``)
     base: Optional[str] = None
+    #: workload rows: the application and its parameters (``flows`` is then
+    #: the number of users), per-user RTTs from ``rtt_range_s``/``rtt_step_s``
+    app: Optional[str] = None
+    app_params: Optional[Tuple[Tuple[str, Any], ...]] = None
+    rtt_range_s: Optional[Tuple[float, float]] = None
+    rtt_step_s: Optional[float] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -77,6 +93,9 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("B2cap", f"B2 capped: rwnd 3000, 5000-pkt buffer, loss-free, {_B2CAP[0]}", *_B2CAP[1:], rwnd_pkts=3000)]
     + [Bench(f"B2cap-{cc}", f"B2cap with cc = {cc} (same events as B2cap)", *_B2CAP[1:], cc=cc, rwnd_pkts=3000,
              base="B2cap") for cc in CONTROLLER_ROWS]
+    + [Bench("W1", "E-TCP Fig 17 web workload: 1500 users, size factor 60, 622 Mb/s, 20-pkt buffer, RTT 10-150 ms",
+             1500, 622e6, 0.0, 20, 100.0, app="web", app_params=(("size_factor", 60.0),),
+             rtt_range_s=(0.010, 0.150), rtt_step_s=0.001)]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -88,8 +107,15 @@ QUICK_FACTOR = 10.0
 
 
 def scenario(name: str, quick: bool = False) -> Scenario:
-    """The benchmark scenario ``name`` (B1..B5, B2-<cc>)."""
+    """The benchmark scenario ``name`` (B1..B5, B2-<cc>, W1)."""
     b = BENCHMARKS[name]
+    if b.app is not None:
+        flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000, header_bytes=40,
+                    rtt_range_s=list(b.rtt_range_s) if b.rtt_range_s else None, rtt_step_s=b.rtt_step_s,
+                    app=b.app, app_params=dict(b.app_params or ()))
+    else:
+        flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
+                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)
     return Scenario(
         name=f"bench-{b.name}",
         seed=1,
@@ -101,8 +127,7 @@ def scenario(name: str, quick: bool = False) -> Scenario:
             bottleneck_queue=DropTail(limit_pkts=b.buffer_pkts),
             edge_rate_bps=b.edge_rate_bps,
         ),
-        flows=[Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
-                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)],
+        flows=[flow],
     )
 
 
@@ -138,7 +163,7 @@ def run_one(name: str, quick: bool = False) -> Dict[str, Any]:
         raise RuntimeError(f"benchmark {name}: packet conservation violated: {c}")
     bneck = next((l for l in res.get("links", []) if l.get("monitored")), {})
     events = int(res.get("events", 0))
-    return {
+    row = {
         "name": name,
         "wall_s": wall,
         "repeats": len(walls),
@@ -149,6 +174,13 @@ def run_one(name: str, quick: bool = False) -> Dict[str, Any]:
         "utilization": bneck.get("utilization"),
         "loss_rate": bneck.get("loss_rate"),
     }
+    ft = res.get("flow_table")
+    if ft:
+        # Workload rows: transfers made over the run against the most alive
+        # at once (what the flow table's memory follows).
+        row["transfers"] = ft["transfers"]
+        row["live_flows_max"] = ft["live_max"]
+    return row
 
 
 def run_isolated(name: str, quick: bool = False) -> Dict[str, Any]:
@@ -198,6 +230,7 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             f"{(util if util is not None else float('nan')):>7.4f} "
             f"{(loss if loss is not None else float('nan')):>9.2e}"
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
+            + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
         )
     return "\n".join(lines)
 

@@ -147,7 +147,8 @@ def _print_entries(title: str, entries: List[Dict[str, Any]]) -> None:
     print()
 
 
-LIST_KINDS = ("transports", "controllers", "recoveries", "pacing", "queues", "stages", "topologies", "experiments")
+LIST_KINDS = ("transports", "applications", "controllers", "recoveries", "pacing", "queues", "stages", "topologies",
+              "experiments")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -260,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     p.set_defaults(func=cmd_sweep)
 
-    p = sub.add_parser("list", help="list controllers, queues, topologies, experiments")
+    p = sub.add_parser("list", help="list transports, applications, controllers, queues, topologies, experiments")
     p.add_argument("what", nargs="?", choices=LIST_KINDS)
     p.set_defaults(func=cmd_list)
 
@@ -274,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "anything (pass --quick if the runs were quick)")
     p.set_defaults(func=cmd_reproduce)
 
-    p = sub.add_parser("bench", help="engine benchmarks B1..B5 and B2-<cc> controller rows, each in its own process")
+    p = sub.add_parser("bench", help="engine benchmarks B1..B5, B2-<cc> controller rows and the W1 web "
+                                      "workload, each in its own process")
     p.add_argument("names", nargs="*", metavar="NAME")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--quick", action="store_true", help="durations / 10 (smoke test)")

@@ -1,8 +1,9 @@
 """Results of one run, as tidy pandas tables.
 
 The engine returns one JSON document (docs/scenario.md, "Results"): scalar
-summaries per flow and per link, and columnar time series. ``Results`` keeps
-that document as-is (``.raw``) and builds DataFrames lazily, because a large
+summaries per flow and per link, columnar time series and, for workloads
+such as web users, a columnar table of transfers. ``Results`` keeps that
+document as-is (``.raw``) and builds DataFrames lazily, because a large
 run's series can be millions of rows and most callers need only the summary.
 """
 
@@ -41,8 +42,9 @@ class Results:
 
     @property
     def summary(self) -> Dict[str, Any]:
-        """Everything except the time series (small, JSON-able)."""
-        return {k: v for k, v in self.raw.items() if k != "series"}
+        """Everything except the time series and the transfers table
+        (small, JSON-able)."""
+        return {k: v for k, v in self.raw.items() if k not in ("series", "transfers")}
 
     @property
     def name(self) -> str:
@@ -70,6 +72,21 @@ class Results:
 
         return pd.DataFrame(self.raw.get("links", []))
 
+    @cached_property
+    def transfers(self) -> "pd.DataFrame":
+        """One row per transfer of a workload (``app = "web"``): flow, entry,
+        user, page, page_objects, objects, persistent, transport, cc,
+        rtt_prop_s, start_s, bytes, delivered_bytes, completed_s, fct_s
+        (NaN while unfinished), retransmits, timeouts. Empty (no columns)
+        for a run without transfers."""
+        return self._columns(self.raw.get("transfers", {}))
+
+    @property
+    def flow_table(self) -> Dict[str, int]:
+        """Flows ever created, transfers, the most alive at once and alive
+        at the end (``{}`` for a run without transfers)."""
+        return self.raw.get("flow_table", {})
+
     @property
     def monitored_links(self) -> "pd.DataFrame":
         links = self.links
@@ -87,11 +104,19 @@ class Results:
 
     # -- series -------------------------------------------------------------
 
-    def _series(self, key: str) -> "pd.DataFrame":
+    @staticmethod
+    def _columns(cols: Dict[str, Any]) -> "pd.DataFrame":
         import pandas as pd
 
-        cols = self.raw.get("series", {}).get(key, {})
-        return pd.DataFrame({k: list(v) for k, v in cols.items()})
+        df = pd.DataFrame({k: list(v) for k, v in cols.items()})
+        # JSON null (an unfinished transfer's completion) is NaN, not object.
+        for k in ("completed_s", "fct_s"):
+            if k in df:
+                df[k] = df[k].astype(float)
+        return df
+
+    def _series(self, key: str) -> "pd.DataFrame":
+        return self._columns(self.raw.get("series", {}).get(key, {}))
 
     @cached_property
     def flow_series(self) -> "pd.DataFrame":
@@ -118,20 +143,24 @@ class Results:
         return text
 
     def write(self, out_dir: PathLike, csv: bool = False) -> List[Path]:
-        """Write summary.json and the three series as Parquet (and CSV).
+        """Write summary.json and the three series as Parquet (and CSV),
+        and transfers.parquet (.csv) when the run has transfers.
 
-        The summary is separate from the series so that it stays small enough
-        to read by eye and to diff between runs.
+        The summary is separate from the series and the transfers so that it
+        stays small enough to read by eye and to diff between runs.
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = [out / "summary.json"]
         written[0].write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
-        for stem, df in (
+        tables = [
             ("flow_series", self.flow_series),
             ("link_series", self.link_series),
             ("fairness_series", self.fairness_series),
-        ):
+        ]
+        if self.raw.get("transfers"):
+            tables.append(("transfers", self.transfers))
+        for stem, df in tables:
             p = out / f"{stem}.parquet"
             df.to_parquet(p, index=False)
             written.append(p)
@@ -184,6 +213,16 @@ class Results:
                 g = [f.get("goodput_bps", 0.0) / 1e6 for f in flows]
                 lines.append(f"  ... {len(flows) - len(shown)} more flows; goodput over all {len(flows)}: "
                              f"min {min(g):.3f}, mean {sum(g) / len(g):.3f}, max {max(g):.3f} Mb/s")
+        t = self.raw.get("transfers") or {}
+        if t.get("flow"):
+            done = [f for f in t.get("fct_s", []) if f is not None]
+            ft = self.flow_table
+            lines.append(
+                f"{len(t['flow'])} transfers ({len(done)} completed"
+                + (f", mean completion {sum(done) / len(done):.3f} s" if done else "")
+                + f"), {sum(t.get('bytes', [])) / 1e6:.1f} MB requested"
+                + (f"; at most {ft['live_max']} flows alive at once" if "live_max" in ft else "")
+            )
         links = [l for l in self.raw.get("links", []) if l.get("monitored")]
         if links:
             lines.append("")
@@ -206,4 +245,6 @@ class Results:
 
     def __repr__(self) -> str:
         n = len(self.raw.get("flows", []))
-        return f"<Results {self.name!r}: {n} flows, jain={self.jain_index}>"
+        m = len((self.raw.get("transfers") or {}).get("flow", []))
+        more = f", {m} transfers" if m else ""
+        return f"<Results {self.name!r}: {n} flows{more}, jain={self.jain_index}>"

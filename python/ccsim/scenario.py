@@ -278,6 +278,7 @@ class Flow(_Table):
     bytes: Optional[int] = None
     rtt_s: Optional[Union[Number, List[Number]]] = None
     rtt_range_s: Optional[List[Number]] = None
+    rtt_step_s: Optional[Number] = None
     direction: Optional[str] = None
     hops: Optional[List[int]] = None
     route: Optional[List[str]] = None
@@ -285,6 +286,10 @@ class Flow(_Table):
     rate_bps: Optional[Number] = None
     on_s: Optional[Number] = None
     off_s: Optional[Number] = None
+    # the application (``ccsim list applications``): e.g. app = "web" with
+    # app_params = {"think_mean_s": 20, "size_factor": 60}; count = users
+    app: Optional[str] = None
+    app_params: Optional[Dict[str, Any]] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
 
