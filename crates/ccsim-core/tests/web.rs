@@ -255,3 +255,21 @@ fn web_fields_are_validated_with_named_errors() {
     assert!(!p.contains_key("object_max_bytes"));
     assert_eq!(Scenario::from_json(&sc.to_json()).unwrap().to_json(), sc.to_json());
 }
+
+/// Web users beside an ordinary bulk flow, with series and a warm-up: the
+/// bulk flow keeps id 0, its row in `flows`, its series and Jain's index;
+/// the transfers stay out of all three.
+#[test]
+fn web_users_beside_a_bulk_flow() {
+    let toml = web(100, 50e6, 50, 10.0, "think_mean_s = 0.5", "")
+        .replace("sample_interval_s = 0", "sample_interval_s = 0.5\nwarmup_s = 2.0")
+        + "[[flows]]\nrtt_s = 0.05\n";
+    let r = run(&parse(&toml));
+    assert_eq!(r.flows.len(), 1);
+    assert_eq!((r.flows[0].id, r.flows[0].entry), (0, 1));
+    assert!(r.flows[0].goodput_bps > 0.0 && r.jain_index == 1.0);
+    assert!(!r.series.flows.flow.is_empty() && r.series.flows.flow.iter().all(|&f| f == 0));
+    assert!(r.series.fairness.jain.iter().all(|&j| j == 1.0 || j.is_nan()));
+    assert!(r.transfers.len() > 100 && !r.transfers.flow.contains(&0));
+    assert_eq!(r.flow_table.as_ref().unwrap().flows, r.transfers.len() as u64 + 1);
+}
