@@ -1,6 +1,6 @@
 //! The flow table: one row per flow, with its host pair, route, static facts
-//! and its two agents; rows are added at build time or by applications
-//! during a run, never renumbered.
+//! and where its two agents are; rows are added at build time or by
+//! applications during a run, never renumbered.
 //!
 //! A finished transfer (everything acknowledged) whose packets have all left
 //! the network is freed: its agents are dropped and what results need is
