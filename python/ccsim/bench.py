@@ -11,6 +11,13 @@ All scenarios are dumbbells with 1040-byte packets (1000 B payload + 40 B
 header) and 100 Gb/s edge links whose delays make up each flow's RTT (the
 bottleneck's own delay is 1 ms). B1-B5 run NewReno.
 
+E-TCP rows (target: at least 70% of B5's bottleneck packets per
+wall-second, ``vs_B5_pkts``; E5 under 3 minutes):
+
+- ``E1``: one E-TCP flow (window variant, exponential pacing, reliable),
+  1 Gb/s, RTT 100 ms, 20-packet buffer, 60 s.
+- ``E5``: the same at 5 Gb/s for 300 s (about 160 million packets).
+
 Controller rows (target: within 15% of NewReno's events per second):
 
 - ``B2-<cc>``: B2 with another congestion controller. The controller also
@@ -55,6 +62,7 @@ class Bench:
     rwnd_pkts: Optional[int] = None
     #: name of the NewReno benchmark this row is compared with (``vs_base``)
     base: Optional[str] = None
+    transport: str = "tcp"
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -73,6 +81,8 @@ BENCHMARKS: Dict[str, Bench] = {
         Bench("B5", "SACK, 1 flow, 1 Gb/s, RTT 70 ms, 6000-pkt buffer, 2.4 Gb/s edges",
               1, 1e9, 0.070, 6000, 120.0, recovery="sack", edge_rate_bps=2.4e9),
     ]
+    + [Bench("E1", "E-TCP, 1 flow, 1 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 1e9, 0.100, 20, 60.0, transport="etcp"),
+       Bench("E5", "E-TCP, 1 flow, 5 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 5e9, 0.100, 20, 300.0, transport="etcp")]
     + [Bench(f"B2-{cc}", f"B2 with cc = {cc}: 1 flow, {_B2[0]}", *_B2[1:], cc=cc, base="B2") for cc in CONTROLLER_ROWS]
     + [Bench("B2cap", f"B2 capped: rwnd 3000, 5000-pkt buffer, loss-free, {_B2CAP[0]}", *_B2CAP[1:], rwnd_pkts=3000)]
     + [Bench(f"B2cap-{cc}", f"B2cap with cc = {cc} (same events as B2cap)", *_B2CAP[1:], cc=cc, rwnd_pkts=3000,
@@ -88,8 +98,13 @@ QUICK_FACTOR = 10.0
 
 
 def scenario(name: str, quick: bool = False) -> Scenario:
-    """The benchmark scenario ``name`` (B1..B5, B2-<cc>)."""
+    """The benchmark scenario ``name`` (B1..B5, B2-<cc>, E1, E5)."""
     b = BENCHMARKS[name]
+    if b.transport == "tcp":
+        flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
+                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)
+    else:
+        flow = Flow(count=b.flows, transport=b.transport, mss_bytes=1000, header_bytes=40, rtt_s=b.rtt_s)
     return Scenario(
         name=f"bench-{b.name}",
         seed=1,
@@ -101,8 +116,7 @@ def scenario(name: str, quick: bool = False) -> Scenario:
             bottleneck_queue=DropTail(limit_pkts=b.buffer_pkts),
             edge_rate_bps=b.edge_rate_bps,
         ),
-        flows=[Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
-                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)],
+        flows=[flow],
     )
 
 
@@ -180,10 +194,13 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
     base row's (``B2`` or ``B2cap``), when the base ran in the same batch
     (target: >= 0.85)."""
     eps = {r["name"]: r["events_per_s"] for r in rows}
+    pps = {r["name"]: r["bottleneck_pkts_per_s"] for r in rows}
     for r in rows:
         base = BENCHMARKS[r["name"]].base
         if base in eps:
             r["vs_base"] = r["events_per_s"] / eps[base]
+        if BENCHMARKS[r["name"]].transport == "etcp" and "B5" in pps:
+            r["vs_B5_pkts"] = r["bottleneck_pkts_per_s"] / pps["B5"]
 
 
 def format_table(rows: List[Dict[str, Any]]) -> str:
@@ -198,6 +215,7 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             f"{(util if util is not None else float('nan')):>7.4f} "
             f"{(loss if loss is not None else float('nan')):>9.2e}"
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
+            + (f" vs B5 pkts/s {r['vs_B5_pkts']:.2f}" if "vs_B5_pkts" in r else "")
         )
     return "\n".join(lines)
 

@@ -91,7 +91,7 @@ pub trait ReceiverAgent: Send {
 pub enum Sender {
     Tcp(tcp::TcpSender),
     Udp(udp::UdpSender),
-    Etcp(Box<etcp::EtcpSender>),
+    Etcp(etcp::EtcpSender),
     Ext(Box<dyn SenderAgent>),
 }
 
