@@ -20,6 +20,7 @@
 //! A retransmission timer on the oldest unacknowledged data is the
 //! backstop: on expiry that data is queued for retransmission first. Every
 //! (re)transmission waits for the rate-control timer (the sender decides).
+use crate::sim::Time;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Reordering allowance, in transmissions (Fig 2's "h_seq > s + 2").
@@ -28,9 +29,11 @@ pub const REORDER_GUARD: u64 = 2;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Seg {
     Acked,
-    /// In flight as transmission `tx` (its `cc_seq`), retransmitted `k` times.
+    /// In flight as transmission `tx` (its `cc_seq`) sent at `at`,
+    /// retransmitted `k` times.
     InFlight {
         tx: u64,
+        at: Time,
         k: u16,
     },
     /// Inferred lost, waiting for the rate timer; retransmitted `k` times.
@@ -72,19 +75,19 @@ impl RetxQueue {
         self.segs[(d - self.una) as usize] = s;
     }
 
-    /// Data `d` leaves as transmission `tx` (new data when `d == high()`);
-    /// `true` when `d` had been retransmitted before.
-    pub fn on_send(&mut self, d: u64, tx: u64) -> bool {
+    /// Data `d` leaves now (`at`) as transmission `tx` (new data when
+    /// `d == high()`); `true` when `d` had been retransmitted before.
+    pub fn on_send(&mut self, d: u64, tx: u64, at: Time) -> bool {
         let mut again = false;
         if d == self.high() {
-            self.segs.push_back(Seg::InFlight { tx, k: 0 });
+            self.segs.push_back(Seg::InFlight { tx, at, k: 0 });
         } else {
             let k = match self.seg(d) {
                 Some(Seg::Lost { k }) | Some(Seg::InFlight { k, .. }) => k,
                 _ => return false, // acknowledged meanwhile: nothing to track
             };
             again = k > 0;
-            self.set(d, Seg::InFlight { tx, k: k.saturating_add(1) });
+            self.set(d, Seg::InFlight { tx, at, k: k.saturating_add(1) });
         }
         self.order.push_back((tx, d));
         again
@@ -105,12 +108,15 @@ impl RetxQueue {
         self.lost.iter().any(|&d| matches!(self.seg(d), Some(Seg::Lost { .. })))
     }
 
-    /// Process an ACK's (CACK, TSN, LE). Returns how many data were newly
-    /// inferred lost.
-    pub fn on_ack(&mut self, cack: u64, tsn: u64, le: u64) -> u64 {
-        // The transmission that triggered this ACK, if TSN was in flight.
+    /// Process an ACK's (CACK, TSN, LE) and the send time it echoes.
+    /// Returns how many data were newly inferred lost.
+    pub fn on_ack(&mut self, cack: u64, tsn: u64, le: u64, ts_echo: Time) -> u64 {
+        // The transmission that triggered this ACK: TSN's latest, unless the
+        // echoed send time shows an earlier copy of TSN arrived (after a
+        // timer resend, say); that copy tells nothing about what was sent
+        // after it, so it infers nothing.
         let t = match self.seg(tsn) {
-            Some(Seg::InFlight { tx, .. }) => Some(tx),
+            Some(Seg::InFlight { tx, at, .. }) if at == ts_echo => Some(tx),
             _ => None,
         };
         // LE..=TSN: walk down from TSN until data already known acknowledged
@@ -143,7 +149,7 @@ impl RetxQueue {
                     break;
                 }
                 self.order.pop_front();
-                if let Some(Seg::InFlight { tx: cur, k }) = self.seg(d) {
+                if let Some(Seg::InFlight { tx: cur, k, .. }) = self.seg(d) {
                     if cur == tx {
                         self.set(d, Seg::Lost { k });
                         self.lost.push_back(d);
@@ -267,11 +273,11 @@ mod tests {
     fn in_order_acks_advance_una() {
         let mut q = RetxQueue::default();
         for d in 0..10 {
-            q.on_send(d, d);
+            q.on_send(d, d, d);
         }
-        assert_eq!(q.on_ack(5, 4, 0), 0);
+        assert_eq!(q.on_ack(5, 4, 0, 4), 0);
         assert_eq!(q.una(), 5);
-        assert_eq!(q.on_ack(10, 9, 5), 0);
+        assert_eq!(q.on_ack(10, 9, 5, 9), 0);
         assert!(!q.outstanding());
     }
 
@@ -279,12 +285,12 @@ mod tests {
     fn a_hole_is_inferred_beyond_the_reordering_guard() {
         let mut q = RetxQueue::default();
         for d in 0..10 {
-            q.on_send(d, d);
+            q.on_send(d, d, d);
         }
         // 3 lost; 4, 5 and 6 arrive: only transmission 6 > 3 + 2 shows it.
-        assert_eq!(q.on_ack(3, 4, 4), 0);
-        assert_eq!(q.on_ack(3, 5, 4), 0, "tx 5 is within the guard of 3");
-        assert_eq!(q.on_ack(3, 6, 4), 1);
+        assert_eq!(q.on_ack(3, 4, 4, 4), 0);
+        assert_eq!(q.on_ack(3, 5, 4, 5), 0, "tx 5 is within the guard of 3");
+        assert_eq!(q.on_ack(3, 6, 4, 6), 1);
         assert_eq!(q.next_lost(), Some(3));
         assert_eq!(q.next_lost(), None);
     }
@@ -293,29 +299,52 @@ mod tests {
     fn a_lost_retransmission_is_found_again_without_a_timeout() {
         let mut q = RetxQueue::default();
         for d in 0..10 {
-            q.on_send(d, d);
+            q.on_send(d, d, d);
         }
-        q.on_ack(3, 9, 4); // 3 lost (data 4..=9 arrived)
+        q.on_ack(3, 9, 4, 9); // 3 lost (data 4..=9 arrived)
         assert_eq!(q.next_lost(), Some(3));
-        q.on_send(3, 10); // retransmitted as tx 10 ...
+        q.on_send(3, 10, 10); // retransmitted as tx 10 ...
         for d in 10..15 {
-            q.on_send(d, d + 1); // ... and new data as tx 11..15
+            q.on_send(d, d + 1, d + 1); // ... and new data as tx 11..15
         }
         // 3's retransmission is lost too; 10..=14 arrive.
-        assert_eq!(q.on_ack(3, 11, 10), 0, "tx 12 is within the guard of 10");
-        assert_eq!(q.on_ack(3, 12, 10), 1);
+        assert_eq!(q.on_ack(3, 11, 10, 12), 0, "tx 12 is within the guard of 10");
+        assert_eq!(q.on_ack(3, 12, 10, 13), 1);
         assert_eq!(q.lost_retx_inferred, 1);
         assert_eq!(q.next_lost(), Some(3), "retransmitted a second time");
-        q.on_send(3, 16);
-        q.on_ack(15, 3, 3);
+        q.on_send(3, 16, 16);
+        q.on_ack(15, 3, 3, 16);
         assert!(!q.outstanding());
+    }
+
+    /// The timer resends data whose first copy was only late: the ACK of
+    /// that first copy (its echoed send time is not the latest) must not
+    /// declare everything sent since lost.
+    #[test]
+    fn an_ack_of_an_earlier_copy_infers_nothing() {
+        let mut q = RetxQueue::default();
+        for d in 0..5 {
+            q.on_send(d, d, d);
+        }
+        assert!(q.on_timeout());
+        assert_eq!(q.next_lost(), Some(0));
+        q.on_send(0, 5, 5); // timer resend of 0 ...
+        for d in 5..20 {
+            q.on_send(d, d + 1, d + 1); // ... then new data
+        }
+        // The first copy of 0 (sent at 0) arrives: 1..=4 are in flight, not lost.
+        assert_eq!(q.on_ack(1, 0, 0, 0), 0);
+        assert_eq!(q.next_lost(), None);
+        // An ACK of new data (tx 12) still infers a real hole: 1..=4 and
+        // 5..=8 (tx 1..=9) are unacknowledged and more than 2 older than 12.
+        assert_eq!(q.on_ack(1, 11, 11, 12), 8);
     }
 
     #[test]
     fn the_timer_queues_the_oldest_first() {
         let mut q = RetxQueue::default();
         for d in 0..5 {
-            q.on_send(d, d);
+            q.on_send(d, d, d);
         }
         assert!(q.on_timeout());
         assert!(!q.on_timeout(), "already waiting");

@@ -148,7 +148,7 @@ impl EtcpSender {
         let tx = self.cc_seq;
         self.cc_seq += 1;
         if self.cfg.reliable {
-            self.stats.retransmits_again += self.rel.on_send(d, tx) as u64;
+            self.stats.retransmits_again += self.rel.on_send(d, tx, now) as u64;
             if !self.rtx_timer.is_armed() {
                 let at = now + self.rtx_interval();
                 self.rtx_timer.arm(&mut net.events, at);
@@ -260,7 +260,7 @@ impl EtcpSender {
         // Reliability (§IV).
         if self.cfg.reliable {
             let una = self.rel.una();
-            self.rel.on_ack(h.cack, h.dseq, h.le);
+            self.rel.on_ack(h.cack, h.dseq, h.le, ts_echo);
             if self.rel.una() > una {
                 self.rtx_backoff = 0;
                 if self.rel.outstanding() {
