@@ -243,13 +243,13 @@ def equilibrium(capacity_pkts: float, rtts_s: Sequence[float], k: int, variant: 
     def offered(rho: float) -> float:
         st = state(rho, k)
         loss = float(st[-1])
-        delay = float((st * np.arange(k + 1)).sum()) * svc  # mean sojourn, roughly
+        delay = _sojourn(st, rho, svc)
         w = window_at_loss(loss, p0)
         if variant == "window":
             return w * float((1.0 / (rtts + delay)).sum()) / capacity_pkts
         return n * w / capacity_pkts
 
-    lo, hi = 1e-9, 5.0
+    lo, hi = 1e-9, 100.0
     for _ in range(200):  # offered(rho) - rho is decreasing in rho
         mid = 0.5 * (lo + hi)
         if offered(mid) > mid:
@@ -261,10 +261,16 @@ def equilibrium(capacity_pkts: float, rtts_s: Sequence[float], k: int, variant: 
     loss = float(st[-1])
     w = window_at_loss(loss, p0)
     q = float((st * np.arange(k + 1)).sum())
-    delay = q * svc
+    delay = _sojourn(st, rho, svc)
     return {"rho": rho, "loss": loss, "utilisation": rho * (1.0 - loss), "queue_pkts": q,
             "window": w if variant == "window" else math.nan,
             "rate_pps": w / (rtts[0] + delay) if variant == "window" else w}
+
+
+def _sojourn(st: np.ndarray, rho: float, svc: float) -> float:
+    """Mean time in the system of an accepted packet (Little: L / accepted rate)."""
+    q = float((st * np.arange(len(st))).sum())
+    return q * svc / (rho * (1.0 - float(st[-1]))) if rho > 0 else svc
 
 
 def _mm1k_state(rho: float, k: int) -> np.ndarray:
