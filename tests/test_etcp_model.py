@@ -150,3 +150,25 @@ def test_equilibrium_is_consistent():
     assert het["window"] * sum(1 / (r + sojourn) for r in rtts) == pytest.approx(het["rho"] * c, rel=1e-6)
     rate = equilibrium(c, rtts, 21, variant="rate")
     assert math.isnan(rate["window"]) and rate["rate_pps"] * 50 == pytest.approx(rate["rho"] * c, rel=1e-6)
+
+
+def test_network_equilibrium_reduces_to_one_link():
+    from ccsim.models.etcp import network_equilibrium
+
+    c = 600e6 / 8320
+    one = equilibrium(c, [0.1, 0.2], 21)
+    net = network_equilibrium([c], [[0], [0]], [0.1, 0.2], 21)
+    assert net["rho"][0] == pytest.approx(one["rho"], rel=1e-6)
+    assert net["window"][0] == pytest.approx(one["window"], rel=1e-6)
+    # a long flow over links that carry their own one-hop flows sees the
+    # links' losses compounded, and its law sets its window from that loss
+    net = network_equilibrium([c] * 3, [[0, 1, 2], [0], [1], [2]], [0.2, 0.1, 0.1, 0.1], 21)
+    lp = net["link_loss"]
+    assert net["loss"][0] == pytest.approx(1 - (1 - lp[0]) * (1 - lp[1]) * (1 - lp[2]), rel=1e-12)
+    assert net["window"][0] == pytest.approx(window_at_loss(net["loss"][0]), rel=1e-12)
+    # each link's load is its flows' rates, the long flow thinned upstream
+    x = net["rate_pps"]
+    assert net["rho"][2] * c == pytest.approx(x[3] + x[0] * (1 - lp[0]) * (1 - lp[1]), rel=1e-6)
+    # rate variant: one-hop flows on equally loaded links get equal rates
+    rate = network_equilibrium([c] * 2, [[0, 1], [0], [1]], [0.2, 0.1, 0.3], 21, variant="rate")
+    assert rate["rate_pps"][1] == pytest.approx(rate["rate_pps"][2], rel=1e-3)

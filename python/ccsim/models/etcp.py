@@ -62,7 +62,7 @@ from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["mm1k_loss", "mg1k_loss", "md1k_loss", "md1k_state", "tcp_window", "etcp_window_fluid",
+__all__ = ["mm1k_loss", "mg1k_loss", "md1k_loss", "md1k_state", "tcp_window", "etcp_window_fluid", "network_equilibrium",
            "window_at_loss", "loss_at_window", "utilisation_for_throughput", "invert_loss", "equilibrium",
            "P0", "B_PARAM", "FIG1_BUFFER"]
 
@@ -225,7 +225,10 @@ def equilibrium(capacity_pkts: float, rtts_s: Sequence[float], k: int, variant: 
     """Equilibrium of E-TCP flows (one per entry of ``rtts_s``) at a
     bottleneck of ``capacity_pkts`` packets/s holding ``k`` packets
     (service included), its loss that of an M/D/1/K (``queue="md1k"``) or
-    M/M/1/K (``"mm1k"``) queue fed by the flows' Poisson traffic.
+    M/M/1/K (``"mm1k"``) queue fed by the flows' Poisson traffic, or
+    (``"overflow"``, for buffers of thousands of packets, §VIII) the limit
+    of a large buffer: no loss below capacity, and above it the queue stays
+    full and loses the excess, ``p = 1 - 1/rho``.
 
     Window variant: every flow holds the same window ``W`` and sends
     ``W / (tau_i + queueing delay)``; rate variant: the same rate ``x``.
@@ -235,7 +238,7 @@ def equilibrium(capacity_pkts: float, rtts_s: Sequence[float], k: int, variant: 
     in the system)."""
     if variant not in ("window", "rate"):
         raise ValueError(f"variant must be 'window' or 'rate', got {variant!r}")
-    state = (md1k_state if queue == "md1k" else _mm1k_state)
+    state = {"md1k": md1k_state, "mm1k": _mm1k_state, "overflow": _overflow_state}[queue]
     svc = packet_s if packet_s is not None else 1.0 / capacity_pkts
     rtts = np.asarray(rtts_s, dtype=float)
     n = len(rtts)
@@ -273,6 +276,84 @@ def _sojourn(st: np.ndarray, rho: float, svc: float) -> float:
     return q * svc / (rho * (1.0 - float(st[-1]))) if rho > 0 else svc
 
 
+def _overflow_state(rho: float, k: int) -> np.ndarray:
+    """Large-buffer limit as a two-point law: full with the excess lost
+    (rho > 1), or empty with no loss (rho <= 1; only the loss and, above
+    capacity, the full queue's delay matter to the equilibrium)."""
+    st = np.zeros(k + 1)
+    loss = max(0.0, 1.0 - 1.0 / rho) if rho > 0 else 0.0
+    if rho > 1.0:
+        # the queue holds K (its last place is the one counted as "full")
+        st[k] = loss
+        st[k - 1] = 1.0 - loss
+    else:
+        st[0] = 1.0
+    return st
+
+
 def _mm1k_state(rho: float, k: int) -> np.ndarray:
     r = np.power(float(rho), np.arange(k + 1))
     return r / r.sum()
+
+
+def network_equilibrium(capacities_pkts: Sequence[float], paths: Sequence[Sequence[int]], rtts_s: Sequence[float],
+                        k: int, variant: str = "window", p0: float = P0, sweeps: int = 100) -> Dict[str, list]:
+    """Equilibrium of E-TCP flows over several M/D/1/K links (multiple
+    bottlenecks, §VI-F). Flow f crosses the links ``paths[f]`` in order;
+    its loss is 1 - prod(1 - p_l) over them, its window (or rate) the
+    per-packet law at that loss, its rate W / (tau_f + queueing) (window
+    variant) or W (rate variant); a link's load is the sum of the rates of
+    its flows, thinned by the losses of the links before it on their paths.
+    Solved link by link (Gauss-Seidel, a bisection for each link's load
+    given the others) until the loads stop moving.
+
+    Returns per link: rho, loss, queue_pkts; per flow: loss, window (NaN for
+    the rate variant), rate_pps."""
+    caps = [float(c) for c in capacities_pkts]
+    n_links = len(caps)
+    rho = [0.9] * n_links
+
+    def link_state(l: int, r: float):
+        st = md1k_state(r, k)
+        return float(st[-1]), _sojourn(st, r, 1.0 / caps[l]), float((st * np.arange(k + 1)).sum())
+
+    def flow_rates(states):
+        out = []
+        for path, tau in zip(paths, rtts_s):
+            q = 1.0 - float(np.prod([1.0 - states[l][0] for l in path]))
+            w = window_at_loss(q, p0)
+            if variant == "window":
+                out.append((q, w, w / (tau + sum(states[l][1] for l in path))))
+            else:
+                out.append((q, math.nan, w))
+        return out
+
+    def load(l: int, states) -> float:
+        total = 0.0
+        for (q, w, x), path in zip(flow_rates(states), paths):
+            if l in path:
+                thin = 1.0
+                for m in path[: list(path).index(l)]:
+                    thin *= 1.0 - states[m][0]
+                total += x * thin
+        return total / caps[l]
+
+    for _ in range(sweeps):
+        before = list(rho)
+        for l in range(n_links):
+            states = [link_state(m, rho[m]) for m in range(n_links)]
+            lo, hi = 1e-9, 100.0
+            for _ in range(80):
+                mid = 0.5 * (lo + hi)
+                states[l] = link_state(l, mid)
+                if load(l, states) > mid:
+                    lo = mid
+                else:
+                    hi = mid
+            rho[l] = 0.5 * (lo + hi)
+        if max(abs(a - b) for a, b in zip(rho, before)) < 1e-10:
+            break
+    states = [link_state(m, rho[m]) for m in range(n_links)]
+    flows = flow_rates(states)
+    return {"rho": rho, "link_loss": [s[0] for s in states], "queue_pkts": [s[2] for s in states],
+            "loss": [f[0] for f in flows], "window": [f[1] for f in flows], "rate_pps": [f[2] for f in flows]}

@@ -195,3 +195,57 @@ def steady_mean(fs, col: str, t0: float, t1: float = math.inf) -> float:
     m = (fs["time_s"] > t0 + 1e-9) & (fs["time_s"] <= t1 + 1e-9)
     v = fs.loc[m, col]
     return float(v.mean()) if len(v) else math.nan
+
+
+# -- multi-branch topology (Fig 13) ------------------------------------------------------
+
+#: Fig 13 (§VI-F): five 600 Mb/s, 20 ms bottlenecks and eight connections:
+#: connection 1 over all five, connection 2 over three, connection 3 and the
+#: others over one each. The figure is not in our copy of the paper, so the
+#: placement is ours: connection 2 over the first three links, connection 3
+#: on the second link (whose queue Fig 14 shows), and one single-link
+#: connection on each of the five links (connections 4-8). Links and flows
+#: are 0-based in the scenario: flows[i] is connection i + 1.
+MB_LINKS, MB_RATE_BPS, MB_DELAY_S = 5, 600e6, 0.02
+MB_HOPS = [[0, 4], [0, 2], [1, 1], [0, 0], [1, 1], [2, 2], [3, 3], [4, 4]]
+#: the link whose queue and loss Fig 14 (b, c) show: "the second bottleneck link from the left"
+MB_SHOWN_LINK = 1
+
+
+def multibranch_scenario(name: str, duration_s: float, flow: Dict[str, Any], *, sample_interval_s: float = 0.1) -> dict:
+    """Fig 13 as a parking lot: :data:`MB_LINKS` links, edges as Fig 4
+    (100 Gb/s, 5 ms, 1000 packets), 20-packet DropTail; one flow of the
+    ``flow`` fields per entry of :data:`MB_HOPS`, all starting uniformly in
+    the first 100 ms (as §VI-C; §VI-F does not say)."""
+    topo = {"kind": "parking_lot", "n_links": MB_LINKS, "link_rate_bps": MB_RATE_BPS, "link_delay_s": MB_DELAY_S,
+            "link_queue": {"kind": "droptail", "limit_pkts": BUFFER}, "edge_rate_bps": EDGE_RATE_BPS,
+            "edge_delay_s": EDGE_DELAY_S, "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER}}
+    flows = [dict(flow, hops=h, start_s=0.0, start_spread_s=0.1) for h in MB_HOPS]
+    return scenario(name, duration_s, topo, flows, sample_interval_s=sample_interval_s)
+
+
+def multibranch_rtts() -> List[float]:
+    """Round-trip propagation of each Fig 13 connection (links + 2 edges each way)."""
+    return [2 * ((h[1] - h[0] + 1) * MB_DELAY_S + 2 * EDGE_DELAY_S) for h in MB_HOPS]
+
+
+def multibranch_model(variant: str = "window") -> Dict[str, list]:
+    """:func:`ccsim.models.etcp.network_equilibrium` of Fig 13."""
+    from ...models.etcp import network_equilibrium
+
+    paths = [list(range(h[0], h[1] + 1)) for h in MB_HOPS]
+    return network_equilibrium([capacity_pps(MB_RATE_BPS)] * MB_LINKS, paths, multibranch_rtts(), QUEUE_K,
+                               variant=variant, p0=ETCP_P0)
+
+
+def chain_links(res) -> List[int]:
+    """Ids of the forward bottleneck links r0->r1, r1->r2, ... in order."""
+    ln = res.links
+    out = []
+    i = 0
+    while True:
+        m = ln[(ln["from"] == f"r{i}") & (ln["to"] == f"r{i + 1}")]
+        if m.empty:
+            return out
+        out.append(int(m.iloc[0]["id"]))
+        i += 1
