@@ -99,3 +99,27 @@ def test_fig6_quick_has_every_protocol(quick_run):
     # (E-TCP's are paper comparisons, reported whatever they give)
     baselines = [c for c in checks if not c.quantity.startswith("E-TCP")]
     assert all(c.ok for c in baselines), [c.quantity for c in baselines if not c.ok]
+
+
+def test_fig5_quick_table(quick_run):
+    tmp_path, checks = quick_run("etcp-fig5")
+    _check_shape(checks)
+    t = pd.read_csv(tmp_path / "etcp-fig5.csv").iloc[0]
+    # one flow: what the sender counts lost is what the bottleneck dropped
+    assert t["loss_est"] == pytest.approx(t["bottleneck_loss_rate"], rel=0.05)
+    assert 0 < t["steady_goodput_utilisation"] <= 1000 / 1040
+    assert t["window_sd"] > 0 and t["model_window"] > 0
+
+
+def test_lossy_reverse_quick_loses_acks(quick_run):
+    tmp_path, checks = quick_run("etcp-lossy-reverse")
+    _check_shape(checks)
+    lost = {}
+    for f in (tmp_path / "runs").glob("*.json"):
+        r = Results.load(f)
+        assert_conserved(r)
+        rev = r.links[(r.links["from"] == "r1") & (r.links["to"] == "r0")].iloc[0]
+        lost[r.raw["flows"][0]["id"], rev["random_losses"] / max(rev["arrivals"], 1)] = True
+    fractions = sorted(x for _, x in lost)
+    # the lossless run drops no ACK; the 5% run drops about 5% of them
+    assert fractions[0] == 0 and fractions[-1] == pytest.approx(0.05, abs=0.005)

@@ -249,3 +249,18 @@ def chain_links(res) -> List[int]:
             return out
         out.append(int(m.iloc[0]["id"]))
         i += 1
+
+
+def steady_loss(ls, t0: float, t1: float = math.inf) -> float:
+    """Bottleneck loss rate over samples in (t0, t1] as drops / arrivals
+    summed over the interval, not the mean of the per-sample ratios (which
+    weights a sample with few arrivals like one with many, and so reads low:
+    losses come with the bursts). The link series has no arrival counts; a
+    sample's arrivals are its packets sent, utilisation x capacity x
+    interval, over 1 - its loss rate (all packets the same size, as on a
+    one-way bottleneck: the capacity and interval cancel)."""
+    m = (ls["time_s"] > t0 + 1e-9) & (ls["time_s"] <= t1 + 1e-9)
+    u, l = ls.loc[m, "utilization"].to_numpy(), ls.loc[m, "loss_rate"].to_numpy()
+    ok = l < 1.0
+    a = u[ok] / (1.0 - l[ok])
+    return float((a * l[ok]).sum() / a.sum()) if a.sum() > 0 else math.nan

@@ -46,7 +46,7 @@ from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, flow_series
 from .._kit.figures import grid, save, style_axes
 from .._kit.setups import MSS
-from . import PKT_BYTES, SOURCE as _SOURCE, bdp_pkts, capacity_pps, etcp_flow, etcp_scenario, steady_mean
+from . import PKT_BYTES, SOURCE as _SOURCE, bdp_pkts, capacity_pps, etcp_flow, etcp_scenario, steady_loss, steady_mean
 
 ID = "etcp-fig22-23"
 SOURCE = f"{_SOURCE}, Figs 22-23"
@@ -98,7 +98,7 @@ def analyse(runs: Runs, quick: bool) -> Analysis:
     t0 = d22 / 3
     m22 = model(*s22)
     fig22 = {"setting": s22, "fs": fs, "ls": ls, "t0": t0, "model": m22, "rate": steady_mean(fs, "rate_pps", t0),
-             "loss": steady_mean(ls, "loss_rate", t0), "peak": float(fs["rate_pps"].max())}
+             "loss": steady_loss(ls, t0), "peak": float(fs["rate_pps"].max())}
     rows = []
     for i in range(1, len(runs.sweeps)):
         (res,) = runs.results(i)

@@ -43,7 +43,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, flow_series
 from .._kit.figures import grid, save, style_axes
-from . import SOURCE as _SOURCE, etcp_flow, etcp_scenario, steady_mean
+from . import SOURCE as _SOURCE, etcp_flow, etcp_scenario, steady_loss, steady_mean
 
 ID = "etcp-lossy-reverse"
 SOURCE = f"{_SOURCE}, §III-B / §VI (lossy reverse path)"
@@ -77,7 +77,7 @@ def analyse(runs: Runs, quick: bool) -> Analysis:
         fs, ls = flow_series(res, 0), bottleneck_series(res)
         f = res.flows.iloc[0]
         rows.append({"reverse_loss": r, "window_mean": steady_mean(fs, "cwnd", t0),
-                     "forward_loss": steady_mean(ls, "loss_rate", t0),
+                     "forward_loss": steady_loss(ls, t0),
                      "forward_loss_run": float(res.bottleneck()["loss_rate"]),
                      "loss_est": float(f.get("loss_est", math.nan)),
                      "goodput_bps": float(f["goodput_bps"]), "data_pkts_sent": int(f["data_pkts_sent"]),
