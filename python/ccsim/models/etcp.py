@@ -214,7 +214,8 @@ def utilisation_for_throughput(t_pkts: float, tau_s: float, protocol: str, buffe
     if p >= 1.0:
         return math.nan  # no utilisation gives this loss (window below ~1.4 packets)
     f = loss or (lambda r: mm1k_loss(r, buffer))
-    return invert_loss(p, f, hi=1.0 - 1e-12 if loss is None else 10.0)
+    # offered loads above 1 are allowed (a finite queue loses the excess)
+    return invert_loss(p, f, hi=10.0)
 
 
 # -- E-TCP equilibrium at a shared queue -------------------------------------------------
