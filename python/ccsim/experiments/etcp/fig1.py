@@ -30,7 +30,6 @@ Checks (all of them model against paper text; nothing is simulated):
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import List
 

@@ -35,7 +35,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.figures import STYLE, grid, save, style_axes
 from .._kit.setups import flow
-from . import (ETCP_STYLE, PROTOCOLS, SOURCE as _SOURCE, etcp_flow, etcp_point, etcp_scenario)
+from . import ETCP_STYLE, SOURCE as _SOURCE, etcp_flow, etcp_point, etcp_scenario
 
 ID = "etcp-fig15"
 SOURCE = f"{_SOURCE}, Fig 15"

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import List, Tuple
 
 import numpy as np
 import pandas as pd
@@ -61,7 +61,7 @@ import pandas as pd
 from ...models.etcp import loss_at_window
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
-from .._kit.analysis import bottleneck_series, jain
+from .._kit.analysis import bottleneck_series
 from .._kit.figures import STYLE, grid, save, style_axes
 from . import (ETCP_STYLE, ETCP_UTILISATION, PROTOCOLS, SOURCE as _SOURCE, base_scenario, etcp_flow, etcp_point,
                etcp_scenario, frame, model, point, steady_loss)
