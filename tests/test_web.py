@@ -105,6 +105,10 @@ def test_bench_w1_row():
     assert f["rtt_range_s"] == [0.01, 0.15] and f["rtt_step_s"] == 0.001 and "rtt_s" not in f
     assert d["topology"]["bottleneck_rate_bps"] == 622e6 and d["topology"]["bottleneck_queue"]["limit_pkts"] == 20
     assert BENCHMARKS["W1"].duration_s == 100.0
+    # W1-etcp: the same users, E-TCP transfers
+    e = scenario("W1-etcp").to_dict()["flows"][0]
+    assert e.pop("transport") == "etcp" and "cc" not in e and "recovery" not in e
+    assert e == {k: v for k, v in f.items() if k not in ("cc", "recovery")}
     row = run_one("W1", quick=True)
     assert row["transfers"] > 2 * row["live_flows_max"] > 0  # 10 s (quick): users still ramping up
     assert row["events"] > 0 and row["peak_rss_mb"] > 0

@@ -11,6 +11,13 @@ All scenarios are dumbbells with 1040-byte packets (1000 B payload + 40 B
 header) and 100 Gb/s edge links whose delays make up each flow's RTT (the
 bottleneck's own delay is 1 ms). B1-B5 run NewReno.
 
+E-TCP rows (target: at least 70% of B5's bottleneck packets per
+wall-second, ``vs_B5_pkts``; E5 under 3 minutes):
+
+- ``E1``: one E-TCP flow (window variant, exponential pacing, reliable),
+  1 Gb/s, RTT 100 ms, 20-packet buffer, 60 s.
+- ``E5``: the same at 5 Gb/s for 300 s (about 160 million packets).
+
 Controller rows (target: within 15% of NewReno's events per second):
 
 - ``B2-<cc>``: B2 with another congestion controller. The controller also
@@ -32,6 +39,7 @@ Workload rows:
   transfers are created and freed during the run; the row adds
   ``transfers`` (made) and ``live_flows_max`` (most alive at once), so
   ``peak_rss_mb`` can be read against both.
+- ``W1-etcp``: the same users with E-TCP transfers (``transport = "etcp"``).
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ class Bench:
     rwnd_pkts: Optional[int] = None
     #: name of the NewReno benchmark this row is compared with (``vs_base``)
     base: Optional[str] = None
+    transport: str = "tcp"
     #: workload rows: the application and its parameters (``flows`` is then
     #: the number of users), per-user RTTs from ``rtt_range_s``/``rtt_step_s``
     app: Optional[str] = None
@@ -89,13 +98,16 @@ BENCHMARKS: Dict[str, Bench] = {
         Bench("B5", "SACK, 1 flow, 1 Gb/s, RTT 70 ms, 6000-pkt buffer, 2.4 Gb/s edges",
               1, 1e9, 0.070, 6000, 120.0, recovery="sack", edge_rate_bps=2.4e9),
     ]
+    + [Bench("E1", "E-TCP, 1 flow, 1 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 1e9, 0.100, 20, 60.0, transport="etcp"),
+       Bench("E5", "E-TCP, 1 flow, 5 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 5e9, 0.100, 20, 300.0, transport="etcp")]
     + [Bench(f"B2-{cc}", f"B2 with cc = {cc}: 1 flow, {_B2[0]}", *_B2[1:], cc=cc, base="B2") for cc in CONTROLLER_ROWS]
     + [Bench("B2cap", f"B2 capped: rwnd 3000, 5000-pkt buffer, loss-free, {_B2CAP[0]}", *_B2CAP[1:], rwnd_pkts=3000)]
     + [Bench(f"B2cap-{cc}", f"B2cap with cc = {cc} (same events as B2cap)", *_B2CAP[1:], cc=cc, rwnd_pkts=3000,
              base="B2cap") for cc in CONTROLLER_ROWS]
-    + [Bench("W1", "E-TCP Fig 17 web workload: 1500 users, size factor 60, 622 Mb/s, 20-pkt buffer, RTT 10-150 ms",
-             1500, 622e6, 0.0, 20, 100.0, app="web", app_params=(("size_factor", 60.0),),
-             rtt_range_s=(0.010, 0.150), rtt_step_s=0.001)]
+    + [Bench(f"W1{sfx}", f"E-TCP Fig 17 web workload{what}: 1500 users, size factor 60, 622 Mb/s, 20-pkt buffer, "
+             "RTT 10-150 ms", 1500, 622e6, 0.0, 20, 100.0, transport=transport, app="web",
+             app_params=(("size_factor", 60.0),), rtt_range_s=(0.010, 0.150), rtt_step_s=0.001)
+       for sfx, what, transport in (("", "", "tcp"), ("-etcp", " over E-TCP", "etcp"))]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -107,15 +119,18 @@ QUICK_FACTOR = 10.0
 
 
 def scenario(name: str, quick: bool = False) -> Scenario:
-    """The benchmark scenario ``name`` (B1..B5, B2-<cc>, W1)."""
+    """The benchmark scenario ``name`` (B1..B5, B2-<cc>, E1, E5, W1, W1-etcp)."""
     b = BENCHMARKS[name]
+    tcp = {"cc": b.cc, "recovery": b.recovery} if b.transport == "tcp" else {"transport": b.transport}
     if b.app is not None:
-        flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000, header_bytes=40,
+        flow = Flow(count=b.flows, **tcp, mss_bytes=1000, header_bytes=40,
                     rtt_range_s=list(b.rtt_range_s) if b.rtt_range_s else None, rtt_step_s=b.rtt_step_s,
                     app=b.app, app_params=dict(b.app_params or ()))
-    else:
+    elif b.transport == "tcp":
         flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
                     header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)
+    else:
+        flow = Flow(count=b.flows, transport=b.transport, mss_bytes=1000, header_bytes=40, rtt_s=b.rtt_s)
     return Scenario(
         name=f"bench-{b.name}",
         seed=1,
@@ -212,10 +227,13 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
     base row's (``B2`` or ``B2cap``), when the base ran in the same batch
     (target: >= 0.85)."""
     eps = {r["name"]: r["events_per_s"] for r in rows}
+    pps = {r["name"]: r["bottleneck_pkts_per_s"] for r in rows}
     for r in rows:
         base = BENCHMARKS[r["name"]].base
         if base in eps:
             r["vs_base"] = r["events_per_s"] / eps[base]
+        if BENCHMARKS[r["name"]].transport == "etcp" and "B5" in pps:
+            r["vs_B5_pkts"] = r["bottleneck_pkts_per_s"] / pps["B5"]
 
 
 def format_table(rows: List[Dict[str, Any]]) -> str:
@@ -230,6 +248,7 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             f"{(util if util is not None else float('nan')):>7.4f} "
             f"{(loss if loss is not None else float('nan')):>9.2e}"
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
+            + (f" vs B5 pkts/s {r['vs_B5_pkts']:.2f}" if "vs_B5_pkts" in r else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
         )
     return "\n".join(lines)

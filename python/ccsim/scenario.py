@@ -282,6 +282,15 @@ class Flow(_Table):
     direction: Optional[str] = None
     hops: Optional[List[int]] = None
     route: Optional[List[str]] = None
+    # transport = "etcp" only (E-TCP; ``bytes`` and the RTO fields are shared)
+    variant: Optional[str] = None
+    b: Optional[Number] = None
+    p0: Optional[Number] = None
+    exp_pacing: Optional[bool] = None
+    reliable: Optional[bool] = None
+    init_w_pkts: Optional[Number] = None
+    min_w_pkts: Optional[Number] = None
+    rtx_timer: Optional[str] = None
     # transport = "udp" only: constant rate on the wire, optional on/off periods
     rate_bps: Optional[Number] = None
     on_s: Optional[Number] = None

@@ -175,7 +175,7 @@ impl FlowTable {
     /// Add a flow: build its agents (transport registry) and register its
     /// route with the network. Returns its id.
     pub fn create(&mut self, net: &mut Net, f: NewFlow) -> Result<u32, ConfigError> {
-        let ends = transport::build(f.spec, self.next_id())?;
+        let ends = transport::build(f.spec, self.next_id(), net.seed)?;
         Ok(self.insert(net, f.src, f.dst, f.route, f.meta, ends))
     }
 

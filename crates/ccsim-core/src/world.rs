@@ -12,6 +12,7 @@ use crate::sim::time::{from_secs, to_secs};
 use crate::sim::Time;
 use crate::stats::sampler::Sampler;
 use crate::stats::Results;
+use crate::transport::etcp::EtcpSender;
 use crate::transport::tcp::sender::SendRecord;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::{Receiver, Sender};
@@ -32,6 +33,7 @@ impl Simulation {
         crate::scenario::validate(sc)?;
         let built = topology::build(sc)?;
         let mut net = Net::new(built.links, built.routes);
+        net.seed = sc.seed;
         let mut flows = FlowTable::default();
         // Workload entries (web users) place host pairs but no flow: each
         // placement gets an application that opens its own transfers.
@@ -136,6 +138,20 @@ impl Simulation {
     pub fn tcp_receiver(&self, f: u32) -> Option<&TcpReceiver> {
         match self.flows.get(f).receiver()? {
             Receiver::Tcp(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Flow `f`'s E-TCP sender, while the flow is alive.
+    pub fn etcp_sender(&self, f: u32) -> Option<&EtcpSender> {
+        match self.flows.get(f).sender()? {
+            Sender::Etcp(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn etcp_sender_mut(&mut self, f: u32) -> Option<&mut EtcpSender> {
+        match self.flows.sender_mut(f)? {
+            Sender::Etcp(s) => Some(s),
             _ => None,
         }
     }

@@ -615,6 +615,52 @@ fn packet_size_overflow_is_rejected() {
     );
 }
 
+/// E-TCP's fields are validated with named errors, and TCP's fields on an
+/// E-TCP flow (or E-TCP's on a TCP flow) are rejected, not ignored.
+#[test]
+fn etcp_fields_are_validated() {
+    let etcp = "rtt_s = 0.05\ntransport = \"etcp\"";
+    for (line, field, want) in [
+        ("b = 0", "b", "> 0"),
+        ("b = -3", "b", "> 0"),
+        ("p0 = 1.0", "p0", "< 1"),
+        ("p0 = -0.1", "p0", ">= 0"),
+        ("init_w_pkts = 0.5", "init_w_pkts", "from 1"),
+        ("min_w_pkts = 0", "min_w_pkts", "> 0"),
+        ("min_rto_s = 0", "min_rto_s", "> 0"),
+        ("bytes = 0", "bytes", ">= 1"),
+    ] {
+        check(&with(DUMBBELL, "rtt_s = 0.05", &format!("{etcp}\n{line}")), &format!("flows[0].{field}"), &[want]);
+    }
+    check(&with(DUMBBELL, "rtt_s = 0.05", &format!("{etcp}\nvariant = \"rates\"")), "flows[0].variant", &["window"]);
+    for (field, line) in
+        [("cc", "cc = \"cubic\""), ("recovery", "recovery = \"sack\""), ("pacing", "pacing = \"interval\"")]
+    {
+        check(
+            &with(DUMBBELL, "rtt_s = 0.05", &format!("{etcp}\n{line}")),
+            &format!("flows[0].{field}"),
+            &["only allowed with transport = \"tcp\"", "transport \"etcp\" takes", "p0"],
+        );
+    }
+    check(
+        &with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\np0 = 0.01"),
+        "flows[0].p0",
+        &["only allowed with transport = \"etcp\"", "transport \"tcp\" takes"],
+    );
+    // `bytes` belongs to both byte-stream transports.
+    check(
+        &with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\ntransport = \"udp\"\nrate_bps = 1e6\nbytes = 10"),
+        "flows[0].bytes",
+        &["only allowed with transport = \"tcp\" or \"etcp\""],
+    );
+    // Normalisation fills E-TCP's defaults and no TCP field; idempotent.
+    let sc = Scenario::from_toml(&with(DUMBBELL, "rtt_s = 0.05", etcp)).unwrap();
+    assert!(sc.flows[0].cc.is_none() && sc.flows[0].dupthresh.is_none());
+    assert_eq!((sc.flows[0].b, sc.flows[0].p0), (Some(25.0), Some(0.01)));
+    let again = Scenario::from_json(&sc.to_json()).unwrap();
+    assert_eq!(again.to_json(), sc.to_json());
+}
+
 /// Each transport validates its own fields and names the transport a field
 /// belongs to when another transport's flow is given it.
 #[test]
@@ -658,8 +704,12 @@ fn catalog_lists_registries() {
     };
     assert_eq!(names("queues"), ["droptail"]);
     assert_eq!(names("stages"), ["random_loss"]);
-    assert_eq!(names("transports"), ["tcp", "udp"]);
-    let tcp = &c["transports"][0]["params"];
-    let dupthresh = tcp.as_array().unwrap().iter().find(|p| p["name"] == "dupthresh").unwrap();
-    assert_eq!(dupthresh["default"], 3);
+    assert_eq!(names("transports"), ["tcp", "udp", "etcp"]);
+    let param = |t: usize, n: &str| {
+        c["transports"][t]["params"].as_array().unwrap().iter().find(|p| p["name"] == n).unwrap().clone()
+    };
+    assert_eq!(param(0, "dupthresh")["default"], 3);
+    assert_eq!(param(2, "b")["default"], 25.0);
+    assert_eq!(param(2, "p0")["default"], 0.01);
+    assert_eq!(param(2, "variant")["default"], "window");
 }

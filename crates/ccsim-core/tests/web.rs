@@ -273,3 +273,20 @@ fn web_users_beside_a_bulk_flow() {
     assert!(r.transfers.len() > 100 && !r.transfers.flow.contains(&0));
     assert_eq!(r.flow_table.as_ref().unwrap().flows, r.transfers.len() as u64 + 1);
 }
+
+/// The workload names no transport: the same users over E-TCP make,
+/// finish and free their transfers, with packets conserved.
+#[test]
+fn web_users_on_etcp() {
+    let toml = web(300, 30e6, 20, 15.0, "size_factor = 4.0, think_mean_s = 2.0", "transport = \"etcp\"");
+    let r = run(&parse(&toml));
+    let t = &r.transfers;
+    assert!(t.len() > 500, "{} transfers", t.len());
+    assert!(t.transport.iter().all(|x| x == "etcp"));
+    let done: Vec<usize> = (0..t.len()).filter(|&i| t.completed_s[i].is_some()).collect();
+    assert!(done.len() as f64 > 0.9 * t.len() as f64);
+    assert!(done.iter().all(|&i| t.delivered_bytes[i] == t.bytes[i]));
+    let ft = r.flow_table.unwrap();
+    assert!(ft.live_max <= 300 && ft.transfers > 5 * ft.live_max, "{ft:?}");
+    assert!(r.links[FWD_BNECK].drops > 0, "E-TCP keeps the small buffer lossy");
+}

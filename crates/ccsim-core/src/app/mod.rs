@@ -103,17 +103,8 @@ pub trait Application: Send {
 
 /// Fill a flow's transport description (cc, recovery, pacing) from its spec.
 pub(crate) fn describe(spec: &FlowSpec, mut meta: FlowMeta) -> FlowMeta {
-    fn name_of<T: serde::Serialize>(x: &Option<T>) -> String {
-        x.as_ref()
-            .and_then(|v| serde_json::to_value(v).ok())
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(|| "none".into())
-    }
-    let mut s = spec.clone();
-    crate::transport::fill_defaults(&mut s);
-    meta.cc = s.cc.as_deref().unwrap_or("none").into();
-    meta.recovery = name_of(&s.recovery).into();
-    meta.pacing = name_of(&s.pacing).into();
+    let [cc, recovery, pacing] = crate::transport::describe(spec);
+    (meta.cc, meta.recovery, meta.pacing) = (cc.into(), recovery.into(), pacing.into());
     meta
 }
 

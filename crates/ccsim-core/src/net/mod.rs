@@ -51,6 +51,9 @@ pub struct Net {
     pub created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// The scenario's master seed: agents created during the run derive
+    /// their random streams from it (`sim::rng::stream`).
+    pub seed: u64,
 }
 
 impl Net {

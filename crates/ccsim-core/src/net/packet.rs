@@ -98,11 +98,36 @@ pub struct UdpHeader {
     pub seq: u64,
 }
 
+/// E-TCP's part (Gu et al., §III-B and §IV). Congestion signalling and
+/// reliability use separate sequence numbers, as the paper decouples them:
+/// `cc_seq` labels packets, `dseq` labels data. Fields are reused between
+/// data and ACKs, as ns-2 agents reuse one header type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EtcpHeader {
+    /// Data: the packet's congestion sequence number (cc_seq).
+    /// ACK: h_seq, the highest cc_seq the receiver has received.
+    pub cc_seq: u64,
+    /// Data: the data sequence number carried (in segments).
+    /// ACK: TSN, the data sequence number of the packet that triggered it.
+    pub dseq: u64,
+    /// ACK: CACK, kept as the first data sequence number not yet received
+    /// in order (the paper's "highest received in order" plus one, so no
+    /// -1 is needed before anything arrived).
+    pub cack: u64,
+    /// ACK: LE, the smallest number such that LE..=TSN have all arrived.
+    pub le: u64,
+    /// ACK: bit k set when h_seq - 1 - k was received (k = 0..31).
+    pub bitmap: u32,
+    /// Data: a retransmission (for traces).
+    pub retx: bool,
+}
+
 /// The transport part of a packet; a new transport adds its variant here.
 #[derive(Clone, Copy, Debug)]
 pub enum L4 {
     Tcp(TcpHeader),
     Udp(UdpHeader),
+    Etcp(EtcpHeader),
 }
 
 impl Default for L4 {

@@ -208,7 +208,7 @@ fn d_header() -> u32 {
 pub struct FlowSpec {
     #[serde(default = "d_count")]
     pub count: u32,
-    /// Transport registry name (`transport::build`): "tcp" or "udp".
+    /// Transport registry name (`transport::build`): "tcp", "udp" or "etcp".
     #[serde(default = "d_tcp")]
     pub transport: String,
     // -- TCP's fields: `None` means the default (transport::tcp::defaults);
@@ -264,10 +264,28 @@ pub struct FlowSpec {
     pub start_spread_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
-    /// TCP: a finite transfer of this many payload bytes (the "finite"
+    /// TCP and E-TCP: a finite transfer of this many payload bytes (the "finite"
     /// application); absent, the application is bulk (infinite FTP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    // -- E-TCP's fields (transport::etcp::FIELDS; `None` means the
+    // default, transport::etcp::defaults)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<crate::transport::etcp::Variant>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p0: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exp_pacing: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_w_pkts: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_w_pkts: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtx_timer: Option<crate::transport::etcp::RtxTimer>,
     /// UDP only: sending rate in b/s on the wire (payload + header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_bps: Option<f64>,

@@ -71,6 +71,12 @@ pub struct FlowResult {
     pub final_cwnd: f64,
     pub final_srtt_s: Option<f64>,
     pub completed_s: Option<f64>,
+    /// E-TCP: fraction of packets the sender responded to as lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_est: Option<f64>,
+    /// E-TCP: final sending rate in packets/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_pps: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -116,6 +122,24 @@ pub struct FlowSeries {
     pub ssthresh: Vec<f64>,
     pub srtt_s: Vec<f64>,
     pub goodput_bps: Vec<f64>,
+    /// Present once a flow reports a sending rate (E-TCP), NaN for others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rate_pps: Vec<f64>,
+    /// Present once a flow reports a loss estimate (E-TCP), NaN for others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loss_est: Vec<f64>,
+}
+
+/// Push `v` onto an optional series column that starts (back-filled with
+/// NaN) at the first row with a value.
+fn push_optional(col: &mut Vec<f64>, rows_before: usize, v: Option<f64>) {
+    if col.is_empty() && v.is_none() {
+        return;
+    }
+    if col.is_empty() {
+        col.resize(rows_before, f64::NAN);
+    }
+    col.push(v.unwrap_or(f64::NAN));
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -6,7 +6,9 @@
 //! stopped or finished before the interval began), so the sample that
 //! covers a flow's last moments is kept and idle flows cost nothing.
 //! Jain's index over the fairness window counts the flows active at `t`.
-use super::{jain, ratio, Conservation, FlowResult, FlowTableStats, LinkResult, Results, Series, Transfers};
+use super::{
+    jain, push_optional, ratio, Conservation, FlowResult, FlowTableStats, LinkResult, Results, Series, Transfers,
+};
 use crate::flow::FlowTable;
 use crate::net::link::LinkCounters;
 use crate::net::Net;
@@ -92,6 +94,9 @@ impl Sampler {
             if active_during(flows, f, t, self.interval) {
                 // Flows without a window (UDP) report NaN (null in JSON).
                 let r = flows.get(f).report();
+                let rows = s.time_s.len();
+                push_optional(&mut s.rate_pps, rows, r.rate_pps);
+                push_optional(&mut s.loss_est, rows, r.loss_est);
                 s.time_s.push(ts);
                 s.flow.push(f);
                 s.cwnd.push(r.cwnd);
@@ -226,6 +231,8 @@ impl Sampler {
             final_cwnd: r.cwnd,
             final_srtt_s: r.srtt_s,
             completed_s: completed.map(to_secs),
+            loss_est: r.loss_est,
+            rate_pps: r.rate_pps,
         }
     }
 }

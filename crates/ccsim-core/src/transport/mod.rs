@@ -10,6 +10,7 @@
 //! agent from outside the crate. Adding a transport is its file(s), one line
 //! in [`build`] and a variant in each enum.
 pub mod cc;
+pub mod etcp;
 pub mod tcp;
 pub mod udp;
 
@@ -47,6 +48,11 @@ pub struct SenderReport {
     pub srtt_s: Option<f64>,
     /// When the transfer was completely acknowledged.
     pub completed_at: Option<Time>,
+    /// Loss-driven transports (E-TCP): fraction of packets the sender
+    /// responded to as lost.
+    pub loss_est: Option<f64>,
+    /// Rate-timed transports (E-TCP): sending rate in packets/s.
+    pub rate_pps: Option<f64>,
 }
 
 /// The sending endpoint of a flow.
@@ -85,6 +91,7 @@ pub trait ReceiverAgent: Send {
 pub enum Sender {
     Tcp(tcp::TcpSender),
     Udp(udp::UdpSender),
+    Etcp(etcp::EtcpSender),
     Ext(Box<dyn SenderAgent>),
 }
 
@@ -92,6 +99,7 @@ pub enum Sender {
 pub enum Receiver {
     Tcp(tcp::TcpReceiver),
     Udp(udp::UdpSink),
+    Etcp(etcp::EtcpReceiver),
     Ext(Box<dyn ReceiverAgent>),
 }
 
@@ -101,6 +109,7 @@ macro_rules! dispatch {
         match $e {
             $enum::Tcp($x) => $call,
             $enum::Udp($x) => $call,
+            $enum::Etcp($x) => $call,
             $enum::Ext($x) => $call,
         }
     };
@@ -172,13 +181,17 @@ pub struct TransportKind {
     pub validate: fn(&FlowSpec, &str) -> Result<(), ConfigError>,
     /// Fill the transport's fields left out with their defaults.
     pub fill_defaults: fn(&mut FlowSpec),
-    /// Build the agents of flow `flow` from a validated spec.
-    pub build: fn(&FlowSpec, u32) -> Endpoints,
+    /// The names results report for a validated flow: (controller, loss
+    /// recovery, pacing).
+    pub describe: fn(&FlowSpec) -> [String; 3],
+    /// Build the agents of flow `flow` from a validated spec; `seed` is the
+    /// scenario's (agents draw from their own `rng::stream`).
+    pub build: fn(&FlowSpec, u32, u64) -> Endpoints,
 }
 
 /// Every transport ccsim ships: one line each.
 pub fn registry() -> Vec<TransportKind> {
-    vec![tcp::KIND, udp::KIND]
+    vec![tcp::KIND, udp::KIND, etcp::KIND]
 }
 
 fn kind(spec: &FlowSpec, path: &str) -> Result<TransportKind, ConfigError> {
@@ -199,10 +212,12 @@ pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
     let has = |t: &TransportKind, f: &str| t.fields.iter().any(|(n, _)| *n == f);
     for field in spec.given_fields() {
         if !COMMON_FLOW_FIELDS.contains(&field.as_str()) && !has(&k, &field) {
-            let owner = registry().into_iter().find(|o| has(o, &field)).map(|o| o.name);
-            let why = match owner {
-                Some(o) => format!("only allowed with transport = \"{o}\""),
-                None => "not a flow field".to_string(),
+            let owners: Vec<String> =
+                registry().into_iter().filter(|o| has(o, &field)).map(|o| format!("\"{}\"", o.name)).collect();
+            let why = if owners.is_empty() {
+                "not a flow field".to_string()
+            } else {
+                format!("only allowed with transport = {}", owners.join(" or "))
             };
             return Err(ConfigError::new(
                 format!("{path}.{field}"),
@@ -225,9 +240,18 @@ pub fn fill_defaults(spec: &mut FlowSpec) {
 }
 
 /// Build the agents of flow `flow` (the spec was validated).
-pub fn build(spec: &FlowSpec, flow: u32) -> Result<Endpoints, ConfigError> {
+pub fn build(spec: &FlowSpec, flow: u32, seed: u64) -> Result<Endpoints, ConfigError> {
     let k = kind(spec, "flow")?;
-    Ok((k.build)(spec, flow))
+    Ok((k.build)(spec, flow, seed))
+}
+
+/// (controller, loss recovery, pacing) names of a validated flow, for
+/// results; "none" for an unknown transport.
+pub fn describe(spec: &FlowSpec) -> [String; 3] {
+    match registry().into_iter().find(|k| k.name == spec.transport) {
+        Some(k) => (k.describe)(spec),
+        None => ["none".into(), "none".into(), "none".into()],
+    }
 }
 
 /// `ccsim list`'s transport table: fields with their defaults.

@@ -20,7 +20,8 @@ pub const KIND: TransportKind = TransportKind {
     ],
     validate,
     fill_defaults: |_| {},
-    build: |f, flow| Endpoints {
+    describe: |_| ["none".into(), "none".into(), "none".into()],
+    build: |f, flow, _seed| Endpoints {
         sender: Sender::Udp(UdpSender::new(flow, f.mss_bytes, f.header_bytes)),
         receiver: Receiver::Udp(UdpSink::new(f.header_bytes)),
     },

@@ -1,5 +1,5 @@
 """Train-overflow sawtooth model of one unpaced HSTCP, STCP or Reno flow
-with a small buffer (E-TCP paper, checked by ``etcp-fig6-baselines``).
+with a small buffer (E-TCP paper, checked by ``etcp-fig6``).
 
 An unpaced, ACK-clocked flow whose window w is below the pipe W sends each
 round as a train at the bottleneck rate; every window increment inside the

@@ -44,7 +44,8 @@ pub const KIND: TransportKind = TransportKind {
     fields: FIELDS,
     validate: |f, path| TcpConfig::from_spec(f, path).map(|_| ()),
     fill_defaults,
-    build: |f, flow| {
+    describe,
+    build: |f, flow, _seed| {
         let cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
         let cc = build_cc(f, "flow").expect("validated controller");
         Endpoints {
@@ -123,6 +124,19 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(d::INIT_RTO_S);
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
+}
+
+/// (controller, recovery, pacing) names for results.
+fn describe(f: &FlowSpec) -> [String; 3] {
+    fn name_of<T: serde::Serialize>(x: &Option<T>) -> String {
+        x.as_ref()
+            .and_then(|v| serde_json::to_value(v).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "none".into())
+    }
+    let mut s = f.clone();
+    fill_defaults(&mut s);
+    [s.cc.clone().unwrap_or_else(|| "none".into()), name_of(&s.recovery), name_of(&s.pacing)]
 }
 
 /// The flow's congestion controller (`cc`, `cc_params`, defaults filled).

@@ -481,6 +481,7 @@ impl SenderAgent for TcpSender {
             ssthresh: self.st.ssthresh,
             srtt_s: self.rtt.srtt,
             completed_at: self.stats.completed_at,
+            ..Default::default()
         }
     }
 }

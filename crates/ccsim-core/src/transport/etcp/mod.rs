@@ -1,0 +1,221 @@
+//! E-TCP (Gu, Towsley, Hollot, Zhang, "Congestion Control for Small Buffer
+//! High Speed Networks"): a transport of its own, not a TCP controller,
+//! because its signalling, pacing and reliability all differ from TCP's.
+//!
+//! - [`control`]: the GAIMD controller of §III-A (window) and §VII-A (rate),
+//!   with the slow start of §V-A.
+//! - [`signal`]: congestion signalling (§III-B, Fig 2): `cc_seq` on every
+//!   packet, `h_seq` and a 32-bit bitmap on every ACK, each number
+//!   responded to exactly once.
+//! - [`reliable`]: the optional reliability layer (§IV): data sequence
+//!   numbers of their own, CACK/TSN/LE acknowledgements, a retransmission
+//!   queue that infers lost retransmissions without a timeout.
+//! - [`sender`] / [`receiver`]: the two agents (§V, Fig 3). Every packet,
+//!   retransmissions included, leaves on the rate-control timer (§III-C),
+//!   whose intervals are exponential with mean tau_r / W by default.
+//!
+//! Where the paper is silent the choice is a parameter, documented on the
+//! field and in docs/experiments.md ("E-TCP: choices where the paper is
+//! silent").
+pub mod control;
+pub mod receiver;
+pub mod reliable;
+pub mod sender;
+pub mod signal;
+
+pub use receiver::EtcpReceiver;
+pub use sender::EtcpSender;
+
+use super::{Endpoints, Receiver, Sender, TransportKind};
+use crate::scenario::{ConfigError, FlowSpec};
+
+/// What the controller adjusts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// §III-A: a window W; the rate timer's mean interval is tau_r / W.
+    Window,
+    /// §VII-A: a rate x in packets/s; mean interval 1 / x (RTT-friendly).
+    Rate,
+}
+
+/// How long the reliability layer's retransmission timer runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtxTimer {
+    /// TCP's RTO from the same estimator (srtt + 4 rttvar, floored at
+    /// `min_rto_s`, doubled per consecutive expiry).
+    Rto,
+    /// The estimated RTT itself, the literal reading of §IV.
+    Srtt,
+}
+
+/// E-TCP's fields and their defaults: the one place they are written.
+pub mod defaults {
+    use super::{RtxTimer, Variant};
+    pub const VARIANT: Variant = Variant::Window;
+    /// §III-A: b larger than the buffer (20 packets) for stability.
+    pub const B: f64 = 25.0;
+    /// §III-A: target loss for 90% utilisation of an M/M/1/20 queue.
+    pub const P0: f64 = 0.01;
+    pub const EXP_PACING: bool = true;
+    /// §VI-A: "All E-TCP connections presented in this section provide
+    /// reliable data delivery."
+    pub const RELIABLE: bool = true;
+    /// ns-2's TCP windowInit_ (the paper does not state E-TCP's).
+    pub const INIT_W_PKTS: f64 = 2.0;
+    /// One packet per RTT, TCP's floor (the paper states none).
+    pub const MIN_W_PKTS: f64 = 1.0;
+    pub const MIN_RTO_S: f64 = 0.2;
+    pub const MAX_RTO_S: f64 = 60.0;
+    pub const INIT_RTO_S: f64 = 1.0;
+    pub const RTX_TIMER: RtxTimer = RtxTimer::Rto;
+}
+
+/// E-TCP's own flow fields (besides the common ones) with what they mean.
+pub const FIELDS: &[(&str, &str)] = &[
+    ("variant", "window (§III-A) | rate (§VII-A, x in packets/s)"),
+    ("b", "gain: +1/b per success (§III-A; stable when b > buffer)"),
+    ("p0", "target loss probability (§III-A); equilibrium W* = 2/(p - p0)"),
+    ("exp_pacing", "exponential rate-timer intervals (§III-C); false: deterministic tau_r/W"),
+    ("reliable", "§IV reliability (retransmission queue); false: unreliable streaming"),
+    ("init_w_pkts", "initial window, sent at once before the first RTT sample"),
+    ("min_w_pkts", "floor of W (rate variant: of x * tau_r)"),
+    ("min_rto_s", "lower bound of the signalling and retransmission timers"),
+    ("max_rto_s", "upper bound of the backed-off timers"),
+    ("init_rto_s", "timers before the first RTT sample"),
+    ("rtx_timer", "retransmission timer on the oldest unacknowledged data: rto | srtt"),
+    ("bytes", "finite transfer of this many payload bytes (absent: infinite)"),
+];
+
+/// The registry entry (`transport = "etcp"`).
+pub const KIND: TransportKind = TransportKind {
+    name: "etcp",
+    doc:
+        "E-TCP: loss-targeting GAIMD (window or rate), bitmap-ACK signalling, exponential pacing, decoupled reliability",
+    fields: FIELDS,
+    validate: |f, path| EtcpConfig::from_spec(f, path).map(|_| ()),
+    fill_defaults,
+    describe: |f| {
+        let c = EtcpConfig::from_spec(f, "flow").expect("validated flow");
+        let cc = match c.variant {
+            Variant::Window => "etcp-window",
+            Variant::Rate => "etcp-rate",
+        };
+        let rec = if c.reliable { "etcp-reliable" } else { "none" };
+        let pacing = if c.exp_pacing { "exponential" } else { "deterministic" };
+        [cc.into(), rec.into(), pacing.into()]
+    },
+    build: |f, flow, seed| {
+        let cfg = EtcpConfig::from_spec(f, "flow").expect("validated flow");
+        Endpoints {
+            sender: Sender::Etcp(EtcpSender::new(flow, cfg.clone(), seed)),
+            receiver: Receiver::Etcp(EtcpReceiver::new(flow, cfg)),
+        }
+    },
+};
+
+/// Fill every E-TCP field left out with its default (normalisation).
+pub fn fill_defaults(f: &mut FlowSpec) {
+    use defaults as d;
+    f.variant.get_or_insert(d::VARIANT);
+    f.b.get_or_insert(d::B);
+    f.p0.get_or_insert(d::P0);
+    f.exp_pacing.get_or_insert(d::EXP_PACING);
+    f.reliable.get_or_insert(d::RELIABLE);
+    f.init_w_pkts.get_or_insert(d::INIT_W_PKTS);
+    f.min_w_pkts.get_or_insert(d::MIN_W_PKTS);
+    f.min_rto_s.get_or_insert(d::MIN_RTO_S);
+    f.max_rto_s.get_or_insert(d::MAX_RTO_S);
+    f.init_rto_s.get_or_insert(d::INIT_RTO_S);
+    f.rtx_timer.get_or_insert(d::RTX_TIMER);
+}
+
+/// Per-flow E-TCP parameters (validated).
+#[derive(Clone, Debug)]
+pub struct EtcpConfig {
+    pub variant: Variant,
+    pub b: f64,
+    pub p0: f64,
+    pub exp_pacing: bool,
+    pub reliable: bool,
+    pub init_w: f64,
+    pub min_w: f64,
+    pub min_rto: f64,
+    pub max_rto: f64,
+    pub init_rto: f64,
+    pub rtx_timer: RtxTimer,
+    pub mss: u32,
+    pub header: u32,
+    /// Finite transfer in payload bytes (`None`: infinite).
+    pub total_bytes: Option<u64>,
+}
+
+impl EtcpConfig {
+    /// Read and validate a flow's E-TCP fields (`path` is `flows[i]`).
+    pub fn from_spec(spec: &FlowSpec, path: &str) -> Result<Self, ConfigError> {
+        use crate::scenario::validate::{at_least, positive};
+        let mut f = spec.clone();
+        fill_defaults(&mut f);
+        let p = |k: &str| format!("{path}.{k}");
+        let c = EtcpConfig {
+            variant: f.variant.unwrap_or(defaults::VARIANT),
+            b: f.b.unwrap_or(defaults::B),
+            p0: f.p0.unwrap_or(defaults::P0),
+            exp_pacing: f.exp_pacing.unwrap_or(defaults::EXP_PACING),
+            reliable: f.reliable.unwrap_or(defaults::RELIABLE),
+            init_w: f.init_w_pkts.unwrap_or(defaults::INIT_W_PKTS),
+            min_w: f.min_w_pkts.unwrap_or(defaults::MIN_W_PKTS),
+            min_rto: f.min_rto_s.unwrap_or(defaults::MIN_RTO_S),
+            max_rto: f.max_rto_s.unwrap_or(defaults::MAX_RTO_S),
+            init_rto: f.init_rto_s.unwrap_or(defaults::INIT_RTO_S),
+            rtx_timer: f.rtx_timer.unwrap_or(defaults::RTX_TIMER),
+            mss: f.mss_bytes,
+            header: f.header_bytes,
+            total_bytes: f.bytes,
+        };
+        positive(&p("b"), c.b)?;
+        if !(c.p0.is_finite() && (0.0..1.0).contains(&c.p0)) {
+            return Err(ConfigError::new(p("p0"), format!("{} is not allowed; must be >= 0 and < 1", c.p0)));
+        }
+        if !(1.0..=1e9).contains(&c.init_w) {
+            return Err(ConfigError::new(
+                p("init_w_pkts"),
+                format!("{} is not allowed; must be from 1 to 1e9", c.init_w),
+            ));
+        }
+        positive(&p("min_w_pkts"), c.min_w)?;
+        positive(&p("min_rto_s"), c.min_rto)?;
+        at_least(&p("max_rto_s"), c.max_rto, c.min_rto)?;
+        positive(&p("init_rto_s"), c.init_rto)?;
+        if c.mss == 0 {
+            return Err(ConfigError::new(p("mss_bytes"), "0 is not allowed; must be >= 1"));
+        }
+        if c.total_bytes == Some(0) {
+            return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));
+        }
+        Ok(c)
+    }
+
+    /// Payload bytes of data segment `d`.
+    pub fn payload(&self, d: u64) -> u32 {
+        match self.total_bytes {
+            None => self.mss,
+            Some(t) => t.saturating_sub(d * self.mss as u64).min(self.mss as u64) as u32,
+        }
+    }
+
+    /// Payload bytes in segments `[a, b)`.
+    pub fn payload_between(&self, a: u64, b: u64) -> u64 {
+        let m = self.mss as u64;
+        match self.total_bytes {
+            None => (b - a) * m,
+            Some(t) => (b * m).min(t) - (a * m).min(t),
+        }
+    }
+
+    /// Number of data segments in the transfer.
+    pub fn total_segs(&self) -> Option<u64> {
+        self.total_bytes.map(|t| t.div_ceil(self.mss as u64))
+    }
+}

@@ -1,0 +1,393 @@
+//! E-TCP's reliability layer (§IV), decoupled from congestion control.
+//!
+//! Data carry sequence numbers of their own (segments). Each ACK carries
+//! CACK (everything below is in order at the receiver), TSN (the data of
+//! the packet that triggered it) and LE (LE..=TSN have all arrived).
+//!
+//! The sender's retransmission queue holds the data sent and not yet
+//! acknowledged, "divided into segments according to the number of times
+//! the data in each segment have been retransmitted". We keep it as one
+//! queue in transmission order, where data enter again each time they are
+//! (re)transmitted, tagged with their retransmission count: the segment of
+//! count k is where the k-th retransmissions entered. An ACK whose TSN was
+//! last transmitted as packet t shows that everything transmitted before t
+//! and still unacknowledged was lost, whether it was original data or a
+//! retransmission, so a lost retransmission is found again without waiting
+//! for a timeout (§IV's point against TCP SACK). Transmissions within two
+//! packets of t are spared, the same reordering allowance as the congestion
+//! signalling (Fig 2: lost only once h_seq > s + 2).
+//!
+//! A retransmission timer on the oldest unacknowledged data is the
+//! backstop: on expiry that data is queued for retransmission first. Every
+//! (re)transmission waits for the rate-control timer (the sender decides).
+use crate::sim::Time;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Reordering allowance, in transmissions (Fig 2's "h_seq > s + 2").
+pub const REORDER_GUARD: u64 = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seg {
+    Acked,
+    /// In flight as transmission `tx` (its `cc_seq`) sent at `at`,
+    /// retransmitted `k` times.
+    InFlight {
+        tx: u64,
+        at: Time,
+        k: u16,
+    },
+    /// Inferred lost, waiting for the rate timer; retransmitted `k` times.
+    Lost {
+        k: u16,
+    },
+}
+
+/// The sender's retransmission queue.
+#[derive(Clone, Debug, Default)]
+pub struct RetxQueue {
+    /// Oldest unacknowledged data sequence number.
+    una: u64,
+    /// State of data `una + i`, up to the highest sent.
+    segs: VecDeque<Seg>,
+    /// (transmission, data) in transmission order: the segmented queue.
+    order: VecDeque<(u64, u64)>,
+    /// Data inferred lost, in the order to retransmit them.
+    lost: VecDeque<u64>,
+    /// Lost retransmissions found from a later TSN (no timer involved).
+    pub lost_retx_inferred: u64,
+}
+
+impl RetxQueue {
+    pub fn una(&self) -> u64 {
+        self.una
+    }
+
+    /// Next data sequence number never sent.
+    pub fn high(&self) -> u64 {
+        self.una + self.segs.len() as u64
+    }
+
+    fn seg(&self, d: u64) -> Option<Seg> {
+        d.checked_sub(self.una).and_then(|i| self.segs.get(i as usize).copied())
+    }
+
+    fn set(&mut self, d: u64, s: Seg) {
+        self.segs[(d - self.una) as usize] = s;
+    }
+
+    /// Data `d` leaves now (`at`) as transmission `tx` (new data when
+    /// `d == high()`); `true` when `d` had been retransmitted before.
+    pub fn on_send(&mut self, d: u64, tx: u64, at: Time) -> bool {
+        let mut again = false;
+        if d == self.high() {
+            self.segs.push_back(Seg::InFlight { tx, at, k: 0 });
+        } else {
+            let k = match self.seg(d) {
+                Some(Seg::Lost { k }) | Some(Seg::InFlight { k, .. }) => k,
+                _ => return false, // acknowledged meanwhile: nothing to track
+            };
+            again = k > 0;
+            self.set(d, Seg::InFlight { tx, at, k: k.saturating_add(1) });
+        }
+        self.order.push_back((tx, d));
+        again
+    }
+
+    /// The next data to retransmit, if any is waiting.
+    pub fn next_lost(&mut self) -> Option<u64> {
+        while let Some(d) = self.lost.pop_front() {
+            if matches!(self.seg(d), Some(Seg::Lost { .. })) {
+                return Some(d);
+            }
+        }
+        None
+    }
+
+    /// Whether a retransmission is waiting.
+    pub fn has_lost(&self) -> bool {
+        self.lost.iter().any(|&d| matches!(self.seg(d), Some(Seg::Lost { .. })))
+    }
+
+    /// Process an ACK's (CACK, TSN, LE) and the send time it echoes.
+    /// Returns how many data were newly inferred lost.
+    pub fn on_ack(&mut self, cack: u64, tsn: u64, le: u64, ts_echo: Time) -> u64 {
+        // The transmission that triggered this ACK: TSN's latest, unless the
+        // echoed send time shows an earlier copy of TSN arrived (after a
+        // timer resend, say); that copy tells nothing about what was sent
+        // after it, so it infers nothing.
+        let t = match self.seg(tsn) {
+            Some(Seg::InFlight { tx, at, .. }) if at == ts_echo => Some(tx),
+            _ => None,
+        };
+        // LE..=TSN: walk down from TSN until data already known acknowledged
+        // (earlier ACKs covered the rest of the block).
+        let top = tsn.min(self.high().saturating_sub(1));
+        let mut d = top;
+        while d >= le.max(self.una) && d < self.high() {
+            if self.seg(d) == Some(Seg::Acked) && d != top {
+                break;
+            }
+            self.set(d, Seg::Acked);
+            if d == 0 {
+                break;
+            }
+            d -= 1;
+        }
+        let cack = cack.min(self.high());
+        while self.una < cack {
+            self.segs.pop_front();
+            self.una += 1;
+        }
+        while self.segs.front() == Some(&Seg::Acked) {
+            self.segs.pop_front();
+            self.una += 1;
+        }
+        let mut inferred = 0;
+        if let Some(t) = t {
+            while let Some(&(tx, d)) = self.order.front() {
+                if tx + REORDER_GUARD >= t {
+                    break;
+                }
+                self.order.pop_front();
+                if let Some(Seg::InFlight { tx: cur, k, .. }) = self.seg(d) {
+                    if cur == tx {
+                        self.set(d, Seg::Lost { k });
+                        self.lost.push_back(d);
+                        inferred += 1;
+                        self.lost_retx_inferred += (k > 0) as u64;
+                    }
+                }
+            }
+        }
+        inferred
+    }
+
+    /// The retransmission timer expired: queue the oldest unacknowledged
+    /// data first. `false` when it is already waiting or nothing is out.
+    pub fn on_timeout(&mut self) -> bool {
+        let d = self.una;
+        match self.seg(d) {
+            Some(Seg::InFlight { k, .. }) => {
+                self.set(d, Seg::Lost { k });
+                self.lost.push_front(d);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether data are sent and not yet acknowledged.
+    pub fn outstanding(&self) -> bool {
+        !self.segs.is_empty()
+    }
+}
+
+/// The receiver's reassembly: in-order point and the blocks above it.
+///
+/// The highest block is kept apart (`tail`): with a hole open, almost every
+/// arrival extends it, which then costs no tree operation; only
+/// retransmissions filling holes touch the tree.
+#[derive(Clone, Debug, Default)]
+pub struct Reassembly {
+    /// First data sequence number not yet received in order (CACK).
+    pub next: u64,
+    /// Received blocks [start, end) above `next` and below `tail`.
+    ooo: BTreeMap<u64, u64>,
+    /// The highest received block above `next`, if any.
+    tail: Option<(u64, u64)>,
+}
+
+impl Reassembly {
+    /// Record data `d`; returns (LE, whether it was new, the in-order
+    /// point before).
+    pub fn on_data(&mut self, d: u64) -> (u64, bool, u64) {
+        let before = self.next;
+        if d < self.next {
+            return (d, false, before);
+        }
+        match self.tail {
+            None if d == self.next => {
+                self.next += 1;
+                return (d, true, before);
+            }
+            None => {
+                self.tail = Some((d, d + 1));
+                return (d, true, before);
+            }
+            Some((s, e)) if d == e => {
+                self.tail = Some((s, e + 1));
+                return (s, true, before);
+            }
+            Some((s, e)) if d >= s && d < e => return (s, false, before),
+            Some((s, e)) if d > e => {
+                self.ooo.insert(s, e);
+                self.tail = Some((d, d + 1));
+                return (d, true, before);
+            }
+            Some(_) => {} // below the tail: a hole being filled
+        }
+        if let Some((&s, &e)) = self.ooo.range(..=d).next_back() {
+            if e > d {
+                return (s, false, before);
+            }
+        }
+        let mut start = d;
+        let mut end = d + 1;
+        if let Some((&s, &e)) = self.ooo.range(..d).next_back() {
+            if e == d {
+                start = s;
+                self.ooo.remove(&s);
+            }
+        }
+        if let Some(e) = self.ooo.remove(&(d + 1)) {
+            end = e;
+        }
+        let (ts, te) = self.tail.expect("a tail above d");
+        let joins_tail = end == ts;
+        if joins_tail {
+            end = te;
+        }
+        if start == self.next {
+            // The hole at the in-order point is filled: everything up to
+            // `end` is in order (a block that reaches the tail takes it).
+            self.next = end;
+            if joins_tail {
+                self.tail = None;
+            }
+            return (before.min(d), true, before);
+        }
+        if joins_tail {
+            self.tail = Some((start, end));
+        } else {
+            self.ooo.insert(start, end);
+        }
+        (start, true, before)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_acks_advance_una() {
+        let mut q = RetxQueue::default();
+        for d in 0..10 {
+            q.on_send(d, d, d);
+        }
+        assert_eq!(q.on_ack(5, 4, 0, 4), 0);
+        assert_eq!(q.una(), 5);
+        assert_eq!(q.on_ack(10, 9, 5, 9), 0);
+        assert!(!q.outstanding());
+    }
+
+    #[test]
+    fn a_hole_is_inferred_beyond_the_reordering_guard() {
+        let mut q = RetxQueue::default();
+        for d in 0..10 {
+            q.on_send(d, d, d);
+        }
+        // 3 lost; 4, 5 and 6 arrive: only transmission 6 > 3 + 2 shows it.
+        assert_eq!(q.on_ack(3, 4, 4, 4), 0);
+        assert_eq!(q.on_ack(3, 5, 4, 5), 0, "tx 5 is within the guard of 3");
+        assert_eq!(q.on_ack(3, 6, 4, 6), 1);
+        assert_eq!(q.next_lost(), Some(3));
+        assert_eq!(q.next_lost(), None);
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_again_without_a_timeout() {
+        let mut q = RetxQueue::default();
+        for d in 0..10 {
+            q.on_send(d, d, d);
+        }
+        q.on_ack(3, 9, 4, 9); // 3 lost (data 4..=9 arrived)
+        assert_eq!(q.next_lost(), Some(3));
+        q.on_send(3, 10, 10); // retransmitted as tx 10 ...
+        for d in 10..15 {
+            q.on_send(d, d + 1, d + 1); // ... and new data as tx 11..15
+        }
+        // 3's retransmission is lost too; 10..=14 arrive.
+        assert_eq!(q.on_ack(3, 11, 10, 12), 0, "tx 12 is within the guard of 10");
+        assert_eq!(q.on_ack(3, 12, 10, 13), 1);
+        assert_eq!(q.lost_retx_inferred, 1);
+        assert_eq!(q.next_lost(), Some(3), "retransmitted a second time");
+        q.on_send(3, 16, 16);
+        q.on_ack(15, 3, 3, 16);
+        assert!(!q.outstanding());
+    }
+
+    /// The timer resends data whose first copy was only late: the ACK of
+    /// that first copy (its echoed send time is not the latest) must not
+    /// declare everything sent since lost.
+    #[test]
+    fn an_ack_of_an_earlier_copy_infers_nothing() {
+        let mut q = RetxQueue::default();
+        for d in 0..5 {
+            q.on_send(d, d, d);
+        }
+        assert!(q.on_timeout());
+        assert_eq!(q.next_lost(), Some(0));
+        q.on_send(0, 5, 5); // timer resend of 0 ...
+        for d in 5..20 {
+            q.on_send(d, d + 1, d + 1); // ... then new data
+        }
+        // The first copy of 0 (sent at 0) arrives: 1..=4 are in flight, not lost.
+        assert_eq!(q.on_ack(1, 0, 0, 0), 0);
+        assert_eq!(q.next_lost(), None);
+        // An ACK of new data (tx 12) still infers a real hole: 1..=4 and
+        // 5..=8 (tx 1..=9) are unacknowledged and more than 2 older than 12.
+        assert_eq!(q.on_ack(1, 11, 11, 12), 8);
+    }
+
+    #[test]
+    fn the_timer_queues_the_oldest_first() {
+        let mut q = RetxQueue::default();
+        for d in 0..5 {
+            q.on_send(d, d, d);
+        }
+        assert!(q.on_timeout());
+        assert!(!q.on_timeout(), "already waiting");
+        assert_eq!(q.next_lost(), Some(0));
+    }
+
+    #[test]
+    fn reassembly_reports_le_and_in_order_point() {
+        let mut r = Reassembly::default();
+        assert_eq!(r.on_data(0), (0, true, 0));
+        assert_eq!(r.on_data(2), (2, true, 1));
+        assert_eq!(r.on_data(3), (2, true, 1));
+        assert_eq!(r.on_data(5), (5, true, 1));
+        assert_eq!(r.on_data(3), (2, false, 1), "duplicate");
+        assert_eq!(r.on_data(1), (1, true, 1));
+        assert_eq!(r.next, 4);
+        assert_eq!(r.on_data(4), (4, true, 4));
+        assert_eq!(r.next, 6);
+    }
+
+    /// Against a plain set: random arrival orders with duplicates give the
+    /// same in-order point and LE as the definition.
+    #[test]
+    fn reassembly_matches_the_definition() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for _ in 0..200 {
+            let n = 60u64;
+            let mut r = Reassembly::default();
+            let mut got = std::collections::BTreeSet::new();
+            for _ in 0..150 {
+                let d = rng.gen_range(0..n);
+                let before = (0..).find(|x| !got.contains(x)).unwrap();
+                let new = got.insert(d);
+                let (le, was_new, b) = r.on_data(d);
+                let next = (0..).find(|x| !got.contains(x)).unwrap();
+                assert_eq!((was_new, b, r.next), (new, before, next), "d={d}");
+                // LE..=d all received; LE below CACK may be reported higher.
+                assert!((le..=d).all(|x| got.contains(&x)), "le={le} d={d}");
+                if d >= next {
+                    assert!(le == 0 || !got.contains(&(le - 1)) || le <= next, "le={le} not minimal, d={d}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+"""``etcp-fig15``: E-TCP paper Fig 15, two-way traffic (§VI-G; setup:
+:mod:`ccsim.experiments.etcp`).
+
+Setting (§VI-G): the Fig 4 dumbbell, RTT 50 ms, bottleneck 50 Mb/s to
+1 Gb/s; 25 connections from the "R" side to the "S" side
+(``direction = "reverse"``: their data share the reverse bottleneck queue
+with the forward ACKs, and their ACKs the forward queue) and M = 1, 25 or
+50 connections from S to R; E-TCP, NewReno and NewReno with pacing (both
+directions run the same protocol; the paper does not say otherwise).
+Utilisation = the M forward connections' total goodput / capacity.
+Where the paper is silent: rates 50, 100, 250, 500 and 1000 Mb/s, starts
+uniform in the first 100 ms (as §VI-C), 300 s (§VI-B's duration).
+
+The paper: "When M=1, the single E-TCP connection maintains 80% link
+utilization. When M=25 or M=50, the throughput of forward E-TCP
+connections increases to more than 90% of the bottleneck link bandwidth";
+"the performance of TCP NewReno drops quickly to less than 30% utilization
+with increasing bottleneck bandwidth"; "this impact on E-TCP is the
+smallest". Checks: E-TCP M = 1 at every rate against 0.80 (5%, as the
+papers' goodputs elsewhere); E-TCP M = 25, 50 above 0.90 at every rate;
+NewReno below 0.30 at 1 Gb/s for every M; E-TCP above paced NewReno (the
+best of the TCPs in Fig 15) at every (M, rate).
+
+``--quick``: 50 Mb/s, M = 1 and 25, E-TCP and paced NewReno, 10 s.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pandas as pd
+
+from .. import Check
+from .._kit import Analysis, Runs, Sweep
+from .._kit.figures import STYLE, grid, save, style_axes
+from .._kit.setups import flow
+from . import ETCP_STYLE, SOURCE as _SOURCE, etcp_flow, etcp_point, etcp_scenario
+
+ID = "etcp-fig15"
+SOURCE = f"{_SOURCE}, Fig 15"
+DESCRIPTION = "two-way traffic: M = 1/25/50 forward flows against 25 reverse flows, 50 ms, 50 Mb/s-1 Gb/s"
+
+PAPER = {"etcp_m1": 0.80, "etcp_many_above": 0.90, "newreno_below": 0.30}
+
+RTT = 0.05
+N_REVERSE = 25
+
+
+def settings(quick: bool):
+    if quick:
+        return [5e7], [1, 25], ["E-TCP", "NewReno+pacing"]
+    return [5e7, 1e8, 2.5e8, 5e8, 1e9], [1, 25, 50], ["E-TCP", "NewReno", "NewReno+pacing"]
+
+
+def duration(quick: bool) -> float:
+    return 10.0 if quick else 300.0
+
+
+def _flows(proto: str, m: int):
+    spread = dict(start_s=0.0, start_spread_s=0.1)
+    if proto == "E-TCP":
+        return [etcp_flow("E-TCP", count=m, **spread), etcp_flow("E-TCP", count=N_REVERSE, direction="reverse", **spread)]
+    return [flow(proto, count=m, rwnd_pkts=10_000_000, **spread),
+            flow(proto, count=N_REVERSE, direction="reverse", rwnd_pkts=10_000_000, **spread)]
+
+
+def scenarios(quick: bool) -> List[Sweep]:
+    rates, ms, protos = settings(quick)
+    out = []
+    for proto in protos:
+        for m in ms:
+            base = etcp_scenario("etcp-fig15", duration(quick), rates[0], RTT, _flows(proto, m))
+            out.append(Sweep(base, [etcp_point(r, RTT) for r in rates], [(proto, m, r) for r in rates]))
+    return out
+
+
+def analyse(runs: Runs, quick: bool) -> Analysis:
+    rows = []
+    for s, df in zip(runs.sweeps, runs.frames):
+        for (proto, m, rate), key in zip(s.labels, df["key"]):
+            res = runs.load(key)
+            fl = res.flows
+            fwd, rev = fl[fl["entry"] == 0], fl[fl["entry"] == 1]
+            rows.append({"protocol": proto, "M": m, "rate_bps": rate,
+                         "goodput_utilization": float(fwd["goodput_bps"].sum()) / rate,
+                         "reverse_goodput_utilization": float(rev["goodput_bps"].sum()) / rate,
+                         "utilization": float(res.bottleneck()["utilization"]),
+                         "loss_rate": float(res.bottleneck()["loss_rate"]),
+                         "retransmits": int(fwd["retransmits"].sum()), "timeouts": int(fwd["timeouts"].sum())})
+    return Analysis(table=pd.DataFrame(rows))
+
+
+def checks(a: Analysis, quick: bool) -> List[Check]:
+    t = a.table
+    u = t.set_index(["protocol", "M", "rate_bps"])["goodput_utilization"]
+    out: List[Check] = []
+    for (proto, m, rate), x in u.items():
+        tag = f"M = {m}, {rate / 1e6:g} Mb/s"
+        if proto == "E-TCP" and m == 1:
+            out.append(Check(f"E-TCP, {tag}: forward goodput utilisation (§VI-G: 80%)", paper=PAPER["etcp_m1"],
+                             ccsim=round(float(x), 4), tolerance=0.05))
+        if proto == "E-TCP" and m > 1:
+            out.append(Check(f"E-TCP, {tag}: forward goodput utilisation above 90% (§VI-G)",
+                             paper=f"> {PAPER['etcp_many_above']}", ccsim=round(float(x), 4),
+                             ok=bool(x > PAPER["etcp_many_above"])))
+        if proto == "NewReno" and rate == t["rate_bps"].max():
+            out.append(Check(f"NewReno, {tag}: below 30% (§VI-G)", paper=f"< {PAPER['newreno_below']}",
+                             ccsim=round(float(x), 4), ok=bool(x < PAPER["newreno_below"])))
+        if proto == "E-TCP" and ("NewReno+pacing", m, rate) in u.index:
+            y = float(u[("NewReno+pacing", m, rate)])
+            out.append(Check(f"E-TCP, {tag}: above paced NewReno (§VI-G: the impact on E-TCP is the smallest)",
+                             paper=f"> {y:.4f}", ccsim=round(float(x), 4), ok=bool(x > y)))
+    return out
+
+
+def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
+    t = a.table
+    ms = sorted(t["M"].unique())
+    fig, axes = grid(1, len(ms), sharey=True)
+    for ax, m in zip(axes[0], ms):
+        for proto in t["protocol"].unique():
+            s = t[(t["protocol"] == proto) & (t["M"] == m)].sort_values("rate_bps")
+            ax.plot(s["rate_bps"], s["goodput_utilization"], (ETCP_STYLE.get(proto) or STYLE[proto]), label=proto, ms=4)
+        ax.axhline(PAPER["etcp_m1"] if m == 1 else PAPER["etcp_many_above"], color="gray", ls=":", lw=0.8,
+                   label="paper (E-TCP)")
+        ax.set_ylim(0, 1.05)
+        style_axes(ax, "bottleneck (b/s)", "forward goodput / capacity", xlog=True, title=f"M = {m}")
+    fig.suptitle("E-TCP paper Fig 15: two-way traffic, 25 reverse flows, RTT 50 ms")
+    return save(fig, out_dir, ID)
