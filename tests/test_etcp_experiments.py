@@ -123,3 +123,21 @@ def test_lossy_reverse_quick_loses_acks(quick_run):
     fractions = sorted(x for _, x in lost)
     # the lossless run drops no ACK; the 5% run drops about 5% of them
     assert fractions[0] == 0 and fractions[-1] == pytest.approx(0.05, abs=0.005)
+
+
+def test_fig17_quick_web_runs(quick_run):
+    tmp_path, checks = quick_run("etcp-fig17")
+    _check_shape(checks)
+    t = pd.read_csv(tmp_path / "etcp-fig17.csv")
+    assert set(t["protocol"]) == {"E-TCP", "NewReno", "NewReno+pacing"}
+    # every protocol carried web transfers, most of them finished
+    assert (t["transfers"] > 100).all() and (t["completed"] >= 0.8 * t["transfers"]).all()
+    assert (t["offered_bps"] > 0).all() and t["utilization"].between(0, 1).all()
+    for f in (tmp_path / "runs").glob("*.json"):
+        r = Results.load(f)
+        assert_conserved(r)
+        tr = r.transfers
+        assert len(tr) > 100 and set(tr["transport"]) <= {"tcp", "etcp"}
+        # users' RTTs are whole milliseconds in [10, 150] ms
+        ms = (tr["rtt_prop_s"] * 1000).round(6)
+        assert ms.between(10, 150).all() and (ms == ms.round()).all()
