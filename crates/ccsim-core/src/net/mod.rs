@@ -204,8 +204,14 @@ impl Net {
     pub(crate) fn pipe_arrival(&mut self, l: usize) -> Option<PktId> {
         let link = &mut self.links[l];
         let (_, id) = link.pipe.pop_front().expect("pipe event with a packet");
-        if let Some(&(t, _)) = link.pipe.front() {
+        if let Some(&(t, next)) = link.pipe.front() {
             self.events.schedule(t, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
+            // The next arrival's packet and the pipe entry after it are read
+            // at the next event of this pipe: start loading both now.
+            self.pkts.prefetch(next);
+            if let Some(after) = link.pipe.get(1) {
+                packet::prefetch_lines(after);
+            }
         }
         link.notify(TapEvent::Deliver, self.now, &self.pkts, id);
         let p = self.pkts.get_mut(id);

@@ -208,6 +208,25 @@ impl Packet {
     }
 }
 
+/// Prefetch the cache lines of `*v` (a hint only: results never depend on it).
+#[inline]
+pub(crate) fn prefetch_lines<T>(v: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let first = (v as *const T).cast::<i8>();
+        let last = first.wrapping_add(std::mem::size_of::<T>().saturating_sub(1));
+        // SAFETY: a prefetch never faults and reads nothing into the program
+        // (any address is allowed); SSE is part of the x86_64 baseline.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(first);
+            _mm_prefetch::<_MM_HINT_T0>(last);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+}
+
 /// Slab of packets with a free list.
 #[derive(Default)]
 pub struct PacketPool {
@@ -228,6 +247,18 @@ impl PacketPool {
 
     pub fn free(&mut self, id: PktId) {
         self.free.push(id);
+    }
+
+    /// Ask the CPU to start loading packet `id` into cache. The propagation
+    /// pipe knows which packet arrives next long before it does: on a path
+    /// with a large bandwidth-delay product (tens of thousands of packets in
+    /// flight) its slot has left the cache, and the load otherwise stalls
+    /// the event loop (a third of E5's time went to that one miss).
+    #[inline]
+    pub fn prefetch(&self, id: PktId) {
+        if let Some(p) = self.slots.get(id as usize) {
+            prefetch_lines(p);
+        }
     }
 
     #[inline]
