@@ -1,0 +1,178 @@
+"""ccsim against ns-2.35 on the same benchmark scenarios, in one run.
+
+    python benches/peer_ns2.py [--quick] [--json OUT.json] [NAME ...]
+
+For every row (``ccsim bench``'s B1-B5 plus the issue's long B1 variant) it
+runs the ccsim scenario and, where ns-2 can express it, the same dumbbell in
+ns-2.35 (the papers' own simulator, the ``ns`` command of the distribution's
+``ns2`` package: ``apt-get install ns2``; this script never installs it),
+and reports both wall times and the ratio of bottleneck packets per
+wall-second. ns-2 is a peer to measure against, not a dependency: without
+``ns`` the ccsim column is still reported and the peer's says why not.
+
+Mapping (ccsim -> ns-2), the same on every row:
+
+* dumbbell: one source and one sink node per flow, two routers; edge links
+  at ``edge_rate_bps`` with the delay that gives the flow's RTT
+  (``(rtt/2 - bottleneck_delay) / 2`` each side, as ccsim's builder does);
+  the bottleneck duplex at its rate and 1 ms, DropTail of ``limit_pkts``
+  packets in each direction (ns-2 ``queue-limit``); edge queues 1000.
+* packets: ccsim's 1000-byte payload plus 40 bytes of headers is ns-2's
+  ``packetSize_ 1040`` (ns-2 adds no header bytes of its own); ACKs are
+  40 bytes on both sides.
+* agents: NewReno is ``Agent/TCP/Newreno`` with ``Agent/TCPSink``; SACK is
+  ``Agent/TCP/Sack1`` with ``Agent/TCPSink/Sack1`` (ns-2's own SACK, not
+  RFC 6675, so the B5 rows simulate slightly different recoveries);
+  ``window_`` 10,000,000 and ``windowInit_ 2`` (ccsim's ``rwnd_pkts`` and
+  ``init_cwnd_pkts``); every other ns-2 default as shipped.
+* all flows start at 0 (ccsim starts them at ``start_s = 0``).
+* bottleneck packets: departures from the forward bottleneck queue (ns-2
+  ``monitor-queue``; ccsim ``links[bottleneck].tx_pkts``), divided by the
+  simulator's wall time (ns-2: the ``ns`` process, which includes its Tcl
+  set-up, a fraction of a second; ccsim: the engine run, as ``ccsim
+  bench`` reports it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional
+
+from ccsim.bench import run_isolated, scenario
+
+TCL = r"""
+set ns [new Simulator]
+set n {n}
+set r1 [$ns node]
+set r2 [$ns node]
+$ns duplex-link $r1 $r2 {rate}bps 1ms DropTail
+$ns queue-limit $r1 $r2 {limit}
+$ns queue-limit $r2 $r1 {limit}
+set qmon [$ns monitor-queue $r1 $r2 [open /dev/null w] 1.0]
+for {{set i 0}} {{$i < $n}} {{incr i}} {{
+    set s($i) [$ns node]
+    set d($i) [$ns node]
+    $ns duplex-link $s($i) $r1 {edge_rate}bps {edge_delay}s DropTail
+    $ns duplex-link $r2 $d($i) {edge_rate}bps {edge_delay}s DropTail
+    $ns queue-limit $s($i) $r1 1000
+    $ns queue-limit $r1 $s($i) 1000
+    $ns queue-limit $r2 $d($i) 1000
+    $ns queue-limit $d($i) $r2 1000
+    set tcp($i) [new {agent}]
+    $tcp($i) set packetSize_ 1040
+    $tcp($i) set window_ 10000000
+    $tcp($i) set windowInit_ 2
+    set sink($i) [new {sink}]
+    $ns attach-agent $s($i) $tcp($i)
+    $ns attach-agent $d($i) $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    $ns at 0.0 "$ftp($i) start"
+}}
+proc finish {{}} {{
+    global qmon
+    puts "departures [$qmon set pdepartures_] drops [$qmon set pdrops_]"
+    exit 0
+}}
+$ns at {duration} "finish"
+$ns run
+"""
+
+AGENTS = {"newreno": ("Agent/TCP/Newreno", "Agent/TCPSink"), "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1")}
+
+
+@dataclass
+class Row:
+    name: str
+    ccsim_wall_s: float
+    ccsim_pkts: int
+    events_per_pkt: float = float("nan")
+    ns2_wall_s: Optional[float] = None
+    ns2_pkts: Optional[int] = None
+    note: str = ""
+
+    @property
+    def ratio(self) -> Optional[float]:
+        if not self.ns2_wall_s or not self.ns2_pkts:
+            return None
+        return (self.ccsim_pkts / self.ccsim_wall_s) / (self.ns2_pkts / self.ns2_wall_s)
+
+
+def ns2_script(d: dict) -> str:
+    """The Tcl program of a ccsim dumbbell scenario dict (see the mapping)."""
+    topo, flow = d["topology"], d["flows"][0]
+    if (topo["kind"] != "dumbbell" or len(d["flows"]) != 1 or flow.get("transport", "tcp") != "tcp"
+            or flow.get("cc", "reno") != "reno"):
+        raise ValueError("ns-2 peer: only one-entry Reno dumbbells are mapped")
+    agent, sink = AGENTS[flow.get("recovery", "newreno")]
+    bdelay = topo.get("bottleneck_delay_s", 0.01)
+    edge_delay = (flow["rtt_s"] / 2 - bdelay) / 2
+    return TCL.format(n=flow.get("count", 1), rate=repr(topo["bottleneck_rate_bps"]),
+                      limit=topo["bottleneck_queue"]["limit_pkts"], edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
+                      edge_delay=repr(edge_delay), agent=agent, sink=sink, duration=d["duration_s"])
+
+
+def run_ns2(d: dict, ns: str) -> tuple:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.tcl"
+        path.write_text(ns2_script(d))
+        t0 = time.perf_counter()
+        out = subprocess.run([ns, str(path)], capture_output=True, text=True, check=True, cwd=tmp)
+        wall = time.perf_counter() - t0
+    fields = out.stdout.split()
+    return wall, int(float(fields[fields.index("departures") + 1]))
+
+
+#: The rows ns-2 can express, as ``ccsim bench`` defines them (B2L: B2 for
+#: 600 s, the long single-flow run).
+ROWS = ("B1", "B2", "B2L", "B3", "B4", "B5")
+
+
+def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
+    d = scenario(name, quick).to_dict()
+    r = run_isolated(name, quick)
+    row = Row(name, r["wall_s"], int(round(r["bottleneck_pkts_per_s"] * r["wall_s"])),
+              events_per_pkt=r["events_per_bottleneck_pkt"])
+    if ns is None:
+        row.note = "ns not installed (apt-get install ns2)"
+    else:
+        row.ns2_wall_s, row.ns2_pkts = run_ns2(d, ns)
+    return row
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(ROWS)})")
+    ap.add_argument("--quick", action="store_true", help="durations / 10")
+    ap.add_argument("--json", metavar="OUT", help="write the rows as JSON")
+    a = ap.parse_args(argv)
+    names = [n.upper() for n in a.names] or list(ROWS)
+    unknown = [n for n in names if n not in ROWS]
+    if unknown:
+        ap.error(f"unknown row(s) {', '.join(unknown)}; allowed: {', '.join(ROWS)}")
+    ns = shutil.which("ns")
+    rows = []
+    print(f"{'row':8} {'ccsim wall':>11} {'ns-2 wall':>10} {'ccsim pkts/s':>13} {'ns-2 pkts/s':>12} {'ratio':>7}")
+    for n in names:
+        r = measure(n, a.quick, ns)
+        rows.append(r)
+        ns_pps = f"{r.ns2_pkts / r.ns2_wall_s:12,.0f}" if r.ns2_wall_s else f"{'-':>12}"
+        ratio = f"{r.ratio:6.1f}x" if r.ratio else f"{'-':>7}"
+        ns_wall = f"{r.ns2_wall_s:9.2f}s" if r.ns2_wall_s else f"{'-':>10}"
+        print(f"{n:8} {r.ccsim_wall_s:10.2f}s {ns_wall} {r.ccsim_pkts / r.ccsim_wall_s:13,.0f} {ns_pps} {ratio} {r.note}",
+              flush=True)
+    if a.json:
+        Path(a.json).write_text(json.dumps([dict(r.__dict__, ratio=r.ratio) for r in rows], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
