@@ -272,6 +272,8 @@ class Flow(_Table):
     max_rto_s: Optional[Number] = None
     init_rto_s: Optional[Number] = None
     clock_granularity_s: Optional[Number] = None
+    ecn: Optional[bool] = None
+    gwa: Optional[bool] = None
     start_s: Optional[Number] = None
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None

@@ -11,6 +11,17 @@ use super::packet::PktId;
 use crate::sim::rng::Rng;
 use crate::sim::{EventQueue, Time, Timer};
 
+/// What a stage sees of its link's queue: the waiting packets and bytes
+/// and, on enqueue with a per-flow discipline, the arriving packet's flow's
+/// own backlog (GWA-RR's q_i). Queue disciplines get an empty view (they
+/// know themselves).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueView {
+    pub pkts: usize,
+    pub bytes: u64,
+    pub flow_bytes: Option<u64>,
+}
+
 pub struct LinkCtx<'a> {
     pub now: Time,
     /// Index of the link in `Net::links`.
@@ -20,6 +31,8 @@ pub struct LinkCtx<'a> {
     /// straight into service.
     pub idle: bool,
     pub rng: &'a mut Rng,
+    /// The link's queue as the owner's call finds it (see [`QueueView`]).
+    pub queue: QueueView,
     pub(crate) timer: &'a mut Timer,
     pub(crate) events: &'a mut EventQueue,
     pub(crate) evicted: &'a mut Vec<PktId>,
@@ -68,6 +81,7 @@ pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::pack
         rate_bps: 10e6,
         idle,
         rng: &mut rng,
+        queue: QueueView::default(),
         timer: &mut timer,
         events: &mut events,
         evicted: &mut evicted,

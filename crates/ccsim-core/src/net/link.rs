@@ -10,7 +10,7 @@
 //! event in the global queue; a `LinkFree` event exists only while packets
 //! wait. A packet that finds the link idle is admitted by the discipline and
 //! taken straight back out, so it still costs a single event.
-use super::ctx::{LinkCtx, OwnerState};
+use super::ctx::{LinkCtx, OwnerState, QueueView};
 use super::packet::{PacketPool, PktId};
 use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
@@ -88,12 +88,16 @@ fn queue_owner(slot: &mut Option<OwnerState>, seed: u64, id: u32) -> &mut OwnerS
 /// Build a context for one owner out of a link's disjoint fields.
 macro_rules! ctx {
     ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $evicted:expr, $marks:expr) => {
+        ctx!($now, $id, $rate, $idle, $own, $events, $evicted, $marks, QueueView::default())
+    };
+    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $evicted:expr, $marks:expr, $view:expr) => {
         LinkCtx {
             now: $now,
             link: $id,
             rate_bps: $rate,
             idle: $idle,
             rng: &mut $own.rng,
+            queue: $view,
             timer: &mut $own.timer,
             events: $events,
             evicted: $evicted,
@@ -211,6 +215,17 @@ impl Link {
         self.busy_until <= now && !self.free_scheduled
     }
 
+    /// The queue as a stage sees it (with `flow`'s own backlog when the
+    /// discipline keeps per-flow queues).
+    #[inline]
+    fn queue_view(&self, flow: Option<u32>) -> QueueView {
+        QueueView {
+            pkts: self.queue.len_pkts(),
+            bytes: self.queue.len_bytes(),
+            flow_bytes: flow.and_then(|f| self.queue.flow_len_bytes(f)),
+        }
+    }
+
     /// Run the stages' `on_enqueue`; the reason if one dropped the packet.
     #[inline]
     pub(crate) fn stages_enqueue(
@@ -224,9 +239,10 @@ impl Link {
             return None;
         }
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        let view = self.queue_view(Some(pkts.get(id).flow));
         let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks);
+            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks, view);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -269,10 +285,11 @@ impl Link {
                 q.dequeue(&mut ctx, pkts)?
             }
         };
+        let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return Some(id) };
         let Extras { stages, evicted, .. } = &mut **extras;
         for s in stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, evicted, &mut self.c.marks);
+            let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, evicted, &mut self.c.marks, view);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
         Some(id)
@@ -281,6 +298,7 @@ impl Link {
     /// Timer `slot` of this link fired (0: the queue, `i`: stage `i - 1`).
     pub(crate) fn on_timer(&mut self, slot: u8, gen: u32, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return };
         let Extras { stages, queue_own, evicted, .. } = &mut **extras;
         if slot == 0 {
@@ -291,7 +309,7 @@ impl Link {
             }
         } else if let Some(s) = stages.get_mut(slot as usize - 1) {
             if s.own.timer.fire(events, now, gen) {
-                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks, view);
                 s.stage.on_timer(&mut ctx);
             }
         }

@@ -64,6 +64,10 @@ pub struct TcpHeader {
     pub ece: bool,
     /// Data: Congestion Window Reduced, the sender's answer to ECE.
     pub cwr: bool,
+    /// ACK: the advertised window W_a in segments, 0 when the receiver
+    /// advertises nothing beyond the flow's configured `rwnd_pkts` (GWA:
+    /// Gerla et al. eq. 2, W_a = min(B_r, B_n)).
+    pub wnd: u32,
 }
 
 impl TcpHeader {

@@ -62,6 +62,10 @@ impl Builder {
         if p.loss > 0.0 {
             l.add_stage(Box::new(RandomLoss { p: p.loss }));
         }
+        if let Some(g) = super::stage::gwa::from_queue_table(p.queue, "queue").expect("validated: queue specs build").1
+        {
+            l.add_stage(g);
+        }
         l.monitored = p.monitored;
         self.links.push(l);
         self.adj.insert((a, b), id);

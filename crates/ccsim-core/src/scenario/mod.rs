@@ -257,6 +257,11 @@ pub struct FlowSpec {
     /// until CWR and answered once per window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    /// TCP: GWA-TCP (Gerla et al. §2): data carry the IP option B_n set to
+    /// B_max, routers with a `gwa` stage lower it, and the receiver
+    /// advertises W_a = min(rwnd, B_n).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gwa: Option<bool>,
     // -- common: when the application runs
     #[serde(default)]
     pub start_s: f64,

@@ -86,7 +86,19 @@ fn probability(field: &str, p: f64) -> R {
 
 /// A queue table: its discipline (from the queue registry) validates it.
 pub(crate) fn queue(field: &str, q: &QueueSpec) -> R {
-    crate::net::queue::build(q, field).map(|_| ())
+    let queue = crate::net::queue::build(q, field)?;
+    let (_, gwa) = crate::net::stage::gwa::from_queue_table(q, field)?;
+    let rr = q.extra.get("gwa").and_then(|v| v.as_str()) == Some("rr");
+    if gwa.is_some() && rr && queue.flow_len_bytes(0).is_none() {
+        return Err(err(
+            format!("{field}.gwa"),
+            format!(
+                "\"rr\" needs a discipline with per-flow queues; kind \"{}\" has one shared queue (use gwa = \"fcfs\")",
+                q.kind
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn topology(t: &Topology) -> R {

@@ -27,6 +27,11 @@ pub trait QueueDiscipline: Send {
     fn len_bytes(&self) -> u64;
     /// Every waiting packet, in any order (used to count in-flight packets).
     fn waiting(&self) -> Vec<PktId>;
+    /// Bytes waiting in `flow`'s own queue, for disciplines that keep
+    /// per-flow queues (`None`: one shared queue). GWA-RR reads it.
+    fn flow_len_bytes(&self, _flow: u32) -> Option<u64> {
+        None
+    }
 }
 
 /// A link's discipline. DropTail, on every link of every paper's
@@ -71,6 +76,10 @@ impl Queue {
     pub fn waiting(&self) -> Vec<PktId> {
         dispatch!(self, q => q.waiting())
     }
+    #[inline]
+    pub fn flow_len_bytes(&self, flow: u32) -> Option<u64> {
+        dispatch!(self, q => q.flow_len_bytes(flow))
+    }
 }
 
 impl<T: QueueDiscipline + 'static> From<T> for Queue {
@@ -99,6 +108,9 @@ pub fn registry() -> Vec<QueueKind> {
 
 /// Build the discipline `spec.kind` (field errors name `path`).
 pub fn build(spec: &QueueSpec, path: &str) -> Result<Queue, ConfigError> {
+    // Router stages set up in the same table (GWA) are not the discipline's.
+    let (spec, _) = super::stage::gwa::from_queue_table(spec, path)?;
+    let spec = &spec;
     let kinds = registry();
     match kinds.iter().find(|k| k.name == spec.kind) {
         Some(k) => (k.build)(spec, path),

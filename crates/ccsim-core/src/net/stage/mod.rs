@@ -5,6 +5,7 @@
 //! stream, own timer) and the packet, and may drop it on enqueue.
 //!
 //! Adding a stage is one file plus one line in [`registry`].
+pub mod gwa;
 pub mod loss;
 
 use super::ctx::LinkCtx;
@@ -60,7 +61,7 @@ pub struct StageKind {
 
 /// Every per-link stage ccsim ships: one line each.
 pub fn registry() -> Vec<StageKind> {
-    vec![loss::KIND]
+    vec![loss::KIND, gwa::KIND]
 }
 
 /// Build stage `name` from its parameters (errors name `path`).

@@ -78,6 +78,7 @@ pub mod defaults {
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
     pub const CLOCK_GRANULARITY_S: f64 = 0.01;
     pub const ECN: bool = false;
+    pub const GWA: bool = false;
 }
 
 /// TCP's own fields (besides the common ones) with what they mean.
@@ -100,6 +101,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("init_rto_s", "RTO before the first RTT sample"),
     ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
+    ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
     ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
 ];
 
@@ -124,6 +126,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(d::INIT_RTO_S);
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
+    f.gwa.get_or_insert(d::GWA);
 }
 
 /// (controller, recovery, pacing) names for results.
@@ -167,6 +170,8 @@ pub struct TcpConfig {
     pub init_rto: f64,
     pub granularity: f64,
     pub ecn: bool,
+    /// GWA-TCP: stamp B_n = B_max on data, advertise min(rwnd, B_n).
+    pub gwa: bool,
     /// Finite transfer size in payload bytes (`None`: infinite FTP); set
     /// by the application when it opens the transfer.
     pub total_bytes: Option<u64>,
@@ -198,6 +203,7 @@ impl TcpConfig {
             init_rto: f.init_rto_s.unwrap_or_default(),
             granularity: f.clock_granularity_s.unwrap_or_default(),
             ecn: f.ecn.unwrap_or_default(),
+            gwa: f.gwa.unwrap_or_default(),
             total_bytes: f.bytes,
         };
         // The controller validates its own parameter table.
@@ -236,6 +242,29 @@ impl TcpConfig {
         }
     }
 
+    /// Bytes on the wire of a full segment: GWA's unit for converting
+    /// buffer space (B_n, bytes) to a window (segments).
+    pub fn wire_bytes(&self) -> u64 {
+        (self.mss + self.header) as u64
+    }
+
+    /// GWA's B_max, the value a sender stamps in B_n: the receiver window
+    /// in bytes on the wire (§2: "the maximum window size negotiated at
+    /// connection setup"), below the option's "absent" value.
+    pub fn gwa_b_max(&self) -> u32 {
+        (self.rwnd.saturating_mul(self.wire_bytes())).min(crate::net::packet::IP_OPT_NONE as u64 - 1) as u32
+    }
+
+    /// GWA eq. 2: the window a receiver advertises for a packet carrying
+    /// `b_n` bytes of network buffer: min(B_r, B_n) in whole segments, at
+    /// least one (ns-2's TCP has no zero-window probe, so an advertised 0
+    /// would stop the flow for good; one segment is what a flow can always
+    /// have in flight).
+    pub fn gwa_window(&self, b_n: u32) -> u32 {
+        let w = (b_n as u64 / self.wire_bytes()).min(self.rwnd).max(1);
+        w.min(u32::MAX as u64) as u32
+    }
+
     /// Number of segments in the transfer.
     pub fn total_segs(&self) -> Option<u64> {
         self.total_bytes.map(|t| t.div_ceil(self.mss as u64))
@@ -248,5 +277,30 @@ impl TcpConfig {
             None => (b - a) * m,
             Some(t) => (b * m).min(t) - (a * m).min(t),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(rwnd: u64) -> TcpConfig {
+        let spec: FlowSpec = serde_json::from_value(serde_json::json!({"rwnd_pkts": rwnd, "gwa": true})).unwrap();
+        TcpConfig::from_spec(&spec, "flows[0]").unwrap()
+    }
+
+    #[test]
+    fn gwa_window_is_min_of_rwnd_and_b_n_in_whole_segments() {
+        let c = cfg(64);
+        assert_eq!(c.wire_bytes(), 1040);
+        assert_eq!(c.gwa_b_max(), 64 * 1040);
+        // eq. 2 in segments: never above the receiver buffer, at least one
+        for b_n in [0u32, 1, 1039, 1040, 2079, 2080, 50_000, 64 * 1040, 10_000_000, u32::MAX - 1] {
+            let w = c.gwa_window(b_n) as u64;
+            assert!((1..=64).contains(&w), "b_n {b_n}: {w}");
+            assert_eq!(w, (b_n as u64 / 1040).clamp(1, 64), "b_n {b_n}");
+        }
+        // B_max never collides with the option's "absent" value
+        assert!(cfg(u32::MAX as u64).gwa_b_max() < crate::net::packet::IP_OPT_NONE);
     }
 }

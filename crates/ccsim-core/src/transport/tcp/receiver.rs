@@ -8,7 +8,7 @@
 //! reported blocks (RFC 2018 §4). Out-of-order segments and segments that
 //! fill a hole are ACKed at once even with delayed ACKs.
 use super::TcpConfig;
-use crate::net::packet::{Ecn, Kind, Packet, SackBlock, TcpHeader, L4, MAX_SACK_BLOCKS};
+use crate::net::packet::{Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::{Time, Timer};
 use crate::transport::{receiver_timer, ReceiverAgent};
@@ -25,6 +25,9 @@ pub struct TcpReceiver {
     ts_pending: Time,
     /// ECN-Echo latched by a CE mark, cleared by the sender's CWR.
     ece: bool,
+    /// GWA: the window to advertise, from the latest data packet's B_n
+    /// (0: none, the sender keeps its configured window).
+    wnd: u32,
     delack_timer: Timer,
     /// In-order payload bytes handed to the application.
     pub delivered_bytes: u64,
@@ -43,6 +46,7 @@ impl TcpReceiver {
             pending: 0,
             ts_pending: 0,
             ece: false,
+            wnd: 0,
             delack_timer: Timer::new(receiver_timer(flow, 0)),
             delivered_bytes: 0,
             rx_bytes: 0,
@@ -121,7 +125,7 @@ impl TcpReceiver {
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
         self.pending = 0;
         self.delack_timer.disarm();
-        let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
+        let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece, wnd: self.wnd, ..Default::default() };
         if self.cfg.recovery == super::Recovery::Sack && !self.ooo.is_empty() {
             let first = std::iter::once(trigger).chain(self.recent.iter().copied());
             for seq in first {
@@ -143,6 +147,10 @@ impl TcpReceiver {
 impl ReceiverAgent for TcpReceiver {
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
         if let Some(h) = pkt.tcp() {
+            if self.cfg.gwa && pkt.ip_opt != IP_OPT_NONE {
+                // GWA eq. 2: W_a = min(B_r, B_n), B_n as the path left it.
+                self.wnd = self.cfg.gwa_window(pkt.ip_opt);
+            }
             self.on_data(net, h.seq, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce, h.cwr);
         }
     }

@@ -19,7 +19,7 @@ use super::pacing::Pacer;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{PacingKind, Recovery, TcpConfig};
-use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, L4, MAX_SACK_BLOCKS};
+use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
@@ -76,6 +76,9 @@ pub struct TcpSender {
     pacer: Pacer,
     /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
     cwr_pending: bool,
+    /// The receiver's latest advertised window (segments); `cfg.rwnd`
+    /// until an ACK advertises one (GWA: W_a = min(B_r, B_n)).
+    awnd: u64,
     /// The segment that carries (or will carry) that CWR: ECE on ACKs up to
     /// it echoes the same congestion event (the receiver repeats ECE until
     /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
@@ -96,6 +99,7 @@ enum Next {
 
 impl TcpSender {
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let awnd = cfg.rwnd;
         let st = CcState {
             cwnd: cfg.init_cwnd.min(cfg.max_cwnd),
             ssthresh: cfg.init_ssthresh,
@@ -127,6 +131,7 @@ impl TcpSender {
             partial_seen: false,
             pacer,
             cwr_pending: false,
+            awnd,
             cwr_seq: None,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
@@ -328,7 +333,9 @@ impl TcpSender {
     }
 
     fn has_new_data(&self) -> bool {
-        self.app_active && self.total_segs.is_none_or(|t| self.sb.high() < t) && self.sb.outstanding() < self.cfg.rwnd
+        // Gerla et al. eq. 1: W_t = min(W_c, W_a) - W_u; cwnd is applied by
+        // the caller, the advertised window here.
+        self.app_active && self.total_segs.is_none_or(|t| self.sb.high() < t) && self.sb.outstanding() < self.awnd
     }
 
     /// RFC 6675 NextSeg() in recovery and loss; FlightSize gating when open.
@@ -414,7 +421,10 @@ impl TcpSender {
         let ecn = if self.cfg.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct };
         let cwr = !retx && std::mem::take(&mut self.cwr_pending);
         let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ..Default::default() });
-        net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, ecn, l4, ..Default::default() });
+        // GWA §2: the sender sets B_n = B_max (here the receiver window in
+        // bytes on the wire); routers on the path only ever lower it.
+        let ip_opt = if self.cfg.gwa { self.cfg.gwa_b_max() } else { IP_OPT_NONE };
+        net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, ecn, ip_opt, l4, ..Default::default() });
         self.pacer.on_send(now);
         if let Some(tr) = self.trace.as_mut() {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
@@ -453,6 +463,9 @@ impl SenderAgent for TcpSender {
         let mut sack = [(0, 0); MAX_SACK_BLOCKS];
         for (i, b) in sack.iter_mut().enumerate().take(n) {
             *b = h.sack_block(i);
+        }
+        if h.wnd > 0 {
+            self.awnd = (h.wnd as u64).min(self.cfg.rwnd);
         }
         self.on_ack(net, h.ack, &sack[..n], pkt.ts, h.ece);
     }
