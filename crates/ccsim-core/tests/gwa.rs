@@ -174,3 +174,27 @@ fn gwa_fields_are_validated_with_named_errors() {
     let e = Scenario::from_toml(t).and_then(|s| Simulation::new(&s).map(|_| ())).unwrap_err().to_string();
     assert!(e.contains("flows[0].gwa") && e.contains("transport = \"tcp\""), "{e}");
 }
+
+#[test]
+fn advertised_window_is_reported_and_never_above_rwnd() {
+    let t = lan(5, 20_000, "fcfs", "gwa = true", 6.0).replace("sample_interval_s = 0", "sample_interval_s = 0.05");
+    let r = run_toml(&t);
+    let s = &r.series.flows;
+    assert_eq!(s.awnd_pkts.len(), s.time_s.len());
+    // 5 flows sharing 20 kB: about 20000/1040/5 = 3.8 packets each, never
+    // above the 64-packet receiver window
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for (&t, &w) in s.time_s.iter().zip(&s.awnd_pkts) {
+        assert!((1.0..=64.0).contains(&w), "awnd {w}");
+        if t > 1.0 {
+            lo = lo.min(w);
+            hi = hi.max(w);
+        }
+    }
+    assert!(lo >= 1.0 && hi <= 20.0, "steady W_a in [{lo}, {hi}]");
+    assert!(r.flows.iter().all(|f| f.awnd_pkts.is_some()));
+    // plain flows have no column
+    let plain = run_toml(&lan(2, 20_000, "", "", 6.0).replace("sample_interval_s = 0", "sample_interval_s = 0.5"));
+    assert!(plain.series.flows.awnd_pkts.is_empty());
+    assert!(plain.flows.iter().all(|f| f.awnd_pkts.is_none()));
+}

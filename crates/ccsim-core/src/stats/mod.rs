@@ -77,6 +77,9 @@ pub struct FlowResult {
     /// E-TCP: final sending rate in packets/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_pps: Option<f64>,
+    /// GWA-TCP: the last advertised window W_a in packets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub awnd_pkts: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -128,6 +131,9 @@ pub struct FlowSeries {
     /// Present once a flow reports a loss estimate (E-TCP), NaN for others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub loss_est: Vec<f64>,
+    /// Present once a flow advertises a window (GWA-TCP), NaN for others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub awnd_pkts: Vec<f64>,
 }
 
 /// Push `v` onto an optional series column that starts (back-filled with

@@ -97,6 +97,7 @@ impl Sampler {
                 let rows = s.time_s.len();
                 push_optional(&mut s.rate_pps, rows, r.rate_pps);
                 push_optional(&mut s.loss_est, rows, r.loss_est);
+                push_optional(&mut s.awnd_pkts, rows, r.awnd_pkts);
                 s.time_s.push(ts);
                 s.flow.push(f);
                 s.cwnd.push(r.cwnd);
@@ -233,6 +234,7 @@ impl Sampler {
             completed_s: completed.map(to_secs),
             loss_est: r.loss_est,
             rate_pps: r.rate_pps,
+            awnd_pkts: r.awnd_pkts,
         }
     }
 }

@@ -53,6 +53,9 @@ pub struct SenderReport {
     pub loss_est: Option<f64>,
     /// Rate-timed transports (E-TCP): sending rate in packets/s.
     pub rate_pps: Option<f64>,
+    /// Window-advertising flows (GWA): the receiver's latest advertised
+    /// window W_a in packets.
+    pub awnd_pkts: Option<f64>,
 }
 
 /// The sending endpoint of a flow.

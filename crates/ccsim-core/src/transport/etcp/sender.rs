@@ -379,6 +379,7 @@ impl SenderAgent for EtcpSender {
             completed_at: self.stats.completed_at,
             loss_est: Some(self.loss_estimate().unwrap_or(0.0)),
             rate_pps: self.rtt.srtt.map(|tau| self.ctl.rate_pps(tau)).filter(|r| r.is_finite()),
+            awnd_pkts: None,
         }
     }
 }

@@ -494,6 +494,7 @@ impl SenderAgent for TcpSender {
             ssthresh: self.st.ssthresh,
             srtt_s: self.rtt.srtt,
             completed_at: self.stats.completed_at,
+            awnd_pkts: self.cfg.gwa.then_some(self.awnd as f64),
             ..Default::default()
         }
     }
