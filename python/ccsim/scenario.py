@@ -274,6 +274,7 @@ class Flow(_Table):
     clock_granularity_s: Optional[Number] = None
     ecn: Optional[bool] = None
     gwa: Optional[bool] = None
+    ba: Optional[bool] = None
     start_s: Optional[Number] = None
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None

@@ -262,6 +262,12 @@ pub struct FlowSpec {
     /// advertises W_a = min(rwnd, B_n).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gwa: Option<bool>,
+    /// TCP: BA-TCP (Gerla et al. §5): data carry the IP option v, routers
+    /// with a `gwa = "ba"` stage lower it to their available bandwidth per
+    /// flow, the receiver echoes it, and the sender bounds its window by
+    /// its round-trip propagation delay times the path's minimum v.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ba: Option<bool>,
     // -- common: when the application runs
     #[serde(default)]
     pub start_s: f64,

@@ -13,6 +13,15 @@
 //! * FCFS (`gwa = "fcfs"`, any discipline): `ceil((B_t - q) / n_f)`, q the
 //!   whole queue;
 //!
+//! * bandwidth aware (`gwa = "ba"`, BA-TCP; also `ba = true`): the
+//!   available bandwidth per flow v = C / n_f, stamped (kb/s) in the same
+//!   option when lower, so the path's minimum reaches the sender, which
+//!   bounds its window by delta_i * min_j v_ij (delta_i its round-trip
+//!   propagation delay; the paper's "very simple implementation" of §5,
+//!   used for its BA-FCFS results). The paper measures v as in its ref.
+//!   [19], which it does not restate; the fair share of the link's rate is
+//!   the reading taken here;
+//!
 //! with B_t the buffer and n_f the number of active flows, estimated by
 //! eq. 9 as a geometrically decaying average over intervals of tau:
 //! `n_f(t) = alpha n_f(t - tau) + (1 - alpha) n_f^o(t)`, n_f^o the flows seen
@@ -49,16 +58,18 @@ pub const KIND: StageKind = StageKind {
 };
 
 /// The queue-table keys that set up a GWA stage on the queue's link
-/// (`gwa = "rr" | "fcfs"` and its options), and `ccsim list`'s docs.
-pub const QUEUE_KEYS: &[&str] = &["gwa", "gwa_alpha", "gwa_tau_s", "gwa_nf_init", "gwa_pkt_bytes", "gwa_buffer_bytes"];
+/// (`gwa = "rr" | "fcfs" | "ba"`, `ba = true`, and the options).
+pub const QUEUE_KEYS: &[&str] =
+    &["gwa", "ba", "gwa_alpha", "gwa_tau_s", "gwa_nf_init", "gwa_pkt_bytes", "gwa_buffer_bytes"];
 
 fn params() -> Vec<ParamDoc> {
     vec![
         ParamDoc {
             name: "gwa",
             default: Value::Null,
-            doc: "rr (per-flow queues: B_t/n_f - q_i) | fcfs ((B_t - q)/n_f)",
+            doc: "rr (per-flow queues: B_t/n_f - q_i) | fcfs ((B_t - q)/n_f) | ba (v = C/n_f, BA-TCP)",
         },
+        ParamDoc { name: "ba", default: false.into(), doc: "BA-TCP router: the same as gwa = \"ba\"" },
         ParamDoc { name: "gwa_alpha", default: 0.9.into(), doc: "eq. 9 decay alpha, in [0, 1)" },
         ParamDoc { name: "gwa_tau_s", default: 0.1.into(), doc: "eq. 9 interval tau (s)" },
         ParamDoc { name: "gwa_nf_init", default: "observed".into(), doc: "observed | zero: where eq. 9 starts" },
@@ -83,8 +94,14 @@ fn build(
     limit: Option<(Option<u64>, Option<u64>)>,
 ) -> Result<Box<dyn Stage>, ConfigError> {
     let mut p = Params::new(m, path);
-    let mode = match p.choice("gwa", "fcfs", &["rr", "fcfs"])? {
+    let ba = p.bool("ba", false)?;
+    if ba && m.contains_key("gwa") {
+        return Err(ConfigError::new(format!("{path}.ba"), "not allowed beside gwa (ba = true is gwa = \"ba\")"));
+    }
+    let mode = match p.choice("gwa", "fcfs", &["rr", "fcfs", "ba"])? {
+        _ if ba => Mode::Ba,
         "rr" => Mode::Rr,
+        "ba" => Mode::Ba,
         _ => Mode::Fcfs,
     };
     let alpha = p.f64_in("gwa_alpha", 0.9, 0.0, 1.0 - f64::EPSILON)?;
@@ -124,9 +141,15 @@ pub fn from_queue_table(q: &QueueSpec, path: &str) -> Result<(QueueSpec, Option<
     if own.is_empty() {
         return Ok((rest, None));
     }
-    if !own.contains_key("gwa") {
+    if own.get("ba") == Some(&Value::Bool(false)) && !own.contains_key("gwa") {
+        own.remove("ba");
+        if own.is_empty() {
+            return Ok((rest, None));
+        }
+    }
+    if !own.contains_key("gwa") && !own.contains_key("ba") {
         let k = own.keys().next().expect("non-empty");
-        return Err(ConfigError::new(format!("{path}.{k}"), "only allowed with gwa = \"rr\" or \"fcfs\""));
+        return Err(ConfigError::new(format!("{path}.{k}"), "only allowed with gwa = \"rr\", \"fcfs\" or \"ba\""));
     }
     let stage = build(&own, path, Some((rest.limit_pkts, rest.limit_bytes)))?;
     Ok((rest, Some(stage)))
@@ -139,6 +162,8 @@ pub enum Mode {
     Rr,
     /// One FCFS queue: (B_t - q) / n_f.
     Fcfs,
+    /// Bandwidth aware (BA-TCP): the option carries v = C / n_f in kb/s.
+    Ba,
 }
 
 /// Where eq. 9's average starts.
@@ -214,14 +239,15 @@ impl Gwa {
         }
     }
 
-    /// The buffer space (bytes) this router gives the flow now: §5's
-    /// formulas, rounded up and floored at 0.
-    fn space(&self, n_f: f64, queue_bytes: u64, flow_bytes: Option<u64>) -> f64 {
-        let s = match self.mode {
-            Mode::Rr => self.buffer_bytes / n_f - flow_bytes.unwrap_or(0) as f64,
-            Mode::Fcfs => (self.buffer_bytes - queue_bytes as f64) / n_f,
-        };
-        s.ceil().max(0.0)
+    /// What this router stamps for the flow now: the buffer space (bytes)
+    /// of §5's formulas, rounded up and floored at 0; BA: v = C / n_f in
+    /// kb/s, rounded down (at least 1).
+    fn space(&self, n_f: f64, rate_bps: f64, queue_bytes: u64, flow_bytes: Option<u64>) -> f64 {
+        match self.mode {
+            Mode::Rr => (self.buffer_bytes / n_f - flow_bytes.unwrap_or(0) as f64).ceil().max(0.0),
+            Mode::Fcfs => ((self.buffer_bytes - queue_bytes as f64) / n_f).ceil().max(0.0),
+            Mode::Ba => (rate_bps / n_f / 1e3).floor().max(1.0),
+        }
     }
 }
 
@@ -241,7 +267,7 @@ impl Stage for Gwa {
         self.count(pkt.flow);
         if pkt.ip_opt != IP_OPT_NONE {
             if let Some(n_f) = self.n_f() {
-                let space = self.space(n_f, ctx.queue.bytes, ctx.queue.flow_bytes);
+                let space = self.space(n_f, ctx.rate_bps, ctx.queue.bytes, ctx.queue.flow_bytes);
                 if space < pkt.ip_opt as f64 {
                     // A router only ever lowers B_n.
                     pkt.ip_opt = space as u32;

@@ -79,6 +79,7 @@ pub mod defaults {
     pub const CLOCK_GRANULARITY_S: f64 = 0.01;
     pub const ECN: bool = false;
     pub const GWA: bool = false;
+    pub const BA: bool = false;
 }
 
 /// TCP's own fields (besides the common ones) with what they mean.
@@ -102,6 +103,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
+    ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
     ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
 ];
 
@@ -127,6 +129,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
     f.gwa.get_or_insert(d::GWA);
+    f.ba.get_or_insert(d::BA);
 }
 
 /// (controller, recovery, pacing) names for results.
@@ -172,6 +175,8 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// GWA-TCP: stamp B_n = B_max on data, advertise min(rwnd, B_n).
     pub gwa: bool,
+    /// BA-TCP: stamp v on data, echo it, bound the window by delta x v.
+    pub ba: bool,
     /// Finite transfer size in payload bytes (`None`: infinite FTP); set
     /// by the application when it opens the transfer.
     pub total_bytes: Option<u64>,
@@ -204,6 +209,7 @@ impl TcpConfig {
             granularity: f.clock_granularity_s.unwrap_or_default(),
             ecn: f.ecn.unwrap_or_default(),
             gwa: f.gwa.unwrap_or_default(),
+            ba: f.ba.unwrap_or_default(),
             total_bytes: f.bytes,
         };
         // The controller validates its own parameter table.
@@ -228,6 +234,12 @@ impl TcpConfig {
         at_least(&p("max_rto_s"), cfg.max_rto, cfg.min_rto)?;
         positive(&p("init_rto_s"), cfg.init_rto)?;
         non_negative(&p("clock_granularity_s"), cfg.granularity)?;
+        if cfg.gwa && cfg.ba {
+            return Err(ConfigError::new(
+                p("ba"),
+                "not allowed with gwa = true (both use the network's one IP option)",
+            ));
+        }
         if cfg.total_bytes == Some(0) {
             return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));
         }
@@ -263,6 +275,19 @@ impl TcpConfig {
     pub fn gwa_window(&self, b_n: u32) -> u32 {
         let w = (b_n as u64 / self.wire_bytes()).min(self.rwnd).max(1);
         w.min(u32::MAX as u64) as u32
+    }
+
+    /// BA-TCP's window bound for a path whose available bandwidth per flow
+    /// is `v_kbps` and a round-trip propagation delay `delta_s`: delta x v
+    /// in whole segments, rounded up (§5: "a lower bound to the
+    /// transmission window"), from 1 to the receiver window.
+    pub fn ba_window(&self, v_kbps: u32, delta_s: f64) -> u64 {
+        let w = (delta_s * v_kbps as f64 * 1e3 / 8.0 / self.wire_bytes() as f64).ceil();
+        if w.is_finite() {
+            (w as u64).clamp(1, self.rwnd)
+        } else {
+            self.rwnd
+        }
     }
 
     /// Number of segments in the transfer.

@@ -28,6 +28,8 @@ pub struct TcpReceiver {
     /// GWA: the window to advertise, from the latest data packet's B_n
     /// (0: none, the sender keeps its configured window).
     wnd: u32,
+    /// BA: the latest data packet's v, echoed in the ACK's option.
+    ba_v: u32,
     delack_timer: Timer,
     /// In-order payload bytes handed to the application.
     pub delivered_bytes: u64,
@@ -47,6 +49,7 @@ impl TcpReceiver {
             ts_pending: 0,
             ece: false,
             wnd: 0,
+            ba_v: IP_OPT_NONE,
             delack_timer: Timer::new(receiver_timer(flow, 0)),
             delivered_bytes: 0,
             rx_bytes: 0,
@@ -140,7 +143,17 @@ impl TcpReceiver {
             }
         }
         let size = self.cfg.header.max(1);
-        net.send(Packet { flow: self.flow, kind: Kind::Ack, size, ts: ts_echo, l4: L4::Tcp(h), ..Default::default() });
+        // BA-TCP: v goes back to the sender in the ACK's option.
+        let ip_opt = if self.cfg.ba { self.ba_v } else { IP_OPT_NONE };
+        net.send(Packet {
+            flow: self.flow,
+            kind: Kind::Ack,
+            size,
+            ts: ts_echo,
+            ip_opt,
+            l4: L4::Tcp(h),
+            ..Default::default()
+        });
     }
 }
 
@@ -150,6 +163,9 @@ impl ReceiverAgent for TcpReceiver {
             if self.cfg.gwa && pkt.ip_opt != IP_OPT_NONE {
                 // GWA eq. 2: W_a = min(B_r, B_n), B_n as the path left it.
                 self.wnd = self.cfg.gwa_window(pkt.ip_opt);
+            }
+            if self.cfg.ba {
+                self.ba_v = pkt.ip_opt;
             }
             self.on_data(net, h.seq, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce, h.cwr);
         }

@@ -26,6 +26,9 @@ use crate::sim::{Time, Timer};
 use crate::transport::cc::{CcEvent, CcState, CongestionControl, NetFeedback};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
 
+/// BA-TCP's v before any router lowered it (kb/s): no bound.
+pub const BA_UNBOUNDED: u32 = IP_OPT_NONE - 1;
+
 /// The sender's timer slots.
 const RTO: u8 = 0;
 const PACE: u8 = 1;
@@ -423,7 +426,12 @@ impl TcpSender {
         let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ..Default::default() });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
         // bytes on the wire); routers on the path only ever lower it.
-        let ip_opt = if self.cfg.gwa { self.cfg.gwa_b_max() } else { IP_OPT_NONE };
+        // BA (§5): v starts unbounded (the option's largest value).
+        let ip_opt = match (self.cfg.gwa, self.cfg.ba) {
+            (true, _) => self.cfg.gwa_b_max(),
+            (_, true) => BA_UNBOUNDED,
+            _ => IP_OPT_NONE,
+        };
         net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, ecn, ip_opt, l4, ..Default::default() });
         self.pacer.on_send(now);
         if let Some(tr) = self.trace.as_mut() {
@@ -467,6 +475,13 @@ impl SenderAgent for TcpSender {
         if h.wnd > 0 {
             self.awnd = (h.wnd as u64).min(self.cfg.rwnd);
         }
+        if self.cfg.ba && pkt.ip_opt < BA_UNBOUNDED {
+            // BA-TCP: the echoed min_j v_ij, times delta_i (the smallest RTT
+            // seen: the round-trip propagation delay plus serialisation).
+            if let Some(delta) = self.rtt.min_rtt {
+                self.awnd = self.cfg.ba_window(pkt.ip_opt, delta);
+            }
+        }
         self.on_ack(net, h.ack, &sack[..n], pkt.ts, h.ece);
     }
 
@@ -494,7 +509,7 @@ impl SenderAgent for TcpSender {
             ssthresh: self.st.ssthresh,
             srtt_s: self.rtt.srtt,
             completed_at: self.stats.completed_at,
-            awnd_pkts: self.cfg.gwa.then_some(self.awnd as f64),
+            awnd_pkts: (self.cfg.gwa || self.cfg.ba).then_some(self.awnd as f64),
             ..Default::default()
         }
     }
