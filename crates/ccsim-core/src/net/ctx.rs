@@ -19,6 +19,9 @@ pub struct LinkCtx<'a> {
     /// The serialiser is free and nothing waits: a packet admitted now goes
     /// straight into service.
     pub idle: bool,
+    /// Bytes waiting in the link's queue discipline when the context was
+    /// made (on dequeue: after the departing packet left it).
+    pub queue_bytes: u64,
     pub rng: &'a mut Rng,
     pub(crate) timer: &'a mut Timer,
     pub(crate) events: &'a mut EventQueue,
@@ -67,6 +70,7 @@ pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::pack
         link: 0,
         rate_bps: 10e6,
         idle,
+        queue_bytes: 0,
         rng: &mut rng,
         timer: &mut timer,
         events: &mut events,

@@ -87,12 +87,13 @@ fn queue_owner(slot: &mut Option<OwnerState>, seed: u64, id: u32) -> &mut OwnerS
 
 /// Build a context for one owner out of a link's disjoint fields.
 macro_rules! ctx {
-    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $evicted:expr, $marks:expr) => {
+    ($now:expr, $id:expr, $rate:expr, $idle:expr, $qb:expr, $own:expr, $events:expr, $evicted:expr, $marks:expr) => {
         LinkCtx {
             now: $now,
             link: $id,
             rate_bps: $rate,
             idle: $idle,
+            queue_bytes: $qb,
             rng: &mut $own.rng,
             timer: &mut $own.timer,
             events: $events,
@@ -224,9 +225,10 @@ impl Link {
             return None;
         }
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        let qb = self.queue.len_bytes();
         let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks);
+            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, qb, s.own, events, evicted, &mut self.c.marks);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -239,6 +241,7 @@ impl Link {
     #[inline]
     pub(crate) fn enqueue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue, id: PktId) -> bool {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        let qb = self.queue.len_bytes();
         let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
             Queue::DropTail(q) => return q.admit(idle, id, pkts.get(id).size),
@@ -246,7 +249,7 @@ impl Link {
         };
         let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
         let own = queue_owner(queue_own, self.seed, self.id);
-        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, evicted, &mut self.c.marks);
+        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, qb, own, events, evicted, &mut self.c.marks);
         q.enqueue(&mut ctx, id, pkts)
     }
 
@@ -263,16 +266,18 @@ impl Link {
         let id = match &mut self.queue {
             Queue::DropTail(q) => q.take()?,
             Queue::Dyn(q) => {
+                let qb = q.len_bytes();
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
                 let own = queue_owner(queue_own, self.seed, self.id);
-                let mut ctx = ctx!(now, self.id, self.rate_bps, false, own, events, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, false, qb, own, events, evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
+        let qb = self.queue.len_bytes();
         let Some(extras) = self.extras.as_mut() else { return Some(id) };
         let Extras { stages, evicted, .. } = &mut **extras;
         for s in stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, evicted, &mut self.c.marks);
+            let mut ctx = ctx!(now, self.id, self.rate_bps, false, qb, s.own, events, evicted, &mut self.c.marks);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
         Some(id)
@@ -281,17 +286,18 @@ impl Link {
     /// Timer `slot` of this link fired (0: the queue, `i`: stage `i - 1`).
     pub(crate) fn on_timer(&mut self, slot: u8, gen: u32, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
+        let qb = self.queue.len_bytes();
         let Some(extras) = self.extras.as_mut() else { return };
         let Extras { stages, queue_own, evicted, .. } = &mut **extras;
         if slot == 0 {
             let own = queue_owner(queue_own, self.seed, self.id);
             if own.timer.fire(events, now, gen) {
-                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, qb, own, events, evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
         } else if let Some(s) = stages.get_mut(slot as usize - 1) {
             if s.own.timer.fire(events, now, gen) {
-                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, qb, s.own, events, evicted, &mut self.c.marks);
                 s.stage.on_timer(&mut ctx);
             }
         }

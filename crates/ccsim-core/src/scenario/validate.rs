@@ -86,7 +86,11 @@ fn probability(field: &str, p: f64) -> R {
 
 /// A queue table: its discipline (from the queue registry) validates it.
 pub(crate) fn queue(field: &str, q: &QueueSpec) -> R {
-    crate::net::queue::build(q, field).map(|_| ())
+    crate::net::queue::build(q, field)?;
+    if let Some(v) = &q.xcp {
+        crate::net::stage::xcp::XcpParams::from_value(v, &format!("{field}.xcp"))?;
+    }
+    Ok(())
 }
 
 fn topology(t: &Topology) -> R {

@@ -8,7 +8,7 @@
 //! reported blocks (RFC 2018 §4). Out-of-order segments and segments that
 //! fill a hole are ACKed at once even with delayed ACKs.
 use super::TcpConfig;
-use crate::net::packet::{Ecn, Kind, Packet, SackBlock, TcpHeader, L4, MAX_SACK_BLOCKS};
+use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::{Time, Timer};
 use crate::transport::{receiver_timer, ReceiverAgent};
@@ -26,6 +26,9 @@ pub struct TcpReceiver {
     /// ECN-Echo latched by a CE mark, cleared by the sender's CWR.
     ece: bool,
     delack_timer: Timer,
+    /// XCP: feedback of the data received since the last ACK, summed
+    /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`), echoed in the next ACK.
+    echo_fb: Option<f64>,
     /// In-order payload bytes handed to the application.
     pub delivered_bytes: u64,
     /// Every data byte that arrived (headers and duplicates included).
@@ -44,6 +47,7 @@ impl TcpReceiver {
             ts_pending: 0,
             ece: false,
             delack_timer: Timer::new(receiver_timer(flow, 0)),
+            echo_fb: None,
             delivered_bytes: 0,
             rx_bytes: 0,
         }
@@ -136,13 +140,28 @@ impl TcpReceiver {
             }
         }
         let size = self.cfg.header.max(1);
-        net.send(Packet { flow: self.flow, kind: Kind::Ack, size, ts: ts_echo, l4: L4::Tcp(h), ..Default::default() });
+        let cong = self
+            .echo_fb
+            .take()
+            .map(|f| CongestionHeader::Xcp(XcpHeader { feedback_bytes_per_s: f as f32, ..Default::default() }));
+        net.send(Packet {
+            flow: self.flow,
+            kind: Kind::Ack,
+            size,
+            ts: ts_echo,
+            l4: L4::Tcp(h),
+            cong,
+            ..Default::default()
+        });
     }
 }
 
 impl ReceiverAgent for TcpReceiver {
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
         if let Some(h) = pkt.tcp() {
+            if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
+                *self.echo_fb.get_or_insert(0.0) += x.feedback_bytes_per_s as f64;
+            }
             self.on_data(net, h.seq, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce, h.cwr);
         }
     }
