@@ -137,7 +137,8 @@ pub struct XcpStats {
     /// Sum over intervals of the positive and negative parts handed out.
     pub given_pos: f64,
     pub given_neg: f64,
-    /// The last completed interval: φ, h, its budgets and what was given.
+    /// φ and h of the interval now in progress; the last completed
+    /// interval's budgets and what it gave.
     pub last_phi: f64,
     pub last_h: f64,
     pub last_budget: (f64, f64),
@@ -164,6 +165,8 @@ pub struct XcpRouter {
     res_pos: f64,
     res_neg: f64,
     given: (f64, f64),
+    /// The budgets of the interval in progress.
+    budget: (f64, f64),
     pub stats: XcpStats,
 }
 
@@ -187,6 +190,7 @@ impl XcpRouter {
             res_pos: 0.0,
             res_neg: 0.0,
             given: (0.0, 0.0),
+            budget: (0.0, 0.0),
             stats: XcpStats::default(),
         }
     }
@@ -232,6 +236,7 @@ impl XcpRouter {
         s.given_pos += self.given.0;
         s.given_neg += self.given.1;
         s.last_given = self.given;
+        s.last_budget = self.budget;
         self.given = (0.0, 0.0);
         self.res_pos = phi.max(0.0) + h;
         self.res_neg = (-phi).max(0.0) + h;
@@ -240,7 +245,7 @@ impl XcpRouter {
         s.budget_neg += self.res_neg;
         s.last_phi = phi;
         s.last_h = h;
-        s.last_budget = (self.res_pos, self.res_neg);
+        self.budget = (self.res_pos, self.res_neg);
         let sum_x = if self.sum_x == 0.0 { 1.0 } else { self.sum_x };
         if self.input_bytes > 0.0 {
             self.cp = self.res_pos / sum_x;
@@ -355,5 +360,77 @@ impl Stage for XcpRouter {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::ctx::test_ctx;
+    use crate::net::packet::XcpHeader;
+
+    fn data(fb: f32, rtt: f32, cwnd: f32) -> Packet {
+        let h = XcpHeader { cwnd_bytes: cwnd, rtt_s: rtt, feedback_bytes_per_s: fb };
+        Packet { size: 1040, cong: Some(CongestionHeader::Xcp(h)), ..Default::default() }
+    }
+
+    /// Whatever the budgets and the incoming value, the header only goes down.
+    #[test]
+    fn a_router_never_raises_feedback() {
+        test_ctx(false, |ctx, _| {
+            let mut r = XcpRouter::new(XcpParams::ORIGINAL);
+            let mut seen_lower = false;
+            for (i, &(cp, cn, rp, rn)) in
+                [(1e6, 0.0, 1e9, 0.0), (0.0, 50.0, 0.0, 1e9), (1e5, 10.0, 1e4, 1e4), (0.0, 0.0, 0.0, 0.0)]
+                    .iter()
+                    .enumerate()
+            {
+                for &fb in &[1e24f32, 5e5, 100.0, 0.0, -100.0, -5e5, -1e9] {
+                    (r.cp, r.cn, r.res_pos, r.res_neg) = (cp, cn, rp, rn);
+                    let mut p = data(fb, 0.05 * (i + 1) as f32, 20_800.0);
+                    r.on_dequeue(ctx, &mut p);
+                    let Some(CongestionHeader::Xcp(h)) = p.cong else { panic!() };
+                    assert!(h.feedback_bytes_per_s <= fb, "raised {fb} to {}", h.feedback_bytes_per_s);
+                    seen_lower |= h.feedback_bytes_per_s < fb;
+                    assert!(r.res_pos >= 0.0 && r.res_neg >= 0.0);
+                }
+            }
+            assert!(seen_lower);
+        });
+    }
+
+    /// ACKs and packets without an RTT sample pass untouched.
+    #[test]
+    fn acks_and_unsampled_packets_are_left_alone() {
+        test_ctx(false, |ctx, _| {
+            let mut r = XcpRouter::new(XcpParams::ORIGINAL);
+            (r.cp, r.cn, r.res_pos, r.res_neg) = (0.0, 100.0, 0.0, 1e9);
+            let mut p = data(7.0, 0.0, 20_800.0);
+            r.on_dequeue(ctx, &mut p);
+            assert_eq!(p.cong, data(7.0, 0.0, 20_800.0).cong);
+            let mut a = data(7.0, 0.1, 20_800.0);
+            a.kind = crate::net::packet::Kind::Ack;
+            r.on_dequeue(ctx, &mut a);
+            assert_eq!(a.cong, data(7.0, 0.1, 20_800.0).cong);
+        });
+    }
+
+    #[test]
+    fn parameter_sets_and_named_errors() {
+        let m = |s: &str| serde_json::from_str::<Map<String, Value>>(s).unwrap();
+        let c = XcpParams::from_map(&m(r#"{"params": "conservative", "gamma": 0.07}"#), "q.xcp").unwrap();
+        assert_eq!((c.alpha, c.beta, c.gamma, c.capacity), (0.2, 0.056, 0.07, 0.9));
+        let e = XcpParams::from_map(&m(r#"{"params": "fast"}"#), "q.xcp").unwrap_err();
+        assert_eq!(e.field, "q.xcp.params");
+        assert!(e.msg.contains("original, conservative"), "{}", e.msg);
+        let e = XcpParams::from_map(&m(r#"{"alpha": -1}"#), "q.xcp").unwrap_err();
+        assert_eq!(e.field, "q.xcp.alpha");
+        let e = XcpParams::from_map(&m(r#"{"capacity": 0}"#), "q.xcp").unwrap_err();
+        assert_eq!(e.field, "q.xcp.capacity");
+        let e = XcpParams::from_map(&m(r#"{"alpah": 1}"#), "q.xcp").unwrap_err();
+        assert_eq!(e.field, "q.xcp.alpah");
+        let e = XcpParams::from_value(&Value::from(3), "q.xcp").unwrap_err();
+        assert_eq!(e.field, "q.xcp");
+        assert_eq!(XcpParams::from_value(&Value::from(false), "q.xcp").unwrap(), None);
     }
 }
