@@ -38,11 +38,12 @@ def parse_ns2(path, n):
                     drops += 1
                 elif t >= DUR / 2:
                     sent[fid] += size
-    # ns-2's "+" counts the packet in service too: the queue proper is one less.
+    # "+" is the enqueue and "-" the start of transmission, so the count
+    # is the waiting packets, as ccsim's max_queue (sampled after arrivals).
     return {
         "utilization": sum(sent) * 8 / (RATE * DUR / 2),
-        "max_queue_pkts": max_pkts - 1,
-        "max_queue_bytes": max_bytes - 1040,
+        "max_queue_pkts": max_pkts,
+        "max_queue_bytes": max_bytes,
         "flow_mbps": [b * 8 / (DUR / 2) / 1e6 for b in sent],
         "drops": drops,
     }
