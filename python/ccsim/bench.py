@@ -32,6 +32,14 @@ Controller rows (target: within 15% of NewReno's events per second):
   controller still runs on every ACK, so ``vs_base`` (over ``B2cap``,
   NewReno) is the controller's own per-ACK cost.
 
+XCP row (target: at least 70% of B3's bottleneck packets per wall-second,
+``vs_B3_pkts``):
+
+- ``X1``: the paced-XCP paper's dumbbell: 100 paced XCP flows (token
+  bucket), conservative router parameters on both bottleneck directions,
+  622 Mb/s, RTT uniform on [64, 100] ms, rule-of-thumb buffer (BDP at the
+  82 ms mean RTT, 6130 packets), 100 s.
+
 Workload rows:
 
 - ``W1``: the E-TCP paper's Fig 17 web workload at OC-12: 622 Mb/s,
@@ -55,7 +63,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from .scenario import DropTail, Dumbbell, Flow, Scenario
+from .scenario import Dumbbell, Flow, Queue, Scenario
 
 __all__ = ["BENCHMARKS", "scenario", "run_one", "run_all", "main"]
 
@@ -82,6 +90,9 @@ class Bench:
     app_params: Optional[Tuple[Tuple[str, Any], ...]] = None
     rtt_range_s: Optional[Tuple[float, float]] = None
     rtt_step_s: Optional[float] = None
+    pacing: Optional[str] = None
+    #: the bottleneck queue's ``xcp`` value (XCP rows)
+    xcp: Optional[Any] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -111,6 +122,9 @@ BENCHMARKS: Dict[str, Bench] = {
              "RTT 10-150 ms", 1500, 622e6, 0.0, 20, 100.0, transport=transport, app="web",
              app_params=(("size_factor", 60.0),), rtt_range_s=(0.010, 0.150), rtt_step_s=0.001)
        for sfx, what, transport in (("", "", "tcp"), ("-etcp", " over E-TCP", "etcp"))]
+    + [Bench("X1", "100 paced XCP flows (conservative), 622 Mb/s, RTT 64-100 ms, BDP buffer (6130 pkts)",
+             100, 622e6, 0.0, 6130, 100.0, cc="xcp", recovery="reno", rtt_range_s=(0.064, 0.100),
+             pacing="token_bucket", xcp={"params": "conservative"})]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -129,6 +143,9 @@ def scenario(name: str, quick: bool = False) -> Scenario:
         flow = Flow(count=b.flows, **tcp, mss_bytes=1000, header_bytes=40,
                     rtt_range_s=list(b.rtt_range_s) if b.rtt_range_s else None, rtt_step_s=b.rtt_step_s,
                     app=b.app, app_params=dict(b.app_params or ()))
+    elif b.transport == "tcp" and b.rtt_range_s is not None:
+        flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000, header_bytes=40,
+                    rtt_range_s=list(b.rtt_range_s), rwnd_pkts=b.rwnd_pkts, pacing=b.pacing, start_spread_s=10.0)
     elif b.transport == "tcp":
         flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
                     header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)
@@ -142,7 +159,7 @@ def scenario(name: str, quick: bool = False) -> Scenario:
         topology=Dumbbell(
             bottleneck_rate_bps=b.rate_bps,
             bottleneck_delay_s=0.001,
-            bottleneck_queue=DropTail(limit_pkts=b.buffer_pkts),
+            bottleneck_queue=Queue(kind="droptail", limit_pkts=b.buffer_pkts, xcp=b.xcp),
             edge_rate_bps=b.edge_rate_bps,
         ),
         flows=[flow],
@@ -240,6 +257,8 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
             r["vs_base"] = r["events_per_s"] / eps[base]
         if BENCHMARKS[r["name"]].transport == "etcp" and "B5" in pps:
             r["vs_B5_pkts"] = r["bottleneck_pkts_per_s"] / pps["B5"]
+        if BENCHMARKS[r["name"]].cc == "xcp" and "B3" in pps:
+            r["vs_B3_pkts"] = r["bottleneck_pkts_per_s"] / pps["B3"]
 
 
 def format_table(rows: List[Dict[str, Any]]) -> str:

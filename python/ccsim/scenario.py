@@ -131,6 +131,9 @@ class Queue(_Table):
     kind: Optional[str] = "droptail"
     limit_pkts: Optional[int] = None
     limit_bytes: Optional[int] = None
+    #: XCP router feedback on the link: ``True`` or a table (``params``,
+    #: ``alpha``, ``beta``, ``gamma``, ``capacity``, ``count_acks``).
+    xcp: Optional[Any] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
 

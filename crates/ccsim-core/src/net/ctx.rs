@@ -13,7 +13,7 @@ use crate::sim::{EventQueue, Time, Timer};
 
 /// What a stage sees of its link's queue: the waiting packets and bytes
 /// and, on enqueue with a per-flow discipline, the arriving packet's flow's
-/// own backlog (GWA-RR's q_i). Queue disciplines get an empty view (they
+/// own backlog (GWA-RR's q_i); on dequeue, after the departing packet left. Queue disciplines get an empty view (they
 /// know themselves).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueView {

@@ -70,6 +70,8 @@ pub struct Link {
     pub pipe: VecDeque<(Time, PktId)>,
     pub c: LinkCounters,
     pub max_queue_pkts: usize,
+    /// Largest queue in bytes seen after an arrival (the same instants).
+    pub max_queue_bytes: u64,
     /// The last two packet sizes and their serialisation times: a link
     /// carries one or two sizes (data, ACK), and the f64 division and
     /// rounding of `tx_time` are a visible share of the per-packet cost.
@@ -132,6 +134,7 @@ impl Link {
             pipe: VecDeque::new(),
             c: LinkCounters::default(),
             max_queue_pkts: 0,
+            max_queue_bytes: 0,
             memo_size: [0; 2],
             memo_time: [0; 2],
         }

@@ -147,6 +147,7 @@ impl Net {
         }
         let link = &mut self.links[l];
         link.max_queue_pkts = link.max_queue_pkts.max(link.queue.len_pkts());
+        link.max_queue_bytes = link.max_queue_bytes.max(link.queue.len_bytes());
     }
 
     /// The serialiser of link `l` is free: start the next packet, if any,

@@ -140,15 +140,27 @@ impl Default for L4 {
     }
 }
 
-/// XCP's congestion header (Katabi et al. 2002, §3.1): the sender's window
-/// and RTT estimate and the feedback routers may only lower. 32-bit fields,
-/// as on the wire (routers compute in f64 and store the result); keeping
-/// the packet at 88 bytes is worth more than the digits.
+/// XCP's congestion header (Katabi et al. 2002, §3.1), in ns-2.35's
+/// rate form (xcp/xcp-end-sys.cc, after draft-falk-xcp): the sender's
+/// window and RTT estimate, and the feedback as a change of *throughput*
+/// in bytes/s that routers may only lower; the sender turns it into a
+/// window change with its srtt (`cwnd += feedback · srtt / mss`). On an
+/// ACK, `feedback_bytes_per_s` is the receiver's echo (ns-2's
+/// `reverse_feedback_`, the sum over the data packets it acknowledges) and
+/// routers leave it alone. Like ns-2 (`XCP_HDR_LEN` is defined but never
+/// added to a packet's size), the header adds no bytes on the wire.
+/// 32-bit fields, as on the wire (routers compute in f64 and store the
+/// result); keeping the packet at 88 bytes is worth more than the digits.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct XcpHeader {
+    /// H_cwnd: the sender's window in bytes (segments × packet size).
     pub cwnd_bytes: f32,
+    /// H_rtt: the sender's srtt in seconds; 0 before the first sample
+    /// (routers then give no feedback, as ns-2).
     pub rtt_s: f32,
-    pub feedback_bytes: f32,
+    /// H_feedback: desired (sender) or allowed (routers) change of the
+    /// flow's throughput in bytes/s; may be negative.
+    pub feedback_bytes_per_s: f32,
 }
 
 /// A congestion header between IP and the transport, read and written by

@@ -12,6 +12,7 @@
 //! propagation delay is exactly `rtt_s` (bottleneck delays stay shared).
 use super::link::Link;
 use super::stage::loss::RandomLoss;
+use super::stage::xcp::{XcpParams, XcpRouter};
 use super::Route;
 use crate::scenario::{ConfigError, Direction, QueueSpec, Scenario, Topology};
 use crate::sim::rng::{self, Stream};
@@ -61,6 +62,13 @@ impl Builder {
         let mut l = Link::new(id as u32, name, (a, b), p.rate_bps, from_secs(p.delay_s), queue, self.seed);
         if p.loss > 0.0 {
             l.add_stage(Box::new(RandomLoss { p: p.loss }));
+        }
+        // XCP after random loss: a packet lost on arrival never reaches the
+        // router's accounting (ns-2: the ErrorModel sits before the queue).
+        if let Some(v) = &p.queue.xcp {
+            if let Some(x) = XcpParams::from_value(v, "queue.xcp").expect("validated: xcp tables build") {
+                l.add_stage(Box::new(XcpRouter::new(x)));
+            }
         }
         if let Some(g) = super::stage::gwa::from_queue_table(p.queue, "queue").expect("validated: queue specs build").1
         {

@@ -80,13 +80,18 @@ pub struct QueueSpec {
     pub limit_pkts: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_bytes: Option<u64>,
+    /// XCP router feedback on this queue's link (`net::stage::xcp`):
+    /// `true` (the original parameters) or a table (`params`, `alpha`,
+    /// `beta`, `gamma`, `capacity`, `count_acks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xcp: Option<Value>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl QueueSpec {
     pub fn droptail_pkts(n: u64) -> Self {
-        QueueSpec { kind: d_droptail(), limit_pkts: Some(n), limit_bytes: None, extra: Map::new() }
+        QueueSpec { kind: d_droptail(), limit_pkts: Some(n), limit_bytes: None, xcp: None, extra: Map::new() }
     }
 }
 

@@ -98,6 +98,9 @@ pub(crate) fn queue(field: &str, q: &QueueSpec) -> R {
             ),
         ));
     }
+    if let Some(v) = &q.xcp {
+        crate::net::stage::xcp::XcpParams::from_value(v, &format!("{field}.xcp"))?;
+    }
     Ok(())
 }
 

@@ -99,6 +99,8 @@ pub struct LinkResult {
     pub random_losses: u64,
     pub loss_rate: f64,
     pub max_queue_pkts: u64,
+    /// Largest queue in bytes (sampled at arrivals, as `max_queue_pkts`).
+    pub max_queue_bytes: u64,
 }
 
 /// Every packet created is delivered, dropped, or still in the network.

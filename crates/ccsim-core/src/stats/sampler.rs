@@ -166,6 +166,7 @@ impl Sampler {
                     random_losses: random,
                     loss_rate: ratio(drops + random, arrivals),
                     max_queue_pkts: l.max_queue_pkts as u64,
+                    max_queue_bytes: l.max_queue_bytes,
                 }
             })
             .collect();

@@ -7,6 +7,7 @@
 //! Adding a stage is one file plus one line in [`registry`].
 pub mod gwa;
 pub mod loss;
+pub mod xcp;
 
 use super::ctx::LinkCtx;
 use super::packet::Packet;
@@ -61,7 +62,7 @@ pub struct StageKind {
 
 /// Every per-link stage ccsim ships: one line each.
 pub fn registry() -> Vec<StageKind> {
-    vec![loss::KIND, gwa::KIND]
+    vec![loss::KIND, xcp::KIND, gwa::KIND]
 }
 
 /// Build stage `name` from its parameters (errors name `path`).

@@ -12,6 +12,7 @@
 //! | `on_event`       | `cwnd_event` / `set_state` | recovery start/end, RTO, ECN echo |
 //! | `on_tick`        | (FAST's per-RTT update)    | every `tick_interval` seconds |
 //! | `on_feedback`    | —                          | explicit network feedback (XCP, GWA) |
+//! | `cong_header`    | —                          | stamp a congestion header on outgoing data (XCP) |
 //!
 //! Windows are in segments (`f64`, so additive increase can be fractional,
 //! as in ns-2's `double cwnd_`).
@@ -32,6 +33,7 @@ pub mod ltcp;
 pub mod reno;
 pub mod stcp;
 pub mod vegas;
+pub mod xcp;
 
 use crate::sim::Time;
 
@@ -79,6 +81,9 @@ pub enum NetFeedback {
     WindowDelta(f64),
     /// GWA / receiver-advertised: window cap in segments.
     WindowCap(f64),
+    /// The congestion header a new ACK carried back (the receiver's echo);
+    /// the controller that stamped its own header interprets it.
+    Echo(crate::net::packet::CongestionHeader),
 }
 
 /// One congestion controller. `Send` so a run can move across threads.
@@ -97,6 +102,12 @@ pub trait CongestionControl: Send {
     }
     fn on_tick(&mut self, _s: &mut CcState) {}
     fn on_feedback(&mut self, _s: &mut CcState, _fb: NetFeedback) {}
+    /// The congestion header to stamp on an outgoing data segment of `size`
+    /// bytes on the wire (XCP's H_cwnd, H_rtt, H_feedback); `None` (the
+    /// default) sends none. `s.srtt_s` is current.
+    fn cong_header(&mut self, _s: &CcState, _size: u32) -> Option<crate::net::packet::CongestionHeader> {
+        None
+    }
 }
 
 /// Slow start (RFC 5681 §3.1): +1 segment per acked segment up to ssthresh;
@@ -211,6 +222,7 @@ pub fn catalog() -> Vec<ControllerDoc> {
         cubic::Cubic::doc(),
         fast::Fast::doc(),
         vegas::Vegas::doc(),
+        xcp::Xcp::doc(),
     ]
 }
 
@@ -230,6 +242,7 @@ pub fn build(
         "cubic" => Ok(Box::new(cubic::Cubic::from_params(params, path)?)),
         "fast" => Ok(Box::new(fast::Fast::from_params(params, path)?)),
         "vegas" => Ok(Box::new(vegas::Vegas::from_params(params, path)?)),
+        "xcp" => Ok(Box::new(xcp::Xcp::from_params(params, path)?)),
         other => Err(crate::scenario::ConfigError::new(
             format!("{path}.cc"),
             format!("unknown value \"{other}\"; allowed: {}", names().join(", ")),

@@ -8,7 +8,9 @@
 //! reported blocks (RFC 2018 §4). Out-of-order segments and segments that
 //! fill a hole are ACKed at once even with delayed ACKs.
 use super::TcpConfig;
-use crate::net::packet::{Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
+use crate::net::packet::{
+    CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
+};
 use crate::net::Net;
 use crate::sim::{Time, Timer};
 use crate::transport::{receiver_timer, ReceiverAgent};
@@ -31,6 +33,9 @@ pub struct TcpReceiver {
     /// BA: the latest data packet's v, echoed in the ACK's option.
     ba_v: u32,
     delack_timer: Timer,
+    /// XCP: feedback of the data received since the last ACK, summed
+    /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`), echoed in the next ACK.
+    echo_fb: Option<f64>,
     /// In-order payload bytes handed to the application.
     pub delivered_bytes: u64,
     /// Every data byte that arrived (headers and duplicates included).
@@ -51,6 +56,7 @@ impl TcpReceiver {
             wnd: 0,
             ba_v: IP_OPT_NONE,
             delack_timer: Timer::new(receiver_timer(flow, 0)),
+            echo_fb: None,
             delivered_bytes: 0,
             rx_bytes: 0,
         }
@@ -145,6 +151,10 @@ impl TcpReceiver {
         let size = self.cfg.header.max(1);
         // BA-TCP: v goes back to the sender in the ACK's option.
         let ip_opt = if self.cfg.ba { self.ba_v } else { IP_OPT_NONE };
+        let cong = self
+            .echo_fb
+            .take()
+            .map(|f| CongestionHeader::Xcp(XcpHeader { feedback_bytes_per_s: f as f32, ..Default::default() }));
         net.send(Packet {
             flow: self.flow,
             kind: Kind::Ack,
@@ -152,6 +162,7 @@ impl TcpReceiver {
             ts: ts_echo,
             ip_opt,
             l4: L4::Tcp(h),
+            cong,
             ..Default::default()
         });
     }
@@ -166,6 +177,9 @@ impl ReceiverAgent for TcpReceiver {
             }
             if self.cfg.ba {
                 self.ba_v = pkt.ip_opt;
+            }
+            if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
+                *self.echo_fb.get_or_insert(0.0) += x.feedback_bytes_per_s as f64;
             }
             self.on_data(net, h.seq, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce, h.cwr);
         }

@@ -161,7 +161,18 @@ impl TcpSender {
     }
 
     /// Process an ACK (RFC 5681, 6582, 6675 as selected by `cfg.recovery`).
-    fn on_ack(&mut self, net: &mut Net, ack: u64, sack: &[SackBlock], ts_echo: Time, ece: bool) {
+    /// `echo` is the congestion header the ACK carried back, handed to the
+    /// controller on a new ACK after its window rule (as ns-2's
+    /// `XcpRenoTcpAgent::recv_newack_helper` runs Reno's, then XCP's).
+    fn on_ack(
+        &mut self,
+        net: &mut Net,
+        ack: u64,
+        sack: &[SackBlock],
+        ts_echo: Time,
+        ece: bool,
+        echo: Option<CongestionHeader>,
+    ) {
         let now = net.now;
         let una = self.sb.una();
         let ack = ack.min(self.sb.high());
@@ -206,6 +217,10 @@ impl TcpSender {
                     self.cc.cong_avoid(&mut self.st, acked);
                 }
                 State::Open => self.cc.cong_avoid(&mut self.st, acked),
+            }
+            if let Some(h) = echo {
+                self.clamp_cwnd();
+                self.cc.on_feedback(&mut self.st, NetFeedback::Echo(h));
             }
             self.clamp_cwnd();
             if self.sb.outstanding() == 0 {
@@ -432,7 +447,19 @@ impl TcpSender {
             (_, true) => BA_UNBOUNDED,
             _ => IP_OPT_NONE,
         };
-        net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, ecn, ip_opt, l4, ..Default::default() });
+        self.st.srtt_s = self.rtt.srtt;
+        let cong = self.cc.cong_header(&self.st, size);
+        net.send(Packet {
+            flow: self.flow,
+            kind: Kind::Data,
+            size,
+            ts: now,
+            ecn,
+            ip_opt,
+            l4,
+            cong,
+            ..Default::default()
+        });
         self.pacer.on_send(now);
         if let Some(tr) = self.trace.as_mut() {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
@@ -461,12 +488,6 @@ impl SenderAgent for TcpSender {
 
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
         let Some(h) = pkt.tcp() else { return };
-        if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
-            // Explicit feedback echoed by the receiver, in segments.
-            self.sync(net.now);
-            self.cc.on_feedback(&mut self.st, NetFeedback::WindowDelta(x.feedback_bytes as f64 / self.cfg.mss as f64));
-            self.clamp_cwnd();
-        }
         let n = h.n_sack as usize;
         let mut sack = [(0, 0); MAX_SACK_BLOCKS];
         for (i, b) in sack.iter_mut().enumerate().take(n) {
@@ -482,7 +503,7 @@ impl SenderAgent for TcpSender {
                 self.awnd = self.cfg.ba_window(pkt.ip_opt, delta);
             }
         }
-        self.on_ack(net, h.ack, &sack[..n], pkt.ts, h.ece);
+        self.on_ack(net, h.ack, &sack[..n], pkt.ts, h.ece, pkt.cong);
     }
 
     fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {

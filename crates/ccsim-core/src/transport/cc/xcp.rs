@@ -1,0 +1,180 @@
+//! XCP's end system (Katabi, Handley, Rohrs, SIGCOMM 2002, §3.1 and §3.2),
+//! as ns-2.35's `Agent/TCP/Reno/XCP` (xcp/xcp-end-sys.cc) runs it, the
+//! simulator the paced-XCP paper used:
+//!
+//! - Every data segment carries the congestion header: H_cwnd (the window,
+//!   in bytes of this segment's size), H_rtt (srtt; 0 before the first
+//!   sample) and H_feedback, the desired change of throughput in bytes/s.
+//!   ns-2's sender asks for "unlimited" demand, `1e24 − cwnd·mss/srtt`
+//!   (`MAX_THROUGHPUT − tput`), and 0 while it has no RTT estimate.
+//! - On each new ACK the echoed feedback (the receiver's sum over the
+//!   segments it acknowledges) changes the window by
+//!   `feedback · srtt / mss` segments, floor one segment (the paper's
+//!   `cwnd = max(cwnd + H_feedback, s)` with feedback in rate units).
+//! - ns-2's agent is a Reno agent underneath: it keeps Reno's slow start
+//!   and +1/cwnd per ACK (`opencwnd()` runs before the XCP update in
+//!   `recv_newack_helper`), halves on loss and recovers as Reno. We follow
+//!   ns-2 (`reno_increase = true`); `false` leaves the window to the
+//!   routers alone, as the paper's §3.1 describes.
+//!
+//! Differences from ns-2, documented in docs/controllers.md: the srtt is
+//! the transport's RFC 6298 estimate (ns-2 keeps its own tick-based
+//! `xcp_srtt_`, identical with fine timers, which the paper used), and the
+//! recovery is whichever `recovery` the flow selects (ns-2: Reno).
+use super::{abc_param, CcState, CongestionControl, ControllerDoc, NetFeedback, ParamDoc};
+use crate::net::packet::{CongestionHeader, XcpHeader};
+use crate::scenario::{params::Params, ConfigError};
+
+/// ns-2's `MAX_THROUGHPUT` (xcp-end-sys.cc): a sender's unlimited demand.
+pub const MAX_THROUGHPUT: f64 = 1e24;
+
+/// XCP's end-system parameters (`cc_params`); `Default` is the one place
+/// the defaults are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct XcpConfig {
+    /// Keep Reno's window increase next to the routers' feedback, as ns-2's
+    /// `Agent/TCP/Reno/XCP` does (default `true`).
+    pub reno_increase: bool,
+    /// Reno's ACK counting for that increase (see `reno`).
+    pub abc: bool,
+}
+
+impl Default for XcpConfig {
+    fn default() -> Self {
+        XcpConfig { reno_increase: true, abc: false }
+    }
+}
+
+pub struct Xcp {
+    cfg: XcpConfig,
+    reno: super::reno::Reno,
+    /// The last feedback applied, in segments.
+    pub last_feedback_segs: f64,
+    /// A congestion event happened (slow start is allowed from then on).
+    congested: bool,
+}
+
+impl Xcp {
+    pub fn new(cfg: XcpConfig) -> Self {
+        let reno = super::reno::Reno::new(super::reno::RenoConfig { abc: cfg.abc });
+        Xcp { cfg, reno, last_feedback_segs: 0.0, congested: false }
+    }
+
+    pub fn doc() -> ControllerDoc {
+        let d = XcpConfig::default();
+        ControllerDoc {
+            name: "xcp",
+            doc: "XCP end system (Katabi et al. 2002; ns-2 Agent/TCP/Reno/XCP): stamps H_cwnd, H_rtt, \
+                  H_feedback on data, applies routers' feedback cwnd += fb*srtt/mss; Reno on loss. \
+                  Needs routers: xcp on the bottleneck queue",
+            params: vec![
+                ParamDoc {
+                    name: "reno_increase",
+                    default: d.reno_increase.into(),
+                    doc: "also grow the window as Reno (ns-2's XCP agent does); false: routers' feedback only",
+                },
+                abc_param(d.abc),
+            ],
+        }
+    }
+
+    pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let d = XcpConfig::default();
+        let mut p = Params::new(p, &format!("{path}.cc_params"));
+        let reno_increase = p.bool("reno_increase", d.reno_increase)?;
+        let abc = p.bool("abc", d.abc)?;
+        p.finish()?;
+        Ok(Xcp::new(XcpConfig { reno_increase, abc }))
+    }
+}
+
+impl CongestionControl for Xcp {
+    fn name(&self) -> &'static str {
+        "xcp"
+    }
+
+    /// Reno's `opencwnd()`; before the first congestion event no slow
+    /// start, as ns-2's default `ssthresh_ 0` gives (the window grows by
+    /// the routers' feedback and +1/cwnd per ACK only).
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        if !self.cfg.reno_increase {
+            return;
+        }
+        if self.congested {
+            self.reno.cong_avoid(s, acked);
+        } else {
+            super::cong_avoid_ai(s, s.cwnd, super::ack_units(self.cfg.abc, s, acked));
+        }
+    }
+
+    /// Reno's halving (ns-2's XCP agent is a Reno agent).
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        self.congested = true;
+        self.reno.ssthresh(s)
+    }
+
+    /// ns-2 `XcpEndsys::recv`: `cwnd += reverse_feedback · srtt / size`.
+    fn on_feedback(&mut self, s: &mut CcState, fb: NetFeedback) {
+        let NetFeedback::Echo(CongestionHeader::Xcp(h)) = fb else { return };
+        let srtt = s.srtt_s.unwrap_or(0.0);
+        let delta = h.feedback_bytes_per_s as f64 * srtt / s.mss_bytes.max(1) as f64;
+        if delta.is_finite() {
+            s.cwnd = (s.cwnd + delta).max(1.0);
+            self.last_feedback_segs = delta;
+        }
+    }
+
+    /// ns-2 `XcpEndsys::send` for a data segment.
+    fn cong_header(&mut self, s: &CcState, size: u32) -> Option<CongestionHeader> {
+        let cwnd_bytes = (s.cwnd * size as f64) as f32;
+        let h = match s.srtt_s.filter(|&r| r > 0.0) {
+            Some(r) => {
+                let tput = s.cwnd * s.mss_bytes as f64 / r;
+                XcpHeader { cwnd_bytes, rtt_s: r as f32, feedback_bytes_per_s: (MAX_THROUGHPUT - tput) as f32 }
+            }
+            None => XcpHeader { cwnd_bytes, rtt_s: 0.0, feedback_bytes_per_s: 0.0 },
+        };
+        Some(CongestionHeader::Xcp(h))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::cc::test_state as st;
+
+    #[test]
+    fn header_asks_for_unlimited_demand_once_rtt_is_known() {
+        let mut x = Xcp::new(XcpConfig::default());
+        let mut s = st(10.0, 64.0);
+        s.srtt_s = None;
+        let Some(CongestionHeader::Xcp(h)) = x.cong_header(&s, 1040) else { panic!() };
+        assert_eq!((h.rtt_s, h.feedback_bytes_per_s, h.cwnd_bytes), (0.0, 0.0, 10_400.0));
+        s.srtt_s = Some(0.1);
+        let Some(CongestionHeader::Xcp(h)) = x.cong_header(&s, 1040) else { panic!() };
+        assert!((h.rtt_s - 0.1).abs() < 1e-7);
+        assert!(h.feedback_bytes_per_s > 9.9e23);
+    }
+
+    #[test]
+    fn feedback_changes_window_by_rate_times_srtt_with_a_floor() {
+        let mut x = Xcp::new(XcpConfig::default());
+        let mut s = st(10.0, 64.0);
+        s.srtt_s = Some(0.1);
+        s.mss_bytes = 1000;
+        let echo = |f: f32| {
+            NetFeedback::Echo(CongestionHeader::Xcp(XcpHeader { feedback_bytes_per_s: f, ..Default::default() }))
+        };
+        x.on_feedback(&mut s, echo(20_000.0)); // 20 kB/s · 0.1 s / 1000 B = 2 segments
+        assert!((s.cwnd - 12.0).abs() < 1e-9);
+        x.on_feedback(&mut s, echo(-1e9));
+        assert_eq!(s.cwnd, 1.0);
+    }
+
+    #[test]
+    fn loss_halves_as_reno() {
+        let mut x = Xcp::new(XcpConfig::default());
+        let s = st(40.0, 64.0);
+        assert_eq!(x.ssthresh(&s), 20.0);
+    }
+}
