@@ -267,13 +267,13 @@ def fig9_checks(a: Analysis, quick: bool) -> List[Check]:
         r = ev.loc[s]
         out.append(Check(f"E-TCP, {_tag(*s)}: Jain's index (1 s window) over the last two thirds, fair (Fig 9)",
                          paper=f">= {PAPER['fair']}", ccsim=round(float(r.jain_steady), 4),
-                         ok=bool(r.jain_steady >= PAPER["fair"]), source="paper", read_from="Fig 9"))
+                         ok=bool(r.jain_steady >= PAPER["fair"]), source="paper"))
     if all(s in ev.index for s in FIG9):
         t1, t2 = float(ev.loc[FIG9[0]].fair_from_s), float(ev.loc[FIG9[1]].fair_from_s)
         out.append(Check(f"E-TCP: time to a fair state (J >= {PAPER['fair']} for {FAIR_HOLD_S:g} s) longer at "
                          f"{_tag(*FIG9[1])} than at {_tag(*FIG9[0])} (Fig 9)",
                          paper="longer", ccsim=f"{t1:.1f} s -> {t2:.1f} s",
-                         ok=bool(t2 > t1) if not (math.isnan(t2) and math.isnan(t1)) else False, source="paper", read_from="Fig 9"))
+                         ok=bool(t2 > t1) if not (math.isnan(t2) and math.isnan(t1)) else False, source="paper"))
     return out
 
 
