@@ -9,7 +9,7 @@ import pytest
 
 import ccsim
 from ccsim import _native, experiments
-from ccsim.experiments import Check, print_checks, register, write_checks
+from ccsim.experiments import Check, print_checks, register, summary_line, write_checks
 from ccsim.plots import plot_all
 
 from conftest import assert_conserved, example_scenarios, small_scenario
@@ -132,28 +132,57 @@ def test_version():
 
 
 def test_check_deviation_and_ok():
-    c = Check("w", paper=100.0, ccsim=104.0, tolerance=0.05)
+    c = Check("w", paper=100.0, ccsim=104.0, tolerance=0.05, source="paper")
     assert c.deviation == pytest.approx(0.04) and c.ok
-    c = Check("p", paper=0.01, ccsim=0.02, tolerance=0.005, relative=False)
+    c = Check("p", paper=0.01, ccsim=0.02, tolerance=0.005, relative=False, source="model")
     assert c.deviation == pytest.approx(0.01) and not c.ok
-    c = Check("ordering", paper="A > B", ccsim="A > B", ok=True)
+    c = Check("ordering", paper="A > B", ccsim="A > B", ok=True, source="paper")
     assert c.deviation is None and c.ok
     assert set(c.to_dict()) >= {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"}
+
+
+def test_check_source_is_required_and_validated():
+    with pytest.raises(ValueError, match="source must be one of 'paper', 'model', 'consistency', not None"):
+        Check("w", paper=1.0, ccsim=1.0, tolerance=0.1)
+    with pytest.raises(ValueError, match="source must be one of 'paper', 'model', 'consistency', not 'Paper'"):
+        Check("w", paper=1.0, ccsim=1.0, tolerance=0.1, source="Paper")
+    with pytest.raises(ValueError, match="read_from .* needs source 'paper'"):
+        Check("w", paper=1.0, ccsim=1.0, tolerance=0.1, source="model", read_from="Fig 2")
+    c = Check("w", paper=1.0, ccsim=1.0, tolerance=0.1, source="paper", read_from="Fig 6")
+    assert c.source_label == "paper (read from Fig 6)"
+    assert c.to_dict()["source"] == "paper" and c.to_dict()["read_from"] == "Fig 6"
+
+
+def test_summary_per_source():
+    checks = [Check("a", paper=1.0, ccsim=1.0, tolerance=0.1, source="paper"),
+              Check("b", paper=1.0, ccsim=2.0, tolerance=0.1, source="paper", read_from="Fig 3"),
+              Check("c", paper=1.0, ccsim=3.0, tolerance=0.1, source="model"),
+              Check("d", paper=1.0, ccsim=1.0, tolerance=0.1, source="consistency"),
+              Check("e", paper="x", ccsim="x", ok=True, source="consistency")]
+    assert experiments.summary(checks) == {"paper": {"ok": 1, "total": 2}, "model": {"ok": 0, "total": 1},
+                                           "consistency": {"ok": 2, "total": 2}}
+    assert summary_line(checks) == "paper: 1/2 within tolerance; model: 0/1; consistency: 2/2"
+    # a source without checks is left out
+    assert summary_line(checks[2:3]) == "model: 0/1 within tolerance"
+    doc = experiments.checks_document(checks)
+    assert doc["summary"]["ok"] == 3 and doc["summary"]["total"] == 5
+    assert [c["source"] for c in doc["checks"]] == ["paper", "paper", "model", "consistency", "consistency"]
 
 
 def test_register_and_write_checks(tmp_path, capsys):
     @register("test-dummy", paper="none", description="registry test")
     def dummy(out_dir, quick, workers):
-        return [Check("x", paper=1.0, ccsim=1.0, tolerance=0.1)]
+        return [Check("x", paper=1.0, ccsim=1.0, tolerance=0.1, source="consistency")]
 
     try:
         exp = experiments.get("test-dummy")
         checks = exp.run(tmp_path, True, 1)
         path = write_checks(tmp_path, checks)
         data = json.loads(path.read_text())
-        assert data[0]["ok"] is True and data[0]["deviation"] == 0.0
+        assert data["checks"][0]["ok"] is True and data["checks"][0]["deviation"] == 0.0
+        assert data["summary"]["by_source"] == {"consistency": {"ok": 1, "total": 1}}
         print_checks(checks)
-        assert "1/1 checks within tolerance" in capsys.readouterr().out
+        assert "consistency: 1/1 within tolerance" in capsys.readouterr().out
         with pytest.raises(ValueError, match="registered twice"):
             register("test-dummy", paper="p", description="d")(lambda o, q, w: [])
     finally:

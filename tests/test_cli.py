@@ -80,16 +80,22 @@ def test_reproduce_registered_experiment(tmp_path, capsys):
     @register("test-cli-dummy", paper="Nobody 2024", description="two checks, one off")
     def dummy(out_dir, quick, workers):
         (out_dir / "data.csv").write_text("x\n1\n")
-        return [Check("a", paper=10.0, ccsim=10.5, tolerance=0.1),
-                Check("b", paper=10.0, ccsim=20.0, tolerance=0.1)]
+        return [Check("a", paper=10.0, ccsim=10.5, tolerance=0.1, source="paper"),
+                Check("b", paper=10.0, ccsim=20.0, tolerance=0.1, source="paper", read_from="Fig 1"),
+                Check("c", paper=1.0, ccsim=1.0, tolerance=0.1, source="model")]
 
     try:
         code, out, err = _cli(capsys, "reproduce", "test-cli-dummy", "--quick", "--out", str(tmp_path / "r"))
         assert code == 0, err
-        assert out.strip().splitlines()[-1] == "1/2 checks within tolerance"
-        checks = json.loads((tmp_path / "r" / "checks.json").read_text())
-        assert [c["ok"] for c in checks] == [True, False]
-        assert {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"} <= set(checks[0])
+        assert out.strip().splitlines()[-1] == "paper: 1/2 within tolerance; model: 1/1"
+        assert "paper (read from Fig 1)" in out
+        doc = json.loads((tmp_path / "r" / "checks.json").read_text())
+        checks = doc["checks"]
+        assert [c["ok"] for c in checks] == [True, False, True]
+        assert [c["source"] for c in checks] == ["paper", "paper", "model"]
+        assert {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok", "source"} <= set(checks[0])
+        assert doc["summary"]["by_source"] == {"paper": {"ok": 1, "total": 2}, "model": {"ok": 1, "total": 1}}
+        assert doc["summary"]["headline"] == "paper: 1/2 within tolerance; model: 1/1"
         code, out, _ = _cli(capsys, "list", "experiments")
         assert "test-cli-dummy" in out and "Nobody 2024" in out
     finally:

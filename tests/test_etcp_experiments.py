@@ -95,10 +95,10 @@ def test_fig6_quick_has_every_protocol(quick_run):
     assert set(PROTOCOLS) | {"E-TCP", "E-TCP (no exp. pacing)"} == set(df["protocol"])
     e = df[df["protocol"].str.startswith("E-TCP")]
     assert e["goodput_utilization"].between(0, 1).all() and e["loss_est"].between(0, 1).all()
-    # the README's main command: every quick check of the baselines passes
-    # (E-TCP's are paper comparisons, reported whatever they give)
-    baselines = [c for c in checks if not c.quantity.startswith("E-TCP")]
-    assert all(c.ok for c in baselines), [c.quantity for c in baselines if not c.ok]
+    # the baselines against ccsim's own models hold in the quick run (paper
+    # checks are reported whatever they give and snapshotted, never asserted)
+    baselines = [c for c in checks if not c.quantity.startswith("E-TCP") and c.source != "paper"]
+    assert baselines and all(c.ok for c in baselines), [c.quantity for c in baselines if not c.ok]
 
 
 def test_fig5_quick_table(quick_run):

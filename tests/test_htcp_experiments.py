@@ -184,10 +184,8 @@ def test_htcp_quick_gives_checks(quick_run, exp_id):
         assert_conserved(Results.load(f))
     assert (tmp_path / f"{exp_id}.png").exists()
     assert (tmp_path / f"{exp_id}.csv").exists()
-    ok = {c.quantity: c.ok for c in checks}
+    # ccsim's models hold in these quick runs (paper checks are not asserted:
+    # test_experiments.py snapshots every value instead)
+    ok = {c.quantity: c.ok for c in checks if c.source != "paper"}
     if exp_id in ("htcp-fig10", "htcp-fig11", "htcp-fig12-13"):
         assert all(ok.values()), ok
-    if exp_id == "htcp-model":
-        assert ok["rise time n_r = log(0.05)/log(lambda_2), beta = 0.5 (epochs)"]
-        # the formula as printed contradicts the paper's own n_r ~ 4
-        assert not ok["rise time as printed, log(0.95)/log(lambda_2) (epochs; see docs)"]

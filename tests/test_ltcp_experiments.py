@@ -60,11 +60,12 @@ def test_ltcp_quick_claims_the_quick_setting_shows(quick_run):
     # Outputs, check keys and packet conservation of every LTCP experiment
     # are covered by test_experiments.py; here, the claims a quick run is
     # long enough to show.
+    # (model checks only: paper checks are snapshotted, never asserted)
     _, checks = quick_run("ltcp-fig5")
-    ok = {c.quantity: c.ok for c in checks}
+    ok = {c.quantity: c.ok for c in checks if c.source != "paper"}
     # the layer climb and the x0.85 cut show within the quick run
     assert all(v for q, v in ok.items() if q.startswith("LTCP")), ok
     _, checks = quick_run("ltcp-response")
-    ok = {c.quantity: c.ok for c in checks}
-    # LTCP against eq. 18 and the fluid model, and no congestion drops
-    assert all(v for q, v in ok.items() if q.startswith(("LTCP", "only random"))), ok
+    ok = {c.quantity: c.ok for c in checks if c.source != "paper"}
+    # LTCP against eq. 18 and the fluid model
+    assert all(v for q, v in ok.items() if q.startswith("LTCP")), ok

@@ -73,10 +73,12 @@ def test_ltcp_udp_quick(quick_run):
              "bottleneck utilisation", "LTCP goodput while UDP off", "climb to 95%", "TCP baseline"]
     for k in kinds:
         assert any(k in q for q in ok), (k, list(ok))
-    # What the quick setting shows: UDP keeps its rate; after the second
-    # onset LTCP settles to capacity - UDP; LTCP is close to capacity when
-    # UDP is off; every climb after UDP stops matches the layer model.
-    for q, v in ok.items():
+    # What the quick setting shows against ccsim's own models (paper checks
+    # are not asserted: test_experiments.py snapshots every value): UDP keeps
+    # its rate; after the second onset LTCP settles to capacity - UDP; every
+    # climb after UDP stops matches the layer model.
+    not_paper = {c.quantity: c.ok for c in checks if c.source != "paper"}
+    for q, v in not_paper.items():
         if "UDP goodput while on" in q or "while UDP off" in q or "climb to 95%" in q:
             assert v, q
         if "cycle 2" in q and q.startswith("LTCP") and ("while UDP on" in q or "utilisation" in q):

@@ -3,7 +3,8 @@
 Each figure or table of a paper is one *experiment*: it runs its scenarios
 (through :func:`ccsim.sweep.sweep`, cached in ``OUT/runs/``), writes its
 table and plot into ``OUT``, and returns :class:`Check` objects comparing
-the numbers the paper states with what ccsim measured.
+what ccsim measured with the numbers the paper states, with ccsim's models,
+or with other ccsim runs (each check's ``source``).
 
 Layout: one subpackage per paper (``etcp/``, ``ltcp/``, ``htcp/``) whose
 ``__init__`` holds the paper's common setup, and one module per figure or
@@ -19,7 +20,8 @@ Adding an experiment: a module in a paper's subpackage defining
 * ``scenarios(quick) -> list[_kit.Sweep]``: what to run;
 * ``analyse(runs: _kit.Runs, quick) -> _kit.Analysis``: measurements, with
   ``table`` (written as ``ID.csv`` and ``ID.parquet``);
-* ``checks(a, quick) -> list[Check]``: paper vs ccsim;
+* ``checks(a, quick) -> list[Check]``: ccsim vs paper, model or ccsim
+  (every Check names its ``source``);
 * ``plot(a, out_dir, quick) -> Path``: ``ID.png`` from the analysis alone.
 
 Every module of every subpackage is imported with this package and each one
@@ -45,15 +47,27 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO, Union
 
-__all__ = ["Check", "Experiment", "REGISTRY", "register", "register_figure", "drive", "write_checks",
-           "print_checks", "summary_line"]
+__all__ = ["Check", "SOURCES", "Experiment", "REGISTRY", "register", "register_figure", "drive", "write_checks",
+           "print_checks", "summary_line", "summary", "checks_document"]
 
 PathLike = Union[str, os.PathLike]
 
 
+#: Where the number a check compares ccsim against comes from.
+SOURCES = ("paper", "model", "consistency")
+
+
 @dataclass
 class Check:
-    """One paper-vs-ccsim comparison.
+    """One comparison of a ccsim measurement against a reference.
+
+    ``source`` (required) says what the reference in the ``paper`` column
+    is: ``"paper"``, a number or claim the paper states (``read_from``,
+    e.g. ``"Fig 6"``, when it is read off a plot rather than stated in the
+    text; shown as ``paper (read from Fig 6)``); ``"model"``, a prediction
+    of one of ccsim's analytic models (``ccsim.models``, the experiments'
+    fluid and equilibrium models); ``"consistency"``, ccsim against ccsim
+    (two runs, two variants, two halves of a run).
 
     ``deviation`` is relative, ``|ccsim - paper| / |paper|``, unless
     ``relative=False`` (then absolute; use that when the paper's value is 0
@@ -69,8 +83,16 @@ class Check:
     relative: bool = True
     ok: Optional[bool] = None
     deviation: Optional[float] = field(default=None)
+    source: Optional[str] = None
+    read_from: Optional[str] = None
 
     def __post_init__(self) -> None:
+        if self.source not in SOURCES:
+            raise ValueError(f"Check {self.quantity!r}: source must be one of "
+                             f"{', '.join(repr(s) for s in SOURCES)}, not {self.source!r}")
+        if self.read_from is not None and self.source != "paper":
+            raise ValueError(f"Check {self.quantity!r}: read_from (a figure of the paper) needs source 'paper', "
+                             f"not {self.source!r}")
         if self.deviation is None and _is_number(self.paper) and _is_number(self.ccsim):
             diff = abs(float(self.ccsim) - float(self.paper))
             if self.relative and float(self.paper) != 0.0:
@@ -96,7 +118,16 @@ class Check:
             "tolerance": self.tolerance,
             "relative": self.relative,
             "ok": bool(self.ok),
+            "source": self.source,
+            "read_from": self.read_from,
         }
+
+    @property
+    def source_label(self) -> str:
+        """``paper``, ``paper (read from Fig 6)``, ``model`` or ``consistency``."""
+        if self.read_from:
+            return f"{self.source} (read from {self.read_from})"
+        return str(self.source)
 
 
 def _is_number(x: Any) -> bool:
@@ -212,12 +243,34 @@ def get(id: str) -> Experiment:
         raise UserError(f"unknown experiment {id!r}; known: {known}") from None
 
 
+def summary(checks: Iterable[Check]) -> Dict[str, Dict[str, int]]:
+    """Per source (in the order of :data:`SOURCES`, sources without checks
+    left out): ``{"ok": N, "total": M}``."""
+    out: Dict[str, Dict[str, int]] = {}
+    checks = list(checks)
+    for src in SOURCES:
+        mine = [c for c in checks if c.source == src]
+        if mine:
+            out[src] = {"ok": sum(bool(c.ok) for c in mine), "total": len(mine)}
+    return out
+
+
+def checks_document(checks: Iterable[Check]) -> Dict[str, Any]:
+    """What ``checks.json`` holds: ``summary`` (per source, see
+    :func:`summary`, and ``headline``, :func:`summary_line`) and ``checks``
+    (the check dicts)."""
+    checks = list(checks)
+    return {"summary": {"by_source": summary(checks), "ok": sum(bool(c.ok) for c in checks),
+                        "total": len(checks), "headline": summary_line(checks)},
+            "checks": [c.to_dict() for c in checks]}
+
+
 def write_checks(out_dir: PathLike, checks: Iterable[Check]) -> Path:
-    """Write ``checks.json`` (a list of check dicts) into ``out_dir``."""
+    """Write ``checks.json`` (see :func:`checks_document`) into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "checks.json"
-    path.write_text(json.dumps([c.to_dict() for c in checks], indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(checks_document(checks), indent=2) + "\n", encoding="utf-8")
     return path
 
 
@@ -231,14 +284,21 @@ def _fmt(x: Any) -> str:
 
 
 def summary_line(checks: List[Check]) -> str:
-    return f"{sum(bool(c.ok) for c in checks)}/{len(checks)} checks within tolerance"
+    """The headline per source, e.g. ``paper: 5/9 within tolerance; model:
+    48/48; consistency: 3/3``."""
+    parts = [f"{src}: {n['ok']}/{n['total']}" for src, n in summary(checks).items()]
+    if not parts:
+        return "no checks"
+    parts[0] += " within tolerance"
+    return "; ".join(parts)
 
 
 def print_checks(checks: List[Check], file: Optional[TextIO] = None, summary: bool = True) -> None:
-    """Table of paper vs ccsim with deviation and verdict, then (unless
-    ``summary=False``) the ``N/M checks within tolerance`` line."""
+    """Table of reference (paper, model or ccsim, see ``source``) vs ccsim
+    with deviation and verdict, then (unless ``summary=False``) the
+    headline per source (:func:`summary_line`)."""
     file = file or sys.stdout
-    header = ("quantity", "paper", "ccsim", "deviation", "tolerance", "ok")
+    header = ("quantity", "source", "reference", "ccsim", "deviation", "tolerance", "ok")
     rows = []
     for c in checks:
         dev = c.deviation
@@ -249,7 +309,7 @@ def print_checks(checks: List[Check], file: Optional[TextIO] = None, summary: bo
         else:
             dev_s = _fmt(dev)
         tol = "-" if c.tolerance is None else (f"{c.tolerance * 100:.2f}%" if c.relative else _fmt(c.tolerance))
-        rows.append((c.quantity, _fmt(c.paper), _fmt(c.ccsim), dev_s, tol, "ok" if c.ok else "DEVIATES"))
+        rows.append((c.quantity, c.source_label, _fmt(c.paper), _fmt(c.ccsim), dev_s, tol, "ok" if c.ok else "DEVIATES"))
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
     for r in [header] + rows:
         print("  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)

@@ -166,3 +166,17 @@ def steady_state(res: Results, t0: float) -> Dict[str, float]:
 
 __all__ = ["jain", "nanmedian", "count_cuts", "window_cuts", "cwnd_series", "backoffs", "congestion_events",
            "within", "bottleneck_series", "flow_series", "steady_state", "SSTHRESH_UNSET"]
+
+
+def falls_pairwise(xs: Sequence[float]) -> bool:
+    """Every consecutive pair strictly decreasing (not just the end points);
+    a NaN anywhere fails. Fewer than two values: False (nothing shown)."""
+    xs = [float(x) for x in xs]
+    if len(xs) < 2 or any(math.isnan(x) for x in xs):
+        return False
+    return all(b < a for a, b in zip(xs, xs[1:]))
+
+
+def sequence(xs: Sequence[float], fmt: str = ".3f") -> str:
+    """``0.946 -> 0.958 -> 0.873``, for the ccsim column of a trend check."""
+    return " -> ".join(format(float(x), fmt) for x in xs)

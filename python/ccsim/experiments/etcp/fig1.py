@@ -85,14 +85,14 @@ def analyse(runs: Runs, quick: bool) -> Analysis:
 def checks(a: Analysis, quick: bool) -> List[Check]:
     return [
         Check("E-TCP utilisation limit as throughput grows, P_B^-1(p0) (model vs Fig 1)",
-              paper=PAPER["etcp_limit"], ccsim=round(a.etcp_limit, 4), relative=False, tolerance=0.005),
+              paper=PAPER["etcp_limit"], ccsim=round(a.etcp_limit, 4), relative=False, tolerance=0.005, source="paper"),
         Check(f"E-TCP utilisation at {THROUGHPUTS[-1] / 1e9:g} Gb/s per connection (model vs Fig 1)",
-              paper=PAPER["etcp_limit"], ccsim=round(a.etcp_top, 4), relative=False, tolerance=0.005),
+              paper=PAPER["etcp_limit"], ccsim=round(a.etcp_top, 4), relative=False, tolerance=0.005, source="paper"),
         Check("loss P_B(0.9) of the M/M/1/B queue, B = 20 (model vs §III)",
-              paper=PAPER["rho_90_loss"], ccsim=round(a.loss_at_90, 5), relative=False, tolerance=0.005),
+              paper=PAPER["rho_90_loss"], ccsim=round(a.loss_at_90, 5), relative=False, tolerance=0.005, source="paper"),
         Check(f"TCP utilisation at 1 Gb/s per connection below 50% (model vs Fig 1; crosses 50% at "
               f"{a.tcp_half_bps / 1e6:.0f} Mb/s)",
-              paper=f"< {PAPER['tcp_below']}", ccsim=round(a.tcp_gigabit, 4), ok=a.tcp_gigabit < PAPER["tcp_below"]),
+              paper=f"< {PAPER['tcp_below']}", ccsim=round(a.tcp_gigabit, 4), ok=a.tcp_gigabit < PAPER["tcp_below"], source="paper"),
     ]
 
 

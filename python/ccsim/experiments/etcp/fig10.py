@@ -91,17 +91,17 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     r100 = float(w[SHOWN[0]] / w[SHOWN[1]])
     return [
         Check("goodput utilisation (sum of the receivers' goodput / capacity)", paper=PAPER["utilisation"],
-              ccsim=round(a.goodput_u, 4), tolerance=0.05),
+              ccsim=round(a.goodput_u, 4), tolerance=0.05, source="paper"),
         Check(f"window of the 50 ms flow / window of the 200 ms flow, {tag} (same size)", paper=PAPER["window_ratio"],
-              ccsim=round(r200, 4), tolerance=0.10),
+              ccsim=round(r200, 4), tolerance=0.10, source="paper"),
         Check(f"window of the 50 ms flow / window of the 100 ms flow, {tag} (same size)", paper=PAPER["window_ratio"],
-              ccsim=round(r100, 4), tolerance=0.10),
+              ccsim=round(r100, 4), tolerance=0.10, source="paper"),
         Check(f"mean window over the 50 flows vs M/D/1/21 equilibrium model, {tag}", paper=round(a.m["window"], 2),
-              ccsim=round(float(w.mean()), 2), tolerance=0.02),
+              ccsim=round(float(w.mean()), 2), tolerance=0.02, source="model"),
         Check(f"bottleneck loss vs M/D/1/21 equilibrium model, {tag}", paper=round(a.m["loss"], 5),
-              ccsim=round(a.loss, 5), tolerance=0.02),
+              ccsim=round(a.loss, 5), tolerance=0.02, source="model"),
         Check(f"goodput utilisation, {tag}, vs M/D/1/21 equilibrium model",
-              paper=round(a.m["goodput_utilisation"], 4), ccsim=round(a.steady_goodput_u, 4), tolerance=0.03),
+              paper=round(a.m["goodput_utilisation"], 4), ccsim=round(a.steady_goodput_u, 4), tolerance=0.03, source="model"),
     ]
 
 

@@ -94,15 +94,15 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     for f in SHOWN_FLOWS:
         r = t.loc[f]
         out.append(Check(f"connection {f + 1}: mean window {a2:g}-{b2:g} s vs {a1:g}-{b1:g} s (stable state)",
-                         paper=round(r.window_mid, 2), ccsim=round(r.window_last, 2), tolerance=0.05))
+                         paper=round(r.window_mid, 2), ccsim=round(r.window_last, 2), tolerance=0.05, source="consistency"))
     out.append(Check(f"second link: loss rate {a2:g}-{b2:g} s vs {a1:g}-{b1:g} s (stable state)",
-                     paper=round(a.loss_mid, 5), ccsim=round(a.loss_last, 5), tolerance=0.05))
+                     paper=round(a.loss_mid, 5), ccsim=round(a.loss_last, 5), tolerance=0.05, source="consistency"))
     for f in SHOWN_FLOWS:
         r = t.loc[f]
         out.append(Check(f"connection {f + 1}: mean window {a2:g}-{b2:g} s vs network equilibrium model",
-                         paper=round(r.model_window, 2), ccsim=round(r.window_last, 2), tolerance=0.05))
+                         paper=round(r.model_window, 2), ccsim=round(r.window_last, 2), tolerance=0.05, source="model"))
     out.append(Check(f"second link: loss rate {a2:g}-{b2:g} s vs network equilibrium model",
-                     paper=round(a.m["link_loss"][MB_SHOWN_LINK], 5), ccsim=round(a.loss_last, 5), tolerance=0.02))
+                     paper=round(a.m["link_loss"][MB_SHOWN_LINK], 5), ccsim=round(a.loss_last, 5), tolerance=0.02, source="model"))
     return out
 
 

@@ -99,18 +99,18 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         tag = f"M = {m}, {rate / 1e6:g} Mb/s"
         if proto == "E-TCP" and m == 1:
             out.append(Check(f"E-TCP, {tag}: forward goodput utilisation (§VI-G: 80%)", paper=PAPER["etcp_m1"],
-                             ccsim=round(float(x), 4), tolerance=0.05))
+                             ccsim=round(float(x), 4), tolerance=0.05, source="paper"))
         if proto == "E-TCP" and m > 1:
             out.append(Check(f"E-TCP, {tag}: forward goodput utilisation above 90% (§VI-G)",
                              paper=f"> {PAPER['etcp_many_above']}", ccsim=round(float(x), 4),
-                             ok=bool(x > PAPER["etcp_many_above"])))
+                             ok=bool(x > PAPER["etcp_many_above"]), source="paper"))
         if proto == "NewReno" and rate == t["rate_bps"].max():
             out.append(Check(f"NewReno, {tag}: below 30% (§VI-G)", paper=f"< {PAPER['newreno_below']}",
-                             ccsim=round(float(x), 4), ok=bool(x < PAPER["newreno_below"])))
+                             ccsim=round(float(x), 4), ok=bool(x < PAPER["newreno_below"]), source="paper"))
         if proto == "E-TCP" and ("NewReno+pacing", m, rate) in u.index:
             y = float(u[("NewReno+pacing", m, rate)])
             out.append(Check(f"E-TCP, {tag}: above paced NewReno (§VI-G: the impact on E-TCP is the smallest)",
-                             paper=f"> {y:.4f}", ccsim=round(float(x), 4), ok=bool(x > y)))
+                             paper=f"> {y:.4f}", ccsim=round(float(x), 4), ok=bool(x > y), source="paper"))
     return out
 
 

@@ -142,18 +142,18 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         for label, paper, got in (("NewReno", nr, g.loc[key, "vs_newreno"]),
                                   ("paced NewReno", paced, g.loc[key, "vs_paced"])):
             out.append(Check(f"{key}: E-TCP throughput gain over {label} (paper §VI-H)",
-                             paper=paper, ccsim=round(float(got), 4), tolerance=TOL_POINTS, relative=False))
+                             paper=paper, ccsim=round(float(got), 4), tolerance=TOL_POINTS, relative=False, source="paper"))
     for (link, users, factor), bound in PAPER_AT_LEAST.items():
         key = f"{link}/{users}/{factor}"
         if key not in g.index:
             continue
         worst = float(min(g.loc[key, "vs_newreno"], g.loc[key, "vs_paced"]))
         out.append(Check(f"{key}: E-TCP gain over both NewRenos above {bound:.0%} (paper §VI-H)",
-                         paper=f"> {bound}", ccsim=round(worst, 4), ok=worst > bound))
+                         paper=f"> {bound}", ccsim=round(worst, 4), ok=worst > bound, source="paper"))
     for key, row in g.iterrows():
         worst = float(min(row["vs_newreno"], row["vs_paced"]))
         out.append(Check(f"{key}: E-TCP throughput above NewReno's and paced NewReno's (paper §VI-H, every setting)",
-                         paper="> 0", ccsim=round(worst, 4), ok=worst > 0))
+                         paper="> 0", ccsim=round(worst, 4), ok=worst > 0, source="paper"))
     # consistency: the paired comparison offered about the same load to each protocol
     t = a.table
     for key, grp in t.groupby("setting"):
@@ -161,7 +161,7 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         if off.min() > 0:
             out.append(Check(f"{key}: load offered after the warm-up, E-TCP vs NewReno (consistency, Mb/s)",
                              paper=round(off["NewReno"] / 1e6, 2), ccsim=round(off["E-TCP"] / 1e6, 2),
-                             tolerance=0.25))
+                             tolerance=0.25, source="consistency"))
     return out
 
 

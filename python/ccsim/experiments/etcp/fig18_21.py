@@ -160,25 +160,25 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     tag = f"steady state ({f18['t0']:g} s on)"
     out.append(Check(f"Fig 18: rate of the 50 ms flow / rate of the 200 ms flow, {tag} (same speed)",
                      paper=PAPER["rate_ratio"], ccsim=round(float(x[HET_SHOWN[0]] / x[HET_SHOWN[2]]), 4),
-                     tolerance=0.10))
+                     tolerance=0.10, source="paper"))
     out.append(Check(f"Fig 18: rate of the 50 ms flow / rate of the 100 ms flow, {tag} (same speed)",
                      paper=PAPER["rate_ratio"], ccsim=round(float(x[HET_SHOWN[0]] / x[HET_SHOWN[1]]), 4),
-                     tolerance=0.10))
+                     tolerance=0.10, source="paper"))
     out.append(Check(f"Fig 18: mean rate over the 50 flows (pkt/s) vs M/D/1/21 equilibrium model, {tag}",
                      paper=round(float(f18["model"]["rate_pps"]), 1), ccsim=round(float(x.mean()), 1),
-                     tolerance=0.02))
+                     tolerance=0.02, source="model"))
     out.append(Check(f"Fig 18: bottleneck loss vs M/D/1/21 equilibrium model, {tag}",
-                     paper=round(f18["model"]["loss"], 5), ccsim=round(f18["loss"], 5), tolerance=0.02))
+                     paper=round(f18["model"]["loss"], 5), ccsim=round(f18["loss"], 5), tolerance=0.02, source="model"))
     f19 = a.fig19
     tag = f"steady state ({f19['t0']:g} s on)"
     out.append(Check(f"Fig 19: sending rate (pkt/s), {tag}", paper=PAPER["rate_pps"], ccsim=round(f19["rate"], 1),
-                     tolerance=0.05))
+                     tolerance=0.05, source="paper"))
     out.append(Check(f"Fig 19: bottleneck loss a little above p0, {tag}", paper=f"> {PAPER['p0']}",
-                     ccsim=round(f19["loss"], 6), ok=bool(f19["loss"] > PAPER["p0"])))
+                     ccsim=round(f19["loss"], 6), ok=bool(f19["loss"] > PAPER["p0"]), source="paper"))
     out.append(Check(f"Fig 19: sending rate vs M/D/1/21 equilibrium model, {tag}",
-                     paper=round(float(f19["model"]["rate_pps"]), 1), ccsim=round(f19["rate"], 1), tolerance=0.02))
+                     paper=round(float(f19["model"]["rate_pps"]), 1), ccsim=round(f19["rate"], 1), tolerance=0.02, source="model"))
     out.append(Check(f"Fig 19: bottleneck loss vs M/D/1/21 equilibrium model, {tag}",
-                     paper=round(f19["model"]["loss"], 6), ccsim=round(f19["loss"], 6), tolerance=0.02))
+                     paper=round(f19["model"]["loss"], 6), ccsim=round(f19["loss"], 6), tolerance=0.02, source="model"))
     e = a.fig20
     u = e.set_index(["protocol", "rtt_s", "rate_bps"])["goodput_utilization"]
     for (rtt, rate), g in e.groupby(["rtt_s", "rate_bps"]):
@@ -188,28 +188,28 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         tag = f"Fig 20, RTT {rtt * 1000:.0f} ms, {rate / 1e6:g} Mb/s"
         if rate in (1e6, 1e7):
             out.append(Check(f"{tag}: rate variant below window variant (small bandwidth)", paper=f"< {w:.4f}",
-                             ccsim=round(r, 4), ok=bool(r < w)))
+                             ccsim=round(r, 4), ok=bool(r < w), source="paper"))
         if rate >= 1e9:
             out.append(Check(f"{tag}: rate minus window variant, goodput utilisation (similar)", paper=0.0,
-                             ccsim=round(r - w, 4), relative=False, tolerance=PAPER["similar"]))
+                             ccsim=round(r - w, 4), relative=False, tolerance=PAPER["similar"], source="consistency"))
         row = e[(e["protocol"] == "E-TCP rate") & (e["rtt_s"] == rtt) & (e["rate_bps"] == rate)].iloc[0]
         startup = (math.log2(max(row.model_window, 2.0) / 2.0) + 2.0) * rtt / row.duration_s
         if row.model_window >= MODEL_MIN_WINDOW and startup <= 0.02:
             out.append(Check(f"{tag}: rate variant goodput utilisation vs M/D/1/21 equilibrium model",
-                             paper=round(float(row.model_goodput_utilization), 4), ccsim=round(r, 4), tolerance=0.03))
+                             paper=round(float(row.model_goodput_utilization), 4), ccsim=round(r, 4), tolerance=0.03, source="model"))
     f21 = a.fig21
     (a1, b1), (a2, b2) = f21["win"]
     for f, (mid, last) in f21["rates"].items():
         out.append(Check(f"Fig 21: connection {f + 1} mean rate {a2:g}-{b2:g} s vs {a1:g}-{b1:g} s (stable state)",
-                         paper=round(mid, 2), ccsim=round(last, 2), tolerance=0.05))
+                         paper=round(mid, 2), ccsim=round(last, 2), tolerance=0.05, source="consistency"))
     out.append(Check(f"Fig 21: second link loss rate {a2:g}-{b2:g} s vs {a1:g}-{b1:g} s (stable state)",
-                     paper=round(f21["loss"][0], 5), ccsim=round(f21["loss"][1], 5), tolerance=0.05))
+                     paper=round(f21["loss"][0], 5), ccsim=round(f21["loss"][1], 5), tolerance=0.05, source="consistency"))
     for f, (mid, last) in f21["rates"].items():
         out.append(Check(f"Fig 21: connection {f + 1} mean rate {a2:g}-{b2:g} s vs network equilibrium model",
-                         paper=round(f21["model"]["rate_pps"][f], 2), ccsim=round(last, 2), tolerance=0.05))
+                         paper=round(f21["model"]["rate_pps"][f], 2), ccsim=round(last, 2), tolerance=0.05, source="model"))
     out.append(Check(f"Fig 21: second link loss rate {a2:g}-{b2:g} s vs network equilibrium model",
                      paper=round(f21["model"]["link_loss"][MB_SHOWN_LINK], 5), ccsim=round(f21["loss"][1], 5),
-                     tolerance=0.02))
+                     tolerance=0.02, source="model"))
     return out
 
 

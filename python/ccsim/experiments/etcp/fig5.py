@@ -112,20 +112,20 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         # "stabilizes at an equilibrium close to 12020": 5% (the model's
         # Poisson-loss equilibrium is 3.7% below the full-link 12,020)
         Check(f"window W, {tag} (paper: close to the BDP)", paper=PAPER["window"], ccsim=round(a.w, 1),
-              tolerance=0.05),
+              tolerance=0.05, source="paper"),
         # the paper's p0 + 2/W rounded; the per-packet rule gives 1% less
         Check(f"bottleneck loss rate, {tag} (paper: p0 + 2/W)", paper=PAPER["loss"], ccsim=round(a.loss, 6),
-              tolerance=0.02),
+              tolerance=0.02, source="paper"),
         Check(f"bottleneck loss a little above p0, {tag}", paper=f"> {PAPER['p0']}", ccsim=round(a.loss, 6),
-              ok=bool(a.loss > PAPER["p0"])),
+              ok=bool(a.loss > PAPER["p0"]), source="paper"),
         Check(f"window W vs M/D/1/21 equilibrium model, {tag}", paper=round(a.m["window"], 1), ccsim=round(a.w, 1),
-              tolerance=0.02),
+              tolerance=0.02, source="model"),
         Check(f"loss vs the controller's equilibrium at the measured W, (p0 + 2/W)/(1 + p0 + 2/W), {tag}",
-              paper=round(loss_at_window(a.w), 6), ccsim=round(a.loss, 6), tolerance=0.02),
+              paper=round(loss_at_window(a.w), 6), ccsim=round(a.loss, 6), tolerance=0.02, source="model"),
         Check(f"goodput utilisation, {tag}, vs M/D/1/21 equilibrium model",
-              paper=round(a.m["goodput_utilisation"], 4), ccsim=round(a.steady_goodput_u, 4), tolerance=0.02),
+              paper=round(a.m["goodput_utilisation"], 4), ccsim=round(a.steady_goodput_u, 4), tolerance=0.02, source="model"),
         Check("sender's loss estimate vs bottleneck loss rate (whole run; consistency)", paper=round(a.link_loss, 6),
-              ccsim=round(a.loss_est, 6), tolerance=0.02),
+              ccsim=round(a.loss_est, 6), tolerance=0.02, source="consistency"),
     ]
 
 

@@ -57,7 +57,7 @@ import pandas as pd
 from ...models.aimd import bdp_packets, cycle_rtts, sawtooth_utilization
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
-from .._kit.analysis import steady_state
+from .._kit.analysis import falls_pairwise, sequence, steady_state
 from .._kit.figures import STYLE, grid, save
 from .._kit.setups import MSS
 from . import (BUFFER, ETCP, ETCP_STYLE, ETCP_UTILISATION, FAST_MI_RATE_BPS, PKT_BYTES, PROTOCOLS,
@@ -226,24 +226,24 @@ def _etcp_checks(rtt: float, e: pd.DataFrame, base: pd.DataFrame) -> List[Check]
             # §VI-B: high utilisation as the bandwidth grows; design 88% (§III)
             out.append(Check(f"E-TCP, {tag}, {at}: goodput utilisation high, above the 88% design point (§VI-B, §III)",
                              paper=f"> {PAPER['etcp_high']:.3f}", ccsim=round(float(exp_u), 4),
-                             ok=bool(exp_u > PAPER["etcp_high"])))
+                             ok=bool(exp_u > PAPER["etcp_high"]), source="paper"))
             # §VI intro, §VI-B: E-TCP beats every other protocol at large BDP
             b = base[base["rate_bps"] == rate]
             if len(b):
                 best = b.sort_values("goodput_utilization").iloc[-1]
                 out.append(Check(f"E-TCP, {tag}, {at}: utilisation above every baseline's (best: {best.protocol}) "
                                  "(§VI-B)", paper=f"> {best.goodput_utilization:.4f}", ccsim=round(float(exp_u), 4),
-                                 ok=bool(exp_u > best.goodput_utilization)))
+                                 ok=bool(exp_u > best.goodput_utilization), source="paper"))
         if exp_u is not None and det_u is not None:
             out.append(Check(f"E-TCP, {tag}, {at}: deterministic minus exponential pacing, goodput utilisation "
                              "(§VI-B: no obvious effect)", paper=0.0, ccsim=round(float(det_u - exp_u), 4),
-                             relative=False, tolerance=PAPER["pacing_overlap"]))
+                             relative=False, tolerance=PAPER["pacing_overlap"], source="consistency"))
         r = e[(e["protocol"] == "E-TCP") & (e["rate_bps"] == rate)]
         if len(r) and r.iloc[0].model_window >= MODEL_MIN_WINDOW and startup_share(r.iloc[0]) <= 0.02:
             r = r.iloc[0]
             out.append(Check(f"E-TCP, {tag}, {at}: goodput utilisation vs M/D/1/21 equilibrium model "
                              f"(W = {r.model_window:.0f})", paper=round(float(r.model_goodput_utilization), 4),
-                             ccsim=round(float(r.goodput_utilization), 4), tolerance=0.03))
+                             ccsim=round(float(r.goodput_utilization), 4), tolerance=0.03, source="model"))
     return out
 
 
@@ -251,17 +251,18 @@ def _checks(proto: str, rtt: float, s, duration: float) -> List[Check]:
     checks: List[Check] = []
     lo, hi = s.iloc[0], s.iloc[-1]
     tag = f"{proto}, RTT {rtt * 1000:.0f} ms"
+    # every consecutive pair of bandwidths, not just the end points
     checks.append(Check(
-        f"{tag}: utilisation decreases from {lo.rate_bps:.2g} to {hi.rate_bps:.2g} b/s (§VI-B)",
-        paper=PAPER["trend"], ccsim=f"{lo.goodput_utilization:.3f} -> {hi.goodput_utilization:.3f}",
-        ok=bool(hi.goodput_utilization < lo.goodput_utilization)))
+        f"{tag}: utilisation decreases at every step from {lo.rate_bps:.2g} to {hi.rate_bps:.2g} b/s (§VI-B)",
+        paper=PAPER["trend"], ccsim=sequence(s["goodput_utilization"]),
+        ok=falls_pairwise(s["goodput_utilization"]), source="paper"))
     giga = s[s["rate_bps"] >= 1e9]
     if proto in TCP and len(giga):
         worst = float(giga["goodput_utilization"].max())
         bound = PAPER["tcp_gigabit_below"]
         checks.append(Check(
             f"{tag}: utilisation at >= 1 Gb/s below 50% (§II, Fig 1)",
-            paper=f"< {bound}", ccsim=round(worst, 4), ok=worst < bound))
+            paper=f"< {bound}", ccsim=round(worst, 4), ok=worst < bound, source="paper"))
     if proto == "FAST" and len(giga):
         # §IX: "FAST TCP will not achieve high utilization" in high-speed
         # small-buffer networks; "not high" read as below one half, the
@@ -270,7 +271,7 @@ def _checks(proto: str, rtt: float, s, duration: float) -> List[Check]:
         bound = PAPER["fast_gigabit_below"]
         checks.append(Check(
             f"{tag}: utilisation at >= 1 Gb/s not high, below 50% (§IX)",
-            paper=f"< {bound}", ccsim=round(worst, 4), ok=worst < bound))
+            paper=f"< {bound}", ccsim=round(worst, 4), ok=worst < bound, source="paper"))
     fast_mi = s[s["rate_bps"] > FAST_MI_RATE_BPS]
     if proto == "FAST" and len(fast_mi) > 1:
         # Above FAST_MI_RATE_BPS a full buffer queues less than
@@ -284,14 +285,14 @@ def _checks(proto: str, rtt: float, s, duration: float) -> List[Check]:
             f"{tag}: goodput (Mb/s) at {b.rate_bps:.2g} b/s equals that at {a.rate_bps:.2g} b/s "
             f"(never leaves MI mode above {FAST_MI_RATE_BPS / 1e6:.0f} Mb/s)",
             paper=round(float(a.goodput_total_bps) / 1e6, 3), ccsim=round(float(b.goodput_total_bps) / 1e6, 3),
-            tolerance=0.05))
+            tolerance=0.05, source="consistency"))
     if proto in MODELLED:
         g1, g5 = s[s["rate_bps"] == 1e9], s[s["rate_bps"] == 5e9]
         if len(g1) and len(g5):
             u1, u5 = float(g1.iloc[0].goodput_utilization), float(g5.iloc[0].goodput_utilization)
             checks.append(Check(
                 f"{tag}: utilisation keeps falling at high speed, 5 Gb/s below 1 Gb/s (§II, §IX)",
-                paper=PAPER["trend"], ccsim=f"{u1:.3f} -> {u5:.3f}", ok=u5 < u1))
+                paper=PAPER["trend"], ccsim=f"{u1:.3f} -> {u5:.3f}", ok=u5 < u1, source="paper"))
     if proto == "NewReno":
         # The closed-form sawtooth describes the steady state. A run of N
         # congestion cycles carries a start-up transient (slow start, the
@@ -301,7 +302,7 @@ def _checks(proto: str, rtt: float, s, duration: float) -> List[Check]:
         for _, r in s[s["cycles_in_run"] >= MIN_CYCLES].iterrows():
             checks.append(Check(
                 f"{tag}, {r.rate_bps:.2g} b/s: bottleneck utilisation vs AIMD sawtooth model",
-                paper=round(float(r.model_utilization), 4), ccsim=round(float(r.utilization), 4), tolerance=0.05))
+                paper=round(float(r.model_utilization), 4), ccsim=round(float(r.utilization), 4), tolerance=0.05, source="model"))
     if proto in MODELLED:
         # Only where the model's own climb from the post-slow-start window,
         # plus one cycle, ends before the last third starts, and that third
@@ -321,7 +322,7 @@ def _checks(proto: str, rtt: float, s, duration: float) -> List[Check]:
                 f"{tag}, {r.rate_bps:.2g} b/s: steady bottleneck utilisation (last third) vs "
                 f"{r.model_regime}-overflow sawtooth model",
                 paper=round(float(r.model_utilization), 4), ccsim=round(float(r.steady_utilization), 4),
-                tolerance=tol))
+                tolerance=tol, source="model"))
     return checks
 
 

@@ -95,17 +95,17 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     for r, row in t.iterrows():
         tag = f"ACK loss {r:.0%}"
         out.append(Check(f"{tag}: sender's loss estimate vs forward bottleneck loss (whole run)",
-                         paper=round(row.forward_loss_run, 6), ccsim=round(row.loss_est, 6), tolerance=0.02))
+                         paper=round(row.forward_loss_run, 6), ccsim=round(row.loss_est, 6), tolerance=0.02, source="consistency"))
         out.append(Check(f"{tag}: retransmissions per data packet vs forward bottleneck loss (whole run)",
-                         paper=round(row.forward_loss_run, 6), ccsim=round(row.retransmit_ratio, 6), tolerance=0.05))
+                         paper=round(row.forward_loss_run, 6), ccsim=round(row.retransmit_ratio, 6), tolerance=0.05, source="consistency"))
         if r == 0.0:
             continue
         out.append(Check(f"{tag}: steady window vs lossless reverse path ({a.t0:g} s on)",
-                         paper=round(ref.window_mean, 1), ccsim=round(row.window_mean, 1), tolerance=0.02))
+                         paper=round(ref.window_mean, 1), ccsim=round(row.window_mean, 1), tolerance=0.02, source="consistency"))
         out.append(Check(f"{tag}: steady forward loss vs lossless reverse path ({a.t0:g} s on)",
-                         paper=round(ref.forward_loss, 6), ccsim=round(row.forward_loss, 6), tolerance=0.02))
+                         paper=round(ref.forward_loss, 6), ccsim=round(row.forward_loss, 6), tolerance=0.02, source="consistency"))
         out.append(Check(f"{tag}: goodput (Mb/s) vs lossless reverse path",
-                         paper=round(ref.goodput_bps / 1e6, 3), ccsim=round(row.goodput_bps / 1e6, 3), tolerance=0.02))
+                         paper=round(ref.goodput_bps / 1e6, 3), ccsim=round(row.goodput_bps / 1e6, 3), tolerance=0.02, source="consistency"))
     return out
 
 

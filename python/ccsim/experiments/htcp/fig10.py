@@ -65,16 +65,16 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         # "approximately 4": one epoch either way (the first passage is an
         # integer; the model's is ceil(4.32) = 5).
         Check("epochs for flow 2 to converge to fairness (95%)", paper=PAPER["epochs"], ccsim=a.conv["epochs"],
-              relative=False, tolerance=1),
+              relative=False, tolerance=1, source="paper"),
         Check("contraction per epoch vs lambda_2 for beta = 0.5", paper=round(a.lam2, 4),
-              ccsim=round(a.conv["lambda_hat"], 4), relative=False, tolerance=0.1),
+              ccsim=round(a.conv["lambda_hat"], 4), relative=False, tolerance=0.1, source="model"),
         # 0.02 absolute share: ~130 packets of 6600, 8% of a flow's increase per epoch.
         Check("share of flow 2 in the window at congestion after convergence", paper=PAPER["fair_share"],
-              ccsim=round(a.share2, 4), relative=False, tolerance=0.02),
+              ccsim=round(a.share2, 4), relative=False, tolerance=0.02, source="paper"),
         # Not a number in the paper: the fluid model of the same network
         # (sync_htcp_epoch), 10% (it ignores the RTT of recovery without growth).
         Check("epoch length after convergence vs synchronised fluid model (s)", paper=round(a.fluid["epoch_s"], 3),
-              ccsim=round(a.epoch_sim, 3), tolerance=0.10),
+              ccsim=round(a.epoch_sim, 3), tolerance=0.10, source="model"),
     ]
 
 

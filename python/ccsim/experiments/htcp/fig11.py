@@ -80,11 +80,11 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         # shares should be equal; read as neither flow getting more than
         # 1.2x the other's goodput (the paper gives no number).
         Check(f"Delta_L = {dl:g} s: goodput ratio H-TCP / TCP", paper=PAPER["goodput_ratio"],
-              ccsim=round(float(p.goodput_ratio), 4), tolerance=0.2),
+              ccsim=round(float(p.goodput_ratio), 4), tolerance=0.2, source="paper"),
         Check(f"Delta_L = {dl:g} s: mean window ratio at congestion events H-TCP / TCP", paper=PAPER["window_ratio"],
-              ccsim=round(float(p.window_ratio), 4), tolerance=RATIO_TOL),
+              ccsim=round(float(p.window_ratio), 4), tolerance=RATIO_TOL, source="paper"),
         Check(f"Delta_L = {dl:g} s: longest H-TCP epoch below Delta_L (low-speed mode only, alpha_H unused) (s)",
-              paper=f"< {dl:g}", ccsim=round(float(p.max_htcp_epoch_s), 3), ok=bool(p.max_htcp_epoch_s < dl)),
+              paper=f"< {dl:g}", ccsim=round(float(p.max_htcp_epoch_s), 3), ok=bool(p.max_htcp_epoch_s < dl), source="model"),
     ]
 
 

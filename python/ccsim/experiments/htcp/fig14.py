@@ -68,19 +68,19 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     out = [
         # beta from cwnd: 0.02 as in htcp-fig12-13.
         Check("flow 1 alone: beta vs clamp(RTT_min/RTT_max) (adaptive backoff)", paper=round(ba, 4),
-              ccsim=round(float(a.before.beta.mean()), 4), relative=False, tolerance=0.02),
+              ccsim=round(float(a.before.beta.mean()), 4), relative=False, tolerance=0.02, source="model"),
         Check("flow 1: beta reset to 0.5 at an event after flow 2 starts (min beta of its next 6 events)",
               paper=PAPER["reset_beta"], ccsim=round(float(a.reset_window.beta.min()), 4), relative=False,
-              tolerance=0.02),
+              tolerance=0.02, source="paper"),
         Check("epochs to converge to fairness (95%) after flow 2 leaves slow start", paper=PAPER["epochs"],
-              ccsim=a.conv["epochs"], relative=False, tolerance=1),
+              ccsim=a.conv["epochs"], relative=False, tolerance=1, source="paper"),
         Check("after convergence: both flows back at the adaptive beta", paper=round(ba, 4),
-              ccsim=round(float(a.tail.beta.mean()), 4) if len(a.tail) else None, relative=False, tolerance=0.02),
+              ccsim=round(float(a.tail.beta.mean()), 4) if len(a.tail) else None, relative=False, tolerance=0.02, source="model"),
     ]
     lim = PAPER["reset_change"]
     out.append(Check("flow 1: largest event-to-event change of B- (= w/RTT_max) after flow 2 starts "
                      f"(a reset, eq. 25, needs > {lim})",
-                     paper=f"> {lim}", ccsim=round(a.max_change, 4), ok=bool(a.max_change > lim)))
+                     paper=f"> {lim}", ccsim=round(a.max_change, 4), ok=bool(a.max_change > lim), source="model"))
     return out
 
 

@@ -83,14 +83,14 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         # about one packet in ~80 is known to well under 1%; anything beyond
         # 10% is a systematic effect, not noise.
         out.append(Check(f"{tag}: mean window ratio w2/w1 at congestion events (eq. 6: fair)",
-                         paper=PAPER["window_ratio"], ccsim=round(row["ratio_w2_w1"], 4), tolerance=RATIO_TOL))
+                         paper=PAPER["window_ratio"], ccsim=round(row["ratio_w2_w1"], 4), tolerance=RATIO_TOL, source="paper"))
         # The unsynchronised model (13) with the drop frequencies ccsim saw;
         # it neglects the correlation between a flow's window and its chance
         # of losing a packet, hence the same 10%.
         out.append(Check(f"{tag}: ratio from model (13) with measured drop frequencies "
                          f"({row['drop_freq1']:.2f}, {row['drop_freq2']:.2f}) vs ccsim",
                          paper=round(row["unsync_model_ratio"], 4), ccsim=round(row["ratio_w2_w1"], 4),
-                         tolerance=RATIO_TOL))
+                         tolerance=RATIO_TOL, source="model"))
     return out
 
 

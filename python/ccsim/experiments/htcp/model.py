@@ -139,32 +139,34 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     conv, lam2, w_late = a.conv, a.lam2, a.w_late
     n_r_paper = PAPER["rise_time_epochs"]
     out = [
-        # "n_r ~ 4" for beta = 0.5: 0.5 absolute is the rounding in "~4".
-        Check("rise time n_r = log(0.05)/log(lambda_2), beta = 0.5 (epochs)", paper=n_r_paper,
-              ccsim=round(a.n_r, 3), relative=False, tolerance=0.5),
-        Check("rise time as printed, log(0.95)/log(lambda_2) (epochs; see docs)", paper=n_r_paper,
-              ccsim=round(M.rise_time_printed(lam2), 4), relative=False, tolerance=0.5),
+        # §2 (ii): "n_r ~ 4" epochs for beta = 0.5, against the epochs ccsim's
+        # two sources take to 95% of fairness (the rise time as the formula
+        # log(0.05)/log(lambda_2) = 4.3 or as printed, log(0.95)/log(lambda_2),
+        # is arithmetic on beta and cannot fail for a real reason; see docs).
+        # One epoch either way, as in htcp-fig10: the first passage is an integer.
+        Check("Fig 3: epochs to 95% of fairness vs the paper's rise time n_r ~ 4 (beta = 0.5)", paper=n_r_paper,
+              ccsim=conv["epochs"], relative=False, tolerance=1, source="paper"),
         # One epoch: the first passage is an integer and one packet of
         # sampling error in ~160 can move it by one event.
         Check("Fig 3: epochs to 95% of fairness, ccsim vs model trajectory from the same W(0)",
-              paper=a.k_model, ccsim=conv["epochs"], relative=False, tolerance=1),
+              paper=a.k_model, ccsim=conv["epochs"], relative=False, tolerance=1, source="model"),
         # 0.1: lambda_hat is a ratio of two distances measured to ~1 packet.
         Check("Fig 3: contraction per epoch (d(K)/d(0))^(1/K), d(K) <= 0.2 d(0), vs lambda_2", paper=round(lam2, 4),
-              ccsim=round(conv["lambda_hat"], 4), relative=False, tolerance=0.1),
+              ccsim=round(conv["lambda_hat"], 4), relative=False, tolerance=0.1, source="model"),
         # Eq. 1: sum of windows = P + sum alpha. 3%: the pipe also holds the
         # packet in service and the serialisation delays (~1%).
         Check("Fig 3: total window at congestion vs P + sum(alpha) (eq. 1, packets)",
-              paper=round(a.pipe + 2, 2), ccsim=round(float(w_late.sum(axis=1).mean()), 2), tolerance=0.03),
+              paper=round(a.pipe + 2, 2), ccsim=round(float(w_late.sum(axis=1).mean()), 2), tolerance=0.03, source="model"),
         # Share of source 2 after convergence: 0.02 absolute is ~3 packets.
         Check("Fig 3: share of source 2 after convergence (Perron: 0.5)", paper=0.5,
-              ccsim=round(float((w_late[:, 1] / w_late.sum(axis=1)).mean()), 4), relative=False, tolerance=0.02),
+              ccsim=round(float((w_late[:, 1] / w_late.sum(axis=1)).mean()), 4), relative=False, tolerance=0.02, source="model"),
     ]
     for i, (al, be) in enumerate(MODEL_B):
         # 5%: about one packet of a ~30-60 packet mean window, plus the
         # packet-level detail the map ignores (growth stops during recovery).
         out.append(Check(f"Theorem 2.1: share of source ({al:g}, {be:g}) in the mean window at congestion",
                          paper=round(float(a.perron_b[i]), 4), ccsim=round(float(a.share_b[i]), 4),
-                         tolerance=0.05))
+                         tolerance=0.05, source="model"))
     for i, r in enumerate(MODEL_C_RTTS):
         tag = f"Fig 6, RTT {r * 1000:.0f} ms"
         # Tolerance: 3 standard deviations of the share in the empirical
@@ -175,14 +177,14 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         tol = round(3.0 * float(a.spread[i]), 4)
         out.append(Check(f"{tag}: share, unsynchronised model (13) with measured drop frequency "
                          f"{a.p_c[i]:.2f} vs ccsim", paper=round(float(a.unsync[i]), 4),
-                         ccsim=round(float(a.share_c[i]), 4), relative=False, tolerance=tol))
+                         ccsim=round(float(a.share_c[i]), 4), relative=False, tolerance=tol, source="model"))
         out.append(Check(f"{tag}: share, analytic prediction alpha_bar = 1/T (synchronised) vs ccsim",
                          paper=round(float(a.analytic[i]), 4), ccsim=round(float(a.share_c[i]), 4),
-                         relative=False, tolerance=tol))
+                         relative=False, tolerance=tol, source="model"))
         # Fig 7: the empirical mean converges; half-way vs final within 5%.
         out.append(Check(f"Fig 7, RTT {r * 1000:.0f} ms: empirical mean window at half the events vs at the end",
                          paper=round(float(a.running[-1, i]), 3), ccsim=round(float(a.half[i]), 3),
-                         tolerance=0.05))
+                         tolerance=0.05, source="consistency"))
     return out
 
 

@@ -121,4 +121,4 @@ def log2_check(quantity: str, paper: float, ccsim: float) -> Check:
     compared; it still separates a 1e-4 from a 1e-6 regime."""
     dev = abs(math.log2(ccsim / paper)) if ccsim > 0 else math.inf
     return Check(f"{quantity} (deviation = |log2 ratio|, within 2x)", paper=paper, ccsim=ccsim,
-                 deviation=dev, relative=False, tolerance=1.0)
+                 deviation=dev, relative=False, tolerance=1.0, source="paper")

@@ -119,27 +119,27 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         for k, v in sorted(a.rates[proto].items()):
             if len(v) >= 5:
                 out.append(Check(f"{proto}: window growth per RTT in layer K={k} (model: K)",
-                                 paper=k, ccsim=round(nanmedian(v), 3), tolerance=0.03))
+                                 paper=k, ccsim=round(nanmedian(v), 3), tolerance=0.03, source="model"))
         # Cut: ssthresh / cwnd sampled <= 0.1 s (about one RTT, +K packets of
         # ~14,000) before the loss; 1% covers that.
         out.append(Check(f"{proto}: cwnd after a loss / before (1 - beta)", paper=1 - beta,
-                         ccsim=round(row["median_cut_ratio"], 4), tolerance=0.01))
+                         ccsim=round(row["median_cut_ratio"], 4), tolerance=0.01, source="model"))
         # Peak: the buffer overflows at pipe + buffer; the window overshoots by
         # the packets added in the RTT before the loss is detected (<= 2K).
         w_max = row["model_peak_cwnd"]
         out.append(Check(f"{proto}: cwnd at a loss vs pipe + buffer = {w_max:.0f} pkts", paper=round(w_max),
-                         ccsim=round(row["median_peak_cwnd"], 1), tolerance=0.01))
+                         ccsim=round(row["median_peak_cwnd"], 1), tolerance=0.01, source="model"))
         # Recovery: the model integrates K(w) per RTT with RTT = 70 ms x
         # max(1, w/BDP); it ignores the ~1 RTT of fast recovery itself.
         out.append(Check(f"{proto}: recovery time after a loss, s (layer model, queue-stretched RTT)",
                          paper=round(row["model_recovery_s"], 1), ccsim=round(row["median_recovery_s"], 1),
-                         tolerance=0.10))
+                         tolerance=0.10, source="model"))
     by = {r["protocol"]: r for r in a.rows}
     diff = by["TCP"]["median_recovery_s"] - by["LTCP"]["median_recovery_s"]
     bound = PAPER["tcp_extra_recovery_s"]
     out.append(Check(f"TCP needs over {bound} s more than LTCP to recover from a loss (s)", paper=f"> {bound}",
                      ccsim=round(diff, 1) if not math.isnan(diff) else diff,
-                     ok=bool(not math.isnan(diff) and diff > bound)))
+                     ok=bool(not math.isnan(diff) and diff > bound), source="paper"))
     return out
 
 

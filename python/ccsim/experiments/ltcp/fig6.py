@@ -112,16 +112,16 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         # sawtooth through a BDP buffer is full, at high rates it is set by
         # where slow start and recovery leave the window (see docs).
         out.append(Check(f"{tag}: steady-state goodput (Mb/s)", paper=r.paper_mbps,
-                         ccsim=round(float(r.goodput_mbps), 2), tolerance=0.05))
+                         ccsim=round(float(r.goodput_mbps), 2), tolerance=0.05, source="paper"))
         if not math.isnan(r.paper_loss_rate):
             out.append(log2_check(f"{tag}: loss rate", r.paper_loss_rate, float(r.loss_rate)))
     piv = table.pivot(index="rate_bps", columns="protocol")
     more_loss = all(piv["loss_rate"]["LTCP"] > piv["loss_rate"]["TCP"])
     out.append(Check("LTCP loss rate > TCP loss rate at every bandwidth (§V-A)", paper=True,
-                     ccsim=more_loss, ok=bool(more_loss)))
+                     ccsim=more_loss, ok=bool(more_loss), source="paper"))
     # "at least as high" with 0.5% slack: both flows fill the link at low rates
     ge = all(piv["goodput_mbps"]["LTCP"] >= 0.995 * piv["goodput_mbps"]["TCP"])
-    out.append(Check("LTCP goodput >= TCP goodput at every bandwidth", paper=True, ccsim=ge, ok=bool(ge)))
+    out.append(Check("LTCP goodput >= TCP goodput at every bandwidth", paper=True, ccsim=ge, ok=bool(ge), source="paper"))
     return out
 
 

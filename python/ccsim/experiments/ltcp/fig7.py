@@ -99,12 +99,12 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         tag = f"{r['phase_start_s']:g}-{r['phase_end_s']:g} s, {n} flow{'s' if n > 1 else ''}"
         if n > 1:
             out.append(Check(f"{tag}: Jain index over the phase's 2nd half (>= paper's min LTCP 0.983)",
-                             paper=PAPER["min_jain"], ccsim=round(j, 4), ok=bool(j >= PAPER["min_jain"])))
+                             paper=PAPER["min_jain"], ccsim=round(j, 4), ok=bool(j >= PAPER["min_jain"]), source="paper"))
         # 95%: with buffer 6000 < BDP 8413 the link idles only if the sum of
         # windows falls below the BDP; LTCP's x0.85 cut from 14,400 never does,
         # so anything under 95% means flows failed to take freed capacity.
         out.append(Check(f"{tag}: aggregate goodput, fraction of payload capacity (>= {frac})",
-                         paper=f">= {frac}", ccsim=round(agg / a.cap, 4), ok=bool(agg / a.cap >= frac)))
+                         paper=f">= {frac}", ccsim=round(agg / a.cap, 4), ok=bool(agg / a.cap >= frac), source="paper"))
     return out
 
 

@@ -31,7 +31,7 @@ ID = "ltcp-fig8"
 SOURCE = f"{_SOURCE}, Fig 8"
 DESCRIPTION = "one LTCP flow (300 s head start) vs ten TCP flows at several link rates"
 
-PAPER = {500e6: 101.25, 1e9: 185.64}  # aggregate goodput of the ten TCP flows, Mb/s
+PAPER = {500e6: 101.25, 1e9: 185.64}  # aggregate goodput of the ten TCP flows, Mb/s (read from Fig 8)
 N_TCP = 10
 
 
@@ -89,15 +89,17 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
             # Sack1 times out) moves the 300 s average by tens of percent.
             out.append(Check(f"{r.rate_bps / 1e6:g} Mb/s: aggregate TCP goodput (Mb/s)",
                              paper=r.paper_tcp_aggregate_mbps, ccsim=round(r.tcp_aggregate_mbps, 2),
-                             tolerance=0.20))
-            # the model against the paper: same tolerance, same reasons
-            out.append(Check(f"{r.rate_bps / 1e6:g} Mb/s: synchronised-AIMD model vs paper (Mb/s)",
-                             paper=r.paper_tcp_aggregate_mbps, ccsim=round(r.model_tcp_aggregate_mbps, 2),
-                             tolerance=0.20))
+                             tolerance=0.20, source="paper", read_from="Fig 8"))
+            # ccsim against the synchronised-AIMD model (the model against the
+            # paper's number would be arithmetic on constants, unable to fail
+            # for a reason in ccsim): same tolerance, same reasons
+            out.append(Check(f"{r.rate_bps / 1e6:g} Mb/s: aggregate TCP goodput vs synchronised-AIMD model (Mb/s)",
+                             paper=round(r.model_tcp_aggregate_mbps, 2), ccsim=round(r.tcp_aggregate_mbps, 2),
+                             tolerance=0.20, source="model"))
     grows = bool((mix["tcp_aggregate_mbps"].diff().dropna() > 0).all())
     falls = bool((mix["tcp_share"].diff().dropna() < 0).all())
-    out.append(Check("aggregate TCP goodput grows with the link rate", paper=True, ccsim=grows, ok=grows))
-    out.append(Check("TCP share of the link falls as the link rate grows", paper=True, ccsim=falls, ok=falls))
+    out.append(Check("aggregate TCP goodput grows with the link rate", paper=True, ccsim=grows, ok=grows, source="paper"))
+    out.append(Check("TCP share of the link falls as the link rate grows", paper=True, ccsim=falls, ok=falls, source="paper"))
     return out
 
 

@@ -51,12 +51,12 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     out = []
     for r in a.table.itertuples():
         k = r.K
-        out.append(Check(f"K={k}: W_K (packets)", paper=r.paper_W_K, ccsim=r.W_K, tolerance=0.0))
+        out.append(Check(f"K={k}: W_K (packets)", paper=r.paper_W_K, ccsim=r.W_K, tolerance=0.0, source="paper"))
         # the paper prints two decimals: agreement to rounding is 0.005 absolute
         out.append(Check(f"K={k}: speedup in claiming bandwidth", paper=r.paper_claim_speedup,
-                         ccsim=round(r.claim_speedup, 4), relative=False, tolerance=0.0051))
+                         ccsim=round(r.claim_speedup, 4), relative=False, tolerance=0.0051, source="paper"))
         out.append(Check(f"K={k}: speedup in loss recovery", paper=r.paper_recovery_speedup,
-                         ccsim=round(r.recovery_speedup, 4), relative=False, tolerance=0.0051))
+                         ccsim=round(r.recovery_speedup, 4), relative=False, tolerance=0.0051, source="paper"))
     return out
 
 

@@ -117,33 +117,33 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         # and the paper's own run-to-run deviation reaches 11% (TCP, 70 ms).
         if not math.isnan(r.paper_per_flow_mbps):
             out.append(Check(f"{tag}: {'rate' if r.flows == 1 else 'per-flow goodput'} (Mb/s)",
-                             paper=r.paper_per_flow_mbps, ccsim=round(r.per_flow_mbps, 2), tolerance=0.10))
+                             paper=r.paper_per_flow_mbps, ccsim=round(r.per_flow_mbps, 2), tolerance=0.10, source="paper"))
         # Jain, absolute 0.03: the spread of the paper's own LTCP values
         # (0.983-1.000) across rows that should be alike.
         if not math.isnan(r.paper_jain):
             out.append(Check(f"{tag}: Jain index (absolute)", paper=r.paper_jain, ccsim=round(r.jain, 4),
-                             relative=False, tolerance=0.03))
+                             relative=False, tolerance=0.03, source="paper"))
     one = t[t["flows"] == 1].set_index(["rtt", "protocol"])["per_flow_mbps"]
     for lab in rtts:
         ok = bool(one[(lab, "LTCP")] >= one[(lab, "TCP")])
-        out.append(Check(f"{lab}: one LTCP flow at least as fast as one TCP flow", paper=True, ccsim=ok, ok=ok))
+        out.append(Check(f"{lab}: one LTCP flow at least as fast as one TCP flow", paper=True, ccsim=ok, ok=ok, source="paper"))
     lo, hi = "Low RTT", "High RTT"
     if lo in rtts and hi in rtts:
         ok = bool(one[(hi, "LTCP")] / one[(lo, "LTCP")] > one[(hi, "TCP")] / one[(lo, "TCP")])
         out.append(Check("LTCP's rate degrades more gracefully than TCP's from 25 to 150 ms",
-                         paper=True, ccsim=ok, ok=ok))
+                         paper=True, ccsim=ok, ok=ok, source="paper"))
         # 15%: from the paper's run-to-run deviations (TCP 17.20 +- 1.47 GB,
         # LTCP 48.85 +- 1.24 GB: about 9% on the ratio).
         gb = PAPER["fig9"][hi]
         out.append(Check("High RTT: LTCP/TCP bytes in 900 s ('almost a factor of 3')",
                          paper=round(gb["LTCP"][0] / gb["TCP"][0], 3),
-                         ccsim=round(one[(hi, "LTCP")] / one[(hi, "TCP")], 3), tolerance=0.15))
+                         ccsim=round(one[(hi, "LTCP")] / one[(hi, "TCP")], 3), tolerance=0.15, source="paper"))
     multi = t[t["flows"] > 1]
     if len(multi):
         lt = multi[multi["protocol"] == "LTCP"]
         ok = bool((lt["jain"] >= PAPER["min_ltcp_jain"]).all())
         out.append(Check("LTCP Jain index high for every RTT and flow count (>= paper's min 0.983)",
-                         paper=PAPER["min_ltcp_jain"], ccsim=round(float(lt["jain"].min()), 4), ok=ok))
+                         paper=PAPER["min_ltcp_jain"], ccsim=round(float(lt["jain"].min()), 4), ok=ok, source="paper"))
     return out
 
 

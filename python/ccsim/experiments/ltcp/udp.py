@@ -273,7 +273,7 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
             # recovery (a few RTTs) inside the 150 s measured.
             checks.append(Check(f"{tag}: LTCP goodput while UDP on, 2nd half (Mb/s) vs capacity - UDP{scaled}",
                                 paper=round(leftover / 1e6, 2), ccsim=round(r.on_tcp_goodput_2nd_half_mbps, 2),
-                                tolerance=0.05))
+                                tolerance=0.05, source="model"))
             # UDP is not congestion-controlled: it only loses packets that
             # meet a full queue, i.e. its share of LTCP's congestion drops
             # (a few packets per cut, cuts tens of RTTs apart), far under 1%
@@ -286,28 +286,28 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
             # the peak by one second's growth (~K/2 x 7 RTTs, ~30 packets).
             checks.append(Check(f"{tag}: LTCP cwnd at a loss while UDP on (pkts) vs leftover x (RTT + "
                                 f"queue delay)", paper=round(w_on, 1),
-                                ccsim=round(r.on_peak_cwnd_2nd_half, 1), tolerance=0.01))
+                                ccsim=round(r.on_peak_cwnd_2nd_half, 1), tolerance=0.01, source="model"))
             checks.append(Check(f"{tag}: UDP goodput while on (Mb/s) vs iperf rate{scaled}",
                                 paper=round(s["udp_payload"] / 1e6, 2), ccsim=round(r.on_udp_goodput_mbps, 2),
-                                tolerance=0.02))
+                                tolerance=0.02, source="consistency"))
             # The link stays utilised (absolute 0.05): a graceful reduction
             # by beta-cuts costs at most a few RTTs of partly idle link, well
             # under 5% of the period; only a collapse of LTCP's window
             # (retransmission timeouts, slow start) for over 5% of the
             # period leaves the link this idle.
             checks.append(Check(f"{tag}: bottleneck utilisation over the whole UDP on-period",
-                                paper=1.0, ccsim=round(r.on_utilization, 4), relative=False, tolerance=0.05))
+                                paper=1.0, ccsim=round(r.on_utilization, 4), relative=False, tolerance=0.05, source="model"))
             # "close to the full link capacity": 10%, because the paper's own
             # single-flow LTCP rate at this RTT (Fig 9: 681.5 of 750 Mb/s,
             # 0.909) is what "close to full" meant on that testbed.
             checks.append(Check(f"{tag}: LTCP goodput while UDP off (Mb/s) vs capacity{scaled}",
                                 paper=round(cap / 1e6, 2), ccsim=round(r.off_tcp_goodput_mbps, 2),
-                                tolerance=0.10))
+                                tolerance=0.10, source="paper"))
         model = r.model_climb_s
         checks.append(Check(f"{tag}: climb to {CLIMB_FRAC:.0%} of capacity after UDP stops (s) vs layer "
                             f"model from cwnd {r.cwnd_at_udp_stop:.0f} (+/- max(lag, 10%))",
                             paper=round(model, 2), ccsim=r.climb_s, relative=False,
-                            tolerance=round(climb_tol(model), 3)))
+                            tolerance=round(climb_tol(model), 3), source="model"))
     lt, tc = t[t.protocol == "LTCP"], t[t.protocol == "TCP"]
     # Baseline (the brief's, not the paper's): TCP climbs back more slowly.
     # "More slowly" must exceed the measurement's resolution (``lag``); a
@@ -316,10 +316,10 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     tcm = tc["climb_s"].fillna(P).mean()
     ok = bool(tcm > lc + lag)
     checks.append(Check("TCP baseline: mean climb after UDP stops longer than LTCP's (s)",
-                        paper=f"> {lc:.1f} (LTCP)", ccsim=round(tcm, 1), ok=ok))
+                        paper=f"> {lc:.1f} (LTCP)", ccsim=round(tcm, 1), ok=ok, source="consistency"))
     lo, to = lt["off_tcp_goodput_mbps"].mean(), tc["off_tcp_goodput_mbps"].mean()
     checks.append(Check("TCP baseline: mean goodput while UDP off below LTCP's (Mb/s)",
-                        paper=f"< {lo:.1f} (LTCP)", ccsim=round(to, 1), ok=bool(to < lo)))
+                        paper=f"< {lo:.1f} (LTCP)", ccsim=round(to, 1), ok=bool(to < lo), source="consistency"))
 
     return checks
 
