@@ -101,3 +101,26 @@ fn bad_udp_fields_are_named() {
     let e = rejected("transport = \"quic\"");
     assert!(e.contains("allowed: tcp, udp"), "{e}");
 }
+
+#[test]
+fn average_queue_is_the_time_average_of_a_linear_build_up() {
+    // 15.6 Mb/s of 1040-byte packets (1875 pkt/s) into 10.4 Mb/s (1250
+    // pkt/s), a buffer that never fills: from the first arrival at the
+    // bottleneck, t0, the queue grows by 625 packets a second, so over the
+    // measured period [1 s, 2 s] it averages 625 (1.5 - t0) packets (to
+    // within the one packet of the arrival/departure steps).
+    let udp = "transport = \"udp\"\nrate_bps = 15.6e6\nmss_bytes = 1000\nheader_bytes = 40\n";
+    let r = Dumbbell::new(10.4e6, 10_000, 2.0).warmup(1.0).flow(udp).run();
+    let edge = &r.links[src_edge(0)];
+    let t0 = 1040.0 * 8.0 / edge.rate_bps + edge.delay_s;
+    let b = &r.links[FWD_BNECK];
+    let expect = 625.0 * (1.5 - t0);
+    assert!((b.avg_queue_pkts - expect).abs() < 1.5, "avg queue {} pkts, expected {expect}", b.avg_queue_pkts);
+    assert!((b.avg_queue_bytes - 1040.0 * b.avg_queue_pkts).abs() < 1e-6 * b.avg_queue_bytes);
+    assert_eq!(b.drops, 0);
+    assert_eq!(b.marks, 0);
+    // the reverse direction carries nothing: its average is exactly 0
+    assert_eq!(r.links[REV_BNECK].avg_queue_pkts, 0.0);
+    // the largest queue is at the end: 625 (2 - t0) packets
+    assert!((b.max_queue_pkts as f64 - 625.0 * (2.0 - t0)).abs() <= 2.0, "max {}", b.max_queue_pkts);
+}

@@ -31,6 +31,12 @@ pub struct LinkCounters {
     pub marks: u64,
     pub tx_pkts: u64,
     pub tx_bytes: u64,
+    /// Time integrals of the waiting queue, in packet·ns and byte·ns, up to
+    /// the link's `q_since` (current to any time through
+    /// [`Link::counters_at`]): the time-averaged queue of the results, as
+    /// ns-2's `QueueMonitor` integrators give it.
+    pub q_area_pkts: u128,
+    pub q_area_bytes: u128,
 }
 
 struct StageSlot {
@@ -69,6 +75,8 @@ pub struct Link {
     /// Packets in flight on the wire with their arrival time at the far end.
     pub pipe: VecDeque<(Time, PktId)>,
     pub c: LinkCounters,
+    /// Until when `c.q_area_*` are integrated.
+    q_since: Time,
     pub max_queue_pkts: usize,
     /// Largest queue in bytes seen after an arrival (the same instants).
     pub max_queue_bytes: u64,
@@ -133,6 +141,7 @@ impl Link {
             free_scheduled: false,
             pipe: VecDeque::new(),
             c: LinkCounters::default(),
+            q_since: 0,
             max_queue_pkts: 0,
             max_queue_bytes: 0,
             memo_size: [0; 2],
@@ -142,6 +151,28 @@ impl Link {
 
     pub fn rate_bps(&self) -> f64 {
         self.rate_bps
+    }
+
+    /// Integrate the queue up to `now`; called before anything that may
+    /// change the queue (an arrival, a free serialiser, a link timer), so
+    /// the length integrated is the one that held since the last call.
+    #[inline]
+    pub(crate) fn integrate_queue(&mut self, now: Time) {
+        let dt = now.saturating_sub(self.q_since) as u128;
+        if dt > 0 {
+            self.c.q_area_pkts += self.queue.len_pkts() as u128 * dt;
+            self.c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
+            self.q_since = now;
+        }
+    }
+
+    /// The counters with the queue integrals brought up to `now`.
+    pub fn counters_at(&self, now: Time) -> LinkCounters {
+        let mut c = self.c;
+        let dt = now.saturating_sub(self.q_since) as u128;
+        c.q_area_pkts += self.queue.len_pkts() as u128 * dt;
+        c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
+        c
     }
 
     /// Append a stage; it runs after those already installed on enqueue.

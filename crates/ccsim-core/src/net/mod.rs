@@ -112,6 +112,7 @@ impl Net {
     fn link_arrive(&mut self, l: usize, id: PktId) {
         let now = self.now;
         let link = &mut self.links[l];
+        link.integrate_queue(now);
         link.c.arrivals += 1;
         let can_serve = link.can_serve(now);
         if let Some(q) = link.plain_droptail() {
@@ -183,6 +184,7 @@ impl Net {
 
     /// `LinkFree` of link `l`.
     pub(crate) fn link_free(&mut self, l: usize) {
+        self.links[l].integrate_queue(self.now);
         self.links[l].free_scheduled = false;
         self.serve(l);
     }
@@ -191,6 +193,7 @@ impl Net {
     /// releases a packet to a free serialiser gets it served.
     pub(crate) fn link_timer(&mut self, l: usize, slot: u8, gen: u32) {
         let now = self.now;
+        self.links[l].integrate_queue(now);
         self.links[l].on_timer(slot, gen, now, &mut self.pkts, &mut self.events);
         while let Some(e) = self.links[l].pop_evicted() {
             self.drop_pkt(l, e, DropReason::Congestion);

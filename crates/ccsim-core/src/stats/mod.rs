@@ -101,6 +101,13 @@ pub struct LinkResult {
     pub max_queue_pkts: u64,
     /// Largest queue in bytes (sampled at arrivals, as `max_queue_pkts`).
     pub max_queue_bytes: u64,
+    /// Time-averaged queue (waiting packets, the one in service not
+    /// counted) over the measured period (after warm-up).
+    pub avg_queue_pkts: f64,
+    /// The same in bytes.
+    pub avg_queue_bytes: f64,
+    /// Packets marked CE (ECN) by the discipline or a stage.
+    pub marks: u64,
 }
 
 /// Every packet created is delivered, dropped, or still in the network.

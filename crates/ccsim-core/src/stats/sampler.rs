@@ -73,7 +73,7 @@ impl Sampler {
 
     /// End of warm-up: snapshot the counters results are measured from.
     pub fn warmup_end(&mut self, net: &Net, flows: &FlowTable) {
-        self.warm_links = net.links.iter().map(|l| l.c).collect();
+        self.warm_links = net.links.iter().map(|l| l.counters_at(net.now)).collect();
         self.warm_delivered = flows.iter().map(|f| f.delivered_bytes()).collect();
         self.warm_rx = flows.iter().map(|f| f.rx_bytes()).collect();
     }
@@ -140,13 +140,14 @@ impl Sampler {
     pub fn results(&self, net: &Net, flows: &FlowTable, nodes: &[String], sc: &crate::Scenario) -> Results {
         let end = net.now;
         let meas = to_secs(end.saturating_sub(self.warmup)).max(1e-12);
+        let meas_ns = end.saturating_sub(self.warmup).max(1) as f64;
         let links: Vec<LinkResult> = net
             .links
             .iter()
             .enumerate()
             .map(|(i, l)| {
                 let w = self.warm_links.get(i).copied().unwrap_or_default();
-                let c = l.c;
+                let c = l.counters_at(end);
                 let arrivals = c.arrivals - w.arrivals;
                 let drops = c.drops - w.drops;
                 let random = c.random_losses - w.random_losses;
@@ -167,6 +168,9 @@ impl Sampler {
                     loss_rate: ratio(drops + random, arrivals),
                     max_queue_pkts: l.max_queue_pkts as u64,
                     max_queue_bytes: l.max_queue_bytes,
+                    avg_queue_pkts: (c.q_area_pkts - w.q_area_pkts) as f64 / meas_ns,
+                    avg_queue_bytes: (c.q_area_bytes - w.q_area_bytes) as f64 / meas_ns,
+                    marks: c.marks - w.marks,
                 }
             })
             .collect();
