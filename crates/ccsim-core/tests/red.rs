@@ -166,3 +166,60 @@ fn same_seed_same_run() {
         b.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>()
     );
 }
+
+/// Marks CE on the `nth` ECN-capable packet it sees, once.
+struct MarkNth {
+    nth: u64,
+    seen: u64,
+}
+
+impl ccsim_core::net::stage::Stage for MarkNth {
+    fn name(&self) -> &'static str {
+        "mark_nth"
+    }
+    fn on_enqueue(
+        &mut self,
+        ctx: &mut ccsim_core::net::LinkCtx,
+        pkt: &mut ccsim_core::net::Packet,
+    ) -> ccsim_core::net::stage::Verdict {
+        if pkt.ecn.is_ect() {
+            self.seen += 1;
+            if self.seen == self.nth {
+                pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
+                ctx.count_mark();
+            }
+        }
+        ccsim_core::net::stage::Verdict::Pass
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn no_window_increase_on_any_ack_carrying_ece() {
+    // RFC 3168 §6.1.2: the ACKs that echo ECE after the reduction (until
+    // the CWR reaches the receiver) leave cwnd alone. In congestion
+    // avoidance each would otherwise add 1/cwnd.
+    let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200");
+    let mut sim = d.sim();
+    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkNth { nth: 3000, seen: 0 }));
+    let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
+    while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
+        assert!(step(&mut sim), "the mark is echoed and acted on");
+    }
+    let t_r = sim.now_s();
+    let s = sim.tcp_sender(0).unwrap();
+    let (ss, una0) = (s.st.ssthresh, s.sb.una());
+    assert_eq!(s.st.cwnd, ss);
+    while sim.now_s() < t_r + 0.02 {
+        assert!(step(&mut sim));
+        let s = sim.tcp_sender(0).unwrap();
+        assert_eq!(s.st.cwnd, ss, "cwnd grew on an ECE ACK at {:.4} s", sim.now_s());
+    }
+    assert!(sim.tcp_sender(0).unwrap().sb.una() > una0 + 20, "ACKs arrived meanwhile");
+    // and it grows again once ECE stops
+    sim.run_until(t_r + 0.5);
+    assert!(sim.tcp_sender(0).unwrap().st.cwnd > ss + 1.0);
+    assert_conserved(&sim.results());
+}

@@ -210,12 +210,19 @@ impl TcpSender {
                         self.partial_seen = true;
                     }
                 }
+                // RFC 3168 §6.1.2: no window increase in response to an
+                // ACK carrying ECE (any of them, not only the one that
+                // triggers the reduction; ns-2 `recv_newack_helper` skips
+                // `opencwnd` the same way).
                 State::Loss => {
                     if ack >= self.recover {
                         self.state = State::Open;
                     }
-                    self.cc.cong_avoid(&mut self.st, acked);
+                    if !ece {
+                        self.cc.cong_avoid(&mut self.st, acked);
+                    }
                 }
+                State::Open if ece => {}
                 State::Open => self.cc.cong_avoid(&mut self.st, acked),
             }
             if let Some(h) = echo {
