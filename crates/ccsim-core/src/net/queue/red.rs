@@ -364,7 +364,8 @@ impl QueueDiscipline for Red {
         // to an empty queue, then this arrival's sample.
         let m = if ctx.idle { (self.ptc * to_secs(ctx.now.saturating_sub(self.idle_since))).floor() } else { 0.0 };
         let q = self.qlen();
-        self.avg = self.avg * (1.0 - self.w_q).powf(m + 1.0) + self.w_q * q;
+        let decay = if m > 0.0 { (1.0 - self.w_q).powf(m + 1.0) } else { 1.0 - self.w_q };
+        self.avg = self.avg * decay + self.w_q * q;
         self.count += 1;
         self.count_bytes += size as u64;
         let mut verdict = Verdict::Admit;
