@@ -21,6 +21,12 @@
 //! automatic w_q takes the RTT as max(0.1 s, 3/C) (ns-2: max(0.1 s,
 //! 3·(delay + 1/C)), the same for delays up to ~33 ms minus 1/C).
 //!
+//! Two details differ from ns-2 on purpose: the physical limit is
+//! droptail's (`limit_bytes` admits a packet only if it fits; ns-2 in
+//! `queue_in_bytes_` mode drops when the bytes already waiting reach
+//! `limit_ × mean_pktsize_`), and the draw is `u < p` with u uniform on
+//! [0, 1) (ns-2 `u <= p`, the same probability).
+//!
 //! Not modelled: Adaptive RED (`adaptive_`), `cautious_` (the only user of
 //! `idle_pktsize_`), drop-front/random victims, `use_mark_p_ false`.
 use super::droptail::{Fifo, Limit};
@@ -629,6 +635,46 @@ mod tests {
             // then forced region: dropped
             assert!(!r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool));
             assert_eq!(r.len_pkts(), 3);
+            // byte mode compares qlen > 1 in bytes: one waiting packet is
+            // enough (the first above min_th is still spared)
+            let c = RedConfig {
+                min_th: 500.0,
+                max_th: 1000.0,
+                gentle: false,
+                w_q: Some(1.0),
+                bytes: true,
+                ..cfg(Limit::Packets(100))
+            };
+            let mut r = Red::new(c);
+            assert!(r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool));
+            assert!(r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool), "finds 1000 B: sets old");
+            assert!(!r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool), "finds 2000 B > max_th: dropped");
+        });
+    }
+
+    #[test]
+    fn a_full_buffer_drops_without_marking_and_resets_the_count() {
+        test_ctx(false, |ctx, pool| {
+            // marks everything above min_th; buffer of 3
+            let c = RedConfig {
+                min_th: 1.0,
+                max_th: 2.0,
+                gentle: false,
+                w_q: Some(1.0),
+                ecn: true,
+                ecn_mark_above_max: true,
+                ..cfg(Limit::Packets(3))
+            };
+            let mut r = Red::new(c);
+            for _ in 0..3 {
+                assert!(r.enqueue(ctx, pkt(pool, 1000, Ecn::Ect0), pool));
+            }
+            let marks = *ctx.marks;
+            let a = pkt(pool, 1000, Ecn::Ect0);
+            assert!(!r.enqueue(ctx, a, pool), "the physical limit drops even in mark-above-max mode");
+            assert_eq!(*ctx.marks, marks, "a dropped packet is not counted as marked");
+            assert_eq!(pool.get(a).ecn, Ecn::Ect0);
+            assert_eq!((r.count, r.count_bytes), (0, 0), "ns-2 resets the count on a forced drop");
         });
     }
 
