@@ -18,7 +18,9 @@ over the second half of the run: arrivals, drops (drop probability =
 drops / arrivals), CE marks (counted at dequeue), time-average and maximum
 waiting queue. ns-2's come from its trace-queue file; ccsim's from a tap
 in crates/ccsim-core/examples/queue_trace.rs (ccsim's link results report
-no mark count or average queue of their own yet). Goodput is each flow's
+no mark count or average queue of their own yet). Timeouts and
+retransmitted packets are whole-run totals (ns-2 nrexmit_, nrexmitpack_).
+Goodput is each flow's
 payload delivered over the second half (ns-2: its ack_ at DUR/2 and DUR).
 Needs `ns` and cargo; not shipped in the wheel; see docs/validation.md.
 """
@@ -88,11 +90,17 @@ def run_ns2(mode, d, seed):
         check=True, capture_output=True, text=True,
     ).stdout
     acks = {"half": [0] * N, "end": [0] * N}
+    timeouts = retransmits = 0
     for line in out.splitlines():
         w = line.split()
         if w and w[0] == "ack":
             acks[w[1]][int(w[2])] = int(w[3])
-    return parse_ns2(tr, acks)
+        elif w and w[0] == "stat":
+            timeouts += int(w[2])
+            retransmits += int(w[3])
+    r = parse_ns2(tr, acks)
+    r["timeouts"], r["retransmits"] = timeouts, retransmits
+    return r
 
 
 def scenario(mode, seed):
@@ -138,6 +146,8 @@ def metrics(x):
         "avg queue pkts": x["avg_queue_pkts"],
         "max queue pkts": x["max_queue_pkts"],
         "max queue (all run)": x["max_queue_pkts_all"],
+        "timeouts (all run)": x["timeouts"],
+        "retransmits (all run)": x["retransmits"],
     }
 
 

@@ -11,7 +11,8 @@
 # packet mode, thresholds 1/12 and 3/12 of the buffer, max_p 0.1, not
 # gentle (the GWA paper's settings), q_weight_ -1 (automatic).
 # The bottleneck's + - d events go to TRACEFILE; each flow's highest
-# cumulative ACK at DURATION/2 and DURATION goes to stdout.
+# cumulative ACK at DURATION/2 and DURATION goes to stdout, then per flow
+# "stat i timeouts retransmitted-packets ecn-responses" (whole run).
 set N [lindex $argv 0]
 set dur [lindex $argv 1]
 set buf [lindex $argv 2]
@@ -77,5 +78,11 @@ proc acks {tag} {
     }
 }
 $ns at [expr $dur / 2.0] "acks half"
-$ns at $dur "acks end; close $tf; exit 0"
+proc counters {} {
+    global N tcp
+    for {set i 0} {$i < $N} {incr i} {
+        puts "stat $i [$tcp($i) set nrexmit_] [$tcp($i) set nrexmitpack_] [$tcp($i) set necnresponses_]"
+    }
+}
+$ns at $dur "acks end; counters; close $tf; exit 0"
 $ns run

@@ -93,6 +93,7 @@ fn main() {
         "max_queue_pkts_all": w.max_q_all,
         "goodput_bps": r.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>(),
         "timeouts": r.flows.iter().map(|f| f.timeouts).sum::<u64>(),
+        "retransmits": r.flows.iter().map(|f| f.retransmits).sum::<u64>(),
         "wall_s": wall,
     });
     println!("{out}");

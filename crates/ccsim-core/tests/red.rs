@@ -223,3 +223,64 @@ fn no_window_increase_on_any_ack_carrying_ece() {
     assert!(sim.tcp_sender(0).unwrap().st.cwnd > ss + 1.0);
     assert_conserved(&sim.results());
 }
+
+/// Marks CE on the `mark`th ECN-capable packet and drops the `drop`th.
+struct MarkThenDrop {
+    mark: u64,
+    drop: u64,
+    seen: u64,
+}
+
+impl ccsim_core::net::stage::Stage for MarkThenDrop {
+    fn name(&self) -> &'static str {
+        "mark_then_drop"
+    }
+    fn on_enqueue(
+        &mut self,
+        ctx: &mut ccsim_core::net::LinkCtx,
+        pkt: &mut ccsim_core::net::Packet,
+    ) -> ccsim_core::net::stage::Verdict {
+        use ccsim_core::net::stage::{DropReason, Verdict};
+        if pkt.ecn.is_ect() {
+            self.seen += 1;
+            if self.seen == self.mark {
+                pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
+                ctx.count_mark();
+            } else if self.seen == self.drop {
+                return Verdict::Drop(DropReason::Congestion);
+            }
+        }
+        Verdict::Pass
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn a_loss_in_the_window_of_an_ece_reduction_is_fast_retransmitted_without_a_second_cut() {
+    // The mark and the loss are 20 packets apart: the ECE arrives first
+    // and halves the window; the loss, in the same window, is then found by
+    // three duplicate ACKs. RFC 3168 §6.1.2: one reduction per window, but
+    // the loss is still repaired (ns-2 NewReno's dupack_action retransmits
+    // after an ECN action), not left to the retransmission timer.
+    for recovery in ["reno", "newreno", "sack"] {
+        let d = Dumbbell::new(100e6, 1000, 10.0)
+            .flow(&format!("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200\nrecovery = \"{recovery}\""));
+        let mut sim = d.sim();
+        sim.net.links[FWD_BNECK].add_stage(Box::new(MarkThenDrop { mark: 3000, drop: 3020, seen: 0 }));
+        let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
+        while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
+            assert!(step(&mut sim));
+        }
+        let ss = sim.tcp_sender(0).unwrap().st.ssthresh;
+        sim.run_until(3.0);
+        let s = sim.tcp_sender(0).unwrap();
+        assert_eq!(s.stats.timeouts, 0, "{recovery}: the loss is not left to the RTO");
+        assert_eq!(s.stats.fast_recoveries, 1, "{recovery}: fast retransmit");
+        assert!(s.st.ssthresh == ss, "{recovery}: no second cut (ssthresh {} after the ECE cut {ss})", s.st.ssthresh);
+        let r = sim.run();
+        assert_conserved(&r);
+        assert_eq!(r.links[FWD_BNECK].drops, 1);
+    }
+}

@@ -86,6 +86,11 @@ pub struct TcpSender {
     /// it echoes the same congestion event (the receiver repeats ECE until
     /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
     cwr_seq: Option<u64>,
+    /// The last window reduction was an ECE one and its window is not yet
+    /// acknowledged (`una < recover`): a loss detected in it is repaired
+    /// by fast retransmit without a second reduction (RFC 3168 §6.1.2, ns-2
+    /// `NewRenoTcpAgent::dupack_action` after `CWND_ACTION_ECN`).
+    ecn_cut: bool,
     rto_timer: Timer,
     pace_timer: Timer,
     tick_timer: Timer,
@@ -136,6 +141,7 @@ impl TcpSender {
             cwr_pending: false,
             awnd,
             cwr_seq: None,
+            ecn_cut: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
             tick_timer: Timer::new(sender_timer(flow, TICK)),
@@ -247,8 +253,11 @@ impl TcpSender {
             match self.state {
                 State::Open => {
                     let lost = self.cfg.recovery == Recovery::Sack && self.sb.lost_hi() > una;
-                    if (self.dupacks >= self.cfg.dupthresh || lost) && una >= self.recover {
-                        self.enter_recovery(net);
+                    // after an ECE reduction in this window, still repair
+                    // the loss, without reducing again
+                    let after_ecn = self.ecn_cut && una < self.recover;
+                    if (self.dupacks >= self.cfg.dupthresh || lost) && (una >= self.recover || after_ecn) {
+                        self.enter_recovery(net, !after_ecn);
                     }
                 }
                 State::Recovery if self.cfg.recovery != Recovery::Sack => {
@@ -267,15 +276,21 @@ impl TcpSender {
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.cwnd = self.st.ssthresh;
             self.recover = self.sb.high();
+            self.ecn_cut = true;
             self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
             self.clamp_cwnd();
         }
         self.try_send(net);
     }
 
-    fn enter_recovery(&mut self, net: &mut Net) {
-        self.st.flight = self.sb.outstanding() - self.lt_sent;
-        self.st.ssthresh = self.cc.ssthresh(&self.st);
+    /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
+    /// ECE reduction already did, in this window).
+    fn enter_recovery(&mut self, net: &mut Net, cut: bool) {
+        if cut {
+            self.st.flight = self.sb.outstanding() - self.lt_sent;
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+        }
+        self.ecn_cut = false;
         self.st.cwnd = match self.cfg.recovery {
             Recovery::Sack => self.st.ssthresh,
             _ => self.st.ssthresh + self.cfg.dupthresh as f64,
@@ -328,6 +343,7 @@ impl TcpSender {
         self.clamp_cwnd();
         self.state = State::Loss;
         self.recover = self.sb.high();
+        self.ecn_cut = false;
         self.dupacks = 0;
         self.sb.on_rto();
         self.retransmit_first_lost(net, true);
