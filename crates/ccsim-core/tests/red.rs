@@ -284,3 +284,55 @@ fn a_loss_in_the_window_of_an_ece_reduction_is_fast_retransmitted_without_a_seco
         assert_eq!(r.links[FWD_BNECK].drops, 1);
     }
 }
+
+#[test]
+fn a_timeout_in_the_window_of_an_ece_reduction_keeps_its_ssthresh() {
+    // Mark one packet, then drop every packet of the next 300 (a burst
+    // no duplicate ACK can announce): the ECE halves the window, then the
+    // timer fires inside that window. RFC 3168 §6.1.2 / ns-2 `timeout`:
+    // cwnd goes to one segment but ssthresh is not halved a second time.
+    struct MarkThenBlackout {
+        seen: u64,
+    }
+    impl ccsim_core::net::stage::Stage for MarkThenBlackout {
+        fn name(&self) -> &'static str {
+            "mark_then_blackout"
+        }
+        fn on_enqueue(
+            &mut self,
+            ctx: &mut ccsim_core::net::LinkCtx,
+            pkt: &mut ccsim_core::net::Packet,
+        ) -> ccsim_core::net::stage::Verdict {
+            use ccsim_core::net::stage::{DropReason, Verdict};
+            if pkt.ecn.is_ect() || pkt.tcp().is_some_and(|_| !pkt.is_ack()) {
+                self.seen += 1;
+                if self.seen == 3000 && pkt.ecn.is_ect() {
+                    pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
+                    ctx.count_mark();
+                } else if (3001..3400).contains(&self.seen) {
+                    return Verdict::Drop(DropReason::Congestion);
+                }
+            }
+            Verdict::Pass
+        }
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+    }
+    let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200");
+    let mut sim = d.sim();
+    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkThenBlackout { seen: 0 }));
+    let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
+    while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
+        assert!(step(&mut sim));
+    }
+    let ss = sim.tcp_sender(0).unwrap().st.ssthresh;
+    while sim.tcp_sender(0).unwrap().stats.timeouts == 0 {
+        assert!(step(&mut sim), "the blackout ends in a timeout");
+    }
+    let s = sim.tcp_sender(0).unwrap();
+    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.st.ssthresh, ss, "ssthresh kept from the ECE reduction");
+    let r = sim.run();
+    assert_conserved(&r);
+}
