@@ -156,3 +156,13 @@ def test_queue_passthrough_params():
     q = Queue.from_dict({"kind": "red", "limit_pkts": 50, "min_thresh_pkts": 5})
     assert q.kind == "red" and q.extra == {"min_thresh_pkts": 5}
     assert q.to_dict() == {"kind": "red", "limit_pkts": 50, "min_thresh_pkts": 5}
+
+
+def test_red_helper_writes_a_flat_red_table():
+    from ccsim.scenario import RED
+
+    q = RED(limit_pkts=120, min_th=10, max_th=30, ecn=True, ecn_mark_above_max=True)
+    d = q.to_dict()
+    assert d["kind"] == "red" and d["limit_pkts"] == 120
+    assert d["min_th"] == 10 and d["max_th"] == 30 and d["ecn"] is True and d["ecn_mark_above_max"] is True
+    assert "extra" not in d

@@ -24,6 +24,7 @@ from .runner import run
 from .scenario import (
     CustomTopology,
     DropTail,
+    RED,
     Dumbbell,
     Flow,
     Link,
@@ -73,6 +74,7 @@ __all__ = [
     "Link",
     "Queue",
     "DropTail",
+    "RED",
     "Flow",
     "run",
     "load_scenario",

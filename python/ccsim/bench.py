@@ -40,6 +40,13 @@ XCP row (target: at least 70% of B3's bottleneck packets per wall-second,
   622 Mb/s, RTT uniform on [64, 100] ms, rule-of-thumb buffer (BDP at the
   82 ms mean RTT, 6130 packets), 100 s.
 
+RED row (target: at least 70% of B3's bottleneck packets per wall-second,
+``vs_B3_pkts``):
+
+- ``R1``: B3 with a RED bottleneck that marks (``kind = "red"``, packet
+  mode, thresholds 1/12 and 3/12 of the 20-packet buffer as in the GWA
+  paper, w_q 0.002, max_p 0.1, ``ecn = true``) and ECN-capable flows.
+
 Workload rows:
 
 - ``W1``: the E-TCP paper's Fig 17 web workload at OC-12: 622 Mb/s,
@@ -93,6 +100,9 @@ class Bench:
     pacing: Optional[str] = None
     #: the bottleneck queue's ``xcp`` value (XCP rows)
     xcp: Optional[Any] = None
+    #: RED rows: the bottleneck's RED parameters (besides ``limit_pkts``);
+    #: the flows are then ECN-capable when the queue marks
+    red: Optional[Tuple[Tuple[str, Any], ...]] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -125,6 +135,9 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("X1", "100 paced XCP flows (conservative), 622 Mb/s, RTT 64-100 ms, BDP buffer (6130 pkts)",
              100, 622e6, 0.0, 6130, 100.0, cc="xcp", recovery="reno", rtt_range_s=(0.064, 0.100),
              pacing="token_bucket", xcp={"params": "conservative"})]
+    + [Bench("R1", "B3 with a marking RED bottleneck (thresholds 1/12, 3/12 of 20 pkts) and ECN flows", 50, 1e9,
+             0.100, 20, 60.0, red=(("bytes", False), ("min_th", 20 / 12), ("max_th", 5.0), ("w_q", 0.002),
+                                  ("max_p", 0.1), ("ecn", True)))]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -147,8 +160,9 @@ def scenario(name: str, quick: bool = False) -> Scenario:
         flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000, header_bytes=40,
                     rtt_range_s=list(b.rtt_range_s), rwnd_pkts=b.rwnd_pkts, pacing=b.pacing, start_spread_s=10.0)
     elif b.transport == "tcp":
+        ecn = True if b.red and dict(b.red).get("ecn") else None
         flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
-                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)
+                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts, ecn=ecn)
     else:
         flow = Flow(count=b.flows, transport=b.transport, mss_bytes=1000, header_bytes=40, rtt_s=b.rtt_s)
     return Scenario(
@@ -159,7 +173,8 @@ def scenario(name: str, quick: bool = False) -> Scenario:
         topology=Dumbbell(
             bottleneck_rate_bps=b.rate_bps,
             bottleneck_delay_s=0.001,
-            bottleneck_queue=Queue(kind="droptail", limit_pkts=b.buffer_pkts, xcp=b.xcp),
+            bottleneck_queue=(Queue(kind="red", limit_pkts=b.buffer_pkts, extra=dict(b.red)) if b.red else
+                              Queue(kind="droptail", limit_pkts=b.buffer_pkts, xcp=b.xcp)),
             edge_rate_bps=b.edge_rate_bps,
         ),
         flows=[flow],
@@ -257,7 +272,7 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
             r["vs_base"] = r["events_per_s"] / eps[base]
         if BENCHMARKS[r["name"]].transport == "etcp" and "B5" in pps:
             r["vs_B5_pkts"] = r["bottleneck_pkts_per_s"] / pps["B5"]
-        if BENCHMARKS[r["name"]].cc == "xcp" and "B3" in pps:
+        if (BENCHMARKS[r["name"]].cc == "xcp" or BENCHMARKS[r["name"]].red) and "B3" in pps:
             r["vs_B3_pkts"] = r["bottleneck_pkts_per_s"] / pps["B3"]
 
 
@@ -274,6 +289,7 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             f"{(loss if loss is not None else float('nan')):>9.2e}"
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
             + (f" vs B5 pkts/s {r['vs_B5_pkts']:.2f}" if "vs_B5_pkts" in r else "")
+            + (f" vs B3 pkts/s {r['vs_B3_pkts']:.2f}" if "vs_B3_pkts" in r else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
         )
     return "\n".join(lines)

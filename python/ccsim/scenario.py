@@ -37,6 +37,7 @@ else:  # pragma: no cover - exercised on old Pythons only
 __all__ = [
     "Queue",
     "DropTail",
+    "RED",
     "Dumbbell",
     "ParkingLot",
     "Link",
@@ -140,6 +141,14 @@ class Queue(_Table):
 def DropTail(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None) -> Queue:
     """Tail-drop queue; give exactly one of ``limit_pkts``/``limit_bytes``."""
     return Queue(kind="droptail", limit_pkts=limit_pkts, limit_bytes=limit_bytes)
+
+
+def RED(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None, **params: Any) -> Queue:
+    """RED queue (``kind = "red"``); ``params`` are its keys (``min_th``,
+    ``max_th``, ``w_q``, ``max_p``, ``gentle``, ``wait``, ``bytes``,
+    ``mean_pktsize``, ``ecn``, ``mark_p``, ``ecn_mark_above_max``; see
+    docs/scenario.md)."""
+    return Queue(kind="red", limit_pkts=limit_pkts, limit_bytes=limit_bytes, extra=dict(params))
 
 
 def _queue(value: Any) -> Any:

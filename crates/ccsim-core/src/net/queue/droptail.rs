@@ -27,6 +27,45 @@ pub const KIND: QueueKind = QueueKind {
     build: |q, path| Ok(super::Queue::DropTail(DropTail::new(Limit::from_spec(q, path)?))),
 };
 
+/// The FIFO storage a single-queue discipline keeps: packet ids with their
+/// sizes (so dequeue needs no pool lookup) and the bytes waiting. DropTail
+/// and RED share it.
+#[derive(Default)]
+pub struct Fifo {
+    q: VecDeque<(PktId, u32)>,
+    bytes: u64,
+}
+
+impl Fifo {
+    #[inline]
+    pub fn push(&mut self, id: PktId, size: u32) {
+        self.q.push_back((id, size));
+        self.bytes += size as u64;
+    }
+    /// The head and its size.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(PktId, u32)> {
+        let (id, size) = self.q.pop_front()?;
+        self.bytes -= size as u64;
+        Some((id, size))
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    pub fn ids(&self) -> Vec<PktId> {
+        self.q.iter().map(|&(id, _)| id).collect()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Limit {
     Packets(u64),
@@ -39,11 +78,17 @@ impl Limit {
     pub fn from_spec(q: &QueueSpec, path: &str) -> Result<Limit, ConfigError> {
         Params::new(&q.extra, path)
             .finish_with(&format!("queue kind \"{}\"", q.kind), &["kind", "limit_pkts", "limit_bytes"])?;
+        Self::from_fields(q, path)
+    }
+
+    /// `limit_pkts`/`limit_bytes` alone (the caller checks other keys).
+    pub fn from_fields(q: &QueueSpec, path: &str) -> Result<Limit, ConfigError> {
         let err = |f: String, m: &str| Err(ConfigError::new(f, m));
         match (q.limit_pkts, q.limit_bytes) {
-            (Some(0), _) => {
-                err(format!("{path}.limit_pkts"), "0 is not allowed; a droptail queue holds at least 1 packet")
-            }
+            (Some(0), _) => err(
+                format!("{path}.limit_pkts"),
+                &format!("0 is not allowed; a {} queue holds at least 1 packet", q.kind),
+            ),
             (_, Some(0)) => err(format!("{path}.limit_bytes"), "0 is not allowed; must be >= 1 byte"),
             (Some(_), Some(_)) => err(path.to_string(), "both limit_pkts and limit_bytes given; set exactly one"),
             (None, None) => err(path.to_string(), "no limit given; set limit_pkts or limit_bytes"),
@@ -55,13 +100,12 @@ impl Limit {
 
 pub struct DropTail {
     limit: Limit,
-    fifo: VecDeque<(PktId, u32)>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl DropTail {
     pub fn new(limit: Limit) -> Self {
-        DropTail { limit, fifo: VecDeque::new(), bytes: 0 }
+        DropTail { limit, fifo: Fifo::default() }
     }
 
     /// `enqueue` without a context (the link's fast path): admit a packet
@@ -71,11 +115,10 @@ impl DropTail {
         let fits = idle
             || match self.limit {
                 Limit::Packets(n) => (self.fifo.len() as u64) < n,
-                Limit::Bytes(b) => self.bytes + size as u64 <= b,
+                Limit::Bytes(b) => self.fifo.bytes() + size as u64 <= b,
             };
         if fits {
-            self.fifo.push_back((id, size));
-            self.bytes += size as u64;
+            self.fifo.push(id, size);
         }
         fits
     }
@@ -83,9 +126,7 @@ impl DropTail {
     /// `dequeue` without a context: the head of the FIFO.
     #[inline]
     pub fn take(&mut self) -> Option<PktId> {
-        let (id, size) = self.fifo.pop_front()?;
-        self.bytes -= size as u64;
-        Some(id)
+        Some(self.fifo.pop()?.0)
     }
 }
 
@@ -104,11 +145,11 @@ impl QueueDiscipline for DropTail {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn waiting(&self) -> Vec<PktId> {
-        self.fifo.iter().map(|&(id, _)| id).collect()
+        self.fifo.ids()
     }
 }
 

@@ -86,6 +86,11 @@ pub struct TcpSender {
     /// it echoes the same congestion event (the receiver repeats ECE until
     /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
     cwr_seq: Option<u64>,
+    /// The last window reduction was an ECE one and its window is not yet
+    /// acknowledged (`una < recover`): a loss detected in it is repaired
+    /// by fast retransmit without a second reduction (RFC 3168 §6.1.2, ns-2
+    /// `NewRenoTcpAgent::dupack_action` after `CWND_ACTION_ECN`).
+    ecn_cut: bool,
     rto_timer: Timer,
     pace_timer: Timer,
     tick_timer: Timer,
@@ -136,6 +141,7 @@ impl TcpSender {
             cwr_pending: false,
             awnd,
             cwr_seq: None,
+            ecn_cut: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
             tick_timer: Timer::new(sender_timer(flow, TICK)),
@@ -210,12 +216,19 @@ impl TcpSender {
                         self.partial_seen = true;
                     }
                 }
+                // RFC 3168 §6.1.2: no window increase in response to an
+                // ACK carrying ECE (any of them, not only the one that
+                // triggers the reduction; ns-2 `recv_newack_helper` skips
+                // `opencwnd` the same way).
                 State::Loss => {
                     if ack >= self.recover {
                         self.state = State::Open;
                     }
-                    self.cc.cong_avoid(&mut self.st, acked);
+                    if !ece {
+                        self.cc.cong_avoid(&mut self.st, acked);
+                    }
                 }
+                State::Open if ece => {}
                 State::Open => self.cc.cong_avoid(&mut self.st, acked),
             }
             if let Some(h) = echo {
@@ -240,8 +253,11 @@ impl TcpSender {
             match self.state {
                 State::Open => {
                     let lost = self.cfg.recovery == Recovery::Sack && self.sb.lost_hi() > una;
-                    if (self.dupacks >= self.cfg.dupthresh || lost) && una >= self.recover {
-                        self.enter_recovery(net);
+                    // after an ECE reduction in this window, still repair
+                    // the loss, without reducing again
+                    let after_ecn = self.ecn_cut && una < self.recover;
+                    if (self.dupacks >= self.cfg.dupthresh || lost) && (una >= self.recover || after_ecn) {
+                        self.enter_recovery(net, !after_ecn);
                     }
                 }
                 State::Recovery if self.cfg.recovery != Recovery::Sack => {
@@ -260,15 +276,21 @@ impl TcpSender {
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.cwnd = self.st.ssthresh;
             self.recover = self.sb.high();
+            self.ecn_cut = true;
             self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
             self.clamp_cwnd();
         }
         self.try_send(net);
     }
 
-    fn enter_recovery(&mut self, net: &mut Net) {
-        self.st.flight = self.sb.outstanding() - self.lt_sent;
-        self.st.ssthresh = self.cc.ssthresh(&self.st);
+    /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
+    /// ECE reduction already did, in this window).
+    fn enter_recovery(&mut self, net: &mut Net, cut: bool) {
+        if cut {
+            self.st.flight = self.sb.outstanding() - self.lt_sent;
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+        }
+        self.ecn_cut = false;
         self.st.cwnd = match self.cfg.recovery {
             Recovery::Sack => self.st.ssthresh,
             _ => self.st.ssthresh + self.cfg.dupthresh as f64,
@@ -312,7 +334,11 @@ impl TcpSender {
         // resent by way of the retransmission timer": a backed-off repeat
         // keeps ssthresh (as Linux `tcp_enter_loss`), instead of collapsing
         // it to 2 from the one-segment window the first RTO left.
-        if !repeated {
+        // RFC 3168 §6.1.2: nor is ssthresh lowered again if an ECE
+        // reduction already lowered it in this window (ns-2 `timeout`:
+        // `CLOSE_CWND_ONE` only, after `CWND_ACTION_ECN`).
+        let after_ecn = self.ecn_cut && self.sb.una() < self.recover;
+        if !repeated && !after_ecn {
             self.st.flight = self.st.flight.min(self.st.cwnd.ceil() as u64);
             self.st.ssthresh = self.cc.ssthresh(&self.st);
         }
@@ -321,6 +347,7 @@ impl TcpSender {
         self.clamp_cwnd();
         self.state = State::Loss;
         self.recover = self.sb.high();
+        self.ecn_cut = false;
         self.dupacks = 0;
         self.sb.on_rto();
         self.retransmit_first_lost(net, true);

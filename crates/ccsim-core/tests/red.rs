@@ -1,0 +1,348 @@
+//! RED and ECN end to end: a dumbbell with a `kind = "red"` bottleneck.
+//! ECN-capable Reno/NewReno flows through a marking RED queue with a buffer
+//! they never fill lose nothing and halve at most once per RTT (RFC 3168
+//! §6.1.2); without ECN the same queue drops early, below its buffer; byte
+//! and packet mode both run; packets are conserved throughout.
+mod common;
+use ccsim_core::stats::Results;
+use ccsim_core::{Scenario, Simulation};
+use common::*;
+
+/// `n` flows with RTTs spread over 40-80 ms through a 20 Mb/s (or `rate`) bottleneck
+/// whose queue table is `queue` (TOML inline table body).
+fn dumbbell(n: u32, queue: &str, flow_extra: &str, duration: f64) -> String {
+    dumbbell_at(20e6, n, queue, flow_extra, duration)
+}
+
+fn dumbbell_at(rate: f64, n: u32, queue: &str, flow_extra: &str, duration: f64) -> String {
+    let rtts: Vec<f64> = (0..n).map(|i| 0.04 + 0.04 * i as f64 / (n.max(2) - 1) as f64).collect();
+    format!(
+        "name = \"red\"\nseed = 5\nduration_s = {duration:?}\nwarmup_s = 2.0\nsample_interval_s = 0\n\
+         [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = {rate:?}\nbottleneck_delay_s = 0.01\n\
+         bottleneck_queue = {{ kind = \"red\", {queue} }}\n\
+         [[flows]]\ncount = {n}\ncc = \"reno\"\nmss_bytes = 1000\nheader_bytes = 40\n\
+         rtt_s = {rtts:?}\nrwnd_pkts = 1000\n{flow_extra}\n"
+    )
+}
+
+fn sim(t: &str) -> Simulation {
+    Simulation::new(&Scenario::from_toml(t).unwrap_or_else(|e| panic!("{e}\n{t}"))).unwrap()
+}
+
+fn run_toml(t: &str) -> (Results, u64) {
+    let mut s = sim(t);
+    let r = s.run();
+    assert_conserved(&r);
+    (r, s.net.links[FWD_BNECK].c.marks)
+}
+
+/// GWA-paper thresholds (1/12 and 3/12 of a 1200-packet buffer), marking.
+const ECN_Q: &str = "limit_pkts = 1200, min_th = 100, max_th = 300, bytes = false, gentle = false, \
+                     w_q = 0.002, ecn = true, ecn_mark_above_max = true";
+
+#[test]
+fn ecn_flows_through_marking_red_lose_nothing_and_halve_once_per_rtt() {
+    for recovery in ["reno", "newreno"] {
+        // 100 Mb/s: the 1200-packet buffer is at most 100 ms of queueing
+        let t = dumbbell_at(100e6, 10, ECN_Q, &format!("ecn = true\nrecovery = \"{recovery}\""), 30.0);
+        let mut s = sim(&t);
+        let n = 10u32;
+        // step 1 ms at a time; a window reduction moves ssthresh
+        let mut last: Vec<(f64, f64)> = (0..n).map(|f| (s.tcp_sender(f).unwrap().st.ssthresh, 0.0)).collect();
+        let mut cwnd: Vec<f64> = vec![0.0; n as usize];
+        let mut reductions = 0;
+        let mut t_s = 0.0;
+        let mut marks_at_warmup = None;
+        while t_s < s.duration_s() {
+            if marks_at_warmup.is_none() && t_s >= 2.0 - 1e-9 {
+                marks_at_warmup = Some(s.net.links[FWD_BNECK].c.marks);
+            }
+            t_s += 0.001;
+            s.run_until(t_s);
+            for f in 0..n {
+                let snd = s.tcp_sender(f).unwrap();
+                let (ss, at) = last[f as usize];
+                if snd.st.ssthresh != ss {
+                    reductions += 1;
+                    let rtt = s.flows.get(f).meta.rtt_prop_s;
+                    assert!(
+                        at == 0.0 || t_s - at >= rtt - 0.002,
+                        "{recovery} flow {f}: reductions {:.4} s apart, RTT {rtt}",
+                        t_s - at
+                    );
+                    // one halving, not two in this step
+                    assert!(snd.st.ssthresh >= 0.4 * cwnd[f as usize], "flow {f}: more than one halving");
+                    last[f as usize] = (snd.st.ssthresh, t_s);
+                }
+                cwnd[f as usize] = snd.st.cwnd;
+            }
+        }
+        let r = s.results();
+        assert_conserved(&r);
+        let marks = s.net.links[FWD_BNECK].c.marks;
+        assert_eq!(r.links[FWD_BNECK].drops, 0, "{recovery}: a marking RED queue with room drops nothing");
+        assert!(marks > 50, "{recovery}: marks {marks}");
+        // the link result counts the marks after the 2 s warm-up
+        assert_eq!(r.links[FWD_BNECK].marks, marks - marks_at_warmup.unwrap());
+        // the time-averaged queue is well below the marking threshold
+        // max_th (300): marks, not a full buffer, bound it
+        let avg = r.links[FWD_BNECK].avg_queue_pkts;
+        assert!(avg > 0.0 && avg < 300.0, "{recovery}: average queue {avg}");
+        assert!(reductions > 20, "{recovery}: reductions {reductions}");
+        for f in 0..n {
+            let st = &s.tcp_sender(f).unwrap().stats;
+            assert_eq!((st.fast_recoveries, st.timeouts), (0, 0), "flow {f}: no loss recovery");
+        }
+        assert!(r.links[FWD_BNECK].utilization > 0.9, "utilisation {}", r.links[FWD_BNECK].utilization);
+        assert!(r.links[FWD_BNECK].max_queue_pkts < 1200);
+    }
+}
+
+#[test]
+fn red_without_ecn_drops_early_below_the_buffer() {
+    let q = "limit_pkts = 1200, min_th = 100, max_th = 300, bytes = false, gentle = false, w_q = 0.002";
+    let (r, marks) = run_toml(&dumbbell(10, q, "ecn = true", 20.0));
+    let l = &r.links[FWD_BNECK];
+    assert_eq!(marks, 0, "ecn = false never marks");
+    assert!(l.drops > 20, "drops {}", l.drops);
+    // early drops keep the queue well below the physical buffer
+    assert!(l.max_queue_pkts < 900, "max queue {}", l.max_queue_pkts);
+    assert!(l.utilization > 0.9);
+    // ns-2's mark_p: ECN-capable packets are dropped, not marked, once
+    // p_b >= 0.1 (avg >= max_th, non-gentle), and marked below it
+    let q2 = "limit_pkts = 1200, min_th = 100, max_th = 300, bytes = false, gentle = false, w_q = 0.002, ecn = true";
+    let (r2, marks2) = run_toml(&dumbbell(10, q2, "ecn = true", 20.0));
+    assert!(marks2 > 0);
+    assert!(r2.links[FWD_BNECK].drops < l.drops, "marking replaces most early drops");
+}
+
+/// Run to `from` s, then to the end in 1 ms steps: (results, largest
+/// queue in packets and bytes after `from`, drops after `from`).
+fn run_watching(t: &str, from: f64) -> (Results, usize, u64, u64) {
+    let mut s = sim(t);
+    s.run_until(from);
+    let d0 = s.net.links[FWD_BNECK].c.drops;
+    let (mut mp, mut mb, mut t_s) = (0, 0, from);
+    while t_s < s.duration_s() {
+        t_s += 0.001;
+        s.run_until(t_s);
+        let q = &s.net.links[FWD_BNECK].queue;
+        mp = mp.max(q.len_pkts());
+        mb = mb.max(q.len_bytes());
+    }
+    let r = s.results();
+    assert_conserved(&r);
+    let drops = s.net.links[FWD_BNECK].c.drops - d0;
+    (r, mp, mb, drops)
+}
+
+#[test]
+fn byte_and_packet_mode_both_control_the_queue() {
+    // The same thresholds in bytes (1040-byte packets: ~24/72 packets) and
+    // in packets; after the slow-start transient, early drops hold the
+    // queue far below the 300-packet buffer in both modes.
+    let bytes = "limit_bytes = 312000, min_th = 25000, max_th = 75000, w_q = 0.002";
+    let pkts = "limit_pkts = 300, bytes = false, min_th = 25, max_th = 75, w_q = 0.002";
+    let (rb, _, mb, db) = run_watching(&dumbbell(10, bytes, "", 20.0), 5.0);
+    let (rp, mp, _, dp) = run_watching(&dumbbell(10, pkts, "", 20.0), 5.0);
+    for (name, r, d) in [("bytes", &rb, db), ("packets", &rp, dp)] {
+        assert!(d > 20, "{name}: early drops after the transient {d}");
+        assert!(r.links[FWD_BNECK].utilization > 0.85, "{name}: utilisation {}", r.links[FWD_BNECK].utilization);
+    }
+    assert!(mb < 2 * 75_000 + 10_400, "byte mode: largest queue {mb} B");
+    assert!(mp < 2 * 75 + 10, "packet mode: largest queue {mp} pkts");
+    assert_ne!(db, dp, "the two modes are different runs");
+}
+
+#[test]
+fn queue_table_errors_name_the_field() {
+    let t = dumbbell(1, "limit_pkts = 100, max_p = 2", "", 3.0);
+    let e = Scenario::from_toml(&t).and_then(|s| Simulation::new(&s).map(|_| ())).unwrap_err().to_string();
+    assert!(e.contains("topology.bottleneck_queue.max_p: must be in (0, 1], got 2"), "{e}");
+    let t = dumbbell(1, "limit_pkts = 100, ecn_mark_above_max = true", "", 3.0);
+    let e = Scenario::from_toml(&t).and_then(|s| Simulation::new(&s).map(|_| ())).unwrap_err().to_string();
+    assert!(e.contains("topology.bottleneck_queue.ecn_mark_above_max"), "{e}");
+}
+
+#[test]
+fn same_seed_same_run() {
+    let t = dumbbell(4, "limit_pkts = 200, bytes = false", "", 5.0);
+    let (a, ma) = run_toml(&t);
+    let (b, mb) = run_toml(&t);
+    assert_eq!(a.links[FWD_BNECK].drops, b.links[FWD_BNECK].drops);
+    assert_eq!(ma, mb);
+    assert_eq!(
+        a.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>(),
+        b.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>()
+    );
+}
+
+/// Marks CE on the `nth` ECN-capable packet it sees, once.
+struct MarkNth {
+    nth: u64,
+    seen: u64,
+}
+
+impl ccsim_core::net::stage::Stage for MarkNth {
+    fn name(&self) -> &'static str {
+        "mark_nth"
+    }
+    fn on_enqueue(
+        &mut self,
+        ctx: &mut ccsim_core::net::LinkCtx,
+        pkt: &mut ccsim_core::net::Packet,
+    ) -> ccsim_core::net::stage::Verdict {
+        if pkt.ecn.is_ect() {
+            self.seen += 1;
+            if self.seen == self.nth {
+                pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
+                ctx.count_mark();
+            }
+        }
+        ccsim_core::net::stage::Verdict::Pass
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn no_window_increase_on_any_ack_carrying_ece() {
+    // RFC 3168 §6.1.2: the ACKs that echo ECE after the reduction (until
+    // the CWR reaches the receiver) leave cwnd alone. In congestion
+    // avoidance each would otherwise add 1/cwnd.
+    let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200");
+    let mut sim = d.sim();
+    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkNth { nth: 3000, seen: 0 }));
+    let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
+    while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
+        assert!(step(&mut sim), "the mark is echoed and acted on");
+    }
+    let t_r = sim.now_s();
+    let s = sim.tcp_sender(0).unwrap();
+    let (ss, una0) = (s.st.ssthresh, s.sb.una());
+    assert_eq!(s.st.cwnd, ss);
+    while sim.now_s() < t_r + 0.02 {
+        assert!(step(&mut sim));
+        let s = sim.tcp_sender(0).unwrap();
+        assert_eq!(s.st.cwnd, ss, "cwnd grew on an ECE ACK at {:.4} s", sim.now_s());
+    }
+    assert!(sim.tcp_sender(0).unwrap().sb.una() > una0 + 20, "ACKs arrived meanwhile");
+    // and it grows again once ECE stops
+    sim.run_until(t_r + 0.5);
+    assert!(sim.tcp_sender(0).unwrap().st.cwnd > ss + 1.0);
+    assert_conserved(&sim.results());
+}
+
+/// Marks CE on the `mark`th ECN-capable packet and drops the `drop`th.
+struct MarkThenDrop {
+    mark: u64,
+    drop: u64,
+    seen: u64,
+}
+
+impl ccsim_core::net::stage::Stage for MarkThenDrop {
+    fn name(&self) -> &'static str {
+        "mark_then_drop"
+    }
+    fn on_enqueue(
+        &mut self,
+        ctx: &mut ccsim_core::net::LinkCtx,
+        pkt: &mut ccsim_core::net::Packet,
+    ) -> ccsim_core::net::stage::Verdict {
+        use ccsim_core::net::stage::{DropReason, Verdict};
+        if pkt.ecn.is_ect() {
+            self.seen += 1;
+            if self.seen == self.mark {
+                pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
+                ctx.count_mark();
+            } else if self.seen == self.drop {
+                return Verdict::Drop(DropReason::Congestion);
+            }
+        }
+        Verdict::Pass
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn a_loss_in_the_window_of_an_ece_reduction_is_fast_retransmitted_without_a_second_cut() {
+    // The mark and the loss are 20 packets apart: the ECE arrives first
+    // and halves the window; the loss, in the same window, is then found by
+    // three duplicate ACKs. RFC 3168 §6.1.2: one reduction per window, but
+    // the loss is still repaired (ns-2 NewReno's dupack_action retransmits
+    // after an ECN action), not left to the retransmission timer.
+    for recovery in ["reno", "newreno", "sack"] {
+        let d = Dumbbell::new(100e6, 1000, 10.0)
+            .flow(&format!("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200\nrecovery = \"{recovery}\""));
+        let mut sim = d.sim();
+        sim.net.links[FWD_BNECK].add_stage(Box::new(MarkThenDrop { mark: 3000, drop: 3020, seen: 0 }));
+        let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
+        while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
+            assert!(step(&mut sim));
+        }
+        let ss = sim.tcp_sender(0).unwrap().st.ssthresh;
+        sim.run_until(3.0);
+        let s = sim.tcp_sender(0).unwrap();
+        assert_eq!(s.stats.timeouts, 0, "{recovery}: the loss is not left to the RTO");
+        assert_eq!(s.stats.fast_recoveries, 1, "{recovery}: fast retransmit");
+        assert!(s.st.ssthresh == ss, "{recovery}: no second cut (ssthresh {} after the ECE cut {ss})", s.st.ssthresh);
+        let r = sim.run();
+        assert_conserved(&r);
+        assert_eq!(r.links[FWD_BNECK].drops, 1);
+    }
+}
+
+#[test]
+fn a_timeout_in_the_window_of_an_ece_reduction_keeps_its_ssthresh() {
+    // Mark one packet, then drop every packet of the next 300 (a burst
+    // no duplicate ACK can announce): the ECE halves the window, then the
+    // timer fires inside that window. RFC 3168 §6.1.2 / ns-2 `timeout`:
+    // cwnd goes to one segment but ssthresh is not halved a second time.
+    struct MarkThenBlackout {
+        seen: u64,
+    }
+    impl ccsim_core::net::stage::Stage for MarkThenBlackout {
+        fn name(&self) -> &'static str {
+            "mark_then_blackout"
+        }
+        fn on_enqueue(
+            &mut self,
+            ctx: &mut ccsim_core::net::LinkCtx,
+            pkt: &mut ccsim_core::net::Packet,
+        ) -> ccsim_core::net::stage::Verdict {
+            use ccsim_core::net::stage::{DropReason, Verdict};
+            if pkt.ecn.is_ect() || pkt.tcp().is_some_and(|_| !pkt.is_ack()) {
+                self.seen += 1;
+                if self.seen == 3000 && pkt.ecn.is_ect() {
+                    pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
+                    ctx.count_mark();
+                } else if (3001..3400).contains(&self.seen) {
+                    return Verdict::Drop(DropReason::Congestion);
+                }
+            }
+            Verdict::Pass
+        }
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+    }
+    let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200");
+    let mut sim = d.sim();
+    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkThenBlackout { seen: 0 }));
+    let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
+    while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
+        assert!(step(&mut sim));
+    }
+    let ss = sim.tcp_sender(0).unwrap().st.ssthresh;
+    while sim.tcp_sender(0).unwrap().stats.timeouts == 0 {
+        assert!(step(&mut sim), "the blackout ends in a timeout");
+    }
+    let s = sim.tcp_sender(0).unwrap();
+    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.st.ssthresh, ss, "ssthresh kept from the ECE reduction");
+    let r = sim.run();
+    assert_conserved(&r);
+}
