@@ -39,11 +39,17 @@ impl Limit {
     pub fn from_spec(q: &QueueSpec, path: &str) -> Result<Limit, ConfigError> {
         Params::new(&q.extra, path)
             .finish_with(&format!("queue kind \"{}\"", q.kind), &["kind", "limit_pkts", "limit_bytes"])?;
+        Limit::of(q, path)
+    }
+
+    /// The buffer size alone (the caller checks the table's other keys).
+    pub fn of(q: &QueueSpec, path: &str) -> Result<Limit, ConfigError> {
         let err = |f: String, m: &str| Err(ConfigError::new(f, m));
         match (q.limit_pkts, q.limit_bytes) {
-            (Some(0), _) => {
-                err(format!("{path}.limit_pkts"), "0 is not allowed; a droptail queue holds at least 1 packet")
-            }
+            (Some(0), _) => err(
+                format!("{path}.limit_pkts"),
+                &format!("0 is not allowed; a {} queue holds at least 1 packet", q.kind),
+            ),
             (_, Some(0)) => err(format!("{path}.limit_bytes"), "0 is not allowed; must be >= 1 byte"),
             (Some(_), Some(_)) => err(path.to_string(), "both limit_pkts and limit_bytes given; set exactly one"),
             (None, None) => err(path.to_string(), "no limit given; set limit_pkts or limit_bytes"),

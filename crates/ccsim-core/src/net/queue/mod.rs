@@ -7,12 +7,14 @@
 //! timer). One discipline per file; adding one is the file plus one line in
 //! [`registry`].
 pub mod droptail;
+pub mod drr;
 
 use super::ctx::LinkCtx;
 use crate::net::packet::{PacketPool, PktId};
 use crate::scenario::{ConfigError, QueueSpec};
 use crate::transport::cc::ParamDoc;
 pub use droptail::{DropTail, Limit};
+pub use drr::Drr;
 
 pub trait QueueDiscipline: Send {
     /// Offer an arriving packet; `false` means it was dropped (the link
@@ -103,7 +105,7 @@ pub struct QueueKind {
 
 /// Every queue discipline ccsim ships: one line each.
 pub fn registry() -> Vec<QueueKind> {
-    vec![droptail::KIND]
+    vec![droptail::KIND, drr::KIND]
 }
 
 /// Build the discipline `spec.kind` (field errors name `path`).
