@@ -22,6 +22,7 @@ from ._native import UserError
 from .results import Results
 from .runner import run
 from .scenario import (
+    DRR,
     CustomTopology,
     DropTail,
     Dumbbell,
@@ -73,6 +74,7 @@ __all__ = [
     "Link",
     "Queue",
     "DropTail",
+    "DRR",
     "Flow",
     "run",
     "load_scenario",

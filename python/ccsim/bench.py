@@ -40,6 +40,16 @@ XCP row (target: at least 70% of B3's bottleneck packets per wall-second,
   622 Mb/s, RTT uniform on [64, 100] ms, rule-of-thumb buffer (BDP at the
   82 ms mean RTT, 6130 packets), 100 s.
 
+GWA row (target: at least 70% of B3's bottleneck packets per wall-second,
+``vs_B3_pkts``):
+
+- ``G1``: B3 (50 flows, 1 Gb/s, RTT 100 ms, 60 s) with GWA-RR: a DRR
+  bottleneck (``kind = "drr"``) whose GWA stage stamps B_t/n_f - q_i, and
+  ``gwa = true`` flows. GWA needs its buffer B_t near the bandwidth-delay
+  product for full utilisation (Gerla et al. eq. 8), so the buffer is the
+  BDP, 12020 packets (B3's 20 packets would give each flow under one
+  packet of window); the run is loss-free.
+
 Workload rows:
 
 - ``W1``: the E-TCP paper's Fig 17 web workload at OC-12: 622 Mb/s,
@@ -93,6 +103,9 @@ class Bench:
     pacing: Optional[str] = None
     #: the bottleneck queue's ``xcp`` value (XCP rows)
     xcp: Optional[Any] = None
+    #: GWA rows: the bottleneck discipline and its GWA mode (flows get ``gwa = true``)
+    queue_kind: str = "droptail"
+    gwa: Optional[str] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -125,6 +138,8 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("X1", "100 paced XCP flows (conservative), 622 Mb/s, RTT 64-100 ms, BDP buffer (6130 pkts)",
              100, 622e6, 0.0, 6130, 100.0, cc="xcp", recovery="reno", rtt_range_s=(0.064, 0.100),
              pacing="token_bucket", xcp={"params": "conservative"})]
+    + [Bench("G1", "B3 with GWA-RR: 50 gwa flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, BDP buffer (12020 pkts)",
+             50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr")]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -148,7 +163,7 @@ def scenario(name: str, quick: bool = False) -> Scenario:
                     rtt_range_s=list(b.rtt_range_s), rwnd_pkts=b.rwnd_pkts, pacing=b.pacing, start_spread_s=10.0)
     elif b.transport == "tcp":
         flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
-                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts)
+                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts, gwa=True if b.gwa else None)
     else:
         flow = Flow(count=b.flows, transport=b.transport, mss_bytes=1000, header_bytes=40, rtt_s=b.rtt_s)
     return Scenario(
@@ -159,7 +174,8 @@ def scenario(name: str, quick: bool = False) -> Scenario:
         topology=Dumbbell(
             bottleneck_rate_bps=b.rate_bps,
             bottleneck_delay_s=0.001,
-            bottleneck_queue=Queue(kind="droptail", limit_pkts=b.buffer_pkts, xcp=b.xcp),
+            bottleneck_queue=Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, xcp=b.xcp,
+                                   extra={"gwa": b.gwa} if b.gwa else {}),
             edge_rate_bps=b.edge_rate_bps,
         ),
         flows=[flow],
@@ -257,7 +273,7 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
             r["vs_base"] = r["events_per_s"] / eps[base]
         if BENCHMARKS[r["name"]].transport == "etcp" and "B5" in pps:
             r["vs_B5_pkts"] = r["bottleneck_pkts_per_s"] / pps["B5"]
-        if BENCHMARKS[r["name"]].cc == "xcp" and "B3" in pps:
+        if (BENCHMARKS[r["name"]].cc == "xcp" or BENCHMARKS[r["name"]].gwa) and "B3" in pps:
             r["vs_B3_pkts"] = r["bottleneck_pkts_per_s"] / pps["B3"]
 
 
@@ -274,6 +290,7 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             f"{(loss if loss is not None else float('nan')):>9.2e}"
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
             + (f" vs B5 pkts/s {r['vs_B5_pkts']:.2f}" if "vs_B5_pkts" in r else "")
+            + (f" vs B3 pkts/s {r['vs_B3_pkts']:.2f}" if "vs_B3_pkts" in r else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
         )
     return "\n".join(lines)

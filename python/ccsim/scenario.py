@@ -37,6 +37,7 @@ else:  # pragma: no cover - exercised on old Pythons only
 __all__ = [
     "Queue",
     "DropTail",
+    "DRR",
     "Dumbbell",
     "ParkingLot",
     "Link",
@@ -140,6 +141,17 @@ class Queue(_Table):
 def DropTail(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None) -> Queue:
     """Tail-drop queue; give exactly one of ``limit_pkts``/``limit_bytes``."""
     return Queue(kind="droptail", limit_pkts=limit_pkts, limit_bytes=limit_bytes)
+
+
+def DRR(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
+        quantum_bytes: Optional[int] = None, buckets: Optional[int] = None, **extra: Any) -> Queue:
+    """Deficit round robin over per-flow queues sharing one buffer
+    (``kind = "drr"``); give exactly one of ``limit_pkts``/``limit_bytes``.
+    ``buckets`` hashes flows into that many queues as ns-2 does; other
+    keys (``gwa = "rr"``, ...) go into the table as given."""
+    ex = {"quantum_bytes": quantum_bytes, "buckets": buckets, **extra}
+    return Queue(kind="drr", limit_pkts=limit_pkts, limit_bytes=limit_bytes,
+                 extra={k: v for k, v in ex.items() if v is not None})
 
 
 def _queue(value: Any) -> Any:
