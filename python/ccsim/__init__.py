@@ -22,6 +22,7 @@ from ._native import UserError
 from .results import Results
 from .runner import run
 from .scenario import (
+    DRR,
     CustomTopology,
     DropTail,
     RED,
@@ -75,6 +76,7 @@ __all__ = [
     "Queue",
     "DropTail",
     "RED",
+    "DRR",
     "Flow",
     "run",
     "load_scenario",

@@ -47,6 +47,16 @@ RED row (target: at least 70% of B3's bottleneck packets per wall-second,
   mode, thresholds 1/12 and 3/12 of the 20-packet buffer as in the GWA
   paper, w_q 0.002, max_p 0.1, ``ecn = true``) and ECN-capable flows.
 
+GWA row (target: at least 70% of B3's bottleneck packets per wall-second,
+``vs_B3_pkts``):
+
+- ``G1``: B3 (50 flows, 1 Gb/s, RTT 100 ms, 60 s) with GWA-RR: a DRR
+  bottleneck (``kind = "drr"``) whose GWA stage stamps B_t/n_f - q_i, and
+  ``gwa = true`` flows. GWA needs its buffer B_t near the bandwidth-delay
+  product for full utilisation (Gerla et al. eq. 8), so the buffer is the
+  BDP, 12020 packets (B3's 20 packets would give each flow under one
+  packet of window); the run is loss-free.
+
 Workload rows:
 
 - ``W1``: the E-TCP paper's Fig 17 web workload at OC-12: 622 Mb/s,
@@ -103,6 +113,9 @@ class Bench:
     #: RED rows: the bottleneck's RED parameters (besides ``limit_pkts``);
     #: the flows are then ECN-capable when the queue marks
     red: Optional[Tuple[Tuple[str, Any], ...]] = None
+    #: GWA rows: the bottleneck discipline and its GWA mode (flows get ``gwa = true``)
+    queue_kind: str = "droptail"
+    gwa: Optional[str] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -138,6 +151,8 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("R1", "B3 with a marking RED bottleneck (thresholds 1/12, 3/12 of 20 pkts) and ECN flows", 50, 1e9,
              0.100, 20, 60.0, red=(("bytes", False), ("min_th", 20 / 12), ("max_th", 5.0), ("w_q", 0.002),
                                   ("max_p", 0.1), ("ecn", True)))]
+    + [Bench("G1", "B3 with GWA-RR: 50 gwa flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, BDP buffer (12020 pkts)",
+             50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr")]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -162,7 +177,8 @@ def scenario(name: str, quick: bool = False) -> Scenario:
     elif b.transport == "tcp":
         ecn = True if b.red and dict(b.red).get("ecn") else None
         flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
-                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts, ecn=ecn)
+                    header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts, ecn=ecn,
+                    gwa=True if b.gwa else None)
     else:
         flow = Flow(count=b.flows, transport=b.transport, mss_bytes=1000, header_bytes=40, rtt_s=b.rtt_s)
     return Scenario(
@@ -174,7 +190,8 @@ def scenario(name: str, quick: bool = False) -> Scenario:
             bottleneck_rate_bps=b.rate_bps,
             bottleneck_delay_s=0.001,
             bottleneck_queue=(Queue(kind="red", limit_pkts=b.buffer_pkts, extra=dict(b.red)) if b.red else
-                              Queue(kind="droptail", limit_pkts=b.buffer_pkts, xcp=b.xcp)),
+                              Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, xcp=b.xcp,
+                                    extra={"gwa": b.gwa} if b.gwa else {})),
             edge_rate_bps=b.edge_rate_bps,
         ),
         flows=[flow],
@@ -272,7 +289,8 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
             r["vs_base"] = r["events_per_s"] / eps[base]
         if BENCHMARKS[r["name"]].transport == "etcp" and "B5" in pps:
             r["vs_B5_pkts"] = r["bottleneck_pkts_per_s"] / pps["B5"]
-        if (BENCHMARKS[r["name"]].cc == "xcp" or BENCHMARKS[r["name"]].red) and "B3" in pps:
+        bn = BENCHMARKS[r["name"]]
+        if (bn.cc == "xcp" or bn.red or bn.gwa) and "B3" in pps:
             r["vs_B3_pkts"] = r["bottleneck_pkts_per_s"] / pps["B3"]
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "Queue",
     "DropTail",
     "RED",
+    "DRR",
     "Dumbbell",
     "ParkingLot",
     "Link",
@@ -149,6 +150,17 @@ def RED(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None, **p
     ``mean_pktsize``, ``ecn``, ``mark_p``, ``ecn_mark_above_max``; see
     docs/scenario.md)."""
     return Queue(kind="red", limit_pkts=limit_pkts, limit_bytes=limit_bytes, extra=dict(params))
+
+
+def DRR(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
+        quantum_bytes: Optional[int] = None, buckets: Optional[int] = None, **extra: Any) -> Queue:
+    """Deficit round robin over per-flow queues sharing one buffer
+    (``kind = "drr"``); give exactly one of ``limit_pkts``/``limit_bytes``.
+    ``buckets`` hashes flows into that many queues as ns-2 does; other
+    keys (``gwa = "rr"``, ...) go into the table as given."""
+    ex = {"quantum_bytes": quantum_bytes, "buckets": buckets, **extra}
+    return Queue(kind="drr", limit_pkts=limit_pkts, limit_bytes=limit_bytes,
+                 extra={k: v for k, v in ex.items() if v is not None})
 
 
 def _queue(value: Any) -> Any:

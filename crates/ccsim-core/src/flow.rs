@@ -13,7 +13,7 @@
 use crate::net::{Net, Packet};
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::Time;
-use crate::transport::{self, slot, Endpoints, Receiver, Sender, SenderReport};
+use crate::transport::{self, slot, AppDelay, Endpoints, Receiver, Sender, SenderReport};
 use std::sync::Arc;
 
 /// Static facts about one flow, for results.
@@ -61,6 +61,7 @@ pub struct FlowRecord {
     pub sender: SenderReport,
     pub delivered_bytes: u64,
     pub rx_bytes: u64,
+    pub app_delay: Option<AppDelay>,
 }
 
 /// One row of the flow table: the host pair, route and facts of a flow,
@@ -128,6 +129,15 @@ impl<'a> FlowRef<'a> {
             (State::Freed(r), _) => r.delivered_bytes,
             (_, Some(e)) => e.receiver.delivered_bytes(),
             (_, None) => 0,
+        }
+    }
+
+    /// Application delay (Telnet flows), live or recorded.
+    pub fn app_delay(&self) -> Option<AppDelay> {
+        match (&self.row.state, self.ends) {
+            (State::Freed(r), _) => r.app_delay,
+            (_, Some(e)) => e.receiver.app_delay(),
+            (_, None) => None,
         }
     }
 
@@ -356,6 +366,7 @@ impl FlowTable {
             sender: ends.sender.report(),
             delivered_bytes: ends.receiver.delivered_bytes(),
             rx_bytes: ends.receiver.rx_bytes(),
+            app_delay: ends.receiver.app_delay(),
         });
         self.ends.swap_remove(s);
         self.owner.swap_remove(s);

@@ -80,7 +80,7 @@ impl Simulation {
             let meta = app::describe(spec, meta);
             let nf = NewFlow { spec, src: fp.src, dst: fp.dst, route: fp.route, meta };
             let id = flows.create(&mut net, nf)?;
-            apps.push(app::for_flow(spec, id, start, stop));
+            apps.push(app::for_flow(spec, id, (start, stop), sc.seed, from_secs(sc.warmup_s)));
         }
         for (i, a) in apps.iter_mut().enumerate() {
             a.init(&mut AppCtx { net: &mut net, flows: &mut flows, app: i as u32 });

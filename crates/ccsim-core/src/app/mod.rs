@@ -11,6 +11,8 @@
 //!   objects, repeat) opening a finite transfer per object, or per page on
 //!   a persistent connection, on any transport with finite transfers; one
 //!   per host pair of its `[[flows]]` entry (`app = "web"`, `count` users).
+//! - [`telnet::Telnet`]: one MSS segment per exponential interval over TCP
+//!   (ns-2 `Application/Telnet`), timing each segment's delivery.
 //!
 //! Adding an application is one file implementing [`Application`] plus one
 //! line in [`for_flow`] (for scenario files) or a `Simulation::add_app` call;
@@ -18,6 +20,7 @@
 //! [`registry`].
 pub mod bulk;
 pub mod onoff;
+pub mod telnet;
 pub mod web;
 
 use crate::flow::{FlowMeta, FlowTable, NewFlow, TransferTag};
@@ -111,9 +114,18 @@ pub(crate) fn describe(spec: &FlowSpec, mut meta: FlowMeta) -> FlowMeta {
 /// The application a scenario's `[[flows]]` entry describes for its flow
 /// `flow`: `app` if given, else UDP flows are driven by an on/off source,
 /// TCP flows by a bulk transfer.
-pub fn for_flow(spec: &FlowSpec, flow: u32, start: Time, stop: Option<Time>) -> Box<dyn Application> {
+/// `seed` and `warmup` are the scenario's (Telnet's own random stream and
+/// measured writes).
+pub fn for_flow(
+    spec: &FlowSpec,
+    flow: u32,
+    (start, stop): (Time, Option<Time>),
+    seed: u64,
+    warmup: Time,
+) -> Box<dyn Application> {
     match spec.app.as_deref() {
         Some("onoff") => Box::new(onoff::OnOff::new(flow, spec, start, stop)),
+        Some("telnet") => Box::new(telnet::Telnet::new(flow, spec, start, stop, seed, warmup)),
         Some(_) => Box::new(bulk::Bulk::new(flow, start, stop)),
         None => match spec.transport.as_str() {
             "udp" => Box::new(onoff::OnOff::new(flow, spec, start, stop)),
@@ -162,7 +174,7 @@ pub type Factory = Box<dyn Fn(&Placement) -> Box<dyn Application>>;
 
 /// Every application a scenario can name: one line each.
 pub fn registry() -> Vec<AppKind> {
-    vec![bulk::KIND, onoff::KIND, web::KIND]
+    vec![bulk::KIND, onoff::KIND, web::KIND, telnet::KIND]
 }
 
 fn kind_of(spec: &FlowSpec) -> Option<AppKind> {

@@ -30,6 +30,9 @@ pub enum Stream {
     /// An application instance (a web user's think times, pages, object
     /// sizes), keyed by its `[[flows]]` entry and index in the entry.
     App = 6,
+    /// An application driving one flow (Telnet's send times), keyed by
+    /// the flow id.
+    FlowApp = 7,
 }
 
 /// The RNG for component `id` of kind `kind` under master `seed`.

@@ -80,6 +80,14 @@ pub struct FlowResult {
     /// GWA-TCP: the last advertised window W_a in packets.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub awnd_pkts: Option<f64>,
+    /// Telnet: messages written after the warm-up and delivered, and their
+    /// mean and largest write-to-delivery delay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_delay_count: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_delay_mean_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_delay_max_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

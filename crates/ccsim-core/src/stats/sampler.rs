@@ -217,6 +217,7 @@ impl Sampler {
         let t = to_secs(until.saturating_sub(from));
         let per_s = |b: u64| if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 };
         let delivered = flow.delivered_bytes() - at(&self.warm_delivered, f);
+        let delay = flow.app_delay();
         FlowResult {
             id: f as u32,
             entry: m.entry as u32,
@@ -240,6 +241,9 @@ impl Sampler {
             loss_est: r.loss_est,
             rate_pps: r.rate_pps,
             awnd_pkts: r.awnd_pkts,
+            app_delay_count: delay.map(|d| d.count),
+            app_delay_mean_s: delay.and_then(|d| d.mean_s()),
+            app_delay_max_s: delay.and_then(|d| d.max_s()),
         }
     }
 }

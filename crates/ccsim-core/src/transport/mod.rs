@@ -58,6 +58,35 @@ pub struct SenderReport {
     pub awnd_pkts: Option<f64>,
 }
 
+/// Delay of the messages an application wrote, from the sending
+/// application's write to in-order delivery to the receiving one (Telnet),
+/// over the messages written at or after the warm-up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AppDelay {
+    pub count: u64,
+    pub sum: Time,
+    pub max: Time,
+    pub min: Time,
+}
+
+impl AppDelay {
+    pub fn record(&mut self, d: Time) {
+        self.min = if self.count == 0 { d } else { self.min.min(d) };
+        self.count += 1;
+        self.sum = self.sum.saturating_add(d);
+        self.max = self.max.max(d);
+    }
+
+    /// Mean delay in seconds (`None` before the first message).
+    pub fn mean_s(&self) -> Option<f64> {
+        (self.count > 0).then(|| crate::sim::time::to_secs(self.sum) / self.count as f64)
+    }
+
+    pub fn max_s(&self) -> Option<f64> {
+        (self.count > 0).then(|| crate::sim::time::to_secs(self.max))
+    }
+}
+
 /// The sending endpoint of a flow.
 pub trait SenderAgent: Send {
     /// The application starts offering data.
@@ -86,6 +115,14 @@ pub trait ReceiverAgent: Send {
     fn delivered_bytes(&self) -> u64;
     /// Every byte that arrived (headers and duplicates included).
     fn rx_bytes(&self) -> u64;
+    /// The sending application wrote one message (one segment) at `now`;
+    /// receivers that time application delay note it (`measured`: counted
+    /// in the results, i.e. written at or after the warm-up).
+    fn app_sent(&mut self, _now: Time, _measured: bool) {}
+    /// Application delay of the messages noted by `app_sent`.
+    fn app_delay(&self) -> Option<AppDelay> {
+        None
+    }
 }
 
 // The agents are stored inline, not boxed: every ACK reaches its sender
@@ -165,6 +202,12 @@ impl Receiver {
     #[inline]
     pub fn rx_bytes(&self) -> u64 {
         dispatch!(self, Receiver, r => r.rx_bytes())
+    }
+    pub fn app_sent(&mut self, now: Time, measured: bool) {
+        dispatch!(self, Receiver, r => r.app_sent(now, measured))
+    }
+    pub fn app_delay(&self) -> Option<AppDelay> {
+        dispatch!(self, Receiver, r => r.app_delay())
     }
 }
 

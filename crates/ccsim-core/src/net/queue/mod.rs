@@ -7,6 +7,7 @@
 //! timer). One discipline per file; adding one is the file plus one line in
 //! [`registry`].
 pub mod droptail;
+pub mod drr;
 pub mod red;
 
 use super::ctx::LinkCtx;
@@ -14,6 +15,7 @@ use crate::net::packet::{PacketPool, PktId};
 use crate::scenario::{ConfigError, QueueSpec};
 use crate::transport::cc::ParamDoc;
 pub use droptail::{DropTail, Fifo, Limit};
+pub use drr::Drr;
 pub use red::Red;
 
 pub trait QueueDiscipline: Send {
@@ -105,7 +107,7 @@ pub struct QueueKind {
 
 /// Every queue discipline ccsim ships: one line each.
 pub fn registry() -> Vec<QueueKind> {
-    vec![droptail::KIND, red::KIND]
+    vec![droptail::KIND, red::KIND, drr::KIND]
 }
 
 /// Build the discipline `spec.kind` (field errors name `path`).

@@ -13,8 +13,8 @@ use crate::net::packet::{
 };
 use crate::net::Net;
 use crate::sim::{Time, Timer};
-use crate::transport::{receiver_timer, ReceiverAgent};
-use std::collections::BTreeMap;
+use crate::transport::{receiver_timer, AppDelay, ReceiverAgent};
+use std::collections::{BTreeMap, VecDeque};
 
 pub struct TcpReceiver {
     pub flow: u32,
@@ -40,6 +40,11 @@ pub struct TcpReceiver {
     pub delivered_bytes: u64,
     /// Every data byte that arrived (headers and duplicates included).
     pub rx_bytes: u64,
+    /// Application delay (Telnet): the write times of the segments from
+    /// `rcv_nxt` on (one segment per write, from segment 0), and whether
+    /// each is measured; `app_delay` is `Some` once a write was noted.
+    app_sent: VecDeque<(Time, bool)>,
+    pub app_delay: Option<AppDelay>,
 }
 
 impl TcpReceiver {
@@ -59,6 +64,8 @@ impl TcpReceiver {
             echo_fb: None,
             delivered_bytes: 0,
             rx_bytes: 0,
+            app_sent: VecDeque::new(),
+            app_delay: None,
         }
     }
 
@@ -80,6 +87,18 @@ impl TcpReceiver {
             self.insert_ooo(seq);
         }
         self.delivered_bytes += self.cfg.payload_between(old, self.rcv_nxt);
+        if let Some(d) = self.app_delay.as_mut() {
+            // Segments old..rcv_nxt reach the application now: each
+            // message's delay runs from its write, retransmissions and
+            // waits behind a hole included.
+            for _ in old..self.rcv_nxt {
+                match self.app_sent.pop_front() {
+                    Some((t, true)) => d.record(net.now.saturating_sub(t)),
+                    Some((_, false)) => {}
+                    None => break,
+                }
+            }
+        }
         let in_order_no_hole = seq == old && !had_hole;
         if !self.cfg.delayed_ack || !in_order_no_hole {
             self.send_ack(net, ts, seq);
@@ -197,5 +216,14 @@ impl ReceiverAgent for TcpReceiver {
 
     fn rx_bytes(&self) -> u64 {
         self.rx_bytes
+    }
+
+    fn app_sent(&mut self, now: Time, measured: bool) {
+        self.app_delay.get_or_insert_with(AppDelay::default);
+        self.app_sent.push_back((now, measured));
+    }
+
+    fn app_delay(&self) -> Option<AppDelay> {
+        self.app_delay
     }
 }

@@ -96,6 +96,9 @@ pub struct TcpSender {
     tick_timer: Timer,
     pub app_active: bool,
     total_segs: Option<u64>,
+    /// Segments the application has written (`write`, one each; Telnet);
+    /// `None`: the whole transfer is available at `open` (bulk).
+    offered: Option<u64>,
     pub stats: SenderStats,
     pub trace: Option<Vec<SendRecord>>,
 }
@@ -146,6 +149,7 @@ impl TcpSender {
             pace_timer: Timer::new(sender_timer(flow, PACE)),
             tick_timer: Timer::new(sender_timer(flow, TICK)),
             app_active: false,
+            offered: None,
             stats: SenderStats::default(),
             trace: None,
         }
@@ -380,7 +384,10 @@ impl TcpSender {
     fn has_new_data(&self) -> bool {
         // Gerla et al. eq. 1: W_t = min(W_c, W_a) - W_u; cwnd is applied by
         // the caller, the advertised window here.
-        self.app_active && self.total_segs.is_none_or(|t| self.sb.high() < t) && self.sb.outstanding() < self.awnd
+        self.app_active
+            && self.total_segs.is_none_or(|t| self.sb.high() < t)
+            && self.offered.is_none_or(|o| self.sb.high() < o)
+            && self.sb.outstanding() < self.awnd
     }
 
     /// RFC 6675 NextSeg() in recovery and loss; FlightSize gating when open.
@@ -511,6 +518,13 @@ impl SenderAgent for TcpSender {
 
     fn close(&mut self) {
         self.app_active = false;
+    }
+
+    /// The application writes one more segment (an MSS of payload); from
+    /// the first write on, only written segments are sent (Telnet).
+    fn write(&mut self, net: &mut Net) {
+        self.offered = Some(self.offered.unwrap_or(0) + 1);
+        self.try_send(net);
     }
 
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
