@@ -78,8 +78,12 @@ for {{set i 0}} {{$i < $n}} {{incr i}} {{
     $ns at 0.0 "$ftp($i) start"
 }}
 proc finish {{}} {{
-    global qmon
-    puts "departures [$qmon set pdepartures_] drops [$qmon set pdrops_]"
+    global qmon tcp n
+    puts "departures [$qmon set pdepartures_] drops [$qmon set pdrops_] arrivals [$qmon set parrivals_]"
+    # per flow: highest cumulative ACK (segments), RTOs, retransmitted packets
+    for {{set i 0}} {{$i < $n}} {{incr i}} {{
+        puts "flow $i [$tcp($i) set ack_] [$tcp($i) set nrexmit_] [$tcp($i) set nrexmitpack_]"
+    }}
     exit 0
 }}
 $ns at {duration} "finish"
@@ -120,14 +124,19 @@ def ns2_script(d: dict) -> str:
                       edge_delay=repr(edge_delay), agent=agent, sink=sink, duration=d["duration_s"])
 
 
-def run_ns2(d: dict, ns: str) -> tuple:
+def run_ns2_stdout(d: dict, ns: str) -> tuple:
+    """Run the scenario dict ``d`` in ns-2: (wall seconds, stdout)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.tcl"
         path.write_text(ns2_script(d))
         t0 = time.perf_counter()
         out = subprocess.run([ns, str(path)], capture_output=True, text=True, check=True, cwd=tmp)
-        wall = time.perf_counter() - t0
-    fields = out.stdout.split()
+        return time.perf_counter() - t0, out.stdout
+
+
+def run_ns2(d: dict, ns: str) -> tuple:
+    wall, out = run_ns2_stdout(d, ns)
+    fields = out.split()
     return wall, int(float(fields[fields.index("departures") + 1]))
 
 

@@ -296,6 +296,7 @@ class Flow(_Table):
     max_rto_s: Optional[Number] = None
     init_rto_s: Optional[Number] = None
     clock_granularity_s: Optional[Number] = None
+    rtt_estimator: Optional[str] = None
     ecn: Optional[bool] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None

@@ -178,3 +178,67 @@ fn repeated_timeouts_keep_ssthresh() {
     assert!(seen[0] > 2.0, "first RTO: ssthresh from min(FlightSize, cwnd), got {}", seen[0]);
     assert!(seen.iter().all(|&x| x == seen[0]), "repeats changed ssthresh: {seen:?}");
 }
+
+/// `rtt_estimator = "ns2"` (ns-2.35 tcp.cc, no timestamps): SRTT is a whole
+/// number of `tcpTick_`s, and after timeouts the ACK of the retransmission
+/// does not clear the backoff (Karn: retransmitted data is not timed); a
+/// segment sent after the recovery, timed and acknowledged, does.
+#[test]
+fn ns2_estimator_ticks_and_karn_backoff() {
+    let tick = 0.01;
+    let mut sim = Dumbbell::new(10e6, 1000, 60.0)
+        .loss(1e-15)
+        .flow(&format!(
+            "rtt_s = {RTT}\nmax_cwnd_pkts = 20\nmin_rto_s = {MIN_RTO}\nmax_rto_s = {MAX_RTO}\n\
+             clock_granularity_s = {tick}\nrtt_estimator = \"ns2\""
+        ))
+        .sim();
+    sim.run_until(5.0);
+    let s = sim.tcp_sender(0).unwrap();
+    let srtt = s.rtt.srtt.expect("timed segments were acknowledged");
+    assert!((srtt / tick - (srtt / tick).round()).abs() < 1e-9, "SRTT {srtt} is not whole ticks");
+    assert!((srtt - RTT).abs() <= 2.0 * tick, "SRTT {srtt}, path RTT {RTT}");
+    // RTO = floor(SRTT + 4 RTTVAR) ticks, also whole ticks (min_rto below it)
+    let rto = s.rtt.rto();
+    assert!((rto / tick - (rto / tick).round()).abs() < 1e-9 && rto >= srtt, "RTO {rto}");
+    let o = outage(&mut sim, 2);
+    assert_eq!(sim.tcp_sender(0).unwrap().rtt.backoff, 2);
+    set_loss(&mut sim, FWD_BNECK, 0.0);
+    let una = sim.tcp_sender(0).unwrap().sb.una();
+    while sim.tcp_sender(0).unwrap().sb.una() == una {
+        assert!(step(&mut sim), "no recovery after the link healed");
+    }
+    // The retransmission is acknowledged: RFC 6298 mode clears the backoff
+    // here (backoff_clears_after_new_data_is_acked); ns-2 keeps it.
+    assert_eq!(sim.tcp_sender(0).unwrap().rtt.backoff, 2, "ACK of retransmitted data cleared the backoff");
+    // Go-back-N resends what was outstanding before any new segment can
+    // be timed: the backoff clears with the ACK of data beyond it.
+    let high = sim.tcp_sender(0).unwrap().sb.high();
+    while sim.tcp_sender(0).unwrap().rtt.backoff != 0 {
+        assert!(step(&mut sim), "backoff never cleared");
+        assert!(sim.tcp_sender(0).unwrap().sb.una() <= high || sim.tcp_sender(0).unwrap().rtt.backoff == 0);
+    }
+    let s = sim.tcp_sender(0).unwrap();
+    assert!(s.sb.una() > high, "backoff cleared at una {} before new data beyond {high} was acked", s.sb.una());
+    assert_eq!(sim.tcp_sender(0).unwrap().stats.timeouts, 2);
+    assert!(o.timeouts.len() == 2);
+}
+
+#[test]
+fn ns2_estimator_needs_a_tick() {
+    let sc = ccsim_core::Scenario::from_toml(
+        "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e6\n\
+         bottleneck_queue = { limit_pkts = 10 }\n[[flows]]\nrtt_s = 0.1\nrtt_estimator = \"ns2\"\n\
+         clock_granularity_s = 0.0\n",
+    )
+    .and_then(|sc| ccsim_core::Simulation::new(&sc).map(|_| ()));
+    let e = sc.expect_err("a zero tick must be rejected").to_string();
+    assert!(e.contains("flows[0].clock_granularity_s") && e.contains("rtt_estimator"), "{e}");
+    let bad = ccsim_core::Scenario::from_toml(
+        "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e6\n\
+         bottleneck_queue = { limit_pkts = 10 }\n[[flows]]\nrtt_s = 0.1\nrtt_estimator = \"linux\"\n",
+    )
+    .expect_err("unknown estimator")
+    .to_string();
+    assert!(bad.contains("rtt_estimator") && bad.contains("rfc6298") && bad.contains("ns2"), "{bad}");
+}

@@ -258,6 +258,10 @@ pub struct FlowSpec {
     pub init_rto_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_granularity_s: Option<f64>,
+    /// TCP: RTT estimator and RTO rules, `rfc6298` (every ACK timed) or
+    /// `ns2` (ns-2.35's one timed segment per RTT in `tcpTick_` units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_estimator: Option<crate::transport::tcp::rtt::RttEstimatorKind>,
     /// TCP: ECN-capable (RFC 3168): data leaves ECT(0), CE marks are echoed
     /// until CWR and answered once per window.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -33,6 +33,9 @@ pub enum Stream {
     /// An application driving one flow (Telnet's send times), keyed by
     /// the flow id.
     FlowApp = 7,
+    /// A transport agent's own draws (ns-2's per-agent `boot_time_`),
+    /// keyed by the flow id.
+    Transport = 8,
 }
 
 /// The RNG for component `id` of kind `kind` under master `seed`.

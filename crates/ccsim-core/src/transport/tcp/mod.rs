@@ -8,6 +8,7 @@ pub mod scoreboard;
 pub mod sender;
 
 pub use receiver::TcpReceiver;
+pub use rtt::RttEstimatorKind;
 pub use sender::TcpSender;
 
 use super::{cc, Endpoints, Receiver, Sender, TransportKind};
@@ -45,8 +46,13 @@ pub const KIND: TransportKind = TransportKind {
     validate: |f, path| TcpConfig::from_spec(f, path).map(|_| ()),
     fill_defaults,
     describe,
-    build: |f, flow, _seed| {
-        let cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
+    build: |f, flow, seed| {
+        let mut cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
+        if cfg.rtt_estimator == RttEstimatorKind::Ns2 {
+            use rand::Rng;
+            let mut r = crate::sim::rng::stream(seed, crate::sim::rng::Stream::Transport, flow as u64);
+            cfg.boot_time = r.gen::<f64>() * cfg.granularity;
+        }
         let cc = build_cc(f, "flow").expect("validated controller");
         Endpoints {
             sender: Sender::Tcp(TcpSender::new(flow, cfg.clone(), cc)),
@@ -58,7 +64,7 @@ pub const KIND: TransportKind = TransportKind {
 /// TCP's flow fields and their defaults: the one place they are written.
 /// The papers ran ns-2, so the defaults are ns-2's where it has one.
 pub mod defaults {
-    use super::{PacingKind, Recovery};
+    use super::{PacingKind, Recovery, RttEstimatorKind};
     pub const CC: &str = "reno";
     pub const RECOVERY: Recovery = Recovery::NewReno;
     pub const PACING: PacingKind = PacingKind::None;
@@ -75,6 +81,9 @@ pub mod defaults {
     pub const MIN_RTO_S: f64 = 0.2;
     pub const MAX_RTO_S: f64 = 60.0;
     pub const INIT_RTO_S: f64 = 1.0;
+    /// ns-2's `rtxcur_init_`, the initial RTO with `rtt_estimator = "ns2"`.
+    pub const INIT_RTO_S_NS2: f64 = 3.0;
+    pub const RTT_ESTIMATOR: RttEstimatorKind = RttEstimatorKind::Rfc6298;
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
     pub const CLOCK_GRANULARITY_S: f64 = 0.01;
     pub const ECN: bool = false;
@@ -101,6 +110,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("max_rto_s", "upper bound on the backed-off RTO"),
     ("init_rto_s", "RTO before the first RTT sample"),
     ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
+    ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
     ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
@@ -125,7 +135,8 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.delack_timeout_s.get_or_insert(d::DELACK_TIMEOUT_S);
     f.min_rto_s.get_or_insert(d::MIN_RTO_S);
     f.max_rto_s.get_or_insert(d::MAX_RTO_S);
-    f.init_rto_s.get_or_insert(d::INIT_RTO_S);
+    let est = *f.rtt_estimator.get_or_insert(d::RTT_ESTIMATOR);
+    f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
     f.gwa.get_or_insert(d::GWA);
@@ -172,6 +183,10 @@ pub struct TcpConfig {
     pub max_rto: f64,
     pub init_rto: f64,
     pub granularity: f64,
+    pub rtt_estimator: RttEstimatorKind,
+    /// ns-2's `boot_time_` (uniform on [0, granularity), drawn per flow):
+    /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
+    pub boot_time: f64,
     pub ecn: bool,
     /// GWA-TCP: stamp B_n = B_max on data, advertise min(rwnd, B_n).
     pub gwa: bool,
@@ -207,6 +222,8 @@ impl TcpConfig {
             max_rto: f.max_rto_s.unwrap_or_default(),
             init_rto: f.init_rto_s.unwrap_or_default(),
             granularity: f.clock_granularity_s.unwrap_or_default(),
+            rtt_estimator: f.rtt_estimator.unwrap_or(defaults::RTT_ESTIMATOR),
+            boot_time: 0.0,
             ecn: f.ecn.unwrap_or_default(),
             gwa: f.gwa.unwrap_or_default(),
             ba: f.ba.unwrap_or_default(),
@@ -234,6 +251,12 @@ impl TcpConfig {
         at_least(&p("max_rto_s"), cfg.max_rto, cfg.min_rto)?;
         positive(&p("init_rto_s"), cfg.init_rto)?;
         non_negative(&p("clock_granularity_s"), cfg.granularity)?;
+        if cfg.rtt_estimator == RttEstimatorKind::Ns2 && cfg.granularity <= 0.0 {
+            return Err(ConfigError::new(
+                p("clock_granularity_s"),
+                "0 is not allowed with rtt_estimator = \"ns2\" (its tick); must be > 0",
+            ));
+        }
         if cfg.gwa && cfg.ba {
             return Err(ConfigError::new(
                 p("ba"),

@@ -1,28 +1,128 @@
-//! RTT estimation and retransmission timeout (RFC 6298 §2, §5).
+//! RTT estimation and retransmission timeout.
 //!
-//! SRTT/RTTVAR with alpha = 1/8, beta = 1/4; RTO = SRTT + max(G, 4·RTTVAR),
-//! floored at `min_rto` (ns-2 and Linux use 0.2 s, RFC 6298 says 1 s), then
-//! doubled per consecutive timeout (§5.5) and capped at `max_rto`. The
-//! backoff is cleared when new data is acknowledged (with timestamps every
-//! such ACK carries a valid sample, §5.7).
+//! Two estimators (`rtt_estimator`):
+//!
+//! - `rfc6298` (default): RFC 6298 §2, §5 with a sample on every ACK of
+//!   new data (the timestamp option, RFC 7323): SRTT/RTTVAR with alpha =
+//!   1/8, beta = 1/4; RTO = SRTT + max(G, 4·RTTVAR), floored at `min_rto`
+//!   (ns-2 and Linux use 0.2 s, RFC 6298 says 1 s), doubled per
+//!   consecutive timeout (§5.5) and capped at `max_rto`. The backoff is
+//!   cleared when new data is acknowledged (§5.7).
+//! - `ns2`: ns-2.35's `TcpAgent` without timestamps (`tcp.cc`: `rtt_init`,
+//!   `rtt_update`, `rtt_timeout`, `rtt_backoff`, and the timing in
+//!   `output` / `newack`), which is what the papers' simulations ran:
+//!   one segment is timed at a time (the first new segment sent while none
+//!   is timed), its sample is taken when an ACK covers it and is quantised
+//!   to whole `tcpTick_` ticks from the tick boundary before it was sent
+//!   (a per-agent random `boot_time_` offsets the tick grid); SRTT and
+//!   RTTVAR are integers in ticks with 3 and 2 fraction bits; RTO =
+//!   ⌊SRTT + 4·RTTVAR⌋ ticks, at least `min_rto` (before backoff, as
+//!   `rfc2988_`), at most `max_rto`, at least 2 ticks. The backoff is
+//!   cleared only when the timed segment is acknowledged (or by a partial
+//!   ACK, as `NewRenoTcpAgent::partialnewack`); a timeout or a fast
+//!   retransmission stops the timing (`reset_rtx_timer`, Karn's rule).
+//!   Past a backoff of 8, SRTT is folded into RTTVAR and the next sample
+//!   restarts the estimate (`rtt_backoff`).
+//!
+//! `min_rtt` (the smallest per-ACK sample) is kept by both: delay-based
+//! controllers (Vegas, FAST) and BA-TCP read it, and ns-2 gives those their
+//! own fine-grained timing.
+
+/// Which estimator a TCP flow runs (`rtt_estimator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttEstimatorKind {
+    Rfc6298,
+    Ns2,
+}
+
+/// Fraction bits of ns-2's `t_srtt_` (`T_SRTT_BITS`) and `t_rttvar_`
+/// (`T_RTTVAR_BITS`), and the RTTVAR multiplier exponent (`rttvar_exp_`).
+const T_SRTT_BITS: u32 = 3;
+const T_RTTVAR_BITS: u32 = 2;
+const RTTVAR_EXP: u32 = 2;
+
+/// ns-2's estimator state, in its own units (ticks, fixed point).
+#[derive(Clone, Debug)]
+struct Ns2 {
+    tick: f64,
+    /// `boot_time_`: where in a tick the agent came up, uniform on [0, tick).
+    boot_time: f64,
+    /// 8·SRTT in ticks; 0 means no estimate (the next sample starts one).
+    t_srtt: i32,
+    /// 4·RTTVAR in ticks.
+    t_rttvar: i32,
+    /// `t_rtxcur_`: the RTO before backoff and clamping, in seconds.
+    t_rtxcur: f64,
+    /// The timed segment and when it was sent (`rtt_seq_`, `rtt_ts_`).
+    timed: Option<(u64, f64)>,
+}
+
+impl Ns2 {
+    /// `rtt_update(tao)` without timestamps.
+    fn update(&mut self, now: f64, tao: f64) {
+        let sendtime = now - tao + self.boot_time;
+        let tickoff = sendtime.rem_euclid(self.tick);
+        let t_rtt = (((tao + tickoff) / self.tick) as i32).max(1);
+        if self.t_srtt != 0 {
+            // ns-2 holds delta in a `short`
+            let mut delta = (t_rtt - (self.t_srtt >> T_SRTT_BITS)) as i16 as i32;
+            self.t_srtt += delta;
+            if self.t_srtt <= 0 {
+                self.t_srtt = 1;
+            }
+            delta = delta.abs() - (self.t_rttvar >> T_RTTVAR_BITS);
+            self.t_rttvar += delta;
+            if self.t_rttvar <= 0 {
+                self.t_rttvar = 1;
+            }
+        } else {
+            self.t_srtt = t_rtt << T_SRTT_BITS;
+            self.t_rttvar = t_rtt << (T_RTTVAR_BITS - 1);
+        }
+        let ticks = ((self.t_rttvar << (RTTVAR_EXP + (T_SRTT_BITS - T_RTTVAR_BITS))) + self.t_srtt) >> T_SRTT_BITS;
+        self.t_rtxcur = ticks as f64 * self.tick;
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     pub srtt: Option<f64>,
     pub rttvar: f64,
     pub min_rtt: Option<f64>,
+    /// Doublings of the RTO in force (ns-2's `t_backoff_` is 2^backoff).
     pub backoff: u32,
     min_rto: f64,
     max_rto: f64,
     init_rto: f64,
     granularity: f64,
+    ns2: Option<Ns2>,
 }
 
 impl RttEstimator {
+    /// The RFC 6298 estimator.
     pub fn new(min_rto: f64, max_rto: f64, init_rto: f64, granularity: f64) -> Self {
-        RttEstimator { srtt: None, rttvar: 0.0, min_rtt: None, backoff: 0, min_rto, max_rto, init_rto, granularity }
+        RttEstimator {
+            srtt: None,
+            rttvar: 0.0,
+            min_rtt: None,
+            backoff: 0,
+            min_rto,
+            max_rto,
+            init_rto,
+            granularity,
+            ns2: None,
+        }
     }
 
-    /// Feed one RTT sample `r` (seconds).
+    /// ns-2's estimator with tick `granularity` (`tcpTick_`, > 0) and
+    /// `boot_time` in [0, granularity).
+    pub fn ns2(min_rto: f64, max_rto: f64, init_rto: f64, granularity: f64, boot_time: f64) -> Self {
+        let ns2 = Ns2 { tick: granularity, boot_time, t_srtt: 0, t_rttvar: 0, t_rtxcur: init_rto, timed: None };
+        RttEstimator { ns2: Some(ns2), ..Self::new(min_rto, max_rto, init_rto, granularity) }
+    }
+
+    /// Feed one RTT sample `r` (seconds) to the RFC 6298 estimator.
     pub fn sample(&mut self, r: f64) {
         match self.srtt {
             None => {
@@ -38,8 +138,63 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
     }
 
+    /// A segment left; `new_data`: beyond everything sent before (ns-2
+    /// `output`: `seqno > maxseq_`), the only kind ns-2 times.
+    pub fn on_send(&mut self, seq: u64, new_data: bool, now: f64) {
+        if let Some(n) = self.ns2.as_mut() {
+            if new_data && n.timed.is_none() {
+                n.timed = Some((seq, now));
+            }
+        }
+    }
+
+    /// An ACK of new data up to `ack` (exclusive), whose echoed timestamp
+    /// gives sample `r`. `partial`: a partial ACK in NewReno/SACK recovery,
+    /// which ns-2 does not time (`partialnewack` ends the timing and the
+    /// backoff without a sample).
+    pub fn on_new_ack(&mut self, ack: u64, r: f64, partial: bool, now: f64) {
+        let Some(n) = self.ns2.as_mut() else {
+            self.sample(r);
+            self.backoff = 0;
+            return;
+        };
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        if partial {
+            self.backoff = 0;
+            if n.timed.is_some_and(|(s, _)| ack > s) {
+                n.timed = None;
+            }
+            return;
+        }
+        if let Some((s, sent)) = n.timed {
+            if ack > s {
+                self.backoff = 0;
+                n.timed = None;
+                n.update(now, now - sent);
+                let tick = n.tick;
+                self.srtt = Some((n.t_srtt >> T_SRTT_BITS) as f64 * tick);
+                self.rttvar = (n.t_rttvar >> T_RTTVAR_BITS) as f64 * tick;
+            }
+        }
+    }
+
+    /// Clear the backoff (RFC 6298 §5.7; E-TCP's signalling timer).
+    pub fn reset_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
+    /// A fast retransmission (ns-2 `reset_rtx_timer(1, 0)`): stop timing.
+    pub fn on_fast_retransmit(&mut self) {
+        if let Some(n) = self.ns2.as_mut() {
+            n.timed = None;
+        }
+    }
+
     /// The RTO before backoff.
     pub fn base_rto(&self) -> f64 {
+        if let Some(n) = &self.ns2 {
+            return n.t_rtxcur.max(self.min_rto).min(self.max_rto).max(2.0 * n.tick);
+        }
         let raw = match self.srtt {
             None => self.init_rto,
             Some(s) => s + self.granularity.max(4.0 * self.rttvar),
@@ -52,12 +207,17 @@ impl RttEstimator {
         (self.base_rto() * 2f64.powi(self.backoff.min(30) as i32)).min(self.max_rto)
     }
 
+    /// The retransmission timer expired (ns-2 `reset_rtx_timer(0, 1)`).
     pub fn on_timeout(&mut self) {
         self.backoff += 1;
-    }
-
-    pub fn reset_backoff(&mut self) {
-        self.backoff = 0;
+        if let Some(n) = self.ns2.as_mut() {
+            n.timed = None;
+            // rtt_backoff: past t_backoff_ 8, clobber SRTT into RTTVAR.
+            if self.backoff > 3 {
+                n.t_rttvar += n.t_srtt >> T_SRTT_BITS;
+                n.t_srtt = 0;
+            }
+        }
     }
 }
 
@@ -88,7 +248,75 @@ mod tests {
         e.on_timeout();
         e.on_timeout();
         assert_eq!(e.rto(), 3.0);
-        e.reset_backoff();
+        e.on_new_ack(1, 0.01, false, 1.0);
+        assert!((e.rto() - 0.2).abs() < 1e-12);
+    }
+
+    /// ns-2's arithmetic worked by hand (tcp.cc `rtt_update`, tick 0.01 s,
+    /// boot time 0): a 0.105 s sample sent on a tick boundary is 10 ticks;
+    /// t_srtt = 80, t_rttvar = 20 (RTTVAR 5 ticks), RTO = (80 + 20·8) >> 3
+    /// = 30 ticks = 0.3 s. A second sample of 0.2 s (20 ticks): delta 10,
+    /// t_srtt 90; |delta| − (20 >> 2) = 5, t_rttvar 25; RTO (90 + 200) >> 3
+    /// = 36 ticks.
+    #[test]
+    fn ns2_fixed_point_update_matches_hand_computation() {
+        let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
+        assert_eq!(e.rto(), 3.0, "rtxcur_init_ before any sample");
+        e.on_send(0, true, 1.0005);
+        e.on_send(1, true, 1.001); // not timed: one at a time
+        e.on_new_ack(1, 0.105, false, 1.1055);
+        assert!((e.rto() - 0.30).abs() < 1e-12, "rto {}", e.rto());
+        assert!((e.srtt.unwrap() - 0.10).abs() < 1e-12);
+        // segment 1 was never timed: its ACK gives no sample
+        e.on_new_ack(2, 0.5, false, 1.5);
+        assert!((e.rto() - 0.30).abs() < 1e-12);
+        e.on_send(2, true, 2.0005);
+        e.on_new_ack(3, 0.2, false, 2.2005);
+        assert!((e.rto() - 0.36).abs() < 1e-12, "rto {}", e.rto());
+    }
+
+    /// The sample counts the ticks from the tick boundary before the send:
+    /// 0.095 s sent 0.0062 s into a tick is ⌊(0.095 + 0.0062)/0.01⌋ = 10,
+    /// sent 0.0002 s into one ⌊9.52⌋ = 9.
+    #[test]
+    fn ns2_sample_is_quantised_from_the_tick_boundary() {
+        for (sent_at, ticks) in [(1.0002, 9), (1.0062, 10)] {
+            let mut e = RttEstimator::ns2(0.0, 60.0, 3.0, 0.01, 0.0);
+            e.on_send(0, true, sent_at);
+            e.on_new_ack(1, 0.095, false, sent_at + 0.095);
+            assert!((e.srtt.unwrap() - ticks as f64 * 0.01).abs() < 1e-9, "sent at {sent_at}");
+        }
+    }
+
+    /// Karn: a timeout stops the timing, and the backoff survives ACKs
+    /// until a segment sent afterwards is timed and acknowledged.
+    #[test]
+    fn ns2_backoff_clears_only_on_the_timed_segment() {
+        let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
+        e.on_send(0, true, 0.0);
+        e.on_new_ack(1, 0.1, false, 0.1);
+        let base = e.rto();
+        e.on_send(1, true, 0.2);
+        e.on_timeout();
+        assert_eq!(e.rto(), 2.0 * base);
+        e.on_new_ack(2, 0.3, false, 1.0); // the retransmission's ACK: untimed
+        assert_eq!(e.rto(), 2.0 * base, "backoff kept");
+        e.on_send(2, true, 1.0);
+        e.on_new_ack(3, 0.1, false, 1.1);
+        assert_eq!(e.backoff, 0);
+    }
+
+    #[test]
+    fn ns2_rto_respects_min_rto() {
+        let mut e = RttEstimator::ns2(0.0, 60.0, 3.0, 0.01, 0.0);
+        e.on_send(0, true, 0.0);
+        e.on_new_ack(1, 0.001, false, 0.001);
+        // 1 tick (the minimum sample): t_srtt 8, t_rttvar 2, (16 + 8) >> 3
+        // = 3 ticks
+        assert!((e.rto() - 0.03).abs() < 1e-12);
+        let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
+        e.on_send(0, true, 0.0);
+        e.on_new_ack(1, 0.001, false, 0.001);
         assert!((e.rto() - 0.2).abs() < 1e-12);
     }
 }

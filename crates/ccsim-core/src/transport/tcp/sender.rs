@@ -16,7 +16,7 @@
 //! A new recovery starts only when una ≥ `recover` (RFC 6582 §3.2; ns-2's
 //! `bugFix_` for Reno), so one window's losses cause one window reduction.
 use super::pacing::Pacer;
-use super::rtt::RttEstimator;
+use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::scoreboard::Scoreboard;
 use super::{PacingKind, Recovery, TcpConfig};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
@@ -91,6 +91,9 @@ pub struct TcpSender {
     /// by fast retransmit without a second reduction (RFC 3168 §6.1.2, ns-2
     /// `NewRenoTcpAgent::dupack_action` after `CWND_ACTION_ECN`).
     ecn_cut: bool,
+    /// The timer has resent the head since the last new ACK (RFC 5681
+    /// §3.1: a repeated RTO keeps ssthresh).
+    timer_resent: bool,
     rto_timer: Timer,
     pace_timer: Timer,
     tick_timer: Timer,
@@ -128,7 +131,12 @@ impl TcpSender {
         };
         TcpSender {
             flow,
-            rtt: RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity),
+            rtt: match cfg.rtt_estimator {
+                RttEstimatorKind::Rfc6298 => RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity),
+                RttEstimatorKind::Ns2 => {
+                    RttEstimator::ns2(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity, cfg.boot_time)
+                }
+            },
             sb: Scoreboard::new(cfg.dupthresh),
             total_segs: cfg.total_segs(),
             cfg,
@@ -145,6 +153,7 @@ impl TcpSender {
             awnd,
             cwr_seq: None,
             ecn_cut: false,
+            timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
             tick_timer: Timer::new(sender_timer(flow, TICK)),
@@ -194,8 +203,11 @@ impl TcpSender {
         if ack > una {
             let acked = ack - una;
             let r = to_secs(now.saturating_sub(ts_echo));
-            self.rtt.sample(r);
-            self.rtt.reset_backoff();
+            let partial = self.state == State::Recovery
+                && ack < self.recover
+                && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Sack);
+            self.rtt.on_new_ack(ack, r, partial, to_secs(now));
+            self.timer_resent = false;
             self.sb.advance(ack);
             self.dupacks = 0;
             self.lt_sent = 0;
@@ -307,6 +319,7 @@ impl TcpSender {
         self.stats.fast_recoveries += 1;
         self.cc.on_event(&mut self.st, CcEvent::RecoveryStart);
         self.sb.mark_lost_below(self.sb.una() + 1);
+        self.rtt.on_fast_retransmit();
         self.retransmit_first_lost(net, true);
         // Restart the timer with the fast retransmission, as ns-2's
         // dupack_action() and Linux (rearm on retransmitting the head) do:
@@ -324,7 +337,8 @@ impl TcpSender {
         self.stats.timeouts += 1;
         // Backoff is cleared when new data is ACKed, so a nonzero backoff
         // means this segment was already resent by the timer.
-        let repeated = self.rtt.backoff > 0;
+        let repeated = self.timer_resent;
+        self.timer_resent = true;
         self.rtt.on_timeout();
         self.sync(net.now);
         // RFC 5681 §3.1 eq. (4) sets ssthresh to *no more than*
@@ -467,6 +481,7 @@ impl TcpSender {
         } else {
             self.sb.on_send_new();
         }
+        self.rtt.on_send(seq, !retx, to_secs(now));
         self.stats.data_sent += 1;
         let size = self.cfg.header + self.cfg.payload(seq);
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
