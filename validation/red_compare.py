@@ -42,45 +42,70 @@ def rtts():
     return [0.040 + 0.036 * i / (N - 1) for i in range(N)]
 
 
-def parse_ns2(trace, acks):
-    half = DUR / 2
-    q = qb = 0
-    last = half
+def trace_queue_stats(trace, t0, t_end):
+    """Queue statistics of one link from its ns-2 trace-queue file (+ - d
+    events; the count is the packets waiting, as ns-2's "-" is the start of
+    transmission), over [t0, t_end]: arrivals, drops, CE marks (at dequeue),
+    time-average and maximum queue, and the maximum over the whole run.
+    ns-2 traces every arrival "+" before the queue decides, so a packet
+    dropped on arrival passes through one count above what the queue held:
+    ``max_queue_pkts_all`` includes that passage (as ccsim's tap, which
+    emits Enqueue before Drop too), ``max_held_pkts_all`` does not (as
+    ccsim's link result ``max_queue_pkts``)."""
+    q = 0
+    last = t0
     area = 0.0
     arrivals = drops = marks = 0
-    max_q = max_q_all = 0
+    max_q = max_q_all = max_held = 0
+    pending = None  # (uid, count) of the last "+", committed unless dropped at once
     with open(trace) as f:
         for line in f:
-            ev, t, _a, _b, _ty, size, flags = line.split()[:7]
+            w = line.split()
+            ev, t, size, flags = w[0], float(w[1]), int(w[5]), w[6]
             if ev not in "+-d":
                 continue
-            t, size = float(t), int(size)
-            if t > half:
-                area += (t - max(last, half)) * q
+            if pending is not None and not (ev == "d" and w[11] == pending[0]):
+                max_held = max(max_held, pending[1])
+            pending = None
+            if t > t0:
+                area += (t - max(last, t0)) * q
             last = t
-            after = t >= half
+            after = t >= t0
             if ev == "+":
                 q += 1
                 arrivals += after
+                pending = (w[11], q)
             else:
                 q -= 1
                 if ev == "d":
                     drops += after
                 elif flags[4] == "E":
                     marks += after
+            max_held = max(max_held, q) if ev != "+" else max_held
             max_q_all = max(max_q_all, q)
             if after:
                 max_q = max(max_q, q)
-    good = [(acks["end"][i] - acks["half"][i]) * SEG * 8 / half for i in range(N)]
+    if pending is not None:
+        max_held = max(max_held, pending[1])
+    if t_end > last:
+        area += (t_end - max(last, t0)) * q
     return {
         "arrivals": arrivals,
         "drops": drops,
         "marks": marks,
-        "avg_queue_pkts": area / half,
+        "avg_queue_pkts": area / (t_end - t0),
         "max_queue_pkts": max_q,
         "max_queue_pkts_all": max_q_all,
-        "goodput_bps": good,
+        "max_held_pkts_all": max_held,
     }
+
+
+def parse_ns2(trace, acks):
+    half = DUR / 2
+    r = trace_queue_stats(trace, half, DUR)
+    del r["max_held_pkts_all"]
+    r["goodput_bps"] = [(acks["end"][i] - acks["half"][i]) * SEG * 8 / half for i in range(N)]
+    return r
 
 
 def run_ns2(mode, d, seed):

@@ -7,7 +7,8 @@
 # ecn_mark_above_max).
 # Bottleneck RATE_MBPS (default 100) Mb/s, 10 ms; flow i's two edge links (100 Mb/s) have
 # delay (rtt_i/2 - 10 ms)/2 with rtt_i = 40 + 36 i/(N-1) ms; 1000-byte
-# segments (1040 on the wire); flow i starts at i * 0.5 / N s. RED in
+# segments (1050 on the wire: timestamps_ true adds ts_option_size_, 10
+# bytes, in tcp.cc headersize(); the ccsim side sends 1040); flow i starts at i * 0.5 / N s. RED in
 # packet mode, thresholds 1/12 and 3/12 of the buffer, max_p 0.1, not
 # gentle (the GWA paper's settings), q_weight_ -1 (automatic).
 # The bottleneck's + - d events go to TRACEFILE; each flow's highest

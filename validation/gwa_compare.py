@@ -1,0 +1,255 @@
+"""The GWA paper's DropTail, RED and ECN rows in ns-2.35 and in ccsim, side by side.
+
+    python -m validation.gwa_compare [--seeds K] [--quick] [--setting NAME ...]
+                                     [--out validation/results/gwa_ns2.json]
+
+Gerla, Weng, Lo Cigno (§6): the Fig 3 network, N hosts each joined to
+router r0 by a link of delay tau_i, the bottleneck r0 -> r1 (tau_B), and
+r1 joined to host i's destination by a link of delay tau_r. Two settings:
+
+- ``gwa-lan`` (§6.1, Figs 4-5): N = 10, every link 100 Mb/s, tau_i = tau_r
+  = 30 us, tau_B = 40 us, receiver window 64 kB (64 segments), one FTP and
+  one Telnet per host (one MSS segment at exponential intervals of mean
+  0.1 s), 25 s, measured after 5 s.
+- ``gwa-many-flows`` (§6.3, Fig 10): N = 100 FTP, every link 10 Mb/s,
+  tau_B = tau_r = 5 ms, tau_i uniform on [1, 10] ms (§6.2), window 512 kB
+  (§6.2's window scale), no Telnet, 100 s, measured after 10 s.
+
+Schemes: ``droptail``; ``red`` (thresholds 1/12 and 3/12 of the buffer,
+max_p 0.1, drop with probability 1 above max_th); ``ecn`` (the same RED
+marking ECN-capable packets, above max_th too: the paper's footnote 7;
+ns-2 ``mark_p_ 2``, ccsim ``ecn_mark_above_max``). TCP Reno senders, one
+ACK per segment, 1000-byte segments (1040 on the wire), 0.1 s timer tick.
+validation/gwa_topology.tcl documents the ns-2 side and every choice the
+paper leaves open; ``scenario()`` below builds the same network for ccsim
+(a custom topology). Per seed, both sides get the same tau_i and FTP start
+times (uniform on [0, START_SPREAD_S], drawn here); each simulator's own
+generator draws the Telnet intervals.
+
+Measured over the window after the warm-up, both sides the same way:
+each FTP's goodput (payload acknowledged: ns-2 ``ack_`` at the warm-up and
+at the end, ccsim ``goodput_bps``) normalised to the bottleneck rate, its
+average, minimum and maximum over the FTPs; the bottleneck's drop
+probability (drops / arrivals), CE marks, time-average queue (packets
+waiting); the maximum queue over the whole run (ccsim's ``max_queue_pkts``);
+timeouts over the whole run (ns-2 ``nrexmit_``, FTP and Telnet agents).
+ns-2's come from its trace-queue file through validation/red_compare.py's
+``trace_queue_stats``; ccsim's are its own link and flow results.
+Each number is the mean over the seeds. Needs ``ns`` (skips with a message
+without it) and the ccsim package; see docs/validation.md, "GWA paper
+rows". The JSON written to --out is described in docs/validation.md.
+"""
+import argparse
+import datetime
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import ccsim
+
+try:
+    from validation.red_compare import trace_queue_stats
+except ImportError:  # run as a script from validation/
+    from red_compare import trace_queue_stats
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MSS, HDR = 1000, 40
+START_SPREAD_S = 0.1  # FTP start times: the paper starts them "at the beginning"
+SETTINGS = {
+    "gwa-lan": dict(n=10, rate_b=100e6, rate_a=100e6, tau_b=40e-6, tau_r=30e-6, tau_i=(30e-6, 30e-6),
+                    window=64, telnet=True, rto_diag=True, dur=25.0, warm=5.0, buffers_kb=[30, 60, 120, 240]),
+    "gwa-many-flows": dict(n=100, rate_b=10e6, rate_a=10e6, tau_b=5e-3, tau_r=5e-3, tau_i=(1e-3, 10e-3),
+                           window=512, telnet=False, rto_diag=False, dur=100.0, warm=10.0, buffers_kb=[200, 400, 800]),
+}
+QUICK = {"gwa-lan": dict(dur=8.0, warm=3.0, buffers_kb=[60]), "gwa-many-flows": dict(dur=30.0, warm=10.0, buffers_kb=[200])}
+SCHEMES = ["droptail", "red", "ecn"]
+TELNET_INTERVAL_S = 0.1
+# ccsim runs ns-2's own RTT estimator (rtt_estimator = "ns2": one timed
+# segment per RTT, samples in whole 0.1 s ticks, tcp.cc rtt_update), as the
+# paper's ns-2 agents did (timestamps off, the 1999 default). With 0.1 s
+# ticks every LAN sample is one tick and t_rtxcur_ = (8 + (2 << 3)) >> 3 =
+# 3 ticks, where RFC 6298's float estimator gives max(0.2, srtt + 0.1). The
+# LAN rows also run ccsim with "rfc6298" as a diagnostic column, to show
+# what the estimator alone changes.
+DIAG_ESTIMATOR = "rfc6298"
+
+
+def buffer_pkts(kb):
+    """A buffer of B kbytes holds B MSS packets (paper §6: sizes in kbytes,
+    MSS 1000 bytes; ns-2 queues of 1999 count packets)."""
+    return int(kb)
+
+
+def draw(st, seed):
+    """Per-host access delays tau_i and FTP start times, shared by both sides."""
+    rng = random.Random(seed)
+    lo, hi = st["tau_i"]
+    taus = [rng.uniform(lo, hi) for _ in range(st["n"])]
+    starts = [rng.uniform(0.0, START_SPREAD_S) for _ in range(st["n"])]
+    return taus, starts
+
+
+def queue(scheme, buf):
+    if scheme == "droptail":
+        return {"kind": "droptail", "limit_pkts": buf}
+    ecn = scheme == "ecn"
+    # w_q 0.002, packet mode, not gentle: the authors' 1999 ns-2 RED (gwa_topology.tcl).
+    return {"kind": "red", "limit_pkts": buf, "min_th": buf / 12, "max_th": 3 * buf / 12, "max_p": 0.1,
+            "w_q": 0.002, "gentle": False, "wait": True, "bytes": False, "mean_pktsize": 500,
+            "ecn": ecn, "ecn_mark_above_max": ecn}
+
+
+def scenario(st, scheme, buf, seed, estimator="ns2"):
+    taus, starts = draw(st, seed)
+    n = st["n"]
+    edge = {"kind": "droptail", "limit_pkts": 1000}
+    links = [{"from": "r0", "to": "r1", "rate_bps": st["rate_b"], "delay_s": st["tau_b"],
+              "queue": queue(scheme, buf), "monitor": True}]
+    flows, tel = [], []
+    tcp = {"cc": "reno", "recovery": "reno", "delayed_ack": False, "mss_bytes": MSS, "header_bytes": HDR,
+           "init_cwnd_pkts": 1, "rwnd_pkts": st["window"], "clock_granularity_s": 0.1, "min_rto_s": 0.2,
+           "init_rto_s": 3.0, "rtt_estimator": estimator, "ecn": scheme == "ecn"}
+    for i in range(n):
+        links.append({"from": f"s{i}", "to": "r0", "rate_bps": st["rate_a"], "delay_s": taus[i], "queue": edge})
+        links.append({"from": "r1", "to": f"d{i}", "rate_bps": st["rate_a"], "delay_s": st["tau_r"], "queue": edge})
+        route = [f"s{i}", "r0", "r1", f"d{i}"]
+        flows.append(dict(tcp, route=route, start_s=starts[i]))
+        if st["telnet"]:
+            tel.append(dict(tcp, route=route, start_s=0.0, app="telnet",
+                            app_params={"interval_s": TELNET_INTERVAL_S}))
+    nodes = ["r0", "r1"] + [f"s{i}" for i in range(n)] + [f"d{i}" for i in range(n)]
+    return {"name": f"gwa-ns2-{scheme}-{buf}", "seed": seed, "duration_s": st["dur"], "warmup_s": st["warm"],
+            "sample_interval_s": 0.0, "topology": {"kind": "custom", "nodes": nodes, "links": links},
+            "flows": flows + tel}
+
+
+def run_ccsim(st, scheme, buf, seed, estimator="ns2"):
+    r = ccsim.run(scenario(st, scheme, buf, seed, estimator)).raw
+    link = next(x for x in r["links"] if x["from"] == "r0" and x["to"] == "r1")
+    ftp = r["flows"][: st["n"]]
+    return {
+        "goodput": [f["goodput_bps"] / st["rate_b"] for f in ftp],
+        "arrivals": link["arrivals"],
+        "drops": link["drops"],
+        "marks": link["marks"],
+        "avg_queue_pkts": link["avg_queue_pkts"],
+        "max_queue_pkts": link["max_queue_pkts"],
+        "timeouts": sum(f["timeouts"] for f in r["flows"]),
+    }
+
+
+def tcl_params(st, scheme, buf, seed, trace):
+    taus, starts = draw(st, seed)
+    lines = [f"set N {st['n']}", f"set dur {st['dur']!r}", f"set warm {st['warm']!r}",
+             f"set rate_b {st['rate_b'] / 1e6!r}", f"set rate_a {st['rate_a'] / 1e6!r}",
+             f"set tauB {st['tau_b']!r}", f"set taur {st['tau_r']!r}", f"set buf {buf}", f"set scheme {scheme}",
+             f"set window {st['window']}", f"set telnet {int(st['telnet'])}",
+             f"set interval {TELNET_INTERVAL_S!r}", f"set seed {seed}", f"set tracefile {{{trace}}}"]
+    lines += [f"set tau({i}) {t!r}" for i, t in enumerate(taus)]
+    lines += [f"set start({i}) {t!r}" for i, t in enumerate(starts)]
+    return "\n".join(lines) + "\n"
+
+
+def run_ns2(st, scheme, buf, seed, d):
+    trace = os.path.join(d, "q.tr")
+    params = os.path.join(d, "params.tcl")
+    with open(params, "w") as f:
+        f.write(tcl_params(st, scheme, buf, seed, trace))
+    out = subprocess.run(["ns", os.path.join(HERE, "gwa_topology.tcl"), params],
+                         check=True, capture_output=True, text=True).stdout
+    acks = {"warm": {}, "end": {}}
+    timeouts = 0
+    for line in out.splitlines():
+        w = line.split()
+        if w and w[0] == "ack" and w[2] == "ftp":
+            acks[w[1]][int(w[3])] = int(w[4])
+        elif w and w[0] == "stat":
+            timeouts += int(w[3])
+    q = trace_queue_stats(trace, st["warm"], st["dur"])
+    os.remove(trace)
+    span = st["dur"] - st["warm"]
+    # ack_ counts segments from 0 (the first is seqno 0), so deliveries are ack_ differences.
+    good = [(acks["end"][i] - acks["warm"][i]) * MSS * 8 / span / st["rate_b"] for i in range(st["n"])]
+    return {"goodput": good, "arrivals": q["arrivals"], "drops": q["drops"], "marks": q["marks"],
+            "avg_queue_pkts": q["avg_queue_pkts"], "max_queue_pkts": q["max_held_pkts_all"], "timeouts": timeouts}
+
+
+METRICS = ["goodput_avg", "goodput_min", "goodput_max", "drop_prob", "marks", "avg_queue_pkts",
+           "max_queue_pkts", "timeouts"]
+
+
+def summarise(x):
+    g = x["goodput"]
+    return {"goodput_avg": sum(g) / len(g), "goodput_min": min(g), "goodput_max": max(g),
+            "drop_prob": x["drops"] / max(x["arrivals"], 1), "marks": x["marks"],
+            "avg_queue_pkts": x["avg_queue_pkts"], "max_queue_pkts": x["max_queue_pkts"],
+            "timeouts": x["timeouts"]}
+
+
+def mean(rows):
+    return {k: sum(r[k] for r in rows) / len(rows) for k in METRICS}
+
+
+def ratio(a, b):
+    return b / a if a else (1.0 if b == 0 else float("inf"))
+
+
+def compare(names, seeds, quick):
+    rows = []
+    for name in names:
+        st = dict(SETTINGS[name], **(QUICK[name] if quick else {}))
+        for kb in st["buffers_kb"]:
+            buf = buffer_pkts(kb)
+            for scheme in SCHEMES:
+                with tempfile.TemporaryDirectory() as d:
+                    a = mean([summarise(run_ns2(st, scheme, buf, s, d)) for s in seeds])
+                b = mean([summarise(run_ccsim(st, scheme, buf, s)) for s in seeds])
+                row = {"setting": name, "scheme": scheme, "buffer_kb": kb, "buffer_pkts": buf, "ns2": a, "ccsim": b,
+                       "ratio": {k: ratio(a[k], b[k]) for k in METRICS}}
+                if st["rto_diag"]:
+                    row["ccsim_rfc6298"] = mean([summarise(run_ccsim(st, scheme, buf, s, DIAG_ESTIMATOR)) for s in seeds])
+                rows.append(row)
+                print_row(row)
+    return rows
+
+
+def print_row(row):
+    diag = row.get("ccsim_rfc6298")
+    print(f"{row['setting']} {row['scheme']} {row['buffer_kb']} kB: ns-2, ccsim, ccsim/ns-2"
+          + (f", ccsim with rtt_estimator {DIAG_ESTIMATOR}" if diag else ""))
+    for k in METRICS:
+        a, b, r = row["ns2"][k], row["ccsim"][k], row["ratio"][k]
+        print(f"  {k:16s} {a:12.5g} {b:12.5g}  {r:6.3f}" + (f" {diag[k]:12.5g}" if diag else ""))
+    sys.stdout.flush()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="one short row per setting (no --out default)")
+    ap.add_argument("--setting", action="append", choices=sorted(SETTINGS))
+    ap.add_argument("--out", default=None, help="write the rows as JSON (docs/validation.md has the schema)")
+    args = ap.parse_args(argv)
+    if shutil.which("ns") is None:
+        print("gwa_compare: skipped, ns-2.35 is not installed (`ns` not on PATH; apt-get install ns2)")
+        return 0
+    names = args.setting or list(SETTINGS)
+    seeds = list(range(1, args.seeds + 1))
+    rows = compare(names, seeds, args.quick)
+    if args.out:
+        doc = {"source": "ns-2", "ns2_version": "2.35", "ccsim_version": ccsim.__version__,
+               "date": datetime.date.today().isoformat(), "seeds": seeds, "quick": args.quick,
+               "settings": {n: dict(SETTINGS[n], **(QUICK[n] if args.quick else {})) for n in names},
+               "schemes": SCHEMES, "metrics": METRICS, "rows": rows}
+        with open(args.out, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

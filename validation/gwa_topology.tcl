@@ -1,0 +1,108 @@
+# ns-2.35 reference run of the GWA paper's DropTail, RED and ECN rows
+# (Gerla et al., §6, Fig 3; docs/validation.md, "GWA paper rows").
+#   ns gwa_topology.tcl PARAMS.tcl
+# PARAMS.tcl (written by validation/gwa_compare.py) sets: N, dur, warm,
+# rate_b and rate_a (bottleneck and other links, Mb/s), tauB, taur, tau(i)
+# and start(i) (s), buf (packets the bottleneck may hold waiting), scheme
+# (droptail | red | ecn), window (packets), telnet (0/1), interval (s),
+# seed, tracefile.
+#
+# Fig 3: host s(i) -- tau(i) -- r0 == tauB bottleneck == r1 -- taur -- d(i);
+# every host runs one FTP (Agent/TCP/Reno, Agent/TCPSink) and, with
+# telnet 1, one Application/Telnet over its own Reno agent (one
+# packetSize_ segment per Random::exponential() * interval_, apps/telnet.cc).
+# Segments of 1000 bytes (MSS, paper §6) go out as 1040 bytes.
+# Settings the paper gives: tcpTick_ 0.1 s; RED thresholds buf/12 and
+# 3 buf/12, max_p 0.1 (linterm_ 10), drop with probability 1 above max_th
+# (gentle_ false); ECN routers mark above max_th too (footnote 7:
+# mark_p_ 2 with use_mark_p_, so red.cc marks every ECT packet it decides
+# on). Settings it does not give, as the authors' 1999 ns-2 had them by
+# default (ns-default.tcl's change notes): RED in packets (bytes_,
+# queue_in_bytes_ false until 2004), q_weight_ 0.002 (until 12/2001),
+# windowInit_ 1 (until 5/2001), timestamps_ false (one timed segment per
+# RTT; ccsim runs the same estimator, rtt_estimator = "ns2"), so packets
+# are 1040 bytes with no timestamp option.
+# The first segment of each agent (seqno 0, syn_ true) goes out as a
+# 40-byte SYN (tcp.cc output); ccsim has no SYN.
+# The bottleneck r0 -> r1 is traced (+ - d) to tracefile. stdout: every
+# agent's ack_ at warm and dur ("ack warm|end ftp|tel i ACK"), then
+# "stat ftp|tel i nrexmit_ nrexmitpack_".
+source [lindex $argv 0]
+global defaultRNG
+$defaultRNG seed $seed
+
+set ns [new Simulator]
+Agent/TCP set packetSize_ 1000
+Agent/TCP set window_ $window
+Agent/TCP set windowInit_ 1
+Agent/TCP set tcpTick_ 0.1
+Queue/RED set bytes_ false
+Queue/RED set queue_in_bytes_ false
+Queue/RED set thresh_ [expr $buf / 12.0]
+Queue/RED set maxthresh_ [expr 3.0 * $buf / 12.0]
+Queue/RED set linterm_ 10
+Queue/RED set gentle_ false
+Queue/RED set q_weight_ 0.002
+if {$scheme == "ecn"} {
+    Queue/RED set setbit_ true
+    Queue/RED set mark_p_ 2.0
+    Agent/TCP set ecn_ 1
+}
+
+set r0 [$ns node]
+set r1 [$ns node]
+if {$scheme == "droptail"} {
+    $ns duplex-link $r0 $r1 ${rate_b}Mb ${tauB}s DropTail
+    # drop-tail.cc enque drops when length() + 1 >= qlim_: it holds
+    # qlim_ - 1 waiting, red.cc (qlen >= qlim) and ccsim hold qlim_.
+    set qlim [expr $buf + 1]
+} else {
+    $ns duplex-link $r0 $r1 ${rate_b}Mb ${tauB}s RED
+    set qlim $buf
+}
+$ns queue-limit $r0 $r1 $qlim
+$ns queue-limit $r1 $r0 $qlim
+set tf [open $tracefile w]
+$ns trace-queue $r0 $r1 $tf
+
+set kinds [list ftp]
+if {$telnet} { lappend kinds tel }
+for {set i 0} {$i < $N} {incr i} {
+    set s($i) [$ns node]
+    set d($i) [$ns node]
+    $ns duplex-link $s($i) $r0 ${rate_a}Mb $tau($i)s DropTail
+    $ns duplex-link $r1 $d($i) ${rate_a}Mb ${taur}s DropTail
+    $ns queue-limit $s($i) $r0 1000
+    $ns queue-limit $r1 $d($i) 1000
+    foreach k $kinds {
+        set tcp($k,$i) [new Agent/TCP/Reno]
+        set sink($k,$i) [new Agent/TCPSink]
+        $ns attach-agent $s($i) $tcp($k,$i)
+        $ns attach-agent $d($i) $sink($k,$i)
+        $ns connect $tcp($k,$i) $sink($k,$i)
+    }
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp(ftp,$i)
+    $ns at $start($i) "$ftp($i) start"
+    if {$telnet} {
+        set tel($i) [new Application/Telnet]
+        $tel($i) set interval_ $interval
+        $tel($i) attach-agent $tcp(tel,$i)
+        $ns at 0.0 "$tel($i) start"
+    }
+}
+proc acks {tag} {
+    global N tcp kinds
+    for {set i 0} {$i < $N} {incr i} {
+        foreach k $kinds { puts "ack $tag $k $i [$tcp($k,$i) set ack_]" }
+    }
+}
+proc counters {} {
+    global N tcp kinds
+    for {set i 0} {$i < $N} {incr i} {
+        foreach k $kinds { puts "stat $k $i [$tcp($k,$i) set nrexmit_] [$tcp($k,$i) set nrexmitpack_]" }
+    }
+}
+$ns at $warm "acks warm"
+$ns at $dur "acks end; counters; close $tf; exit 0"
+$ns run
