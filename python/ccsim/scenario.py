@@ -297,6 +297,7 @@ class Flow(_Table):
     init_rto_s: Optional[Number] = None
     clock_granularity_s: Optional[Number] = None
     rtt_estimator: Optional[str] = None
+    halve_on_repeated_rto: Optional[bool] = None
     ecn: Optional[bool] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None

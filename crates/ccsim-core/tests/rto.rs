@@ -17,11 +17,15 @@ const MIN_RTO: f64 = 0.2;
 const MAX_RTO: f64 = 5.0;
 
 fn sim() -> Simulation {
+    sim_with("")
+}
+
+fn sim_with(extra: &str) -> Simulation {
     let mut sim = Dumbbell::new(10e6, 1000, 60.0)
         .loss(1e-15)
         .flow(&format!(
             "rtt_s = {RTT}\nmax_cwnd_pkts = 20\nmin_rto_s = {MIN_RTO}\nmax_rto_s = {MAX_RTO}\n\
-             clock_granularity_s = 0.001\ninit_rto_s = 1.0"
+             clock_granularity_s = 0.001\ninit_rto_s = 1.0\n{extra}"
         ))
         .sim();
     assert!(sim.net.links[FWD_BNECK].stage_mut::<RandomLoss>().is_some(), "a lossy link must own an RNG");
@@ -162,7 +166,23 @@ fn first_rto_uses_init_rto_before_any_sample() {
 /// window the first timeout left.
 #[test]
 fn repeated_timeouts_keep_ssthresh() {
-    let mut sim = sim();
+    let seen = ssthresh_at_timeouts("");
+    assert!(seen[0] > 2.0, "first RTO: ssthresh from min(FlightSize, cwnd), got {}", seen[0]);
+    assert!(seen.iter().all(|&x| x == seen[0]), "repeats changed ssthresh: {seen:?}");
+}
+
+/// ns-2's `TcpAgent::timeout` halves ssthresh on every timeout (`slowdown`
+/// with CLOSE_SSTHRESH_HALF from window() = 1): repeats set it to 2.
+#[test]
+fn halve_on_repeated_rto_collapses_ssthresh_to_two() {
+    let seen = ssthresh_at_timeouts("halve_on_repeated_rto = true");
+    assert!(seen[0] > 2.0, "first RTO: ssthresh from min(FlightSize, cwnd), got {}", seen[0]);
+    assert!(seen[1..].iter().all(|&x| x == 2.0), "repeats: {seen:?}");
+}
+
+/// ssthresh after each of four consecutive timeouts in a black hole.
+fn ssthresh_at_timeouts(extra: &str) -> Vec<f64> {
+    let mut sim = sim_with(extra);
     let cwnd_before = sim.tcp_sender(0).unwrap().st.cwnd;
     // the black hole starts with cwnd well above 4 segments
     assert!(cwnd_before >= 8.0, "cwnd {cwnd_before}");
@@ -175,8 +195,7 @@ fn repeated_timeouts_keep_ssthresh() {
             seen.push(s.st.ssthresh);
         }
     }
-    assert!(seen[0] > 2.0, "first RTO: ssthresh from min(FlightSize, cwnd), got {}", seen[0]);
-    assert!(seen.iter().all(|&x| x == seen[0]), "repeats changed ssthresh: {seen:?}");
+    seen
 }
 
 /// `rtt_estimator = "ns2"` (ns-2.35 tcp.cc, no timestamps): SRTT is a whole

@@ -262,6 +262,10 @@ pub struct FlowSpec {
     /// `ns2` (ns-2.35's one timed segment per RTT in `tcpTick_` units).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_estimator: Option<crate::transport::tcp::rtt::RttEstimatorKind>,
+    /// TCP: a backed-off repeat RTO halves ssthresh again (ns-2's
+    /// `TcpAgent::timeout`), instead of keeping it (RFC 5681 §3.1, Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halve_on_repeated_rto: Option<bool>,
     /// TCP: ECN-capable (RFC 3168): data leaves ECT(0), CE marks are echoed
     /// until CWR and answered once per window.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -84,6 +84,7 @@ pub mod defaults {
     /// ns-2's `rtxcur_init_`, the initial RTO with `rtt_estimator = "ns2"`.
     pub const INIT_RTO_S_NS2: f64 = 3.0;
     pub const RTT_ESTIMATOR: RttEstimatorKind = RttEstimatorKind::Rfc6298;
+    pub const HALVE_ON_REPEATED_RTO: bool = false;
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
     pub const CLOCK_GRANULARITY_S: f64 = 0.01;
     pub const ECN: bool = false;
@@ -111,6 +112,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("init_rto_s", "RTO before the first RTT sample"),
     ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
     ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
+    ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
     ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
@@ -136,6 +138,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.min_rto_s.get_or_insert(d::MIN_RTO_S);
     f.max_rto_s.get_or_insert(d::MAX_RTO_S);
     let est = *f.rtt_estimator.get_or_insert(d::RTT_ESTIMATOR);
+    f.halve_on_repeated_rto.get_or_insert(d::HALVE_ON_REPEATED_RTO);
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
@@ -187,6 +190,7 @@ pub struct TcpConfig {
     /// ns-2's `boot_time_` (uniform on [0, granularity), drawn per flow):
     /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
     pub boot_time: f64,
+    pub halve_on_repeated_rto: bool,
     pub ecn: bool,
     /// GWA-TCP: stamp B_n = B_max on data, advertise min(rwnd, B_n).
     pub gwa: bool,
@@ -224,6 +228,7 @@ impl TcpConfig {
             granularity: f.clock_granularity_s.unwrap_or_default(),
             rtt_estimator: f.rtt_estimator.unwrap_or(defaults::RTT_ESTIMATOR),
             boot_time: 0.0,
+            halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ecn: f.ecn.unwrap_or_default(),
             gwa: f.gwa.unwrap_or_default(),
             ba: f.ba.unwrap_or_default(),

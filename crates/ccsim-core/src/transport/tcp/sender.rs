@@ -351,12 +351,14 @@ impl TcpSender {
         // The same rule applies only "if the given segment has not yet been
         // resent by way of the retransmission timer": a backed-off repeat
         // keeps ssthresh (as Linux `tcp_enter_loss`), instead of collapsing
-        // it to 2 from the one-segment window the first RTO left.
+        // it to 2 from the one-segment window the first RTO left; ns-2's
+        // `TcpAgent::timeout` does collapse it (`slowdown` with
+        // CLOSE_SSTHRESH_HALF on every timeout): `halve_on_repeated_rto`.
         // RFC 3168 §6.1.2: nor is ssthresh lowered again if an ECE
         // reduction already lowered it in this window (ns-2 `timeout`:
         // `CLOSE_CWND_ONE` only, after `CWND_ACTION_ECN`).
         let after_ecn = self.ecn_cut && self.sb.una() < self.recover;
-        if !repeated && !after_ecn {
+        if (!repeated || self.cfg.halve_on_repeated_rto) && !after_ecn {
             self.st.flight = self.st.flight.min(self.st.cwnd.ceil() as u64);
             self.st.ssthresh = self.cc.ssthresh(&self.st);
         }
