@@ -107,11 +107,14 @@ def _bad_inputs(tmp_path, small_toml):
     bad_toml.write_text("duration_s = = 3\n")
     invalid = tmp_path / "invalid.toml"
     invalid.write_text(small_toml.read_text().replace('cc = "reno"', 'cc = "foo"'))
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(b'name = "ok"\n# caf\xe9\n')
     return [
         (["run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "o")], "missing.toml"),
         (["run", str(bad_toml), "--out", str(tmp_path / "o")], "invalid TOML"),
         (["run", str(invalid), "--out", str(tmp_path / "o")], "scenario.flows[0].cc"),
         (["reproduce", "no-such-experiment"], "unknown experiment"),
+        (["run", str(latin1), "--out", str(tmp_path / "o")], "line 2: byte 0xe9 is not UTF-8"),
         (["sweep", str(small_toml), "--grid", "flows.0.count", "--out", str(tmp_path / "o")], "bad --grid"),
         (["sweep", str(small_toml), "--grid", "flows.0.count=[1,2", "--out", str(tmp_path / "o")], "bad --grid"),
         (["sweep", str(small_toml), "--grid", "flows.5.count=1", "--out", str(tmp_path / "o")], "out of range"),

@@ -491,6 +491,12 @@ def read_scenario_dict(path: Union[str, os.PathLike]) -> Dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise UserError(
+            f"{path}: line {line}: byte 0x{exc.object[exc.start]:02x} is not UTF-8; "
+            "scenario files must be UTF-8 text (TOML and JSON both require it)"
+        ) from None
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror or exc}") from None
     try:

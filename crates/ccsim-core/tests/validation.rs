@@ -713,3 +713,31 @@ fn catalog_lists_registries() {
     assert_eq!(param(2, "p0")["default"], 0.01);
     assert_eq!(param(2, "variant")["default"], "window");
 }
+
+/// Found by trying ccsim as a new user (issue 12): silent wrong results on
+/// custom topologies are named errors now.
+#[test]
+fn custom_topology_silent_mistakes_are_errors() {
+    // a second link between one node pair (either orientation)
+    let parallel = with(
+        CUSTOM,
+        r#"  { from = "b", to = "c""#,
+        r#"  { from = "b", to = "a", rate_bps = 1e6, delay_s = 0.01, queue = { limit_pkts = 20 } },
+  { from = "b", to = "c""#,
+    );
+    check(&parallel, "topology.links[1]", &["second link", "\"b\"", "\"a\"", "links[0]", "put a node between"]);
+    // a route that returns to a node
+    check(
+        &with(CUSTOM, r#"route = ["a", "b", "c"]"#, r#"route = ["a", "b", "a", "b", "c"]"#),
+        "flows[0].route[2]",
+        &["\"a\" appears twice", "route[0]", "each node once"],
+    );
+    // direction is a dumbbell / parking-lot notion
+    check(
+        &with(CUSTOM, r#"route = ["a", "b", "c"]"#, "route = [\"a\", \"b\", \"c\"]\ndirection = \"reverse\""),
+        "flows[0].direction",
+        &["\"reverse\"", "custom topology", "route"],
+    );
+    // the unchanged scenario is accepted
+    Simulation::new(&Scenario::from_toml(CUSTOM).unwrap()).unwrap();
+}

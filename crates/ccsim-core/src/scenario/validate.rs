@@ -154,6 +154,20 @@ fn topology(t: &Topology) -> R {
                 if l.from == l.to {
                     return Err(err(format!("{f}.to"), format!("\"{}\" links a node to itself", l.to)));
                 }
+                // Routes name nodes, so two links between one pair could
+                // not be told apart (the later one would silently carry
+                // every route through that pair).
+                let same = |m: &CustomLink| (m.from == l.from && m.to == l.to) || (m.from == l.to && m.to == l.from);
+                if let Some(j) = c.links[..i].iter().position(same) {
+                    return Err(err(
+                        f.clone(),
+                        format!(
+                            "a second link between \"{}\" and \"{}\" (links[{j}] joins them already; each link is \
+                             duplex); routes name nodes, so parallel links cannot be told apart: put a node between",
+                            l.from, l.to
+                        ),
+                    ));
+                }
                 positive(&format!("{f}.rate_bps"), l.rate_bps)?;
                 non_negative(&format!("{f}.delay_s"), l.delay_s)?;
                 queue(&format!("{f}.queue"), &l.queue)?;
@@ -225,6 +239,19 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
         (Topology::Custom(_), _, Some(_)) if f.rtt_s.is_some() || f.rtt_range_s.is_some() => {
             Err(err(p("rtt_s"), "not allowed on a custom topology; the RTT follows from the link delays"))
         }
+        (Topology::Custom(_), _, Some(r)) if r.iter().enumerate().any(|(j, n)| r[..j].contains(n)) => {
+            let j = r.iter().enumerate().position(|(j, n)| r[..j].contains(n)).unwrap_or_default();
+            let k = r.iter().position(|n| *n == r[j]).unwrap_or_default();
+            Err(err(
+                p(&format!("route[{j}]")),
+                format!("\"{}\" appears twice (also route[{k}]); a route visits each node once", r[j]),
+            ))
+        }
+        (Topology::Custom(_), _, Some(_)) if f.direction == Direction::Reverse => Err(err(
+            p("direction"),
+            "\"reverse\" is not allowed on a custom topology (it only applies to dumbbell and parking_lot); \
+             write the route from sender to receiver instead",
+        )),
         (Topology::Custom(_), _, Some(_)) => Ok(()),
         (_, _, Some(_)) => Err(err(p("route"), "only custom topologies take a route")),
         (Topology::Dumbbell(_), Some(h), _) if h != [0, 0] => {
