@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -107,6 +108,10 @@ def _bad_inputs(tmp_path, small_toml):
     bad_toml.write_text("duration_s = = 3\n")
     invalid = tmp_path / "invalid.toml"
     invalid.write_text(small_toml.read_text().replace('cc = "reno"', 'cc = "foo"'))
+    huge = tmp_path / "huge.toml"
+    huge.write_text(small_toml.read_text().replace("count = 2", "count = 4000000000", 1))
+    dense = tmp_path / "dense.toml"
+    dense.write_text(re.sub(r"(?m)^sample_interval_s = .*$", "sample_interval_s = 1e-9", small_toml.read_text()))
     latin1 = tmp_path / "latin1.toml"
     latin1.write_bytes(b'name = "ok"\n# caf\xe9\n')
     return [
@@ -115,6 +120,8 @@ def _bad_inputs(tmp_path, small_toml):
         (["run", str(invalid), "--out", str(tmp_path / "o")], "scenario.flows[0].cc"),
         (["reproduce", "no-such-experiment"], "unknown experiment"),
         (["run", str(latin1), "--out", str(tmp_path / "o")], "line 2: byte 0xe9 is not UTF-8"),
+        (["run", str(huge), "--out", str(tmp_path / "o")], "scenario.flows[0].count: 4000000000 is too many"),
+        (["run", str(dense), "--out", str(tmp_path / "o")], "scenario.sample_interval_s: 1e-9 s gives"),
         (["sweep", str(small_toml), "--grid", "flows.0.count", "--out", str(tmp_path / "o")], "bad --grid"),
         (["sweep", str(small_toml), "--grid", "flows.0.count=[1,2", "--out", str(tmp_path / "o")], "bad --grid"),
         (["sweep", str(small_toml), "--grid", "flows.5.count=1", "--out", str(tmp_path / "o")], "out of range"),

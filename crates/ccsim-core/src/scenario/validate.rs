@@ -283,5 +283,115 @@ pub fn validate(sc: &Scenario) -> R {
     for (i, f) in sc.flows.iter().enumerate() {
         flow(i, f, sc)?;
     }
+    resources(sc, available_memory_bytes())
+}
+
+/// What a run holds in memory, measured on `ccsim run` (engine, results
+/// JSON and the Python tables together, 2026-11-23): about 24 kB per flow
+/// (its agents, its own host links and queues, its result row) and 300 B
+/// per series row (a flow or link at one sample time).
+pub const BYTES_PER_FLOW: f64 = 24e3;
+pub const BYTES_PER_SERIES_ROW: f64 = 300.0;
+
+/// `MemAvailable` of /proc/meminfo; `None` where there is none (then
+/// nothing is refused).
+fn available_memory_bytes() -> Option<f64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024.0)
+}
+
+fn gb(bytes: f64) -> String {
+    format!("{:.3} GB", bytes / 1e9)
+}
+
+/// Refuse, before running, a scenario whose flows or series cannot fit in
+/// `available` bytes (instead of the allocator aborting or the machine
+/// swapping mid-run), naming the field that decides it.
+pub fn resources(sc: &Scenario, available: Option<f64>) -> R {
+    let Some(avail) = available else { return Ok(()) };
+    let flows: f64 = sc.flows.iter().map(|f| f.count as f64).sum();
+    let flow_bytes = flows * BYTES_PER_FLOW;
+    if flow_bytes > avail {
+        let (i, f) = sc.flows.iter().enumerate().max_by_key(|(_, f)| f.count).expect("validated: flows");
+        return Err(err(
+            format!("flows[{i}].count"),
+            format!(
+                "{} is too many: {} flows in total need about {} (about 24 kB each: agents, host links, queues, \
+                 results); this machine has {} available",
+                f.count,
+                flows,
+                gb(flow_bytes),
+                gb(avail)
+            ),
+        ));
+    }
+    if sc.sample_interval_s > 0.0 {
+        let monitored = match &sc.topology {
+            Topology::Dumbbell(_) => 2.0,
+            Topology::ParkingLot(p) => 2.0 * p.n_links as f64,
+            Topology::Custom(c) => 2.0 * c.links.iter().filter(|l| l.monitor).count() as f64,
+        };
+        let samples = (sc.duration_s / sc.sample_interval_s).floor() + 1.0;
+        let rows_per_sample = flows + monitored + 1.0;
+        let series = samples * rows_per_sample * BYTES_PER_SERIES_ROW;
+        if flow_bytes + series > avail {
+            let min_interval = sc.duration_s * rows_per_sample * BYTES_PER_SERIES_ROW / (avail - flow_bytes).max(1.0);
+            return Err(err(
+                "sample_interval_s",
+                format!(
+                    "{} s gives {} samples x {} series rows (flows and monitored links) = about {} of series; \
+                     this machine has {} available: use sample_interval_s >= {} s, or 0 for no series",
+                    num(sc.sample_interval_s),
+                    num(samples),
+                    rows_per_sample,
+                    gb(series),
+                    gb(avail),
+                    num((min_interval * 1.01 * 1e6).ceil() / 1e6)
+                ),
+            ));
+        }
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sc(extra_top: &str, count: u64) -> Scenario {
+        Scenario::from_toml(&format!(
+            "duration_s = 10.0\n{extra_top}\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e7\n\
+             bottleneck_queue = {{ limit_pkts = 20 }}\n[[flows]]\ncount = {count}\nrtt_s = 0.1\n"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn flows_beyond_memory_are_refused_naming_the_count() {
+        // 1000 flows need 24 MB: fine with 1 GB, refused with 10 MB
+        let s = sc("sample_interval_s = 0", 1000);
+        assert!(resources(&s, Some(1e9)).is_ok());
+        let e = resources(&s, Some(1e7)).unwrap_err();
+        assert_eq!(e.field, "flows[0].count");
+        assert!(e.msg.contains("0.024 GB") && e.msg.contains("0.010 GB available"), "{}", e.msg);
+        // no memory figure (not Linux): nothing refused
+        assert!(resources(&s, None).is_ok());
+    }
+
+    #[test]
+    fn series_beyond_memory_are_refused_with_the_smallest_interval_that_fits() {
+        // 10 flows + 2 bottleneck directions + fairness = 13 rows per sample;
+        // 1e-4 s over 10 s = 100,001 samples: 390 MB of series
+        let s = sc("sample_interval_s = 1e-4", 10);
+        let e = resources(&s, Some(2e8)).unwrap_err();
+        assert_eq!(e.field, "sample_interval_s");
+        assert!(e.msg.contains("0.390 GB of series"), "{}", e.msg);
+        // the interval it suggests does fit
+        let hint: f64 = e.msg.rsplit(">= ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
+        let ok = sc(&format!("sample_interval_s = {hint}"), 10);
+        assert!(resources(&ok, Some(2e8)).is_ok(), "suggested {hint} s does not fit");
+        assert!(resources(&sc("sample_interval_s = 0", 10), Some(2e8)).is_ok());
+    }
 }
