@@ -112,6 +112,9 @@ def _bad_inputs(tmp_path, small_toml):
     huge.write_text(small_toml.read_text().replace("count = 2", "count = 4000000000", 1))
     dense = tmp_path / "dense.toml"
     dense.write_text(re.sub(r"(?m)^sample_interval_s = .*$", "sample_interval_s = 1e-9", small_toml.read_text()))
+    nan_json = tmp_path / "nan.json"
+    nan_json.write_text('{"duration_s": 1.0, "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 1e7, '
+                        '"bottleneck_queue": {"limit_pkts": 20}}, "flows": [{"rtt_s": [0.1, NaN], "count": 2}]}')
     latin1 = tmp_path / "latin1.toml"
     latin1.write_bytes(b'name = "ok"\n# caf\xe9\n')
     return [
@@ -120,6 +123,7 @@ def _bad_inputs(tmp_path, small_toml):
         (["run", str(invalid), "--out", str(tmp_path / "o")], "scenario.flows[0].cc"),
         (["reproduce", "no-such-experiment"], "unknown experiment"),
         (["run", str(latin1), "--out", str(tmp_path / "o")], "line 2: byte 0xe9 is not UTF-8"),
+        (["run", str(nan_json), "--out", str(tmp_path / "o")], "scenario.flows[0].rtt_s[1]: nan is not allowed"),
         (["run", str(huge), "--out", str(tmp_path / "o")], "scenario.flows[0].count: 4000000000 is too many"),
         (["run", str(dense), "--out", str(tmp_path / "o")], "scenario.sample_interval_s: 1e-9 s gives"),
         (["sweep", str(small_toml), "--grid", "flows.0.count", "--out", str(tmp_path / "o")], "bad --grid"),

@@ -9,6 +9,7 @@ message instead of an ImportError deep inside some other module.
 from __future__ import annotations
 
 import json
+import math
 from types import ModuleType
 from typing import Any, Optional
 
@@ -53,12 +54,35 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
+def _non_finite(obj: Any, path: str = "") -> Optional[tuple]:
+    """The first NaN or infinite number in ``obj`` as ``(path, value)``, the
+    path in the engine's form (``flows[0].rtt_s``)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return path, obj
+    if isinstance(obj, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(obj))
+    else:
+        return None
+    for p, v in items:
+        hit = _non_finite(v, p)
+        if hit:
+            return hit
+    return None
+
+
 def dumps(obj: Any, canonical: bool = False) -> str:
     """Serialise a scenario dict for the engine.
 
     ``canonical=True`` gives the byte-stable form used for cache keys
-    (sorted keys, no whitespace).
+    (sorted keys, no whitespace). NaN and infinities have no JSON form: they
+    are a :class:`UserError` naming the field (as the engine names them in
+    a TOML file, which can hold them).
     """
+    hit = _non_finite(obj)
+    if hit:
+        raise UserError(f"scenario.{hit[0]}: {hit[1]} is not allowed; must be a finite number")
     if canonical:
         return json.dumps(obj, default=_default, sort_keys=True, separators=(",", ":"))
     return json.dumps(obj, default=_default)

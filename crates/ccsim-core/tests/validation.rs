@@ -741,3 +741,39 @@ fn custom_topology_silent_mistakes_are_errors() {
     // the unchanged scenario is accepted
     Simulation::new(&Scenario::from_toml(CUSTOM).unwrap()).unwrap();
 }
+
+/// serde's own wording never reaches the user (issue 12): each type error
+/// says, in the scenario's terms, what was given and what is allowed.
+#[test]
+fn type_errors_speak_the_scenario_language() {
+    let dumbbell = "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 10e6\n\
+                    bottleneck_queue = { limit_pkts = 20 }\n[[flows]]\nrtt_s = 0.1\n";
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        ("rtt_s = 0.1", "rtt_s = \"x\"", "flows[0].rtt_s", &["must be a number or a list of numbers"]),
+        (
+            "bottleneck_queue = { limit_pkts = 20 }",
+            "bottleneck_queue = 5",
+            "topology.bottleneck_queue",
+            &["5 is not allowed", "queue table such as { limit_pkts = 20 }"],
+        ),
+        ("rtt_s = 0.1", "rtt_s = 0.1\ncount = -1", "flows[0].count", &["-1 is not allowed", "whole number from 0"]),
+        ("rtt_s = 0.1", "rtt_s = 0.1\ncount = 1.5", "flows[0].count", &["1.5 is not allowed", "whole number"]),
+        (
+            "rtt_s = 0.1",
+            "rtt_s = 0.1\nhops = [0, 0, 1]",
+            "flows[0].hops",
+            &["a list of 3 values is not allowed", "exactly 2 values"],
+        ),
+        ("rtt_s = 0.1", "rtt_s = 0.1\nhops = [0]", "flows[0].hops", &["a list of 1 values", "exactly 2 values"]),
+    ];
+    for (from, to, field, words) in cases {
+        let e = error_of(&with(dumbbell, from, to));
+        assert_eq!(e.field, *field, "{e}");
+        for w in *words {
+            assert!(e.msg.contains(w), "{e} does not say {w:?}");
+        }
+        for serde_word in ["expected", "struct", "u32", "enum", "variant", "integer `", "floating point"] {
+            assert!(!e.msg.contains(serde_word), "{e} speaks serde ({serde_word:?})");
+        }
+    }
+}

@@ -375,7 +375,68 @@ impl FlowSpec {
 fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ConfigError {
     let path = e.path().to_string();
     let path = if path == "." || path == "?" { String::new() } else { path };
-    ConfigError::new(path, e.inner().to_string())
+    ConfigError::new(path, plain_message(&e.inner().to_string()))
+}
+
+/// serde's wording ("invalid type: integer `5`, expected struct
+/// QueueSpec") in the scenario's terms ("5 is not allowed; must be a queue
+/// table such as { limit_pkts = 20 }"); other messages pass unchanged.
+pub(crate) fn plain_message(msg: &str) -> String {
+    fn value(v: &str) -> String {
+        let v = v.trim();
+        let tick = |s: &str| s.trim_matches('`').to_string();
+        if let Some(x) = v.strip_prefix("integer ") {
+            tick(x)
+        } else if let Some(x) = v.strip_prefix("floating point ") {
+            tick(x)
+        } else if let Some(x) = v.strip_prefix("boolean ") {
+            tick(x)
+        } else if let Some(x) = v.strip_prefix("string ") {
+            x.to_string()
+        } else if v == "map" {
+            "a table".into()
+        } else if v == "sequence" {
+            "a list".into()
+        } else {
+            v.to_string()
+        }
+    }
+    fn expected(e: &str) -> String {
+        let e = e.trim();
+        match e {
+            "u8" | "u16" | "u32" => format!("a whole number from 0 to {}", u32::MAX),
+            "u64" | "usize" => "a whole number >= 0".into(),
+            "i32" | "i64" => "a whole number".into(),
+            "f32" | "f64" => "a number".into(),
+            _ if e.starts_with("struct QueueSpec") || e.contains("QueueSpec") => {
+                "a queue table such as { limit_pkts = 20 }".into()
+            }
+            "fewer elements in array" => "a list of exactly 2 values".into(),
+            "an array of length 2" => "a list of exactly 2 values".into(),
+            _ if e.starts_with("struct ") || e.starts_with("a map") => "a table".into(),
+            _ if e.starts_with("a sequence") => "a list".into(),
+            _ => e.to_string(),
+        }
+    }
+    // the TOML deserializer appends "\nin `flows.count`": the path is
+    // already in the error's field
+    let msg = msg.lines().next().unwrap_or(msg).trim_end();
+    if msg.starts_with("data did not match any variant of untagged enum OneOrMany") {
+        return "must be a number or a list of numbers (one per flow)".into();
+    }
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = msg.strip_prefix(prefix) {
+            if let Some((v, e)) = rest.split_once(", expected ") {
+                return format!("{} is not allowed; must be {}", value(v), expected(e));
+            }
+        }
+    }
+    if let Some(rest) = msg.strip_prefix("invalid length ") {
+        if let Some((n, e)) = rest.split_once(", expected ") {
+            return format!("a list of {n} values is not allowed; must be {}", expected(e));
+        }
+    }
+    msg.to_string()
 }
 
 /// Re-parse the `topology` variant `kind` on its own (with `kind` removed):
