@@ -223,7 +223,7 @@ fn web_fields_are_validated_with_named_errors() {
         e.to_string()
     };
     let e = err("app = \"web\"", "app = \"wbe\"");
-    assert_eq!(e, "scenario.flows[0].app: unknown value \"wbe\"; allowed: bulk, onoff, web, telnet");
+    assert_eq!(e, "scenario.flows[0].app: unknown value \"wbe\"; allowed: bulk, onoff, web, shortflow, telnet");
     let e = err("app_params = {  }", "app_params = { think_mean_s = 0 }");
     assert_eq!(e, "scenario.flows[0].app_params.think_mean_s: 0 is not allowed; must be a finite number > 0");
     let e = err("app_params = {  }", "app_params = { think_mean_s = 2e6 }");

@@ -69,12 +69,14 @@
 //! Every user draws from its own random stream (`Stream::App`, keyed by
 //! entry and user), so one seed gives the same transfers, and adding users
 //! or entries does not change another user's draws.
+pub use super::transfer::SizeLaw;
+use super::transfer::{self, unit_open0, Endpoint};
 use super::{AppCtx, AppKind, Application, Factory, Placement};
 use crate::flow::TransferTag;
 use crate::scenario::params::Params;
 use crate::scenario::validate::{at_least, positive};
 use crate::scenario::{ConfigError, FlowSpec};
-use crate::sim::rng::{self, Rng, Stream};
+use crate::sim::rng::Rng;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
@@ -150,15 +152,6 @@ fn params_doc() -> Vec<ParamDoc> {
     ]
 }
 
-/// Object size law.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SizeLaw {
-    /// ns-2 `ParetoII` (Lomax): `s·(U^(-1/α) - 1)`, `s = mean·(α-1)`.
-    Pareto2,
-    /// ns-2 `Pareto` (type I): `x_m·U^(-1/α)`, `x_m = mean·(α-1)/α`.
-    Pareto,
-}
-
 /// A count law of PackMime's form: 1 with probability `p1`, else
 /// `1 + ceil(W)` (at least 2) with W ~ Weibull(`shape`, `scale`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -231,11 +224,6 @@ fn at_least_one(field: &str, x: f64) -> Result<(), ConfigError> {
     at_least(field, x, 1.0)
 }
 
-/// U in (0, 1]: a heavy tail's inverse CDF needs U > 0.
-fn unit_open0(r: &mut Rng) -> f64 {
-    1.0 - r.gen::<f64>()
-}
-
 impl WebConfig {
     /// Parse and check `spec.app_params` (`path` names the flow entry).
     pub fn from_spec(spec: &FlowSpec, path: &str) -> Result<Self, ConfigError> {
@@ -243,10 +231,7 @@ impl WebConfig {
         let empty = Map::new();
         let mut p = Params::new(spec.app_params.as_ref().unwrap_or(&empty), &format!("{path}.app_params"));
         let think_mean_s = p.f64_with("think_mean_s", d::THINK_MEAN_S, positive)?;
-        let object_dist = match p.choice("object_dist", d::OBJECT_DIST, &["pareto2", "pareto"])? {
-            "pareto" => SizeLaw::Pareto,
-            _ => SizeLaw::Pareto2,
-        };
+        let object_dist = SizeLaw::from_name(p.choice("object_dist", d::OBJECT_DIST, &SizeLaw::NAMES)?);
         let object_mean_bytes = p.f64_with("object_mean_bytes", d::OBJECT_MEAN_BYTES, at_least_one)?;
         let object_shape = p.f64_with("object_shape", d::OBJECT_SHAPE, above_one)?;
         let object_max_bytes = p.opt_f64_with("object_max_bytes", at_least_one)?;
@@ -280,13 +265,9 @@ impl WebConfig {
 
     /// The parameter table with every value (normalisation).
     pub fn to_params(&self) -> Map<String, Value> {
-        let dist = match self.object_dist {
-            SizeLaw::Pareto2 => "pareto2",
-            SizeLaw::Pareto => "pareto",
-        };
         let mut m = json!({
             "think_mean_s": self.think_mean_s,
-            "object_dist": dist,
+            "object_dist": self.object_dist.name(),
             "object_mean_bytes": self.object_mean_bytes,
             "object_shape": self.object_shape,
             "size_factor": self.size_factor,
@@ -310,36 +291,22 @@ impl WebConfig {
 
     /// A think time in seconds.
     pub fn think(&self, r: &mut Rng) -> f64 {
-        -self.think_mean_s * unit_open0(r).ln()
+        transfer::exponential(self.think_mean_s, r)
     }
 
     /// P(think time <= t).
     pub fn think_cdf(&self, t: f64) -> f64 {
-        if t <= 0.0 {
-            0.0
-        } else {
-            1.0 - (-t / self.think_mean_s).exp()
-        }
+        transfer::exponential_cdf(self.think_mean_s, t)
     }
 
     /// An object's size before the factor and the cap.
     fn object_base(&self, r: &mut Rng) -> f64 {
-        let (a, m) = (self.object_shape, self.object_mean_bytes);
-        let u = unit_open0(r);
-        match self.object_dist {
-            SizeLaw::Pareto2 => m * (a - 1.0) * (u.powf(-1.0 / a) - 1.0),
-            SizeLaw::Pareto => m * (a - 1.0) / a * u.powf(-1.0 / a),
-        }
+        self.object_dist.sample(self.object_mean_bytes, self.object_shape, r)
     }
 
     /// P(object size before the factor and the cap <= x).
     fn object_base_cdf(&self, x: f64) -> f64 {
-        let (a, m) = (self.object_shape, self.object_mean_bytes);
-        match self.object_dist {
-            SizeLaw::Pareto2 if x > 0.0 => 1.0 - (1.0 + x / (m * (a - 1.0))).powf(-a),
-            SizeLaw::Pareto if x > m * (a - 1.0) / a => 1.0 - (m * (a - 1.0) / a / x).powf(a),
-            _ => 0.0,
-        }
+        self.object_dist.cdf(self.object_mean_bytes, self.object_shape, x)
     }
 
     /// An object's payload bytes: `max(1, ceil(size_factor · min(X, cap)))`.
@@ -371,24 +338,15 @@ impl WebConfig {
 /// Builds the users of one `[[flows]]` entry, sharing its configuration.
 fn factory(spec: &FlowSpec) -> Factory {
     let cfg = Arc::new(WebConfig::from_spec(spec, "flow").expect("validated web parameters"));
-    // The transport settings every transfer of the entry gets.
-    let mut template = spec.clone();
-    template.app = None;
-    template.app_params = None;
-    template.count = 1;
-    let template = Arc::new(template);
+    let template = transfer::template(spec);
     let stop = spec.stop_s.map(from_secs);
     Box::new(move |p: &Placement| {
         Box::new(WebUser {
             cfg: cfg.clone(),
-            spec: template.clone(),
-            entry: p.entry,
-            user: p.index,
-            hosts: p.hosts,
-            route: p.route,
+            at: Endpoint::new(template.clone(), p),
             start: p.start,
             stop,
-            rng: rng::stream(p.seed, Stream::App, ((p.entry as u64) << 32) | p.index as u64),
+            rng: transfer::stream(p),
             pages: 0,
             conn_pages_left: 0,
             page: Page::default(),
@@ -413,12 +371,8 @@ struct Page {
 /// One web user on its host pair (see the module doc).
 pub struct WebUser {
     cfg: Arc<WebConfig>,
-    /// Transport settings of every transfer (`bytes` set per transfer).
-    spec: Arc<FlowSpec>,
-    entry: usize,
-    user: u32,
-    hosts: (usize, usize),
-    route: u32,
+    /// The entry's transport settings and this user's host pair.
+    at: Endpoint,
     start: Time,
     /// No page is requested at or after this time.
     stop: Option<Time>,
@@ -471,20 +425,15 @@ impl WebUser {
 
     /// Open one transfer of the current page.
     fn open(&mut self, ctx: &mut AppCtx, bytes: u64, objects: u32, persistent: bool) {
-        let mut spec = (*self.spec).clone();
-        spec.bytes = Some(bytes);
         let tag = TransferTag {
-            user: self.user,
+            user: self.at.user,
             page: self.page.index,
             objects,
             page_objects: self.page.objects,
             persistent,
             bytes,
         };
-        let id = ctx.open_transfer(&spec, self.entry, self.hosts, self.route, tag).expect("validated transfer spec");
-        if let Some(s) = ctx.flows.sender_mut(id) {
-            s.open(ctx.net);
-        }
+        self.at.open(ctx, tag);
         self.page.open += 1;
     }
 }
@@ -521,6 +470,7 @@ impl Application for WebUser {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::rng::{self, Stream};
     use crate::stats::ks_distance;
 
     fn cfg(params: Value) -> WebConfig {

@@ -48,6 +48,27 @@ pub fn ks_distance(x: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
     d
 }
 
+/// Kolmogorov–Smirnov distance for a law on the integers: `sup_k |F_n(k)
+/// - F(k)|` over the sample's values `k` and the integers just below them
+/// (where a step function's gaps are), with `cdf(k) = P(X <= k)`.
+pub fn ks_distance_discrete(x: &[u64], cdf: impl Fn(f64) -> f64) -> f64 {
+    let mut x = x.to_vec();
+    x.sort_unstable();
+    let n = x.len() as f64;
+    let mut d: f64 = 0.0;
+    let mut i = 0;
+    while i < x.len() {
+        let mut j = i;
+        while j < x.len() && x[j] == x[i] {
+            j += 1;
+        }
+        let k = x[i] as f64;
+        d = d.max((j as f64 / n - cdf(k)).abs()).max((i as f64 / n - cdf(k - 1.0)).abs());
+        i = j;
+    }
+    d
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
     pub id: u32,
@@ -151,6 +172,14 @@ pub struct FlowSeries {
     /// Present once a flow advertises a window (GWA-TCP), NaN for others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub awnd_pkts: Vec<f64>,
+    /// Present once an XCP flow has applied a router feedback, NaN for
+    /// others (and before a flow's first): the last echoed H_feedback in
+    /// bytes/s (ns-2's traced `reverse_feedback_`) and the window change it
+    /// gave in packets (`feedback · srtt / mss`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xcp_feedback_bytes_per_s: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xcp_delta_cwnd_pkts: Vec<f64>,
 }
 
 /// Push `v` onto an optional series column that starts (back-filled with
