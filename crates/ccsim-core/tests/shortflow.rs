@@ -6,15 +6,10 @@
 //! fields are checked with named errors.
 mod common;
 use ccsim_core::app::shortflow::ShortFlowConfig;
-use ccsim_core::stats::{ks_distance, ks_distance_discrete, Transfers};
+use ccsim_core::stats::{ks_crit_001, ks_distance, ks_distance_discrete, Transfers};
 use ccsim_core::{Scenario, Simulation};
 use common::*;
 use std::collections::BTreeMap;
-
-/// Kolmogorov's critical value at significance 0.001 for `n` samples.
-fn ks_crit(n: usize) -> f64 {
-    1.949 / (n as f64).sqrt()
-}
 
 /// A dumbbell carrying `nodes` short-flow nodes with the given `app_params`.
 fn shortflow(nodes: u32, rate_bps: f64, buf_pkts: u64, duration_s: f64, params: &str, extra: &str) -> String {
@@ -66,7 +61,7 @@ fn file_sizes_and_off_times_follow_their_laws_one_file_at_a_time() {
     pkts.sort_unstable();
     assert_eq!(pkts[0], 8, "type I Pareto of mean 30 and shape 1.35 starts at 7.78 packets");
     let d = ks_distance_discrete(&pkts, |k| cfg.file_pkts_cdf(k));
-    assert!(d < ks_crit(pkts.len()), "file sizes: KS distance {d} over {} files", pkts.len());
+    assert!(d < ks_crit_001(pkts.len()), "file sizes: KS distance {d} over {} files", pkts.len());
     for i in 0..t.len() {
         assert_eq!((t.objects[i], t.page_objects[i], t.persistent[i]), (1, 1, false));
         if let Some(c) = t.completed_s[i] {
@@ -88,7 +83,7 @@ fn file_sizes_and_off_times_follow_their_laws_one_file_at_a_time() {
         assert!(v[..v.len() - 1].iter().all(|f| f.1.is_some()));
     }
     let d = ks_distance(&mut off, |x| cfg.off_cdf(x));
-    assert!(d < ks_crit(off.len()), "off times: KS distance {d} over {}", off.len());
+    assert!(d < ks_crit_001(off.len()), "off times: KS distance {d} over {}", off.len());
     // the first file of each node opens at its start (start_spread_s = 1)
     assert!(per_node.values().all(|v| v[0].0 <= 1.0));
 }

@@ -43,7 +43,7 @@
 //! node, `page` = its file number from 0, `objects` = `page_objects` = 1,
 //! `fct_s` the completion time), and freed when finished; every node
 //! draws from its own random stream.
-use super::transfer::{self, Endpoint, SizeLaw};
+use super::transfer::{self, above_one, at_least_one, Endpoint, SizeLaw};
 use super::{AppCtx, AppKind, Application, Factory, Placement};
 use crate::flow::TransferTag;
 use crate::scenario::params::Params;
@@ -53,7 +53,7 @@ use crate::sim::rng::Rng;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// The registry entry (`app = "shortflow"`).
@@ -64,13 +64,7 @@ pub const KIND: AppKind = AppKind {
     needs: "bytes",
     params: params_doc,
     validate: |spec, path| {
-        if spec.bytes.is_some() {
-            return Err(ConfigError::new(
-                format!("{path}.bytes"),
-                "not allowed with app = \"shortflow\"; file sizes come from app_params \
-                 (size_mean_pkts, size_shape, size_dist)",
-            ));
-        }
+        transfer::no_bytes(spec, path, "shortflow", "file sizes (size_mean_pkts, size_shape, size_dist)")?;
         ShortFlowConfig::from_spec(spec, path).map(|_| ())
     },
     fill_defaults: |spec| {
@@ -116,18 +110,6 @@ pub struct ShortFlowConfig {
     pub off_mean_s: f64,
 }
 
-fn above_one(field: &str, x: f64) -> Result<(), ConfigError> {
-    if x.is_finite() && x > 1.0 {
-        Ok(())
-    } else {
-        Err(ConfigError::new(field, format!("{x} is not allowed; must be a finite number > 1 (a finite mean)")))
-    }
-}
-
-fn at_least_one(field: &str, x: f64) -> Result<(), ConfigError> {
-    crate::scenario::validate::at_least(field, x, 1.0)
-}
-
 impl ShortFlowConfig {
     /// Parse and check `spec.app_params` (`path` names the flow entry).
     pub fn from_spec(spec: &FlowSpec, path: &str) -> Result<Self, ConfigError> {
@@ -144,16 +126,15 @@ impl ShortFlowConfig {
 
     /// The parameter table with every value (normalisation).
     pub fn to_params(&self) -> Map<String, Value> {
-        let m = json!({
-            "size_dist": self.size_dist.name(),
-            "size_shape": self.size_shape,
-            "size_mean_pkts": self.size_mean_pkts,
-            "off_mean_s": self.off_mean_s,
-        });
-        match m {
-            Value::Object(o) => o,
-            _ => unreachable!("a JSON object"),
-        }
+        [
+            ("size_dist", Value::from(self.size_dist.name())),
+            ("size_shape", self.size_shape.into()),
+            ("size_mean_pkts", self.size_mean_pkts.into()),
+            ("off_mean_s", self.off_mean_s.into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
     }
 
     /// A file's size in packets: `⌈X⌉`, at least 1.
@@ -266,16 +247,12 @@ impl Application for ShortFlowNode {
 mod tests {
     use super::*;
     use crate::sim::rng::{self, Stream};
-    use crate::stats::{ks_distance, ks_distance_discrete};
+    use crate::stats::{ks_crit_001, ks_distance, ks_distance_discrete};
+    use serde_json::json;
 
     fn cfg(params: Value) -> ShortFlowConfig {
         let spec: FlowSpec = serde_json::from_value(json!({"app": "shortflow", "app_params": params})).unwrap();
         ShortFlowConfig::from_spec(&spec, "flows[0]").unwrap()
-    }
-
-    /// Kolmogorov's critical value at significance 0.001 for n samples.
-    fn ks_crit(n: usize) -> f64 {
-        1.949 / (n as f64).sqrt()
     }
 
     #[test]
@@ -288,7 +265,7 @@ mod tests {
         // so every file is at least 8 packets
         assert_eq!(*x.iter().min().unwrap(), 8);
         let d = ks_distance_discrete(&x, |k| c.file_pkts_cdf(k));
-        assert!(d < ks_crit(x.len()), "KS distance {d}");
+        assert!(d < ks_crit_001(x.len()), "KS distance {d}");
         // closed form: P(X <= k) = 1 - (x_m/k)^α; the median x_m·2^(1/α)
         // is 12.997 packets, so about half the files are 13 packets or less,
         // and 10% are above x_m·10^(1/α) = 42.8 packets
@@ -300,10 +277,10 @@ mod tests {
         }
         // power: ParetoII with the same mean and shape is rejected
         let other = cfg(json!({"size_dist": "pareto2"}));
-        assert!(ks_distance_discrete(&x, |k| other.file_pkts_cdf(k)) > ks_crit(x.len()));
+        assert!(ks_distance_discrete(&x, |k| other.file_pkts_cdf(k)) > ks_crit_001(x.len()));
         // and so is a 10% larger mean
         let wrong = cfg(json!({"size_mean_pkts": 33.0}));
-        assert!(ks_distance_discrete(&x, |k| wrong.file_pkts_cdf(k)) > ks_crit(x.len()));
+        assert!(ks_distance_discrete(&x, |k| wrong.file_pkts_cdf(k)) > ks_crit_001(x.len()));
     }
 
     #[test]
@@ -312,9 +289,9 @@ mod tests {
         let mut r = rng::stream(9, Stream::App, 4);
         let mut x: Vec<f64> = (0..20_000).map(|_| c.off(&mut r)).collect();
         let d = ks_distance(&mut x, |t| c.off_cdf(t));
-        assert!(d < ks_crit(x.len()), "KS distance {d}");
+        assert!(d < ks_crit_001(x.len()), "KS distance {d}");
         let wrong = cfg(json!({"off_mean_s": 0.22}));
-        assert!(ks_distance(&mut x, |t| wrong.off_cdf(t)) > ks_crit(x.len()));
+        assert!(ks_distance(&mut x, |t| wrong.off_cdf(t)) > ks_crit_001(x.len()));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! application's `on_transfer_done` runs.
 use super::{AppCtx, Placement};
 use crate::flow::TransferTag;
-use crate::scenario::FlowSpec;
+use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::rng::{self, Rng, Stream};
 use rand::Rng as _;
 use std::sync::Arc;
@@ -23,6 +23,18 @@ pub fn template(spec: &FlowSpec) -> Arc<FlowSpec> {
     t.app_params = None;
     t.count = 1;
     Arc::new(t)
+}
+
+/// A workload draws its transfers' sizes, so its entry takes no `bytes`
+/// (`sizes` names the `app_params` keys that set them).
+pub fn no_bytes(spec: &FlowSpec, path: &str, app: &str, sizes: &str) -> Result<(), ConfigError> {
+    match spec.bytes {
+        Some(_) => Err(ConfigError::new(
+            format!("{path}.bytes"),
+            format!("not allowed with app = \"{app}\"; {sizes} come from app_params"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Where one workload instance (a user, a node) opens its transfers.
@@ -58,6 +70,20 @@ impl Endpoint {
 /// instances or entries does not change another instance's draws.
 pub fn stream(p: &Placement) -> Rng {
     rng::stream(p.seed, Stream::App, ((p.entry as u64) << 32) | p.index as u64)
+}
+
+/// A Pareto shape: finite and above 1 (a finite mean).
+pub fn above_one(field: &str, x: f64) -> Result<(), ConfigError> {
+    if x.is_finite() && x > 1.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(field, format!("{x} is not allowed; must be a finite number > 1 (a finite mean)")))
+    }
+}
+
+/// A mean size: at least 1 (byte or packet).
+pub fn at_least_one(field: &str, x: f64) -> Result<(), ConfigError> {
+    crate::scenario::validate::at_least(field, x, 1.0)
 }
 
 /// U in (0, 1]: a heavy tail's inverse CDF needs U > 0.

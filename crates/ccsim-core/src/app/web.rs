@@ -70,11 +70,11 @@
 //! entry and user), so one seed gives the same transfers, and adding users
 //! or entries does not change another user's draws.
 pub use super::transfer::SizeLaw;
-use super::transfer::{self, unit_open0, Endpoint};
+use super::transfer::{self, above_one, at_least_one, unit_open0, Endpoint};
 use super::{AppCtx, AppKind, Application, Factory, Placement};
 use crate::flow::TransferTag;
 use crate::scenario::params::Params;
-use crate::scenario::validate::{at_least, positive};
+use crate::scenario::validate::positive;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::rng::Rng;
 use crate::sim::time::from_secs;
@@ -92,13 +92,7 @@ pub const KIND: AppKind = AppKind {
     needs: "bytes",
     params: params_doc,
     validate: |spec, path| {
-        if spec.bytes.is_some() {
-            return Err(ConfigError::new(
-                format!("{path}.bytes"),
-                "not allowed with app = \"web\"; object sizes come from app_params \
-                 (object_mean_bytes, size_factor, ...)",
-            ));
-        }
+        transfer::no_bytes(spec, path, "web", "object sizes (object_mean_bytes, size_factor, ...)")?;
         WebConfig::from_spec(spec, path).map(|_| ())
     },
     fill_defaults: |spec| {
@@ -210,18 +204,6 @@ pub struct WebConfig {
     pub persistent: f64,
     pub pages: CountLaw,
     pub parallel: u32,
-}
-
-fn above_one(field: &str, x: f64) -> Result<(), ConfigError> {
-    if x.is_finite() && x > 1.0 {
-        Ok(())
-    } else {
-        Err(ConfigError::new(field, format!("{x} is not allowed; must be a finite number > 1 (a finite mean)")))
-    }
-}
-
-fn at_least_one(field: &str, x: f64) -> Result<(), ConfigError> {
-    at_least(field, x, 1.0)
 }
 
 impl WebConfig {
@@ -471,16 +453,11 @@ impl Application for WebUser {
 mod tests {
     use super::*;
     use crate::sim::rng::{self, Stream};
-    use crate::stats::ks_distance;
+    use crate::stats::{ks_crit_001, ks_distance};
 
     fn cfg(params: Value) -> WebConfig {
         let spec: FlowSpec = serde_json::from_value(json!({"app": "web", "app_params": params})).unwrap();
         WebConfig::from_spec(&spec, "flows[0]").unwrap()
-    }
-
-    /// Kolmogorov's critical value at significance 0.001 for n samples.
-    fn ks_crit(n: usize) -> f64 {
-        1.949 / (n as f64).sqrt()
     }
 
     fn draws(n: usize, mut f: impl FnMut(&mut Rng) -> f64) -> Vec<f64> {
@@ -493,10 +470,10 @@ mod tests {
         let c = cfg(json!({"think_mean_s": 3.0}));
         let mut x = draws(20_000, |r| c.think(r));
         let d = ks_distance(&mut x, |t| c.think_cdf(t));
-        assert!(d < ks_crit(x.len()), "KS distance {d}");
+        assert!(d < ks_crit_001(x.len()), "KS distance {d}");
         // the test has power: a 10% wrong mean is rejected
         let wrong = cfg(json!({"think_mean_s": 3.3}));
-        assert!(ks_distance(&mut x, |t| wrong.think_cdf(t)) > ks_crit(x.len()));
+        assert!(ks_distance(&mut x, |t| wrong.think_cdf(t)) > ks_crit_001(x.len()));
     }
 
     #[test]
@@ -509,7 +486,7 @@ mod tests {
             let c = cfg(params.clone());
             let mut x = draws(20_000, |r| c.object_bytes(r) as f64);
             let d = ks_distance(&mut x, |b| c.object_bytes_cdf(b));
-            assert!(d < ks_crit(x.len()), "{params}: KS distance {d}");
+            assert!(d < ks_crit_001(x.len()), "{params}: KS distance {d}");
             // whole bytes, at least one
             assert!(x.iter().all(|&b| b >= 1.0 && b.fract() == 0.0));
         }
@@ -517,7 +494,7 @@ mod tests {
         let c = cfg(json!({}));
         let other = cfg(json!({"object_dist": "pareto"}));
         let mut x = draws(20_000, |r| c.object_bytes(r) as f64);
-        assert!(ks_distance(&mut x, |b| other.object_bytes_cdf(b)) > ks_crit(x.len()));
+        assert!(ks_distance(&mut x, |b| other.object_bytes_cdf(b)) > ks_crit_001(x.len()));
         // with a cap: an atom at size_factor·cap of the right weight, and
         // below it the law conditioned on staying below
         let capped = cfg(json!({"size_factor": 15.0, "object_max_bytes": 50000.0}));
@@ -530,7 +507,7 @@ mod tests {
         assert!((share - p_top).abs() < 4.0 * sd, "share at the cap {share}, expected {p_top}");
         let mut below: Vec<f64> = x.into_iter().filter(|&b| b < top).collect();
         let d = ks_distance(&mut below, |b| capped.object_bytes_cdf(b) / (1.0 - p_top));
-        assert!(d < ks_crit(below.len()), "capped: KS distance {d}");
+        assert!(d < ks_crit_001(below.len()), "capped: KS distance {d}");
     }
 
     #[test]
@@ -556,7 +533,7 @@ mod tests {
                 cum += c;
                 d = d.max((cum as f64 / n as f64 - law.cdf(k as f64)).abs());
             }
-            assert!(d < ks_crit(n), "{law:?}: KS distance {d}");
+            assert!(d < ks_crit_001(n), "{law:?}: KS distance {d}");
         }
     }
 
