@@ -277,6 +277,7 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
     st_a = t[t["stage"] == "a"].sort_values("n_short")
     ax = axes[0][0]
     ax.plot(st_a["n_short"], st_a["max_queue_bytes"], "s-", label="P. XCP C.P. (rule-of-thumb buffer)")
+    ax.set_ylim(0, 1.1 * float(st_a["max_queue_bytes"].max()))
     style_axes(ax, "short-flow nodes per direction", "max bottleneck queue (bytes)", title="Fig 3(a)")
     for col, (ycol, ylabel, title) in enumerate((("utilization", "bottleneck utilisation", "Fig 3(b)"),
                                                 ("mean_fct_s", "mean short-flow completion time (s)",
