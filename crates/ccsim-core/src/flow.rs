@@ -13,6 +13,7 @@
 use crate::net::{Net, Packet};
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::Time;
+use crate::transport::cc::FeedbackSample;
 use crate::transport::{self, slot, AppDelay, Endpoints, Receiver, Sender, SenderReport};
 use std::sync::Arc;
 
@@ -121,6 +122,12 @@ impl<'a> FlowRef<'a> {
             (State::Live(_), Some(e)) => e.sender.report(),
             (State::Live(_), None) => unreachable!("a live row has a slot"),
         }
+    }
+
+    /// The router feedback the live sender last applied (XCP); `None` for
+    /// other controllers and freed flows.
+    pub fn last_feedback(&self) -> Option<FeedbackSample> {
+        self.ends.and_then(|e| e.sender.last_feedback())
     }
 
     /// Payload bytes delivered in order to the receiving application.

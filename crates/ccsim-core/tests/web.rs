@@ -5,15 +5,10 @@
 //! bytes, and every new field is checked with a named error.
 mod common;
 use ccsim_core::app::web::WebConfig;
-use ccsim_core::stats::{ks_distance, Transfers};
+use ccsim_core::stats::{ks_crit_001, ks_distance, Transfers};
 use ccsim_core::{Scenario, Simulation};
 use common::*;
 use std::collections::BTreeMap;
-
-/// Kolmogorov's critical value at significance 0.001 for `n` samples.
-fn ks_crit(n: usize) -> f64 {
-    1.949 / (n as f64).sqrt()
-}
 
 /// A dumbbell carrying `users` web users with the given `app_params`.
 fn web(users: u32, rate_bps: f64, buf_pkts: u64, duration_s: f64, params: &str, extra: &str) -> String {
@@ -88,7 +83,7 @@ fn transfer_sizes_think_times_and_pages_follow_their_laws() {
     // One object per non-persistent transfer: its size law.
     let mut sizes: Vec<f64> = (0..t.len()).filter(|&i| !t.persistent[i]).map(|i| t.bytes[i] as f64).collect();
     let d = ks_distance(&mut sizes, |b| cfg.object_bytes_cdf(b));
-    assert!(d < ks_crit(sizes.len()), "object sizes: KS distance {d} over {}", sizes.len());
+    assert!(d < ks_crit_001(sizes.len()), "object sizes: KS distance {d} over {}", sizes.len());
     for i in 0..t.len() {
         assert_eq!(t.objects[i], if t.persistent[i] { t.page_objects[i] } else { 1 });
         if t.completed_s[i].is_some() {
@@ -108,7 +103,7 @@ fn transfer_sizes_think_times_and_pages_follow_their_laws() {
         think.push(p.start - prev);
     }
     let d = ks_distance(&mut think, |x| cfg.think_cdf(x));
-    assert!(d < ks_crit(think.len()), "think times: KS distance {d} over {}", think.len());
+    assert!(d < ks_crit_001(think.len()), "think times: KS distance {d} over {}", think.len());
 
     // Objects per page (discrete: sup_k |F_n(k) - F(k)|).
     let n = pg.len();
@@ -121,7 +116,7 @@ fn transfer_sizes_think_times_and_pages_follow_their_laws() {
         cum += c;
         d = d.max((cum as f64 / n as f64 - cfg.objects.cdf(k as f64)).abs());
     }
-    assert!(d < ks_crit(n), "objects per page: KS distance {d} over {n} pages");
+    assert!(d < ks_crit_001(n), "objects per page: KS distance {d} over {n} pages");
 
     // Pages on persistent connections: a new connection is persistent with
     // probability p and then carries E[P] pages, so the share of pages is
@@ -223,7 +218,7 @@ fn web_fields_are_validated_with_named_errors() {
         e.to_string()
     };
     let e = err("app = \"web\"", "app = \"wbe\"");
-    assert_eq!(e, "scenario.flows[0].app: unknown value \"wbe\"; allowed: bulk, onoff, web, telnet");
+    assert_eq!(e, "scenario.flows[0].app: unknown value \"wbe\"; allowed: bulk, onoff, web, shortflow, telnet");
     let e = err("app_params = {  }", "app_params = { think_mean_s = 0 }");
     assert_eq!(e, "scenario.flows[0].app_params.think_mean_s: 0 is not allowed; must be a finite number > 0");
     let e = err("app_params = {  }", "app_params = { think_mean_s = 2e6 }");

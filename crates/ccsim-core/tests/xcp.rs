@@ -198,3 +198,44 @@ fn deterministic_with_xcp() {
     assert_eq!(key(&a), key(&b));
     assert_eq!(sa, sb);
 }
+
+/// The flow series carry each XCP flow's last echoed feedback (ns-2's
+/// traced `reverse_feedback_`, bytes/s) and the window change it gave
+/// (`feedback · srtt / mss` packets); a Reno flow beside them has none.
+#[test]
+fn flow_series_carry_the_last_xcp_feedback() {
+    let mut sc = scenario_with(2, 20e6, (0.02, 0.02), 100, 8.0, "true", "", "[[flows]]\ncc = \"reno\"\nrtt_s = 0.02");
+    sc.sample_interval_s = 0.05;
+    let (r, _, _) = run(&sc);
+    let s = &r.series.flows;
+    let rows = s.time_s.len();
+    assert!(rows > 300);
+    assert_eq!((s.xcp_feedback_bytes_per_s.len(), s.xcp_delta_cwnd_pkts.len()), (rows, rows));
+    let (mut pos, mut neg, mut xcp_rows) = (0, 0, 0);
+    let mut seen = [false; 2];
+    for i in 0..rows {
+        let (fb, dw) = (s.xcp_feedback_bytes_per_s[i], s.xcp_delta_cwnd_pkts[i]);
+        let f = s.flow[i] as usize;
+        if f == 2 {
+            assert!(fb.is_nan() && dw.is_nan(), "the reno flow has no XCP feedback");
+            continue;
+        }
+        // NaN until the flow's first echoed feedback, then always its last
+        if !seen[f] {
+            seen[f] = fb.is_finite();
+            assert_eq!(fb.is_finite(), dw.is_finite());
+            continue;
+        }
+        xcp_rows += 1;
+        assert!(fb.is_finite() && dw.is_finite(), "row {i}: XCP flow {f} lost its feedback");
+        // the window change is the feedback times the srtt it was applied with
+        assert!((dw - fb * s.srtt_s[i] / 1000.0).abs() <= 1e-3 * dw.abs().max(1e-3), "row {i}: {dw} vs {fb}");
+        pos += (fb > 0.0) as u32;
+        neg += (fb < 0.0) as u32;
+    }
+    assert_eq!(seen, [true, true], "both XCP flows got feedback");
+    // past the ramp the router hands out both signs (Reno's +1/cwnd per ACK
+    // pushes the input above capacity, the efficiency controller answers)
+    assert!(xcp_rows > 200 && pos > 0 && neg > 0, "{xcp_rows} rows: {pos} positive, {neg} negative");
+    assert!(r.to_json().contains("\"xcp_feedback_bytes_per_s\":["));
+}

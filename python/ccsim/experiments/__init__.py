@@ -22,7 +22,14 @@ Adding an experiment: a module in a paper's subpackage defining
   ``table`` (written as ``ID.csv`` and ``ID.parquet``);
 * ``checks(a, quick) -> list[Check]``: ccsim vs paper, model or ccsim
   (every Check names its ``source``);
-* ``plot(a, out_dir, quick) -> Path``: ``ID.png`` from the analysis alone.
+* ``plot(a, out_dir, quick) -> Path``: ``ID.png`` from the analysis alone;
+
+and optionally
+
+* ``scenarios_after(runs: _kit.Runs, quick) -> list[_kit.Sweep]``: a second
+  stage whose scenarios depend on the first stage's results (e.g. buffers
+  set to a maximum occupancy measured in the first stage); ``analyse`` then
+  gets both stages' sweeps, the first stage's first.
 
 Every module of every subpackage is imported with this package and each one
 defining ``ID`` is registered by :func:`register_figure`; there is no list to
@@ -225,6 +232,10 @@ def drive(module: ModuleType, out_dir: Path, quick: bool, workers: Optional[int]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = Runs.collect(list(module.scenarios(quick)), out_dir, workers, run=not replot)
+    after = getattr(module, "scenarios_after", None)
+    if after is not None:
+        more = Runs.collect(list(after(runs, quick)), out_dir, workers, run=not replot)
+        runs = Runs(out_dir, runs.sweeps + more.sweeps, runs.frames + more.frames)
     a = module.analyse(runs, quick)
     write_table(a.table, out_dir, module.ID)
     checks = list(module.checks(a, quick))

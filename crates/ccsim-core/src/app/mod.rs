@@ -11,6 +11,12 @@
 //!   objects, repeat) opening a finite transfer per object, or per page on
 //!   a persistent connection, on any transport with finite transfers; one
 //!   per host pair of its `[[flows]]` entry (`app = "web"`, `count` users).
+//! - [`shortflow::ShortFlowNode`]: a node sending files of Pareto size one
+//!   at a time, each followed by an exponential off time (the paced-XCP
+//!   paper's §4.3 short flows, after Katabi et al. 2002); one per host
+//!   pair of its entry (`app = "shortflow"`, `count` nodes).
+//! - [`transfer`]: what the workloads (`web`, `shortflow`) share: their
+//!   transfers' transport settings and host pair, random stream, laws.
 //! - [`telnet::Telnet`]: one MSS segment per exponential interval over TCP
 //!   (ns-2 `Application/Telnet`), timing each segment's delivery.
 //!
@@ -20,7 +26,9 @@
 //! [`registry`].
 pub mod bulk;
 pub mod onoff;
+pub mod shortflow;
 pub mod telnet;
+pub mod transfer;
 pub mod web;
 
 use crate::flow::{FlowMeta, FlowTable, NewFlow, TransferTag};
@@ -174,7 +182,7 @@ pub type Factory = Box<dyn Fn(&Placement) -> Box<dyn Application>>;
 
 /// Every application a scenario can name: one line each.
 pub fn registry() -> Vec<AppKind> {
-    vec![bulk::KIND, onoff::KIND, web::KIND, telnet::KIND]
+    vec![bulk::KIND, onoff::KIND, web::KIND, shortflow::KIND, telnet::KIND]
 }
 
 fn kind_of(spec: &FlowSpec) -> Option<AppKind> {

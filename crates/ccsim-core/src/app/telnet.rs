@@ -174,13 +174,8 @@ impl Application for Telnet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::ks_distance;
+    use crate::stats::{ks_crit_001, ks_distance};
     use serde_json::json;
-
-    /// Kolmogorov's critical value at significance 0.001 for n samples.
-    fn ks_crit(n: usize) -> f64 {
-        1.949 / (n as f64).sqrt()
-    }
 
     fn exp_cdf(mean: f64) -> impl Fn(f64) -> f64 {
         move |t| if t <= 0.0 { 0.0 } else { 1.0 - (-t / mean).exp() }
@@ -191,9 +186,9 @@ mod tests {
         let mut r = rng::stream(3, Stream::FlowApp, 0);
         let mut x: Vec<f64> = (0..20_000).map(|_| Telnet::next_interval(0.1, &mut r)).collect();
         let d = ks_distance(&mut x, exp_cdf(0.1));
-        assert!(d < ks_crit(x.len()), "KS distance {d}");
+        assert!(d < ks_crit_001(x.len()), "KS distance {d}");
         // the test has power: a 10% wrong mean is rejected
-        assert!(ks_distance(&mut x, exp_cdf(0.11)) > ks_crit(x.len()));
+        assert!(ks_distance(&mut x, exp_cdf(0.11)) > ks_crit_001(x.len()));
     }
 
     #[test]

@@ -69,12 +69,14 @@
 //! Every user draws from its own random stream (`Stream::App`, keyed by
 //! entry and user), so one seed gives the same transfers, and adding users
 //! or entries does not change another user's draws.
+pub use super::transfer::SizeLaw;
+use super::transfer::{self, above_one, at_least_one, unit_open0, Endpoint};
 use super::{AppCtx, AppKind, Application, Factory, Placement};
 use crate::flow::TransferTag;
 use crate::scenario::params::Params;
-use crate::scenario::validate::{at_least, positive};
+use crate::scenario::validate::positive;
 use crate::scenario::{ConfigError, FlowSpec};
-use crate::sim::rng::{self, Rng, Stream};
+use crate::sim::rng::Rng;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
@@ -90,13 +92,7 @@ pub const KIND: AppKind = AppKind {
     needs: "bytes",
     params: params_doc,
     validate: |spec, path| {
-        if spec.bytes.is_some() {
-            return Err(ConfigError::new(
-                format!("{path}.bytes"),
-                "not allowed with app = \"web\"; object sizes come from app_params \
-                 (object_mean_bytes, size_factor, ...)",
-            ));
-        }
+        transfer::no_bytes(spec, path, "web", "object sizes (object_mean_bytes, size_factor, ...)")?;
         WebConfig::from_spec(spec, path).map(|_| ())
     },
     fill_defaults: |spec| {
@@ -148,15 +144,6 @@ fn params_doc() -> Vec<ParamDoc> {
         p("pages_scale", d::PAGES_SCALE.into(), "Weibull scale of its further pages (PackMime 0.417)"),
         p("parallel", d::PARALLEL.into(), "connections at once for a non-persistent page's embedded objects"),
     ]
-}
-
-/// Object size law.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SizeLaw {
-    /// ns-2 `ParetoII` (Lomax): `s·(U^(-1/α) - 1)`, `s = mean·(α-1)`.
-    Pareto2,
-    /// ns-2 `Pareto` (type I): `x_m·U^(-1/α)`, `x_m = mean·(α-1)/α`.
-    Pareto,
 }
 
 /// A count law of PackMime's form: 1 with probability `p1`, else
@@ -219,23 +206,6 @@ pub struct WebConfig {
     pub parallel: u32,
 }
 
-fn above_one(field: &str, x: f64) -> Result<(), ConfigError> {
-    if x.is_finite() && x > 1.0 {
-        Ok(())
-    } else {
-        Err(ConfigError::new(field, format!("{x} is not allowed; must be a finite number > 1 (a finite mean)")))
-    }
-}
-
-fn at_least_one(field: &str, x: f64) -> Result<(), ConfigError> {
-    at_least(field, x, 1.0)
-}
-
-/// U in (0, 1]: a heavy tail's inverse CDF needs U > 0.
-fn unit_open0(r: &mut Rng) -> f64 {
-    1.0 - r.gen::<f64>()
-}
-
 impl WebConfig {
     /// Parse and check `spec.app_params` (`path` names the flow entry).
     pub fn from_spec(spec: &FlowSpec, path: &str) -> Result<Self, ConfigError> {
@@ -243,10 +213,7 @@ impl WebConfig {
         let empty = Map::new();
         let mut p = Params::new(spec.app_params.as_ref().unwrap_or(&empty), &format!("{path}.app_params"));
         let think_mean_s = p.f64_with("think_mean_s", d::THINK_MEAN_S, positive)?;
-        let object_dist = match p.choice("object_dist", d::OBJECT_DIST, &["pareto2", "pareto"])? {
-            "pareto" => SizeLaw::Pareto,
-            _ => SizeLaw::Pareto2,
-        };
+        let object_dist = SizeLaw::from_name(p.choice("object_dist", d::OBJECT_DIST, &SizeLaw::NAMES)?);
         let object_mean_bytes = p.f64_with("object_mean_bytes", d::OBJECT_MEAN_BYTES, at_least_one)?;
         let object_shape = p.f64_with("object_shape", d::OBJECT_SHAPE, above_one)?;
         let object_max_bytes = p.opt_f64_with("object_max_bytes", at_least_one)?;
@@ -280,13 +247,9 @@ impl WebConfig {
 
     /// The parameter table with every value (normalisation).
     pub fn to_params(&self) -> Map<String, Value> {
-        let dist = match self.object_dist {
-            SizeLaw::Pareto2 => "pareto2",
-            SizeLaw::Pareto => "pareto",
-        };
         let mut m = json!({
             "think_mean_s": self.think_mean_s,
-            "object_dist": dist,
+            "object_dist": self.object_dist.name(),
             "object_mean_bytes": self.object_mean_bytes,
             "object_shape": self.object_shape,
             "size_factor": self.size_factor,
@@ -310,36 +273,22 @@ impl WebConfig {
 
     /// A think time in seconds.
     pub fn think(&self, r: &mut Rng) -> f64 {
-        -self.think_mean_s * unit_open0(r).ln()
+        transfer::exponential(self.think_mean_s, r)
     }
 
     /// P(think time <= t).
     pub fn think_cdf(&self, t: f64) -> f64 {
-        if t <= 0.0 {
-            0.0
-        } else {
-            1.0 - (-t / self.think_mean_s).exp()
-        }
+        transfer::exponential_cdf(self.think_mean_s, t)
     }
 
     /// An object's size before the factor and the cap.
     fn object_base(&self, r: &mut Rng) -> f64 {
-        let (a, m) = (self.object_shape, self.object_mean_bytes);
-        let u = unit_open0(r);
-        match self.object_dist {
-            SizeLaw::Pareto2 => m * (a - 1.0) * (u.powf(-1.0 / a) - 1.0),
-            SizeLaw::Pareto => m * (a - 1.0) / a * u.powf(-1.0 / a),
-        }
+        self.object_dist.sample(self.object_mean_bytes, self.object_shape, r)
     }
 
     /// P(object size before the factor and the cap <= x).
     fn object_base_cdf(&self, x: f64) -> f64 {
-        let (a, m) = (self.object_shape, self.object_mean_bytes);
-        match self.object_dist {
-            SizeLaw::Pareto2 if x > 0.0 => 1.0 - (1.0 + x / (m * (a - 1.0))).powf(-a),
-            SizeLaw::Pareto if x > m * (a - 1.0) / a => 1.0 - (m * (a - 1.0) / a / x).powf(a),
-            _ => 0.0,
-        }
+        self.object_dist.cdf(self.object_mean_bytes, self.object_shape, x)
     }
 
     /// An object's payload bytes: `max(1, ceil(size_factor · min(X, cap)))`.
@@ -371,24 +320,15 @@ impl WebConfig {
 /// Builds the users of one `[[flows]]` entry, sharing its configuration.
 fn factory(spec: &FlowSpec) -> Factory {
     let cfg = Arc::new(WebConfig::from_spec(spec, "flow").expect("validated web parameters"));
-    // The transport settings every transfer of the entry gets.
-    let mut template = spec.clone();
-    template.app = None;
-    template.app_params = None;
-    template.count = 1;
-    let template = Arc::new(template);
+    let template = transfer::template(spec);
     let stop = spec.stop_s.map(from_secs);
     Box::new(move |p: &Placement| {
         Box::new(WebUser {
             cfg: cfg.clone(),
-            spec: template.clone(),
-            entry: p.entry,
-            user: p.index,
-            hosts: p.hosts,
-            route: p.route,
+            at: Endpoint::new(template.clone(), p),
             start: p.start,
             stop,
-            rng: rng::stream(p.seed, Stream::App, ((p.entry as u64) << 32) | p.index as u64),
+            rng: transfer::stream(p),
             pages: 0,
             conn_pages_left: 0,
             page: Page::default(),
@@ -413,12 +353,8 @@ struct Page {
 /// One web user on its host pair (see the module doc).
 pub struct WebUser {
     cfg: Arc<WebConfig>,
-    /// Transport settings of every transfer (`bytes` set per transfer).
-    spec: Arc<FlowSpec>,
-    entry: usize,
-    user: u32,
-    hosts: (usize, usize),
-    route: u32,
+    /// The entry's transport settings and this user's host pair.
+    at: Endpoint,
     start: Time,
     /// No page is requested at or after this time.
     stop: Option<Time>,
@@ -471,20 +407,15 @@ impl WebUser {
 
     /// Open one transfer of the current page.
     fn open(&mut self, ctx: &mut AppCtx, bytes: u64, objects: u32, persistent: bool) {
-        let mut spec = (*self.spec).clone();
-        spec.bytes = Some(bytes);
         let tag = TransferTag {
-            user: self.user,
+            user: self.at.user,
             page: self.page.index,
             objects,
             page_objects: self.page.objects,
             persistent,
             bytes,
         };
-        let id = ctx.open_transfer(&spec, self.entry, self.hosts, self.route, tag).expect("validated transfer spec");
-        if let Some(s) = ctx.flows.sender_mut(id) {
-            s.open(ctx.net);
-        }
+        self.at.open(ctx, tag);
         self.page.open += 1;
     }
 }
@@ -521,16 +452,12 @@ impl Application for WebUser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::ks_distance;
+    use crate::sim::rng::{self, Stream};
+    use crate::stats::{ks_crit_001, ks_distance};
 
     fn cfg(params: Value) -> WebConfig {
         let spec: FlowSpec = serde_json::from_value(json!({"app": "web", "app_params": params})).unwrap();
         WebConfig::from_spec(&spec, "flows[0]").unwrap()
-    }
-
-    /// Kolmogorov's critical value at significance 0.001 for n samples.
-    fn ks_crit(n: usize) -> f64 {
-        1.949 / (n as f64).sqrt()
     }
 
     fn draws(n: usize, mut f: impl FnMut(&mut Rng) -> f64) -> Vec<f64> {
@@ -543,10 +470,10 @@ mod tests {
         let c = cfg(json!({"think_mean_s": 3.0}));
         let mut x = draws(20_000, |r| c.think(r));
         let d = ks_distance(&mut x, |t| c.think_cdf(t));
-        assert!(d < ks_crit(x.len()), "KS distance {d}");
+        assert!(d < ks_crit_001(x.len()), "KS distance {d}");
         // the test has power: a 10% wrong mean is rejected
         let wrong = cfg(json!({"think_mean_s": 3.3}));
-        assert!(ks_distance(&mut x, |t| wrong.think_cdf(t)) > ks_crit(x.len()));
+        assert!(ks_distance(&mut x, |t| wrong.think_cdf(t)) > ks_crit_001(x.len()));
     }
 
     #[test]
@@ -559,7 +486,7 @@ mod tests {
             let c = cfg(params.clone());
             let mut x = draws(20_000, |r| c.object_bytes(r) as f64);
             let d = ks_distance(&mut x, |b| c.object_bytes_cdf(b));
-            assert!(d < ks_crit(x.len()), "{params}: KS distance {d}");
+            assert!(d < ks_crit_001(x.len()), "{params}: KS distance {d}");
             // whole bytes, at least one
             assert!(x.iter().all(|&b| b >= 1.0 && b.fract() == 0.0));
         }
@@ -567,7 +494,7 @@ mod tests {
         let c = cfg(json!({}));
         let other = cfg(json!({"object_dist": "pareto"}));
         let mut x = draws(20_000, |r| c.object_bytes(r) as f64);
-        assert!(ks_distance(&mut x, |b| other.object_bytes_cdf(b)) > ks_crit(x.len()));
+        assert!(ks_distance(&mut x, |b| other.object_bytes_cdf(b)) > ks_crit_001(x.len()));
         // with a cap: an atom at size_factor·cap of the right weight, and
         // below it the law conditioned on staying below
         let capped = cfg(json!({"size_factor": 15.0, "object_max_bytes": 50000.0}));
@@ -580,7 +507,7 @@ mod tests {
         assert!((share - p_top).abs() < 4.0 * sd, "share at the cap {share}, expected {p_top}");
         let mut below: Vec<f64> = x.into_iter().filter(|&b| b < top).collect();
         let d = ks_distance(&mut below, |b| capped.object_bytes_cdf(b) / (1.0 - p_top));
-        assert!(d < ks_crit(below.len()), "capped: KS distance {d}");
+        assert!(d < ks_crit_001(below.len()), "capped: KS distance {d}");
     }
 
     #[test]
@@ -606,7 +533,7 @@ mod tests {
                 cum += c;
                 d = d.max((cum as f64 / n as f64 - law.cdf(k as f64)).abs());
             }
-            assert!(d < ks_crit(n), "{law:?}: KS distance {d}");
+            assert!(d < ks_crit_001(n), "{law:?}: KS distance {d}");
         }
     }
 

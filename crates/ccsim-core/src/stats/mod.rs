@@ -32,6 +32,26 @@ pub fn jain(x: &[f64]) -> f64 {
 /// fine when the law's step per byte is small against that bound; a
 /// discrete law with large steps needs `sup_k |F_n(k) - F(k)|` instead.
 pub fn ks_distance(x: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
+    ks_sup(x, &cdf, &cdf)
+}
+
+/// Kolmogorov's critical value of the KS distance at significance 0.001
+/// for `n` samples (`1.949 / √n`).
+pub fn ks_crit_001(n: usize) -> f64 {
+    1.949 / (n as f64).sqrt()
+}
+
+/// Kolmogorov–Smirnov distance for a law on the integers: `sup_k |F_n(k)
+/// - F(k)|` over the sample's values `k` and the integers just below them
+/// (where a step function's gaps are), with `cdf(k) = P(X <= k)`.
+pub fn ks_distance_discrete(x: &[u64], cdf: impl Fn(f64) -> f64) -> f64 {
+    let mut x: Vec<f64> = x.iter().map(|&k| k as f64).collect();
+    ks_sup(&mut x, &cdf, &|k| cdf(k - 1.0))
+}
+
+/// `sup |F_n - F|` at each distinct value `v` of `x` (sorted in place):
+/// `|F_n(v) - cdf(v)|` and, just below it, `|F_n(v-) - below(v)|`.
+fn ks_sup(x: &mut [f64], cdf: &dyn Fn(f64) -> f64, below: &dyn Fn(f64) -> f64) -> f64 {
     x.sort_by(f64::total_cmp);
     let n = x.len() as f64;
     let mut d: f64 = 0.0;
@@ -41,8 +61,7 @@ pub fn ks_distance(x: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
         while j < x.len() && x[j] == x[i] {
             j += 1;
         }
-        let f = cdf(x[i]);
-        d = d.max((j as f64 / n - f).abs()).max(f - i as f64 / n);
+        d = d.max((j as f64 / n - cdf(x[i])).abs()).max((i as f64 / n - below(x[i])).abs());
         i = j;
     }
     d
@@ -151,6 +170,14 @@ pub struct FlowSeries {
     /// Present once a flow advertises a window (GWA-TCP), NaN for others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub awnd_pkts: Vec<f64>,
+    /// Present once an XCP flow has applied a router feedback, NaN for
+    /// others (and before a flow's first): the last echoed H_feedback in
+    /// bytes/s (ns-2's traced `reverse_feedback_`) and the window change it
+    /// gave in packets (`feedback · srtt / mss`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xcp_feedback_bytes_per_s: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xcp_delta_cwnd_pkts: Vec<f64>,
 }
 
 /// Push `v` onto an optional series column that starts (back-filled with

@@ -98,6 +98,9 @@ impl Sampler {
                 push_optional(&mut s.rate_pps, rows, r.rate_pps);
                 push_optional(&mut s.loss_est, rows, r.loss_est);
                 push_optional(&mut s.awnd_pkts, rows, r.awnd_pkts);
+                let fb = flows.get(f).last_feedback();
+                push_optional(&mut s.xcp_feedback_bytes_per_s, rows, fb.map(|x| x.feedback_bytes_per_s));
+                push_optional(&mut s.xcp_delta_cwnd_pkts, rows, fb.map(|x| x.delta_cwnd_pkts));
                 s.time_s.push(ts);
                 s.flow.push(f);
                 s.cwnd.push(r.cwnd);

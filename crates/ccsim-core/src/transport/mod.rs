@@ -17,6 +17,7 @@ pub mod udp;
 use crate::net::{Net, Packet};
 use crate::scenario::{ConfigError, FlowSpec, COMMON_FLOW_FIELDS};
 use crate::sim::{EventKind, Owner, Time};
+use cc::FeedbackSample;
 
 /// Timer slots of a flow's agents: a sender's slots are below
 /// `RECEIVER_SLOT`, a receiver's from it up.
@@ -104,6 +105,12 @@ pub trait SenderAgent: Send {
     /// Everything the application gave was delivered and acknowledged.
     fn finished(&self) -> bool;
     fn report(&self) -> SenderReport;
+    /// The router feedback the sender's controller last applied (XCP), for
+    /// the flow series; kept out of [`SenderReport`] so a freed transfer's
+    /// record stays small.
+    fn last_feedback(&self) -> Option<FeedbackSample> {
+        None
+    }
 }
 
 /// The receiving endpoint of a flow.
@@ -183,6 +190,9 @@ impl Sender {
     #[inline]
     pub fn report(&self) -> SenderReport {
         dispatch!(self, Sender, s => s.report())
+    }
+    pub fn last_feedback(&self) -> Option<FeedbackSample> {
+        dispatch!(self, Sender, s => s.last_feedback())
     }
 }
 

@@ -108,6 +108,24 @@ pub trait CongestionControl: Send {
     fn cong_header(&mut self, _s: &CcState, _size: u32) -> Option<crate::net::packet::CongestionHeader> {
         None
     }
+    /// The router feedback this controller last applied (XCP), for the
+    /// flow series; `None` (the default) for controllers without one, and
+    /// before the first echoed feedback.
+    fn last_feedback(&self) -> Option<FeedbackSample> {
+        None
+    }
+}
+
+/// One echoed router feedback as the sender applied it (ns-2's XCP agent
+/// traces `reverse_feedback_` and the resulting `cwnd` on every ACK).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FeedbackSample {
+    /// The echoed H_feedback (ns-2 `reverse_feedback_`): the desired change
+    /// of throughput, in bytes/s.
+    pub feedback_bytes_per_s: f64,
+    /// The window change it gave: `feedback · srtt / mss`, in packets (the
+    /// paper's `cwnd = max(cwnd + H_feedback, s)` in window units).
+    pub delta_cwnd_pkts: f64,
 }
 
 /// Slow start (RFC 5681 §3.1): +1 segment per acked segment up to ssthresh;

@@ -21,7 +21,7 @@
 //! the transport's RFC 6298 estimate (ns-2 keeps its own tick-based
 //! `xcp_srtt_`, identical with fine timers, which the paper used), and the
 //! recovery is whichever `recovery` the flow selects (ns-2: Reno).
-use super::{abc_param, CcState, CongestionControl, ControllerDoc, NetFeedback, ParamDoc};
+use super::{abc_param, CcState, CongestionControl, ControllerDoc, FeedbackSample, NetFeedback, ParamDoc};
 use crate::net::packet::{CongestionHeader, XcpHeader};
 use crate::scenario::{params::Params, ConfigError};
 
@@ -48,8 +48,9 @@ impl Default for XcpConfig {
 pub struct Xcp {
     cfg: XcpConfig,
     reno: super::reno::Reno,
-    /// The last feedback applied, in segments.
-    pub last_feedback_segs: f64,
+    /// The last echoed feedback and the window change it gave (`None`
+    /// before the first).
+    pub last: Option<FeedbackSample>,
     /// A congestion event happened (slow start is allowed from then on).
     congested: bool,
 }
@@ -57,7 +58,7 @@ pub struct Xcp {
 impl Xcp {
     pub fn new(cfg: XcpConfig) -> Self {
         let reno = super::reno::Reno::new(super::reno::RenoConfig { abc: cfg.abc });
-        Xcp { cfg, reno, last_feedback_segs: 0.0, congested: false }
+        Xcp { cfg, reno, last: None, congested: false }
     }
 
     pub fn doc() -> ControllerDoc {
@@ -120,8 +121,13 @@ impl CongestionControl for Xcp {
         let delta = h.feedback_bytes_per_s as f64 * srtt / s.mss_bytes.max(1) as f64;
         if delta.is_finite() {
             s.cwnd = (s.cwnd + delta).max(1.0);
-            self.last_feedback_segs = delta;
+            self.last =
+                Some(FeedbackSample { feedback_bytes_per_s: h.feedback_bytes_per_s as f64, delta_cwnd_pkts: delta });
         }
+    }
+
+    fn last_feedback(&self) -> Option<FeedbackSample> {
+        self.last
     }
 
     /// ns-2 `XcpEndsys::send` for a data segment.
@@ -165,10 +171,15 @@ mod tests {
         let echo = |f: f32| {
             NetFeedback::Echo(CongestionHeader::Xcp(XcpHeader { feedback_bytes_per_s: f, ..Default::default() }))
         };
+        assert_eq!(x.last_feedback(), None, "no feedback before the first echo");
         x.on_feedback(&mut s, echo(20_000.0)); // 20 kB/s · 0.1 s / 1000 B = 2 segments
         assert!((s.cwnd - 12.0).abs() < 1e-9);
+        let fb = x.last_feedback().unwrap();
+        assert_eq!(fb.feedback_bytes_per_s, 20_000.0);
+        assert!((fb.delta_cwnd_pkts - 2.0).abs() < 1e-9);
         x.on_feedback(&mut s, echo(-1e9));
         assert_eq!(s.cwnd, 1.0);
+        assert_eq!(x.last_feedback().unwrap().feedback_bytes_per_s, -1e9);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHead
 use crate::net::Net;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
-use crate::transport::cc::{CcEvent, CcState, CongestionControl, NetFeedback};
+use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, NetFeedback};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
 
 /// BA-TCP's v before any router lowered it (kb/s): no bound.
@@ -591,5 +591,9 @@ impl SenderAgent for TcpSender {
             awnd_pkts: (self.cfg.gwa || self.cfg.ba).then_some(self.awnd as f64),
             ..Default::default()
         }
+    }
+
+    fn last_feedback(&self) -> Option<FeedbackSample> {
+        self.cc.last_feedback()
     }
 }

@@ -1,0 +1,1 @@
+"""Paced XCP/TCP small-buffer paper (Alparslan, Arakawa, Murata) experiments."""
