@@ -48,6 +48,10 @@ PAPER = {"max_queue_bytes": {100: 23_360, 800: 124_040}, "pcp_utilization": 0.9}
 TOL_MAX_QUEUE = 0.25
 #: "around the value of capacity parameter": 0.03 absolute.
 TOL_UTIL = 0.03
+#: "N.P. XCP gave low average utilization when the number of flows is low"
+#: (Fig 1(b), not stated as a number): read as a gap of more than 0.05 below
+#: paced XCP's, one that shows on the figure's [0, 1] axis.
+LOW_GAP = 0.05
 
 
 def setting(quick: bool):
@@ -107,8 +111,9 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
                          ccsim=int(d), ok=bool(d > 0), source="paper"))
         u_np = _get(t, np_variant, lo, "utilization")
         u_p = _get(t, np_variant.replace("N.P.", "P."), lo, "utilization")
-        out.append(Check(f"{np_variant}, {lo} flows: utilisation below paced XCP's", paper=True,
-                         ccsim=f"{u_np:.3f} < {u_p:.3f}", ok=bool(u_np < u_p), source="paper"))
+        out.append(Check(f"{np_variant}, {lo} flows: low utilisation, over {LOW_GAP} below paced XCP's",
+                         paper=True, ccsim=f"{u_np:.3f} vs {u_p:.3f}", ok=bool(u_np < u_p - LOW_GAP),
+                         source="paper"))
         q_lo, q_hi = _get(t, np_variant, lo, "max_queue_bytes"), _get(t, np_variant, hi, "max_queue_bytes")
         out.append(Check(f"{np_variant}: maximum occupancy at {hi} flows below {lo} flows'", paper=True,
                          ccsim=f"{q_hi:.0f} < {q_lo:.0f}", ok=bool(q_hi < q_lo), source="paper"))
