@@ -38,7 +38,7 @@ Common setting (§4.1-4.2), ns-2.28 in the paper:
   increase N flows run the link N s/(alpha d C) above the capacity
   parameter (docs/validation.md), +0.63 of 622 Mb/s at 800 flows with C.P.,
   and fill the rule-of-thumb buffer (a 30 s run of 800 paced flows: 6.4 MB
-  maximum queue, 7,000 drops), where the paper reports ~90% utilisation and
+  maximum queue, 7,222 drops on the bottleneck), where the paper reports ~90% utilisation and
   124,040 bytes at every N. The paper's ns-2.28 agent evidently did not
   add it; docs/experiments.md has the numbers.
 * XCP routers on the bottleneck links (both directions, as ns-2's

@@ -37,7 +37,7 @@ from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import jain, sequence
 from .._kit.figures import grid, save, style_axes
 from ...scenario import DropTail, ParkingLot
-from . import EDGE_RATE, PACING, RATE, ROT_BUFFER, SOURCE as _SOURCE, flow, label, queue, scenario, two_way
+from . import EDGE_RATE, PACING, RATE, ROT_BUFFER, SOURCE as _SOURCE, flow, queue, scenario, two_way
 
 ID = "pxcp-fig4-table1"
 SOURCE = f"{_SOURCE}, Fig 4 and Table 1 (§4.4)"
