@@ -110,6 +110,7 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
 
 
 STYLE = {"Reno": "v", "NewReno": "o", "HSTCP": "^", "XCP": "s"}
+COLOR = {"Reno": "C0", "NewReno": "C1", "HSTCP": "C2", "XCP": "C3"}
 
 
 def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
@@ -119,7 +120,8 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
     for pacing, ls in (("P.", "-"), ("N.P.", "--")):
         for p, m in STYLE.items():
             d = t[(t["pacing"] == pacing) & (t["protocol"] == p)].sort_values("flows")
-            ax.plot(d["flows"], d["utilization"], m + ls, label=label(pacing, p, "C.P." if p == "XCP" else None))
+            ax.plot(d["flows"], d["utilization"], m + ls, color=COLOR[p],
+                    label=label(pacing, p, "C.P." if p == "XCP" else None))
     ax.axhline(CAPACITY["C.P."], color="grey", lw=0.8, ls=":")
     ax.set_ylim(0, 1.05)
     style_axes(ax, "long flows per direction (buffer: paper's P. XCP C.P. max occupancy)", "bottleneck utilisation",
