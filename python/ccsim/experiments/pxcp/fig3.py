@@ -22,8 +22,8 @@ bytes counted on both bottleneck directions (none on the access links),
 XCP windows driven by the routers' feedback alone
 (``reno_increase = false``, §2's ``cwnd = max(cwnd + H_feedback, s)``;
 see ``pxcp-fig1``'s section of docs/experiments.md for why), Reno recovery
-for XCP, HSTCP with SACK and ns-2's Low_P. They are written here again so
-that this module is self-contained.
+for XCP, HSTCP with SACK and ns-2's Low_P; they come from
+``pxcp/__init__`` (:func:`.flow`, :func:`.dumbbell`, :data:`.PROTOCOLS`).
 
 Two stages, as the paper: (a) P. XCP C.P. with rule-of-thumb buffers gives
 the maximum bottleneck occupancy for each N (Fig 3(a), the forward
@@ -65,33 +65,19 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import falls_pairwise, sequence
 from .._kit.figures import grid, save, style_axes
-from .._kit.setups import scenario
-from ...scenario import DropTail, Dumbbell
+from . import HEADER, MSS, PACING, RATE, ROT_BUFFER, dumbbell, flow, scenario
+from . import label as _label
 
 ID = "pxcp-fig3"
 SOURCE = "Paced XCP/TCP in small buffers (Alparslan, Arakawa, Murata), Fig 3 (§4.3)"
 DESCRIPTION = ("40 long flows plus 0-400 short-flow nodes per direction: P. XCP C.P. maximum occupancy (a), "
                "utilisation of P./N.P. XCP C.P., Reno, NewReno, HSTCP with those buffers (b)")
 
-RATE = 622e6
-EDGE_RATE = 2.4e9
-BOTTLENECK_DELAY = 0.030
-RTT_RANGE = (0.064, 0.100)
-MEAN_RTT = 0.082
-HEADER = 40
-MSS = 1000 - HEADER
-ROT_BUFFER = round(MEAN_RTT * RATE / 8)
 LONG_FLOWS = 40
 OFF_MEAN_S = 0.2
 
-#: The paper's protocols (ccsim controller, recovery, parameters).
-PROTOCOLS: Dict[str, Dict[str, Any]] = {
-    "XCP": {"cc": "xcp", "recovery": "reno", "cc_params": {"reno_increase": False}},
-    "Reno": {"cc": "reno", "recovery": "reno"},
-    "NewReno": {"cc": "reno", "recovery": "newreno"},
-    "HSTCP": {"cc": "hstcp", "recovery": "sack", "cc_params": {"low_p": 1.5 / 38**2}},
-}
-PACING = {"P.": "token_bucket", "N.P.": "none"}
+#: The paper's protocols in Fig 3's order (:data:`.PROTOCOLS` has their settings).
+PROTOCOLS = ("XCP", "Reno", "NewReno", "HSTCP")
 TCPS = ("Reno", "NewReno", "HSTCP")
 
 PAPER = {"n_short": (0, 400), "long_flows": LONG_FLOWS, "short_share_max": 0.30, "pcp_utilization": 0.9,
@@ -108,33 +94,22 @@ def setting(quick: bool):
 
 
 def label(pacing: str, proto: str) -> str:
-    return f"{pacing} {proto}" + (" C.P." if proto == "XCP" else "")
-
-
-def _flow(proto: str, pacing: str, count: int, spread: float, **fields: Any) -> Dict[str, Any]:
-    f = {"count": count, "mss_bytes": MSS, "header_bytes": HEADER, **PROTOCOLS[proto], "pacing": PACING[pacing],
-         "rtt_range_s": list(RTT_RANGE), "start_spread_s": spread, "clock_granularity_s": 1e-4}
-    if proto != "XCP":
-        f["init_ssthresh_pkts"] = 64
-    f.update(fields)
-    return f
+    """Fig 3's name of a variant: XCP always runs the conservative set."""
+    return _label(pacing, proto, "C.P." if proto == "XCP" else None)
 
 
 def _scenario(proto: str, pacing: str, n: int, buffer_bytes: int, quick: bool) -> Dict[str, Any]:
     """40 long flows and ``n`` short-flow nodes, each direction; flows 0, 1
     long (forward, reverse), 2, 3 short (forward, reverse)."""
     _, dur, warm, spread = setting(quick)
-    q = DropTail(limit_bytes=int(buffer_bytes))
-    if proto == "XCP":
-        q.xcp = {"params": "conservative", "count_acks": True}
-    topo = Dumbbell(bottleneck_rate_bps=RATE, bottleneck_delay_s=BOTTLENECK_DELAY, bottleneck_queue=q,
-                    edge_rate_bps=EDGE_RATE, edge_queue=DropTail(limit_bytes=ROT_BUFFER)).to_dict()
-    flows = [_flow(proto, pacing, LONG_FLOWS, spread), _flow(proto, pacing, LONG_FLOWS, spread, direction="reverse")]
+    topo = dumbbell(buffer_bytes, "C.P." if proto == "XCP" else None)
+    flows = [flow(proto, pacing, LONG_FLOWS, start_spread_s=spread),
+             flow(proto, pacing, LONG_FLOWS, start_spread_s=spread, direction="reverse")]
     if n:
         short = {"app": "shortflow", "app_params": {"off_mean_s": OFF_MEAN_S}}
-        flows += [_flow(proto, pacing, n, spread, **short),
-                  _flow(proto, pacing, n, spread, direction="reverse", **short)]
-    return scenario(f"{ID}-{label(pacing, proto)}-{n}", dur, topo, flows, warmup_s=warm)
+        flows += [flow(proto, pacing, n, start_spread_s=spread, **short),
+                  flow(proto, pacing, n, start_spread_s=spread, direction="reverse", **short)]
+    return scenario(f"{ID}-{label(pacing, proto)}-{n}", topo, flows, dur, warm)
 
 
 def scenarios(quick: bool) -> List[Sweep]:
