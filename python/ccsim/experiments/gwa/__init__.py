@@ -88,6 +88,13 @@ TELNET_INTERVAL_S = 0.1
 TCP_TICK_S = 0.1
 #: access and destination link queues: never the limit.
 HOST_QUEUE_PKTS = 10_000
+#: "full utilization": bottleneck utilisation within 2% of 1.
+FULL_UTILISATION_TOL = 0.02
+#: sampling of the transient runs (Figs 6, 8); their queue is averaged
+#: over 0.01 s as the paper's.
+SAMPLE_S, QUEUE_AVERAGE_S = 0.001, 0.01
+#: Figs 6 and 8: the first 3 s (Fig 8's span is not stated; Fig 6's is used).
+TRANSIENT_SPAN_S = 3.0
 
 STYLE = {"DropTail": "o-", "RED": "s-", "ECN": "^-", "GWA-RR": "v-", "GWA-FCFS": "D-", "BA-FCFS": "x-"}
 
@@ -232,6 +239,21 @@ def transient_sweeps(exp_id: str, setting: Setting, schemes: Sequence[str], buff
 # -- analysis ---------------------------------------------------------------------
 
 
+def scenarios_with_transients(exp_id: str, setting: Setting, buffers: Sequence[float],
+                              transient_kb: float) -> List[Sweep]:
+    """Every scheme over ``buffers``, then every scheme's transient run at
+    ``transient_kb`` (what ``gwa-lan`` and ``gwa-wan`` run)."""
+    return (steady_sweeps(exp_id, setting, SCHEMES, buffers)
+            + transient_sweeps(exp_id, setting, SCHEMES, transient_kb, TRANSIENT_SPAN_S, SAMPLE_S))
+
+
+def analyse_with_transients(runs, exp_id: str, setting: Setting):
+    """The steady table and FTP 0's transients (see :func:`transients`)."""
+    from .._kit import Analysis
+
+    return Analysis(table=steady_table(runs, setting, exp_id), trans=transients(runs, 0, QUEUE_AVERAGE_S))
+
+
 def steady_row(res: Results, n_ftp: int, rate_bps: float) -> Dict[str, Any]:
     """The steady-state measures of Figs 4/5/7/9/10 from one run:
     normalised FTP goodput min/avg/max (goodput / bottleneck rate, §6.1),
@@ -283,7 +305,8 @@ def steady_table(runs, setting: Setting, exp_id: str) -> pd.DataFrame:
 
 def transients(runs, flow: int, bin_s: float) -> Dict[str, Dict[str, Any]]:
     """Every :func:`transient_sweeps` run by scheme: FTP ``flow``'s window
-    series, the bottleneck queue averaged over ``bin_s`` intervals
+    series (``cwnd``, ``awnd_pkts`` for GWA/BA agents, and ``window`` =
+    min(cwnd, W_a or the receiver window)), the bottleneck queue averaged over ``bin_s`` intervals
     (the series' samples in each interval, i.e. the time average at the
     sampling resolution), the bottleneck's drops and the flow's timeouts."""
     out: Dict[str, Dict[str, Any]] = {}
@@ -294,6 +317,9 @@ def transients(runs, flow: int, bin_s: float) -> Dict[str, Dict[str, Any]]:
         fs = res.flow_series
         w = fs[fs["flow"] == flow].sort_values("time_s")
         w = w[["time_s", "cwnd"] + (["awnd_pkts"] if "awnd_pkts" in w else [])].reset_index(drop=True)
+        # eq. 1's window: min(cwnd, W_a), W_a the receiver window for plain agents
+        rwnd = float(s.base["flows"][flow]["rwnd_pkts"])
+        w["window"] = np.minimum(w[["cwnd", "awnd_pkts"]].min(axis=1) if "awnd_pkts" in w else w["cwnd"], rwnd)
         ls = res.link_series
         q = ls[ls["link"] == res.bottleneck()["id"]]
         b = np.ceil(q["time_s"].to_numpy() / bin_s - 1e-9) * bin_s
@@ -341,6 +367,15 @@ def near_empty_check(table: pd.DataFrame, where: str, scheme: str = "BA-FCFS") -
                   paper=0.0, ccsim=round(float(frac), 4), tolerance=0.05, relative=False, source="paper")]
 
 
+def transient_loss_free_checks(trans: Dict[str, Dict[str, Any]], buffer_kb: float) -> List[Check]:
+    """§6.1: "GWA schemes exhibit very stable behavior, without packet
+    drops even during the initial transient": bottleneck drops of the
+    transient runs (no warm-up) are 0."""
+    return [Check(f"{s}: bottleneck drops in the first {TRANSIENT_SPAN_S:g} s at {buffer_kb:g} kB "
+                  "(no drop in the transient)", paper=0, ccsim=trans[s]["drops"], tolerance=0, relative=False,
+                  source="paper") for s in GWA_SCHEMES]
+
+
 def decade_check(quantity: str, paper: float, ccsim: float, decades: float = 0.5, **kw: Any) -> Check:
     """A rate whose order of magnitude the paper states: deviation is
     |log10(ccsim / paper)|, within ``decades``."""
@@ -381,14 +416,14 @@ def plot_loss_delay(axes, table: pd.DataFrame, schemes: Sequence[str], telnet: b
 
 def plot_transients(ax_window, ax_queue, trans: Dict[str, Dict[str, Any]], schemes: Sequence[str],
                     t_max: Optional[float] = None) -> None:
-    """Figs 6/8: FTP 0's window min(cwnd, W_a) (W_a only for GWA/BA
-    agents) and the averaged bottleneck queue of ``schemes``, over
+    """Figs 6/8: FTP 0's window min(cwnd, W_a) (W_a the receiver window
+    for plain agents) and the averaged bottleneck queue of ``schemes``, over
     [0, ``t_max``] (all of the run if None)."""
     from .._kit.figures import style_axes
 
     for s in schemes:
         w, q = trans[s]["window"], trans[s]["queue"]
-        y = w[["cwnd", "awnd_pkts"]].min(axis=1) if "awnd_pkts" in w else w["cwnd"]
+        y = w["window"]
         mw = w["time_s"] <= (t_max or math.inf)
         mq = q["time_s"] <= (t_max or math.inf)
         if ax_window is not None:
@@ -401,7 +436,32 @@ def plot_transients(ax_window, ax_queue, trans: Dict[str, Dict[str, Any]], schem
         style_axes(ax_queue, "time (s)", "bottleneck queue (pkts, averaged)")
 
 
-__all__ = ["SOURCE", "SCHEMES", "LOSS_FREE", "GWA_SCHEMES", "Setting", "LAN", "WAN", "MANY", "queue", "agent",
-           "access_delays", "fig3_topology", "fig3_flows", "buffer_point", "steady_sweeps", "transient_sweeps",
-           "steady_row", "steady_table", "transients", "loss_free_checks", "fairness_checks", "near_empty_check",
-           "decade_check", "plot_steady", "plot_loss_delay", "plot_transients"]
+def plot_six_schemes(a, out_dir, exp_id: str, title: str, insert_s: float, log_x: bool = False):
+    """The LAN/WAN figure: goodput per scheme (rows 1-2, Figs 4/7), drop
+    probability and Telnet delays (row 3, Figs 5/9), windows and queues of
+    the transients (rows 4-5, Figs 6/8) with the first ``insert_s`` seconds
+    and BA-FCFS's queue magnified."""
+    from .._kit.figures import grid, save
+
+    t = a.table
+    fig, axes = grid(5, 3, figsize=(13, 17))
+    plot_steady(list(axes[0]) + list(axes[1]), t, SCHEMES)
+    plot_loss_delay(axes[2], t, SCHEMES)
+    if log_x:
+        for ax in list(axes[0]) + list(axes[1]) + list(axes[2]):
+            ax.set_xscale("log", base=2)
+    plot_transients(axes[3][0], axes[4][0], a.trans, SCHEMES[:3])
+    plot_transients(axes[3][1], axes[4][1], a.trans, SCHEMES[3:])
+    plot_transients(axes[3][2], None, a.trans, SCHEMES, t_max=insert_s)
+    plot_transients(None, axes[4][2], a.trans, ("BA-FCFS",))
+    axes[3][2].set_title(f"first {insert_s:g} s", fontsize=9)
+    axes[4][2].set_title("BA-FCFS queue, magnified", fontsize=9)
+    fig.suptitle(title)
+    return save(fig, out_dir, exp_id)
+
+
+__all__ = ["SOURCE", "SCHEMES", "LOSS_FREE", "GWA_SCHEMES", "FULL_UTILISATION_TOL", "Setting", "LAN", "WAN",
+           "MANY", "queue", "agent", "access_delays", "fig3_topology", "fig3_flows", "buffer_point", "steady_sweeps",
+           "transient_sweeps", "scenarios_with_transients", "analyse_with_transients", "steady_row", "steady_table",
+           "transients", "loss_free_checks", "fairness_checks", "near_empty_check", "transient_loss_free_checks",
+           "decade_check", "plot_steady", "plot_loss_delay", "plot_transients", "plot_six_schemes"]

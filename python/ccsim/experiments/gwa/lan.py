@@ -27,10 +27,9 @@ from typing import List
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import falls_pairwise, nanmedian, sequence
-from .._kit.figures import grid, save
-from . import (GWA_SCHEMES, LAN, LOSS_FREE, PKT_BYTES, SCHEMES, decade_check, fairness_checks, loss_free_checks,
-               near_empty_check, plot_loss_delay, plot_steady, plot_transients, steady_sweeps, steady_table,
-               transient_sweeps, transients)
+from . import (FULL_UTILISATION_TOL, GWA_SCHEMES, LAN, LOSS_FREE, PKT_BYTES, SCHEMES, analyse_with_transients,
+               decade_check, fairness_checks, loss_free_checks, near_empty_check, plot_six_schemes,
+               scenarios_with_transients, transient_loss_free_checks)
 
 ID = "gwa-lan"
 SOURCE = "GWA (generalized window advertising), §6.1 Figs 4-6"
@@ -43,17 +42,11 @@ PAPER = {
     "droptail_red_drop_rate": 1e-2,             # §6.2: "while it was 10^-2 in the LAN experiment"
     "red_timeouts_first_3s": 8,                 # §6.1: "8 timeouts in the first 3 seconds ... FTP under study"
     "gwa_settle_s": 0.5,                        # §6.1: "Steady state is achieved within 0.5 s"
-    "transient_buffer_kB": 120,                 # Fig 6
-    "transient_span_s": 3.0,
-    "queue_average_s": 0.01,
+    "transient_buffer_kB": 120,                 # Fig 6 (its first 3 s, queue averaged over 0.01 s)
 }
 #: "maximum delays are in the millisecond range" (GWA, ECN) read as below
 #: 0.1 s; "in the range of seconds" (DropTail, RED) as at least 1 s.
 MS_RANGE_S, SECONDS_RANGE_S = 0.1, 1.0
-#: "full utilization": bottleneck utilisation within 2% of 1.
-FULL_UTILISATION_TOL = 0.02
-#: sampling of the transient runs
-SAMPLE_S = 0.001
 
 
 def buffers(quick: bool) -> List[float]:
@@ -62,13 +55,11 @@ def buffers(quick: bool) -> List[float]:
 
 
 def scenarios(quick: bool) -> List[Sweep]:
-    return (steady_sweeps(ID, LAN, SCHEMES, buffers(quick))
-            + transient_sweeps(ID, LAN, SCHEMES, PAPER["transient_buffer_kB"], PAPER["transient_span_s"], SAMPLE_S))
+    return scenarios_with_transients(ID, LAN, buffers(quick), PAPER["transient_buffer_kB"])
 
 
 def analyse(runs: Runs, quick: bool) -> Analysis:
-    table = steady_table(runs, LAN, ID)
-    return Analysis(table=table, trans=transients(runs, 0, PAPER["queue_average_s"]))
+    return analyse_with_transients(runs, ID, LAN)
 
 
 def checks(a: Analysis, quick: bool) -> List[Check]:
@@ -117,9 +108,7 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
                      paper=round(idle + rr_turn, 6), ccsim=round(m, 6), ok=idle <= m <= idle + rr_turn,
                      source="model"))
     tr = a.trans
-    for s in GWA_SCHEMES:
-        out.append(Check(f"{s}: bottleneck drops in the first 3 s at {b0} kB (no drop in the transient)", paper=0,
-                         ccsim=tr[s]["drops"], tolerance=0, relative=False, source="paper"))
+    out += transient_loss_free_checks(tr, b0)
     out.append(Check(f"RED: timeouts of FTP 0 in the first 3 s at {b0} kB", paper=PAPER["red_timeouts_first_3s"],
                      ccsim=tr["RED"]["timeouts"], tolerance=0.5, source="paper"))
     ecn = tr["ECN"]
@@ -131,17 +120,6 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
 
 
 def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
-    t = a.table
-    fig, axes = grid(5, 3, figsize=(13, 17))
-    plot_steady(list(axes[0]) + list(axes[1]), t, SCHEMES)
-    plot_loss_delay(axes[2], t, SCHEMES)
-    trad, gwa = SCHEMES[:3], SCHEMES[3:]
-    plot_transients(axes[3][0], axes[4][0], a.trans, trad)
-    plot_transients(axes[3][1], axes[4][1], a.trans, gwa)
-    plot_transients(axes[3][2], None, a.trans, SCHEMES, t_max=0.1)
-    plot_transients(None, axes[4][2], a.trans, ("BA-FCFS",))
-    axes[3][2].set_title("first 0.1 s (Fig 6 inserts)", fontsize=9)
-    axes[4][2].set_title("BA-FCFS queue, magnified", fontsize=9)
-    fig.suptitle(f"GWA paper §6.1 (LAN): Fig 4 (rows 1-2), Fig 5 (row 3), Fig 6 at {PAPER['transient_buffer_kB']} kB "
-                 "(rows 4-5)" + (" [quick]" if quick else ""))
-    return save(fig, out_dir, ID)
+    return plot_six_schemes(a, out_dir, ID, "GWA paper §6.1 (LAN): Fig 4 (rows 1-2), Fig 5 (row 3), Fig 6 at "
+                            f"{PAPER['transient_buffer_kB']} kB (rows 4-5)" + (" [quick]" if quick else ""),
+                            insert_s=0.1)

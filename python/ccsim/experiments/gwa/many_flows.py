@@ -31,8 +31,8 @@ import numpy as np
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.figures import grid, save, style_axes
-from . import (MANY, STYLE, WAN, decade_check, fairness_checks, loss_free_checks, plot_loss_delay, plot_steady,
-               steady_sweeps, steady_table)
+from . import (FULL_UTILISATION_TOL, MANY, STYLE, WAN, decade_check, fairness_checks, loss_free_checks,
+               plot_loss_delay, plot_steady, steady_sweeps, steady_table)
 
 ID = "gwa-many-flows"
 SOURCE = "GWA (generalized window advertising), §6.3 Fig 10"
@@ -45,7 +45,6 @@ PAPER = {
     "drop_ratio_vs_10_flows": 1e3,   # "nearly three orders of magnitude higher"
     "in_flight_pkts": 50,            # "around 50" packets and ACKs in flight
 }
-FULL_UTILISATION_TOL = 0.02
 #: "some of the connections never get a chance to transmit": the worst
 #: connection below a tenth of the fair share.
 STARVED = 0.1

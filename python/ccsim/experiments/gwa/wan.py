@@ -29,10 +29,9 @@ from typing import List
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import sequence
-from .._kit.figures import grid, save
-from . import (GWA_SCHEMES, LOSS_FREE, SCHEMES, WAN, fairness_checks, loss_free_checks, near_empty_check,
-               plot_loss_delay, plot_steady, plot_transients, steady_sweeps, steady_table, transient_sweeps,
-               transients)
+from . import (FULL_UTILISATION_TOL, GWA_SCHEMES, LOSS_FREE, SCHEMES, WAN, analyse_with_transients,
+               fairness_checks, loss_free_checks, near_empty_check, plot_six_schemes, scenarios_with_transients,
+               transient_loss_free_checks)
 
 ID = "gwa-wan"
 SOURCE = "GWA (generalized window advertising), §6.2 Figs 7-9"
@@ -45,12 +44,7 @@ PAPER = {
     "gwa_min_buffer_kB": 500,             # §6.2: "minimum buffer space ... around 500 kbytes"
     "outstanding_pkts": 450,              # §6.2: "about 450" MSS packets or ACKs outstanding
     "transient_buffer_kB": 2048,          # Fig 8: 2 Mbyte buffer
-    "transient_span_s": 3.0,
-    "queue_average_s": 0.01,
 }
-#: "full utilisation": bottleneck utilisation within 2% of 1 (as gwa-lan).
-FULL_UTILISATION_TOL = 0.02
-SAMPLE_S = 0.001
 
 
 def buffers(quick: bool) -> List[float]:
@@ -59,12 +53,11 @@ def buffers(quick: bool) -> List[float]:
 
 
 def scenarios(quick: bool) -> List[Sweep]:
-    return (steady_sweeps(ID, WAN, SCHEMES, buffers(quick))
-            + transient_sweeps(ID, WAN, SCHEMES, PAPER["transient_buffer_kB"], PAPER["transient_span_s"], SAMPLE_S))
+    return scenarios_with_transients(ID, WAN, buffers(quick), PAPER["transient_buffer_kB"])
 
 
 def analyse(runs: Runs, quick: bool) -> Analysis:
-    return Analysis(table=steady_table(runs, WAN, ID), trans=transients(runs, 0, PAPER["queue_average_s"]))
+    return analyse_with_transients(runs, ID, WAN)
 
 
 def checks(a: Analysis, quick: bool) -> List[Check]:
@@ -97,25 +90,11 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     out.append(Check("largest maximum Telnet delay: GWA and ECN below DropTail and RED (s)", paper="GWA/ECN < DT/RED",
                      ccsim=f"{good:.4f} < {bad:.4f}", ok=good < bad, source="paper"))
     b0 = PAPER["transient_buffer_kB"]
-    for s in GWA_SCHEMES:
-        out.append(Check(f"{s}: bottleneck drops in the first 3 s at {b0} kB (no drop in the transient)", paper=0,
-                         ccsim=a.trans[s]["drops"], tolerance=0, relative=False, source="paper"))
+    out += transient_loss_free_checks(a.trans, b0)
     return out
 
 
 def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
-    t = a.table
-    fig, axes = grid(5, 3, figsize=(13, 17))
-    plot_steady(list(axes[0]) + list(axes[1]), t, SCHEMES)
-    plot_loss_delay(axes[2], t, SCHEMES)
-    for ax in list(axes[0]) + list(axes[1]) + list(axes[2]):
-        ax.set_xscale("log", base=2)
-    plot_transients(axes[3][0], axes[4][0], a.trans, SCHEMES[:3])
-    plot_transients(axes[3][1], axes[4][1], a.trans, SCHEMES[3:])
-    plot_transients(axes[3][2], None, a.trans, SCHEMES, t_max=0.5)
-    plot_transients(None, axes[4][2], a.trans, ("BA-FCFS",))
-    axes[3][2].set_title("first 0.5 s", fontsize=9)
-    axes[4][2].set_title("BA-FCFS queue, magnified (Fig 8's 4x scale)", fontsize=9)
-    fig.suptitle(f"GWA paper §6.2 (WAN): Fig 7 (rows 1-2), Fig 9 (row 3), Fig 8 at {PAPER['transient_buffer_kB']} kB "
-                 "(rows 4-5)" + (" [quick]" if quick else ""))
-    return save(fig, out_dir, ID)
+    return plot_six_schemes(a, out_dir, ID, "GWA paper §6.2 (WAN): Fig 7 (rows 1-2), Fig 9 (row 3), Fig 8 at "
+                            f"{PAPER['transient_buffer_kB']} kB (rows 4-5)" + (" [quick]" if quick else ""),
+                            insert_s=0.5, log_x=True)
