@@ -6,8 +6,8 @@ table and plot into ``OUT``, and returns :class:`Check` objects comparing
 what ccsim measured with the numbers the paper states, with ccsim's models,
 or with other ccsim runs (each check's ``source``).
 
-Layout: one subpackage per paper (``etcp/``, ``ltcp/``, ``htcp/``, ``pxcp/``) whose
-``__init__`` holds the paper's common setup, and one module per figure or
+Layout: one subpackage per paper (``etcp/``, ``ltcp/``, ``htcp/``, ``pxcp/``,
+``gwa/``) whose ``__init__`` holds the paper's common setup, and one module per figure or
 table; ``_kit/`` holds what the papers share (packet size, protocol table,
 dumbbell builder, Jain's index, congestion events, steady-state windows,
 figure helpers).

@@ -23,11 +23,12 @@ MSS = 1000
 HEADER = 40
 PKT_BYTES = MSS + HEADER
 
-#: Agents by the papers' names. ns-2 ``TCP/Newreno`` (E-TCP §VI-A) and the
+#: Agents by the papers' names. ns-2 ``TCP/Reno`` (GWA §6); ns-2 ``TCP/Newreno`` (E-TCP §VI-A) and the
 #: same with packet pacing; ``TCP/Sack1`` (LTCP §V-A: Reno window rules
 #: with SACK recovery); the high-speed agents with SACK recovery; LTCP on
 #: the Sack1 agent; H-TCP (§3.4) with SACK.
 PROTOCOLS: Dict[str, Flow] = {
+    "Reno": Flow(cc="reno", recovery="reno"),
     "NewReno": Flow(cc="reno", recovery="newreno", pacing="none"),
     "NewReno+pacing": Flow(cc="reno", recovery="newreno", pacing="interval"),
     "Sack1": Flow(cc="reno", recovery="sack"),
