@@ -142,9 +142,9 @@ def test_check_deviation_and_ok():
 
 
 def test_check_source_is_required_and_validated():
-    with pytest.raises(ValueError, match="source must be one of 'paper', 'model', 'consistency', not None"):
+    with pytest.raises(ValueError, match="source must be one of 'paper', 'model', 'consistency', 'ns-2', not None"):
         Check("w", paper=1.0, ccsim=1.0, tolerance=0.1)
-    with pytest.raises(ValueError, match="source must be one of 'paper', 'model', 'consistency', not 'Paper'"):
+    with pytest.raises(ValueError, match="source must be one of 'paper', 'model', 'consistency', 'ns-2', not 'Paper'"):
         Check("w", paper=1.0, ccsim=1.0, tolerance=0.1, source="Paper")
     with pytest.raises(ValueError, match="read_from .* needs source 'paper'"):
         Check("w", paper=1.0, ccsim=1.0, tolerance=0.1, source="model", read_from="Fig 2")

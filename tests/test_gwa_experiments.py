@@ -58,3 +58,77 @@ def test_wan_access_delays_are_uniform_on_1_10_ms_and_fixed():
     assert gwa.WAN.tau_i == tuple(gwa.access_delays(10, 1e-3, 10e-3))
     assert all(1e-3 <= t <= 10e-3 for t in gwa.MANY.tau_i) and len(gwa.MANY.tau_i) == 100
     assert not gwa.MANY.telnet and gwa.MANY.n == 100 and gwa.MANY.bottleneck_bps == gwa.MANY.access_bps == 10e6
+
+
+def test_agents_run_ns2s_tcp_rules():
+    # The authors' ns-2: windowInit_ 1, tcp.cc's RTT estimator at the 0.1 s
+    # tick, and TcpAgent's ECN (ECT retransmissions, integer halving to 0).
+    a = gwa.agent("DropTail", 64)
+    assert (a["init_cwnd_pkts"], a["rtt_estimator"], a["min_rto_s"], a["init_rto_s"]) == (1, "ns2", 0.2, 3.0)
+    assert "ecn_response" not in a
+    e = gwa.agent("ECN", 64)
+    assert (e["ecn"], e["ecn_retransmit_ect"], e["ecn_response"]) == (True, True, "ns2")
+
+
+# --- gwa-ns2: the recorded ns-2.35 rows ---------------------------------
+
+from ccsim.experiments import Check  # noqa: E402
+from ccsim.experiments._kit import Analysis  # noqa: E402
+from ccsim.experiments.gwa import ns2  # noqa: E402
+
+
+def test_ns2_record_matches_the_scenarios_built_here():
+    ref = ns2.reference()
+    assert not ref["quick"] and ref["source"] == "ns-2" and ref["seeds"] == [1, 2, 3]
+    assert {(r["setting"], r["scheme"]) for r in ref["rows"]} == \
+        {(s, m) for s in ns2.SETTINGS for m in ns2.SCHEMES}
+    # one run per recorded row and seed; every scenario validates
+    sweeps = ns2.scenarios(quick=True)
+    assert len(sweeps) == len(ref["rows"]) * 3
+    for s in sweeps[:3] + sweeps[-3:]:
+        validate(s.base)
+    # the seed draws the access delays and start times, so seeds differ in them
+    a, b = (s.base for s in sweeps[-3:-1])
+    assert a["seed"] != b["seed"] and a["flows"][0]["start_s"] != b["flows"][0]["start_s"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(quick=True), "recorded with --quick"),
+    (lambda d: d["settings"]["gwa-lan"].update(dur=8.0), "setting 'gwa-lan' was recorded as"),
+])
+def test_ns2_record_that_does_not_fit_is_refused(tmp_path, monkeypatch, change, message):
+    import json
+    from ccsim._native import UserError
+    doc = json.loads(ns2.REFERENCE.read_text())
+    change(doc)
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps(doc))
+    monkeypatch.setattr(ns2, "REFERENCE", path)
+    with pytest.raises(UserError, match=message):
+        ns2.reference()
+    monkeypatch.setattr(ns2, "REFERENCE", tmp_path / "missing.json")
+    with pytest.raises(UserError, match="cannot read the recorded ns-2 run"):
+        ns2.reference()
+
+
+def _table(**over):
+    row = {"setting": "gwa-lan", "scheme": "ecn", "buffer_kb": 240, "seeds": 3}
+    for k in ns2.METRICS:
+        row.update({f"ns2_{k}": 1.0, f"ccsim_{k}": 1.0, f"recorded_ccsim_{k}": 1.0})
+    row.update(over)
+    import pandas as pd
+    return Analysis(table=pd.DataFrame([row]))
+
+
+def test_ns2_checks_tolerance_zero_and_staleness():
+    c = {x.quantity.split(": ")[1].split(" ")[0]: x for x in ns2.checks(_table(), True) if x.source == "ns-2"}
+    assert set(c) == set(ns2.CHECKED) and all(x.ok for x in c.values())
+    # 10% relative: 1.09 passes, 1.11 does not
+    assert [x.ok for x in ns2.checks(_table(ccsim_goodput_avg=1.09), True)][0]
+    assert not [x.ok for x in ns2.checks(_table(ccsim_goodput_avg=1.11), True)][0]
+    # ns-2 lost nothing: ccsim must lose nothing
+    zero = [x for x in ns2.checks(_table(ns2_drop_prob=0.0, ccsim_drop_prob=1e-6), True) if "drop_prob" in x.quantity]
+    assert not zero[0].ok
+    # the consistency check flags a record made with another engine
+    cons = [x for x in ns2.checks(_table(recorded_ccsim_marks=2.0), True) if x.source == "consistency"]
+    assert len(cons) == 1 and not cons[0].ok and isinstance(cons[0], Check)

@@ -1,7 +1,7 @@
 """The GWA paper's DropTail, RED and ECN rows in ns-2.35 and in ccsim, side by side.
 
     python -m validation.gwa_compare [--seeds K] [--quick] [--setting NAME ...]
-                                     [--out validation/results/gwa_ns2.json]
+                                     [--out python/ccsim/experiments/gwa/ns2_reference.json]
 
 Gerla, Weng, Lo Cigno (§6): the Fig 3 network, N hosts each joined to
 router r0 by a link of delay tau_i, the bottleneck r0 -> r1 (tau_B), and
@@ -21,8 +21,9 @@ marking ECN-capable packets, above max_th too: the paper's footnote 7;
 ns-2 ``mark_p_ 2``, ccsim ``ecn_mark_above_max``). TCP Reno senders, one
 ACK per segment, 1000-byte segments (1040 on the wire), 0.1 s timer tick.
 validation/gwa_topology.tcl documents the ns-2 side and every choice the
-paper leaves open; ``scenario()`` below builds the same network for ccsim
-(a custom topology). Per seed, both sides get the same tau_i and FTP start
+paper leaves open; ``ccsim.experiments.gwa.ns2.scenario`` builds the same network for ccsim
+(a custom topology; shared with the ``gwa-ns2`` experiment, which re-runs
+the ccsim side against the recorded ns-2 numbers). Per seed, both sides get the same tau_i and FTP start
 times (uniform on [0, START_SPREAD_S], drawn here); each simulator's own
 generator draws the Telnet intervals.
 
@@ -43,7 +44,6 @@ import argparse
 import datetime
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -51,23 +51,15 @@ import tempfile
 
 import ccsim
 
+from ccsim.experiments.gwa.ns2 import (MSS, QUICK, REFERENCE, SCHEMES, SETTINGS, TELNET_INTERVAL_S, buffer_pkts,
+                                       draw, mean, measure, scenario, summarise, METRICS)
+
 try:
     from validation.red_compare import trace_queue_stats
 except ImportError:  # run as a script from validation/
     from red_compare import trace_queue_stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MSS, HDR = 1000, 40
-START_SPREAD_S = 0.1  # FTP start times: the paper starts them "at the beginning"
-SETTINGS = {
-    "gwa-lan": dict(n=10, rate_b=100e6, rate_a=100e6, tau_b=40e-6, tau_r=30e-6, tau_i=(30e-6, 30e-6),
-                    window=64, telnet=True, rto_diag=True, dur=25.0, warm=5.0, buffers_kb=[30, 60, 120, 240]),
-    "gwa-many-flows": dict(n=100, rate_b=10e6, rate_a=10e6, tau_b=5e-3, tau_r=5e-3, tau_i=(1e-3, 10e-3),
-                           window=512, telnet=False, rto_diag=False, dur=100.0, warm=10.0, buffers_kb=[200, 400, 800]),
-}
-QUICK = {"gwa-lan": dict(dur=8.0, warm=3.0, buffers_kb=[60]), "gwa-many-flows": dict(dur=30.0, warm=10.0, buffers_kb=[200])}
-SCHEMES = ["droptail", "red", "ecn"]
-TELNET_INTERVAL_S = 0.1
 # ccsim runs ns-2's own RTT estimator (rtt_estimator = "ns2": one timed
 # segment per RTT, samples in whole 0.1 s ticks, tcp.cc rtt_update), as the
 # paper's ns-2 agents did (timestamps off, the 1999 default). With 0.1 s
@@ -78,68 +70,8 @@ TELNET_INTERVAL_S = 0.1
 DIAG_ESTIMATOR = "rfc6298"
 
 
-def buffer_pkts(kb):
-    """A buffer of B kbytes holds B MSS packets (paper §6: sizes in kbytes,
-    MSS 1000 bytes; ns-2 queues of 1999 count packets)."""
-    return int(kb)
-
-
-def draw(st, seed):
-    """Per-host access delays tau_i and FTP start times, shared by both sides."""
-    rng = random.Random(seed)
-    lo, hi = st["tau_i"]
-    taus = [rng.uniform(lo, hi) for _ in range(st["n"])]
-    starts = [rng.uniform(0.0, START_SPREAD_S) for _ in range(st["n"])]
-    return taus, starts
-
-
-def queue(scheme, buf):
-    if scheme == "droptail":
-        return {"kind": "droptail", "limit_pkts": buf}
-    ecn = scheme == "ecn"
-    # w_q 0.002, packet mode, not gentle: the authors' 1999 ns-2 RED (gwa_topology.tcl).
-    return {"kind": "red", "limit_pkts": buf, "min_th": buf / 12, "max_th": 3 * buf / 12, "max_p": 0.1,
-            "w_q": 0.002, "gentle": False, "wait": True, "bytes": False, "mean_pktsize": 500,
-            "ecn": ecn, "ecn_mark_above_max": ecn}
-
-
-def scenario(st, scheme, buf, seed, estimator="ns2"):
-    taus, starts = draw(st, seed)
-    n = st["n"]
-    edge = {"kind": "droptail", "limit_pkts": 1000}
-    links = [{"from": "r0", "to": "r1", "rate_bps": st["rate_b"], "delay_s": st["tau_b"],
-              "queue": queue(scheme, buf), "monitor": True}]
-    flows, tel = [], []
-    tcp = {"cc": "reno", "recovery": "reno", "delayed_ack": False, "mss_bytes": MSS, "header_bytes": HDR,
-           "init_cwnd_pkts": 1, "rwnd_pkts": st["window"], "clock_granularity_s": 0.1, "min_rto_s": 0.2,
-           "init_rto_s": 3.0, "rtt_estimator": estimator, "ecn": scheme == "ecn"}
-    for i in range(n):
-        links.append({"from": f"s{i}", "to": "r0", "rate_bps": st["rate_a"], "delay_s": taus[i], "queue": edge})
-        links.append({"from": "r1", "to": f"d{i}", "rate_bps": st["rate_a"], "delay_s": st["tau_r"], "queue": edge})
-        route = [f"s{i}", "r0", "r1", f"d{i}"]
-        flows.append(dict(tcp, route=route, start_s=starts[i]))
-        if st["telnet"]:
-            tel.append(dict(tcp, route=route, start_s=0.0, app="telnet",
-                            app_params={"interval_s": TELNET_INTERVAL_S}))
-    nodes = ["r0", "r1"] + [f"s{i}" for i in range(n)] + [f"d{i}" for i in range(n)]
-    return {"name": f"gwa-ns2-{scheme}-{buf}", "seed": seed, "duration_s": st["dur"], "warmup_s": st["warm"],
-            "sample_interval_s": 0.0, "topology": {"kind": "custom", "nodes": nodes, "links": links},
-            "flows": flows + tel}
-
-
 def run_ccsim(st, scheme, buf, seed, estimator="ns2"):
-    r = ccsim.run(scenario(st, scheme, buf, seed, estimator)).raw
-    link = next(x for x in r["links"] if x["from"] == "r0" and x["to"] == "r1")
-    ftp = r["flows"][: st["n"]]
-    return {
-        "goodput": [f["goodput_bps"] / st["rate_b"] for f in ftp],
-        "arrivals": link["arrivals"],
-        "drops": link["drops"],
-        "marks": link["marks"],
-        "avg_queue_pkts": link["avg_queue_pkts"],
-        "max_queue_pkts": link["max_queue_pkts"],
-        "timeouts": sum(f["timeouts"] for f in r["flows"]),
-    }
+    return measure(ccsim.run(scenario(st, scheme, buf, seed, estimator)).raw, st)
 
 
 def tcl_params(st, scheme, buf, seed, trace):
@@ -176,22 +108,6 @@ def run_ns2(st, scheme, buf, seed, d):
     good = [(acks["end"][i] - acks["warm"][i]) * MSS * 8 / span / st["rate_b"] for i in range(st["n"])]
     return {"goodput": good, "arrivals": q["arrivals"], "drops": q["drops"], "marks": q["marks"],
             "avg_queue_pkts": q["avg_queue_pkts"], "max_queue_pkts": q["max_held_pkts_all"], "timeouts": timeouts}
-
-
-METRICS = ["goodput_avg", "goodput_min", "goodput_max", "drop_prob", "marks", "avg_queue_pkts",
-           "max_queue_pkts", "timeouts"]
-
-
-def summarise(x):
-    g = x["goodput"]
-    return {"goodput_avg": sum(g) / len(g), "goodput_min": min(g), "goodput_max": max(g),
-            "drop_prob": x["drops"] / max(x["arrivals"], 1), "marks": x["marks"],
-            "avg_queue_pkts": x["avg_queue_pkts"], "max_queue_pkts": x["max_queue_pkts"],
-            "timeouts": x["timeouts"]}
-
-
-def mean(rows):
-    return {k: sum(r[k] for r in rows) / len(rows) for k in METRICS}
 
 
 def ratio(a, b):
@@ -232,7 +148,8 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="one short row per setting (no --out default)")
     ap.add_argument("--setting", action="append", choices=sorted(SETTINGS))
-    ap.add_argument("--out", default=None, help="write the rows as JSON (docs/validation.md has the schema)")
+    ap.add_argument("--out", default=None,
+                    help=f"write the rows as JSON (docs/validation.md has the schema; gwa-ns2 reads {REFERENCE})")
     args = ap.parse_args(argv)
     if shutil.which("ns") is None:
         print("gwa_compare: skipped, ns-2.35 is not installed (`ns` not on PATH; apt-get install ns2)")

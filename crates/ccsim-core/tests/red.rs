@@ -346,3 +346,146 @@ fn a_timeout_in_the_window_of_an_ece_reduction_keeps_its_ssthresh() {
     let r = sim.run();
     assert_conserved(&r);
 }
+
+/// Per data segment seen leaving the bottleneck: (first copies, repeat
+/// copies) split by whether the copy was ECT.
+#[derive(Default)]
+struct EctBySend {
+    seen: std::collections::HashSet<(u32, u64)>,
+    first_ect: u64,
+    repeat_ect: u64,
+    repeat_not_ect: u64,
+}
+
+impl ccsim_core::net::tap::Tap for EctBySend {
+    fn on_event(
+        &mut self,
+        ev: ccsim_core::net::tap::TapEvent,
+        _now: ccsim_core::sim::Time,
+        _link: u32,
+        p: &ccsim_core::net::Packet,
+    ) {
+        if ev != ccsim_core::net::tap::TapEvent::Enqueue || p.is_ack() {
+            return;
+        }
+        let Some(h) = p.tcp() else { return };
+        let ect = p.ecn.is_ect() || p.ecn == ccsim_core::net::packet::Ecn::Ce;
+        if self.seen.insert((p.flow, h.seq)) {
+            self.first_ect += ect as u64;
+        } else if ect {
+            self.repeat_ect += 1;
+        } else {
+            self.repeat_not_ect += 1;
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn retransmissions_are_not_ect_unless_ns2_style_is_asked_for() {
+    // A marking RED queue whose buffer the flows overflow: drops force
+    // retransmissions. RFC 3168 §6.1.5 sends them Not-ECT; ns-2's
+    // TcpAgent::output (ecn_retransmit_ect = true) sends them ECT.
+    let q = "limit_pkts = 30, min_th = 5, max_th = 15, bytes = false, w_q = 0.002, ecn = true";
+    let mut counts = vec![];
+    for extra in ["ecn = true", "ecn = true\necn_retransmit_ect = true"] {
+        let mut s = sim(&dumbbell(8, q, extra, 20.0));
+        s.add_tap(FWD_BNECK, Box::new(EctBySend::default()));
+        let r = s.run();
+        assert_conserved(&r);
+        let t = s.net.links[FWD_BNECK].tap::<EctBySend>().unwrap();
+        assert!(t.first_ect > 1000, "new data leaves ECT");
+        assert!(t.repeat_ect + t.repeat_not_ect > 10, "the 30-packet buffer forces retransmissions");
+        counts.push((t.repeat_ect, t.repeat_not_ect));
+    }
+    assert_eq!(counts[0].0, 0, "RFC 3168: no retransmission is ECT");
+    assert_eq!(counts[1].1, 0, "ns-2: every retransmission is ECT");
+    let bad = Scenario::from_toml(&dumbbell(1, q, "ecn_retransmit_ect = true", 5.0));
+    let e = bad.expect_err("needs ecn").to_string();
+    assert!(e.contains("flows[0].ecn_retransmit_ect") && e.contains("ecn = true"), "{e}");
+}
+
+#[test]
+fn ns2_ecn_response_halves_the_integer_window() {
+    // ns-2 TcpAgent::ecn -> slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF):
+    // cwnd = ssthresh = int(int(min(cwnd, rwnd)) / 2).
+    let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\necn_response = \"ns2\"\nrtt_s = 0.05\nrwnd_pkts = 200");
+    let mut sim = d.sim();
+    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkNth { nth: 3000, seen: 0 }));
+    let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
+    let mut before = 0.0;
+    while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
+        before = sim.tcp_sender(0).unwrap().st.cwnd;
+        assert!(step(&mut sim), "the mark is echoed and acted on");
+    }
+    let s = sim.tcp_sender(0).unwrap();
+    let half = (before.min(200.0).floor() / 2.0).floor();
+    assert!(before > 200.0, "slow start took cwnd past rwnd, so window() is rwnd: {before}");
+    assert_eq!((s.st.cwnd, s.st.ssthresh), (half, half));
+    assert_eq!(half, 100.0);
+}
+
+/// Marks CE on every ECN-capable packet.
+struct MarkAll;
+
+impl ccsim_core::net::stage::Stage for MarkAll {
+    fn name(&self) -> &'static str {
+        "mark_all"
+    }
+    fn on_enqueue(
+        &mut self,
+        ctx: &mut ccsim_core::net::LinkCtx,
+        pkt: &mut ccsim_core::net::Packet,
+    ) -> ccsim_core::net::stage::Verdict {
+        if pkt.ecn.is_ect() {
+            pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
+            ctx.count_mark();
+        }
+        ccsim_core::net::stage::Verdict::Pass
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn ns2_ecn_response_closes_a_one_segment_window_and_only_the_timer_reopens_it() {
+    // Every packet marked: RFC 3168's cut floors cwnd at 2 segments and the
+    // flow keeps sending each RTT; ns-2's halves 1 to 0, and only the
+    // retransmission timer (backed off by later ECEs) lets a packet out.
+    let mut out = vec![];
+    for resp in ["rfc3168", "ns2"] {
+        let flow = format!("ecn = true\necn_response = \"{resp}\"\nrtt_s = 0.05\nrwnd_pkts = 200");
+        let d = Dumbbell::new(100e6, 1000, 10.0).flow(&flow);
+        let mut sim = d.sim();
+        sim.net.links[FWD_BNECK].add_stage(Box::new(MarkAll));
+        let (mut min_cwnd, mut max_backoff) = (f64::MAX, 0);
+        while step(&mut sim) {
+            if sim.now_s() > 1.0 {
+                let s = sim.tcp_sender(0).unwrap();
+                min_cwnd = min_cwnd.min(s.st.cwnd);
+                max_backoff = max_backoff.max(s.rtt.backoff);
+            }
+        }
+        let r = sim.results();
+        assert_conserved(&r);
+        assert_eq!(r.links[FWD_BNECK].drops, 0);
+        out.push((min_cwnd, max_backoff, r.flows[0].delivered_bytes));
+    }
+    let ((rfc_min, rfc_bo, rfc_bytes), (ns2_min, ns2_bo, ns2_bytes)) = (out[0], out[1]);
+    assert_eq!((rfc_min, rfc_bo), (2.0, 0), "RFC 3168 floor, no timer involved");
+    assert_eq!(ns2_min, 0.0, "ns-2 closes the window");
+    assert!(ns2_bo >= 2, "ECEs at a one-segment window back the timer off: {ns2_bo}");
+    assert!(ns2_bytes > 0 && ns2_bytes * 4 < rfc_bytes, "paused by the timer: {ns2_bytes} vs {rfc_bytes}");
+}
+
+#[test]
+fn ns2_ecn_response_is_renos_halving_only() {
+    let q = "limit_pkts = 30, ecn = true";
+    let cubic = dumbbell(1, q, "ecn = true\necn_response = \"ns2\"", 5.0).replace("cc = \"reno\"", "cc = \"cubic\"");
+    let e = Scenario::from_toml(&cubic).expect_err("ns2 response with CUBIC").to_string();
+    assert!(e.contains("flows[0].ecn_response") && e.contains("cc = \"reno\""), "{e}");
+    assert!(Scenario::from_toml(&dumbbell(1, q, "ecn = true\necn_response = \"ns2\"", 5.0)).is_ok());
+}

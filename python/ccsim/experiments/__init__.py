@@ -61,7 +61,7 @@ PathLike = Union[str, os.PathLike]
 
 
 #: Where the number a check compares ccsim against comes from.
-SOURCES = ("paper", "model", "consistency")
+SOURCES = ("paper", "model", "consistency", "ns-2")
 
 
 @dataclass
@@ -74,7 +74,9 @@ class Check:
     text; shown as ``paper (read from Fig 6)``); ``"model"``, a prediction
     of one of ccsim's analytic models (``ccsim.models``, the experiments'
     fluid and equilibrium models); ``"consistency"``, ccsim against ccsim
-    (two runs, two variants, two halves of a run).
+    (two runs, two variants, two halves of a run); ``"ns-2"``, a recorded
+    run of ns-2.35, the papers' simulator, of the same scenario (the
+    record's file, versions and date are named by the experiment).
 
     ``deviation`` is relative, ``|ccsim - paper| / |paper|``, unless
     ``relative=False`` (then absolute; use that when the paper's value is 0

@@ -270,6 +270,15 @@ pub struct FlowSpec {
     /// until CWR and answered once per window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    /// TCP: an ECN flow's retransmissions leave ECT(0) as well, as ns-2's
+    /// `TcpAgent::output` sets ECT on every data packet; RFC 3168 §6.1.5
+    /// sends them Not-ECT (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_retransmit_ect: Option<bool>,
+    /// TCP: how an ECN flow reduces on ECE, `rfc3168` or `ns2` (ns-2.35's
+    /// `TcpAgent::ecn`, which can close the window to 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_response: Option<crate::transport::tcp::EcnResponse>,
     /// TCP: GWA-TCP (Gerla et al. §2): data carry the IP option B_n set to
     /// B_max, routers with a `gwa` stage lower it, and the receiver
     /// advertises W_a = min(rwnd, B_n).

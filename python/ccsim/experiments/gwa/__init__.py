@@ -43,9 +43,17 @@ Choices where the paper is silent (docs/experiments.md, "GWA paper"):
   ``duplex-link``. Access and destination links have DropTail queues of
   10,000 packets (never the limit: each carries one host's window).
 * TCP: Reno without limited transmit (RFC 3042 postdates the paper), no
-  delayed ACKs (ns-2 ``TCPSink``), initial window 2, RTO floor 0.2 s
-  (two 0.1 s ticks: "only a timeout can halt transmissions for more than
-  0.2 s", §6.1), initial RTO 3 s (ns-2 ``rtxcur_init_``).
+  delayed ACKs (ns-2 ``TCPSink``), initial window 1 (ns-2 ``windowInit_``
+  until 5/2001; the paper's ns-2 came from the 1999-2000 VINT site), RTO
+  floor 0.2 s (two 0.1 s ticks: "only a timeout can halt transmissions for
+  more than 0.2 s", §6.1), initial RTO 3 s (ns-2 ``rtxcur_init_``), and
+  ns-2's own RTT estimator (``rtt_estimator = "ns2"``: one timed segment
+  per RTT in 0.1 s ticks, the backoff kept until a timed segment is
+  acknowledged; docs/validation.md "RTT estimator").
+* ECN agents as ns-2's ``TcpAgent``: retransmissions leave ECT too
+  (``ecn_retransmit_ect``, tcp.cc ``output``) and an ECE halves the integer
+  window, to 0 from one segment (``ecn_response = "ns2"``, tcp.cc ``ecn``);
+  RFC 3168 floors the window at 2 and sends retransmissions Not-ECT.
 * Start times: every FTP and Telnet source starts at t = 0 (the figures'
   transients start from time 0 with all flows); the first Telnet write is
   one exponential interval later.
@@ -127,13 +135,16 @@ def agent(scheme: str, rwnd_pkts: int, **fields: Any) -> Dict[str, Any]:
     scheme's end-host capability (``ecn``, ``gwa`` or ``ba``)."""
     extra: Dict[str, Any] = {}
     if scheme == "ECN":
-        extra["ecn"] = True
+        # ns-2's TcpAgent: ECT on retransmissions too (output), its own
+        # window halving on ECE (ecn, to 0 from one segment)
+        extra.update(ecn=True, ecn_retransmit_ect=True, ecn_response="ns2")
     elif scheme in ("GWA-RR", "GWA-FCFS"):
         extra["gwa"] = True
     elif scheme == "BA-FCFS":
         extra["ba"] = True
     return flow("Reno", rwnd_pkts=int(rwnd_pkts), clock_granularity_s=TCP_TICK_S, min_rto_s=2 * TCP_TICK_S,
-                init_rto_s=3.0, limited_transmit=False, delayed_ack=False, **extra, **fields)
+                init_rto_s=3.0, rtt_estimator="ns2", init_cwnd_pkts=1, limited_transmit=False, delayed_ack=False, **extra,
+                **fields)
 
 
 def access_delays(n: int, lo_s: float, hi_s: float, seed: int = 1) -> List[float]:

@@ -85,6 +85,8 @@ pub mod defaults {
     pub const INIT_RTO_S_NS2: f64 = 3.0;
     pub const RTT_ESTIMATOR: RttEstimatorKind = RttEstimatorKind::Rfc6298;
     pub const HALVE_ON_REPEATED_RTO: bool = false;
+    pub const ECN_RETRANSMIT_ECT: bool = false;
+    pub const ECN_RESPONSE: super::EcnResponse = super::EcnResponse::Rfc3168;
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
     pub const CLOCK_GRANULARITY_S: f64 = 0.01;
     pub const ECN: bool = false;
@@ -114,10 +116,37 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
+    (
+        "ecn_response",
+        "rfc3168 (cwnd = ssthresh = max(FlightSize/2, 2)) | ns2 (TcpAgent::ecn: cwnd = int(window/2), to 0)",
+    ),
+    ("ecn_retransmit_ect", "retransmissions leave ECT too (ns-2 TcpAgent::output), not Not-ECT (RFC 3168 §6.1.5)"),
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
     ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
     ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
 ];
+
+/// How an ECN-capable sender reduces when an ACK carries ECE (once per
+/// window either way).
+///
+/// - `Rfc3168` (§6.1.2): as for a loss, ssthresh = the controller's
+///   decrease of FlightSize (Reno: max(FlightSize/2, 2)) and cwnd =
+///   ssthresh, so the window never drops below 2 segments.
+/// - `Ns2`: ns-2.35's `TcpAgent::ecn` and `slowdown(CLOSE_CWND_HALF |
+///   CLOSE_SSTHRESH_HALF)` (tcp.cc): cwnd = int(window()/2) with window() =
+///   int(min(cwnd, rwnd)), ssthresh the same but at least 2. From a window
+///   of one segment cwnd becomes 0: nothing new leaves until an ACK without
+///   ECE reopens it or the retransmission timer fires, and a second ECE at
+///   that window backs the timer off (`ecn_backoff_`, `rtt_backoff`), which
+///   then stays backed off while ACKs carry ECE. RFC 3168 §6.1.2 asks for
+///   the same pause at cwnd = 1 ("only send a new packet when the
+///   retransmit timer expires").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnResponse {
+    Rfc3168,
+    Ns2,
+}
 
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
@@ -142,6 +171,8 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
+    f.ecn_retransmit_ect.get_or_insert(d::ECN_RETRANSMIT_ECT);
+    f.ecn_response.get_or_insert(d::ECN_RESPONSE);
     f.gwa.get_or_insert(d::GWA);
     f.ba.get_or_insert(d::BA);
 }
@@ -192,6 +223,10 @@ pub struct TcpConfig {
     pub boot_time: f64,
     pub halve_on_repeated_rto: bool,
     pub ecn: bool,
+    /// Retransmissions of an ECN flow are ECT as well (ns-2), see [`defaults::ECN_RETRANSMIT_ECT`].
+    pub ecn_retransmit_ect: bool,
+    /// How an ECN flow reduces on ECE, see [`EcnResponse`].
+    pub ecn_response: EcnResponse,
     /// GWA-TCP: stamp B_n = B_max on data, advertise min(rwnd, B_n).
     pub gwa: bool,
     /// BA-TCP: stamp v on data, echo it, bound the window by delta x v.
@@ -230,6 +265,8 @@ impl TcpConfig {
             boot_time: 0.0,
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ecn: f.ecn.unwrap_or_default(),
+            ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
+            ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),
             gwa: f.gwa.unwrap_or_default(),
             ba: f.ba.unwrap_or_default(),
             total_bytes: f.bytes,
@@ -266,6 +303,21 @@ impl TcpConfig {
             return Err(ConfigError::new(
                 p("ba"),
                 "not allowed with gwa = true (both use the network's one IP option)",
+            ));
+        }
+        if cfg.ecn_response == EcnResponse::Ns2 && f.cc.as_deref().is_some_and(|c| c != "reno") {
+            return Err(ConfigError::new(
+                p("ecn_response"),
+                format!(
+                    "\"ns2\" is ns-2's Reno halving and needs cc = \"reno\"; cc is \"{}\" (use \"rfc3168\")",
+                    f.cc.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+        if cfg.ecn_retransmit_ect && !cfg.ecn {
+            return Err(ConfigError::new(
+                p("ecn_retransmit_ect"),
+                "true needs ecn = true (it says how an ECN flow marks its retransmissions)",
             ));
         }
         if cfg.total_bytes == Some(0) {

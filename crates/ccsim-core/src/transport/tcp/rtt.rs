@@ -209,9 +209,17 @@ impl RttEstimator {
 
     /// The retransmission timer expired (ns-2 `reset_rtx_timer(0, 1)`).
     pub fn on_timeout(&mut self) {
-        self.backoff += 1;
         if let Some(n) = self.ns2.as_mut() {
             n.timed = None;
+        }
+        self.back_off();
+    }
+
+    /// Double the RTO (ns-2 `rtt_backoff`, also called by `TcpAgent::ecn`
+    /// at a one-segment window).
+    pub fn back_off(&mut self) {
+        self.backoff += 1;
+        if let Some(n) = self.ns2.as_mut() {
             // rtt_backoff: past t_backoff_ 8, clobber SRTT into RTTVAR.
             if self.backoff > 3 {
                 n.t_rttvar += n.t_srtt >> T_SRTT_BITS;

@@ -18,7 +18,7 @@
 use super::pacing::Pacer;
 use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::scoreboard::Scoreboard;
-use super::{PacingKind, Recovery, TcpConfig};
+use super::{EcnResponse, PacingKind, Recovery, TcpConfig};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::time::{from_secs, to_secs};
@@ -91,6 +91,9 @@ pub struct TcpSender {
     /// by fast retransmit without a second reduction (RFC 3168 §6.1.2, ns-2
     /// `NewRenoTcpAgent::dupack_action` after `CWND_ACTION_ECN`).
     ecn_cut: bool,
+    /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
+    /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
+    ecn_backoff: bool,
     /// The timer has resent the head since the last new ACK (RFC 5681
     /// §3.1: a repeated RTO keeps ssthresh).
     timer_resent: bool,
@@ -153,6 +156,7 @@ impl TcpSender {
             awnd,
             cwr_seq: None,
             ecn_cut: false,
+            ecn_backoff: false,
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
@@ -172,7 +176,22 @@ impl TcpSender {
     }
 
     fn clamp_cwnd(&mut self) {
-        self.st.cwnd = self.st.cwnd.clamp(1.0, self.st.max_cwnd);
+        self.st.cwnd = self.st.cwnd.clamp(self.cwnd_floor(), self.st.max_cwnd);
+    }
+
+    /// The smallest window: one segment, or none under ns-2's ECN response
+    /// (`TcpAgent::ecn` halves a one-segment window to 0).
+    fn cwnd_floor(&self) -> f64 {
+        if self.cfg.ecn_response == EcnResponse::Ns2 {
+            0.0
+        } else {
+            1.0
+        }
+    }
+
+    /// cwnd in whole segments, as the sending rules count it.
+    fn window(&self) -> u64 {
+        self.st.cwnd.floor().max(self.cwnd_floor()) as u64
     }
 
     fn rto(&self) -> Time {
@@ -206,7 +225,15 @@ impl TcpSender {
             let partial = self.state == State::Recovery
                 && ack < self.recover
                 && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Sack);
+            // ns-2 newack: "don't end backoff if still in ECN-Echo with a
+            // congestion window of 1 packet" (the ECE is handled first there).
+            let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
+            let hold = ns2_ecn && ece && (self.ecn_backoff || self.st.cwnd <= 1.0);
+            let backoff = self.rtt.backoff;
             self.rtt.on_new_ack(ack, r, partial, to_secs(now));
+            if hold {
+                self.rtt.backoff = backoff;
+            }
             self.timer_resent = false;
             self.sb.advance(ack);
             self.dupacks = 0;
@@ -252,7 +279,7 @@ impl TcpSender {
                 self.cc.on_feedback(&mut self.st, NetFeedback::Echo(h));
             }
             self.clamp_cwnd();
-            if self.sb.outstanding() == 0 {
+            if self.sb.outstanding() == 0 && self.st.cwnd >= 1.0 {
                 self.rto_timer.disarm();
             } else if restart_rto {
                 let at = now.saturating_add(self.rto());
@@ -282,6 +309,9 @@ impl TcpSender {
                 _ => {}
             }
         }
+        if !ece {
+            self.ecn_backoff = false;
+        }
         let una = self.sb.una();
         if ece && self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c) {
             // RFC 3168 §6.1.2: react to ECN once per window, as to a loss,
@@ -289,14 +319,45 @@ impl TcpSender {
             self.cwr_pending = true;
             self.cwr_seq = Some(self.sb.high());
             self.sync(now);
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
-            self.st.cwnd = self.st.ssthresh;
+            if self.cfg.ecn_response == EcnResponse::Ns2 {
+                self.ns2_ecn_cut(net);
+            } else {
+                self.st.ssthresh = self.cc.ssthresh(&self.st);
+                self.st.cwnd = self.st.ssthresh;
+            }
             self.recover = self.sb.high();
             self.ecn_cut = true;
             self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
             self.clamp_cwnd();
         }
         self.try_send(net);
+    }
+
+    /// ns-2's `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`
+    /// (tcp.cc): halve the integer window, possibly to 0; at a one-segment
+    /// window the first ECE arms `ecn_backoff_`, later ones back the timer
+    /// off (restarted by ns-2's `newack`, which runs after `ecn`).
+    fn ns2_ecn_cut(&mut self, net: &mut Net) {
+        let mut backed_off = false;
+        if self.st.cwnd <= 1.0 {
+            if self.ecn_backoff {
+                self.rtt.back_off();
+                backed_off = true;
+            } else {
+                self.ecn_backoff = true;
+            }
+        } else {
+            self.ecn_backoff = false;
+        }
+        let half = (self.st.cwnd.min(self.awnd as f64).floor() / 2.0).floor();
+        self.st.ssthresh = half.max(2.0);
+        self.st.cwnd = half;
+        // ns-2 `newtimer`: the timer also runs at cwnd < 1 with nothing
+        // outstanding, since only its expiry can reopen the window.
+        if half < 1.0 || (backed_off && self.sb.outstanding() > 0) {
+            let at = net.now.saturating_add(self.rto());
+            self.rto_timer.arm(&mut net.events, at);
+        }
     }
 
     /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
@@ -332,6 +393,14 @@ impl TcpSender {
     /// Retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 eq. 4).
     pub fn on_rto(&mut self, net: &mut Net) {
         if self.sb.outstanding() == 0 {
+            if self.st.cwnd < 1.0 {
+                // ns-2 `timeout` with no outstanding data after an ECN cut
+                // to 0: reopen one segment, back the timer off, no
+                // retransmission and no ssthresh cut (`NO_OUTSTANDING_DATA`).
+                self.st.cwnd = 1.0;
+                self.rtt.on_timeout();
+                self.try_send(net);
+            }
             return;
         }
         self.stats.timeouts += 1;
@@ -408,7 +477,7 @@ impl TcpSender {
 
     /// RFC 6675 NextSeg() in recovery and loss; FlightSize gating when open.
     fn next_segment(&mut self) -> Option<Next> {
-        let cwnd = self.st.cwnd.floor().max(1.0) as u64;
+        let cwnd = self.window();
         if self.state == State::Open {
             let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
             return (self.has_new_data() && self.sb.outstanding() < cwnd + lt).then_some(Next::New);
@@ -453,7 +522,7 @@ impl TcpSender {
             match self.next_segment() {
                 None => return,
                 Some(Next::New) => {
-                    if self.state == State::Open && self.sb.outstanding() >= self.st.cwnd.floor().max(1.0) as u64 {
+                    if self.state == State::Open && self.sb.outstanding() >= self.window() {
                         self.lt_sent += 1; // beyond cwnd: Limited Transmit (RFC 3042)
                     }
                     let s = self.sb.high();
@@ -466,7 +535,7 @@ impl TcpSender {
 
     /// Whether a segment would be sent if the pacer allowed it (no side effects).
     fn next_segment_available(&self) -> bool {
-        let cwnd = self.st.cwnd.floor().max(1.0) as u64;
+        let cwnd = self.window();
         if self.state == State::Open {
             let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
             return self.has_new_data() && self.sb.outstanding() < cwnd + lt;
@@ -487,7 +556,9 @@ impl TcpSender {
         self.stats.data_sent += 1;
         let size = self.cfg.header + self.cfg.payload(seq);
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
-        let ecn = if self.cfg.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct };
+        // RFC 3168 §6.1.5: retransmissions go Not-ECT, so a congested
+        // router drops rather than marks them; ns-2 marks them ECT anyway.
+        let ecn = if self.cfg.ecn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
         let cwr = !retx && std::mem::take(&mut self.cwr_pending);
         let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ..Default::default() });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
