@@ -26,8 +26,16 @@
 //!   Linux's table saturates at its last row.
 //! - The cut is evaluated on cwnd at the event (`ssthresh = (1 − b(cwnd))·cwnd`,
 //!   floor 2), the same rule for fast retransmit, ECN and RTO (RFC 3649 only
-//!   changes the AIMD parameters). ns-2's quirk of halving on the first
-//!   decrease is not reproduced.
+//!   changes the AIMD parameters). ns-2 halves instead on the connection's
+//!   first decrease and on any decrease in slow start (tcp.cc `slowdown`:
+//!   `first_decrease_ == 1 || slowstart` → `halfwin`): `ns2_first_decrease`.
+//!
+//! `a_b = "table"` uses RFC 3649 Appendix B instead of the formulas, as Linux
+//! (`tcp_highspeed.c`) and ns-3 do: 72 rows (w_i, b_i) with a = i + 1 on
+//! `w_{i−1} < cwnd ≤ w_i`, the last row beyond w = 89,053, standard TCP at
+//! or below w = 38. b is the RFC's two-decimal value; Linux keeps the same
+//! rows as b·256 in whole numbers (e.g. 112/256 = 0.4375 for the RFC's 0.44).
+//! The table ignores the response-line parameters (`low_window`, `low_p`, ...).
 //! - Increase per ACK in congestion avoidance: `a(cwnd)/cwnd` (per unit; see
 //!   `abc`), i.e. a(w) segments per RTT.
 //!
@@ -59,6 +67,92 @@ pub struct HstcpConfig {
     pub max_ssthresh: f64,
     /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
     pub abc: bool,
+    /// a(w), b(w) from RFC 3649 Appendix B's table instead of the formulas.
+    pub table: bool,
+    /// ns-2's halving on the first decrease and on decreases in slow start.
+    pub ns2_first_decrease: bool,
+}
+
+/// RFC 3649 Appendix B: the upper window w_i of row i (a = i + 1) and b(w)
+/// to two decimals. Row 0 (w ≤ 38) is standard TCP.
+const TABLE: [(u32, f64); 72] = [
+    (38, 0.50),
+    (118, 0.44),
+    (221, 0.41),
+    (347, 0.38),
+    (495, 0.37),
+    (663, 0.35),
+    (851, 0.34),
+    (1058, 0.33),
+    (1284, 0.32),
+    (1529, 0.31),
+    (1793, 0.30),
+    (2076, 0.29),
+    (2378, 0.28),
+    (2699, 0.28),
+    (3039, 0.27),
+    (3399, 0.27),
+    (3778, 0.26),
+    (4177, 0.26),
+    (4596, 0.25),
+    (5036, 0.25),
+    (5497, 0.24),
+    (5979, 0.24),
+    (6483, 0.23),
+    (7009, 0.23),
+    (7558, 0.22),
+    (8130, 0.22),
+    (8726, 0.22),
+    (9346, 0.21),
+    (9991, 0.21),
+    (10661, 0.21),
+    (11358, 0.20),
+    (12082, 0.20),
+    (12834, 0.20),
+    (13614, 0.19),
+    (14424, 0.19),
+    (15265, 0.19),
+    (16137, 0.19),
+    (17042, 0.18),
+    (17981, 0.18),
+    (18955, 0.18),
+    (19965, 0.17),
+    (21013, 0.17),
+    (22101, 0.17),
+    (23230, 0.17),
+    (24402, 0.16),
+    (25618, 0.16),
+    (26881, 0.16),
+    (28193, 0.16),
+    (29557, 0.15),
+    (30975, 0.15),
+    (32450, 0.15),
+    (33986, 0.15),
+    (35586, 0.14),
+    (37253, 0.14),
+    (38992, 0.14),
+    (40808, 0.14),
+    (42707, 0.13),
+    (44694, 0.13),
+    (46776, 0.13),
+    (48961, 0.13),
+    (51258, 0.13),
+    (53677, 0.12),
+    (56230, 0.12),
+    (58932, 0.12),
+    (61799, 0.12),
+    (64851, 0.11),
+    (68113, 0.11),
+    (71617, 0.11),
+    (75401, 0.10),
+    (79517, 0.10),
+    (84035, 0.10),
+    (89053, 0.10),
+];
+
+/// The table row for `w`: the first with w ≤ w_i, the last beyond it.
+fn table_row(w: f64) -> usize {
+    TABLE.partition_point(|&(wi, _)| (wi as f64) < w).min(TABLE.len() - 1)
 }
 
 impl Default for HstcpConfig {
@@ -72,12 +166,16 @@ impl Default for HstcpConfig {
             low_p: 1e-3,
             max_ssthresh: 0.0,
             abc: false,
+            table: false,
+            ns2_first_decrease: false,
         }
     }
 }
 
 pub struct HighSpeed {
     cfg: HstcpConfig,
+    /// A decrease has happened (ns-2 `first_decrease_ == 0`).
+    decreased: bool,
     ln_low_w: f64,
     ln_span_w: f64,
     ln_low_p: f64,
@@ -91,6 +189,7 @@ impl HighSpeed {
             ln_span_w: cfg.high_window.ln() - cfg.low_window.ln(),
             ln_low_p: cfg.low_p.ln(),
             ln_span_p: cfg.high_p.ln() - cfg.low_p.ln(),
+            decreased: false,
             cfg,
         }
     }
@@ -120,6 +219,16 @@ impl HighSpeed {
                 },
                 max_ssthresh_param(d.max_ssthresh),
                 abc_param(d.abc),
+                ParamDoc {
+                    name: "a_b",
+                    default: "formula".into(),
+                    doc: "formula (RFC 3649 §5, ns-2) | table (RFC 3649 Appendix B, Linux, ns-3)",
+                },
+                ParamDoc {
+                    name: "ns2_first_decrease",
+                    default: d.ns2_first_decrease.into(),
+                    doc: "halve on the first decrease and in slow start (ns-2 slowdown)",
+                },
             ],
         }
     }
@@ -135,6 +244,8 @@ impl HighSpeed {
         let low_p = p.f64_in("low_p", d.low_p, 1e-15, 1.0)?;
         let max_ssthresh = p.f64_in("max_ssthresh", d.max_ssthresh, 0.0, 1e12)?;
         let abc = p.bool("abc", d.abc)?;
+        let table = p.choice("a_b", "formula", &["formula", "table"])? == "table";
+        let ns2_first_decrease = p.bool("ns2_first_decrease", d.ns2_first_decrease)?;
         p.finish()?;
         if high_window <= low_window {
             return Err(ConfigError::new(
@@ -148,7 +259,17 @@ impl HighSpeed {
                 format!("{high_p} is not allowed; must be below low_p ({low_p})"),
             ));
         }
-        Ok(HighSpeed::new(HstcpConfig { low_window, high_window, high_p, high_decrease, low_p, max_ssthresh, abc }))
+        Ok(HighSpeed::new(HstcpConfig {
+            low_window,
+            high_window,
+            high_p,
+            high_decrease,
+            low_p,
+            max_ssthresh,
+            abc,
+            table,
+            ns2_first_decrease,
+        }))
     }
 
     /// The window the response function is evaluated at (held at High_Window).
@@ -164,6 +285,9 @@ impl HighSpeed {
 
     /// Decrease fraction b(w): 0.5 at or below Low_Window.
     pub fn b(&self, w: f64) -> f64 {
+        if self.cfg.table {
+            return TABLE[table_row(w)].1;
+        }
         if w <= self.cfg.low_window {
             return 0.5;
         }
@@ -173,6 +297,9 @@ impl HighSpeed {
 
     /// Increase a(w) in segments per RTT: 1 at or below Low_Window, never below 1.
     pub fn a(&self, w: f64) -> f64 {
+        if self.cfg.table {
+            return (table_row(w) + 1) as f64;
+        }
         if w <= self.cfg.low_window {
             return 1.0;
         }
@@ -194,9 +321,14 @@ impl CongestionControl for HighSpeed {
         }
     }
 
-    /// RFC 3649: the window becomes (1 − b(cwnd))·cwnd; halve at or below Low_Window.
+    /// RFC 3649: the window becomes (1 − b(cwnd))·cwnd; halve at or below
+    /// Low_Window (and, with `ns2_first_decrease`, on the first decrease and
+    /// in slow start).
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        (s.cwnd * (1.0 - self.b(s.cwnd))).max(2.0)
+        let halve = self.cfg.ns2_first_decrease && (!self.decreased || s.cwnd < s.ssthresh);
+        self.decreased = true;
+        let b = if halve { 0.5 } else { self.b(s.cwnd) };
+        (s.cwnd * (1.0 - b)).max(2.0)
     }
 }
 
@@ -300,6 +432,47 @@ mod tests {
     }
 
     #[test]
+    fn table_mode_follows_rfc3649_appendix_b() {
+        let h = HighSpeed::new(HstcpConfig { table: true, ..Default::default() });
+        // row boundaries: w_{i-1} < w <= w_i gives a = i + 1
+        for (w, a, b) in [
+            (1.0, 1.0, 0.5),
+            (38.0, 1.0, 0.5),
+            (38.5, 2.0, 0.44),
+            (118.0, 2.0, 0.44),
+            (119.0, 3.0, 0.41),
+            (84035.0, 71.0, 0.10),
+            (89053.0, 72.0, 0.10),
+            (1e6, 72.0, 0.10),
+        ] {
+            assert_eq!((h.a(w), h.b(w)), (a, b), "w = {w}");
+        }
+        // a rises by one per row and b never rises; the rows drift from the
+        // formula at large w (the reason the formula is the default)
+        assert!(TABLE.windows(2).all(|r| r[0].0 < r[1].0 && r[0].1 >= r[1].1));
+        let f = HighSpeed::new(HstcpConfig::default());
+        assert!(f.a(84035.0) - h.a(84035.0) > 1.0, "formula {} table {}", f.a(84035.0), h.a(84035.0));
+        let mut s = st(1000.0, 10.0);
+        let mut hh = HighSpeed::new(HstcpConfig { table: true, ..Default::default() });
+        for _ in 0..1000 {
+            hh.cong_avoid(&mut s, 1);
+        }
+        assert!((s.cwnd - 1008.0).abs() < 0.1, "a(1000) = 8 per RTT: {}", s.cwnd);
+        assert!((hh.ssthresh(&st(1000.0, 10.0)) - 670.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ns2_first_decrease_halves_first_and_in_slow_start() {
+        let mut h = HighSpeed::new(HstcpConfig { ns2_first_decrease: true, ..Default::default() });
+        let b = h.b(1000.0);
+        assert_eq!(h.ssthresh(&st(1000.0, 1e9)), 500.0, "first decrease");
+        assert!((h.ssthresh(&st(1000.0, 500.0)) - 1000.0 * (1.0 - b)).abs() < 1e-9, "then b(w)");
+        assert_eq!(h.ssthresh(&st(1000.0, 2000.0)), 500.0, "in slow start");
+        let mut plain = HighSpeed::new(HstcpConfig::default());
+        assert!((plain.ssthresh(&st(1000.0, 1e9)) - 1000.0 * (1.0 - b)).abs() < 1e-9);
+    }
+
+    #[test]
     fn params_are_checked() {
         let m = |j: &str| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(j).unwrap();
         assert!(HighSpeed::from_params(&m("{}"), "flows[0]").is_ok());
@@ -308,5 +481,10 @@ mod tests {
         let e = HighSpeed::from_params(&m(r#"{"high_decrease": 0.9}"#), "flows[0]").err().unwrap();
         assert_eq!(e.field, "flows[0].cc_params.high_decrease");
         assert!(e.msg.contains("0.9"), "{}", e.msg);
+        let e = HighSpeed::from_params(&m(r#"{"a_b": "linux"}"#), "flows[0]").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc_params.a_b");
+        assert!(e.msg.contains("formula, table"), "{}", e.msg);
+        let t = HighSpeed::from_params(&m(r#"{"a_b": "table", "ns2_first_decrease": true}"#), "f").unwrap();
+        assert!(t.cfg.table && t.cfg.ns2_first_decrease);
     }
 }
