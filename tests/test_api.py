@@ -189,3 +189,17 @@ def test_register_and_write_checks(tmp_path, capsys):
         experiments.REGISTRY.pop("test-dummy", None)
     with pytest.raises(ccsim.UserError, match="unknown experiment"):
         experiments.get("test-dummy")
+
+
+def test_summary_json_is_byte_identical_and_meta_holds_the_rest(tmp_path, small):
+    """summary.json depends on the scenario alone; wall time goes to meta.json."""
+    a, b = ccsim.run(small), ccsim.run(small)
+    a.write(tmp_path / "a")
+    b.write(tmp_path / "b")
+    sa = (tmp_path / "a" / "summary.json").read_bytes()
+    assert sa == (tmp_path / "b" / "summary.json").read_bytes()
+    assert b"wall_s" not in sa
+    meta = json.loads((tmp_path / "a" / "meta.json").read_text())
+    assert meta["wall_s"] == a.raw["wall_s"] > 0
+    assert meta["ccsim_version"] == ccsim.__version__
+    assert meta["events_per_s"] == pytest.approx(a.raw["events"] / a.raw["wall_s"])

@@ -33,7 +33,8 @@ at the end, ccsim ``goodput_bps``) normalised to the bottleneck rate, its
 average, minimum and maximum over the FTPs; the bottleneck's drop
 probability (drops / arrivals), CE marks, time-average queue (packets
 waiting); the maximum queue over the whole run (ccsim's ``max_queue_pkts``);
-timeouts over the whole run (ns-2 ``nrexmit_``, FTP and Telnet agents).
+timeouts after the warm-up (ns-2 ``nrexmit_`` at the end minus at the
+warm-up, FTP and Telnet agents).
 ns-2's come from its trace-queue file through validation/red_compare.py's
 ``trace_queue_stats``; ccsim's are its own link and flow results.
 Each number is the mean over the seeds. Needs ``ns`` (skips with a message
@@ -100,7 +101,8 @@ def run_ns2(st, scheme, buf, seed, d):
         if w and w[0] == "ack" and w[2] == "ftp":
             acks[w[1]][int(w[3])] = int(w[4])
         elif w and w[0] == "stat":
-            timeouts += int(w[3])
+            # Timeouts after the warm-up, as ccsim's flow counters.
+            timeouts += int(w[4]) * (1 if w[1] == "end" else -1)
     q = trace_queue_stats(trace, st["warm"], st["dur"])
     os.remove(trace)
     span = st["dur"] - st["warm"]

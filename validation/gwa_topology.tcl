@@ -26,7 +26,7 @@
 # 40-byte SYN (tcp.cc output); ccsim has no SYN.
 # The bottleneck r0 -> r1 is traced (+ - d) to tracefile. stdout: every
 # agent's ack_ at warm and dur ("ack warm|end ftp|tel i ACK"), then
-# "stat ftp|tel i nrexmit_ nrexmitpack_".
+# "stat warm|end ftp|tel i nrexmit_ nrexmitpack_" at warm and dur.
 source [lindex $argv 0]
 global defaultRNG
 $defaultRNG seed $seed
@@ -97,12 +97,12 @@ proc acks {tag} {
         foreach k $kinds { puts "ack $tag $k $i [$tcp($k,$i) set ack_]" }
     }
 }
-proc counters {} {
+proc counters {tag} {
     global N tcp kinds
     for {set i 0} {$i < $N} {incr i} {
-        foreach k $kinds { puts "stat $k $i [$tcp($k,$i) set nrexmit_] [$tcp($k,$i) set nrexmitpack_]" }
+        foreach k $kinds { puts "stat $tag $k $i [$tcp($k,$i) set nrexmit_] [$tcp($k,$i) set nrexmitpack_]" }
     }
 }
-$ns at $warm "acks warm"
-$ns at $dur "acks end; counters; close $tf; exit 0"
+$ns at $warm "acks warm; counters warm"
+$ns at $dur "acks end; counters end; close $tf; exit 0"
 $ns run

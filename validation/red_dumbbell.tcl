@@ -78,12 +78,12 @@ proc acks {tag} {
         puts "ack $tag $i [$tcp($i) set ack_]"
     }
 }
-$ns at [expr $dur / 2.0] "acks half"
-proc counters {} {
+proc counters {tag} {
     global N tcp
     for {set i 0} {$i < $N} {incr i} {
-        puts "stat $i [$tcp($i) set nrexmit_] [$tcp($i) set nrexmitpack_] [$tcp($i) set necnresponses_]"
+        puts "stat $tag $i [$tcp($i) set nrexmit_] [$tcp($i) set nrexmitpack_] [$tcp($i) set necnresponses_]"
     }
 }
-$ns at $dur "acks end; counters; close $tf; exit 0"
+$ns at [expr $dur / 2.0] "acks half; counters half"
+$ns at $dur "acks end; counters end; close $tf; exit 0"
 $ns run

@@ -57,6 +57,18 @@ GWA row (target: at least 70% of B3's bottleneck packets per wall-second,
   BDP, 12020 packets (B3's 20 packets would give each flow under one
   packet of window); the run is loss-free.
 
+Memory soak row (target: peak memory flat, within 5%, from 10^8 to 10^9
+events):
+
+- ``S1``: B3 (50 flows, 1 Gb/s, RTT 100 ms, 20-pkt buffer) for 1600 s,
+  about 1.07·10^9 events. The run is stepped (``run_until``, 10 s of
+  simulated time a step) and the process's peak RSS is read when the event
+  count first reaches 10^8 (``rss_mb_at_checkpoint``, ``checkpoint_events``) and at the end
+  (``rss_mb_at_end``, ``events`` ≥ 10^9); ``rss_growth`` is their ratio
+  minus 1. Series are off, as in every row, so anything that grows with
+  the run (a leak, an unbounded queue of events or packets) shows; with
+  ``--quick`` the checkpoints are 10^7 and the end of 160 s.
+
 Workload rows:
 
 - ``W1``: the E-TCP paper's Fig 17 web workload at OC-12: 622 Mb/s,
@@ -116,6 +128,9 @@ class Bench:
     #: GWA rows: the bottleneck discipline and its GWA mode (flows get ``gwa = true``)
     queue_kind: str = "droptail"
     gwa: Optional[str] = None
+    #: soak rows: the event count at which peak memory is first read (the
+    #: second reading is at the end of the run)
+    soak_checkpoint: Optional[int] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -151,6 +166,8 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("R1", "B3 with a marking RED bottleneck (thresholds 1/12, 3/12 of 20 pkts) and ECN flows", 50, 1e9,
              0.100, 20, 60.0, red=(("bytes", False), ("min_th", 20 / 12), ("max_th", 5.0), ("w_q", 0.002),
                                   ("max_p", 0.1), ("ecn", True)))]
+    + [Bench("S1", "memory soak: B3 for 1600 s (about 1.07e9 events), peak RSS at 1e8 events and at the end",
+             50, 1e9, 0.100, 20, 1600.0, soak_checkpoint=10**8)]
     + [Bench("G1", "B3 with GWA-RR: 50 gwa flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, BDP buffer (12020 pkts)",
              50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr")]
 }
@@ -214,10 +231,16 @@ def run_one(name: str, quick: bool = False) -> Dict[str, Any]:
     # reported, as timeit does: the minimum is the run least disturbed by
     # other load on the machine. Long runs are measured once.
     walls = []
+    soak: Dict[str, Any] = {}
+    b = BENCHMARKS[name]
     while True:
         t0 = time.perf_counter()
         sim = core().Simulation(text)
+        if b.soak_checkpoint is not None:
+            soak = _soak_to_checkpoint(sim, b.soak_checkpoint // (QUICK_FACTOR_EVENTS if quick else 1))
         out = sim.finish()
+        if soak:
+            soak["packet_slots_at_end"] = int(sim.packet_slots)
         walls.append(time.perf_counter() - t0)
         if sum(walls) >= MIN_TOTAL_S or len(walls) >= MAX_REPEATS:
             break
@@ -244,6 +267,11 @@ def run_one(name: str, quick: bool = False) -> Dict[str, Any]:
         "utilization": bneck.get("utilization"),
         "loss_rate": bneck.get("loss_rate"),
     }
+    if soak:
+        end = row["peak_rss_mb"]
+        row.update(soak)
+        row["rss_mb_at_end"] = end
+        row["rss_growth"] = end / soak["rss_mb_at_checkpoint"] - 1.0
     ft = res.get("flow_table")
     if ft:
         # Workload rows: transfers made over the run against the most alive
@@ -251,6 +279,23 @@ def run_one(name: str, quick: bool = False) -> Dict[str, Any]:
         row["transfers"] = ft["transfers"]
         row["live_flows_max"] = ft["live_max"]
     return row
+
+
+#: --quick divides the soak checkpoint by this (a tenth of the run, a
+#: tenth of the events).
+QUICK_FACTOR_EVENTS = 10
+
+
+def _soak_to_checkpoint(sim: Any, checkpoint: int, step_s: float = 10.0) -> Dict[str, Any]:
+    """Step ``sim`` until it has processed ``checkpoint`` events (or ended)
+    and read the process's peak RSS there."""
+    t = sim.now_s
+    while sim.events < checkpoint and t < sim.duration_s:
+        t = min(t + step_s, sim.duration_s)
+        sim.run_until(t)
+    return {"checkpoint_events": int(sim.events), "checkpoint_time_s": float(sim.now_s),
+            "rss_mb_at_checkpoint": _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF)),
+            "packet_slots_at_checkpoint": int(sim.packet_slots)}
 
 
 def run_isolated(name: str, quick: bool = False) -> Dict[str, Any]:

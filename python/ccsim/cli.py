@@ -106,7 +106,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         made = plot_all(res, out)
     print(res.table())
-    print(f"\nwrote {out}/summary.json, *_series.parquet" + (", *.csv" if args.csv else "")
+    print(f"\nwrote {out}/summary.json, meta.json, *_series.parquet" + (", *.csv" if args.csv else "")
           + (", " + ", ".join(p.name for p in made) if made else ""))
     return 0
 

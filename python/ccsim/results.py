@@ -22,6 +22,10 @@ __all__ = ["Results"]
 
 PathLike = Union[str, os.PathLike]
 
+#: Keys of the engine's results that describe the run, not its outcome
+#: (they vary between identical runs): kept out of ``summary.json``.
+META_KEYS = ("wall_s",)
+
 
 class Results:
     """Wrapper around the results JSON of one run."""
@@ -42,9 +46,30 @@ class Results:
 
     @property
     def summary(self) -> Dict[str, Any]:
-        """Everything except the time series and the transfers table
-        (small, JSON-able)."""
-        return {k: v for k, v in self.raw.items() if k not in ("series", "transfers")}
+        """Everything except the time series, the transfers table and the
+        run metadata (:attr:`meta`): small, JSON-able, and a function of
+        the scenario alone, so identical runs give byte-identical
+        ``summary.json`` files."""
+        return {k: v for k, v in self.raw.items() if k not in ("series", "transfers") + META_KEYS}
+
+    @property
+    def meta(self) -> Dict[str, Any]:
+        """How this run went on this machine, not what it computed: wall
+        time, engine speed, ccsim and Python versions, platform. Written
+        to ``meta.json`` beside ``summary.json``; it differs between
+        identical runs."""
+        import platform
+
+        from . import __version__
+
+        wall, events = self.raw.get("wall_s"), self.raw.get("events")
+        return {
+            "wall_s": wall,
+            "events_per_s": events / wall if events and wall else None,
+            "ccsim_version": __version__,
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        }
 
     @property
     def name(self) -> str:
@@ -143,16 +168,19 @@ class Results:
         return text
 
     def write(self, out_dir: PathLike, csv: bool = False) -> List[Path]:
-        """Write summary.json and the three series as Parquet (and CSV),
-        and transfers.parquet (.csv) when the run has transfers.
+        """Write summary.json (deterministic: byte-identical for the same
+        scenario and seed), meta.json (wall time, versions, platform), the
+        three series as Parquet (and CSV), and transfers.parquet (.csv)
+        when the run has transfers.
 
         The summary is separate from the series and the transfers so that it
         stays small enough to read by eye and to diff between runs.
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        written = [out / "summary.json"]
+        written = [out / "summary.json", out / "meta.json"]
         written[0].write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        written[1].write_text(json.dumps(self.meta, indent=2) + "\n", encoding="utf-8")
         tables = [
             ("flow_series", self.flow_series),
             ("link_series", self.link_series),

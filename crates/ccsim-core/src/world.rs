@@ -117,6 +117,25 @@ impl Simulation {
     pub fn events(&self) -> u64 {
         self.net.events.popped
     }
+    /// Packets alive now, and the packet slab's high-water mark (slots
+    /// ever allocated; freed slots are reused, so this is the most packets
+    /// ever alive at once): what a soak reads to tell network state (more
+    /// packets in flight) from a leak.
+    pub fn packets_live(&self) -> usize {
+        self.net.pkts.live()
+    }
+    pub fn packet_slots(&self) -> usize {
+        self.net.pkts.capacity()
+    }
+    /// Events scheduled and not yet processed (stale timer events
+    /// included: timers are cancelled lazily), and the event heap's
+    /// capacity (the most ever pending, rounded up by the vector's growth).
+    pub fn events_pending(&self) -> usize {
+        self.net.events.len()
+    }
+    pub fn events_capacity(&self) -> usize {
+        self.net.events.capacity()
+    }
     pub fn is_done(&self) -> bool {
         self.net.now >= self.duration
     }

@@ -79,8 +79,10 @@ fn delay_on_an_idle_path_is_the_one_way_delay_in_closed_form() {
     assert!((150..230).contains(&n), "{n} measured segments");
     assert!((f.app_delay_mean_s.unwrap() - d0).abs() < 1e-9, "mean {:?} vs {d0}", f.app_delay_mean_s);
     assert!((f.app_delay_max_s.unwrap() - d0).abs() < 1e-9, "max {:?} vs {d0}", f.app_delay_max_s);
-    // only writes at or after the warm-up count: ~190 of ~200
-    assert!(f.data_pkts_sent > n);
+    // only writes at or after the warm-up count (~190 of ~200), and the
+    // packet count covers the same period: one segment per write, no loss
+    // (the last one may still be in flight at the end)
+    assert!((n..=n + 1).contains(&f.data_pkts_sent), "{} sent vs {n} measured", f.data_pkts_sent);
 
     // At the paper's 0.1 s mean, segments sometimes queue behind one
     // another: the smallest delay is still d0 and the mean stays close.

@@ -50,6 +50,29 @@ impl Simulation {
         self.sim.events()
     }
 
+    /// The packet slab's high-water mark: the most packets alive at once.
+    #[getter]
+    fn packet_slots(&self) -> usize {
+        self.sim.packet_slots()
+    }
+
+    /// Packets alive now.
+    #[getter]
+    fn packets_live(&self) -> usize {
+        self.sim.packets_live()
+    }
+
+    /// Events pending (stale timer events included) and the event heap's
+    /// capacity.
+    #[getter]
+    fn events_pending(&self) -> usize {
+        self.sim.events_pending()
+    }
+    #[getter]
+    fn events_capacity(&self) -> usize {
+        self.sim.events_capacity()
+    }
+
     /// Run to the end if needed and return the results as JSON.
     fn finish(&mut self, py: Python<'_>) -> String {
         let d = self.sim.duration_s();

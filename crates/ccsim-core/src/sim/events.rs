@@ -108,6 +108,10 @@ impl EventQueue {
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }
+
+    pub fn capacity(&self) -> usize {
+        self.heap.capacity()
+    }
 }
 
 #[cfg(test)]

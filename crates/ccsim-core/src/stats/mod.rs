@@ -80,16 +80,28 @@ pub struct FlowResult {
     pub rtt_prop_s: f64,
     pub start_s: f64,
     pub stop_s: Option<f64>,
+    // Counters below cover the measured period [warmup_s, end]; a flow
+    // starting after the warm-up counts from its start.
+    /// Bytes delivered in order to the receiving application, per second
+    /// of the flow's measured life (to its stop or completion).
     pub goodput_bps: f64,
+    /// Bytes the receiver got (duplicates included), per second.
     pub throughput_bps: f64,
     pub delivered_bytes: u64,
+    /// Data packets sent, retransmissions included.
     pub data_pkts_sent: u64,
     pub retransmits: u64,
+    /// Retransmission timer expiries that backed the sender off.
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// State at the end of the run.
     pub final_cwnd: f64,
     pub final_srtt_s: Option<f64>,
+    /// When the last byte of a finite transfer was acknowledged (absolute
+    /// simulation time; null if not by the end) ...
     pub completed_s: Option<f64>,
+    /// ... and the flow completion time `completed_s - start_s`.
+    pub fct_s: Option<f64>,
     /// E-TCP: fraction of packets the sender responded to as lost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss_est: Option<f64>,
@@ -125,6 +137,10 @@ pub struct LinkResult {
     pub drops: u64,
     pub random_losses: u64,
     pub loss_rate: f64,
+    /// Largest queue in packets over the whole run, warm-up included (the
+    /// one summary field that is not over the measured period: the papers'
+    /// maximum-queue figures include the start-up transient); checked at
+    /// each arrival.
     pub max_queue_pkts: u64,
     /// Largest queue in bytes (sampled at arrivals, as `max_queue_pkts`).
     pub max_queue_bytes: u64,

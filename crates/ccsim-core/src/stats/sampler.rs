@@ -22,8 +22,8 @@ pub struct Sampler {
     /// Samples per fairness window.
     fair_window: usize,
     warm_links: Vec<LinkCounters>,
-    warm_delivered: Vec<u64>,
-    warm_rx: Vec<u64>,
+    /// Per flow (id order) at the warm-up's end.
+    warm_flows: Vec<FlowCounters>,
     last_links: Vec<LinkCounters>,
     /// Per flow that is not a transfer (`FlowTable::plain` order): bytes
     /// delivered at the last sample, and at the samples of the fairness
@@ -48,9 +48,30 @@ fn active_during(flows: &FlowTable, f: u32, t: Time, iv: Time) -> bool {
     t >= m.start && m.stop.is_none_or(|s| s > from) && flow.report().completed_at.is_none_or(|c| c > from)
 }
 
-/// `v[i]`, 0 past the end (flows created after that snapshot).
-fn at(v: &[u64], i: usize) -> u64 {
-    v.get(i).copied().unwrap_or(0)
+/// A flow's cumulative counters, snapshotted at the warm-up's end so that
+/// every counter in the summary covers the same measured period.
+#[derive(Clone, Copy, Default)]
+struct FlowCounters {
+    delivered: u64,
+    rx: u64,
+    data_sent: u64,
+    retransmits: u64,
+    timeouts: u64,
+    fast_recoveries: u64,
+}
+
+impl FlowCounters {
+    fn of(flow: crate::flow::FlowRef<'_>) -> Self {
+        let r = flow.report();
+        FlowCounters {
+            delivered: flow.delivered_bytes(),
+            rx: flow.rx_bytes(),
+            data_sent: r.data_sent,
+            retransmits: r.retransmits,
+            timeouts: r.timeouts,
+            fast_recoveries: r.fast_recoveries,
+        }
+    }
 }
 
 impl Sampler {
@@ -61,8 +82,7 @@ impl Sampler {
             fair_window,
             // Filled at warm-up end (empty: no warm-up, counters from 0).
             warm_links: Vec::new(),
-            warm_delivered: Vec::new(),
-            warm_rx: Vec::new(),
+            warm_flows: Vec::new(),
             // Sized at the first sample: a run without series keeps none.
             last_links: Vec::with_capacity(0),
             last_delivered: Vec::new(),
@@ -71,11 +91,15 @@ impl Sampler {
         }
     }
 
-    /// End of warm-up: snapshot the counters results are measured from.
+    /// End of warm-up: snapshot the counters results are measured from, so
+    /// that every summary counter (flows' bytes, packets, retransmissions,
+    /// timeouts, recoveries; links' arrivals, drops, marks, queue averages)
+    /// covers `[warmup_s, duration_s]`. The queue maxima alone stay whole-run
+    /// maxima: the paced-XCP paper's Fig 1 reports the start-up transient and
+    /// ns-2's queue monitors (our validation peer) see the whole run.
     pub fn warmup_end(&mut self, net: &Net, flows: &FlowTable) {
         self.warm_links = net.links.iter().map(|l| l.counters_at(net.now)).collect();
-        self.warm_delivered = flows.iter().map(|f| f.delivered_bytes()).collect();
-        self.warm_rx = flows.iter().map(|f| f.rx_bytes()).collect();
+        self.warm_flows = flows.iter().map(FlowCounters::of).collect();
     }
 
     pub fn sample(&mut self, net: &Net, flows: &mut FlowTable) {
@@ -133,8 +157,10 @@ impl Sampler {
         }
         let (old, new) = (&self.fair_hist[0], &self.fair_hist[self.fair_hist.len() - 1]);
         let plain = flows.plain();
-        let rates: Vec<f64> =
-            (0..new.len()).filter(|&i| active(flows, plain[i], t)).map(|i| (new[i] - at(old, i)) as f64).collect();
+        let rates: Vec<f64> = (0..new.len())
+            .filter(|&i| active(flows, plain[i], t))
+            .map(|i| (new[i] - old.get(i).copied().unwrap_or(0)) as f64)
+            .collect();
         self.series.fairness.time_s.push(ts);
         self.series.fairness.jain.push(jain(&rates));
     }
@@ -219,7 +245,9 @@ impl Sampler {
         let until = [Some(end), m.stop, completed].into_iter().flatten().min().unwrap_or(end);
         let t = to_secs(until.saturating_sub(from));
         let per_s = |b: u64| if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 };
-        let delivered = flow.delivered_bytes() - at(&self.warm_delivered, f);
+        // Flows created after the snapshot count from zero.
+        let w = self.warm_flows.get(f).copied().unwrap_or_default();
+        let delivered = flow.delivered_bytes() - w.delivered;
         let delay = flow.app_delay();
         FlowResult {
             id: f as u32,
@@ -232,15 +260,16 @@ impl Sampler {
             start_s: to_secs(m.start),
             stop_s: m.stop.map(to_secs),
             goodput_bps: per_s(delivered),
-            throughput_bps: per_s(flow.rx_bytes() - at(&self.warm_rx, f)),
+            throughput_bps: per_s(flow.rx_bytes() - w.rx),
             delivered_bytes: delivered,
-            data_pkts_sent: r.data_sent,
-            retransmits: r.retransmits,
-            timeouts: r.timeouts,
-            fast_recoveries: r.fast_recoveries,
+            data_pkts_sent: r.data_sent - w.data_sent,
+            retransmits: r.retransmits - w.retransmits,
+            timeouts: r.timeouts - w.timeouts,
+            fast_recoveries: r.fast_recoveries - w.fast_recoveries,
             final_cwnd: r.cwnd,
             final_srtt_s: r.srtt_s,
             completed_s: completed.map(to_secs),
+            fct_s: completed.map(|c| to_secs(c.saturating_sub(m.start))),
             loss_est: r.loss_est,
             rate_pps: r.rate_pps,
             awnd_pkts: r.awnd_pkts,
