@@ -25,7 +25,7 @@ const CWND: u64 = 64;
 fn step_dropping(sim: &mut Simulation, drop: &mut Vec<u64>) -> bool {
     let Some(t) = sim.net.events.peek_time() else { return false };
     let mut armed = false;
-    if let Some(&(arrive, id)) = sim.net.links[src_edge(0)].pipe.front() {
+    if let Some((arrive, id)) = sim.net.pipe_front(src_edge(0)) {
         let p = sim.net.pkts.get(id);
         let h = *p.tcp().expect("a TCP packet");
         if arrive == t && p.flow == 0 && !p.is_ack() && !h.retx {

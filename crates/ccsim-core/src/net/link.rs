@@ -11,13 +11,12 @@
 //! wait. A packet that finds the link idle is admitted by the discipline and
 //! taken straight back out, so it still costs a single event.
 use super::ctx::{LinkCtx, OwnerState, QueueView};
-use super::packet::{PacketPool, PktId};
+use super::packet::{PacketPool, PktId, NO_PKT};
 use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
 use crate::sim::rng::{self, Stream};
 use crate::sim::{EventKind, EventQueue, Owner, Time, Timer};
-use std::collections::VecDeque;
 
 /// Counters of one link direction; `snapshot` copies them at warm-up end.
 #[derive(Clone, Copy, Debug, Default)]
@@ -57,6 +56,21 @@ struct Extras {
     evicted: Vec<PktId>,
 }
 
+/// A link's wire: a FIFO of packets linked through the packet pool
+/// (`PacketPool::wire`), so it allocates nothing.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pipe {
+    pub head: PktId,
+    pub tail: PktId,
+    pub len: u32,
+}
+
+impl Default for Pipe {
+    fn default() -> Self {
+        Pipe { head: NO_PKT, tail: NO_PKT, len: 0 }
+    }
+}
+
 pub struct Link {
     pub id: u32,
     pub name: String,
@@ -72,8 +86,9 @@ pub struct Link {
     pub busy_until: Time,
     /// A `LinkFree` event is pending.
     pub free_scheduled: bool,
-    /// Packets in flight on the wire with their arrival time at the far end.
-    pub pipe: VecDeque<(Time, PktId)>,
+    /// Packets in flight on the wire, oldest first (chained through the
+    /// packet pool's wire links).
+    pub(crate) pipe: Pipe,
     pub c: LinkCounters,
     /// Until when `c.q_area_*` are integrated.
     q_since: Time,
@@ -117,6 +132,12 @@ macro_rules! ctx {
 }
 
 impl Link {
+    /// Packets on the wire.
+    #[inline]
+    pub fn pipe_len(&self) -> usize {
+        self.pipe.len as usize
+    }
+
     pub fn new(
         id: u32,
         name: String,
@@ -139,7 +160,7 @@ impl Link {
             seed,
             busy_until: 0,
             free_scheduled: false,
-            pipe: VecDeque::new(),
+            pipe: Pipe::default(),
             c: LinkCounters::default(),
             q_since: 0,
             max_queue_pkts: 0,

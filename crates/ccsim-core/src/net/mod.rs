@@ -19,6 +19,7 @@ pub mod topology;
 
 pub use ctx::LinkCtx;
 pub use link::Link;
+use packet::NO_PKT;
 pub use packet::{Packet, PacketPool, PktId};
 
 use crate::sim::{EventKind, EventQueue, Owner, Time};
@@ -170,10 +171,15 @@ impl Net {
         let size = self.pkts.get(id).size;
         link.busy_until = now.saturating_add(link.tx_time(size));
         let arrive = link.busy_until.saturating_add(link.delay);
-        if link.pipe.is_empty() {
+        *self.pkts.wire_mut(id) = (arrive, NO_PKT);
+        if link.pipe.len == 0 {
             self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
+            link.pipe.head = id;
+        } else {
+            self.pkts.wire_mut(link.pipe.tail).1 = id;
         }
-        link.pipe.push_back((arrive, id));
+        link.pipe.tail = id;
+        link.pipe.len += 1;
         link.c.tx_pkts += 1;
         link.c.tx_bytes += size as u64;
         if link.queue.len_pkts() > 0 {
@@ -207,15 +213,22 @@ impl Net {
     /// (the caller delivers it and frees its slot).
     pub(crate) fn pipe_arrival(&mut self, l: usize) -> Option<PktId> {
         let link = &mut self.links[l];
-        let (_, id) = link.pipe.pop_front().expect("pipe event with a packet");
-        if let Some(&(t, next)) = link.pipe.front() {
+        debug_assert!(link.pipe.len > 0, "pipe event with a packet");
+        let id = link.pipe.head;
+        let next = self.pkts.wire(id).1;
+        link.pipe.head = next;
+        link.pipe.len -= 1;
+        if next != NO_PKT {
+            let (t, after) = self.pkts.wire(next);
             self.events.schedule(t, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
-            // The next arrival's packet and the pipe entry after it are read
+            // The next arrival's packet and the wire link after it are read
             // at the next event of this pipe: start loading both now.
             self.pkts.prefetch(next);
-            if let Some(after) = link.pipe.get(1) {
-                packet::prefetch_lines(after);
+            if after != NO_PKT {
+                packet::prefetch_lines(self.pkts.wire_mut(after));
             }
+        } else {
+            link.pipe.tail = NO_PKT;
         }
         link.notify(TapEvent::Deliver, self.now, &self.pkts, id);
         let p = self.pkts.get_mut(id);
@@ -235,8 +248,15 @@ impl Net {
         }
     }
 
+    /// The packet at the head of link `l`'s wire (the next to arrive at its
+    /// far end) and its arrival time.
+    pub fn pipe_front(&self, l: usize) -> Option<(Time, PktId)> {
+        let head = self.links[l].pipe.head;
+        (head != NO_PKT).then(|| (self.pkts.wire(head).0, head))
+    }
+
     /// Packets in queues and pipes, counted by walking the network.
     pub fn in_flight(&self) -> u64 {
-        self.links.iter().map(|l| (l.queue.len_pkts() + l.pipe.len()) as u64).sum()
+        self.links.iter().map(|l| (l.queue.len_pkts() + l.pipe_len()) as u64).sum()
     }
 }

@@ -243,11 +243,24 @@ pub(crate) fn prefetch_lines<T>(v: &T) {
     let _ = v;
 }
 
+/// No packet: the end of a pipe list.
+pub const NO_PKT: PktId = PktId::MAX;
+
 /// Slab of packets with a free list.
+///
+/// Beside each slot the pool keeps the packet's place on a link's wire:
+/// when it arrives at the far end and the packet behind it. Links chain
+/// the packets they carry through these (an intrusive FIFO), so the wire
+/// needs no memory of its own: a per-link `VecDeque` kept the capacity of
+/// the most packets ever on that wire, and the sum of those maxima grew
+/// with run length (the S1 soak, docs/performance.md).
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PktId>,
+    /// Per slot: arrival time at the far end of the wire it is on, and the
+    /// next packet on that wire (`NO_PKT` at the tail).
+    wire: Vec<(Time, PktId)>,
 }
 
 impl PacketPool {
@@ -257,8 +270,20 @@ impl PacketPool {
             id
         } else {
             self.slots.push(p);
+            self.wire.push((0, NO_PKT));
             (self.slots.len() - 1) as PktId
         }
+    }
+
+    /// Packet `id`'s arrival time and successor on its wire.
+    #[inline]
+    pub(crate) fn wire(&self, id: PktId) -> (Time, PktId) {
+        self.wire[id as usize]
+    }
+
+    #[inline]
+    pub(crate) fn wire_mut(&mut self, id: PktId) -> &mut (Time, PktId) {
+        &mut self.wire[id as usize]
     }
 
     pub fn free(&mut self, id: PktId) {
