@@ -230,3 +230,46 @@ def test_site_in_headless_chromium(site, results):
             browser.close()
     assert (_artifacts() / "report-index.png").stat().st_size > 0
     assert (_artifacts() / "report-experiment.png").stat().st_size > 0
+
+
+def test_every_source_and_qualitative_checks(tmp_path, capsys):
+    """checks.json as other experiments write it: an ns-2 check, a value
+    read off a figure, a qualitative (non-numeric) check, no deviation; and
+    a directory whose experiment this ccsim does not know."""
+    d = tmp_path / "old-run"
+    d.mkdir()
+    checks = [
+        {"quantity": "drops vs ns-2", "paper": 120, "ccsim": 118, "deviation": 0.0167, "tolerance": 0.05,
+         "relative": True, "ok": True, "source": "ns-2", "read_from": None},
+        {"quantity": "utilisation", "paper": 0.9, "ccsim": 0.7, "deviation": 0.2, "tolerance": 0.05,
+         "relative": False, "ok": False, "source": "paper", "read_from": "Fig 6"},
+        {"quantity": "curve order", "paper": "reno < etcp", "ccsim": "reno < etcp", "deviation": None,
+         "tolerance": None, "relative": True, "ok": True, "source": "consistency", "read_from": None},
+    ]
+    (d / "checks.json").write_text(json.dumps({"summary": {"headline": "paper: 0/1 within tolerance"},
+                                               "checks": checks}))
+    assert main(["report", str(d), "--quiet"]) == 0
+    site = d / "report"
+    index = (site / "index.html").read_text()
+    assert 'data-source="ns-2">1/1<' in index and 'data-source="paper">0/1<' in index
+    assert 'data-source="model">-<' in index and 'data-deviations="1"' in index
+    page = (site / "results" / "index.html").read_text()
+    assert "paper (read from Fig 6)" in page and "reno &lt; etcp" in page
+    assert "ccsim reproduce ID --out" in page and "not registered in this ccsim" in page
+    assert '<a href="#check-1">utilisation</a>' in page
+    # absolute deviation and tolerance are shown as numbers, not percentages
+    assert '<td class="num">0.2</td><td class="num">0.05</td>' in page
+
+
+def test_reproduction_dir_itself(quick_run, tmp_path):
+    """``ccsim report results/ID`` (the reproduction itself) works and
+    leaves the site inside it, not among the results it reads."""
+    src, checks = quick_run(EXP)
+    d = tmp_path / EXP
+    shutil.copytree(src, d)
+    write_checks(d, checks)
+    assert main(["report", str(d), "--quiet"]) == 0
+    assert (d / "report" / EXP / "index.html").is_file()
+    # a second report does not find the first one's copied checks.json
+    assert main(["report", str(d), "--quiet"]) == 0
+    assert sorted(p.name for p in (d / "report").iterdir() if p.is_dir()) == [EXP]
