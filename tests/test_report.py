@@ -6,8 +6,9 @@ run shared with test_experiments.py through the ``quick_run`` fixture; a few
 seconds alone) plus a small sweep, then every page is opened in headless
 Chromium (the distribution's ``chromium`` package, driven by Playwright):
 no console errors, every ``<img>`` decoded (``naturalWidth > 0``), every
-link resolving to a file (and anchor) of the site, and the checks table
-holding exactly the numbers of ``checks.json``.
+link, script and stylesheet resolving to a file (and anchor) of the site,
+the checks table holding exactly the numbers of ``checks.json``, and the
+interactive time-series charts drawn.
 
 A screenshot of the index and of the experiment page is kept for CI in
 ``$CI_ARTIFACTS`` (default ``artifacts/`` in the repository):
@@ -94,6 +95,19 @@ def test_site_layout_and_files(site, results):
     html = (page / "index.html").read_text()
     assert f"ccsim reproduce {EXP} --quick --out {results / 'papers' / EXP}" in html
     assert "quick (--quick)" in html
+    # series.js: the cwnd of both flows and the bottleneck queue of each run,
+    # decimated to at most 2000 sample times
+    js = (page / "series.js").read_text()
+    assert js.startswith("window.CCSIM_SERIES = ")
+    data = json.loads(js[len("window.CCSIM_SERIES = "):].rstrip().rstrip(";"))
+    assert len(data) == 2
+    for run in data:
+        cwnd, queue = run["charts"]
+        assert len(cwnd["series"]) == 2 and 0 < len(cwnd["x"]) <= 2000
+        assert all(len(s["y"]) == len(cwnd["x"]) for s in cwnd["series"] + queue["series"])
+        assert max(v for v in queue["series"][0]["y"] if v is not None) <= 40  # the 40-packet buffer
+    for a in ("uPlot.iife.min.js", "uPlot.min.css", "series-view.js"):
+        assert (site / "assets" / a).stat().st_size > 0
 
 
 def test_scenario_files_run_as_they_are(site, tmp_path, capsys):
@@ -189,9 +203,11 @@ def test_site_in_headless_chromium(site, results):
                     "img", "els => els.map(e => [e.src, e.complete, e.naturalWidth])")
                 for src, complete, width in imgs:
                     assert complete and width > 0, f"image {src} on {url} did not load"
-                # every link resolves to a file of the site (and its anchor)
+                # every link, script and stylesheet resolves to a file of the site (and its anchor)
                 hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
                 assert hrefs, url
+                hrefs += page.eval_on_selector_all("script[src], link[href]",
+                                                   "els => els.map(e => e.src || e.href)")
                 for href in hrefs:
                     path, frag = _resolve(url, href)
                     assert path.is_file(), f"broken link {href} on {url}"
@@ -224,6 +240,14 @@ def test_site_in_headless_chromium(site, results):
                             if isinstance(c[key], float):
                                 assert float(shown) == pytest.approx(c[key], rel=5e-4)
                         assert row[7][0] == ("ok" if c["ok"] else "DEVIATES")
+                    # the interactive view: cwnd and queue of each of the 2 runs,
+                    # drawn on canvases by uPlot from the page's series.js
+                    page.wait_for_function("document.querySelectorAll('.uplot canvas').length >= 4",
+                                           timeout=10000)
+                    sizes = page.eval_on_selector_all(".uplot canvas", "els => els.map(e => e.width)")
+                    assert len(sizes) == 4 and min(sizes) > 0, sizes
+                    titles = page.eval_on_selector_all(".uplot .u-title", "els => els.map(e => e.innerText)")
+                    assert titles == ["congestion window", "queue of link r0->r1"] * 2, titles
                     page.screenshot(path=str(_artifacts() / "report-experiment.png"), full_page=True)
             assert not problems, problems
         finally:
@@ -272,4 +296,4 @@ def test_reproduction_dir_itself(quick_run, tmp_path):
     assert (d / "report" / EXP / "index.html").is_file()
     # a second report does not find the first one's copied checks.json
     assert main(["report", str(d), "--quiet"]) == 0
-    assert sorted(p.name for p in (d / "report").iterdir() if p.is_dir()) == [EXP]
+    assert sorted(p.name for p in (d / "report").iterdir() if p.is_dir()) == ["assets", EXP]

@@ -15,8 +15,9 @@ What it reads, and why nothing is re-run:
   keys with the cached ones.
 
 The site is plain HTML with inline CSS, relative links and copied files:
-it opens from disk (``file://``), needs no server, no network and no
-JavaScript. Every string that comes from a file is escaped with
+it opens from disk (``file://``), needs no server and no network; the
+tables, figures and links need no JavaScript, only the optional
+time-series view does. Every string that comes from a file is escaped with
 :func:`html.escape` (quantities, scenario names and paths are user data).
 
 Layout of ``OUT`` (default ``DIR/report``)::
@@ -26,6 +27,12 @@ Layout of ``OUT`` (default ``DIR/report``)::
     <slug>/figures/*.png|svg    copied figures
     <slug>/scenarios/*.json     the scenario of every cached run
     <slug>/checks.json, *.csv   copied data
+    <slug>/series.js            decimated cwnd/queue series of the cached runs
+    assets/                     uPlot (MIT, 50 kB) and series-view.js
+
+The interactive time-series view (zoom, hover values) uses uPlot, shipped
+in ``report_assets/`` and copied into the site, because a view that needs a
+CDN would break the moment the site is opened offline or archived.
 
 ``OUT`` is only ever replaced when it holds the marker file ``.ccsim-report``
 left by an earlier report, so a mistyped ``--out`` cannot wipe a directory.
@@ -58,6 +65,12 @@ MARKER = ".ccsim-report"
 FIGURE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp")
 #: Rows of a data table shown inline; the full table is linked as CSV.
 MAX_TABLE_ROWS = 200
+#: Interactive view: runs per page, flows per chart, points per series.
+MAX_SERIES_RUNS = 8
+MAX_SERIES_FLOWS = 10
+MAX_POINTS = 2000
+#: Copied into SITE/assets/ (uPlot and the script that draws with it).
+ASSETS = Path(__file__).resolve().parent / "report_assets"
 #: The check sources, in the order of :data:`ccsim.experiments.SOURCES`.
 SOURCES = ("paper", "model", "consistency", "ns-2")
 
@@ -77,6 +90,8 @@ class CachedRun:
     scenario: Dict[str, Any]
     headline: Dict[str, Any]
     engine_version: str = ""
+    #: decimated cwnd and queue series for the interactive view (see :func:`_series_view`)
+    charts: List[Dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -189,10 +204,65 @@ def _load_runs(run_dir: Path) -> List[CachedRun]:
             head = Results(doc["results"]).headline()
         except Exception:  # a cache file of another layout: show the scenario anyway
             head = {}
+        try:
+            charts = _series_view(doc["results"])
+        except Exception:  # series of an unexpected shape: no interactive view for this run
+            charts = []
         runs.append(CachedRun(key=str(doc.get("key", p.stem)), overrides=dict(doc.get("overrides") or {}),
                               scenario=doc["scenario"], headline=head,
-                              engine_version=str(doc.get("engine_version", ""))))
+                              engine_version=str(doc.get("engine_version", "")), charts=charts))
     return runs
+
+
+def _sig(v: float) -> Optional[float]:
+    """6 significant digits (plenty on screen, a third of the bytes); None for NaN."""
+    return None if v != v else float(f"{v:.6g}")
+
+
+def _columns(x, ids, values, wanted: Sequence[Any]) -> Tuple[List[float], List[List[Optional[float]]]]:
+    """Long-table columns -> one shared time axis and one column per id in
+    ``wanted``, keeping every k-th sample time so the axis has at most
+    :data:`MAX_POINTS` points (k = 1 when it already fits)."""
+    import numpy as np
+
+    t = np.asarray(x, dtype=float)
+    i = np.asarray(ids)
+    y = np.array(values, dtype=float)  # None (no value yet) -> NaN
+    times = np.unique(t)
+    stride = max(1, math.ceil(len(times) / MAX_POINTS))
+    kept = times[::stride]
+    cols = []
+    for w in wanted:
+        m = (i == w) & np.isin(t, kept)
+        col = np.full(len(kept), np.nan)
+        col[np.searchsorted(kept, t[m])] = y[m]
+        cols.append([_sig(v) for v in col.tolist()])
+    return [_sig(v) for v in kept.tolist()], cols
+
+
+def _series_view(results: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The charts of one run's interactive view: congestion window of its
+    first :data:`MAX_SERIES_FLOWS` flows, and the queue of its first
+    monitored link (the forward bottleneck of builder topologies)."""
+    series = results.get("series") or {}
+    charts = []
+    fs = series.get("flows") or {}
+    if fs.get("time_s"):
+        flows = sorted(set(fs["flow"]))
+        shown = flows[:MAX_SERIES_FLOWS]
+        cc = {f.get("id"): f.get("cc") or f.get("transport") for f in results.get("flows", [])}
+        x, cols = _columns(fs["time_s"], fs["flow"], fs["cwnd"], shown)
+        note = f"first {len(shown)} of {len(flows)} flows" if len(shown) < len(flows) else ""
+        charts.append({"title": "congestion window", "ylabel": "cwnd (packets)", "x": x, "note": note,
+                       "series": [{"label": f"flow {f} ({cc.get(f, '?')})", "y": c} for f, c in zip(shown, cols)]})
+    ls = series.get("links") or {}
+    mon = [lk for lk in results.get("links", []) if lk.get("monitored")]
+    if ls.get("time_s") and mon:
+        link = mon[0]
+        x, cols = _columns(ls["time_s"], ls["link"], ls["queue_pkts"], [link.get("id")])
+        charts.append({"title": f"queue of link {link.get('name', link.get('id'))}", "ylabel": "queue (packets)",
+                       "x": x, "note": "", "series": [{"label": "queue_pkts", "y": cols[0]}]})
+    return charts
 
 
 def _figures(d: Path) -> List[Path]:
@@ -376,6 +446,7 @@ pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
 .muted{color:#666}.tag{font-size:.8em;background:#eef;border-radius:3px;padding:0 .3em}
 nav a{margin-right:1em}.wide{overflow-x:auto;max-width:100%}
+.series-chart{margin:.5em 0}h3{font-size:1.05em;margin-bottom:.2em}
 """
 
 
@@ -426,11 +497,14 @@ def _source_label(c: Dict[str, Any]) -> str:
     return f"{src} (read from {c['read_from']})" if c.get("read_from") else src
 
 
-def _page(title: str, body: str, up: str = "") -> str:
+def _page(title: str, body: str, up: str = "", series: bool = False) -> str:
     nav = f'<nav><a href="{esc(up)}index.html">&larr; all results</a></nav>' if up else ""
+    head = (f'<link rel="stylesheet" href="{up}assets/uPlot.min.css">' if series else "")
+    scripts = (f'<script src="{up}assets/uPlot.iife.min.js"></script><script src="series.js"></script>'
+               f'<script src="{up}assets/series-view.js"></script>' if series else "")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>{nav}\n{body}\n"
+            f"<title>{esc(title)}</title><style>{CSS}</style>{head}</head>\n<body>{nav}\n{body}\n{scripts}"
             f"<footer class=\"muted\"><p>Generated by <code>ccsim report</code> (ccsim {esc(_version())}) "
             "from files on disk; nothing was re-run.</p></footer></body></html>\n")
 
@@ -586,9 +660,33 @@ def _reproduction_page(rep: Reproduction, site: Path, slug: str) -> str:
         parts.append(_csv_table(rep.table))
     parts.append(f"<h2>Scenarios ({len(rep.runs)} cached runs)</h2>")
     parts.append(_runs_table(rep.runs, scen))
+    has_series = _series_section(rep.runs, scen, d, parts)
     if rep.about:
         parts.append("<h2>About this experiment</h2><pre class=\"about\">" + esc(rep.about) + "</pre>")
-    return _page(f"{title}: ccsim report", "\n".join(parts), up="../")
+    return _page(f"{title}: ccsim report", "\n".join(parts), up="../", series=has_series)
+
+
+def _series_section(runs: Sequence[CachedRun], scen: Dict[str, str], d: Path, parts: List[str]) -> bool:
+    """Write ``series.js`` (the data, as a script so it loads from
+    ``file://``, where pages cannot fetch JSON) and the section the charts
+    are drawn into; False when no run has series."""
+    with_series = [r for r in runs if r.charts]
+    if not with_series:
+        return False
+    shown = with_series[:MAX_SERIES_RUNS]
+    data = [{"title": f"{scen[r.key]}: {r.scenario.get('name', '')}"
+             + (" (" + ", ".join(f"{k} = {json.dumps(v)}" for k, v in r.overrides.items()) + ")"
+                if r.overrides else ""), "charts": r.charts} for r in shown]
+    # json.dumps escapes nothing HTML-special, but this is a .js file, not
+    # inline script: no "</script>" in a label can end it.
+    (d / "series.js").write_text("window.CCSIM_SERIES = " + json.dumps(data, separators=(",", ":")) + ";\n",
+                                 encoding="utf-8")
+    more = f" (first {len(shown)} of {len(with_series)} runs)" if len(shown) < len(with_series) else ""
+    parts.append(f"<h2>Time series{more}</h2><p class=\"muted\">Congestion windows and the first monitored "
+                 "link's queue of each cached run, from its cache file. Drag to zoom, double-click to reset, "
+                 f"hover to read values; at most {MAX_POINTS} sample times per run (every k-th sample kept).</p>"
+                 '<div id="series-view"></div>')
+    return True
 
 
 def _sweep_page(sw: SweepResult, site: Path, slug: str, out_arg: str) -> str:
@@ -636,7 +734,7 @@ def _sweep_page(sw: SweepResult, site: Path, slug: str, out_arg: str) -> str:
 def _slug(rel: str, used: set) -> str:
     base = re.sub(r"[^A-Za-z0-9._-]+", "-", rel).strip("-.") or "results"
     slug, n = base, 2
-    while slug in used or slug in ("index.html",):
+    while slug in used:
         slug, n = f"{base}-{n}", n + 1
     used.add(slug)
     return slug
@@ -723,7 +821,10 @@ def build_report(root: PathLike, out: Optional[PathLike] = None, progress: Optio
 
     entries = discover(root, skip=out_p)
     _prepare_out(out_p)
-    used: set = set()
+    (out_p / "assets").mkdir()
+    for a in ("uPlot.iife.min.js", "uPlot.min.css", "uPlot.LICENSE", "series-view.js"):
+        shutil.copyfile(ASSETS / a, out_p / "assets" / a)
+    used: set = {"assets"}
     pages: List[Tuple[str, Union[Reproduction, SweepResult]]] = []
     bar = tqdm(entries, unit="page", desc="report", disable=None if progress is None else not progress,
                file=sys.stderr)
