@@ -294,6 +294,9 @@ def test_reproduction_dir_itself(quick_run, tmp_path):
     write_checks(d, checks)
     assert main(["report", str(d), "--quiet"]) == 0
     assert (d / "report" / EXP / "index.html").is_file()
-    # a second report does not find the first one's copied checks.json
+    # a second report does not find the first one's copied checks.json,
+    # nor those of a site written elsewhere inside DIR
+    assert main(["report", str(d), "--quiet", "--out", str(d / "site2")]) == 0
     assert main(["report", str(d), "--quiet"]) == 0
-    assert sorted(p.name for p in (d / "report").iterdir() if p.is_dir()) == ["assets", EXP]
+    for site in (d / "report", d / "site2"):
+        assert sorted(p.name for p in site.iterdir() if p.is_dir()) == ["assets", EXP]

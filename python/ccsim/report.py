@@ -404,8 +404,9 @@ def _rel(d: Path, root: Path) -> str:
 
 def discover(root: PathLike, skip: Optional[PathLike] = None) -> List[Union[Reproduction, SweepResult]]:
     """Reproductions (``checks.json``) and sweeps (``sweep.csv``) under
-    ``root``, in path order; ``runs/`` caches and ``skip`` (the report's own
-    output) are not descended into."""
+    ``root``, in path order; ``runs/`` caches, report sites (holding
+    :data:`MARKER`) and ``skip`` (this report's output) are not descended
+    into."""
     root = Path(root)
     if not root.exists():
         raise UserError(f"report: directory {str(root)!r} does not exist")
@@ -416,7 +417,11 @@ def discover(root: PathLike, skip: Optional[PathLike] = None) -> List[Union[Repr
     found: List[Union[Reproduction, SweepResult]] = []
     for cur, dirs, files in os.walk(root):
         here = Path(cur)
+        # Not into run caches, hidden directories, or any report site (the
+        # output, or an earlier one elsewhere: its copied checks.json would
+        # show every experiment twice).
         dirs[:] = sorted(x for x in dirs if x != "runs" and not x.startswith(".")
+                         and not (here / x / MARKER).exists()
                          and (skip_r is None or (here / x).resolve() != skip_r))
         if "checks.json" in files:
             found.append(_reproduction(here, root))
