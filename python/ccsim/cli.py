@@ -284,10 +284,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("report", help="write a static HTML site of the reproductions and sweeps under DIR "
-                                       "(from their files; nothing is re-run)")
+                                       "(from their files; nothing is re-run)",
+                       description="Write a static HTML site (index, one page per experiment and sweep: checks "
+                                   "by source, open deviations, figures, scenario files, the command that "
+                                   "regenerates it) from the results under DIR. It opens from disk, no server.")
     p.add_argument("dir", metavar="DIR", help="directory holding 'ccsim reproduce' and/or 'ccsim sweep' outputs")
-    p.add_argument("--out", default=None, help="site directory (default DIR/report); replaced only if an "
-                                               "earlier report made it")
+    p.add_argument("--out", default=None, metavar="SITE",
+                   help="site directory (default DIR/report); replaced only if an earlier report made it")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_report)
 
