@@ -55,7 +55,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._native import UserError
 
-__all__ = ["build_report", "discover", "Reproduction", "SweepResult", "MARKER"]
+__all__ = ["build_report", "discover", "load_runs", "Reproduction", "SweepResult", "MARKER"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -328,10 +328,23 @@ def _reproduction(d: Path, root: Path) -> Reproduction:
         table = d / f"{exp.id}.csv"
         rep.table = table if table.is_file() else None
     rep.figures = _figures(d)
-    rep.runs = _load_runs(d / "runs")
-    if rep.exp_id and REGISTRY[rep.exp_id].figure is not None:
-        rep.quick, rep.setting = _infer_setting(REGISTRY[rep.exp_id].figure, {r.key for r in rep.runs})
     return rep
+
+
+def load_runs(e: Union["Reproduction", "SweepResult"]) -> None:
+    """Read a result's run cache (the slow part: whole results files, series
+    included) and what follows from it: a reproduction's setting, a sweep's
+    grid. Kept apart from :func:`discover` so that every ``checks.json`` and
+    ``sweep.csv`` is checked before anything is written, and the progress
+    bar counts this work."""
+    e.runs = _load_runs(e.path / "runs")
+    if isinstance(e, Reproduction):
+        from .experiments import REGISTRY
+
+        if e.exp_id and REGISTRY[e.exp_id].figure is not None:
+            e.quick, e.setting = _infer_setting(REGISTRY[e.exp_id].figure, {r.key for r in e.runs})
+    else:
+        _rebuild_grid(e)
 
 
 def _rebuild_grid(sw: SweepResult) -> None:
@@ -391,10 +404,7 @@ def _sweep(d: Path, root: Path) -> SweepResult:
             columns = list(reader.fieldnames or [])
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise UserError(f"{table}: cannot read the sweep table ({exc})") from None
-    sw = SweepResult(path=d, rel=_rel(d, root), table=table, columns=columns, rows=rows, figures=_figures(d),
-                     runs=_load_runs(d / "runs"))
-    _rebuild_grid(sw)
-    return sw
+    return SweepResult(path=d, rel=_rel(d, root), table=table, columns=columns, rows=rows, figures=_figures(d))
 
 
 def _rel(d: Path, root: Path) -> str:
@@ -406,7 +416,7 @@ def discover(root: PathLike, skip: Optional[PathLike] = None) -> List[Union[Repr
     """Reproductions (``checks.json``) and sweeps (``sweep.csv``) under
     ``root``, in path order; ``runs/`` caches, report sites (holding
     :data:`MARKER`) and ``skip`` (this report's output) are not descended
-    into."""
+    into. Their run caches are read by :func:`load_runs`."""
     root = Path(root)
     if not root.exists():
         raise UserError(f"report: directory {str(root)!r} does not exist")
@@ -837,6 +847,7 @@ def build_report(root: PathLike, out: Optional[PathLike] = None, progress: Optio
         slug = _slug(e.exp_id if isinstance(e, Reproduction) and e.exp_id and e.rel in (".", e.exp_id)
                      else e.rel if e.rel != "." else "results", used)
         bar.set_postfix_str(slug, refresh=False)
+        load_runs(e)
         if isinstance(e, Reproduction):
             page = _reproduction_page(e, out_p, slug)
         else:
