@@ -1,4 +1,4 @@
-"""The ``ccsim`` command line: run, sweep, list, reproduce, bench.
+"""The ``ccsim`` command line: run, sweep, list, reproduce, report, bench.
 
 Errors in the user's input (missing file, bad TOML/JSON, invalid scenario,
 unknown experiment, bad ``--grid``) are printed as ``error: <message>`` on
@@ -201,6 +201,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import build_report
+
+    index = build_report(args.dir, args.out, progress=False if args.quiet else None)
+    print(f"wrote {index} (open it in a browser; it needs no server)")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import BENCHMARKS, format_table, run_all
 
@@ -274,6 +282,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="redo the table, checks and plot from the cached runs in OUT/runs without running "
                         "anything (pass --quick if the runs were quick)")
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("report", help="write a static HTML site of the reproductions and sweeps under DIR "
+                                       "(from their files; nothing is re-run)",
+                       description="Write a static HTML site (index, one page per experiment and sweep: checks "
+                                   "by source, open deviations, figures, scenario files, the command that "
+                                   "regenerates it) from the results under DIR. It opens from disk, no server.")
+    p.add_argument("dir", metavar="DIR", help="directory holding 'ccsim reproduce' and/or 'ccsim sweep' outputs")
+    p.add_argument("--out", default=None, metavar="SITE",
+                   help="site directory (default DIR/report); replaced only if an earlier report made it")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("bench", help="engine benchmarks B1..B5, B2-<cc> controller rows and the W1 web "
                                       "workload, each in its own process")
