@@ -385,3 +385,41 @@ def test_readme_claims_only_what_ships():
     assert {"gwa-lan", "gwa-wan", "gwa-many-flows", "gwa-ns2", "pxcp-fig1", "pxcp-fig3"} <= set(REGISTRY)
     assert "red" in [e["name"] for e in cat["queues"]] and "xcp" in [e["name"] for e in cat["stages"]]
     assert "ecn" in {p["name"] for t in cat["transports"] if t["name"] == "tcp" for p in t.get("params", [])}
+
+
+def test_etcp_fig6_figure_keeps_titles_and_legend(tmp_path, monkeypatch):
+    """The E-TCP Fig 6 figure (which absorbed etcp-fig6-baselines) drawn
+    from a synthetic analysis: every title and the legend lie inside the
+    saved image, and the suptitle does not overlap the panel titles."""
+    import matplotlib.image as mpimg
+
+    import ccsim.experiments._kit.figures as figures
+    from ccsim.experiments._kit import Analysis
+    from ccsim.experiments.etcp import PROTOCOLS
+    from ccsim.experiments.etcp import fig6
+
+    rates = [1e5, 1e6, 1e7, 1e8, 1e9, 5e9]
+    rows = [dict(rtt_s=r, protocol=p, rate_bps=c, goodput_utilization=0.5, model_utilization=0.6)
+            for r in (0.05, 0.1, 0.2) for p in PROTOCOLS for c in rates]
+    etcp = [dict(rtt_s=r, protocol=p, rate_bps=c, goodput_utilization=0.9, model_goodput_utilization=0.88)
+            for r in (0.05, 0.1, 0.2) for p in fig6.ETCP_ROWS for c in rates]
+    a = Analysis(table=pd.DataFrame(rows), df=pd.DataFrame(rows), etcp=pd.DataFrame(etcp))
+    seen = {}
+    real = figures.save_figure
+
+    def check(fig, path, dpi=120):
+        fig.tight_layout()  # the layout save_figure applies, then measure
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        seen["dpi"] = fig.dpi
+        seen["boxes"] = [t.get_window_extent(r) for t in [fig._suptitle] + [ax.title for ax in fig.axes]]
+        seen["tight"] = fig.get_tightbbox(r)
+        return real(fig, path, dpi=dpi)
+
+    monkeypatch.setattr(figures, "save_figure", check)
+    path = fig6.plot(a, tmp_path, quick=False)
+    h, w = mpimg.imread(path).shape[:2]
+    tight = seen["tight"]  # inches
+    assert w >= tight.width * 120 - 2 and h >= tight.height * 120 - 2
+    sup, *titles = seen["boxes"]
+    assert sup.width > 0 and all(not sup.overlaps(t) for t in titles)
