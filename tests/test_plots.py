@@ -423,3 +423,15 @@ def test_etcp_fig6_figure_keeps_titles_and_legend(tmp_path, monkeypatch):
     assert w >= tight.width * 120 - 2 and h >= tight.height * 120 - 2
     sup, *titles = seen["boxes"]
     assert sup.width > 0 and all(not sup.overlaps(t) for t in titles)
+
+
+def test_fields_and_metrics_from_column_order():
+    from ccsim.sweep_plot import sweep_fields, sweep_metrics
+
+    df = pd.DataFrame({"seed": [1, 2], "flows.*.rtt_s": [0.1, 0.2], "goodput_mean_bps": [1.0, 2.0],
+                       "goodput_tcp_mean_bps": [1.0, 2.0], "utilization": [0.5, 0.6], "key": ["a", "b"],
+                       "cached": [True, False]})
+    assert sweep_fields(df) == ["seed", "flows.*.rtt_s"]
+    assert sweep_metrics(df) == ["goodput_mean_bps", "goodput_tcp_mean_bps", "utilization"]
+    drawn = plot_sweep(df, "flows.*.rtt_s", "goodput_tcp_mean_bps")
+    assert list(drawn.data["mean"]) == [1.0, 2.0] and drawn.path is None

@@ -19,7 +19,8 @@ How the table is read, and why:
   would silently mix regimes); ``--where FIELD=VALUE`` selects a slice.
 * **Error bars** are a 95% confidence interval of the mean by default
   (Student t with n-1 degrees of freedom: with the 2-5 seeds sweeps
-  usually have, the normal 1.96 would understate it by up to 6x), or the
+  usually have, the normal 1.96 would understate it 6.5-fold at 2 seeds
+  and 1.4-fold at 5), or the
   sample standard deviation (``err="std"``), or none. Points with one
   sample get no bar.
 """
@@ -42,8 +43,6 @@ __all__ = ["SweepPlot", "load_sweep_table", "sweep_fields", "sweep_metrics", "pl
 
 PathLike = Union[str, os.PathLike]
 
-#: The first column ``sweep`` writes after the grid values.
-FIRST_METRIC = "goodput_mean_bps"
 #: Columns that are bookkeeping, neither field nor metric.
 NOT_METRICS = ("key", "cached")
 #: ``err`` values: 95% CI of the mean (Student t), sample std, none.
@@ -85,12 +84,23 @@ def load_sweep_table(sweep_dir: PathLike) -> pd.DataFrame:
     return df
 
 
+def _row_columns() -> List[str]:
+    """The columns ``sweep`` appends after the grid values (the headline
+    metrics of :meth:`Results.headline`, then ``key`` and ``cached``)."""
+    from .results import Results
+
+    return list(Results({}).headline()) + list(NOT_METRICS)
+
+
 def sweep_fields(df: pd.DataFrame) -> List[str]:
-    """The swept fields (grid paths) of a sweep table, in grid order."""
+    """The swept fields (grid paths) of a sweep table, in grid order: the
+    columns before the first of the per-run columns ``sweep`` appends."""
     cols = list(df.columns)
-    if FIRST_METRIC in cols:
-        return cols[: cols.index(FIRST_METRIC)]
-    return [c for c in cols if c not in NOT_METRICS and "." in c]
+    known = set(_row_columns())
+    first = next((i for i, c in enumerate(cols) if c in known), None)
+    if first is not None:
+        return cols[:first]
+    return [c for c in cols if "." in c or _is_replicate(c)]
 
 
 def sweep_metrics(df: pd.DataFrame) -> List[str]:
