@@ -248,7 +248,11 @@ def test_warmup_shaded_on_every_plot(tmp_path, captured):
 def test_cli_run_cwnd_by(tmp_path, capsys):
     path = small_scenario().save(tmp_path / "s.toml")
     code, _, err = _cli(capsys, "run", path, "--out", tmp_path / "o", "--cwnd-by", "cc", "--no-progress")
-    assert code == 0, err and (tmp_path / "o" / "cwnd.png").exists()
+    assert code == 0, err
+    assert (tmp_path / "o" / "cwnd.png").exists()
+    with pytest.raises(SystemExit) as exc:
+        _cli(capsys, "run", path, "--out", tmp_path / "p", "--cwnd-by", "proto")
+    assert exc.value.code == 2 and "invalid choice: 'proto'" in capsys.readouterr().err
 
 
 def test_save_figure_never_crops_a_title(tmp_path):
