@@ -104,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.no_plots:
         from .plots import plot_all
 
-        made = plot_all(res, out)
+        made = plot_all(res, out, cwnd_by=args.cwnd_by)
     print(res.table())
     print(f"\nwrote {out}/summary.json, meta.json, *_series.parquet" + (", *.csv" if args.csv else "")
           + (", " + ", ".join(p.name for p in made) if made else ""))
@@ -130,6 +130,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(shown.to_string(index=False))
     n_cached = int(df["cached"].sum()) if "cached" in df else 0
     print(f"\n{len(df)} runs ({n_cached} from cache); wrote {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .sweep_plot import default_out, plot_sweep
+
+    out = Path(args.out) if args.out else default_out(args.sweep_dir, args.x, args.y, args.hue)
+    drawn = plot_sweep(args.sweep_dir, args.x, args.y, hue=args.hue, where=args.where, err=args.err, out=out,
+                       logx=args.logx)
+    n = int(drawn.data["n"].max())
+    print(f"wrote {drawn.path} ({len(drawn.data)} points" + (f", up to {n} seeds each" if n > 1 else "") + ")")
     return 0
 
 
@@ -209,12 +220,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_names() -> List[str]:
+    from .bench import BENCHMARKS
+
+    return list(BENCHMARKS)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import BENCHMARKS, format_table, run_all
 
-    unknown = [n for n in args.names if n not in BENCHMARKS]
+    # Names are matched case-insensitively (b1, w1, b2-reno) and mapped to
+    # their canonical spelling.
+    canon = {n.lower(): n for n in BENCHMARKS}
+    unknown = [n for n in args.names if n.lower() not in canon]
     if unknown:
         raise UserError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
+    args.names = [canon[n.lower()] for n in args.names]
 
     def note(name: str) -> None:
         if not args.json:
@@ -256,28 +277,51 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar of simulated time (default: on a terminal)")
+    p.add_argument("--cwnd-by", choices=("auto", "flow", "cc", "entry"), default="auto",
+                   help="colour and legend of cwnd.png: one per flow, per controller or per [[flows]] entry "
+                        "(default auto: per flow up to 10 flows, else per entry)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("sweep", help="run a scenario over a parameter grid (cached, parallel)")
     p.add_argument("scenario", help="base scenario file (.toml or .json)")
-    p.add_argument("--grid", action="append", default=[], metavar="PATH=V1,V2,...",
+    p.add_argument("--grid", action="append", required=True, metavar="PATH=V1,V2,...",
                    help="dotted path and values, e.g. topology.bottleneck_rate_bps=1e8,1e9 (repeatable)")
     p.add_argument("--out", required=True, help="output directory (runs/ cache, sweep.csv, sweep.parquet)")
     p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
     p.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run on Dask: a scheduler address, or no value for a local cluster")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar of finished runs (default: on a terminal)")
     p.set_defaults(func=cmd_sweep)
 
+    p = sub.add_parser("plot", help="plot a sweep metric against a swept field, one line per --hue value")
+    p.add_argument("sweep_dir", metavar="SWEEP_DIR", help="a 'ccsim sweep --out' directory (reads its sweep.csv)")
+    p.add_argument("--x", required=True, metavar="FIELD", help="swept field on the x axis, e.g. "
+                   "topology.bottleneck_rate_bps (a wrong name lists the allowed ones)")
+    p.add_argument("--y", required=True, metavar="METRIC", help="metric column on the y axis, e.g. utilization, "
+                   "goodput_mean_bps, loss_rate, jain_index")
+    p.add_argument("--hue", default=None, metavar="FIELD", help="swept field drawn as one line per value, "
+                   "e.g. flows.0.cc")
+    p.add_argument("--where", action="append", default=[], metavar="FIELD=VALUE",
+                   help="keep only rows with this value of a swept field (repeatable); needed when a field "
+                        "other than --x, --hue and seed varies")
+    p.add_argument("--err", choices=("ci95", "std", "none"), default="ci95",
+                   help="error bars over seeds: 95%% CI of the mean (Student t, default), sample std, or none")
+    p.add_argument("--logx", action=argparse.BooleanOptionalAction, default=None,
+                   help="log x axis (default: when x is positive and spans >= 2 decades)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="image to write, .png/.svg/.pdf (default SWEEP_DIR/plot-Y-vs-X[-by-HUE].png)")
+    p.set_defaults(func=cmd_plot)
+
     p = sub.add_parser("list", help="list transports, applications, controllers, queues, topologies, experiments")
-    p.add_argument("what", nargs="?", choices=LIST_KINDS)
+    p.add_argument("what", nargs="?", choices=LIST_KINDS, help="list only this kind (default: all)")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("reproduce", help="reproduce a paper experiment and compare with the paper")
     p.add_argument("id", help="experiment id (ccsim list experiments)")
     p.add_argument("--quick", action="store_true", help="smaller, faster version")
     p.add_argument("--out", default=None, help="output directory (default results/ID)")
-    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
     p.add_argument("--replot", action="store_true",
                    help="redo the table, checks and plot from the cached runs in OUT/runs without running "
                         "anything (pass --quick if the runs were quick)")
@@ -296,7 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="engine benchmarks B1..B5, B2-<cc> controller rows and the W1 web "
                                       "workload, each in its own process")
-    p.add_argument("names", nargs="*", metavar="NAME")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="benchmarks to run (default: all; case-insensitive): " + ", ".join(_bench_names()))
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--quick", action="store_true", help="durations / 10 (smoke test)")
     p.set_defaults(func=cmd_bench)

@@ -153,6 +153,29 @@ class Results:
         """Long table: time_s, link, queue_pkts, loss_rate, cum_loss_rate, utilization."""
         return self._series("links")
 
+    def link_pivot(self, column: str = "queue_pkts") -> "pd.DataFrame":
+        """One monitored link direction per column (named like ``r0->r1``),
+        indexed by ``time_s``: ``res.link_pivot("queue_pkts").plot()``
+        draws one line per link. (Plotting the long ``link_series``
+        directly would join the forward and reverse rows, which alternate
+        in time, into one zig-zag.)"""
+        df = self.link_series
+        if df.empty:
+            import pandas as pd
+
+            return pd.DataFrame()
+        if column not in df:
+            from ._native import UserError
+
+            allowed = ", ".join(c for c in df.columns if c not in ("time_s", "link"))
+            raise UserError(f"link_pivot: no link series column {column!r}; allowed: {allowed}")
+        names = {l.get("id"): l.get("name") or f"{l.get('from')}->{l.get('to')}"
+                 for l in self.raw.get("links", [])}
+        wide = df.pivot(index="time_s", columns="link", values=column)
+        wide.columns = [names.get(c, f"link {c}") for c in wide.columns]
+        wide.columns.name = column
+        return wide
+
     @cached_property
     def fairness_series(self) -> "pd.DataFrame":
         """time_s, jain (Jain's index over the sliding fairness window)."""
