@@ -146,7 +146,8 @@ def resolve_cc_params(d: Dict[str, Any]) -> Dict[str, Any]:
       for every point, so a misplaced parameter is an error even in points
       that do not use it;
     * a bundle as a ``cc`` value, ``{cc = "hstcp", cc_params = {...}}``
-      (a grid value of ``flows.N.cc``), setting both at once.
+      (a grid value of ``flows.N.cc``), setting both at once (a bundle
+      without ``cc_params`` means the controller's defaults).
     """
     flows = d.get("flows")
     if not isinstance(flows, list):
@@ -163,8 +164,8 @@ def resolve_cc_params(d: Dict[str, Any]) -> Dict[str, Any]:
                 raise UserError(f"{where}.cc: a controller bundle is {{cc = NAME, cc_params = {{...}}}}; got "
                                 f"{dict(cc)!r}" + (f" (unknown keys: {', '.join(extra)})" if extra else ""))
             flow["cc"] = cc["cc"]
-            if "cc_params" in cc:
-                flow["cc_params"] = _plain_dict(cc["cc_params"], f"{where}.cc.cc_params")
+            # The bundle describes the controller whole: no cc_params = its defaults.
+            flow["cc_params"] = _plain_dict(cc.get("cc_params", {}), f"{where}.cc.cc_params")
             cc = flow["cc"]
         params = flow.get("cc_params")
         if not _is_per_controller(params):
