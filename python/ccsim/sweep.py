@@ -280,7 +280,15 @@ def _checksum(results: Any) -> str:
 
 
 def _umask() -> int:
-    """The process umask (reading it means setting it; set it straight back)."""
+    """The process umask: from /proc on Linux (no side effect); elsewhere
+    reading it means setting it, so it is set straight back."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -396,7 +404,9 @@ def _read_cache(path: Path, key: str, version: str) -> Optional[Dict[str, Any]]:
         raise CacheProblem(f"not valid JSON (truncated or overwritten?): {exc}") from None
     if not isinstance(doc, dict):
         raise CacheProblem("not a JSON object")
-    if doc.get("engine_version") != version:
+    if not isinstance(doc.get("engine_version"), str):
+        raise CacheProblem("field 'engine_version' missing or not a str")
+    if doc["engine_version"] != version:
         return None
     for field, kind in (("key", str), ("results", dict)):
         if not isinstance(doc.get(field), kind):
