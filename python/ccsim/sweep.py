@@ -586,7 +586,7 @@ def sweep(
     out_dir: Union[str, os.PathLike],
     workers: Optional[int] = None,
     backend: str = "process",
-    progress: Optional[bool] = True,
+    progress: Optional[bool] = None,
     address: Optional[str] = None,
     run: bool = True,
     seeds: Optional[int] = None,
@@ -613,8 +613,9 @@ def sweep(
     ``wall_s``, ``key`` and ``cached`` (True when the row came from the
     cache).
 
-    ``progress`` shows a bar with ETA (cached runs count as done; ``None``
-    = only on a terminal, ``False`` = never).
+    ``progress`` shows a bar with ETA on stderr, cached runs counting as
+    done: ``None`` (default) only when stderr is a terminal, ``True``
+    always, ``False`` never.
 
     ``run=False`` reads the cache only: if any point has no cached result
     (or one made by another engine version) nothing runs and
