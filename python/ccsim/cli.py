@@ -97,7 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
-    res = run(scenario, progress=args.progress)
+    res = run(scenario, progress=False if args.quiet else args.progress)
     out = Path(args.out)
     res.write(out, csv=args.csv)
     made = []
@@ -121,13 +121,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     backend = "dask" if args.dask is not None else "process"
     df = sweep(scenario, grid, args.out, workers=args.workers, backend=backend,
-               progress=args.progress, address=args.dask or None)
+               progress=False if args.quiet else args.progress, address=args.dask or None, seeds=args.seeds)
     paths = write_table(df, args.out)
     import pandas as pd
 
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         shown = df.drop(columns=["key"]).copy()
         print(shown.to_string(index=False))
+        if args.seeds:
+            from .sweep import summarise
+
+            summary = summarise(df)
+            paths += write_table(summary, args.out, stem="sweep_summary")
+            print("\nmean and 95% confidence half-width over seeds:")
+            print(summary.to_string(index=False))
     n_cached = int(df["cached"].sum()) if "cached" in df else 0
     print(f"\n{len(df)} runs ({n_cached} from cache); wrote {', '.join(str(p) for p in paths)}")
     return 0
@@ -276,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", action="store_true", help="also write CSV tables")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar of simulated time (default: on a terminal)")
+                   help="progress bar of simulated time with ETA (default: on a terminal)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--cwnd-by", choices=("auto", "flow", "cc", "entry"), default="auto",
                    help="colour and legend of cwnd.png: one per flow, per controller or per [[flows]] entry "
                         "(default auto: per flow up to 10 flows, else per entry)")
@@ -290,8 +298,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
     p.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run on Dask: a scheduler address, or no value for a local cluster")
+    p.add_argument("--seeds", type=int, default=None, metavar="N",
+                   help="replicate every point with N seeds (the scenario's seed, +1, ...) and also write "
+                        "sweep_summary.csv/.parquet: mean, std and 95%% confidence half-width per point")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar of finished runs (default: on a terminal)")
+                   help="progress bar with ETA; cached runs count as done (default: on a terminal)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("plot", help="plot a sweep metric against a swept field, one line per --hue value")
@@ -353,6 +365,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "workers", None) is not None and args.workers < 1:
         parser.error(f"--workers must be >= 1, got {args.workers}")
+    if getattr(args, "seeds", None) is not None and args.seeds < 1:
+        parser.error(f"--seeds must be >= 1, got {args.seeds}")
     try:
         return int(args.func(args) or 0)
     except UserError as exc:

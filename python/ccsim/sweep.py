@@ -12,6 +12,18 @@ Design choices, and why:
 * **Workers compute, the parent writes.** A worker returns the results JSON
   and the calling process stores it. Only one process touches ``out_dir``, so
   a Dask cluster without a shared filesystem works the same as a local pool.
+* **Cache files are self-checking.** Each holds a sha256 of its results;
+  a file that does not parse, lacks a field or fails its checksum (a disk
+  error, a hand edit, a copy cut short) is named on stderr and recomputed,
+  never silently used. Files are made ``0644`` under the usual umask (not
+  ``mkstemp``'s ``0600``) so a sweep can be shared with a group.
+* **A log of computed runs** (``out_dir/runs.log``, one JSON line per run
+  stored) shows what each invocation computed, so resume can be audited: a
+  finished run never appears twice.
+* **Pool workers die with their parent.** A SIGKILLed sweep must not leave
+  workers blocked on a dead pipe: each worker asks the kernel for SIGKILL
+  when its parent dies (``prctl(PR_SET_PDEATHSIG)`` on Linux) and also
+  watches its parent pid from a thread (every platform).
 * **Everything is validated before anything runs**, so a bad grid value fails
   in a second, not after hours of other runs.
 """
@@ -21,8 +33,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
+import sys
 import tempfile
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +50,15 @@ from ._native import UserError, core, dumps, validate
 from .results import Results
 from .scenario import Scenario, as_scenario_dict, with_overrides
 
-__all__ = ["sweep", "expand_grid", "run_key", "load_run", "write_table", "RunSpec", "MissingRuns"]
+__all__ = ["sweep", "expand_grid", "run_key", "load_run", "write_table", "summarise", "t_quantile_975",
+           "RunSpec", "MissingRuns", "BACKENDS"]
+
+#: ``inprocess`` runs in the calling process (debuggers work), ``process``
+#: on a local process pool, ``dask`` on a ``dask.distributed`` cluster.
+BACKENDS = ("process", "inprocess", "dask")
+
+#: Version of the cache file layout (``format`` field).
+CACHE_FORMAT = 2
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]]
 
@@ -91,6 +115,82 @@ def run_key(normalised: Mapping[str, Any]) -> str:
     return hashlib.sha256(dumps(normalised, canonical=True).encode("utf-8")).hexdigest()
 
 
+_CONTROLLERS: Optional[Dict[str, List[str]]] = None
+
+
+def _controllers() -> Dict[str, List[str]]:
+    """Controller name -> its ``cc_params`` names, from the engine catalog."""
+    global _CONTROLLERS
+    if _CONTROLLERS is None:
+        cat = json.loads(core().catalog())
+        _CONTROLLERS = {c["name"]: [p["name"] for p in c.get("params") or []]
+                        for c in cat.get("controllers", [])}
+    return _CONTROLLERS
+
+
+def _is_per_controller(params: Any) -> bool:
+    """``cc_params = {hstcp = {...}, htcp = {...}}``: every value a table.
+    Plain ``cc_params`` hold scalars, so a table value is unambiguous."""
+    return isinstance(params, Mapping) and bool(params) and all(isinstance(v, Mapping) for v in params.values())
+
+
+def resolve_cc_params(d: Dict[str, Any]) -> Dict[str, Any]:
+    """Resolve the sweep-only controller forms of each flow entry, in place.
+
+    Sweeping ``cc`` over controllers with different parameters needs one
+    parameter table per controller, so a sweep accepts two extra forms:
+
+    * per-controller tables, ``cc_params = {hstcp = {low_window = 31},
+      htcp = {delta_l = 1.0}}``: the flow's ``cc`` picks its table (none: the
+      controller's defaults). Every table is checked against its controller,
+      for every point, so a misplaced parameter is an error even in points
+      that do not use it;
+    * a bundle as a ``cc`` value, ``{cc = "hstcp", cc_params = {...}}``
+      (a grid value of ``flows.N.cc``), setting both at once (a bundle
+      without ``cc_params`` means the controller's defaults).
+    """
+    flows = d.get("flows")
+    if not isinstance(flows, list):
+        return d
+    known = None
+    for i, flow in enumerate(flows):
+        if not isinstance(flow, dict):
+            continue
+        where = f"flows[{i}]"
+        cc = flow.get("cc")
+        if isinstance(cc, Mapping):
+            extra = sorted(set(cc) - {"cc", "cc_params"})
+            if "cc" not in cc or extra:
+                raise UserError(f"{where}.cc: a controller bundle is {{cc = NAME, cc_params = {{...}}}}; got "
+                                f"{dict(cc)!r}" + (f" (unknown keys: {', '.join(extra)})" if extra else ""))
+            flow["cc"] = cc["cc"]
+            # The bundle describes the controller whole: no cc_params = its defaults.
+            flow["cc_params"] = _plain_dict(cc.get("cc_params", {}), f"{where}.cc.cc_params")
+            cc = flow["cc"]
+        params = flow.get("cc_params")
+        if not _is_per_controller(params):
+            continue
+        known = known or _controllers()
+        for name, table in params.items():
+            if name not in known:
+                raise UserError(f"{where}.cc_params.{name}: per-controller parameter tables are keyed by "
+                                f"controller name; {name!r} is not one (controllers: {', '.join(sorted(known))})")
+            for k in table:
+                if k not in known[name]:
+                    allowed = ", ".join(known[name]) or "none"
+                    raise UserError(f"{where}.cc_params.{name}.{k}: {k!r} is not a parameter of controller "
+                                    f"{name!r}; its parameters: {allowed}")
+        chosen = cc if isinstance(cc, str) else "reno"
+        flow["cc_params"] = dict(params.get(chosen, {}))
+    return d
+
+
+def _plain_dict(v: Any, where: str) -> Dict[str, Any]:
+    if not isinstance(v, Mapping):
+        raise UserError(f"{where}: expected a table of controller parameters, got {v!r}")
+    return dict(v)
+
+
 def plan(base: Union[Scenario, Mapping[str, Any], str, os.PathLike], grid: Grid) -> List[RunSpec]:
     """Expand and validate a sweep without running it."""
     base_d = as_scenario_dict(base)
@@ -98,6 +198,7 @@ def plan(base: Union[Scenario, Mapping[str, Any], str, os.PathLike], grid: Grid)
     for overrides in expand_grid(grid):
         d = with_overrides(base_d, overrides)
         try:
+            resolve_cc_params(d)
             norm = validate(d)
         except UserError as exc:
             shown = ", ".join(f"{k}={v!r}" for k, v in overrides.items())
@@ -117,6 +218,49 @@ def _run_json(scenario_json: str) -> str:
     return _core_mod().Simulation(scenario_json).finish()
 
 
+# --------------------------------------------------------------------------
+# pool workers that do not outlive the sweep
+# --------------------------------------------------------------------------
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Pool initializer: make this worker exit when the sweep parent dies.
+
+    A parent killed with SIGKILL runs no cleanup, and its workers would sit
+    blocked on the task pipe (or finish a long run nobody will read). Two
+    independent guards: the kernel's parent-death signal on Linux (fires
+    even while the worker is inside the engine), and a daemon thread that
+    polls the parent pid (every platform; the engine releases the GIL while
+    it runs, so the thread gets to look).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - exotic libc
+            pass
+    if os.getppid() != parent_pid:  # parent died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.25)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="ccsim-parent-watch", daemon=True).start()
+
+
+# --------------------------------------------------------------------------
+# the run cache
+# --------------------------------------------------------------------------
+
+
 def _cache_path(out_dir: Path, key: str) -> Path:
     return out_dir / "runs" / f"{key}.json"
 
@@ -128,22 +272,41 @@ def _engine_version() -> str:
         return "unknown"
 
 
-def _store(out_dir: Path, spec: RunSpec, results_json: str, version: str) -> Dict[str, Any]:
-    """Write one run's cache file atomically; return the parsed results."""
-    results = json.loads(results_json)
-    doc = {
-        "key": spec.key,
-        "engine_version": version,
-        "overrides": spec.overrides,
-        "scenario": spec.scenario,
-        "results": results,
-    }
-    path = _cache_path(out_dir, spec.key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{spec.key}.", suffix=".tmp", dir=path.parent)
+def _checksum(results: Any) -> str:
+    """sha256 of the canonical JSON of a run's results (what a cache file
+    must reproduce when read back)."""
+    text = json.dumps(results, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _umask() -> int:
+    """The process umask: from /proc on Linux (no side effect); elsewhere
+    reading it means setting it, so it is set straight back."""
     try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that no reader ever sees part of it:
+    a temporary file in the same directory (same filesystem, so the rename
+    is atomic), fsync, ``os.replace``, then fsync the directory so the
+    rename itself survives a power cut. The temporary name carries our pid,
+    so a later sweep can tell an abandoned one from a live one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    try:
+        # mkstemp creates 0600; a result file is an ordinary file (0666 & ~umask).
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, default=str)
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -153,20 +316,121 @@ def _store(out_dir: Path, spec: RunSpec, results_json: str, version: str) -> Dic
         except OSError:
             pass
         raise
+    try:
+        dfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. platforms without directory fds
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(dfd)
+
+
+def _clean_stale_tmp(out_dir: Path) -> None:
+    """Remove temporary files left by sweeps that were killed mid-write
+    (their pid is gone); leave those of a live concurrent sweep alone."""
+    runs = out_dir / "runs"
+    if not runs.is_dir():
+        return
+    for tmp in runs.glob(".*.tmp"):
+        parts = tmp.name.split(".")
+        try:
+            pid = int(parts[2])
+        except (IndexError, ValueError):
+            pid = -1
+        if pid > 0:
+            try:
+                os.kill(pid, 0)
+                continue  # still alive
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                continue
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def _store(out_dir: Path, spec: RunSpec, results_json: str, version: str) -> Dict[str, Any]:
+    """Write one run's cache file atomically, log it; return the results."""
+    results = json.loads(results_json)
+    doc = {
+        "format": CACHE_FORMAT,
+        "key": spec.key,
+        "engine_version": version,
+        "checksum": _checksum(results),
+        "overrides": spec.overrides,
+        "scenario": spec.scenario,
+        "results": results,
+    }
+    _atomic_write(_cache_path(out_dir, spec.key), json.dumps(doc, default=str))
+    _log_computed(out_dir, spec, results)
+    return results
+
+
+def _log_computed(out_dir: Path, spec: RunSpec, results: Mapping[str, Any]) -> None:
+    """Append one line to ``runs.log`` (after the cache file is in place, so
+    a line always names a stored run; a kill between the two loses a line,
+    never adds one)."""
+    line = json.dumps({"key": spec.key, "time": time.time(), "pid": os.getpid(),
+                       "wall_s": results.get("wall_s"), "overrides": spec.overrides}, default=str)
+    with open(out_dir / "runs.log", "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+
+
+class CacheProblem(Exception):
+    """A cache file that exists but cannot be used; ``reason`` says why."""
+
+
+def _read_cache(path: Path, key: str, version: str) -> Optional[Dict[str, Any]]:
+    """Results in ``path``; None if there is no file or it was made by
+    another engine version (a different run, not a damaged one);
+    :class:`CacheProblem` if it is damaged (not JSON, truncated, missing a
+    field, wrong key, checksum mismatch)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CacheProblem(f"unreadable ({exc.strerror or exc})") from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CacheProblem("not UTF-8 text") from None
+    except ValueError as exc:
+        raise CacheProblem(f"not valid JSON (truncated or overwritten?): {exc}") from None
+    if not isinstance(doc, dict):
+        raise CacheProblem("not a JSON object")
+    if not isinstance(doc.get("engine_version"), str):
+        raise CacheProblem("field 'engine_version' missing or not a str")
+    if doc["engine_version"] != version:
+        return None
+    for field, kind in (("key", str), ("results", dict)):
+        if not isinstance(doc.get(field), kind):
+            raise CacheProblem(f"field {field!r} missing or not a {kind.__name__}")
+    if doc["key"] != key:
+        raise CacheProblem(f"holds run {doc['key'][:12]}, not {key[:12]}")
+    results = doc["results"]
+    if not isinstance(results.get("flows"), list) or "conservation" not in results:
+        raise CacheProblem("results lack 'flows' or 'conservation'")
+    if "checksum" in doc:  # files from before format 2 have none
+        if _checksum(results) != doc["checksum"]:
+            raise CacheProblem("checksum mismatch (results changed after they were written)")
     return results
 
 
 def _load_cached(out_dir: Path, key: str, version: str) -> Optional[Dict[str, Any]]:
-    """Cached results for ``key``, or None if absent, unreadable, or made by
-    another engine version (results would differ; rerun rather than mix)."""
+    """Cached results for ``key``, or None (absent, other engine version, or
+    damaged; a damaged file is named on stderr so it is never silent)."""
     path = _cache_path(out_dir, key)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return _read_cache(path, key, version)
+    except CacheProblem as exc:
+        print(f"warning: sweep cache file {path} is damaged: {exc}; recomputing that run", file=sys.stderr)
         return None
-    if doc.get("key") != key or doc.get("engine_version") != version or "results" not in doc:
-        return None
-    return doc["results"]
 
 
 def load_run(out_dir: Union[str, os.PathLike], key: str) -> Results:
@@ -174,12 +438,114 @@ def load_run(out_dir: Union[str, os.PathLike], key: str) -> Results:
     return Results.load(_cache_path(Path(out_dir), key))
 
 
+# --------------------------------------------------------------------------
+# the table
+# --------------------------------------------------------------------------
+
+#: Flow classes whose goodput a sweep averages separately: each transport,
+#: with XCP (a TCP flow whose controller is ``xcp``, needing router support)
+#: apart from end-to-end TCP.
+GOODPUT_CLASSES = ("tcp", "xcp", "etcp", "udp")
+
+
+def _flow_class(flow: Mapping[str, Any]) -> str:
+    transport = str(flow.get("transport") or "tcp")
+    if transport == "tcp" and str(flow.get("cc", "")).lower() == "xcp":
+        return "xcp"
+    return transport
+
+
+def headline(results: Mapping[str, Any]) -> Dict[str, Any]:
+    """The numbers a sweep tabulates per run.
+
+    Goodput is averaged per flow class (``goodput_mean_<class>_bps`` for
+    tcp, xcp, etcp, udp, present when the run has such flows), never over
+    a mix: a constant-rate UDP source and a TCP flow averaged together
+    describe neither. ``goodput_mean_bps`` is the mean over all flows when
+    they are all one class, and NaN when classes are mixed.
+    """
+    row = Results(dict(results)).headline()
+    by: Dict[str, List[float]] = {}
+    for f in results.get("flows", []):
+        by.setdefault(_flow_class(f), []).append(float(f.get("goodput_bps", 0.0)))
+    for cls in sorted(by, key=lambda c: (GOODPUT_CLASSES.index(c) if c in GOODPUT_CLASSES else 99, c)):
+        g = by[cls]
+        row[f"goodput_mean_{cls}_bps"] = sum(g) / len(g)
+        row[f"flows_{cls}"] = len(g)
+    if len(by) > 1:
+        row["goodput_mean_bps"] = float("nan")
+    return row
+
+
 def _row(spec: RunSpec, results: Mapping[str, Any], cached: bool) -> Dict[str, Any]:
     row: Dict[str, Any] = dict(spec.overrides)
-    row.update(Results(dict(results)).headline())
+    row.update(headline(results))
     row["key"] = spec.key
     row["cached"] = cached
     return row
+
+
+# Two-sided 95% Student t quantiles t_{0.975, df} for df = 1..30.
+_T975 = (12.7062047, 4.3026527, 3.1824463, 2.7764451, 2.5705818, 2.4469119, 2.3646243, 2.3060041,
+         2.2621572, 2.2281389, 2.2009852, 2.1788128, 2.1603687, 2.1447867, 2.1314495, 2.1199053,
+         2.1098155, 2.1009220, 2.0930241, 2.0859634, 2.0796138, 2.0738731, 2.0686576, 2.0638986,
+         2.0595386, 2.0555294, 2.0518305, 2.0484071, 2.0452296, 2.0422725)
+
+
+def t_quantile_975(df: int) -> float:
+    """Student t quantile at 0.975 with ``df`` degrees of freedom (the
+    factor of a two-sided 95% confidence interval). A table up to 30, then
+    the Cornish-Fisher expansion around the normal quantile (error < 1e-5),
+    so scipy is not needed."""
+    if df < 1:
+        return float("nan")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959963984540054
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3
+
+
+#: Metrics :func:`summarise` aggregates (plus every ``goodput_mean_*``).
+SUMMARY_METRICS = ("goodput_mean_bps", "goodput_total_bps", "utilization", "loss_rate", "jain_index")
+
+
+def summarise(df: pd.DataFrame, over: str = "seed") -> pd.DataFrame:
+    """One row per sweep point with replications over ``over`` merged.
+
+    For each metric ``m``: ``m_mean``, ``m_std`` (sample standard
+    deviation) and ``m_ci95``, the half-width of the two-sided 95%
+    Student-t confidence interval of the mean (``t * std / sqrt(n)``, NaN
+    for n < 2); ``n`` is the number of replications. Rows stay in first-
+    appearance order so the table reads like the grid.
+    """
+    metrics = [m for m in SUMMARY_METRICS if m in df.columns]
+    metrics += sorted(c for c in df.columns if c.startswith("goodput_mean_") and c not in metrics)
+    skip = set(metrics) | {over, "key", "cached", "events", "wall_s"} | {c for c in df.columns
+                                                                        if c.startswith("flows_")}
+    by = [c for c in df.columns if c not in skip]
+    if not by:
+        groups = [((), df)]
+    else:
+        keyed = df[by].apply(lambda r: json.dumps(list(r), default=str), axis=1)
+        groups = [(k, df[keyed == k]) for k in dict.fromkeys(keyed)]
+    out = []
+    for _, g in groups:
+        row: Dict[str, Any] = {c: g[c].iloc[0] for c in by}
+        n = len(g)
+        row["n"] = n
+        for m in metrics:
+            vals = pd.to_numeric(g[m], errors="coerce").dropna()
+            k = len(vals)
+            mean = float(vals.mean()) if k else float("nan")
+            std = float(vals.std(ddof=1)) if k > 1 else float("nan")
+            row[f"{m}_mean"] = mean
+            row[f"{m}_std"] = std
+            row[f"{m}_ci95"] = t_quantile_975(k - 1) * std / math.sqrt(k) if k > 1 else float("nan")
+        out.append(row)
+    return pd.DataFrame(out)
 
 
 def _dask_client(address: Optional[str], workers: Optional[int]):
@@ -196,39 +562,76 @@ def _dask_client(address: Optional[str], workers: Optional[int]):
     return Client(cluster), cluster
 
 
+def _seed_grid(base_d: Mapping[str, Any], grid: Grid, seeds: int) -> Grid:
+    """Add a ``seed`` axis of ``seeds`` values (the base seed, +1, ...)."""
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
+        raise UserError(f"seeds must be an integer >= 1, got {seeds!r}")
+    first = base_d.get("seed", 1)
+    if not isinstance(first, int) or isinstance(first, bool):
+        raise UserError(f"seeds: the scenario's seed must be an integer to count from, got {first!r}")
+    values = [first + i for i in range(seeds)]
+    if isinstance(grid, Mapping):
+        if "seed" in grid:
+            raise UserError("seeds: the grid already sweeps 'seed'; give one or the other")
+        return {**dict(grid), "seed": values}
+    points = [dict(p) for p in grid]
+    if any("seed" in p for p in points):
+        raise UserError("seeds: a grid point already sets 'seed'; give one or the other")
+    return [{**p, "seed": s} for p in points for s in values]
+
+
 def sweep(
     base_scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike],
     grid: Grid,
     out_dir: Union[str, os.PathLike],
     workers: Optional[int] = None,
     backend: str = "process",
-    progress: Optional[bool] = True,
+    progress: Optional[bool] = None,
     address: Optional[str] = None,
     run: bool = True,
+    seeds: Optional[int] = None,
 ) -> pd.DataFrame:
     """Run ``base_scenario`` at every point of ``grid``; return one row per run.
 
     ``grid`` maps dotted paths (``"topology.bottleneck_rate_bps"``,
     ``"flows.0.cc"``, ``"flows.*.rtt_s"``) to lists of values, or is a list
-    of override dicts. Results are cached in ``out_dir/runs/<key>.json``;
-    finished runs are never recomputed. ``workers`` defaults to all cores;
-    ``backend="dask"`` uses a ``dask.distributed`` cluster at ``address``
-    (or a local one). Columns: the grid paths, ``goodput_mean_bps``,
-    ``goodput_total_bps``, ``utilization`` and ``loss_rate`` (first
-    monitored link), ``jain_index``, ``events``, ``wall_s``, ``key`` and
-    ``cached`` (True when the row came from the cache).
+    of override dicts. A flow's ``cc_params`` may hold one table per
+    controller, and a ``cc`` value may bundle ``{cc, cc_params}``
+    (:func:`resolve_cc_params`). ``seeds=N`` adds a ``seed`` axis of N
+    values counting from the scenario's seed (:func:`summarise` then gives
+    means and 95% confidence intervals).
+
+    Results are cached in ``out_dir/runs/<key>.json``; finished runs are
+    never recomputed. ``backend`` is ``"process"`` (a local process pool of
+    ``workers``, default all cores), ``"inprocess"`` (always in this process) or
+    ``"dask"`` (a ``dask.distributed`` cluster at ``address``, or a local
+    one). Every backend gives identical results. Columns: the grid paths,
+    ``goodput_mean_bps`` (NaN when flow classes are mixed),
+    ``goodput_mean_<class>_bps`` and ``flows_<class>`` per flow class
+    (tcp, xcp, etcp, udp), ``goodput_total_bps``, ``utilization`` and
+    ``loss_rate`` (first monitored link), ``jain_index``, ``events``,
+    ``wall_s``, ``key`` and ``cached`` (True when the row came from the
+    cache).
+
+    ``progress`` shows a bar with ETA on stderr, cached runs counting as
+    done: ``None`` (default) only when stderr is a terminal, ``True``
+    always, ``False`` never.
 
     ``run=False`` reads the cache only: if any point has no cached result
     (or one made by another engine version) nothing runs and
     :class:`MissingRuns` is raised, naming how many and which.
     """
-    if backend not in ("process", "dask"):
-        raise UserError(f"unknown sweep backend {backend!r}; allowed: process, dask")
+    if backend not in BACKENDS:
+        raise UserError(f"unknown sweep backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     if workers is not None and workers < 1:
         raise UserError(f"workers must be >= 1, got {workers}")
     out = Path(out_dir)
+    if seeds is not None:
+        grid = _seed_grid(as_scenario_dict(base_scenario), grid, seeds)
     specs = plan(base_scenario, grid)
     version = _engine_version()
+    if run:
+        _clean_stale_tmp(out)
 
     rows: List[Optional[Dict[str, Any]]] = [None] * len(specs)
     todo: Dict[str, List[int]] = {}  # key -> indices (identical points run once)
@@ -245,8 +648,11 @@ def sweep(
     if progress is not False and todo:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(specs), initial=len(specs) - sum(map(len, todo.values())),
-                   unit="run", desc="sweep", disable=None)
+        n_cached = len(specs) - sum(map(len, todo.values()))
+        bar = tqdm(total=len(specs), initial=n_cached, unit="run", desc="sweep",
+                   disable=None if progress is None else False, file=sys.stderr)
+        if n_cached:
+            bar.set_postfix_str(f"{n_cached} cached", refresh=False)
 
     def done(key: str, results_json: str) -> None:
         idx = todo[key]
@@ -285,12 +691,13 @@ def sweep(
                 client.close()
                 if cluster is not None:
                     cluster.close()
-        elif n_workers == 1:
+        elif backend == "inprocess":
             # In-process: no pickling, and tracebacks/debuggers work as usual.
             for key, p in payloads.items():
                 collect(key, lambda p=p: _run_json(p))
         else:
-            with ProcessPoolExecutor(max_workers=n_workers) as pool:
+            with ProcessPoolExecutor(max_workers=n_workers, initializer=_worker_init,
+                                     initargs=(os.getpid(),)) as pool:
                 futures = {pool.submit(_run_json, p): k for k, p in payloads.items()}
                 try:
                     for fut in as_completed(futures):
