@@ -275,6 +275,9 @@ def test_cli_writes_taps_and_bottleneck_alias(tmp_path, capsys):
     assert cli_main(["run", str(sc), "--out", str(out), "--no-plots", "--pcap", "bottleneck",
                      "--trace", "r1->r0"]) == 0
     summary = json.loads((out / "summary.json").read_text())
+    # A tap takes DropTail off its fast path; the results must not notice.
+    plain = ccsim.run(d).raw
+    assert summary == {k: plain[k] for k in summary}
     assert len(read_pcap(out / "bottleneck.pcap")) == link(ccsim.Results(summary), "r0->r1")["tx_pkts"]
     rows = parse_ns2(out / "r1-r0.tr")
     assert {r["type"] for r in rows} == {"ack"} and rows[0]["seq"] >= 0
