@@ -97,8 +97,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
-    res = run(scenario, progress=False if args.quiet else args.progress)
     out = Path(args.out)
+    taps = {k: {link: out / f"{tap_file_stem(link)}.{ext}" for link in getattr(args, k) or []}
+            for k, ext in (("pcap", "pcap"), ("trace", "tr"))}
+    if taps["pcap"] or taps["trace"]:
+        out.mkdir(parents=True, exist_ok=True)
+    res = run(scenario, progress=False if args.quiet else args.progress, pcap=taps["pcap"], trace=taps["trace"],
+              _fields=("--pcap", "--trace"))
     res.write(out, csv=args.csv)
     made = []
     if not args.no_plots:
@@ -108,7 +113,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(res.table())
     print(f"\nwrote {out}/summary.json, meta.json, *_series.parquet" + (", *.csv" if args.csv else "")
           + (", " + ", ".join(p.name for p in made) if made else ""))
+    for path in [*taps["pcap"].values(), *taps["trace"].values()]:
+        print(f"wrote {path}")
     return 0
+
+
+def tap_file_stem(link: str) -> str:
+    """File name of a link's tap: ``r0->r1`` -> ``r0-r1``, others kept safe."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in link.replace("->", "-")) or "link"
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -288,6 +300,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cwnd-by", choices=("auto", "flow", "cc", "entry"), default="auto",
                    help="colour and legend of cwnd.png: one per flow, per controller or per [[flows]] entry "
                         "(default auto: per flow up to 10 flows, else per entry)")
+    p.add_argument("--pcap", action="append", metavar="LINK",
+                   help="write OUT/LINK.pcap of the packets leaving link LINK (a name from the summary's "
+                        "links, e.g. r0->r1, or bottleneck / bottleneck-rev); repeatable")
+    p.add_argument("--trace", action="append", metavar="LINK",
+                   help="write OUT/LINK.tr, an ns-2 format trace (+ - d r lines) of link LINK; repeatable")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("sweep", help="run a scenario over a parameter grid (cached, parallel)")

@@ -32,9 +32,33 @@ def simulation(scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike]):
         raise UserError(str(exc)) from exc
 
 
+Taps = Optional[Mapping[str, Union[str, os.PathLike]]]
+
+
+def _attach(sim, taps: Taps, kind: str, field: str) -> None:
+    """Attach ``{link: path}`` taps of ``kind`` (``pcap`` or ``trace``)."""
+    if not taps:
+        return
+    if not isinstance(taps, Mapping):
+        raise UserError(f"{field} must map link names to file paths, e.g. {{'bottleneck': 'b.pcap'}}; "
+                        f"got {type(taps).__name__}")
+    add = sim.add_pcap if kind == "pcap" else sim.add_trace
+    for link, path in taps.items():
+        try:
+            add(str(link), os.fspath(path), field)
+        except ValueError as exc:
+            # Engine errors read "scenario.FIELD: ..."; an option is not a scenario field.
+            msg = str(exc)
+            raise UserError(msg[len("scenario."):] if field.startswith("-") else msg) from exc
+
+
 def run(
     scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike],
     progress: Optional[bool] = False,
+    pcap: Taps = None,
+    trace: Taps = None,
+    *,
+    _fields: tuple = ("pcap", "trace"),
 ) -> Results:
     """Run one scenario to completion and return its :class:`Results`.
 
@@ -43,8 +67,17 @@ def run(
     shows a tqdm bar of simulated seconds on a terminal (it is suppressed
     when stderr is not a TTY, and for runs shorter than about a second);
     ``None`` means "only on a TTY".
+
+    ``pcap`` and ``trace`` map link names (as ``Results.links`` lists them,
+    e.g. ``"r0->r1"``, or ``"bottleneck"`` / ``"bottleneck-rev"`` on a
+    dumbbell or parking lot) to files: a pcap of the packets leaving that
+    link direction and an ns-2 format trace of its ``+ - d r`` events
+    (docs/cli.md, "Packet captures and ns-2 traces"). Files stream to disk;
+    taps never change the simulation's results.
     """
     sim = simulation(scenario)
+    _attach(sim, pcap, "pcap", _fields[0])
+    _attach(sim, trace, "trace", _fields[1])
     duration = float(sim.duration_s)
     step = max(duration * CHUNK_FRACTION, 1e-9)
     bar = None
@@ -73,7 +106,11 @@ def run(
             if now <= t:
                 break
             t = now
-        return Results(sim.finish())
+        try:
+            raw = sim.finish()
+        except OSError as exc:
+            raise UserError(str(exc)) from exc
+        return Results(raw)
     finally:
         if bar is not None:
             bar.close()

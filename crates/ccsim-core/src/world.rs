@@ -27,6 +27,13 @@ pub struct Simulation {
     sampler: Sampler,
 }
 
+/// A buffered output file for a tap; the error names `field` and the path.
+fn create(path: &std::path::Path, field: &str) -> Result<Box<dyn std::io::Write + Send>, ConfigError> {
+    let f = std::fs::File::create(path)
+        .map_err(|e| ConfigError::new(field, format!("cannot create \"{}\": {e}", path.display())))?;
+    Ok(Box::new(std::io::BufWriter::with_capacity(1 << 16, f)))
+}
+
 impl Simulation {
     /// Validate and build; every error names the offending field.
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
@@ -188,6 +195,88 @@ impl Simulation {
     /// Attach a tap to link `link` (see `net::tap`).
     pub fn add_tap(&mut self, link: usize, tap: Box<dyn Tap>) {
         self.net.links[link].add_tap(tap);
+    }
+
+    /// The index of the link direction called `name`: a link's name as the
+    /// summary lists it (`"r0->r1"`, `"a->b"`), or for dumbbell and
+    /// parking-lot topologies `bottleneck` (`r0->r1`, where forward data
+    /// queue) and `bottleneck-rev` (`r1->r0`). The error lists what exists.
+    pub fn link_index(&self, name: &str, field: &str) -> Result<usize, ConfigError> {
+        let chain = !matches!(self.scenario.topology, crate::scenario::Topology::Custom(_));
+        let want = match name.trim() {
+            "bottleneck" if chain => "r0->r1",
+            "bottleneck-rev" if chain => "r1->r0",
+            n => n,
+        };
+        if let Some(i) = self.net.links.iter().position(|l| l.name == want) {
+            return Ok(i);
+        }
+        let mut allowed: Vec<&str> = Vec::new();
+        if chain {
+            allowed.extend(["bottleneck", "bottleneck-rev"]);
+        }
+        allowed.extend(self.net.links.iter().take(30).map(|l| l.name.as_str()));
+        let more = self.net.links.len().saturating_sub(30);
+        let tail = if more > 0 { format!(" (and {more} more links)") } else { String::new() };
+        Err(ConfigError::new(field, format!("unknown link \"{name}\"; allowed: {}{tail}", allowed.join(", "))))
+    }
+
+    /// How flows look on the wire, for the pcap tap: flow `f`'s entry
+    /// `[f]`, and the one used for flows created later (workload
+    /// transfers, whose hosts the tap cannot know in advance).
+    fn flow_wires(&self) -> (Vec<crate::net::tap::wire::FlowWire>, crate::net::tap::wire::FlowWire) {
+        use crate::net::tap::wire::FlowWire;
+        let entry = |e: usize| &self.scenario.flows[e];
+        let wires = self
+            .flows
+            .iter()
+            .map(|f| FlowWire {
+                src: f.src as u32,
+                dst: f.dst as u32,
+                mss: entry(f.meta.entry).mss_bytes,
+                header: entry(f.meta.entry).header_bytes,
+            })
+            .collect();
+        let first = self.scenario.flows.iter().find(|f| app::workload(f).is_some()).or(self.scenario.flows.first());
+        let fallback = FlowWire {
+            src: u32::MAX,
+            dst: u32::MAX,
+            mss: first.map_or(1000, |f| f.mss_bytes),
+            header: first.map_or(40, |f| f.header_bytes),
+        };
+        (wires, fallback)
+    }
+
+    /// Write a pcap of the packets leaving link `name` to `path` (see
+    /// `net::tap::pcap`); errors name `field`.
+    pub fn add_pcap(&mut self, name: &str, path: &std::path::Path, field: &str) -> Result<(), ConfigError> {
+        let l = self.link_index(name, field)?;
+        let out = create(path, field)?;
+        let (wires, fallback) = self.flow_wires();
+        self.add_tap(l, Box::new(crate::net::tap::pcap::PcapTap::new(out, wires, fallback)));
+        Ok(())
+    }
+
+    /// Write an ns-2 trace of link `name` to `path` (see
+    /// `net::tap::ns2trace`); errors name `field`.
+    pub fn add_ns2_trace(&mut self, name: &str, path: &std::path::Path, field: &str) -> Result<(), ConfigError> {
+        let l = self.link_index(name, field)?;
+        let out = create(path, field)?;
+        let ends = self.flows.iter().map(|f| (f.src as u32, f.dst as u32)).collect();
+        let link = &self.net.links[l];
+        let ends_link = (link.from as u32, link.to as u32);
+        self.add_tap(l, Box::new(crate::net::tap::ns2trace::Ns2Trace::new(out, ends_link, ends)));
+        Ok(())
+    }
+
+    /// Flush every tap's file; the first write error, with the link's name.
+    pub fn finish_taps(&mut self) -> Result<(), String> {
+        for l in &mut self.net.links {
+            if l.has_taps() {
+                l.finish_taps().map_err(|e| format!("writing the tap of link {}: {e}", l.name))?;
+            }
+        }
+        Ok(())
     }
 
     /// Add an application; its `init` runs now. Returns its index.

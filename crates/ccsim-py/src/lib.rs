@@ -73,13 +73,30 @@ impl Simulation {
         self.sim.events_capacity()
     }
 
-    /// Run to the end if needed and return the results as JSON.
-    fn finish(&mut self, py: Python<'_>) -> String {
+    /// Write a pcap of the packets leaving link `link` to `path` (before
+    /// running; `field` names the option in errors).
+    #[pyo3(signature = (link, path, field = "pcap"))]
+    fn add_pcap(&mut self, link: &str, path: &str, field: &str) -> PyResult<()> {
+        self.sim.add_pcap(link, std::path::Path::new(path), field).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Write an ns-2 format trace of link `link` to `path`.
+    #[pyo3(signature = (link, path, field = "trace"))]
+    fn add_trace(&mut self, link: &str, path: &str, field: &str) -> PyResult<()> {
+        self.sim
+            .add_ns2_trace(link, std::path::Path::new(path), field)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Run to the end if needed, flush the taps' files and return the
+    /// results as JSON.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
         let d = self.sim.duration_s();
         self.run_until(py, d);
+        self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)?;
         let mut r = self.sim.results();
         r.wall_s = self.wall_s;
-        r.to_json()
+        Ok(r.to_json())
     }
 }
 

@@ -231,9 +231,26 @@ impl Link {
         if let Some(e) = self.extras.as_mut() {
             let p = pkts.get(id);
             for t in &mut e.taps {
-                t.on_event(ev, now, self.id, p);
+                t.on_packet(ev, now, self.id, id, p);
             }
         }
+    }
+
+    /// Flush every tap's output; the first error, if any.
+    pub fn finish_taps(&mut self) -> std::io::Result<()> {
+        let mut first = Ok(());
+        for t in self.extras.iter_mut().flat_map(|e| e.taps.iter_mut()) {
+            let r = t.finish();
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first
+    }
+
+    /// Whether any tap is attached.
+    pub fn has_taps(&self) -> bool {
+        self.extras.as_ref().is_some_and(|e| !e.taps.is_empty())
     }
 
     /// The link's DropTail, if that is all there is to it (no stages, no

@@ -5,9 +5,13 @@
 //!
 //! A tap is one file implementing [`Tap`], attached to a link with
 //! `Simulation::add_tap` (or `Link::add_tap`).
-use super::packet::Packet;
+use super::packet::{Packet, PktId};
 use crate::sim::Time;
 use std::any::Any;
+
+pub mod ns2trace;
+pub mod pcap;
+pub mod wire;
 
 /// ns-2 trace event letters: `+` enqueue, `-` dequeue, `d` drop, `r` receive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,5 +35,16 @@ impl TapEvent {
 
 pub trait Tap: Send + Any {
     fn on_event(&mut self, ev: TapEvent, now: Time, link: u32, pkt: &Packet);
+    /// The event with the packet's slab slot, which identifies it while it
+    /// is in the network (a trace matching `+` to `r` needs that); by
+    /// default forwarded to `on_event`.
+    fn on_packet(&mut self, ev: TapEvent, now: Time, link: u32, _id: PktId, pkt: &Packet) {
+        self.on_event(ev, now, link, pkt)
+    }
+    /// End of the run: flush buffered output and report the first write
+    /// error (taps cannot fail mid-run without changing the simulation).
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
     fn as_any(&self) -> &dyn Any;
 }
