@@ -16,6 +16,10 @@ pub const MAX_TIME_S: f64 = 1e6;
 /// range), at most 1 Pb/s.
 pub const MIN_RATE_BPS: f64 = 1.0;
 pub const MAX_RATE_BPS: f64 = 1e15;
+/// Most bottlenecks in a parking lot: each is two links with queues, built
+/// before the run, and u32::MAX of them would abort the allocator (found by
+/// tests/fuzz_scenario.rs; 10^6 links took 20 s to build).
+pub const MAX_PARKING_LOT_LINKS: u32 = 10_000;
 /// Largest segment payload or header: keeps packet sizes in u32.
 pub const MAX_PACKET_BYTES: u32 = 1_000_000;
 
@@ -117,8 +121,11 @@ fn topology(t: &Topology) -> R {
             queue("topology.edge_queue", &d.edge_queue)
         }
         Topology::ParkingLot(p) => {
-            if p.n_links == 0 {
-                return Err(err("topology.n_links", "0 is not allowed; must be >= 1"));
+            if !(1..=MAX_PARKING_LOT_LINKS).contains(&p.n_links) {
+                return Err(err(
+                    "topology.n_links",
+                    format!("{} is not allowed; must be from 1 to {MAX_PARKING_LOT_LINKS}", p.n_links),
+                ));
             }
             positive("topology.link_rate_bps", p.link_rate_bps)?;
             non_negative("topology.link_delay_s", p.link_delay_s)?;
