@@ -199,3 +199,23 @@ def test_bench_capped_rows_do_identical_work():
     assert base["loss_rate"] == 0.0
     for cc in CONTROLLER_ROWS:
         assert run_one(f"B2cap-{cc}", quick=True)["events"] == base["events"], cc
+
+
+@pytest.mark.parametrize("flag, bar", [("--progress", True), ("--quiet", False), ("--no-progress", False)])
+def test_reproduce_progress_reaches_the_experiments_sweeps(tmp_path, small_toml, capsys, flag, bar):
+    """An experiment's sweeps are made inside its module: --progress shows
+    their bar (with ETA) off a terminal, --quiet/--no-progress hide it."""
+    from ccsim.sweep import sweep
+
+    @register("test-cli-progress", paper="Nobody 2024", description="one sweep of two runs")
+    def prog(out_dir, quick, workers):
+        df = sweep(str(small_toml), {"seed": [1, 2]}, out_dir, workers=1, backend="inprocess")
+        return [Check("runs", paper=2.0, ccsim=float(len(df)), tolerance=0.0, source="model")]
+
+    try:
+        code, _, err = _cli(capsys, "reproduce", "test-cli-progress", "--out", str(tmp_path / "r"), flag)
+        assert code == 0, err
+        shown = re.search(r"sweep:\s+100%.*2/2 \[", err)
+        assert bool(shown) == bar, err
+    finally:
+        experiments.REGISTRY.pop("test-cli-progress", None)

@@ -222,7 +222,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                             f"'ccsim reproduce {exp.id}{quick} --out {out}' without --replot to compute "
                             f"{'it' if len(exc.missing) == 1 else 'them'}") from None
     else:
-        checks = list(exp.run(out, args.quick, args.workers) or [])
+        from .sweep import progress_default
+
+        with progress_default(False if args.quiet else args.progress):
+            checks = list(exp.run(out, args.quick, args.workers) or [])
     path = write_checks(out, checks)
     print_checks(checks, summary=False)
     print(f"wrote {path}")
@@ -351,6 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="smaller, faster version")
     p.add_argument("--out", default=None, help="output directory (default results/ID)")
     p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar of each sweep's runs with ETA; cached runs count as done "
+                        "(default: on a terminal)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--replot", action="store_true",
                    help="redo the table, checks and plot from the cached runs in OUT/runs without running "
                         "anything (pass --quick if the runs were quick)")

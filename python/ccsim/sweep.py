@@ -30,6 +30,8 @@ Design choices, and why:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import itertools
 import json
@@ -580,6 +582,24 @@ def _seed_grid(base_d: Mapping[str, Any], grid: Grid, seeds: int) -> Grid:
     return [{**p, "seed": s} for p in points for s in values]
 
 
+#: The progress setting of sweeps that are not given one (``progress=None``):
+#: ``ccsim reproduce --quiet`` / ``--progress`` set it around an experiment,
+#: whose sweeps are made deep inside its module (:func:`progress_default`).
+_PROGRESS_DEFAULT: contextvars.ContextVar[Optional[bool]] = contextvars.ContextVar("progress", default=None)
+
+
+@contextlib.contextmanager
+def progress_default(progress: Optional[bool]):
+    """Within this block, sweeps called with ``progress=None`` use
+    ``progress`` (False: no bar; True: a bar even off a terminal; None:
+    on a terminal only)."""
+    token = _PROGRESS_DEFAULT.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS_DEFAULT.reset(token)
+
+
 def sweep(
     base_scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike],
     grid: Grid,
@@ -645,6 +665,8 @@ def sweep(
         raise MissingRuns(out, [specs[idx[0]] for idx in todo.values()], len(specs))
 
     bar = None
+    if progress is None:
+        progress = _PROGRESS_DEFAULT.get()
     if progress is not False and todo:
         from tqdm.auto import tqdm
 
