@@ -48,3 +48,23 @@ pub trait Tap: Send + Any {
     }
     fn as_any(&self) -> &dyn Any;
 }
+
+/// Test helpers shared by the file-writing taps' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
+
+    /// A `Write` whose bytes the test can read afterwards.
+    #[derive(Clone, Default)]
+    pub(crate) struct Shared(pub Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+}

@@ -167,20 +167,8 @@ impl Tap for Ns2Trace {
 #[cfg(test)]
 mod tests {
     use super::super::super::packet::{TcpHeader, UdpHeader};
+    use super::super::testing::Shared;
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-    impl Write for Shared {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
 
     #[test]
     fn times_are_exact() {

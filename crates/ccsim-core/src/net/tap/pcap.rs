@@ -102,21 +102,8 @@ impl Tap for PcapTap {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::Shared;
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    /// A `Write` whose bytes the test can read afterwards.
-    #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-    impl Write for Shared {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
 
     #[test]
     fn file_layout() {
