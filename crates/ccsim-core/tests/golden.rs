@@ -55,7 +55,7 @@ fn results_match_golden_files() {
 fn exercised() -> std::collections::BTreeSet<(&'static str, String)> {
     use ccsim_core::scenario::{QueueSpec, Topology};
     let mut seen = std::collections::BTreeSet::new();
-    let mut queue = |q: &QueueSpec, seen: &mut std::collections::BTreeSet<(&'static str, String)>| {
+    let queue = |q: &QueueSpec, seen: &mut std::collections::BTreeSet<(&'static str, String)>| {
         seen.insert(("queues", q.kind.clone()));
         if q.xcp.is_some() {
             seen.insert(("stages", "xcp".into()));
