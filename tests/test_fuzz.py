@@ -239,7 +239,16 @@ def test_api_scenarios_run_and_conserve_or_name_a_field(d):
         event("rejected")
         return
     event("accepted and run")
-    res = ccsim.run(cheap(d))
+    try:
+        res = ccsim.run(cheap(d))
+    except UserError as exc:
+        # The memory guard reads MemAvailable, which building the first
+        # simulation can itself lower; that refusal is the guard working.
+        # Any other refusal of the shortened copy is a fault.
+        if not re.search(r"\.count: .* available", str(exc)):
+            raise
+        assert_names_field(str(exc))
+        return
     assert_conserved(res.conservation)
 
 
