@@ -15,11 +15,16 @@ Mapping (ccsim -> ns-2), the same on every row:
 * dumbbell: one source and one sink node per flow, two routers; edge links
   at ``edge_rate_bps`` with the delay that gives the flow's RTT
   (``(rtt/2 - bottleneck_delay) / 2`` each side, as ccsim's builder does);
-  the bottleneck duplex at its rate and 1 ms, DropTail of ``limit_pkts``
-  packets in each direction (ns-2 ``queue-limit``); edge queues 1000.
-* packets: ccsim's 1000-byte payload plus 40 bytes of headers is ns-2's
-  ``packetSize_ 1040`` (ns-2 adds no header bytes of its own); ACKs are
-  40 bytes on both sides.
+  the bottleneck duplex at its rate and 1 ms, DropTail holding
+  ``limit_pkts`` waiting packets in each direction: ns-2's DropTail drops
+  when ``length() + 1 >= qlim_`` (drop-tail.cc ``enque``), so its
+  ``queue-limit`` is ``limit_pkts + 1``; edge queues 1000.
+* packets: ns-2's ``packetSize_`` is the payload (``TcpAgent::output``
+  adds the 40-byte ``headersize()``), so ccsim's 1000-byte payload plus 40
+  bytes of headers is ``packetSize_ 1000``, 1040 bytes on the wire; ACKs
+  are 40 bytes on both sides. (Before 2026-11-23 this mapping had
+  ``packetSize_ 1040`` and ``queue-limit`` = ``limit_pkts``: ns-2 sent
+  1080-byte packets into a queue one packet shorter.)
 * agents: NewReno is ``Agent/TCP/Newreno`` with ``Agent/TCPSink``; SACK is
   ``Agent/TCP/Sack1`` with ``Agent/TCPSink/Sack1`` (ns-2's own SACK, not
   RFC 6675, so the B5 rows simulate slightly different recoveries);
@@ -66,7 +71,7 @@ for {{set i 0}} {{$i < $n}} {{incr i}} {{
     $ns queue-limit $r2 $d($i) 1000
     $ns queue-limit $d($i) $r2 1000
     set tcp($i) [new {agent}]
-    $tcp($i) set packetSize_ 1040
+    $tcp($i) set packetSize_ 1000
     $tcp($i) set window_ 10000000
     $tcp($i) set windowInit_ 2
     set sink($i) [new {sink}]
@@ -120,7 +125,7 @@ def ns2_script(d: dict) -> str:
     bdelay = topo.get("bottleneck_delay_s", 0.01)
     edge_delay = (flow["rtt_s"] / 2 - bdelay) / 2
     return TCL.format(n=flow.get("count", 1), rate=repr(topo["bottleneck_rate_bps"]),
-                      limit=topo["bottleneck_queue"]["limit_pkts"], edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
+                      limit=topo["bottleneck_queue"]["limit_pkts"] + 1, edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
                       edge_delay=repr(edge_delay), agent=agent, sink=sink, duration=d["duration_s"])
 
 

@@ -77,6 +77,7 @@ VARIANTS = {
     "ccsim rfc6298": {"rtt_estimator": "rfc6298"},
     "ccsim ns2": {"rtt_estimator": "ns2"},
     "ccsim ns2+halve": {"rtt_estimator": "ns2", "halve_on_repeated_rto": True},
+    "ccsim ns-2 mode": {"rtt_estimator": "ns2", "halve_on_repeated_rto": True, "ns2_bugfix": True},
 }
 
 

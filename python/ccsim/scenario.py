@@ -298,6 +298,7 @@ class Flow(_Table):
     clock_granularity_s: Optional[Number] = None
     rtt_estimator: Optional[str] = None
     halve_on_repeated_rto: Optional[bool] = None
+    ns2_bugfix: Optional[bool] = None
     ecn_retransmit_ect: Optional[bool] = None
     ecn_response: Optional[str] = None
     ecn: Optional[bool] = None

@@ -426,6 +426,7 @@ fn tcp_fields(b: u8) -> BoxedStrategy<Table> {
             ("clock_granularity_s", float(b, 0.0..0.5)),
             ("rtt_estimator", choice(b, &["rfc6298", "ns2"])),
             ("halve_on_repeated_rto", boolean(b)),
+            ("ns2_bugfix", boolean(b)),
             ("ecn", boolean(b)),
             ("ecn_retransmit_ect", boolean(b)),
             ("ecn_response", choice(b, &["rfc3168", "ns2"])),

@@ -266,6 +266,12 @@ pub struct FlowSpec {
     /// `TcpAgent::timeout`), instead of keeping it (RFC 5681 §3.1, Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halve_on_repeated_rto: Option<bool>,
+    /// TCP: ns-2's `bug_fix_` test for a new fast retransmit: only once a
+    /// segment sent after the last reduction is acknowledged (one segment
+    /// stricter than RFC 6582's, ns-2's ACKs naming the last segment
+    /// received).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_bugfix: Option<bool>,
     /// TCP: ECN-capable (RFC 3168): data leaves ECT(0), CE marks are echoed
     /// until CWR and answered once per window.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -85,6 +85,15 @@ pub mod defaults {
     pub const INIT_RTO_S_NS2: f64 = 3.0;
     pub const RTT_ESTIMATOR: RttEstimatorKind = RttEstimatorKind::Rfc6298;
     pub const HALVE_ON_REPEATED_RTO: bool = false;
+    /// RFC 6582 §3.2 step 1 ("careful"): three duplicate ACKs start a new
+    /// recovery when their cumulative ACK covers `recover` (HighData at
+    /// the last reduction), i.e. una ≥ recover. ns-2's agents test
+    /// `highest_ack_ > recover_` (`bug_fix_`, tcp-newreno.cc and
+    /// tcp-sack1.cc `dupack_action`) with `highest_ack_` the last segment
+    /// received and `recover_` the last sent: una > recover, one segment
+    /// stricter. It matters after go-back-N: the duplicates it resends
+    /// draw duplicate ACKs exactly at una = recover.
+    pub const NS2_BUGFIX: bool = false;
     pub const ECN_RETRANSMIT_ECT: bool = false;
     pub const ECN_RESPONSE: super::EcnResponse = super::EcnResponse::Rfc3168;
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
@@ -115,6 +124,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
     ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
+    ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     (
         "ecn_response",
@@ -168,6 +178,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.max_rto_s.get_or_insert(d::MAX_RTO_S);
     let est = *f.rtt_estimator.get_or_insert(d::RTT_ESTIMATOR);
     f.halve_on_repeated_rto.get_or_insert(d::HALVE_ON_REPEATED_RTO);
+    f.ns2_bugfix.get_or_insert(d::NS2_BUGFIX);
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
@@ -222,6 +233,8 @@ pub struct TcpConfig {
     /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
     pub boot_time: f64,
     pub halve_on_repeated_rto: bool,
+    /// See [`defaults::NS2_BUGFIX`].
+    pub ns2_bugfix: bool,
     pub ecn: bool,
     /// Retransmissions of an ECN flow are ECT as well (ns-2), see [`defaults::ECN_RETRANSMIT_ECT`].
     pub ecn_retransmit_ect: bool,
@@ -264,6 +277,7 @@ impl TcpConfig {
             rtt_estimator: f.rtt_estimator.unwrap_or(defaults::RTT_ESTIMATOR),
             boot_time: 0.0,
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
+            ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
             ecn: f.ecn.unwrap_or_default(),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),

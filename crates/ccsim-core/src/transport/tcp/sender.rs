@@ -299,7 +299,8 @@ impl TcpSender {
                     // after an ECE reduction in this window, still repair
                     // the loss, without reducing again
                     let after_ecn = self.ecn_cut && una < self.recover;
-                    if (self.dupacks >= self.cfg.dupthresh || lost) && (una >= self.recover || after_ecn) {
+                    let past_recover = if self.cfg.ns2_bugfix { una > self.recover } else { una >= self.recover };
+                    if (self.dupacks >= self.cfg.dupthresh || lost) && (past_recover || after_ecn) {
                         self.enter_recovery(net, !after_ecn);
                     }
                 }
@@ -411,8 +412,15 @@ impl TcpSender {
         self.rtt.on_timeout();
         self.sync(net.now);
         // RFC 5681 §3.1 eq. (4) sets ssthresh to *no more than*
-        // max(FlightSize/2, 2): the flight is capped by cwnd here, as ns-2
-        // (`window()`) and Linux (`snd_cwnd`) do. Without the cap, an RTO
+        // max(FlightSize/2, 2): the flight is capped by the window here, as
+        // ns-2 (`window()`) and Linux (`snd_cwnd`) do. In Reno/NewReno fast
+        // recovery that is the window without the dupack inflation: ns-2
+        // keeps the inflation apart (`dupwnd_`), its `cwnd_` stays at the
+        // halved window, and `slowdown` halves `window()` = `cwnd_` again
+        // (an RTO in recovery after a slow-start overshoot: ns-2 52 -> 26,
+        // where the inflated cwnd gave 80; docs/validation.md, "E-TCP and
+        // LTCP baselines"). (Linux does not reduce ssthresh a second time
+        // inside the recovery's window at all: `tcp_enter_loss`.) Without the cap, an RTO
         // that ends a failed SACK recovery counts everything sent during it
         // (SACKed data included) and sets ssthresh far above what the path
         // holds; with a gentle decrease (CUBIC's beta 0.7) the next slow
@@ -428,7 +436,8 @@ impl TcpSender {
         // `CLOSE_CWND_ONE` only, after `CWND_ACTION_ECN`).
         let after_ecn = self.ecn_cut && self.sb.una() < self.recover;
         if (!repeated || self.cfg.halve_on_repeated_rto) && !after_ecn {
-            self.st.flight = self.st.flight.min(self.st.cwnd.ceil() as u64);
+            let window = if self.state == State::Recovery { self.st.cwnd.min(self.st.ssthresh) } else { self.st.cwnd };
+            self.st.flight = self.st.flight.min(window.ceil() as u64);
             self.st.ssthresh = self.cc.ssthresh(&self.st);
         }
         self.st.cwnd = 1.0;
