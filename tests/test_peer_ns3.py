@@ -178,9 +178,11 @@ def test_ccsim_side_of_the_quick_case_measures_sanely():
     c = suite.run_ccsim(suite.QUICK)
     m = c["metrics"]
     assert 0.3 < m["utilization"] <= 1.001
-    # payload goodput is the wire rate times mss / packet size, less retransmissions
+    # payload goodput is the wire rate times mss / packet size, less
+    # retransmissions; up to a queue and a pipe of packets serialised before
+    # the window opens are delivered inside it (a few percent over 4 s)
     wire_payload = m["utilization"] * suite.QUICK.rate_bps / 1e6 * suite.MSS / suite.PKT_BYTES
-    assert m["goodput_mbps"] <= wire_payload * 1.001
+    assert m["goodput_mbps"] <= wire_payload * 1.03
     assert m["goodput_mbps"] > 0.9 * wire_payload
     assert 0.5 <= m["jain"] <= 1.0
     assert c["wall_s"] > 0
@@ -204,7 +206,7 @@ def test_quick_case_in_ns3_and_ccsim(tmp_path):
         m = {k: v[side] for k, v in s["metrics"].items()}
         assert 0.3 < m["utilization"] <= 1.001, side
         wire_payload = m["utilization"] * suite.QUICK.rate_bps / 1e6 * suite.MSS / suite.PKT_BYTES
-        assert 0.9 * wire_payload < m["goodput_mbps"] <= wire_payload * 1.001, side
+        assert 0.9 * wire_payload < m["goodput_mbps"] <= wire_payload * 1.03, side
         assert 0 <= m["loss_rate"] < 0.05, side
         assert s["wall_s"][side] > 0
     md = suite.markdown(res)

@@ -319,6 +319,14 @@ DEFAULTS: List[Default] = [
         "none (same behaviour)",
     ),
     Default(
+        "RTT sample resolution",
+        "whole milliseconds: timestamp values are `Simulator::Now().GetMilliSeconds()` "
+        "(`TcpOptionTS::NowToTsValue`), so each sample is an integer number of ms",
+        "exact (the simulator clock, picoseconds)",
+        "as is (ns-3 cannot be set finer; ccsim has no coarser mode for this estimator)",
+        "neither (differs; see cause 4 below)",
+    ),
+    Default(
         "pacing, ECN",
         "off, off",
         "`pacing = \"none\"`, `ecn = false`",
@@ -578,6 +586,9 @@ def build() -> pathlib.Path:
     if p.returncode != 0:
         raise RuntimeError(f"compiling {SOURCE.name} failed:\n{p.stderr[-4000:]}")
     os.replace(str(exe) + ".tmp", exe)
+    for stale in BUILD_DIR.glob("dumbbell-*"):  # builds of older sources
+        if stale != exe:
+            stale.unlink(missing_ok=True)
     return exe
 
 
