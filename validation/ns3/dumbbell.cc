@@ -1,0 +1,446 @@
+// ns-3 dumbbell for validating ccsim against ns-3 3.44 (validation/ns3_suite.py).
+//
+// The network is ccsim's `kind = "dumbbell"` built the same way: N sources,
+// each on its own access link to router r0, one bottleneck r0 -> r1, and N
+// sinks on their own access links from r1. Flow i's two access links each
+// get (rtt_i / 2 - bottleneck delay) / 2 of one-way delay, as ccsim's
+// `rtt_s` does (net/topology.rs), so the round-trip propagation delays agree.
+//
+// Queues: the traffic-control layer is removed from every device
+// (TrafficControlHelper::Uninstall), so a packet goes from IP straight into
+// the PointToPointNetDevice's DropTail queue. With the queue's MaxSize = B
+// packets that is exactly ccsim's droptail `limit_pkts = B`: B packets wait,
+// the one being serialised is not counted (PointToPointNetDevice::Send
+// enqueues and, on an idle device, dequeues at once). ns-3's default of a
+// pfifo_fast queue disc (1000 packets) in front of a 100-packet device queue
+// would instead give a buffer of 1100 + 1 packets.
+//
+// Everything about TCP (variant, segment size, initial window, minimum RTO,
+// SACK, delayed ACKs, recovery, HyStart, ...) is set by the caller with
+// ns-3's own `--ns3::Class::Attribute=value` defaults on the command line,
+// so validation/ns3_suite.py holds the whole ns-3/ccsim mapping in one place.
+//
+// Measurement, over [warmup, duration] as ccsim measures after `warmup_s`:
+//   - per flow: payload bytes the PacketSink received (in-order delivery to
+//     the application: ccsim's delivered_bytes), retransmitted segments
+//     (TcpSocketBase "Retransmission"), retransmission-timer expiries
+//     (ReTxTimeout doubles m_rto: an "RTO" trace step to min(2 old, 60 s));
+//   - bottleneck r0 -> r1: packets offered to it (ccsim's arrivals: the
+//     device's MacTx plus the drops below), dropped because its queue was
+//     full (r0's TrafficControlLayer "TcDrop": with no queue disc a full device
+//     queue is stopped and the layer drops the packet before the device sees
+//     it; MacTxDrop for completeness), and packets/bytes whose
+//     serialisation started (PhyTxBegin, ccsim's tx_pkts/tx_bytes; sizes
+//     include the 2-byte PPP header as they occupy the wire).
+// One JSON object is printed on stdout.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/ppp-header.h"
+#include "ns3/traffic-control-module.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+double g_warmup = 0.0;
+bool g_trace = false;
+std::string g_pcap;
+
+bool
+InWindow()
+{
+    return Simulator::Now().GetSeconds() >= g_warmup;
+}
+
+struct FlowStats
+{
+    uint64_t rxBytes = 0;
+    uint64_t retransmits = 0;
+    uint64_t timeouts = 0;
+    uint64_t dataSegments = 0;
+};
+
+std::vector<FlowStats> g_flows;
+
+struct LinkStats
+{
+    uint64_t arrivals = 0;
+    uint64_t drops = 0;
+    uint64_t txPkts = 0;
+    uint64_t txBytes = 0;
+} g_bneck;
+
+void
+SinkRx(uint32_t i, Ptr<const Packet> p, const Address&)
+{
+    if (InWindow())
+    {
+        g_flows[i].rxBytes += p->GetSize();
+    }
+}
+
+void
+Retransmission(uint32_t i,
+               Ptr<const Packet> p,
+               const TcpHeader& h,
+               const Address&,
+               const Address&,
+               Ptr<const TcpSocketBase>)
+{
+    if (g_trace)
+    {
+        std::cerr << "rtx " << Simulator::Now().GetSeconds() << " " << i << " "
+                  << h.GetSequenceNumber() << "\n";
+    }
+    if (InWindow())
+    {
+        g_flows[i].retransmits++;
+    }
+}
+
+void
+TxSegment(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (g_trace && p->GetSize() > 0)
+    {
+        std::cerr << "tx " << Simulator::Now().GetSeconds() << " " << i << " "
+                  << h.GetSequenceNumber() << " " << p->GetSize() << "\n";
+    }
+    if (InWindow() && p->GetSize() > 0)
+    {
+        g_flows[i].dataSegments++;
+    }
+}
+
+void
+CwndChanged(uint32_t i, uint32_t oldCwnd, uint32_t newCwnd)
+{
+    std::cerr << "cwnd " << Simulator::Now().GetSeconds() << " " << i << " " << newCwnd << "\n";
+}
+
+void
+CongStateChanged(uint32_t i, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n)
+{
+    std::cerr << "state " << Simulator::Now().GetSeconds() << " " << i << " "
+              << TcpSocketState::TcpCongStateName[n] << "\n";
+}
+
+void
+RtoChanged(uint32_t i, Time oldRto, Time newRto)
+{
+    // TcpSocketBase::ReTxTimeout is the only place that sets m_rto to
+    // min(2 m_rto, 60 s); an RTT update landing exactly on twice the old
+    // value (to the nanosecond) is not a practical concern.
+    Time doubled = Min(oldRto + oldRto, Seconds(60));
+    if (newRto == doubled && newRto != oldRto && InWindow())
+    {
+        g_flows[i].timeouts++;
+    }
+}
+
+void
+MacTx(Ptr<const Packet>)
+{
+    if (InWindow())
+    {
+        g_bneck.arrivals++;
+    }
+}
+
+void
+MacTxDrop(Ptr<const Packet> p)
+{
+    if (g_trace)
+    {
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        TcpHeader tcp;
+        c->RemoveHeader(ppp);
+        c->RemoveHeader(ip);
+        c->RemoveHeader(tcp);
+        std::cerr << "drop " << Simulator::Now().GetSeconds() << " " << ip.GetSource() << " "
+                  << tcp.GetSequenceNumber() << "\n";
+    }
+    if (InWindow())
+    {
+        g_bneck.drops++;
+    }
+}
+
+// With no queue disc, a full device queue stops its NetDeviceQueue
+// (NetDeviceQueue::PacketEnqueued: WouldOverflow(1 packet)), and
+// TrafficControlLayer::Send drops the next packet for it *before* the device
+// sees it: no MacTx, no MacTxDrop, only the layer's "TcDrop" trace. Same
+// rule as a DropTail of B packets, counted here as the bottleneck's drop and
+// arrival. At r0 the only data packets (payload > 0) go to the bottleneck;
+// its other devices carry the senders' ACKs.
+void
+RouterTcDrop(Ptr<const Packet> p)
+{
+    if (g_trace)
+    {
+        Ptr<Packet> c = p->Copy();
+        Ipv4Header ip;
+        TcpHeader tcp;
+        c->RemoveHeader(ip);
+        c->RemoveHeader(tcp);
+        std::cerr << "drop " << Simulator::Now().GetSeconds() << " " << ip.GetSource() << " "
+                  << tcp.GetSequenceNumber() << "\n";
+    }
+    if (InWindow() && p->GetSize() > 100)
+    {
+        g_bneck.arrivals++;
+        g_bneck.drops++;
+    }
+}
+
+void
+PhyTxBegin(Ptr<const Packet> p)
+{
+    if (InWindow())
+    {
+        g_bneck.txPkts++;
+        g_bneck.txBytes += p->GetSize();
+    }
+}
+
+void
+AnyDrop(std::string ctx, Ptr<const Packet> p)
+{
+    std::cerr << "anydrop " << Simulator::Now().GetSeconds() << " " << ctx << " " << p->GetSize()
+              << "\n";
+}
+
+void
+IpDrop(std::string ctx,
+       const Ipv4Header& h,
+       Ptr<const Packet> p,
+       Ipv4L3Protocol::DropReason reason,
+       Ptr<Ipv4>,
+       uint32_t)
+{
+    std::cerr << "ipdrop " << Simulator::Now().GetSeconds() << " " << ctx << " reason " << reason
+              << "\n";
+}
+
+// BulkSendApplication creates its socket in StartApplication, so the
+// socket's traces are connected just after each application starts.
+void
+HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
+{
+    Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(app->GetSocket());
+    NS_ABORT_MSG_IF(!s, "flow " << i << ": the BulkSend socket is not a TcpSocketBase");
+    s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&Retransmission, i));
+    s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxSegment, i));
+    s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&RtoChanged, i));
+    if (g_trace)
+    {
+        s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChanged, i));
+        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChanged, i));
+    }
+}
+
+std::vector<double>
+ParseList(const std::string& s, const char* what)
+{
+    std::vector<double> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (item.empty())
+        {
+            continue;
+        }
+        try
+        {
+            out.push_back(std::stod(item));
+        }
+        catch (const std::exception&)
+        {
+            NS_ABORT_MSG("--" << what << ": not a number: " << item);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t nFlows = 1;
+    double rateBps = 100e6;
+    double edgeRateBps = 1e9;
+    double bneckDelay = 0.01;
+    uint32_t bufferPkts = 100;
+    uint32_t edgeBufferPkts = 1000;
+    std::string rttsArg = "0.1";
+    std::string startsArg = "0";
+    double duration = 30.0;
+    uint32_t sendSize = 1448;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("flows", "number of flows", nFlows);
+    cmd.AddValue("rate", "bottleneck rate (b/s)", rateBps);
+    cmd.AddValue("edgeRate", "access-link rate (b/s)", edgeRateBps);
+    cmd.AddValue("bneckDelay", "bottleneck one-way delay (s)", bneckDelay);
+    cmd.AddValue("buffer", "bottleneck DropTail limit (packets waiting)", bufferPkts);
+    cmd.AddValue("edgeBuffer", "access-link DropTail limit (packets)", edgeBufferPkts);
+    cmd.AddValue("rtts", "comma-separated round-trip propagation delays (s), one per flow", rttsArg);
+    cmd.AddValue("starts", "comma-separated start times (s), one per flow", startsArg);
+    cmd.AddValue("duration", "simulated time (s)", duration);
+    cmd.AddValue("warmup", "start of the measurement window (s)", g_warmup);
+    cmd.AddValue("sendSize", "BulkSend write size (bytes)", sendSize);
+    cmd.AddValue("pcap", "write pcap files of the bottleneck and flow 0's hosts with this prefix", g_pcap);
+    cmd.AddValue("trace", "print every cwnd and congestion-state change on stderr", g_trace);
+    cmd.Parse(argc, argv);
+
+    std::vector<double> rtts = ParseList(rttsArg, "rtts");
+    std::vector<double> starts = ParseList(startsArg, "starts");
+    NS_ABORT_MSG_IF(nFlows < 1, "--flows must be at least 1");
+    NS_ABORT_MSG_IF(rtts.size() != nFlows, "--rtts needs one value per flow");
+    NS_ABORT_MSG_IF(starts.size() != nFlows, "--starts needs one value per flow");
+    NS_ABORT_MSG_IF(g_warmup < 0 || g_warmup >= duration, "--warmup must be in [0, duration)");
+    g_flows.resize(nFlows);
+
+    NodeContainer routers;
+    routers.Create(2);
+    NodeContainer senders;
+    senders.Create(nFlows);
+    NodeContainer receivers;
+    receivers.Create(nFlows);
+
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    PointToPointHelper bneck;
+    bneck.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(rateBps))));
+    bneck.SetChannelAttribute("Delay", TimeValue(Seconds(bneckDelay)));
+    bneck.SetQueue("ns3::DropTailQueue<Packet>",
+                   "MaxSize",
+                   QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, bufferPkts)));
+    NetDeviceContainer bneckDev = bneck.Install(routers.Get(0), routers.Get(1));
+    if (!g_pcap.empty())
+    {
+        bneck.EnablePcapAll(g_pcap + "-bneck");
+    }
+
+    TrafficControlHelper tch;
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.0.0.0", "255.255.255.252");
+    addr.Assign(bneckDev);
+    tch.Uninstall(bneckDev);
+
+    std::vector<Ipv4Address> sinkAddr(nFlows);
+    for (uint32_t i = 0; i < nFlows; i++)
+    {
+        double edgeDelay = (rtts[i] / 2.0 - bneckDelay) / 2.0;
+        NS_ABORT_MSG_IF(edgeDelay < 0,
+                        "flow " << i << ": rtt " << rtts[i]
+                                << " s is below twice the bottleneck delay");
+        PointToPointHelper edge;
+        edge.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(edgeRateBps))));
+        edge.SetChannelAttribute("Delay", TimeValue(Seconds(edgeDelay)));
+        edge.SetQueue("ns3::DropTailQueue<Packet>",
+                      "MaxSize",
+                      QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, edgeBufferPkts)));
+        NetDeviceContainer left = edge.Install(senders.Get(i), routers.Get(0));
+        NetDeviceContainer right = edge.Install(routers.Get(1), receivers.Get(i));
+        if (!g_pcap.empty())
+        {
+            edge.EnablePcap(g_pcap + "-edge", left.Get(0));
+            edge.EnablePcap(g_pcap + "-edge", right.Get(1));
+        }
+        addr.NewNetwork();
+        addr.Assign(left);
+        addr.NewNetwork();
+        Ipv4InterfaceContainer r = addr.Assign(right);
+        sinkAddr[i] = r.GetAddress(1);
+        tch.Uninstall(left);
+        tch.Uninstall(right);
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    Ptr<PointToPointNetDevice> bdev = DynamicCast<PointToPointNetDevice>(bneckDev.Get(0));
+    bool ok = bdev->TraceConnectWithoutContext("MacTx", MakeCallback(&MacTx));
+    ok = ok && bdev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&MacTxDrop));
+    ok = ok && bdev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PhyTxBegin));
+    Ptr<TrafficControlLayer> tc = routers.Get(0)->GetObject<TrafficControlLayer>();
+    ok = ok && tc->TraceConnectWithoutContext("TcDrop", MakeCallback(&RouterTcDrop));
+    NS_ABORT_MSG_IF(!ok, "could not connect the bottleneck's traces");
+    if (g_trace)
+    {
+        std::cerr << "queue " << bdev->GetQueue()->GetMaxSize() << " qdisc "
+                  << (bdev->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(bdev) ? "yes" : "no") << "\n";
+    }
+
+    if (g_trace)
+    {
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/MacTxDrop",
+                        MakeCallback(&AnyDrop));
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/PhyRxDrop",
+                        MakeCallback(&AnyDrop));
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/TxQueue/Drop",
+                        MakeCallback(&AnyDrop));
+        Config::Connect("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
+    }
+
+    for (uint32_t i = 0; i < nFlows; i++)
+    {
+        uint16_t port = 5000 + i;
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sinkApp = sinkHelper.Install(receivers.Get(i));
+        sinkApp.Start(Seconds(0));
+        sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SinkRx, i));
+
+        BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(sinkAddr[i], port));
+        src.SetAttribute("MaxBytes", UintegerValue(0));
+        src.SetAttribute("SendSize", UintegerValue(sendSize));
+        ApplicationContainer srcApp = src.Install(senders.Get(i));
+        srcApp.Start(Seconds(starts[i]));
+        Ptr<BulkSendApplication> app = DynamicCast<BulkSendApplication>(srcApp.Get(0));
+        Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookSocket, i, app);
+    }
+
+    Simulator::Stop(Seconds(duration));
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto t1 = std::chrono::steady_clock::now();
+    double wall = std::chrono::duration<double>(t1 - t0).count();
+
+    std::ostringstream o;
+    o.precision(17);
+    o << "{\"ns3_version\": \"3.44\", \"wall_s\": " << wall << ", \"duration_s\": " << duration
+      << ", \"warmup_s\": " << g_warmup << ", \"bottleneck\": {\"arrivals\": " << g_bneck.arrivals
+      << ", \"drops\": " << g_bneck.drops << ", \"tx_pkts\": " << g_bneck.txPkts
+      << ", \"tx_bytes\": " << g_bneck.txBytes << ", \"rate_bps\": " << rateBps
+      << "}, \"flows\": [";
+    for (uint32_t i = 0; i < nFlows; i++)
+    {
+        const FlowStats& f = g_flows[i];
+        o << (i ? ", " : "") << "{\"id\": " << i << ", \"rx_bytes\": " << f.rxBytes
+          << ", \"retransmits\": " << f.retransmits << ", \"timeouts\": " << f.timeouts
+          << ", \"data_segments\": " << f.dataSegments << ", \"rtt_s\": " << rtts[i]
+          << ", \"start_s\": " << starts[i] << "}";
+    }
+    o << "]}";
+    std::cout << o.str() << std::endl;
+
+    Simulator::Destroy();
+    return 0;
+}

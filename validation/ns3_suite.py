@@ -1,0 +1,824 @@
+"""ccsim against ns-3 3.44: the same dumbbell scenarios run in both, side by side.
+
+Called by the validation driver (``python -m validation.run --peer ns3``),
+which installs the peer with :func:`install` when :func:`installed` is false,
+then calls :func:`run` and puts :func:`markdown`'s text into
+docs/validation.md. ns-3 is a peer to measure against, never a ccsim
+dependency: nothing under ``python/ccsim`` imports it.
+
+ns-3 comes from the Python package index (``ns3==3.44.post0``), which ships
+ns-3's headers and shared libraries beside its cppyy bindings. The scenario
+program, ``validation/ns3/dumbbell.cc``, is compiled once with the system's
+C++ compiler against them (rpath to the wheel's ``lib64``) into
+``validation/ns3/build/`` and reused: cppyy's JIT start-up would cost more
+than most of the runs themselves.
+
+Every difference between ns-3's defaults and ccsim's is set explicitly, in
+:data:`DEFAULTS` (one row per default, saying which side was changed); the
+ns-3 side is given to the program as ns-3's own ``--ns3::Class::Attr=value``
+command-line defaults, the ccsim side as scenario fields. Both sides are
+measured the same way from raw counters over ``[warmup_s, duration_s]``:
+
+* utilisation: bytes whose serialisation onto the forward bottleneck started
+  in the window x 8 / (rate x window) (ns-3 ``PhyTxBegin``; ccsim
+  ``tx_bytes``), wire bytes including headers (and ns-3's PPP header);
+* loss rate: bottleneck queue drops / packets offered to the bottleneck;
+* goodput: payload bytes delivered in order to the receiving applications
+  (ns-3 ``PacketSink`` ``Rx``; ccsim ``delivered_bytes``), Mb/s, all flows;
+* Jain's index over the flows' delivered bytes in the window;
+* retransmissions: retransmitted data segments (ns-3 ``TcpSocketBase``
+  ``Retransmission`` trace; ccsim ``retransmits``), all flows;
+* timeouts: retransmission-timer expiries (ns-3: ``ReTxTimeout``'s doubling
+  of ``m_rto``; ccsim ``timeouts``), all flows;
+* wall time: the simulation loop only (ns-3 ``Simulator::Run``; ccsim's
+  engine ``wall_s``), so ns-3's program start-up and topology building and
+  ccsim's scenario validation are both left out.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import importlib.metadata
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+NAME = "ns3"
+PEER_PACKAGE = "ns3"
+PEER_VERSION = "3.44.post0"
+
+HERE = pathlib.Path(__file__).resolve().parent
+SOURCE = HERE / "ns3" / "dumbbell.cc"
+BUILD_DIR = HERE / "ns3" / "build"
+
+MSS = 1448
+# ns-3's data packet on a point-to-point link: 20 B IPv4 + 20 B TCP + 12 B
+# for the timestamp option (10 B, padded to a multiple of 4; ns-3 sends it on
+# every segment by default, as Linux) + 2 B PPP header, which the device
+# serialises at the link rate. ccsim's header_bytes is all of it.
+HEADER_BYTES = 20 + 20 + 12 + 2
+PKT_BYTES = MSS + HEADER_BYTES
+EDGE_BUFFER_PKTS = 1000  # ccsim's default edge_queue
+BNECK_DELAY_S = 0.005
+
+METRICS = ["utilization", "loss_rate", "goodput_mbps", "jain", "retransmits", "timeouts"]
+METRIC_LABELS = {
+    "utilization": "utilisation",
+    "loss_rate": "loss rate",
+    "goodput_mbps": "goodput (Mb/s)",
+    "jain": "Jain's index",
+    "retransmits": "retransmissions",
+    "timeouts": "timeouts",
+}
+TOLERANCE = 0.05
+
+# --------------------------------------------------------------------------
+# Controllers: ns-3 TypeId, ccsim cc and the parameters that make them agree.
+# --------------------------------------------------------------------------
+
+CONTROLLERS: Dict[str, dict] = {
+    "newreno": {"ns3": "ns3::TcpNewReno", "cc": "reno", "cc_params": {}, "ns3_attrs": {}},
+    "cubic": {
+        "ns3": "ns3::TcpCubic",
+        "cc": "cubic",
+        "cc_params": {},
+        # HyStart is on by default in ns-3 (tcp-cubic.cc); ccsim's cubic has
+        # none, so ns-3's is turned off.
+        "ns3_attrs": {"ns3::TcpCubic::HyStart": "false"},
+    },
+    "highspeed": {
+        "ns3": "ns3::TcpHighSpeed",
+        "cc": "hstcp",
+        # ns-3's TcpHighSpeed looks a(w), b(w) up in RFC 3649's Appendix B
+        # table (tcp-highspeed.cc TableLookupA/B); ccsim's default is the
+        # continuous formula, so ccsim is set to the table.
+        "cc_params": {"a_b": "table"},
+        "ns3_attrs": {},
+    },
+    "scalable": {
+        "ns3": "ns3::TcpScalable",
+        "cc": "stcp",
+        "cc_params": {},
+        # ns-3 adds one segment per min(cwnd, AIFactor) ACKs; its default 50
+        # is a = 0.02. Kelly's and ccsim's (and Linux's) a = 0.01 is 100.
+        "ns3_attrs": {"ns3::TcpScalable::AIFactor": "100"},
+    },
+    "htcp": {"ns3": "ns3::TcpHtcp", "cc": "htcp", "cc_params": {}, "ns3_attrs": {}},
+    "bic": {
+        "ns3": "ns3::TcpBic",
+        "cc": "bic",
+        "cc_params": {},
+        # ns-3's Beta is 0.8; ccsim's (Linux's) 819/1024.
+        "ns3_attrs": {"ns3::TcpBic::Beta": "0.7998046875"},
+    },
+    "vegas": {"ns3": "ns3::TcpVegas", "cc": "vegas", "cc_params": {}, "ns3_attrs": {}},
+}
+
+# --------------------------------------------------------------------------
+# Defaults that differ between ns-3 3.44 and ccsim, and what is run.
+# (item, ns-3 default, ccsim default, value used, side changed, ns-3 args)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Default:
+    item: str
+    ns3: str
+    ccsim: str
+    used: str
+    changed: str  # "ns-3", "ccsim", "both", "none (same)", "neither (differs)"
+    ns3_args: Dict[str, str] = field(default_factory=dict)
+    ccsim_fields: Dict[str, object] = field(default_factory=dict)
+
+
+DEFAULTS: List[Default] = [
+    Default(
+        "segment size (payload)",
+        "536 B (`TcpSocket::SegmentSize`)",
+        "1000 B (`mss_bytes`)",
+        "1448 B",
+        "both",
+        {"ns3::TcpSocket::SegmentSize": str(MSS)},
+        {"mss_bytes": MSS},
+    ),
+    Default(
+        "header and framing bytes per data packet",
+        "20 IPv4 + 20 TCP + 12 timestamp option + 2 PPP = 54 B (fixed by the stack)",
+        "40 B (`header_bytes`)",
+        "54 B",
+        "ccsim",
+        {},
+        {"header_bytes": HEADER_BYTES},
+    ),
+    Default(
+        "ACK size",
+        "54 B, + 2 + 8 per SACK block while holes are open",
+        "`header_bytes`",
+        "54 B (ccsim sends no SACK-block bytes)",
+        "ccsim (header_bytes); the SACK-block bytes differ",
+    ),
+    Default(
+        "initial window",
+        "10 segments (`TcpSocket::InitialCwnd`)",
+        "2 segments (`init_cwnd_pkts`)",
+        "2 segments",
+        "ns-3",
+        {"ns3::TcpSocket::InitialCwnd": "2"},
+    ),
+    Default(
+        "initial ssthresh",
+        "UINT32_MAX bytes (`InitialSlowStartThreshold`)",
+        "1e9 segments",
+        "as is (both unbounded)",
+        "none (same)",
+    ),
+    Default(
+        "minimum RTO",
+        "1 s (`TcpSocketBase::MinRto`)",
+        "0.2 s (`min_rto_s`)",
+        "0.2 s",
+        "ns-3",
+        {"ns3::TcpSocketBase::MinRto": "200ms"},
+    ),
+    Default(
+        "clock granularity G in RTO = SRTT + max(G, 4 RTTVAR)",
+        "1 ms (`TcpSocketBase::ClockGranularity`)",
+        "10 ms (`clock_granularity_s`)",
+        "10 ms",
+        "ns-3",
+        {"ns3::TcpSocketBase::ClockGranularity": "10ms"},
+    ),
+    Default(
+        "RTT estimator",
+        "`RttMeanDeviation`, α 1/8, β 1/4, a sample per ACK from timestamps",
+        "`rtt_estimator = \"rfc6298\"`: the same gains, a sample per ACK of new data",
+        "as is",
+        "none (same)",
+    ),
+    Default(
+        "initial RTO",
+        "1 s (`RttEstimator::InitialEstimation`), but the SYN/SYN-ACK gives a sample first",
+        "1 s (`init_rto_s`), no handshake",
+        "as is",
+        "none (the handshake differs, below)",
+    ),
+    Default(
+        "RTO retries before the connection is dropped",
+        "6 (`TcpSocket::DataRetries`)",
+        "never dropped",
+        "1000 (so no ns-3 flow gives up in a many-flow, small-buffer run)",
+        "ns-3",
+        {"ns3::TcpSocket::DataRetries": "1000"},
+    ),
+    Default(
+        "ACK ratio (delayed ACKs)",
+        "every 2nd segment, 200 ms timer (`TcpSocket::DelAckCount` 2)",
+        "every segment (`delayed_ack = false`)",
+        "every segment",
+        "ns-3",
+        {"ns3::TcpSocket::DelAckCount": "1"},
+    ),
+    Default(
+        "loss recovery",
+        "PRR, RFC 6937 (`TcpL4Protocol::RecoveryType` = `TcpPrrRecovery`)",
+        "RFC 6675 with `recovery = \"sack\"`, RFC 6582 with `\"newreno\"` (no PRR)",
+        "ns-3 `TcpClassicRecovery` (cwnd = ssthresh on entry; with SACK, pipe-limited sending)",
+        "ns-3",
+        {"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"},
+    ),
+    Default(
+        "SACK",
+        "on (`TcpSocketBase::Sack`)",
+        "off (`recovery = \"newreno\"`)",
+        "per scenario: ns-3 `Sack` true with ccsim `recovery = \"sack\"`, false with `\"newreno\"`",
+        "both, per scenario",
+    ),
+    Default(
+        "Limited Transmit (RFC 3042)",
+        "on (`TcpSocketBase::LimitedTransmit`)",
+        "on (`limited_transmit`)",
+        "on",
+        "none (same)",
+    ),
+    Default(
+        "duplicate-ACK threshold",
+        "3 (`TcpSocketBase::ReTxThreshold`)",
+        "3 (`dupthresh`)",
+        "3",
+        "none (same)",
+    ),
+    Default(
+        "HyStart (CUBIC)",
+        "on (`TcpCubic::HyStart`)",
+        "not implemented",
+        "off",
+        "ns-3",
+    ),
+    Default(
+        "HighSpeed a(w), b(w)",
+        "RFC 3649 Appendix B table",
+        "continuous formula (`a_b = \"formula\"`)",
+        "table",
+        "ccsim",
+    ),
+    Default(
+        "Scalable TCP additive increase",
+        "+1 segment per min(cwnd, 50) ACKs (`TcpScalable::AIFactor` 50)",
+        "a = 0.01 per ACK above `legacy_window` 16",
+        "ns-3 AIFactor 100 (a = 0.01)",
+        "ns-3",
+    ),
+    Default(
+        "BIC β",
+        "0.8 (`TcpBic::Beta`)",
+        "819/1024 = 0.7998 (`beta`)",
+        "0.7998",
+        "ns-3",
+    ),
+    Default(
+        "bottleneck queue",
+        "pfifo_fast queue disc (1000 packets) in the traffic-control layer in front of a "
+        "100-packet DropTail device queue",
+        "one DropTail of `limit_pkts` waiting packets, the one in service not counted",
+        "no queue disc (`TrafficControlHelper::Uninstall`), device DropTail queue of B packets: "
+        "B wait, the one being serialised is not in the queue",
+        "ns-3",
+    ),
+    Default(
+        "access (edge) links",
+        "as configured",
+        "100 Gb/s, DropTail 1000 packets",
+        "10 x the bottleneck rate, DropTail 1000 packets, no queue disc",
+        "both",
+    ),
+    Default(
+        "send and receive buffers",
+        "128 KiB each (`SndBufSize`, `RcvBufSize`): caps the window at ~90 segments",
+        "unlimited (`rwnd_pkts` 1e7)",
+        "4 x (largest BDP + buffer) bytes, at least 4 MiB (never the limit)",
+        "ns-3",
+    ),
+    Default(
+        "connection set-up",
+        "three-way handshake: data start one RTT after the application",
+        "no handshake: data at `start_s`",
+        "as is (all flows start before the warm-up ends)",
+        "neither (differs)",
+    ),
+    Default(
+        "window scaling, timestamps",
+        "on, on",
+        "not modelled (no window limit), timestamps implied by the per-ACK RTT sample",
+        "as is",
+        "none (same behaviour)",
+    ),
+    Default(
+        "RTT sample resolution",
+        "whole milliseconds: timestamp values are `Simulator::Now().GetMilliSeconds()` "
+        "(`TcpOptionTS::NowToTsValue`), so each sample is an integer number of ms",
+        "exact (the simulator clock, picoseconds)",
+        "as is (ns-3 cannot be set finer; ccsim has no coarser mode for this estimator)",
+        "neither (differs; see cause 4 below)",
+    ),
+    Default(
+        "pacing, ECN",
+        "off, off",
+        "`pacing = \"none\"`, `ecn = false`",
+        "off",
+        "none (same)",
+    ),
+    Default(
+        "application",
+        "BulkSend, 512-byte writes (`SendSize`)",
+        "infinite FTP (`app = \"bulk\"`)",
+        "BulkSend with 1448-byte writes, unlimited",
+        "ns-3",
+    ),
+]
+
+COMMON_NS3_ARGS: Dict[str, str] = {}
+for _d in DEFAULTS:
+    COMMON_NS3_ARGS.update(_d.ns3_args)
+COMMON_CCSIM_FIELDS: Dict[str, object] = {
+    "mss_bytes": MSS,
+    "header_bytes": HEADER_BYTES,
+    "init_cwnd_pkts": 2,
+    "min_rto_s": 0.2,
+    "clock_granularity_s": 0.01,
+    "delayed_ack": False,
+    "limited_transmit": True,
+    "dupthresh": 3,
+    "rtt_estimator": "rfc6298",
+}
+
+# --------------------------------------------------------------------------
+# Scenarios
+# --------------------------------------------------------------------------
+
+
+def bdp_pkts(rate_bps: float, rtt_s: float) -> int:
+    """Bandwidth-delay product in full-size packets (payload + headers)."""
+    return max(1, round(rate_bps * rtt_s / (8 * PKT_BYTES)))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    description: str
+    controller: str
+    sack: bool
+    n_flows: int
+    rtt_s: tuple  # (lo, hi): equal when lo == hi, else evenly spread
+    buffer_pkts: int
+    rate_bps: float
+    duration_s: float
+
+    @property
+    def warmup_s(self) -> float:
+        # The first third of the run is start-up; both sides measure after it.
+        return round(self.duration_s / 3.0, 6)
+
+    def rtts(self) -> List[float]:
+        lo, hi = self.rtt_s
+        if self.n_flows == 1 or lo == hi:
+            return [float(lo)] * self.n_flows
+        step = (hi - lo) / (self.n_flows - 1)
+        return [round(lo + i * step, 9) for i in range(self.n_flows)]
+
+    def starts(self) -> List[float]:
+        # Staggered over the first second, in flow order, the same on both sides.
+        return [round(i * 1.0 / self.n_flows, 9) for i in range(self.n_flows)]
+
+    def params(self) -> dict:
+        return {
+            "controller": self.controller,
+            "sack": self.sack,
+            "flows": self.n_flows,
+            "rtt_s": list(self.rtt_s),
+            "buffer_pkts": self.buffer_pkts,
+            "rate_bps": self.rate_bps,
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "bottleneck_delay_s": BNECK_DELAY_S,
+            "mss_bytes": MSS,
+            "header_bytes": HEADER_BYTES,
+        }
+
+    # ---- the ns-3 side ------------------------------------------------
+    def ns3_args(self) -> List[str]:
+        ctl = CONTROLLERS[self.controller]
+        max_rtt = max(self.rtts())
+        win_bytes = (bdp_pkts(self.rate_bps, max_rtt) + self.buffer_pkts) * PKT_BYTES
+        buf = max(4 << 20, 4 * win_bytes)
+        attrs = dict(COMMON_NS3_ARGS)
+        attrs.update(
+            {
+                "ns3::TcpL4Protocol::SocketType": ctl["ns3"],
+                "ns3::TcpSocketBase::Sack": "true" if self.sack else "false",
+                "ns3::TcpSocket::SndBufSize": str(buf),
+                "ns3::TcpSocket::RcvBufSize": str(buf),
+            }
+        )
+        attrs.update(ctl["ns3_attrs"])
+        args = [
+            f"--flows={self.n_flows}",
+            f"--rate={self.rate_bps!r}",
+            f"--edgeRate={10 * self.rate_bps!r}",
+            f"--bneckDelay={BNECK_DELAY_S!r}",
+            f"--buffer={self.buffer_pkts}",
+            f"--edgeBuffer={EDGE_BUFFER_PKTS}",
+            "--rtts=" + ",".join(repr(r) for r in self.rtts()),
+            "--starts=" + ",".join(repr(s) for s in self.starts()),
+            f"--duration={self.duration_s!r}",
+            f"--warmup={self.warmup_s!r}",
+            f"--sendSize={MSS}",
+        ]
+        args += [f"--{k}={v}" for k, v in attrs.items()]
+        return args
+
+    # ---- the ccsim side -----------------------------------------------
+    def ccsim_scenario(self) -> dict:
+        ctl = CONTROLLERS[self.controller]
+        flows = []
+        for rtt, start in zip(self.rtts(), self.starts()):
+            f = dict(COMMON_CCSIM_FIELDS)
+            f.update(
+                {
+                    "cc": ctl["cc"],
+                    "recovery": "sack" if self.sack else "newreno",
+                    "rtt_s": rtt,
+                    "start_s": start,
+                }
+            )
+            if ctl["cc_params"]:
+                f["cc_params"] = dict(ctl["cc_params"])
+            flows.append(f)
+        return {
+            "name": f"ns3-{self.id}",
+            "seed": 1,
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "sample_interval_s": 0,
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck_rate_bps": self.rate_bps,
+                "bottleneck_delay_s": BNECK_DELAY_S,
+                "bottleneck_queue": {"kind": "droptail", "limit_pkts": self.buffer_pkts},
+                "edge_rate_bps": 10 * self.rate_bps,
+                "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER_PKTS},
+            },
+            "flows": flows,
+        }
+
+
+M100, G1 = 100e6, 1e9
+B100 = bdp_pkts(M100, 0.1)  # 832 packets
+B200 = bdp_pkts(M100, 0.2)
+
+SCENARIOS: List[Scenario] = [
+    Scenario("newreno-1-bdp", "NewReno, 1 flow, buffer = BDP", "newreno", False, 1, (0.1, 0.1), B100, M100, 60),
+    Scenario("newreno-sack-1-bdp4", "NewReno + SACK, 1 flow, buffer = BDP/4", "newreno", True, 1, (0.1, 0.1), B100 // 4, M100, 60),
+    Scenario("newreno-10-equal", "NewReno, 10 flows, equal RTTs", "newreno", False, 10, (0.05, 0.05), 100, M100, 30),
+    Scenario("newreno-sack-10-spread", "NewReno + SACK, 10 flows, RTTs 20-200 ms", "newreno", True, 10, (0.02, 0.2), 100, M100, 30),
+    Scenario("newreno-50-b20", "NewReno, 50 flows, 20-packet buffer", "newreno", False, 50, (0.05, 0.05), 20, M100, 30),
+    Scenario("newreno-sack-50-spread-b20", "NewReno + SACK, 50 flows, RTTs 20-200 ms, 20-packet buffer", "newreno", True, 50, (0.02, 0.2), 20, M100, 30),
+    Scenario("newreno-sack-10-1g", "NewReno + SACK, 10 flows, 1 Gb/s", "newreno", True, 10, (0.04, 0.04), 1000, G1, 30),
+    Scenario("cubic-1-bdp4", "CUBIC, 1 flow, buffer = BDP/4", "cubic", True, 1, (0.1, 0.1), B100 // 4, M100, 60),
+    Scenario("cubic-10-spread", "CUBIC, 10 flows, RTTs 20-200 ms", "cubic", True, 10, (0.02, 0.2), 100, M100, 30),
+    Scenario("cubic-50-1g", "CUBIC, 50 flows, RTTs 20-100 ms, 1 Gb/s", "cubic", True, 50, (0.02, 0.1), 500, G1, 30),
+    Scenario("highspeed-1-200ms", "HighSpeed, 1 flow, RTT 200 ms, buffer = BDP/4", "highspeed", True, 1, (0.2, 0.2), B200 // 4, M100, 60),
+    Scenario("highspeed-10-equal", "HighSpeed, 10 flows, equal RTTs", "highspeed", True, 10, (0.1, 0.1), 200, M100, 30),
+    Scenario("scalable-1-200ms", "Scalable, 1 flow, RTT 200 ms, buffer = BDP/4", "scalable", True, 1, (0.2, 0.2), B200 // 4, M100, 60),
+    Scenario("scalable-10-spread", "Scalable, 10 flows, RTTs 20-200 ms", "scalable", True, 10, (0.02, 0.2), 100, M100, 30),
+    Scenario("htcp-1-bdp4", "H-TCP, 1 flow, buffer = BDP/4", "htcp", True, 1, (0.1, 0.1), B100 // 4, M100, 60),
+    Scenario("htcp-10-spread", "H-TCP, 10 flows, RTTs 20-200 ms", "htcp", True, 10, (0.02, 0.2), 100, M100, 30),
+    Scenario("bic-1-bdp4", "BIC, 1 flow, buffer = BDP/4", "bic", True, 1, (0.1, 0.1), B100 // 4, M100, 60),
+    Scenario("bic-10-equal", "BIC, 10 flows, equal RTTs", "bic", True, 10, (0.05, 0.05), 100, M100, 30),
+    Scenario("vegas-1-bdp", "Vegas, 1 flow, buffer = BDP", "vegas", True, 1, (0.1, 0.1), B100, M100, 30),
+    Scenario("vegas-10-spread", "Vegas, 10 flows, RTTs 20-200 ms", "vegas", True, 10, (0.02, 0.2), 100, M100, 30),
+]
+
+QUICK = Scenario("quick-newreno-sack-2", "NewReno + SACK, 2 flows, 6 s (quick check)", "newreno", True, 2, (0.04, 0.08), 50, M100, 6)
+
+# --------------------------------------------------------------------------
+# Installation and build
+# --------------------------------------------------------------------------
+
+
+def _ns3_root() -> Optional[pathlib.Path]:
+    """The wheel's ``ns3`` directory (include/, lib64/), or None."""
+    try:
+        dist = importlib.metadata.distribution(PEER_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    root = pathlib.Path(str(dist.locate_file("ns3")))
+    if (root / "include" / "ns3" / "core-module.h").exists() and (root / "lib64").is_dir():
+        return root
+    return None
+
+
+def _peer_version() -> Optional[str]:
+    try:
+        return importlib.metadata.version(PEER_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _compiler() -> Optional[str]:
+    return os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+
+
+def installed() -> bool:
+    """ns-3 3.44's headers and libraries are installed and a C++ compiler is present."""
+    v = _peer_version()
+    return bool(v and v.startswith("3.44") and _ns3_root() is not None and _compiler())
+
+
+def install() -> None:
+    """pip-install ns3==3.44.post0 into the running interpreter."""
+    cmd = [sys.executable, "-m", "pip", "install", f"{PEER_PACKAGE}=={PEER_VERSION}"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise RuntimeError(f"could not run {' '.join(cmd)}: {e}") from e
+    if p.returncode != 0:
+        tail = "\n".join((p.stderr or p.stdout).strip().splitlines()[-15:])
+        raise RuntimeError(
+            f"installing ns-3 failed: `{' '.join(cmd)}` exited with {p.returncode}:\n{tail}"
+        )
+    importlib.invalidate_caches()
+    if _ns3_root() is None:
+        raise RuntimeError(
+            f"{PEER_PACKAGE}=={PEER_VERSION} installed but its headers/libraries "
+            "(site-packages/ns3/include, lib64) were not found"
+        )
+    if not _compiler():
+        raise RuntimeError("ns-3 is installed, but no C++ compiler (g++ or $CXX) is on PATH")
+
+
+NS3_LIBS = ["applications", "internet", "point-to-point", "traffic-control", "network", "core"]
+
+
+def build() -> pathlib.Path:
+    """Compile dumbbell.cc once per (source, ns-3 install); return the binary."""
+    root = _ns3_root()
+    cxx = _compiler()
+    if root is None or cxx is None:
+        raise RuntimeError(
+            "ns-3 3.44 is not usable: need the ns3 package "
+            f"(pip install {PEER_PACKAGE}=={PEER_VERSION}) and a C++ compiler"
+        )
+    key = hashlib.sha256(SOURCE.read_bytes() + str(root).encode() + (_peer_version() or "").encode())
+    exe = BUILD_DIR / f"dumbbell-{key.hexdigest()[:12]}"
+    if exe.exists():
+        return exe
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    lib = root / "lib64"
+    cmd = [cxx, "-std=c++20", "-O2", f"-I{root / 'include'}", str(SOURCE), "-o", str(exe) + ".tmp",
+           f"-L{lib}", f"-Wl,-rpath,{lib}"] + [f"-lns3.44-{m}" for m in NS3_LIBS]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"compiling {SOURCE.name} failed:\n{p.stderr[-4000:]}")
+    os.replace(str(exe) + ".tmp", exe)
+    for stale in BUILD_DIR.glob("dumbbell-*"):  # builds of older sources
+        if stale != exe:
+            stale.unlink(missing_ok=True)
+    return exe
+
+
+# --------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------
+
+
+def jain(xs: List[float]) -> float:
+    s, s2 = sum(xs), sum(x * x for x in xs)
+    return (s * s) / (len(xs) * s2) if s2 > 0 else 1.0
+
+
+def _metrics(rate_bps: float, window_s: float, tx_bytes: int, arrivals: int, drops: int,
+             delivered: List[int], retransmits: int, timeouts: int) -> dict:
+    return {
+        "utilization": tx_bytes * 8 / (rate_bps * window_s),
+        "loss_rate": drops / arrivals if arrivals else 0.0,
+        "goodput_mbps": sum(delivered) * 8 / window_s / 1e6,
+        "jain": jain([float(d) for d in delivered]),
+        "retransmits": retransmits,
+        "timeouts": timeouts,
+    }
+
+
+def run_ns3(sc: Scenario, exe: pathlib.Path) -> dict:
+    """Run one scenario in ns-3; return (metrics, wall_s, raw output)."""
+    cmd = [str(exe)] + sc.ns3_args()
+    try:
+        nice = os.nice(0)
+        preexec = (lambda: os.nice(10)) if nice < 10 else None
+    except OSError:
+        preexec = None
+    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec)
+    if p.returncode != 0:
+        raise RuntimeError(f"ns-3 run {sc.id} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+    raw = json.loads(p.stdout.strip().splitlines()[-1])
+    b = raw["bottleneck"]
+    window = sc.duration_s - sc.warmup_s
+    m = _metrics(sc.rate_bps, window, b["tx_bytes"], b["arrivals"], b["drops"],
+                 [f["rx_bytes"] for f in raw["flows"]],
+                 sum(f["retransmits"] for f in raw["flows"]),
+                 sum(f["timeouts"] for f in raw["flows"]))
+    return {"metrics": m, "wall_s": raw["wall_s"], "raw": raw}
+
+
+def run_ccsim(sc: Scenario) -> dict:
+    import ccsim
+
+    t0 = time.perf_counter()
+    res = ccsim.run(sc.ccsim_scenario())
+    wall_total = time.perf_counter() - t0
+    raw = res.raw
+    link = next(link for link in raw["links"] if link["from"] == "r0" and link["to"] == "r1")
+    window = sc.duration_s - sc.warmup_s
+    flows = raw["flows"]
+    m = _metrics(sc.rate_bps, window, link["tx_bytes"], link["arrivals"], link["drops"],
+                 [f["delivered_bytes"] for f in flows],
+                 sum(f["retransmits"] for f in flows),
+                 sum(f["timeouts"] for f in flows))
+    return {"metrics": m, "wall_s": raw.get("wall_s", wall_total)}
+
+
+def _select(quick: bool, only: Optional[List[str]]) -> List[Scenario]:
+    pool = [QUICK] if quick else SCENARIOS
+    if not only:
+        return pool
+    known = {s.id: s for s in SCENARIOS + [QUICK]}
+    bad = [o for o in only if o not in known]
+    if bad:
+        raise ValueError(
+            f"only: unknown ns-3 scenario(s) {', '.join(bad)}; allowed: {', '.join(known)}"
+        )
+    return [known[o] for o in only]
+
+
+def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None) -> dict:
+    """Run the scenarios one at a time in ns-3 and ccsim; write out/ns3.json."""
+    import ccsim
+
+    scenarios = _select(quick, only)
+    exe = build()
+    results = {
+        "peer": NAME,
+        "peer_version": _peer_version(),
+        "ccsim_version": ccsim.__version__,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "quick": quick,
+        "scenarios": [],
+    }
+    for sc in scenarios:
+        print(f"[ns3] {sc.id}: ns-3 ...", file=sys.stderr, flush=True)
+        n = run_ns3(sc, exe)
+        print(f"[ns3] {sc.id}: ccsim ...", file=sys.stderr, flush=True)
+        c = run_ccsim(sc)
+        results["scenarios"].append({
+            "id": sc.id,
+            "description": sc.description,
+            "params": sc.params(),
+            "metrics": {k: {"ns3": n["metrics"][k], "ccsim": c["metrics"][k]} for k in METRICS},
+            "wall_s": {"ns3": n["wall_s"], "ccsim": c["wall_s"]},
+        })
+        print(f"[ns3] {sc.id}: done (ns-3 {n['wall_s']:.1f} s, ccsim {c['wall_s']:.2f} s)",
+              file=sys.stderr, flush=True)
+        # Written after every scenario, so an interrupted suite keeps what it ran.
+        _write(out, results)
+    _write(out, results)
+    return results
+
+
+def _write(out: pathlib.Path, results: dict) -> None:
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "ns3.json.tmp"
+    tmp.write_text(json.dumps(results, indent=1) + "\n")
+    os.replace(tmp, out / "ns3.json")
+
+
+# --------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------
+
+
+def rel_diff(ns3: float, cc: float) -> Optional[float]:
+    """(ccsim - ns3) / ns3; None when ns-3's value is 0 (then any non-zero differs)."""
+    if ns3 == 0:
+        return 0.0 if cc == 0 else None
+    return (cc - ns3) / abs(ns3)
+
+
+def flagged(ns3: float, cc: float) -> bool:
+    d = rel_diff(ns3, cc)
+    return d is None or abs(d) > TOLERANCE
+
+
+def _fmt(metric: str, x: float) -> str:
+    if metric in ("retransmits", "timeouts"):
+        return f"{int(x):,}"
+    if metric == "loss_rate":
+        return f"{x:.5f}"
+    if metric == "goodput_mbps":
+        return f"{x:.2f}"
+    return f"{x:.4f}"
+
+
+def _rate(bps: float) -> str:
+    return f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
+
+
+def defaults_markdown() -> str:
+    """The table of ns-3 defaults against ccsim's (docs/validation.md)."""
+    lines = [
+        "| item | ns-3 3.44 default | ccsim default | used in the comparison | side changed |",
+        "|---|---|---|---|---|",
+    ]
+    for d in DEFAULTS:
+        lines.append(f"| {d.item} | {d.ns3} | {d.ccsim} | {d.used} | {d.changed} |")
+    return "\n".join(lines)
+
+
+def markdown(results: dict) -> str:
+    """The generated part of docs/validation.md for ns-3."""
+    out = []
+    out.append(
+        f"Generated by `python -m validation.run --peer ns3` on {results['date']}: "
+        f"ns-3 {results['peer_version']}, ccsim {results['ccsim_version']}"
+        + (" (quick run)" if results.get("quick") else "")
+        + f". Raw numbers: `validation/results/ns3/ns3.json`. Differences over "
+        f"{TOLERANCE:.0%} are in **bold**; the window is the last two thirds of each run."
+    )
+    out.append("")
+    out.append("#### Scenarios")
+    out.append("")
+    out.append("| id | description | cc | SACK | flows | RTT (ms) | buffer (pkts) | rate | duration (s) |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for s in results["scenarios"]:
+        p = s["params"]
+        lo, hi = p["rtt_s"]
+        rtt = f"{lo * 1e3:g}" if lo == hi else f"{lo * 1e3:g}-{hi * 1e3:g}"
+        out.append(
+            f"| {s['id']} | {s['description']} | {p['controller']} | {'yes' if p['sack'] else 'no'} "
+            f"| {p['flows']} | {rtt} | {p['buffer_pkts']} | {_rate(p['rate_bps'])} | {p['duration_s']:g} |"
+        )
+    out.append("")
+    out.append("#### Metrics side by side (ns-3 / ccsim)")
+    out.append("")
+    out.append("| id | " + " | ".join(METRIC_LABELS[m] for m in METRICS) + " |")
+    out.append("|---|" + "---|" * len(METRICS))
+    n_flag = 0
+    n_all = 0
+    for s in results["scenarios"]:
+        cells = []
+        for m in METRICS:
+            v = s["metrics"][m]
+            a, b = v["ns3"], v["ccsim"]
+            d = rel_diff(a, b)
+            n_all += 1
+            txt = f"{_fmt(m, a)} / {_fmt(m, b)}"
+            if d is not None and d != 0:
+                txt += f" ({d:+.1%})"
+            if flagged(a, b):
+                n_flag += 1
+                txt = f"**{txt}**"
+            cells.append(txt)
+        out.append(f"| {s['id']} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append(f"{n_all - n_flag} of {n_all} metric pairs agree within {TOLERANCE:.0%}.")
+    out.append("")
+    out.append("#### Wall time")
+    out.append("")
+    out.append("| id | ns-3 (s) | ccsim (s) | ns-3 / ccsim |")
+    out.append("|---|---|---|---|")
+    tn = tc = 0.0
+    for s in results["scenarios"]:
+        a, b = s["wall_s"]["ns3"], s["wall_s"]["ccsim"]
+        tn += a
+        tc += b
+        out.append(f"| {s['id']} | {a:.2f} | {b:.3f} | {a / b:.1f}x |")
+    if tc > 0:
+        out.append(f"| all | {tn:.1f} | {tc:.2f} | {tn / tc:.1f}x |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":  # a convenience; the driver is validation/run.py
+    import argparse
+
+    ap = argparse.ArgumentParser(description="ccsim against ns-3 3.44")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", type=pathlib.Path, default=HERE / "results")
+    ap.add_argument("only", nargs="*")
+    a = ap.parse_args()
+    r = run(a.quick, a.out, a.only or None)
+    print(markdown(r))
