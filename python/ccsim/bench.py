@@ -341,7 +341,7 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
 
 def format_table(rows: List[Dict[str, Any]]) -> str:
     header = (f"{'name':<12} {'wall_s':>8} {'events':>12} {'Mev/s':>7} {'bneck_kpkt/s':>13} {'rss_MB':>8} "
-              f"{'util':>7} {'loss':>9} {'vs_base':>7}")
+              f"{'util':>7} {'loss':>9} {'ev/pkt':>6} {'vs_base':>7}")
     lines = [header]
     for r in rows:
         util, loss = r.get("utilization"), r.get("loss_rate")
@@ -349,7 +349,8 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             f"{r['name']:<12} {r['wall_s']:>8.3f} {r['events']:>12} {r['events_per_s'] / 1e6:>7.2f} "
             f"{r['bottleneck_pkts_per_s'] / 1e3:>13.1f} {r['peak_rss_mb']:>8.1f} "
             f"{(util if util is not None else float('nan')):>7.4f} "
-            f"{(loss if loss is not None else float('nan')):>9.2e}"
+            f"{(loss if loss is not None else float('nan')):>9.2e} "
+            f"{r.get('events_per_bottleneck_pkt', float('nan')):>6.2f}"
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
             + (f" vs B5 pkts/s {r['vs_B5_pkts']:.2f}" if "vs_B5_pkts" in r else "")
             + (f" vs B3 pkts/s {r['vs_B3_pkts']:.2f}" if "vs_B3_pkts" in r else "")
