@@ -168,7 +168,14 @@ impl EventQueue {
             // Its place in the latest-first order: after every later entry
             // (counted without a data-dependent branch).
             let at = self.front.iter().map(|f| (f.key() > k) as usize).sum();
-            self.front.insert(at, e);
+            // Shift the earlier entries up one by one: at most FRONT_CAP
+            // of them, cheaper than `Vec::insert`'s call to `memmove`.
+            self.front.push(e);
+            let f = &mut self.front[at..];
+            for j in (1..f.len()).rev() {
+                f[j] = f[j - 1];
+            }
+            f[0] = e;
             if self.front.len() > FRONT_CAP {
                 // The front's latest is still earlier than the whole heap.
                 let spill = self.front.remove(0);
