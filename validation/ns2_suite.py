@@ -76,9 +76,9 @@ def install() -> None:
 def _baselines(quick: bool) -> Dict[str, Any]:
     ns = shutil.which("ns")
     if quick:
-        from ccsim.experiments.etcp import ns2 as mod
-        row = next(r for r in mod.ROWS if r.id == QUICK_ROW)
-        sc = mod.scenario(row, 1)
+        etcp = ns2_baselines.EXPERIMENTS["etcp"]
+        row = next(r for r in etcp.ROWS if r.id == QUICK_ROW)
+        sc = etcp.scenario(row, 1)
         peer, peer_wall = ns2_baselines.run_ns2(sc, row.rate_bps, ns)
         mine, wall = ns2_baselines.run_ccsim(sc, row.rate_bps)
         return {"rows": [{"experiment": "etcp-ns2", "row": row.id, "ns2": peer, "ccsim": mine,

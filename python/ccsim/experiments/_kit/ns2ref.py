@@ -198,3 +198,23 @@ def plot(a: Analysis, out_dir: Path, exp_id: str, title: str) -> Path:
         style_axes(ax, f"ns-2.35: {k}", f"ccsim: {k}", xlog=log, ylog=log, title=k, legend=7 if k == shown[0] else None)
     fig.suptitle(title)
     return save(fig, out_dir, exp_id)
+
+
+def hooks(ref: Reference, build: Callable[[Row, int], Dict[str, Any]], exp_id: str, title: str):
+    """The experiment interface (``scenarios``, ``analyse``, ``checks``,
+    ``plot``) of an experiment made of :data:`ref`'s rows, built by
+    ``build(row, seed)``: an ``*-ns2`` module assigns these four."""
+
+    def scenarios_(quick: bool) -> List[Sweep]:
+        return scenarios(ref, build, quick)
+
+    def analyse_(runs: Runs, quick: bool) -> Analysis:
+        return analyse(ref, runs)
+
+    def checks_(a: Analysis, quick: bool) -> List[Check]:
+        return checks(a)
+
+    def plot_(a: Analysis, out_dir: Path, quick: bool) -> Path:
+        return plot(a, out_dir, exp_id, title)
+
+    return scenarios_, analyse_, checks_, plot_

@@ -24,8 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List
 
-from .. import Check
-from .._kit import Analysis, Runs, Sweep, ns2ref
+from .._kit import ns2ref
 from .._kit.ns2ref import Row
 from . import DEFAULT_BUFFER, EDGE_RATE, RTT, bdp_buffer, dumbbell, flow, scenario as _scenario
 
@@ -56,17 +55,4 @@ def scenario(row: Row, seed: int) -> Dict[str, Any]:
     return sc
 
 
-def scenarios(quick: bool) -> List[Sweep]:
-    return ns2ref.scenarios(REF, scenario, quick)
-
-
-def analyse(runs: Runs, quick: bool) -> Analysis:
-    return ns2ref.analyse(REF, runs)
-
-
-def checks(a: Analysis, quick: bool) -> List[Check]:
-    return ns2ref.checks(a)
-
-
-def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
-    return ns2ref.plot(a, out_dir, ID, "LTCP paper TCP (Sack1) rows: ccsim vs ns-2.35 (grey: ±5%)")
+scenarios, analyse, checks, plot = ns2ref.hooks(REF, scenario, ID, "LTCP paper TCP (Sack1) rows: ccsim vs ns-2.35 (grey: ±5%)")
