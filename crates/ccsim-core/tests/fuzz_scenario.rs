@@ -931,6 +931,19 @@ const REGRESSIONS: &[(&str, &str)] = &[
          link_queue = { limit_pkts = 10 }\n[[flows]]\nhops = [9998, 9999]\n",
         "",
     ),
+    // An on/off source whose periods rounded to 0 ps rescheduled itself at
+    // the same instant for ever (the run never ended): an on-period must
+    // hold one datagram at rate_bps.
+    (
+        "duration_s = 0.3\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 8.8e7\nbottleneck_queue = { limit_pkts = 13 }\n[[flows]]\n\
+         transport = \"udp\"\nrate_bps = 2.5e7\non_s = 1e-13\noff_s = 1e-300\n",
+        "flows[0].on_s",
+    ),
+    (
+        "duration_s = 0.3\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 8.8e7\nbottleneck_queue = { limit_pkts = 13 }\n[[flows]]\n\
+         transport = \"udp\"\nrate_bps = 2.5e7\non_s = 3.328e-4\noff_s = 1e-300\n",
+        "",
+    ),
 ];
 
 /// Found by the fuzz: serde_json's default float parser is not correctly

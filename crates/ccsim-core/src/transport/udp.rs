@@ -38,7 +38,22 @@ fn validate(f: &FlowSpec, path: &str) -> Result<(), ConfigError> {
     match (f.on_s, f.off_s) {
         (Some(on), Some(off)) => {
             positive(&p("on_s"), on)?;
-            positive(&p("off_s"), off)
+            positive(&p("off_s"), off)?;
+            // An on-period shorter than one datagram's time at rate_bps
+            // would still send one datagram per period, above rate_bps,
+            // and periods that round to 0 ps would never let time advance.
+            let gap_s = (f.mss_bytes + f.header_bytes) as f64 * 8.0 / f.rate_bps.unwrap_or(f64::NAN);
+            if on < gap_s {
+                return err(
+                    "on_s",
+                    &format!(
+                        "{on} is not allowed; must be at least one datagram's time at rate_bps \
+                         ({gap_s:e} s for {} bytes)",
+                        f.mss_bytes + f.header_bytes
+                    ),
+                );
+            }
+            Ok(())
         }
         (None, None) => Ok(()),
         (Some(_), None) => err("off_s", "missing; on_s and off_s go together"),
