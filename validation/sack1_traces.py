@@ -266,10 +266,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--case", nargs="+", metavar="NAME", help=f"cases to run (default all: {', '.join(CASE_NAMES)})")
     ap.add_argument("--seeds", type=int, default=1, help="ns-2 seeds 1..N (each a different boot_time_)")
+    ap.add_argument("--effect", metavar="OUT", nargs="?", const="-",
+                    help="instead: run the Sack1 baseline rows in ccsim with recovery = \"sack1\" beside their "
+                         "recorded ns-2 and ccsim numbers (no ns-2 needed); OUT: also write JSON")
     ap.add_argument("--json", metavar="OUT", help="write the results as JSON")
     ap.add_argument("--show", type=int, default=0, metavar="N",
                     help="print N transmissions of both around the first difference")
     a = ap.parse_args(argv)
+    if a.effect:
+        rows = effect()
+        if a.effect != "-":
+            Path(a.effect).write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+        return 0
+    if a.seeds < 1:
+        ap.error(f"--seeds: {a.seeds}; allowed: 1 or more")
     bad = [c for c in a.case or [] if c not in CASE_NAMES]
     if bad:
         ap.error(f"--case: unknown {', '.join(bad)}; allowed: {', '.join(CASE_NAMES)}")
@@ -294,6 +304,57 @@ def main(argv: Optional[List[str]] = None) -> int:
     if a.json:
         Path(a.json).write_text(json.dumps({"tolerance_s": TOL, "cases": results}, indent=1) + "\n")
     return 0 if all(r["match"] for r in results) else 1
+
+
+
+# --------------------------------------------------------------------------
+# the effect on the ns-2 baseline rows
+# --------------------------------------------------------------------------
+
+#: Baseline rows whose ns-2 agent is Sack1 (ccsim runs them with
+#: ``recovery = "sack"`` today), as (experiment, row id).
+EFFECT_ROWS = [
+    ("etcp", "fig6 HSTCP 1000 Mb/s 50 ms"),
+    ("etcp", "fig6 HSTCP 1000 Mb/s 100 ms"),
+    ("etcp", "fig6 HSTCP 1000 Mb/s 200 ms"),
+    ("etcp", "fig8 HSTCP 50 flows 2500 Mb/s 100 ms"),
+    ("etcp", "fig6 HSTCP 10 Mb/s 100 ms"),
+    ("etcp", "fig6 HSTCP 100 Mb/s 100 ms"),
+    ("ltcp", "fig8 10 TCP 100 Mb/s"),
+    ("ltcp", "fig8 10 TCP 500 Mb/s"),
+    ("ltcp", "fig8 10 TCP 1000 Mb/s"),
+    ("ltcp", "fig6 TCP 10 Mb/s"),
+]
+
+
+def effect(rows=EFFECT_ROWS, seed: int = 1) -> List[Dict[str, Any]]:
+    """Each row's recorded ns-2 and ccsim (``sack``) numbers beside a fresh
+    ccsim run with ``recovery = "sack1"`` (the experiments are unchanged)."""
+    import time
+
+    from ccsim.experiments._kit import ns2ref
+    from ccsim.experiments.etcp import ns2 as etcp_ns2
+    from ccsim.experiments.ltcp import ns2 as ltcp_ns2
+
+    mods = {"etcp": etcp_ns2, "ltcp": ltcp_ns2}
+    out = []
+    for exp, rid in rows:
+        mod = mods[exp]
+        row = next(r for r in mod.ROWS if r.id == rid)
+        ref = next(r for r in json.loads(Path(mod.REFERENCE).read_text())["rows"] if r["row"]["id"] == rid)
+        sc = mod.scenario(row, seed)
+        for f in sc["flows"]:
+            if f.get("recovery") == "sack":
+                f["recovery"] = "sack1"
+        t0 = time.perf_counter()
+        m = ns2ref.measure(ccsim.run(sc).raw, row.rate_bps)
+        out.append({"experiment": mod.ID, "row": rid, "ns2": ref["ns2"], "ccsim_sack": ref["ccsim"], "ccsim_sack1": m,
+                    "wall_s": time.perf_counter() - t0})
+        r = out[-1]
+        print(f"{mod.ID} {rid}: " + "; ".join(
+            f"{k} {r['ns2'][k]:.4g} / {r['ccsim_sack'][k]:.4g} / {m[k]:.4g}" for k in ns2ref.METRICS)
+            + f" (ns-2 / ccsim sack / ccsim sack1; {r['wall_s']:.0f} s)", flush=True)
+    return out
 
 
 if __name__ == "__main__":

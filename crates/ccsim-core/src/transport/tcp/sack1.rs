@@ -666,6 +666,147 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::link::Link;
+    use crate::net::packet::{Kind, Packet, TcpHeader, L4};
+    use crate::net::Route;
+    use crate::scenario::{FlowSpec, QueueSpec};
+    use crate::transport::tcp::TcpConfig;
+    use crate::transport::SenderAgent;
+
+    /// A Sack1 sender (ns-2 mode, Reno) on a one-link network whose events
+    /// are never run: the test plays the receiver and reads what was sent.
+    fn sender(init_cwnd: f64) -> (TcpSender, Net) {
+        let spec: FlowSpec = serde_json::from_value(serde_json::json!({
+            "recovery": "sack1", "rtt_estimator": "ns2", "ns2_bugfix": true, "halve_on_repeated_rto": true,
+            "init_cwnd_pkts": init_cwnd, "init_ssthresh_pkts": init_cwnd, "ns2_boot_time_s": 0.0
+        }))
+        .unwrap();
+        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
+        let cc = super::super::build_cc(&spec, "flow").unwrap();
+        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
+        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        net.add_flow(0, 0);
+        let mut s = TcpSender::new(0, cfg, cc);
+        s.trace = Some(Vec::new());
+        s.open(&mut net);
+        (s, net)
+    }
+
+    /// Deliver an ACK (cumulative `ack`, next expected; SACK `blocks`) at
+    /// `t` seconds; the segments sent in response.
+    fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64, blocks: &[(u64, u64)]) -> Vec<u64> {
+        net.now = crate::sim::time::from_secs(t);
+        let mut h = TcpHeader { ack, ..Default::default() };
+        for &b in blocks {
+            h.push_sack(b);
+        }
+        let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
+        let before = s.trace.as_ref().unwrap().len();
+        s.on_packet(net, &pkt);
+        s.trace.as_ref().unwrap()[before..].iter().map(|r| r.seq).collect()
+    }
+
+    fn state(s: &TcpSender) -> &Sack1 {
+        s.sack1.as_deref().unwrap()
+    }
+
+    /// Segments 0..4 acknowledged one by one, then 5 lost: three
+    /// duplicates carrying new SACK information start recovery.
+    fn into_recovery() -> (TcpSender, Net, f64) {
+        let (mut s, mut net) = sender(20.0);
+        assert_eq!(s.trace.as_ref().unwrap().len(), 20, "the initial window");
+        for a in 1..=5 {
+            // congestion avoidance: one new segment per ACK (cwnd < 21)
+            assert_eq!(ack(&mut s, &mut net, 0.1, a, &[]), vec![19 + a]);
+        }
+        // duplicates 1 and 2: Limited Transmit (send_one), one each
+        assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(6, 7)]), vec![25]);
+        // a duplicate saying nothing new is not counted and sends nothing
+        assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(6, 7)]), Vec::<u64>::new());
+        assert_eq!(state(&s).dupacks, 1);
+        assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(6, 8)]), vec![26]);
+        let w = s.st.cwnd;
+        // the third: only the retransmission
+        assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(6, 9)]), vec![5]);
+        (s, net, w)
+    }
+
+    #[test]
+    fn fast_retransmit_halves_the_unrounded_window_without_inflation() {
+        let (s, _, w) = into_recovery();
+        assert!(w > 20.0 && w < 21.0, "{w}");
+        assert_eq!(s.st.cwnd, w / 2.0, "cwnd = windowd()/2, not rounded");
+        assert_eq!(s.st.ssthresh, (w / 2.0).floor());
+        let k = state(&s);
+        assert!(k.fastrecov);
+        // pipe = maxseq - highest_ack - numdupacks = 26 - 4 - 3
+        assert_eq!((k.pipe, k.recover, k.highest_ack, k.last_ack), (19, 26, 4, 4));
+    }
+
+    #[test]
+    fn recovery_sends_while_pipe_is_below_cwnd_then_bursts_at_the_exit() {
+        let (mut s, mut net, _) = into_recovery();
+        // every further duplicate takes one from pipe (19 -> 10) without sending
+        for e in 10..19 {
+            assert_eq!(ack(&mut s, &mut net, 0.12, 5, &[(6, e)]), Vec::<u64>::new());
+        }
+        assert_eq!(state(&s).pipe, 10);
+        // below floor(cwnd) = 10: new data, bounded by rwnd and not by cwnd
+        assert_eq!(ack(&mut s, &mut net, 0.12, 5, &[(6, 19)]), vec![27]);
+        assert_eq!(ack(&mut s, &mut net, 0.12, 5, &[(6, 20)]), vec![28]);
+        // a partial ACK: pipe -1 for the ACK and -1 more, so two leave;
+        // last_ack (the window's base) stays
+        assert_eq!(ack(&mut s, &mut net, 0.13, 26, &[]), vec![29, 30]);
+        let k = state(&s);
+        assert_eq!((k.pipe, k.highest_ack, k.last_ack), (10, 25, 4));
+        assert!(s.st.cwnd < 11.0);
+        // the full ACK: out of recovery with cwnd unchanged, the window now
+        // measured from the new ACK: floor(cwnd) segments leave at once
+        let cwnd = s.st.cwnd;
+        let burst = ack(&mut s, &mut net, 0.14, 31, &[]);
+        assert!(!state(&s).fastrecov);
+        assert_eq!(s.st.cwnd, cwnd, "no deflation, no increase on the exit ACK");
+        assert_eq!(burst, (31..31 + cwnd.floor() as u64).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_hole_below_the_highest_sack_is_retransmitted_before_new_data() {
+        let (mut s, mut net, _) = into_recovery();
+        for e in 10..19 {
+            ack(&mut s, &mut net, 0.12, 5, &[(6, e)]);
+        }
+        // 19, 20 lost as well: a block above them reveals both holes, which
+        // go before new data although only one SACKed segment lies above
+        // (RFC 6675's IsLost() would need three)
+        assert_eq!(ack(&mut s, &mut net, 0.12, 5, &[(21, 22), (6, 19)]), vec![19]);
+        assert_eq!(ack(&mut s, &mut net, 0.12, 5, &[(21, 23), (6, 19)]), vec![20]);
+        assert_eq!(ack(&mut s, &mut net, 0.12, 5, &[(21, 24), (6, 19)]), vec![27]);
+    }
+
+    #[test]
+    fn timeout_clears_the_scoreboard_and_goes_back_n_over_sacked_segments() {
+        let (mut s, mut net) = sender(20.0);
+        // 0..4 acknowledged at once; 5 and 6 lost, 7..9 SACKed by two
+        // duplicates (Limited Transmit sends 25 and 26)
+        assert_eq!(ack(&mut s, &mut net, 0.1, 5, &[]), vec![20, 21, 22, 23, 24]);
+        assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(7, 8)]), vec![25]);
+        assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(7, 10)]), vec![26]);
+        let w = s.st.cwnd;
+        net.now = crate::sim::time::from_secs(3.5);
+        s.on_rto(&mut net);
+        assert_eq!(s.trace.as_ref().unwrap().last().unwrap().seq, 5);
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.stats.timeouts), (1.0, (w / 2.0).floor(), 1));
+        let k = state(&s);
+        assert!(k.timeout && !k.fastrecov && k.recover == 26);
+        // duplicates before the next new ACK are ignored, SACKs and all
+        assert_eq!(ack(&mut s, &mut net, 3.6, 5, &[(7, 11)]), Vec::<u64>::new());
+        assert_eq!(state(&s).dupacks, 0);
+        // the retransmission of 5 is ACKed: slow start from 6 in order,
+        // 7 again although the receiver SACKed it (RFC 6675 §5.1 would not)
+        assert_eq!(ack(&mut s, &mut net, 3.7, 6, &[(7, 11)]), vec![6, 7]);
+        assert_eq!(s.st.cwnd, 2.0);
+    }
 
     #[test]
     fn scoreboard_counts_only_new_sack_information() {
