@@ -91,7 +91,11 @@
 //! `halve_on_repeated_rto`, `limited_transmit` (`singledup_`), `dupthresh`
 //! (`numdupacks_`). ns-2's `partial_ack_` (off by default), `maxburst_`
 //! (0), `overhead_` (0), ECN and F-RTO are not modelled; `ecn` and
-//! `pacing` are refused with this recovery.
+//! `pacing` are refused with this recovery. Nor is ns-2's start-up with a
+//! SYN (`syn_`, `delay_growth_`: a 40-byte segment 0 alone, the initial
+//! window only once it is acknowledged): the flow starts with
+//! `init_cwnd_pkts` data segments at once, as ns-2 with `syn_ false` and
+//! `delay_growth_ false`.
 use super::sender::{State, TcpSender};
 use crate::net::packet::{CongestionHeader, SackBlock};
 use crate::net::Net;
@@ -179,9 +183,11 @@ impl Ns2ScoreBoard {
             return;
         }
         let (mut lo, mut hi) = (l, r);
-        let touching: Vec<(i64, i64)> =
-            self.ranges.range(..=r).rev().take_while(|(_, &e)| e >= l).map(|(&s, &e)| (s, e)).collect();
-        for (s, e) in touching {
+        // absorb the ranges overlapping or touching [l, r), highest first
+        while let Some((&s, &e)) = self.ranges.range(..=hi).next_back() {
+            if e < lo {
+                break;
+            }
             self.ranges.remove(&s);
             self.total -= e - s;
             lo = lo.min(s);
@@ -198,16 +204,19 @@ impl Ns2ScoreBoard {
             self.h_seqno = self.sack_min;
         }
         let seq = self.h_seqno;
-        // ReassemblyQueue::nexthole(seq) with the count of blocks above
-        let mut it = self.ranges.range(..).skip_while(|(_, &e)| e < seq);
-        let hole = match it.next() {
-            None => return None,
-            Some((&s, _)) if s > seq => seq,
-            Some((_, &e)) => {
-                // seq is inside (or at the end of) a block: the hole is its
-                // end, if another block lies above
-                it.next()?;
+        // ReassemblyQueue::nexthole(seq) with the count of blocks above it:
+        // the first block not wholly below seq decides
+        let hole = match self.ranges.range(..=seq).next_back() {
+            // seq inside (or at the end of) a block: the hole is the
+            // block's end, if another block lies above
+            Some((_, &e)) if e >= seq => {
+                self.ranges.range(e + 1..).next()?;
                 e
+            }
+            // seq is a hole if some block lies above it
+            _ => {
+                self.ranges.range(seq + 1..).next()?;
+                seq
             }
         };
         // nexthole's result must be > 0 (`GetNextRetran`)
@@ -822,6 +831,63 @@ mod tests {
         sb.update(11, []);
         assert!(sb.changed());
         assert_eq!(sb.total, 1);
+    }
+
+    /// The board against its definition on random block streams: the
+    /// SACKed set, its size, and GetNextRetran as "the first segment at or
+    /// above max(cursor, sack_min) that is not SACKed and has a SACKed
+    /// segment above it".
+    #[test]
+    fn scoreboard_matches_its_definition_under_random_blocks() {
+        use rand::{Rng, SeedableRng};
+        use std::collections::BTreeSet;
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let mut sb = Ns2ScoreBoard::new();
+        let (mut set, mut cursor, mut sack_min) = (BTreeSet::new(), -1i64, -1i64);
+        let mut ack = -1i64;
+        for round in 0..3000 {
+            match rng.gen_range(0..10) {
+                0 => {
+                    sb.clear();
+                    set.clear();
+                    cursor = -1;
+                }
+                1..=2 => ack += rng.gen_range(0..4),
+                _ => {}
+            }
+            let blocks: Vec<(i64, i64)> = (0..rng.gen_range(0..4))
+                .map(|_| {
+                    let l = ack + rng.gen_range(2..40);
+                    (l, l + rng.gen_range(1..6))
+                })
+                .collect();
+            let old = set.len();
+            // CheckUpdate: the ACK advanced over a non-empty board, or the
+            // SACKed total changed
+            let advanced = sack_min <= ack && !set.is_empty();
+            sb.update(ack, blocks.iter().copied());
+            if sack_min <= ack {
+                sack_min = ack + 1;
+                set.retain(|&x| x >= sack_min);
+            }
+            for &(l, r) in &blocks {
+                set.extend(l..r);
+            }
+            assert_eq!(sb.total, set.len() as i64, "round {round}");
+            assert_eq!(sb.changed(), advanced || set.len() != old, "round {round}");
+            let from = cursor.max(sack_min);
+            let want =
+                set.iter().next_back().and_then(|&top| (from..top).find(|x| !set.contains(x))).filter(|&h| h > 0);
+            let got = sb.next_retran();
+            assert_eq!(got, want, "round {round}: cursor {cursor} sack_min {sack_min} set {set:?}");
+            cursor = cursor.max(from).max(got.unwrap_or(i64::MIN));
+            if let Some(h) = got {
+                if rng.gen_bool(0.7) {
+                    sb.mark_retran(h);
+                    cursor = cursor.max(h + 1);
+                }
+            }
+        }
     }
 
     #[test]
