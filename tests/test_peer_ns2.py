@@ -149,3 +149,34 @@ def test_quick_validation_case_in_both_simulators(tmp_path):
     # in utilisation (docs/validation.md, "E-TCP and LTCP baselines")
     assert abs(b["utilisation"] - a["utilisation"]) <= 0.05 * a["utilisation"]
     assert (tmp_path / "ns2.json").exists() and "fig6 NewReno" in ns2_suite.markdown(res)
+
+
+# validation/sack1_traces.py: recovery = "sack1" against ns-2's TCP/Sack1.
+from validation import sack1_traces  # noqa: E402
+
+
+def test_sack1_cases_map_the_same_flow_to_both_simulators():
+    case = next(c for c in sack1_traces.CASES if c.name == "lost-retransmission")
+    tcl = sack1_traces.tcl(case, [7, 30], "/tmp/x.tr", seed=2)
+    assert "Agent/TCP/Sack1" in tcl and "Agent/TCPSink/Sack1" in tcl
+    assert "$em droplist {7 30}" in tcl and "$ns lossmodel $em $r0 $r1" in tcl
+    assert "syn_ false" in tcl and "useHeaders_ false" in tcl and "$defaultRNG seed 2" in tcl
+    sc = sack1_traces.scenario(case, 0.004)
+    f = sc["flows"][0]
+    assert (f["recovery"], f["header_bytes"], f["ns2_boot_time_s"], f["rtt_estimator"]) == ("sack1", 0, 0.004, "ns2")
+    assert sc["topology"]["bottleneck_queue"]["drop_list"] == {"flow": 0, "segments": [100, 100]}
+    # the comparison stops at the first transmission that differs
+    a = [(0.0, 0), (0.1, 1), (0.2, 2)]
+    assert sack1_traces.compare(a, a)["match"]
+    d = sack1_traces.compare(a, [(0.0, 0), (0.1, 1), (0.2, 3)])
+    assert not d["match"] and d["identical"] == 2 and d["first_difference"]["ccsim"] == (0.2, 3)
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
+@pytest.mark.parametrize("name", ["three-in-window", "lost-retransmission", "slow-start-burst"])
+def test_sack1_sends_the_same_segments_at_the_same_times_as_ns2(name):
+    case = next(c for c in sack1_traces.CASES if c.name == name)
+    r = sack1_traces.run_case(case, shutil.which("ns"), seed=1)
+    assert r["ns2_sends"] > 1000
+    assert r["match"], r["first_difference"]
+    assert r["ns2_retransmissions"] == r["ccsim_retransmits"]

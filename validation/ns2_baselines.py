@@ -27,7 +27,8 @@ dict, so the two cannot drift apart:
   must be 40; ACKs are 40 bytes on both sides.
 * agents: ``recovery = "newreno"`` is ``Agent/TCP/Newreno`` with
   ``Agent/TCPSink``; ``"sack"`` is ``Agent/TCP/Sack1`` with
-  ``Agent/TCPSink/Sack1``; ``cc = "hstcp"`` adds ``windowOption_ 8`` with
+  ``Agent/TCPSink/Sack1`` (so is ``"sack1"``, ccsim's model of that
+  agent); ``cc = "hstcp"`` adds ``windowOption_ 8`` with
   ``max_ssthresh_`` and ``low_window_`` from ``cc_params``. ``window_`` is
   ``rwnd_pkts``, ``windowInit_`` is ``init_cwnd_pkts``; everything else is
   ns-2's default (which ccsim's ns-2 mode follows: ``ns2ref.NS2_TCP``).
@@ -109,7 +110,8 @@ $ns run
 
 def agent(f: Dict[str, Any]) -> tuple:
     """(agent class, sink class, extra Tcl) of one ccsim flow dict."""
-    sinks = {"newreno": ("Agent/TCP/Newreno", "Agent/TCPSink"), "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1")}
+    sinks = {"newreno": ("Agent/TCP/Newreno", "Agent/TCPSink"), "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
+             "sack1": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1")}
     rec = f.get("recovery", "newreno")
     if rec not in sinks or f.get("cc", "reno") not in ("reno", "hstcp") or f.get("transport", "tcp") != "tcp":
         raise ValueError(f"no ns-2.35 agent for cc={f.get('cc')!r} recovery={rec!r}")

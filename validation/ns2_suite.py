@@ -12,6 +12,9 @@ Parts (each also runs on its own; docs/validation.md describes each):
   (:mod:`validation.gwa_compare`; a full run re-records ``gwa-ns2``'s file);
 * ``red``: RED and ECN on the dumbbell (:mod:`validation.red_compare`);
 * ``xcp``: XCP routers and end systems (:mod:`validation.xcp_compare`);
+* ``sack1``: ccsim's ``recovery = "sack1"`` against ns-2's ``TCP/Sack1`` on
+  constructed loss patterns, every transmission compared
+  (:mod:`validation.sack1_traces`, 3 seeds);
 * ``speed``: the benchmark dumbbells in both, bottleneck packets per
   wall-second (``benches/peer_ns2.py``).
 
@@ -47,6 +50,7 @@ COMMANDS = {
             "--out", str(ROOT / "python/ccsim/experiments/gwa/ns2_reference.json")],
     "red": [sys.executable, "-m", "validation.red_compare", "3"],
     "xcp": [sys.executable, "-m", "validation.xcp_compare", "2", "10"],
+    "sack1": [sys.executable, "-m", "validation.sack1_traces", "--seeds", "3", "--json", "{out}/sack1.json"],
     "speed": [sys.executable, str(ROOT / "benches/peer_ns2.py"), "--json", "{out}/speed.json"],
 }
 PARTS = ("baselines",) + tuple(COMMANDS)

@@ -10,7 +10,8 @@ pub fn catalog_json() -> String {
         "recoveries": [
             {"name": "reno", "doc": "RFC 5681 §3.2 fast retransmit/recovery; leaves recovery on any new ACK"},
             {"name": "newreno", "doc": "RFC 6582: partial ACKs retransmit the next hole; one reduction per window"},
-            {"name": "sack", "doc": "RFC 6675 SACK scoreboard, pipe and NextSeg(), rescue retransmission"}
+            {"name": "sack", "doc": "RFC 6675 SACK scoreboard, pipe and NextSeg(), rescue retransmission"},
+            {"name": "sack1", "doc": "ns-2.35 Agent/TCP/Sack1 + TCPSink/Sack1: pipe counter, no inflation, exit burst, go-back-N after RTO"}
         ],
         "pacing": [
             {"name": "none", "doc": "window-limited bursts"},

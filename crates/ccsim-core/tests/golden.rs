@@ -63,6 +63,9 @@ fn exercised() -> std::collections::BTreeSet<(&'static str, String)> {
         if q.extra.contains_key("gwa") || q.extra.contains_key("ba") {
             seen.insert(("stages", "gwa".into()));
         }
+        if q.extra.contains_key("drop_list") {
+            seen.insert(("stages", "drop_list".into()));
+        }
     };
     for e in std::fs::read_dir(golden_dir()).unwrap() {
         let path = e.unwrap().path();

@@ -703,7 +703,7 @@ fn catalog_lists_registries() {
         c[k].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_string()).collect()
     };
     assert_eq!(names("queues"), ["droptail", "red", "drr"]);
-    assert_eq!(names("stages"), ["random_loss", "xcp", "gwa"]);
+    assert_eq!(names("stages"), ["random_loss", "drop_list", "xcp", "gwa"]);
     assert_eq!(names("transports"), ["tcp", "udp", "etcp"]);
     let param = |t: usize, n: &str| {
         c["transports"][t]["params"].as_array().unwrap().iter().find(|p| p["name"] == n).unwrap().clone()

@@ -63,6 +63,13 @@ impl Builder {
         if p.loss > 0.0 {
             l.add_stage(Box::new(RandomLoss { p: p.loss }));
         }
+        // Chosen drops sit with random loss, before the router (ns-2's
+        // `lossmodel` puts its ErrorModel at the link's head).
+        if let Some(d) =
+            super::stage::drop_list::from_queue_table(p.queue, "queue").expect("validated: queue specs build").1
+        {
+            l.add_stage(d);
+        }
         // XCP after random loss: a packet lost on arrival never reaches the
         // router's accounting (ns-2: the ErrorModel sits before the queue).
         if let Some(v) = &p.queue.xcp {

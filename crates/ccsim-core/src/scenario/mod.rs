@@ -272,6 +272,12 @@ pub struct FlowSpec {
     /// received).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_bugfix: Option<bool>,
+    /// TCP with `rtt_estimator = "ns2"`: ns-2's `boot_time_`, where in its
+    /// first `tcpTick_` the agent's clock started (seconds in [0, tick));
+    /// absent: drawn uniformly per flow from the seed, as ns-2 draws it.
+    /// Set it to replay an ns-2 run tick for tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_boot_time_s: Option<f64>,
     /// TCP: ECN-capable (RFC 3168): data leaves ECT(0), CE marks are echoed
     /// until CWR and answered once per window.
     #[serde(default, skip_serializing_if = "Option::is_none")]

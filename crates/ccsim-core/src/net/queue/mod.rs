@@ -114,6 +114,7 @@ pub fn registry() -> Vec<QueueKind> {
 pub fn build(spec: &QueueSpec, path: &str) -> Result<Queue, ConfigError> {
     // Router stages set up in the same table (GWA) are not the discipline's.
     let (spec, _) = super::stage::gwa::from_queue_table(spec, path)?;
+    let (spec, _) = super::stage::drop_list::from_queue_table(&spec, path)?;
     let spec = &spec;
     let kinds = registry();
     match kinds.iter().find(|k| k.name == spec.kind) {

@@ -5,6 +5,7 @@
 //! stream, own timer) and the packet, and may drop it on enqueue.
 //!
 //! Adding a stage is one file plus one line in [`registry`].
+pub mod drop_list;
 pub mod gwa;
 pub mod loss;
 pub mod xcp;
@@ -62,7 +63,7 @@ pub struct StageKind {
 
 /// Every per-link stage ccsim ships: one line each.
 pub fn registry() -> Vec<StageKind> {
-    vec![loss::KIND, xcp::KIND, gwa::KIND]
+    vec![loss::KIND, drop_list::KIND, xcp::KIND, gwa::KIND]
 }
 
 /// Build stage `name` from its parameters (errors name `path`).

@@ -1,9 +1,11 @@
-//! TCP: a sender with shared loss recovery (Reno, NewReno, SACK), RTO and
+//! TCP: a sender with shared loss recovery (Reno, NewReno, SACK, ns-2's
+//! Sack1), RTO and
 //! pacing, driving a pluggable congestion controller; and a receiver with
 //! cumulative/SACK/delayed ACKs. Sequence numbers count segments, as in ns-2.
 pub mod pacing;
 pub mod receiver;
 pub mod rtt;
+pub mod sack1;
 pub mod scoreboard;
 pub mod sender;
 
@@ -28,6 +30,11 @@ pub enum Recovery {
     NewReno,
     /// RFC 6675: scoreboard, `pipe`, NextSeg().
     Sack,
+    /// ns-2.35's `Agent/TCP/Sack1` with `Agent/TCPSink/Sack1` (the papers'
+    /// simulator): its own pipe counter, no inflation, every hole below the
+    /// highest SACK retransmitted, the exit burst, go-back-N after a
+    /// timeout ([`sack1`]).
+    Sack1,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -41,7 +48,7 @@ pub enum PacingKind {
 /// The registry entry (`transport = "tcp"`).
 pub const KIND: TransportKind = TransportKind {
     name: "tcp",
-    doc: "TCP: Reno/NewReno/SACK recovery, RTO, pacing, delayed ACKs, ECN, around a congestion controller (cc)",
+    doc: "TCP: Reno/NewReno/SACK/Sack1 recovery, RTO, pacing, delayed ACKs, ECN, around a congestion controller (cc)",
     fields: FIELDS,
     validate: |f, path| TcpConfig::from_spec(f, path).map(|_| ()),
     fill_defaults,
@@ -51,7 +58,8 @@ pub const KIND: TransportKind = TransportKind {
         if cfg.rtt_estimator == RttEstimatorKind::Ns2 {
             use rand::Rng;
             let mut r = crate::sim::rng::stream(seed, crate::sim::rng::Stream::Transport, flow as u64);
-            cfg.boot_time = r.gen::<f64>() * cfg.granularity;
+            let drawn = r.gen::<f64>() * cfg.granularity;
+            cfg.boot_time = f.ns2_boot_time_s.unwrap_or(drawn);
         }
         let cc = build_cc(f, "flow").expect("validated controller");
         Endpoints {
@@ -107,7 +115,7 @@ pub mod defaults {
 pub const FIELDS: &[(&str, &str)] = &[
     ("cc", "congestion controller (ccsim list controllers)"),
     ("cc_params", "the controller's parameter table"),
-    ("recovery", "loss recovery: reno | newreno | sack (ccsim list recoveries)"),
+    ("recovery", "loss recovery: reno | newreno | sack | sack1 (ccsim list recoveries)"),
     ("pacing", "none | interval | token_bucket (ccsim list pacing)"),
     ("bucket_pkts", "token-bucket size in packets"),
     ("init_cwnd_pkts", "initial window"),
@@ -125,6 +133,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
+    (
+        "ns2_boot_time_s",
+        "rtt_estimator = \"ns2\": the tick phase boot_time_ in [0, clock_granularity_s) (absent: drawn)",
+    ),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     (
         "ecn_response",
@@ -313,6 +325,20 @@ impl TcpConfig {
                 "0 is not allowed with rtt_estimator = \"ns2\" (its tick); must be > 0",
             ));
         }
+        if let Some(b) = f.ns2_boot_time_s {
+            if cfg.rtt_estimator != RttEstimatorKind::Ns2 {
+                return Err(ConfigError::new(
+                    p("ns2_boot_time_s"),
+                    "needs rtt_estimator = \"ns2\" (it is that estimator's tick phase)",
+                ));
+            }
+            if !(b.is_finite() && b >= 0.0 && b < cfg.granularity) {
+                return Err(ConfigError::new(
+                    p("ns2_boot_time_s"),
+                    format!("{b} is out of range; allowed: 0 <= value < clock_granularity_s ({})", cfg.granularity),
+                ));
+            }
+        }
         if cfg.gwa && cfg.ba {
             return Err(ConfigError::new(
                 p("ba"),
@@ -333,6 +359,22 @@ impl TcpConfig {
                 p("ecn_retransmit_ect"),
                 "true needs ecn = true (it says how an ECN flow marks its retransmissions)",
             ));
+        }
+        if cfg.recovery == Recovery::Sack1 {
+            // ns-2's Sack1 agent has neither; its rules are not written for them.
+            if cfg.ecn {
+                return Err(ConfigError::new(
+                    p("ecn"),
+                    "true is not supported with recovery = \"sack1\" (ns-2's Sack1 ECN response is not modelled); \
+                     use recovery = \"sack\" or ecn = false",
+                ));
+            }
+            if cfg.pacing != PacingKind::None {
+                return Err(ConfigError::new(
+                    p("pacing"),
+                    "only \"none\" is allowed with recovery = \"sack1\" (ns-2's Sack1 sends in bursts)",
+                ));
+            }
         }
         if cfg.total_bytes == Some(0) {
             return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));

@@ -7,6 +7,10 @@
 //! the segment that triggered the ACK; the others repeat the most recently
 //! reported blocks (RFC 2018 §4). Out-of-order segments and segments that
 //! fill a hole are ACKed at once even with delayed ACKs.
+//!
+//! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
+//! ones instead ([`super::sack1::Sacker`]), 8 bytes each on the wire.
+use super::sack1::{Sacker, SACK1_BLOCKS};
 use super::TcpConfig;
 use crate::net::packet::{
     CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
@@ -45,13 +49,16 @@ pub struct TcpReceiver {
     /// each is measured; `app_delay` is `Some` once a write was noted.
     app_sent: VecDeque<(Time, bool)>,
     pub app_delay: Option<AppDelay>,
+    /// ns-2's Sack1 block generator (`recovery = "sack1"` only), and
+    /// whether the segment being acknowledged had arrived before.
+    sacker: Option<Box<Sacker>>,
+    last_dup: bool,
 }
 
 impl TcpReceiver {
     pub fn new(flow: u32, cfg: TcpConfig) -> Self {
         TcpReceiver {
             flow,
-            cfg,
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             recent: Vec::new(),
@@ -66,6 +73,9 @@ impl TcpReceiver {
             rx_bytes: 0,
             app_sent: VecDeque::new(),
             app_delay: None,
+            sacker: (cfg.recovery == super::Recovery::Sack1).then(Box::default),
+            last_dup: false,
+            cfg,
         }
     }
 
@@ -74,6 +84,10 @@ impl TcpReceiver {
         let had_hole = !self.ooo.is_empty();
         self.rx_bytes += size as u64;
         self.ece = (self.ece && !cwr) || ce;
+        if let Some(sk) = self.sacker.as_mut() {
+            self.last_dup = seq < old || self.ooo.range(..=seq).next_back().is_some_and(|(_, &e)| e > seq);
+            sk.on_data(seq);
+        }
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
             if let Some((&s, &e)) = self.ooo.first_key_value() {
@@ -154,7 +168,17 @@ impl TcpReceiver {
         self.pending = 0;
         self.delack_timer.disarm();
         let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece, wnd: self.wnd, ..Default::default() };
-        if self.cfg.recovery == super::Recovery::Sack && !self.ooo.is_empty() {
+        if let Some(sk) = self.sacker.as_mut() {
+            let mut out = [(0, 0); SACK1_BLOCKS];
+            let ooo = &self.ooo;
+            let block_of = |seq: u64| ooo.range(..=seq).next_back().filter(|(_, &e)| e > seq).map(|(&s, &e)| (s, e));
+            let n = sk.blocks(trigger, self.last_dup, self.rcv_nxt, block_of, &mut out);
+            // (a block never lies below the cumulative ACK: covered stack
+            // entries are dropped when the ACK passes them)
+            for &b in out[..n].iter().filter(|b| b.0 >= self.rcv_nxt) {
+                h.push_sack(b);
+            }
+        } else if self.cfg.recovery == super::Recovery::Sack && !self.ooo.is_empty() {
             let first = std::iter::once(trigger).chain(self.recent.iter().copied());
             for seq in first {
                 if h.n_sack as usize == MAX_SACK_BLOCKS {
@@ -167,7 +191,9 @@ impl TcpReceiver {
                 }
             }
         }
-        let size = self.cfg.header.max(1);
+        // ns-2's Sacker adds 8 bytes per block (`ch->size() += sack_index * 8`)
+        let sack_bytes = if self.sacker.is_some() { 8 * h.n_sack as u32 } else { 0 };
+        let size = self.cfg.header.max(1) + sack_bytes;
         // BA-TCP: v goes back to the sender in the ACK's option.
         let ip_opt = if self.cfg.ba { self.ba_v } else { IP_OPT_NONE };
         let cong = self

@@ -208,6 +208,9 @@ impl Scoreboard {
 
     /// Segment `seq` (below `high`) was retransmitted.
     pub fn mark_retx(&mut self, seq: u64) {
+        if seq < self.base {
+            return; // already acknowledged (ns-2 Sack1's go-back-N may resend it)
+        }
         let i = (seq - self.base) as usize;
         if self.flags[i] & (RETX | SACKED) == 0 {
             self.flags[i] |= RETX;

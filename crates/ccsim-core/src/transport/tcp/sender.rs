@@ -15,8 +15,12 @@
 //!
 //! A new recovery starts only when una ≥ `recover` (RFC 6582 §3.2; ns-2's
 //! `bugFix_` for Reno), so one window's losses cause one window reduction.
+//!
+//! `recovery = "sack1"` (ns-2's `TCP/Sack1`) replaces the ACK, timeout and
+//! sending rules with [`super::sack1`]'s; the other modes never reach it.
 use super::pacing::Pacer;
 use super::rtt::{RttEstimator, RttEstimatorKind};
+use super::sack1::Sack1;
 use super::scoreboard::Scoreboard;
 use super::{EcnResponse, PacingKind, Recovery, TcpConfig};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
@@ -81,7 +85,7 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// The receiver's latest advertised window (segments); `cfg.rwnd`
     /// until an ACK advertises one (GWA: W_a = min(B_r, B_n)).
-    awnd: u64,
+    pub(super) awnd: u64,
     /// The segment that carries (or will carry) that CWR: ECE on ACKs up to
     /// it echoes the same congestion event (the receiver repeats ECE until
     /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
@@ -96,15 +100,17 @@ pub struct TcpSender {
     ecn_backoff: bool,
     /// The timer has resent the head since the last new ACK (RFC 5681
     /// §3.1: a repeated RTO keeps ssthresh).
-    timer_resent: bool,
-    rto_timer: Timer,
+    pub(super) timer_resent: bool,
+    pub(super) rto_timer: Timer,
     pace_timer: Timer,
-    tick_timer: Timer,
+    pub(super) tick_timer: Timer,
     pub app_active: bool,
-    total_segs: Option<u64>,
+    pub(super) total_segs: Option<u64>,
     /// Segments the application has written (`write`, one each; Telnet);
     /// `None`: the whole transfer is available at `open` (bulk).
-    offered: Option<u64>,
+    pub(super) offered: Option<u64>,
+    /// ns-2 Sack1's state (`recovery = "sack1"` only).
+    pub(super) sack1: Option<Box<Sack1>>,
     pub stats: SenderStats,
     pub trace: Option<Vec<SendRecord>>,
 }
@@ -142,6 +148,7 @@ impl TcpSender {
             },
             sb: Scoreboard::new(cfg.dupthresh),
             total_segs: cfg.total_segs(),
+            sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
             cfg,
             cc,
             st,
@@ -168,14 +175,14 @@ impl TcpSender {
         }
     }
 
-    fn sync(&mut self, now: Time) {
+    pub(super) fn sync(&mut self, now: Time) {
         self.st.now = now;
         self.st.flight = self.sb.outstanding();
         self.st.srtt_s = self.rtt.srtt;
         self.st.min_rtt_s = self.rtt.min_rtt;
     }
 
-    fn clamp_cwnd(&mut self) {
+    pub(super) fn clamp_cwnd(&mut self) {
         self.st.cwnd = self.st.cwnd.clamp(self.cwnd_floor(), self.st.max_cwnd);
     }
 
@@ -194,7 +201,7 @@ impl TcpSender {
         self.st.cwnd.floor().max(self.cwnd_floor()) as u64
     }
 
-    fn rto(&self) -> Time {
+    pub(super) fn rto(&self) -> Time {
         from_secs(self.rtt.rto())
     }
 
@@ -211,6 +218,9 @@ impl TcpSender {
         ece: bool,
         echo: Option<CongestionHeader>,
     ) {
+        if self.sack1.is_some() {
+            return self.sack1_on_ack(net, ack, sack, ts_echo, echo);
+        }
         let now = net.now;
         let una = self.sb.una();
         let ack = ack.min(self.sb.high());
@@ -393,6 +403,9 @@ impl TcpSender {
 
     /// Retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 eq. 4).
     pub fn on_rto(&mut self, net: &mut Net) {
+        if self.sack1.is_some() {
+            return self.sack1_on_rto(net);
+        }
         if self.sb.outstanding() == 0 {
             if self.st.cwnd < 1.0 {
                 // ns-2 `timeout` with no outstanding data after an ECN cut
@@ -519,6 +532,9 @@ impl TcpSender {
         if self.stats.completed_at.is_some() {
             return;
         }
+        if self.sack1.is_some() {
+            return self.sack1_send_much(net);
+        }
         let now = net.now;
         loop {
             let release = self.pacer.release_time(now, self.st.cwnd, self.rtt.srtt);
@@ -552,7 +568,7 @@ impl TcpSender {
         self.sb.pipe() < cwnd
     }
 
-    fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) {
+    pub(super) fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) {
         let now = net.now;
         let retx = seq < self.sb.high();
         if retx {
