@@ -1,7 +1,7 @@
 """Run the E-TCP and LTCP papers' TCP baseline rows in ns-2.35 and ccsim and
 record both (the reference files of ``etcp-ns2`` and ``ltcp-ns2``).
 
-    python -m validation.ns2_baselines [etcp|ltcp ...] [--seeds N] [--only TEXT] [--print]
+    python -m validation.ns2_baselines [etcp|ltcp ...] [--seeds N] [--only TEXT] [--ccsim-only]
 
 Needs ``ns`` (``apt-get install ns2``; ``python -m validation.run --peer
 ns2`` installs it). The rows and ccsim's scenarios come from the
@@ -199,32 +199,45 @@ def mean(xs: List[Dict[str, float]]) -> Dict[str, float]:
     return {k: sum(x[k] for x in xs) / len(xs) for k in ns2ref.METRICS}
 
 
-def record(name: str, seeds: List[int], only: Optional[str], ns: str, show: bool = True) -> Dict[str, Any]:
-    """Run the experiment's rows in both simulators; write and return the record."""
+def record(name: str, seeds: List[int], only: Optional[str], ns: Optional[str], show: bool = True) -> Dict[str, Any]:
+    """Run the experiment's rows in both simulators; write and return the
+    record. ``ns`` None: re-run ccsim's side only, keeping each row's
+    recorded ns-2 numbers and seeds (after a change on ccsim's side)."""
     mod = EXPERIMENTS[name]
     rows = [r for r in mod.ROWS if only is None or only in r.id]
     ref_path = Path(mod.REFERENCE)
-    old = json.loads(ref_path.read_text()) if ref_path.exists() and only else {"rows": []}
+    keep = ref_path.exists() and (only is not None or ns is None)
+    old = json.loads(ref_path.read_text()) if keep else {"rows": []}
     recs = {r["row"]["id"]: r for r in old.get("rows", [])}
+    if ns is None:
+        missing = [r.id for r in rows if r.id not in recs]
+        if missing:
+            raise SystemExit(f"error: --ccsim-only: no ns-2 record for {', '.join(missing)}; run with ns-2 first")
+        seeds = old.get("seeds", seeds)
     for row in rows:
         per = {"ns2": [], "ccsim": []}
         walls = {"ns2": 0.0, "ccsim": 0.0}
         for s in seeds:
             sc = mod.scenario(row, s)
-            m, w = run_ns2(sc, row.rate_bps, ns)
-            per["ns2"].append(m)
-            walls["ns2"] += w
+            if ns is not None:
+                m, w = run_ns2(sc, row.rate_bps, ns)
+                per["ns2"].append(m)
+                walls["ns2"] += w
             m, w = run_ccsim(sc, row.rate_bps)
             per["ccsim"].append(m)
             walls["ccsim"] += w
-        rec = {"row": json.loads(json.dumps(asdict(row))), "ns2": mean(per["ns2"]), "ccsim": mean(per["ccsim"]),
-               "ns2_wall_s": walls["ns2"] / len(seeds), "ccsim_wall_s": walls["ccsim"] / len(seeds)}
+        prev = recs.get(row.id, {})
+        ns2_side = mean(per["ns2"]) if ns is not None else prev["ns2"]
+        ns2_wall = walls["ns2"] / len(seeds) if ns is not None else prev["ns2_wall_s"]
+        rec = {"row": json.loads(json.dumps(asdict(row))), "ns2": ns2_side, "ccsim": mean(per["ccsim"]),
+               "ns2_wall_s": ns2_wall, "ccsim_wall_s": walls["ccsim"] / len(seeds)}
         recs[row.id] = rec
         if show:
             print_row(rec)
     order = [r.id for r in mod.ROWS]
-    out = {"source": "ns-2", "ns2_version": "2.35", "ccsim_version": ccsim.__version__,
-           "date": _dt.date.today().isoformat(), "seeds": seeds,
+    dates = {"date": _dt.date.today().isoformat()} if ns is not None else {
+        "date": old.get("date"), "ccsim_date": _dt.date.today().isoformat()}
+    out = {"source": "ns-2", "ns2_version": "2.35", "ccsim_version": ccsim.__version__, **dates, "seeds": seeds,
            "rows": sorted(recs.values(), key=lambda r: order.index(r["row"]["id"]) if r["row"]["id"] in order else 1e9)}
     ref_path.write_text(json.dumps(out, indent=1) + "\n")
     return out
@@ -246,9 +259,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help=f"which rows (default all: {', '.join(EXPERIMENTS)})")
     ap.add_argument("--seeds", type=int, default=1, help="seeds 1..N per row (default 1)")
     ap.add_argument("--only", metavar="TEXT", help="only rows whose id contains TEXT (others stay recorded)")
+    ap.add_argument("--ccsim-only", action="store_true",
+                    help="re-run ccsim's side only, keeping the recorded ns-2 numbers and seeds (no ns needed)")
     a = ap.parse_args(argv)
-    ns = shutil.which("ns")
-    if ns is None:
+    ns = None if a.ccsim_only else shutil.which("ns")
+    if ns is None and not a.ccsim_only:
         print("error: ns-2.35 not found (apt-get install ns2, or python -m validation.run --peer ns2)",
               file=sys.stderr)
         return 2

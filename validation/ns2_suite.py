@@ -123,7 +123,14 @@ def run(quick: bool, out: Path, only: Optional[List[str]] = None) -> Dict[str, A
     for p in parts:
         print(f"[ns2] {p} ...", flush=True)
         res["parts"][p] = _baselines(quick) if p == "baselines" else _command(p, out)
-    (out / "ns2.json").write_text(json.dumps(res, indent=1) + "\n")
+    prev_path = out / "ns2.json"
+    if only and not quick and prev_path.exists():
+        # A partial run replaces its own parts and keeps the others' last
+        # results, so the file (and the generated docs) stay whole.
+        prev = json.loads(prev_path.read_text())
+        res["parts"] = {**prev.get("parts", {}), **res["parts"]}
+        res["merged"] = True
+    prev_path.write_text(json.dumps(res, indent=1) + "\n")
     return res
 
 
@@ -137,7 +144,10 @@ def markdown(results: Dict[str, Any]) -> str:
     """The generated section: the baseline rows side by side (a † marks a
     difference above 5%), then each other part's command and status."""
     lines = [f"Last run: {results['date']}, ns-2 {results['peer_version']}, ccsim {results['ccsim_version']}"
-             + (" (quick)" if results.get("quick") else "") + ".", ""]
+             + (" (quick)" if results.get("quick") else "")
+             + (f"; ccsim's baseline column re-run {results['baselines_ccsim_rerun']} "
+                "(`validation.ns2_baselines --ccsim-only`)" if results.get("baselines_ccsim_rerun") else "")
+             + ".", ""]
     base = results["parts"].get("baselines")
     if base:
         lines += ["| experiment | row | " + " | ".join(f"{k} ns-2 / ccsim" for k in ns2ref.METRICS)

@@ -90,7 +90,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         ap.error(str(e))
     md = mod.markdown(res)
     print(md)
-    if not a.quick and not a.no_docs and a.only is None:
+    if not a.quick and not a.no_docs and (a.only is None or res.get("merged")):
         update_doc(a.peer, md)
         print(f"[{a.peer}] wrote {out} and the generated block of {DOC.relative_to(ROOT)}")
     else:

@@ -14,8 +14,10 @@ ccsim's side runs in ns-2 mode (:func:`ns2_mode`): ns-2's RTT estimator and
 initial RTO (``rtt_estimator = "ns2"``), ns-2's repeated-timeout halving,
 HighSpeed's first decrease as ns-2 halves it, one ACK per segment
 (``Agent/TCPSink``), ``windowInit_ 2`` and Limited Transmit
-(``singledup_ 1``). Recovery differs where ns-2 has no RFC 6675: ccsim's
-``recovery = "sack"`` against ns-2's ``TCP/Sack1`` (docs/validation.md).
+(``singledup_ 1``), and ns-2's own SACK recovery: a flow the paper ran as
+``TCP/Sack1`` (ccsim's ``recovery = "sack"`` in the reproductions) runs
+with ``recovery = "sack1"``, ccsim's model of that agent, validated
+segment for segment against ns-2 (docs/validation.md, "TCP/Sack1").
 
 The flows of a row start at times drawn from the row's seed
 (:func:`starts`), written into both simulators' scenarios.
@@ -69,9 +71,12 @@ class Row:
 
 
 def ns2_mode(flow: Dict[str, Any]) -> Dict[str, Any]:
-    """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); HighSpeed also
+    """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); SACK recovery
+    as ns-2's ``TCP/Sack1`` (``recovery = "sack1"``); HighSpeed also
     halves on its first decrease as ns-2's ``slowdown`` does."""
     f = dict(flow, **NS2_TCP)
+    if f.get("recovery") == "sack":
+        f["recovery"] = "sack1"
     if f.get("cc") == "hstcp":
         f["cc_params"] = dict(f.get("cc_params") or {}, ns2_first_decrease=True)
     return f

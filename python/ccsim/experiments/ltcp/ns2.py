@@ -6,8 +6,8 @@ scenarios (checks of source ``ns-2``; the machinery is
 The paper's TCP is ns-2's ``TCP/Sack1`` (§V-A): here ``Agent/TCP/Sack1``
 with ``Agent/TCPSink/Sack1`` on the Fig 4 dumbbell (1 ms bottleneck,
 2.4 Gb/s access links, RTT 70 ms, 1040-byte packets). ccsim's side is
-``recovery = "sack"`` (RFC 6675), not a model of Sack1's own recovery, in
-ns-2 mode otherwise (:func:`.._kit.ns2ref.ns2_mode`).
+``recovery = "sack1"`` (ccsim's model of that agent) in ns-2 mode
+(:func:`.._kit.ns2ref.ns2_mode`).
 ``validation/ns2_baselines.py ltcp`` records both sides in
 ``ns2_reference.json`` beside this module.
 
