@@ -190,8 +190,14 @@ pub struct Gwa {
     seen: u32,
     /// Distinct flows seen before the first interval ended.
     seen_ever: u32,
-    /// Per flow id: 1 + the interval in which it was last seen (0: never).
+    /// Per flow id from `first_flow` on: 1 + the interval in which it was
+    /// last seen (0: never). Indexed from the lowest flow id seen, not from
+    /// 0, so a link that only ever carries a few flows (a host's own
+    /// access link) holds a few entries: indexed from 0, a million flows'
+    /// access links held a million entries each between them, quadratic
+    /// memory that the fuzz ran out of.
     last_seen: Vec<u64>,
+    first_flow: u32,
     armed: bool,
     /// Stamps that lowered B_n (for tests and traces).
     pub lowered: u64,
@@ -210,6 +216,7 @@ impl Gwa {
             seen: 0,
             seen_ever: 0,
             last_seen: Vec::new(),
+            first_flow: 0,
             armed: false,
             lowered: 0,
         }
@@ -225,7 +232,14 @@ impl Gwa {
     }
 
     fn count(&mut self, flow: u32) {
-        let f = flow as usize;
+        if self.last_seen.is_empty() {
+            self.first_flow = flow;
+        } else if flow < self.first_flow {
+            let k = (self.first_flow - flow) as usize;
+            self.last_seen.splice(0..0, std::iter::repeat_n(0, k));
+            self.first_flow = flow;
+        }
+        let f = (flow - self.first_flow) as usize;
         if f >= self.last_seen.len() {
             self.last_seen.resize(f + 1, 0);
         }
@@ -302,6 +316,33 @@ mod tests {
 
     fn data(flow: u32, b_n: u32) -> Packet {
         Packet { flow, size: 1040, ip_opt: b_n, ..Default::default() }
+    }
+
+    #[test]
+    fn flow_table_spans_only_the_flows_seen() {
+        // A link carrying only flow 999,999 keeps one entry, not a million.
+        let mut g = Gwa::new(Mode::Fcfs, 100_000.0, 0.9, 0.1, NfInit::Observed);
+        test_ctx(false, |ctx, _| {
+            g.on_enqueue(ctx, &mut data(999_999, 1_000_000));
+            g.on_enqueue(ctx, &mut data(999_999, 1_000_000));
+        });
+        assert_eq!(g.last_seen.len(), 1);
+        assert_eq!(g.n_f(), Some(1.0));
+        // Ids below the first seen, repeats, gaps: counted once each.
+        let mut g = Gwa::new(Mode::Fcfs, 100_000.0, 0.9, 0.1, NfInit::Observed);
+        test_ctx(false, |ctx, _| {
+            for f in [50, 40, 50, 7, 40, 60, 7] {
+                g.on_enqueue(ctx, &mut data(f, 1_000_000));
+            }
+            assert_eq!(g.n_f(), Some(4.0));
+            g.on_timer(ctx);
+            for f in [60, 7, 60] {
+                g.on_enqueue(ctx, &mut data(f, 1_000_000));
+            }
+            g.on_timer(ctx);
+            assert!((g.n_f().unwrap() - (0.9 * 4.0 + 0.1 * 2.0)).abs() < 1e-12);
+        });
+        assert_eq!(g.last_seen.len(), 54, "ids 7..=60");
     }
 
     #[test]
