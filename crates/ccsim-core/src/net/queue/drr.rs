@@ -102,6 +102,11 @@ pub struct Drr {
     buckets: Option<u32>,
     /// Queues by index (flow id, or hash bucket).
     queues: Vec<FlowQueue>,
+    /// Queue index of `queues[0]` (a flow id, or a bucket): the table spans
+    /// only the indices seen, so a host's own access link holds one queue,
+    /// not one per flow id below its flow's (memory was quadratic in the
+    /// flows, as the GWA stage's table was).
+    base: usize,
     /// Backlogged queues in service order; the front is being visited.
     active: VecDeque<u32>,
     pkts: usize,
@@ -123,6 +128,7 @@ impl Drr {
             quantum: quantum_bytes.max(1),
             buckets,
             queues: Vec::new(),
+            base: 0,
             active: VecDeque::new(),
             pkts: 0,
             bytes: 0,
@@ -203,7 +209,27 @@ impl Drr {
 
     /// Bytes waiting in queue `i` (a flow's, or its bucket's).
     fn queue_bytes(&self, i: usize) -> u64 {
-        self.queues.get(i).map_or(0, |q| q.bytes)
+        i.checked_sub(self.base).and_then(|j| self.queues.get(j)).map_or(0, |q| q.bytes)
+    }
+
+    /// Position in `queues` of queue index `i`, growing the table (at
+    /// either end) to hold it.
+    fn slot(&mut self, i: usize) -> usize {
+        if self.queues.is_empty() {
+            self.base = i;
+        } else if i < self.base {
+            let k = self.base - i;
+            self.queues.splice(0..0, std::iter::repeat_with(FlowQueue::default).take(k));
+            for a in self.active.iter_mut() {
+                *a += k as u32;
+            }
+            self.base = i;
+        }
+        let j = i - self.base;
+        if j >= self.queues.len() {
+            self.queues.resize_with(j + 1, Default::default);
+        }
+        j
     }
 }
 
@@ -211,9 +237,7 @@ impl QueueDiscipline for Drr {
     fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool {
         let p = pkts.get(id);
         let (i, size) = (self.index(p.flow), p.size);
-        if i >= self.queues.len() {
-            self.queues.resize_with(i + 1, Default::default);
-        }
+        let i = self.slot(i);
         let q = &mut self.queues[i];
         if q.fifo.is_empty() {
             q.deficit = 0;
@@ -396,6 +420,29 @@ mod tests {
                 for &id in &ids {
                     assert!(q.enqueue(ctx, id, pool));
                 }
+                let got: Vec<usize> = std::iter::from_fn(|| q.dequeue(ctx, pool))
+                    .map(|id| ids.iter().position(|&x| x == id).unwrap())
+                    .collect();
+                assert_eq!(got, naive_order(&sizes, quantum), "quantum {quantum}");
+            });
+        }
+    }
+
+    #[test]
+    fn flow_ids_arriving_in_descending_order_keep_the_order() {
+        // The table grows downwards (103, then 102 ...) while earlier
+        // queues are backlogged: their places in `active` must follow.
+        let sizes: Vec<(u32, u32)> =
+            (0..60).map(|k| (103 - k % 4, [40, 1500, 576, 1040][(k as usize * 7 + k as usize / 4) % 4])).collect();
+        for quantum in [7u64, 1000, 3000] {
+            test_ctx(false, |ctx, pool| {
+                let mut q = Drr::new(Limit::Packets(1000), quantum, None);
+                let ids: Vec<PktId> = sizes.iter().map(|&(f, s)| pkt(pool, f, s)).collect();
+                for &id in &ids {
+                    assert!(q.enqueue(ctx, id, pool));
+                }
+                assert_eq!(q.queues.len(), 4, "flows 100..=103 only");
+                assert_eq!(q.flow_len_bytes(99), Some(0));
                 let got: Vec<usize> = std::iter::from_fn(|| q.dequeue(ctx, pool))
                     .map(|id| ids.iter().position(|&x| x == id).unwrap())
                     .collect();
