@@ -944,6 +944,15 @@ const REGRESSIONS: &[(&str, &str)] = &[
          transport = \"udp\"\nrate_bps = 2.5e7\non_s = 3.328e-4\noff_s = 1e-300\n",
         "",
     ),
+    // Within the rules, periods can still round to 0 ps (a 1-byte datagram
+    // at 1 Pb/s): the source now starts its next on-period at least 1 ps
+    // later, so the run ends (one event per ps here).
+    (
+        "duration_s = 1e-6\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e9\n\
+         bottleneck_queue = { limit_pkts = 10 }\n[[flows]]\ntransport = \"udp\"\nmss_bytes = 1\n\
+         header_bytes = 0\nrate_bps = 1e15\non_s = 1e-14\noff_s = 1e-300\n",
+        "",
+    ),
 ];
 
 /// Found by the fuzz: serde_json's default float parser is not correctly

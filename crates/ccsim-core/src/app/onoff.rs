@@ -79,7 +79,10 @@ impl OnOff {
         let mut next = self.t_on.saturating_add(from_secs(self.slot as f64 * self.gap_s)).max(now + 1);
         if let Some((on, off)) = self.on_off {
             if next >= self.t_on.saturating_add(on) {
-                self.t_on = self.t_on.saturating_add(on).saturating_add(off);
+                // At least 1 ps on: periods that round to 0 ps (a tiny
+                // datagram at a rate near the 1 Pb/s bound) must still let
+                // time advance.
+                self.t_on = self.t_on.saturating_add(on).saturating_add(off).max(now + 1);
                 self.slot = 0;
                 next = self.t_on;
             }
