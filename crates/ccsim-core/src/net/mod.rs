@@ -13,6 +13,7 @@ pub mod ctx;
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod span;
 pub mod stage;
 pub mod tap;
 pub mod topology;

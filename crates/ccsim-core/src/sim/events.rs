@@ -75,6 +75,12 @@ pub struct Event {
 const SEQ_BITS: u32 = 48;
 const SEQ_LIMIT: u64 = 1 << SEQ_BITS;
 
+/// The sort key of an entry: time, then `seq_to` (so seq).
+#[inline(always)]
+fn key(time: Time, seq_to: u64) -> u128 {
+    ((time as u128) << 64) | seq_to as u128
+}
+
 /// One pending event as the heap stores it: 24 bytes, the sort key in the
 /// first two words. `seq_to` = seq << 16 | kind << 8 | slot: sequence
 /// numbers are unique, so comparing the whole word orders by seq and the
@@ -90,7 +96,7 @@ struct Entry {
 impl Entry {
     #[inline(always)]
     fn key(&self) -> u128 {
-        ((self.time as u128) << 64) | self.seq_to as u128
+        key(self.time, self.seq_to)
     }
 
     #[inline]
@@ -160,7 +166,7 @@ impl EventQueue {
         self.next_seq += 1;
         let seq_to = seq << 16 | (to.kind as u64) << 8 | to.slot as u64;
         let idx_gen = (to.idx as u64) << 32 | gen as u64;
-        let k = ((time as u128) << 64) | seq_to as u128;
+        let k = key(time, seq_to);
         if self.heap.first().is_none_or(|h| k < h.key()) {
             // Insertion from the earliest end: walk down from the next
             // event, moving each earlier entry up one place, and stop at

@@ -49,6 +49,7 @@ use super::droptail::Limit;
 use super::{QueueDiscipline, QueueKind};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{PacketPool, PktId};
+use crate::net::span::SpanVec;
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
 use crate::transport::cc::ParamDoc;
@@ -101,12 +102,9 @@ pub struct Drr {
     quantum: u64,
     buckets: Option<u32>,
     /// Queues by index (flow id, or hash bucket).
-    queues: Vec<FlowQueue>,
-    /// Queue index of `queues[0]` (a flow id, or a bucket): the table spans
-    /// only the indices seen, so a host's own access link holds one queue,
-    /// not one per flow id below its flow's (memory was quadratic in the
-    /// flows, as the GWA stage's table was).
-    base: usize,
+    /// Per queue index (a flow id, or a bucket), over the indices seen
+    /// only ([`SpanVec`]: a host's own access link holds one queue).
+    queues: SpanVec<FlowQueue>,
     /// Backlogged queues in service order; the front is being visited.
     active: VecDeque<u32>,
     pkts: usize,
@@ -127,8 +125,7 @@ impl Drr {
             limit,
             quantum: quantum_bytes.max(1),
             buckets,
-            queues: Vec::new(),
-            base: 0,
+            queues: SpanVec::default(),
             active: VecDeque::new(),
             pkts: 0,
             bytes: 0,
@@ -209,27 +206,7 @@ impl Drr {
 
     /// Bytes waiting in queue `i` (a flow's, or its bucket's).
     fn queue_bytes(&self, i: usize) -> u64 {
-        i.checked_sub(self.base).and_then(|j| self.queues.get(j)).map_or(0, |q| q.bytes)
-    }
-
-    /// Position in `queues` of queue index `i`, growing the table (at
-    /// either end) to hold it.
-    fn slot(&mut self, i: usize) -> usize {
-        if self.queues.is_empty() {
-            self.base = i;
-        } else if i < self.base {
-            let k = self.base - i;
-            self.queues.splice(0..0, std::iter::repeat_with(FlowQueue::default).take(k));
-            for a in self.active.iter_mut() {
-                *a += k as u32;
-            }
-            self.base = i;
-        }
-        let j = i - self.base;
-        if j >= self.queues.len() {
-            self.queues.resize_with(j + 1, Default::default);
-        }
-        j
+        self.queues.get(i).map_or(0, |q| q.bytes)
     }
 }
 
@@ -237,8 +214,7 @@ impl QueueDiscipline for Drr {
     fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool {
         let p = pkts.get(id);
         let (i, size) = (self.index(p.flow), p.size);
-        let i = self.slot(i);
-        let q = &mut self.queues[i];
+        let q = self.queues.entry(i);
         if q.fifo.is_empty() {
             q.deficit = 0;
             q.turn = false;

@@ -42,6 +42,7 @@
 use super::{Stage, StageKind, Verdict};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{Kind, Packet, IP_OPT_NONE};
+use crate::net::span::SpanVec;
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
 use crate::sim::time::from_secs;
@@ -190,14 +191,9 @@ pub struct Gwa {
     seen: u32,
     /// Distinct flows seen before the first interval ended.
     seen_ever: u32,
-    /// Per flow id from `first_flow` on: 1 + the interval in which it was
-    /// last seen (0: never). Indexed from the lowest flow id seen, not from
-    /// 0, so a link that only ever carries a few flows (a host's own
-    /// access link) holds a few entries: indexed from 0, a million flows'
-    /// access links held a million entries each between them, quadratic
-    /// memory that the fuzz ran out of.
-    last_seen: Vec<u64>,
-    first_flow: u32,
+    /// Per flow id: 1 + the interval in which it was last seen (0: never),
+    /// over the flow ids this link has seen only ([`SpanVec`]).
+    last_seen: SpanVec<u64>,
     armed: bool,
     /// Stamps that lowered B_n (for tests and traces).
     pub lowered: u64,
@@ -215,8 +211,7 @@ impl Gwa {
             intervals: 0,
             seen: 0,
             seen_ever: 0,
-            last_seen: Vec::new(),
-            first_flow: 0,
+            last_seen: SpanVec::default(),
             armed: false,
             lowered: 0,
         }
@@ -232,23 +227,13 @@ impl Gwa {
     }
 
     fn count(&mut self, flow: u32) {
-        if self.last_seen.is_empty() {
-            self.first_flow = flow;
-        } else if flow < self.first_flow {
-            let k = (self.first_flow - flow) as usize;
-            self.last_seen.splice(0..0, std::iter::repeat_n(0, k));
-            self.first_flow = flow;
-        }
-        let f = (flow - self.first_flow) as usize;
-        if f >= self.last_seen.len() {
-            self.last_seen.resize(f + 1, 0);
-        }
         let mark = self.intervals + 1;
-        if self.last_seen[f] != mark {
-            if self.intervals == 0 && self.last_seen[f] == 0 {
+        let last = self.last_seen.entry(flow as usize);
+        if *last != mark {
+            if self.intervals == 0 && *last == 0 {
                 self.seen_ever += 1;
             }
-            self.last_seen[f] = mark;
+            *last = mark;
             self.seen += 1;
         }
     }
