@@ -8,8 +8,9 @@
 //! acknowledged, "divided into segments according to the number of times
 //! the data in each segment have been retransmitted". We keep it as one
 //! queue in transmission order, where data enter again each time they are
-//! (re)transmitted, tagged with their retransmission count: the segment of
-//! count k is where the k-th retransmissions entered. An ACK whose TSN was
+//! (re)transmitted: the segment of count k is where the k-th
+//! retransmissions entered. Per datum we keep only whether it was
+//! retransmitted before (the count changes nothing the sender does). An ACK whose TSN was
 //! last transmitted as packet t shows that everything transmitted before t
 //! and still unacknowledged was lost, whether it was original data or a
 //! retransmission, so a lost retransmission is found again without waiting
@@ -26,20 +27,57 @@ use std::collections::{BTreeMap, VecDeque};
 /// Reordering allowance, in transmissions (Fig 2's "h_seq > s + 2").
 pub const REORDER_GUARD: u64 = 2;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Seg {
-    Acked,
-    /// In flight as transmission `tx` (its `cc_seq`) sent at `at`,
-    /// retransmitted `k` times.
-    InFlight {
-        tx: u64,
-        at: Time,
-        k: u16,
-    },
-    /// Inferred lost, waiting for the rate timer; retransmitted `k` times.
-    Lost {
-        k: u16,
-    },
+/// `RetxQueue::order`'s entry for a transmission whose data need no tracking.
+const UNTRACKED: u64 = u64::MAX;
+
+/// One datum's state in 8 bytes (the queue holds a window of them, tens of
+/// thousands at 5 Gb/s and 100 ms, read again one round trip after they
+/// were written, so their size is what the ACK path pays in cache misses).
+///
+/// - in flight: the transmission number `tx` (bits 0..62), bit 62 set when
+///   the datum was retransmitted before (its latest copy's send time is then
+///   in `RetxQueue::again`);
+/// - lost (inferred, waiting for the rate timer): bit 63, and bit 62 as above;
+/// - acknowledged: all ones.
+///
+/// `tx` is a packet count, so it stays below 2^62 in any run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Seg(u64);
+
+impl Seg {
+    const ACKED: Seg = Seg(u64::MAX);
+    const LOST: u64 = 1 << 63;
+    const AGAIN: u64 = 1 << 62;
+    const TX: u64 = Self::AGAIN - 1;
+
+    fn in_flight(tx: u64, again: bool) -> Seg {
+        debug_assert!(tx <= Self::TX);
+        Seg(tx | (again as u64) << 62)
+    }
+    fn lost(again: bool) -> Seg {
+        Seg(Self::LOST | (again as u64) << 62)
+    }
+    /// The transmission number when in flight.
+    fn tx(self) -> Option<u64> {
+        (self.0 & Self::LOST == 0).then_some(self.0 & Self::TX)
+    }
+    fn is_lost(self) -> bool {
+        self.0 & Self::LOST != 0 && self != Self::ACKED
+    }
+    /// Retransmitted before (in flight or lost; never for `ACKED`).
+    fn again(self) -> bool {
+        self != Self::ACKED && self.0 & Self::AGAIN != 0
+    }
+}
+
+impl std::fmt::Debug for Seg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (*self == Self::ACKED, self.tx()) {
+            (true, _) => write!(f, "Acked"),
+            (_, Some(tx)) => write!(f, "InFlight(tx {tx}, again {})", self.again()),
+            _ => write!(f, "Lost(again {})", self.again()),
+        }
+    }
 }
 
 /// The sender's retransmission queue.
@@ -49,8 +87,18 @@ pub struct RetxQueue {
     una: u64,
     /// State of data `una + i`, up to the highest sent.
     segs: VecDeque<Seg>,
-    /// (transmission, data) in transmission order: the segmented queue.
-    order: VecDeque<(u64, u64)>,
+    /// Latest send time of each retransmitted datum still unacknowledged
+    /// (`Seg::again`), to tell an ACK of an earlier copy (see `on_ack`). A
+    /// first copy is the only copy, so first transmissions, nearly all of
+    /// them at a loss rate near p0, need no send time kept.
+    again: BTreeMap<u64, Time>,
+    /// The data of transmissions `order_tx0`, `order_tx0 + 1`, ... in
+    /// transmission order: the segmented queue (`UNTRACKED` for a
+    /// transmission of data acknowledged meanwhile). Transmission numbers
+    /// are consecutive, so only the data are stored.
+    order: VecDeque<u64>,
+    /// Transmission number of `order`'s front.
+    order_tx0: u64,
     /// Data inferred lost, in the order to retransmit them.
     lost: VecDeque<u64>,
     /// Lost retransmissions found from a later TSN (no timer involved).
@@ -75,28 +123,56 @@ impl RetxQueue {
         self.segs[(d - self.una) as usize] = s;
     }
 
+    /// Mark `d` acknowledged, forgetting its retransmission record.
+    fn set_acked(&mut self, d: u64, was: Seg) {
+        if was.again() {
+            self.again.remove(&d);
+        }
+        self.set(d, Seg::ACKED);
+    }
+
     /// Data `d` leaves now (`at`) as transmission `tx` (new data when
     /// `d == high()`); `true` when `d` had been retransmitted before.
     pub fn on_send(&mut self, d: u64, tx: u64, at: Time) -> bool {
         let mut again = false;
         if d == self.high() {
-            self.segs.push_back(Seg::InFlight { tx, at, k: 0 });
+            self.segs.push_back(Seg::in_flight(tx, false));
         } else {
-            let k = match self.seg(d) {
-                Some(Seg::Lost { k }) | Some(Seg::InFlight { k, .. }) => k,
-                _ => return false, // acknowledged meanwhile: nothing to track
-            };
-            again = k > 0;
-            self.set(d, Seg::InFlight { tx, at, k: k.saturating_add(1) });
+            match self.seg(d) {
+                Some(s) if s != Seg::ACKED => {
+                    again = s.again();
+                    self.again.insert(d, at);
+                    self.set(d, Seg::in_flight(tx, true));
+                }
+                _ => {
+                    // Acknowledged meanwhile: nothing to track.
+                    self.push_order(tx, UNTRACKED);
+                    return false;
+                }
+            }
         }
-        self.order.push_back((tx, d));
+        self.push_order(tx, d);
         again
+    }
+
+    /// Append transmission `tx` of data `d` to the order queue.
+    fn push_order(&mut self, tx: u64, d: u64) {
+        if self.order.is_empty() {
+            self.order_tx0 = tx;
+        }
+        let expected = self.order_tx0 + self.order.len() as u64;
+        debug_assert!(tx >= expected, "transmission numbers go up: {tx} < {expected}");
+        // A transmission the queue never saw (none in the sender) is a gap.
+        for _ in expected..tx {
+            self.order.push_back(UNTRACKED);
+        }
+        self.order.push_back(d);
     }
 
     /// The next data to retransmit, if any is waiting.
     pub fn next_lost(&mut self) -> Option<u64> {
         while let Some(d) = self.lost.pop_front() {
-            if matches!(self.seg(d), Some(Seg::Lost { .. })) {
+            if self.seg(d).is_some_and(Seg::is_lost) {
                 return Some(d);
             }
         }
@@ -105,29 +181,31 @@ impl RetxQueue {
 
     /// Whether a retransmission is waiting.
     pub fn has_lost(&self) -> bool {
-        self.lost.iter().any(|&d| matches!(self.seg(d), Some(Seg::Lost { .. })))
+        self.lost.iter().any(|&d| self.seg(d).is_some_and(Seg::is_lost))
     }
 
     /// Process an ACK's (CACK, TSN, LE) and the send time it echoes.
     /// Returns how many data were newly inferred lost.
     pub fn on_ack(&mut self, cack: u64, tsn: u64, le: u64, ts_echo: Time) -> u64 {
+        self.prefetch_ahead(tsn);
         // The transmission that triggered this ACK: TSN's latest, unless the
         // echoed send time shows an earlier copy of TSN arrived (after a
         // timer resend, say); that copy tells nothing about what was sent
-        // after it, so it infers nothing.
-        let t = match self.seg(tsn) {
-            Some(Seg::InFlight { tx, at, .. }) if at == ts_echo => Some(tx),
-            _ => None,
-        };
+        // after it, so it infers nothing. A first copy is the only one.
+        let t = self.seg(tsn).and_then(|s| {
+            let latest = !s.again() || self.again.get(&tsn) == Some(&ts_echo);
+            s.tx().filter(|_| latest)
+        });
         // LE..=TSN: walk down from TSN until data already known acknowledged
         // (earlier ACKs covered the rest of the block).
         let top = tsn.min(self.high().saturating_sub(1));
         let mut d = top;
         while d >= le.max(self.una) && d < self.high() {
-            if self.seg(d) == Some(Seg::Acked) && d != top {
+            let s = self.seg(d).expect("d in the window");
+            if s == Seg::ACKED && d != top {
                 break;
             }
-            self.set(d, Seg::Acked);
+            self.set_acked(d, s);
             if d == 0 {
                 break;
             }
@@ -135,31 +213,47 @@ impl RetxQueue {
         }
         let cack = cack.min(self.high());
         while self.una < cack {
-            self.segs.pop_front();
+            if self.segs.pop_front().is_some_and(Seg::again) {
+                self.again.remove(&self.una);
+            }
             self.una += 1;
         }
-        while self.segs.front() == Some(&Seg::Acked) {
+        while self.segs.front() == Some(&Seg::ACKED) {
             self.segs.pop_front();
             self.una += 1;
         }
         let mut inferred = 0;
         if let Some(t) = t {
-            while let Some(&(tx, d)) = self.order.front() {
+            while let Some(&d) = self.order.front() {
+                let tx = self.order_tx0;
                 if tx + REORDER_GUARD >= t {
                     break;
                 }
                 self.order.pop_front();
-                if let Some(Seg::InFlight { tx: cur, k, .. }) = self.seg(d) {
-                    if cur == tx {
-                        self.set(d, Seg::Lost { k });
-                        self.lost.push_back(d);
-                        inferred += 1;
-                        self.lost_retx_inferred += (k > 0) as u64;
-                    }
+                self.order_tx0 += 1;
+                if let Some(s) = self.seg(d).filter(|s| s.tx() == Some(tx)) {
+                    self.set(d, Seg::lost(s.again()));
+                    self.lost.push_back(d);
+                    inferred += 1;
+                    self.lost_retx_inferred += s.again() as u64;
                 }
             }
         }
         inferred
+    }
+
+    /// Start loading the state the next ACKs will read: they acknowledge
+    /// data just above `tsn` and pop the order queue's front, both written
+    /// about one round trip ago and by now out of the nearer caches.
+    #[inline]
+    fn prefetch_ahead(&self, tsn: u64) {
+        const AHEAD: usize = 8;
+        if let Some(s) = tsn.checked_sub(self.una).and_then(|i| self.segs.get(i as usize + AHEAD)) {
+            crate::net::packet::prefetch_lines(s);
+        }
+        if let Some(o) = self.order.get(AHEAD) {
+            crate::net::packet::prefetch_lines(o);
+        }
     }
 
     /// The retransmission timer expired: queue the oldest unacknowledged
@@ -167,8 +261,8 @@ impl RetxQueue {
     pub fn on_timeout(&mut self) -> bool {
         let d = self.una;
         match self.seg(d) {
-            Some(Seg::InFlight { k, .. }) => {
-                self.set(d, Seg::Lost { k });
+            Some(s) if s.tx().is_some() => {
+                self.set(d, Seg::lost(s.again()));
                 self.lost.push_front(d);
                 true
             }
@@ -338,6 +432,52 @@ mod tests {
         // An ACK of new data (tx 12) still infers a real hole: 1..=4 and
         // 5..=8 (tx 1..=9) are unacknowledged and more than 2 older than 12.
         assert_eq!(q.on_ack(1, 11, 11, 12), 8);
+    }
+
+    #[test]
+    fn seg_states_are_distinct() {
+        let tx = Seg::TX;
+        let all = [
+            Seg::in_flight(0, false),
+            Seg::in_flight(tx, false),
+            Seg::in_flight(tx, true),
+            Seg::lost(false),
+            Seg::lost(true),
+            Seg::ACKED,
+        ];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(Seg::in_flight(tx, true).tx(), Some(tx));
+        assert!(Seg::in_flight(7, true).again() && !Seg::in_flight(7, false).again());
+        assert!(Seg::lost(true).is_lost() && Seg::lost(true).again() && Seg::lost(false).is_lost());
+        assert!(!Seg::ACKED.is_lost() && !Seg::ACKED.again() && Seg::ACKED.tx().is_none());
+    }
+
+    /// A transmission of data acknowledged meanwhile keeps its place in the
+    /// order queue, so later transmissions keep their numbers.
+    #[test]
+    fn an_untracked_transmission_keeps_the_order_aligned() {
+        let mut q = RetxQueue::default();
+        for d in 0..5 {
+            q.on_send(d, d, d);
+        }
+        assert_eq!(q.on_ack(0, 2, 2, 2), 0); // data 2 acknowledged
+        assert!(!q.on_send(2, 5, 5), "acknowledged meanwhile");
+        q.on_send(5, 6, 6);
+        q.on_send(6, 7, 7);
+        // TSN 6 is transmission 7: transmissions 0..=4 are beyond the guard,
+        // so data 0, 1, 3 and 4 are lost; 5 (untracked) and 6 are not judged.
+        assert_eq!(q.on_ack(0, 6, 6, 7), 4);
+        let lost: Vec<u64> = std::iter::from_fn(|| q.next_lost()).collect();
+        assert_eq!(lost, vec![0, 1, 3, 4]);
+        // Transmission 9 judges transmission 6 (data 5) lost, not 7 (data 6).
+        q.on_send(7, 8, 8);
+        q.on_send(8, 9, 9);
+        assert_eq!(q.on_ack(0, 8, 7, 9), 1);
+        assert_eq!(q.next_lost(), Some(5));
     }
 
     #[test]
