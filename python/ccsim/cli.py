@@ -374,8 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("bench", help="engine benchmarks B1..B5, B2-<cc> controller rows and the W1 web "
-                                      "workload, each in its own process")
+    p = sub.add_parser("bench", help="engine benchmarks (TCP B1..B5 and B2-<cc>, E-TCP E1/E5, web W1, "
+                                      "XCP X1, RED R1, GWA G1, memory soak S1), each in its own process")
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="benchmarks to run (default: all; case-insensitive): " + ", ".join(_bench_names()))
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
