@@ -94,6 +94,10 @@ def test_baseline_rows_map_to_tcl_as_ccsim_builds_them():
     for f in sc["flows"]:
         assert f'$ns at {f["start_s"]} "$ftp(' in tcl
         assert f["rtt_estimator"] == "ns2" and f["ns2_bugfix"] and f["cc_params"]["ns2_first_decrease"]
+        # ns-2's defaults, which the recorded runs kept: its SYN start-up
+        # and its Limited Slow-Start
+        assert f["syn"] == "ns2" and f["cc_params"]["lss"] == "ns2"
+    assert "syn_" not in tcl and "delay_growth_" not in tcl
     # ns-2's packetSize_ is the payload; its queue-limit counts the packet being sent
     assert "packetSize_ 1000" in tcl and "$ns queue-limit $r0 $r1 21" in tcl
     # LTCP at 2.4 Gb/s: the access queue gets the BDP buffer, as in ltcp-fig6
@@ -108,6 +112,24 @@ def test_unmapped_agents_are_refused():
     sc = etcp_ns2.scenario(row, 1)
     sc["flows"][0]["cc"] = "cubic"
     with pytest.raises(ValueError, match="no ns-2.35 agent"):
+        ns2_baselines.tcl(sc)
+    # HighSpeed maps only with ns-2's Limited Slow-Start
+    row = next(r for r in etcp_ns2.ROWS if r.protocol == "HSTCP")
+    sc = etcp_ns2.scenario(row, 1)
+    sc["flows"][0]["cc_params"]["lss"] = "rfc3742"
+    with pytest.raises(ValueError, match="lss"):
+        ns2_baselines.tcl(sc)
+
+
+def test_syn_maps_to_ns2s_start_up_switches():
+    sc = etcp_ns2.scenario(etcp_ns2.ROWS[0], 1)
+    sc["flows"][0]["syn"] = "none"
+    assert "$tcp(0) set syn_ false\n$tcp(0) set delay_growth_ false\n" in ns2_baselines.tcl(sc)
+    sc["flows"][0]["syn"] = "ns2_no_delay_growth"
+    tcl = ns2_baselines.tcl(sc)
+    assert "$tcp(0) set delay_growth_ false\n" in tcl and "syn_" not in tcl
+    sc["flows"][0]["syn"] = "yes"
+    with pytest.raises(ValueError, match="allowed: ns2, none, ns2_no_delay_growth"):
         ns2_baselines.tcl(sc)
 
 
@@ -165,6 +187,12 @@ def test_sack1_cases_map_the_same_flow_to_both_simulators():
     f = sc["flows"][0]
     assert (f["recovery"], f["header_bytes"], f["ns2_boot_time_s"], f["rtt_estimator"]) == ("sack1", 0, 0.004, "ns2")
     assert sc["topology"]["bottleneck_queue"]["drop_list"] == {"flow": 0, "segments": [100, 100]}
+    # the SYN cases keep ns-2's start-up and headers on both sides
+    case = next(c for c in sack1_traces.CASES if c.name == "hstcp-lss")
+    tcl = sack1_traces.tcl(case, [], "/tmp/x.tr")
+    assert "syn_" not in tcl and "useHeaders_" not in tcl and "max_ssthresh_ 100" in tcl
+    f = sack1_traces.scenario(case, 0.004)["flows"][0]
+    assert (f["syn"], f["header_bytes"], f["cc_params"]["lss"], f["cc_params"]["max_ssthresh"]) == ("ns2", 40, "ns2", 100)
     # the comparison stops at the first transmission that differs
     a = [(0.0, 0), (0.1, 1), (0.2, 2)]
     assert sack1_traces.compare(a, a)["match"]
@@ -173,7 +201,7 @@ def test_sack1_cases_map_the_same_flow_to_both_simulators():
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
-@pytest.mark.parametrize("name", ["three-in-window", "lost-retransmission", "slow-start-burst"])
+@pytest.mark.parametrize("name", ["three-in-window", "lost-retransmission", "slow-start-burst", "syn-lost"])
 def test_sack1_sends_the_same_segments_at_the_same_times_as_ns2(name):
     case = next(c for c in sack1_traces.CASES if c.name == name)
     r = sack1_traces.run_case(case, shutil.which("ns"), seed=1)

@@ -29,8 +29,12 @@ dict, so the two cannot drift apart:
   ``Agent/TCPSink``; ``"sack"`` is ``Agent/TCP/Sack1`` with
   ``Agent/TCPSink/Sack1`` (so is ``"sack1"``, ccsim's model of that
   agent); ``cc = "hstcp"`` adds ``windowOption_ 8`` with
-  ``max_ssthresh_`` and ``low_window_`` from ``cc_params``. ``window_`` is
-  ``rwnd_pkts``, ``windowInit_`` is ``init_cwnd_pkts``; everything else is
+  ``max_ssthresh_`` and ``low_window_`` from ``cc_params`` (and needs
+  ``lss = "ns2"``, ns-2's Limited Slow-Start). ``window_`` is
+  ``rwnd_pkts``, ``windowInit_`` is ``init_cwnd_pkts``; ``syn = "ns2"`` is
+  ns-2's default start-up (``syn_``, ``delay_growth_`` true: nothing
+  written), ``"none"`` writes ``syn_ false`` and ``delay_growth_ false``,
+  ``"ns2_no_delay_growth"`` ``delay_growth_ false``; everything else is
   ns-2's default (which ccsim's ns-2 mode follows: ``ns2ref.NS2_TCP``).
 * start times: each flow's ``start_s``; seed: ``$defaultRNG seed`` (it
   draws each agent's ``boot_time_`` tick phase, as ccsim's seed does).
@@ -117,11 +121,17 @@ def agent(f: Dict[str, Any]) -> tuple:
         raise ValueError(f"no ns-2.35 agent for cc={f.get('cc')!r} recovery={rec!r}")
     if f.get("delayed_ack"):
         raise ValueError("delayed ACKs are not mapped (the papers' sinks ACK every segment)")
-    extra = ""
+    syn = {"ns2": "", "none": "$tcp({i}) set syn_ false\n$tcp({i}) set delay_growth_ false\n",
+           "ns2_no_delay_growth": "$tcp({i}) set delay_growth_ false\n"}
+    if f.get("syn", "none") not in syn:
+        raise ValueError(f"syn = {f.get('syn')!r} is not mapped; allowed: {', '.join(syn)}")
+    extra = syn[f.get("syn", "none")]
     if f.get("cc") == "hstcp":
         p = f.get("cc_params") or {}
+        if p.get("lss") != "ns2":
+            raise ValueError("cc = \"hstcp\" needs cc_params.lss = \"ns2\" (ns-2's Limited Slow-Start)")
         low_window = round(math.sqrt(1.5 / p["low_p"])) if "low_p" in p else 38
-        extra = (f"$tcp({{i}}) set windowOption_ 8\n$tcp({{i}}) set low_window_ {low_window}\n"
+        extra += (f"$tcp({{i}}) set windowOption_ 8\n$tcp({{i}}) set low_window_ {low_window}\n"
                  f"$tcp({{i}}) set max_ssthresh_ {int(p.get('max_ssthresh', 0))}\n")
     return sinks[rec][0], sinks[rec][1], extra
 

@@ -71,7 +71,7 @@ MSS = 1000
 #: decrease halves (``slowdown``), and the response line starts at ns-2's
 #: ``low_p = 1.5 / low_window_^2`` (tcp.cc ``TcpAgent::reset``), not at
 #: ccsim's default 1e-3 (RFC 3649's rounded value).
-HSTCP_NS2 = {"ns2_first_decrease": True, "low_window": 38, "low_p": 1.5 / 38 ** 2}
+HSTCP_NS2 = {"ns2_first_decrease": True, "low_window": 38, "low_p": 1.5 / 38 ** 2, "lss": "ns2"}
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,13 @@ class Case:
     duration_s: float = 4.0
     buffer_pkts: int = 1000
     cc: str = "reno"
+    #: ns-2's default start-up (``syn_``, ``delay_growth_``; ccsim ``syn =
+    #: "ns2"``) with headers on both sides: the SYN is 40 bytes
+    #: (``tcpip_base_hdr_size_``) and every data segment gets
+    #: ``headersize()``, so no header quirk needs mapping.
+    syn: bool = False
+    #: HighSpeed's ``max_ssthresh_`` (ccsim ``cc_params.max_ssthresh``).
+    max_ssthresh: int = 0
 
 
 CASES = [
@@ -101,6 +108,14 @@ CASES = [
          tuple(range(300, 310)) + (305,), rwnd=100_000, duration_s=6.0),
     Case("hstcp", "HighSpeed (windowOption_ 8): a slow-start loss (halved) and two later HighSpeed decreases",
          (300, 2500, 2502, 5000), rwnd=100_000, duration_s=8.0, cc="hstcp"),
+    Case("syn", "ns-2's SYN start-up (syn_, delay_growth_): a 40-byte SYN alone, then the window of 2; one loss",
+         (100,), syn=True),
+    Case("syn-lost", "the SYN lost: resent at the initial RTO (3 s), then a window of one (bugfix_ss_)",
+         (0,), duration_s=6.0, syn=True),
+    Case("hstcp-lss", "HighSpeed with max_ssthresh_ 100 and a SYN: Limited Slow-Start from cwnd 100 (opencwnd), "
+         "a lost fast retransmission, Limited Slow-Start again after the timeout",
+         (600, 600, 4000), rwnd=100_000, duration_s=8.0, buffer_pkts=100_000, cc="hstcp", syn=True,
+         max_ssthresh=100),
 ]
 CASE_NAMES = [c.name for c in CASES]
 
@@ -113,11 +128,7 @@ TCL = r"""
 set ns [new Simulator]
 global defaultRNG
 $defaultRNG seed {seed}
-Agent/TCP set syn_ false
-Agent/TCP set delay_growth_ false
-Agent/TCP set useHeaders_ false
-Agent/TCPSink set packetSize_ 1
-set s [$ns node]
+{start}set s [$ns node]
 set r0 [$ns node]
 set r1 [$ns node]
 set d [$ns node]
@@ -157,9 +168,20 @@ def tcl(case: Case, arrivals: List[int], trace: str, seed: int = 1) -> str:
                 f"$em droplist {{{' '.join(str(a) for a in sorted(arrivals))}}}\n$ns lossmodel $em $r0 $r1\n")
     extra = ""
     if case.cc == "hstcp":
-        extra = "$tcp set windowOption_ 8\n"
+        extra = f"$tcp set windowOption_ 8\n$tcp set max_ssthresh_ {case.max_ssthresh}\n"
+    start = "" if case.syn else NO_SYN
     return TCL.format(seed=seed, edelay=repr(edge_delay()), rate=repr(RATE), bdelay=repr(BDELAY), limit=case.buffer_pkts + 1,
-                      loss=loss, mss=MSS, rwnd=case.rwnd, extra=extra, trace=trace, duration=case.duration_s)
+                      loss=loss, mss=MSS, rwnd=case.rwnd, extra=extra, trace=trace, duration=case.duration_s,
+                      start=start)
+
+
+#: Without a SYN: data from time 0 with the window of 2, and no headers
+#: (see the mapping).
+NO_SYN = """Agent/TCP set syn_ false
+Agent/TCP set delay_growth_ false
+Agent/TCP set useHeaders_ false
+Agent/TCPSink set packetSize_ 1
+"""
 
 
 def sends(path: Path) -> List[Tuple[float, int]]:
@@ -212,11 +234,12 @@ def scenario(case: Case, boot_time: float) -> Dict[str, Any]:
                      "bottleneck_queue": {"kind": "droptail", "limit_pkts": case.buffer_pkts,
                                           "drop_list": {"flow": 0, "segments": list(case.segments)}},
                      "edge_rate_bps": 100e9, "edge_queue": {"kind": "droptail", "limit_pkts": case.buffer_pkts}},
-        "flows": [{"cc": case.cc, "recovery": "sack1", "rtt_s": RTT, "mss_bytes": MSS, "header_bytes": 0,
+        "flows": [{"cc": case.cc, "recovery": "sack1", "rtt_s": RTT, "mss_bytes": MSS,
+                   "header_bytes": 40 if case.syn else 0, "syn": "ns2" if case.syn else "none",
                    "rwnd_pkts": case.rwnd, "init_cwnd_pkts": 2, "limited_transmit": True,
                    "rtt_estimator": "ns2", "ns2_bugfix": True, "halve_on_repeated_rto": True,
                    "ns2_boot_time_s": boot_time,
-                   **({"cc_params": HSTCP_NS2} if case.cc == "hstcp" else {})}],
+                   **({"cc_params": dict(HSTCP_NS2, max_ssthresh=case.max_ssthresh)} if case.cc == "hstcp" else {})}],
     }
 
 

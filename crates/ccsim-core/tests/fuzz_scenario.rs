@@ -433,6 +433,7 @@ fn tcp_fields(b: u8) -> BoxedStrategy<Table> {
             ("gwa", boolean(b)),
             ("ba", boolean(b)),
             ("bytes", int(b, 1..200_000)),
+            ("syn", choice(b, &["none", "ns2", "ns2_no_delay_growth"])),
         ],
         0.12,
     );

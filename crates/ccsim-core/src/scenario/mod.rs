@@ -302,6 +302,11 @@ pub struct FlowSpec {
     /// its round-trip propagation delay times the path's minimum v.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ba: Option<bool>,
+    /// TCP: start-up, `none` or ns-2's SYN (`ns2`: a header-only segment 0
+    /// alone, the initial window once it is ACKed; `ns2_no_delay_growth`:
+    /// the SYN leads the initial window), see `transport::tcp::Syn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syn: Option<crate::transport::tcp::Syn>,
     // -- common: when the application runs
     #[serde(default)]
     pub start_s: f64,

@@ -12,9 +12,12 @@ are in it).
 
 ccsim's side runs in ns-2 mode (:func:`ns2_mode`): ns-2's RTT estimator and
 initial RTO (``rtt_estimator = "ns2"``), ns-2's repeated-timeout halving,
-HighSpeed's first decrease as ns-2 halves it, one ACK per segment
+HighSpeed's first decrease as ns-2 halves it and its Limited Slow-Start as
+ns-2's ``opencwnd`` applies it (``lss = "ns2"``), one ACK per segment
 (``Agent/TCPSink``), ``windowInit_ 2`` and Limited Transmit
-(``singledup_ 1``), and ns-2's own SACK recovery: a flow the paper ran as
+(``singledup_ 1``), ns-2's start-up with a SYN (``syn = "ns2"``: ``syn_``
+and ``delay_growth_``, on by default in ns-2.35, which the recorded runs
+kept), and ns-2's own SACK recovery: a flow the paper ran as
 ``TCP/Sack1`` (ccsim's ``recovery = "sack"`` in the reproductions) runs
 with ``recovery = "sack1"``, ccsim's model of that agent, validated
 segment for segment against ns-2 (docs/validation.md, "TCP/Sack1").
@@ -42,7 +45,7 @@ from .runs import Analysis, Runs, Sweep
 #: Flow fields that put a ccsim TCP sender in ns-2.35's default behaviour
 #: (docs/scenario.md has each one).
 NS2_TCP: Dict[str, Any] = {"rtt_estimator": "ns2", "halve_on_repeated_rto": True, "ns2_bugfix": True,
-                           "delayed_ack": False, "init_cwnd_pkts": 2, "limited_transmit": True}
+                           "delayed_ack": False, "init_cwnd_pkts": 2, "limited_transmit": True, "syn": "ns2"}
 #: The metrics compared; each checked within :data:`TOL` of ns-2's.
 METRICS = ("utilisation", "loss_rate", "retransmits", "timeouts", "jain")
 #: Relative tolerance: the threshold above which issue 11 asks for the
@@ -73,12 +76,13 @@ class Row:
 def ns2_mode(flow: Dict[str, Any]) -> Dict[str, Any]:
     """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); SACK recovery
     as ns-2's ``TCP/Sack1`` (``recovery = "sack1"``); HighSpeed also
-    halves on its first decrease as ns-2's ``slowdown`` does."""
+    halves on its first decrease as ns-2's ``slowdown`` does and runs
+    Limited Slow-Start as ns-2's ``opencwnd`` does (``lss = "ns2"``)."""
     f = dict(flow, **NS2_TCP)
     if f.get("recovery") == "sack":
         f["recovery"] = "sack1"
     if f.get("cc") == "hstcp":
-        f["cc_params"] = dict(f.get("cc_params") or {}, ns2_first_decrease=True)
+        f["cc_params"] = dict(f.get("cc_params") or {}, ns2_first_decrease=True, lss="ns2")
     return f
 
 

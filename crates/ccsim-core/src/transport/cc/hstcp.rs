@@ -44,7 +44,26 @@
 //! `max_ssthresh/2` segments per RTT, so one RTT of doubling at a huge window
 //! cannot cause thousands of drops. Off by default (the RFC's "infinite");
 //! the E-TCP paper's HSTCP and STCP runs use 100.
-use super::{abc_param, max_ssthresh_param, slow_start_units, CcState, CongestionControl, ControllerDoc, ParamDoc};
+//!
+//! `lss = "ns2"` applies it as ns-2.35 does (tcp.cc `opencwnd`, `case 8`,
+//! and `limited_slow_start`; the papers' simulator), which differs from the
+//! RFC in three ways:
+//! - slow start is `cwnd < ssthresh` with +1 per ACK, and the first
+//!   ssthresh is `min(window_, max_ssthresh_)` (`TcpAgent::reset`), so at
+//!   cwnd = max_ssthresh the increase is already Limited Slow-Start's 1/K
+//!   (RFC 3742 adds 1 while `cwnd <= max_ssthresh`): K = 2 there;
+//! - Limited Slow-Start is the congestion-avoidance branch: the increase
+//!   is `max(a(w)/w, 1/K)` with `K = int(cwnd/(max_ssthresh/2))` (none
+//!   while K = 0), whatever ssthresh is;
+//! - it applies while `last_cwnd_action_` is 0 or `CWND_ACTION_TIMEOUT`:
+//!   before the first fast retransmission (or ECN reduction) and again
+//!   from each timeout until the next one. After a timeout that set
+//!   ssthresh below max_ssthresh/2 the window grows linearly to
+//!   max_ssthresh/2, then by one segment per ACK to max_ssthresh.
+use super::{
+    abc_param, ack_units, max_ssthresh_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc,
+    ParamDoc,
+};
 use crate::scenario::{params::Params, ConfigError};
 
 /// HighSpeed TCP's parameters (`cc_params`); `Default` is the one place the
@@ -71,6 +90,9 @@ pub struct HstcpConfig {
     pub table: bool,
     /// ns-2's halving on the first decrease and on decreases in slow start.
     pub ns2_first_decrease: bool,
+    /// Limited Slow-Start as ns-2's `opencwnd` applies it (`lss = "ns2"`,
+    /// see the module doc) instead of RFC 3742's rule.
+    pub ns2_lss: bool,
 }
 
 /// RFC 3649 Appendix B: the upper window w_i of row i (a = i + 1) and b(w)
@@ -168,6 +190,7 @@ impl Default for HstcpConfig {
             abc: false,
             table: false,
             ns2_first_decrease: false,
+            ns2_lss: false,
         }
     }
 }
@@ -176,6 +199,9 @@ pub struct HighSpeed {
     cfg: HstcpConfig,
     /// A decrease has happened (ns-2 `first_decrease_ == 0`).
     decreased: bool,
+    /// `lss = "ns2"`: ns-2's `last_cwnd_action_` is 0 or
+    /// `CWND_ACTION_TIMEOUT`, so `opencwnd` applies Limited Slow-Start.
+    lss_armed: bool,
     ln_low_w: f64,
     ln_span_w: f64,
     ln_low_p: f64,
@@ -190,6 +216,7 @@ impl HighSpeed {
             ln_low_p: cfg.low_p.ln(),
             ln_span_p: cfg.high_p.ln() - cfg.low_p.ln(),
             decreased: false,
+            lss_armed: true,
             cfg,
         }
     }
@@ -229,6 +256,13 @@ impl HighSpeed {
                     default: d.ns2_first_decrease.into(),
                     doc: "halve on the first decrease and in slow start (ns-2 slowdown)",
                 },
+                ParamDoc {
+                    name: "lss",
+                    default: "rfc3742".into(),
+                    doc: "rfc3742 (+1 per ACK while cwnd <= max_ssthresh, then 1/K) | ns2 (tcp.cc opencwnd: \
+                          first ssthresh max_ssthresh, then max(a(w)/w, 1/K) until a fast retransmit, again \
+                          after a timeout)",
+                },
             ],
         }
     }
@@ -246,7 +280,14 @@ impl HighSpeed {
         let abc = p.bool("abc", d.abc)?;
         let table = p.choice("a_b", "formula", &["formula", "table"])? == "table";
         let ns2_first_decrease = p.bool("ns2_first_decrease", d.ns2_first_decrease)?;
+        let ns2_lss = p.choice("lss", "rfc3742", &["rfc3742", "ns2"])? == "ns2";
         p.finish()?;
+        if ns2_lss && abc {
+            return Err(ConfigError::new(
+                format!("{base}.lss"),
+                "\"ns2\" is not allowed with abc = true (ns-2's opencwnd counts ACKs); use \"rfc3742\" or abc = false",
+            ));
+        }
         if high_window <= low_window {
             return Err(ConfigError::new(
                 format!("{base}.high_window"),
@@ -269,7 +310,33 @@ impl HighSpeed {
             abc,
             table,
             ns2_first_decrease,
+            ns2_lss,
         }))
+    }
+
+    /// `lss = "ns2"`: ns-2.35's `TcpAgent::opencwnd` with `windowOption_ 8`
+    /// once per ACK: +1 below ssthresh, else HighSpeed's `increase_param()`
+    /// (a(w)/w) raised to `limited_slow_start`'s 1/K while armed. Until the
+    /// first decrease ssthresh is at most max_ssthresh, as `TcpAgent::reset`
+    /// sets `ssthresh_ = min(window_, max_ssthresh_)`.
+    fn ns2_opencwnd(&mut self, s: &mut CcState, acked: u64) {
+        let m = self.cfg.max_ssthresh;
+        let ssthresh = if self.decreased || m <= 0.0 { s.ssthresh } else { s.ssthresh.min(m) };
+        for _ in 0..ack_units(false, s, acked) {
+            if s.cwnd < ssthresh {
+                s.cwnd += 1.0;
+                continue;
+            }
+            let mut inc = self.a(s.cwnd) / s.cwnd.max(1.0);
+            if self.lss_armed && m > 0.0 {
+                // int(cwnd / (double(max_ssthresh)/2.0)); no bound while 0
+                let round = (s.cwnd / (m / 2.0)).floor();
+                if round > 0.0 {
+                    inc = inc.max(1.0 / round);
+                }
+            }
+            s.cwnd += inc;
+        }
     }
 
     /// The window the response function is evaluated at (held at High_Window).
@@ -315,9 +382,22 @@ impl CongestionControl for HighSpeed {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        if self.cfg.ns2_lss {
+            return self.ns2_opencwnd(s, acked);
+        }
         let n = slow_start_units(self.cfg.abc, s, acked, self.cfg.max_ssthresh);
         if n > 0 {
             s.cwnd += n as f64 * self.a(s.cwnd) / s.cwnd.max(1.0);
+        }
+    }
+
+    /// `lss = "ns2"`: ns-2's `last_cwnd_action_` (`CWND_ACTION_DUPACK` at a
+    /// fast retransmission, `CWND_ACTION_ECN`, `CWND_ACTION_TIMEOUT`).
+    fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
+        match ev {
+            CcEvent::RecoveryStart | CcEvent::EcnEcho => self.lss_armed = false,
+            CcEvent::Timeout => self.lss_armed = true,
+            CcEvent::RecoveryEnd => {}
         }
     }
 
@@ -431,6 +511,62 @@ mod tests {
         assert_eq!(s.cwnd, 2000.0);
     }
 
+    /// `lss = "ns2"`, ns-2.35's `opencwnd` (`windowOption_ 8`) and
+    /// `limited_slow_start` with `max_ssthresh_ 100`: +1 below the first
+    /// ssthresh min(window, 100), so at cwnd = 100 already +1/K with
+    /// K = int(100/50) = 2 (RFC 3742, the default, still adds 1 there);
+    /// the larger of HighSpeed's a(w)/w and 1/K until a fast
+    /// retransmission, again after a timeout (also between ssthresh and
+    /// max_ssthresh: +1 per ACK from max_ssthresh/2 on).
+    #[test]
+    fn ns2_limited_slow_start_follows_opencwnd() {
+        let cfg = HstcpConfig {
+            max_ssthresh: 100.0,
+            low_p: 1.5 / (38.0 * 38.0),
+            ns2_first_decrease: true,
+            ..Default::default()
+        };
+        let mut ns2 = HighSpeed::new(HstcpConfig { ns2_lss: true, ..cfg.clone() });
+        let mut rfc = HighSpeed::new(cfg);
+        let (mut a, mut b) = (st(99.0, 1e9), st(99.0, 1e9));
+        for want in [100.0, 100.5, 101.0] {
+            ns2.cong_avoid(&mut a, 1);
+            assert_eq!(a.cwnd, want);
+        }
+        for want in [100.0, 101.0, 101.5] {
+            rfc.cong_avoid(&mut b, 1);
+            assert_eq!(b.cwnd, want, "RFC 3742: +1 while cwnd <= max_ssthresh");
+        }
+        // K = int(cwnd/50): 1/3 at 150, and HighSpeed's a(w)/w where larger
+        let mut s = st(150.0, 1e9);
+        ns2.cong_avoid(&mut s, 1);
+        assert!((s.cwnd - (150.0 + 1.0 / 3.0)).abs() < 1e-12, "{}", s.cwnd);
+        let w = 40_000.0;
+        let mut s = st(w, 1e9);
+        ns2.cong_avoid(&mut s, 1);
+        assert!(ns2.a(w) / w > 1.0 / 800.0);
+        assert!((s.cwnd - w - ns2.a(w) / w).abs() < 1e-9, "a(w)/w = {} beats 1/800", ns2.a(w) / w);
+        // a fast retransmission disarms it: HighSpeed's increase alone
+        let mut s = st(200.0, 1e9);
+        s.ssthresh = ns2.ssthresh(&s);
+        ns2.on_event(&mut s, CcEvent::RecoveryStart);
+        assert_eq!(s.ssthresh, 100.0, "ns-2 halves the first decrease");
+        ns2.cong_avoid(&mut s, 1);
+        assert!((s.cwnd - 200.0 - ns2.a(200.0) / 200.0).abs() < 1e-12, "{}", s.cwnd);
+        // a timeout arms it again, whatever ssthresh is: linear below
+        // max_ssthresh/2 (K = 0), +1 per ACK up to max_ssthresh (K = 1)
+        ns2.on_event(&mut s, CcEvent::Timeout);
+        for (w, inc) in [(30.0, 1.0 / 30.0), (60.0, 1.0), (100.0, 0.5)] {
+            let mut s = st(w, 20.0);
+            ns2.cong_avoid(&mut s, 1);
+            assert!((s.cwnd - w - inc).abs() < 1e-12, "cwnd {w}: +{}", s.cwnd - w);
+        }
+        // below ssthresh: +1, however large the window
+        let mut s = st(400.0, 500.0);
+        ns2.cong_avoid(&mut s, 1);
+        assert_eq!(s.cwnd, 401.0);
+    }
+
     #[test]
     fn table_mode_follows_rfc3649_appendix_b() {
         let h = HighSpeed::new(HstcpConfig { table: true, ..Default::default() });
@@ -486,5 +622,11 @@ mod tests {
         assert!(e.msg.contains("formula, table"), "{}", e.msg);
         let t = HighSpeed::from_params(&m(r#"{"a_b": "table", "ns2_first_decrease": true}"#), "f").unwrap();
         assert!(t.cfg.table && t.cfg.ns2_first_decrease);
+        let e = HighSpeed::from_params(&m(r#"{"lss": "ns-2"}"#), "flows[0]").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc_params.lss");
+        assert!(e.msg.contains("ns-2") && e.msg.contains("rfc3742, ns2"), "{}", e.msg);
+        let e = HighSpeed::from_params(&m(r#"{"lss": "ns2", "abc": true}"#), "flows[0]").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc_params.lss");
+        assert!(HighSpeed::from_params(&m(r#"{"lss": "ns2"}"#), "f").unwrap().cfg.ns2_lss);
     }
 }

@@ -37,6 +37,33 @@ pub enum Recovery {
     Sack1,
 }
 
+/// How a TCP flow starts (`syn`): ns-2.35's one-way agents model the
+/// connection set-up as a SYN that is segment 0 of the data stream
+/// (tcp.cc `TcpAgent::output`: with `syn_`, segment 0 goes out with no
+/// payload at `tcpip_base_hdr_size_` bytes and `curseq_` grows by one, so
+/// the data are segments 1, 2, ...). It is timed, ACKed by the sink and
+/// retransmitted by the timer like any segment.
+///
+/// - `None`: no SYN; the data start at segment 0 with `init_cwnd_pkts`
+///   (ns-2 with `syn_ false` and `delay_growth_ false`).
+/// - `Ns2`: ns-2's defaults (`syn_ true`, `delay_growth_ true`,
+///   ns-default.tcl since 2001): the window starts at one segment
+///   (`TcpAgent::set_initial_window`), so the SYN goes alone, and the ACK
+///   of segment 0 sets it to the initial window (`recv` of each agent,
+///   tcp.cc, tcp-newreno.cc, tcp-sack1.cc: `if (last_ack_ == 0 &&
+///   delay_growth_) cwnd_ = initial_window()`, after that ACK's
+///   `opencwnd`). If the timer fired before any ACK, the initial window is
+///   one segment (`TcpAgent::timeout`, `bugfix_ss_`: `wnd_init_ = 1`).
+/// - `Ns2NoDelayGrowth`: `syn_ true`, `delay_growth_ false`: the SYN leads
+///   the first window of `init_cwnd_pkts` segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Syn {
+    None,
+    Ns2,
+    Ns2NoDelayGrowth,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PacingKind {
@@ -109,6 +136,7 @@ pub mod defaults {
     pub const ECN: bool = false;
     pub const GWA: bool = false;
     pub const BA: bool = false;
+    pub const SYN: super::Syn = super::Syn::None;
 }
 
 /// TCP's own fields (besides the common ones) with what they mean.
@@ -146,6 +174,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
     ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
     ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
+    (
+        "syn",
+        "none | ns2 (a header-only SYN as segment 0, alone; the initial window once it is ACKed: ns-2 syn_, \
+         delay_growth_) | ns2_no_delay_growth (the SYN leads the initial window)",
+    ),
 ];
 
 /// How an ECN-capable sender reduces when an ACK carries ECE (once per
@@ -198,6 +231,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.ecn_response.get_or_insert(d::ECN_RESPONSE);
     f.gwa.get_or_insert(d::GWA);
     f.ba.get_or_insert(d::BA);
+    f.syn.get_or_insert(d::SYN);
 }
 
 /// (controller, recovery, pacing) names for results.
@@ -259,6 +293,8 @@ pub struct TcpConfig {
     /// Finite transfer size in payload bytes (`None`: infinite FTP); set
     /// by the application when it opens the transfer.
     pub total_bytes: Option<u64>,
+    /// Start-up with ns-2's SYN, see [`Syn`].
+    pub syn: Syn,
 }
 
 impl TcpConfig {
@@ -296,6 +332,7 @@ impl TcpConfig {
             gwa: f.gwa.unwrap_or_default(),
             ba: f.ba.unwrap_or_default(),
             total_bytes: f.bytes,
+            syn: f.syn.unwrap_or(defaults::SYN),
         };
         // The controller validates its own parameter table.
         build_cc(spec, path)?;
@@ -382,11 +419,18 @@ impl TcpConfig {
         Ok(TcpConfig { delack_timeout: from_secs(delack), ..cfg })
     }
 
-    /// Payload bytes of segment `seq`.
+    /// The first segment that carries data: 1 after a SYN (segment 0,
+    /// ns-2 `syn_`), else 0.
+    pub fn first_data_seg(&self) -> u64 {
+        u64::from(self.syn != Syn::None)
+    }
+
+    /// Payload bytes of segment `seq` (none in the SYN).
     pub fn payload(&self, seq: u64) -> u32 {
+        let Some(d) = seq.checked_sub(self.first_data_seg()) else { return 0 };
         match self.total_bytes {
             None => self.mss,
-            Some(t) => t.saturating_sub(seq * self.mss as u64).min(self.mss as u64) as u32,
+            Some(t) => t.saturating_sub(d * self.mss as u64).min(self.mss as u64) as u32,
         }
     }
 
@@ -426,13 +470,15 @@ impl TcpConfig {
         }
     }
 
-    /// Number of segments in the transfer.
+    /// Number of segments in the transfer (the SYN included).
     pub fn total_segs(&self) -> Option<u64> {
-        self.total_bytes.map(|t| t.div_ceil(self.mss as u64))
+        self.total_bytes.map(|t| t.div_ceil(self.mss as u64) + self.first_data_seg())
     }
 
     /// Payload bytes in segments `[a, b)`.
     pub fn payload_between(&self, a: u64, b: u64) -> u64 {
+        let f = self.first_data_seg();
+        let (a, b) = (a.max(f) - f, b.max(f) - f);
         let m = self.mss as u64;
         match self.total_bytes {
             None => (b - a) * m,

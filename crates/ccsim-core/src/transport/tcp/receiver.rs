@@ -105,7 +105,8 @@ impl TcpReceiver {
             // Segments old..rcv_nxt reach the application now: each
             // message's delay runs from its write, retransmissions and
             // waits behind a hole included.
-            for _ in old..self.rcv_nxt {
+            // (a SYN, segment 0 with `syn`, is no message)
+            for _ in old.max(self.cfg.first_data_seg())..self.rcv_nxt {
                 match self.app_sent.pop_front() {
                     Some((t, true)) => d.record(net.now.saturating_sub(t)),
                     Some((_, false)) => {}

@@ -89,13 +89,11 @@
 //! "ns2"` (the timing and RTO of `tcp.cc`, which this agent uses
 //! unchanged), `ns2_bugfix` (the `recover` test above),
 //! `halve_on_repeated_rto`, `limited_transmit` (`singledup_`), `dupthresh`
-//! (`numdupacks_`). ns-2's `partial_ack_` (off by default), `maxburst_`
-//! (0), `overhead_` (0), ECN and F-RTO are not modelled; `ecn` and
-//! `pacing` are refused with this recovery. Nor is ns-2's start-up with a
-//! SYN (`syn_`, `delay_growth_`: a 40-byte segment 0 alone, the initial
-//! window only once it is acknowledged): the flow starts with
-//! `init_cwnd_pkts` data segments at once, as ns-2 with `syn_ false` and
-//! `delay_growth_ false`.
+//! (`numdupacks_`), `syn` (ns-2's start-up with a header-only segment 0,
+//! `syn_` and `delay_growth_`: the window opens in `recv` after
+//! `recv_newack_helper`, as below). ns-2's `partial_ack_` (off by default),
+//! `maxburst_` (0), `overhead_` (0), ECN and F-RTO are not modelled; `ecn`
+//! and `pacing` are refused with this recovery.
 use super::sender::{State, TcpSender};
 use crate::net::packet::{CongestionHeader, SackBlock};
 use crate::net::Net;
@@ -379,7 +377,8 @@ impl TcpSender {
             c = c.min(t as i64);
         }
         if let Some(o) = self.offered {
-            c = c.min(o as i64);
+            // with a SYN, `output` adds it to `curseq_`
+            c = c.min((o + self.cfg.first_data_seg()) as i64);
         }
         c
     }
@@ -459,6 +458,8 @@ impl TcpSender {
                 // opencwnd(): one increase per ACK (the controller's rule)
                 self.cc.cong_avoid(&mut self.st, acked.max(1));
                 self.clamp_cwnd();
+                // then `if (last_ack_ == 0 && delay_growth_) cwnd_ = initial_window()`
+                self.syn_acked(ack);
                 if self.state == State::Loss && ack as i64 > k.recover {
                     self.state = State::Open;
                 }
@@ -648,6 +649,7 @@ impl TcpSender {
             self.rtt.on_fast_retransmit();
         } else {
             self.stats.timeouts += 1;
+            self.note_timeout_before_any_ack();
             let repeated = self.timer_resent;
             self.timer_resent = true;
             if !repeated || self.cfg.halve_on_repeated_rto {

@@ -18,11 +18,14 @@
 //!
 //! `recovery = "sack1"` (ns-2's `TCP/Sack1`) replaces the ACK, timeout and
 //! sending rules with [`super::sack1`]'s; the other modes never reach it.
+//!
+//! `syn = "ns2"` starts as ns-2's agents do: segment 0 is a header-only
+//! SYN sent alone, and its ACK opens the initial window ([`super::Syn`]).
 use super::pacing::Pacer;
 use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::sack1::Sack1;
 use super::scoreboard::Scoreboard;
-use super::{EcnResponse, PacingKind, Recovery, TcpConfig};
+use super::{EcnResponse, PacingKind, Recovery, Syn, TcpConfig};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::time::{from_secs, to_secs};
@@ -59,6 +62,8 @@ pub struct SenderStats {
 pub struct SendRecord {
     pub time: Time,
     pub seq: u64,
+    /// Bytes on the wire.
+    pub size: u32,
     /// Pacing interval srtt/cwnd in force at this departure (seconds).
     pub interval_s: Option<f64>,
     pub tokens_after: Option<f64>,
@@ -111,6 +116,9 @@ pub struct TcpSender {
     pub(super) offered: Option<u64>,
     /// ns-2 Sack1's state (`recovery = "sack1"` only).
     pub(super) sack1: Option<Box<Sack1>>,
+    /// `syn = "ns2"`: the timer fired before anything was acknowledged, so
+    /// the SYN's ACK opens one segment (ns-2 `bugfix_ss_`, see [`Syn`]).
+    pub(super) syn_timed_out: bool,
     pub stats: SenderStats,
     pub trace: Option<Vec<SendRecord>>,
 }
@@ -123,8 +131,10 @@ enum Next {
 impl TcpSender {
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let awnd = cfg.rwnd;
+        // ns-2 `set_initial_window`: one segment until the SYN is answered
+        let init = if cfg.syn == Syn::Ns2 { 1.0 } else { cfg.init_cwnd };
         let st = CcState {
-            cwnd: cfg.init_cwnd.min(cfg.max_cwnd),
+            cwnd: init.min(cfg.max_cwnd),
             ssthresh: cfg.init_ssthresh,
             max_cwnd: cfg.max_cwnd,
             now: 0,
@@ -149,6 +159,7 @@ impl TcpSender {
             sb: Scoreboard::new(cfg.dupthresh),
             total_segs: cfg.total_segs(),
             sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
+            syn_timed_out: false,
             cfg,
             cc,
             st,
@@ -203,6 +214,27 @@ impl TcpSender {
 
     pub(super) fn rto(&self) -> Time {
         from_secs(self.rtt.rto())
+    }
+
+    /// `syn = "ns2"` (ns-2 `delay_growth_`): the ACK of the SYN alone (the
+    /// cumulative ACK `ack` = 1, ns-2's `last_ack_ == 0`) sets the window
+    /// to the initial one, after that ACK's increase; one segment if the
+    /// timer fired first (`bugfix_ss_`). Each agent's `recv` does this
+    /// right after `recv_newack_helper`, before sending.
+    pub(super) fn syn_acked(&mut self, ack: u64) {
+        if self.cfg.syn == Syn::Ns2 && ack == 1 {
+            let init = if self.syn_timed_out { 1.0 } else { self.cfg.init_cwnd };
+            self.st.cwnd = init.min(self.st.max_cwnd);
+        }
+    }
+
+    /// A timeout with nothing acknowledged yet: ns-2's `TcpAgent::timeout`
+    /// sets `wnd_init_ = 1` (`bugfix_ss_`), which `syn = "ns2"` then opens
+    /// with.
+    pub(super) fn note_timeout_before_any_ack(&mut self) {
+        if self.sb.una() == 0 {
+            self.syn_timed_out = true;
+        }
     }
 
     /// Process an ACK (RFC 5681, 6582, 6675 as selected by `cfg.recovery`).
@@ -284,6 +316,7 @@ impl TcpSender {
                 State::Open if ece => {}
                 State::Open => self.cc.cong_avoid(&mut self.st, acked),
             }
+            self.syn_acked(ack);
             if let Some(h) = echo {
                 self.clamp_cwnd();
                 self.cc.on_feedback(&mut self.st, NetFeedback::Echo(h));
@@ -418,6 +451,7 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        self.note_timeout_before_any_ack();
         // Backoff is cleared when new data is ACKed, so a nonzero backoff
         // means this segment was already resent by the timer.
         let repeated = self.timer_resent;
@@ -490,10 +524,11 @@ impl TcpSender {
 
     fn has_new_data(&self) -> bool {
         // Gerla et al. eq. 1: W_t = min(W_c, W_a) - W_u; cwnd is applied by
-        // the caller, the advertised window here.
+        // the caller, the advertised window here. (A SYN goes with the
+        // first write: ns-2's `output` adds it to `curseq_`.)
         self.app_active
             && self.total_segs.is_none_or(|t| self.sb.high() < t)
-            && self.offered.is_none_or(|o| self.sb.high() < o)
+            && self.offered.is_none_or(|o| self.sb.high() < o + self.cfg.first_data_seg())
             && self.sb.outstanding() < self.awnd
     }
 
@@ -580,10 +615,12 @@ impl TcpSender {
         self.rtt.on_send(seq, !retx, to_secs(now));
         self.stats.data_sent += 1;
         let size = self.cfg.header + self.cfg.payload(seq);
-        // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         // RFC 3168 §6.1.5: retransmissions go Not-ECT, so a congested
         // router drops rather than marks them; ns-2 marks them ECT anyway.
-        let ecn = if self.cfg.ecn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
+        // A SYN is never ECT (RFC 3168 §6.1.1; ns-2 `output`: `ect() = 0`
+        // for segment 0 with `syn_`).
+        let syn = seq < self.cfg.first_data_seg();
+        let ecn = if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
         let cwr = !retx && std::mem::take(&mut self.cwr_pending);
         let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ..Default::default() });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
@@ -610,7 +647,7 @@ impl TcpSender {
         self.pacer.on_send(now);
         if let Some(tr) = self.trace.as_mut() {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
-            tr.push(SendRecord { time: now, seq, interval_s, tokens_after: self.pacer.tokens(), forced });
+            tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced });
         }
         if !self.rto_timer.is_armed() {
             let at = now.saturating_add(self.rto());
@@ -691,5 +728,118 @@ impl SenderAgent for TcpSender {
 
     fn last_feedback(&self) -> Option<FeedbackSample> {
         self.cc.last_feedback()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::link::Link;
+    use crate::net::packet::{Kind, Packet, TcpHeader, L4};
+    use crate::net::Route;
+    use crate::scenario::{FlowSpec, QueueSpec};
+    use crate::transport::tcp::{build_cc, TcpConfig};
+
+    /// A sender in ns-2 mode with `extra` fields on a one-link network whose
+    /// events never run: the test plays the receiver.
+    fn sender(extra: serde_json::Value) -> (TcpSender, Net) {
+        let mut j = serde_json::json!({
+            "rtt_estimator": "ns2", "ns2_bugfix": true, "halve_on_repeated_rto": true,
+            "init_cwnd_pkts": 2, "ns2_boot_time_s": 0.0, "mss_bytes": 1000, "header_bytes": 40
+        });
+        j.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let spec: FlowSpec = serde_json::from_value(j).unwrap();
+        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
+        let cc = build_cc(&spec, "flow").unwrap();
+        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
+        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        net.add_flow(0, 0);
+        let mut s = TcpSender::new(0, cfg, cc);
+        s.trace = Some(Vec::new());
+        s.open(&mut net);
+        (s, net)
+    }
+
+    /// (segment, bytes) sent since `from` in the trace.
+    fn sent(s: &TcpSender, from: usize) -> Vec<(u64, u32)> {
+        s.trace.as_ref().unwrap()[from..].iter().map(|r| (r.seq, r.size)).collect()
+    }
+
+    /// Deliver cumulative ACK `ack` (next expected) at `t` seconds; what
+    /// was sent in response.
+    fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64) -> Vec<(u64, u32)> {
+        net.now = from_secs(t);
+        let h = TcpHeader { ack, ..Default::default() };
+        let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
+        let before = s.trace.as_ref().unwrap().len();
+        s.on_packet(net, &pkt);
+        sent(s, before)
+    }
+
+    /// `syn = "ns2"` (ns-2 `syn_`, `delay_growth_`): a header-only segment
+    /// 0 alone; its ACK opens the initial window (2, after the ACK's own
+    /// increase 1 -> 2), then slow start from there. For both the generic
+    /// sender and ns-2's Sack1; without `syn` the data start at once.
+    #[test]
+    fn ns2_syn_goes_alone_and_its_ack_opens_the_initial_window() {
+        for rec in ["newreno", "sack1"] {
+            let (mut s, mut net) = sender(serde_json::json!({"recovery": rec, "syn": "ns2"}));
+            assert_eq!(sent(&s, 0), vec![(0, 40)], "{rec}: the SYN alone, 40 bytes");
+            assert_eq!(s.st.cwnd, 1.0);
+            assert_eq!(ack(&mut s, &mut net, 0.1, 1), vec![(1, 1040), (2, 1040)], "{rec}");
+            assert_eq!(s.st.cwnd, 2.0, "{rec}: initial_window(), not 1 + 1 + 1");
+            assert_eq!(ack(&mut s, &mut net, 0.2, 2), vec![(3, 1040), (4, 1040)], "{rec}: slow start");
+            assert_eq!(s.st.cwnd, 3.0);
+            // a larger initial window is what the SYN's ACK opens
+            let (mut s, mut net) = sender(serde_json::json!({"recovery": rec, "syn": "ns2", "init_cwnd_pkts": 4}));
+            assert_eq!(ack(&mut s, &mut net, 0.1, 1).len(), 4, "{rec}");
+
+            let (s, _) = sender(serde_json::json!({"recovery": rec}));
+            assert_eq!(sent(&s, 0), vec![(0, 1040), (1, 1040)], "{rec}: no SYN");
+            let (mut s, mut net) = sender(serde_json::json!({"recovery": rec, "syn": "ns2_no_delay_growth"}));
+            assert_eq!(sent(&s, 0), vec![(0, 40), (1, 1040)], "{rec}: the SYN leads the window");
+            assert_eq!(ack(&mut s, &mut net, 0.1, 1), vec![(2, 1040), (3, 1040)], "{rec}: no reset");
+            assert_eq!(s.st.cwnd, 3.0);
+        }
+    }
+
+    /// A lost SYN: the timer resends it (a timeout and a retransmission,
+    /// as ns-2 counts `nrexmit_`, `nrexmitpack_`), and its ACK then opens
+    /// one segment (ns-2 `timeout`: `wnd_init_ = 1`, `bugfix_ss_`).
+    #[test]
+    fn ns2_syn_lost_is_resent_by_the_timer_and_opens_one_segment() {
+        for rec in ["newreno", "sack1"] {
+            let (mut s, mut net) = sender(serde_json::json!({"recovery": rec, "syn": "ns2"}));
+            net.now = from_secs(3.0); // ns-2's initial RTO
+            s.on_rto(&mut net);
+            assert_eq!(sent(&s, 1), vec![(0, 40)], "{rec}: the SYN again");
+            assert_eq!((s.stats.timeouts, s.stats.retransmits), (1, 1), "{rec}");
+            assert_eq!(ack(&mut s, &mut net, 3.1, 1), vec![(1, 1040)], "{rec}: a window of one");
+        }
+    }
+
+    /// A finite transfer after a SYN: the segment count includes it, the
+    /// SYN carries no payload and the data segments carry the bytes.
+    #[test]
+    fn ns2_syn_is_segment_zero_of_a_finite_transfer() {
+        let spec: FlowSpec = serde_json::from_value(serde_json::json!({"syn": "ns2", "bytes": 2500})).unwrap();
+        let c = TcpConfig::from_spec(&spec, "flow").unwrap();
+        assert_eq!(c.first_data_seg(), 1);
+        assert_eq!(c.total_segs(), Some(4));
+        assert_eq!((0..4).map(|q| c.payload(q)).collect::<Vec<_>>(), vec![0, 1000, 1000, 500]);
+        assert_eq!(c.payload_between(0, 1), 0);
+        assert_eq!(c.payload_between(0, 4), 2500);
+        assert_eq!(c.payload_between(1, 3), 2000);
+        let spec: FlowSpec = serde_json::from_value(serde_json::json!({"bytes": 2500})).unwrap();
+        let c = TcpConfig::from_spec(&spec, "flow").unwrap();
+        assert_eq!((c.first_data_seg(), c.total_segs(), c.payload(0)), (0, Some(3), 1000));
+    }
+
+    /// A bad `syn` names the field, the value and the allowed ones.
+    #[test]
+    fn syn_values_are_checked() {
+        let e = serde_json::from_value::<FlowSpec>(serde_json::json!({"syn": "yes"})).unwrap_err().to_string();
+        assert!(e.contains("`yes`") && e.contains("none") && e.contains("ns2_no_delay_growth"), "{e}");
     }
 }
