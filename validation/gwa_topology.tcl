@@ -23,7 +23,7 @@
 # RTT; ccsim runs the same estimator, rtt_estimator = "ns2"), so packets
 # are 1040 bytes with no timestamp option.
 # The first segment of each agent (seqno 0, syn_ true) goes out as a
-# 40-byte SYN (tcp.cc output); ccsim has no SYN.
+# 40-byte SYN (tcp.cc output); ccsim runs the same start (syn = "ns2").
 # The bottleneck r0 -> r1 is traced (+ - d) to tracefile. stdout: every
 # agent's ack_ at warm and dur ("ack warm|end ftp|tel i ACK"), then
 # "stat warm|end ftp|tel i nrexmit_ nrexmitpack_" at warm and dur.

@@ -114,7 +114,7 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
     tcp = {"cc": "reno", "recovery": "reno", "delayed_ack": False, "mss_bytes": MSS, "header_bytes": HDR,
            "init_cwnd_pkts": 1, "rwnd_pkts": st["window"], "clock_granularity_s": 0.1, "min_rto_s": 0.2,
            "init_rto_s": 3.0, "rtt_estimator": estimator, "ecn": scheme == "ecn",
-           "ns2_bugfix": True, "halve_on_repeated_rto": True}
+           "ns2_bugfix": True, "halve_on_repeated_rto": True, "syn": "ns2"}
     if scheme == "ecn":
         # ns-2's TcpAgent: ECT on every data packet (output), its own ECE halving (ecn)
         tcp.update(ecn_retransmit_ect=True, ecn_response="ns2")
