@@ -305,6 +305,7 @@ class Flow(_Table):
     ecn: Optional[bool] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None
+    send_jitter_s: Optional[Number] = None
     start_s: Optional[Number] = None
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None
