@@ -306,6 +306,7 @@ class Flow(_Table):
     gwa: Optional[bool] = None
     ba: Optional[bool] = None
     syn: Optional[str] = None
+    send_jitter_s: Optional[Number] = None
     start_s: Optional[Number] = None
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None

@@ -432,6 +432,7 @@ fn tcp_fields(b: u8) -> BoxedStrategy<Table> {
             ("ecn_response", choice(b, &["rfc3168", "ns2"])),
             ("gwa", boolean(b)),
             ("ba", boolean(b)),
+            ("send_jitter_s", float(b, 0.0..0.05)),
             ("bytes", int(b, 1..200_000)),
             ("syn", choice(b, &["none", "ns2", "ns2_no_delay_growth"])),
         ],

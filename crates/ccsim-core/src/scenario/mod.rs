@@ -307,6 +307,12 @@ pub struct FlowSpec {
     /// the SYN leads the initial window), see `transport::tcp::Syn`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub syn: Option<crate::transport::tcp::Syn>,
+    /// TCP: ns-2's `overhead_` (tcp.cc `send_much`): a send the window
+    /// allows waits a uniformly random delay in [0, value) seconds, drawn
+    /// from the seed, then leaves with everything the window allows; 0 (the
+    /// default) sends at once. ns-2 uses it to break drop-tail phase effects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_jitter_s: Option<f64>,
     // -- common: when the application runs
     #[serde(default)]
     pub start_s: f64,

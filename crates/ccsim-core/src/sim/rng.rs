@@ -36,6 +36,10 @@ pub enum Stream {
     /// A transport agent's own draws (ns-2's per-agent `boot_time_`),
     /// keyed by the flow id.
     Transport = 8,
+    /// A TCP sender's `send_jitter_s` delays (ns-2's `overhead_`), keyed
+    /// by the flow id: its own stream, so turning the jitter on leaves
+    /// every other draw (`boot_time_` included) as it was.
+    SendJitter = 9,
 }
 
 /// The RNG for component `id` of kind `kind` under master `seed`.

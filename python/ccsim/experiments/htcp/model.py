@@ -15,6 +15,17 @@ not synchronised. "Analytic prediction" (o) is the Perron vector with
 ``alpha_bar_i = 1 / mean(srtt_i)``. (B) and (C) start all flows within the
 first second, run 400 s and 600 s, and average the events after 60 s.
 
+(C) alone sends with ns-2's ``overhead_`` (``send_jitter_s``) of one packet's
+service time at the bottleneck (:data:`JITTER_C_S`): §2.1 derives Fig 6's
+analytic prediction "assuming sufficient randomization of drops", and without
+it the drop-tail queue locks the three flows into a phase in which the 100 ms
+flow misses most drops (see docs/experiments.md). The amount is the one
+ns-2's own phase-effect test uses (``tcl/test/test-suite-simple.tcl``,
+``phase2``: ``overhead_`` 0.01 s, one 1000-byte packet at its 800 kb/s
+bottleneck); ns-2's manual cites Floyd & Jacobson, "On Traffic Phase Effects
+in Packet-Switched Gateways", for the idea. (A) and (B) test the synchronised
+model (assumption (i)) and run without it.
+
 Common setup, event detection and convergence: :mod:`ccsim.experiments.htcp`.
 """
 
@@ -32,8 +43,8 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import backoffs, congestion_events
 from .._kit.figures import grid, plot_cwnd, save
-from . import (SETTLE, SOURCE as _SOURCE, aimd_flow, bdp_pkts, convergence, drops, dumbbell, full_rtt_s,
-               tcp_flow, windows)
+from . import (PKT_BYTES, SETTLE, SOURCE as _SOURCE, aimd_flow, bdp_pkts, convergence, drops, dumbbell,
+               full_rtt_s, tcp_flow, windows)
 
 ID = "htcp-model"
 SOURCE = f"{_SOURCE}, eq. 6, Theorem 2.1, Figs 3, 6, 7"
@@ -45,6 +56,8 @@ PAPER = {"rise_time_epochs": 4}
 RATE, RTT, QUEUE = 10e6, 0.1, 40
 MODEL_B = [(1.0, 0.5), (2.0, 0.5), (1.0, 0.75), (1.5, 0.25)]
 MODEL_C_RTTS = [0.10, 0.15, 0.20]
+#: (C): send jitter, one data packet's service time at the bottleneck (module doc).
+JITTER_C_S = PKT_BYTES * 8.0 / RATE
 
 
 def setting(quick: bool):
@@ -63,8 +76,10 @@ def scenarios(quick: bool) -> List[Sweep]:
                       [aimd_flow(a, b, RATE, start_s=0.1 * i) for i, (a, b) in enumerate(MODEL_B)])
     # (C) Figs 6-7: unsynchronised network (different RTTs).
     starts_c = [0.5 * i for i in range(len(MODEL_C_RTTS))]
-    base_c = dumbbell("htcp-model-c", RATE, QUEUE, dur_c,
-                      [tcp_flow("reno", s, r) for s, r in zip(starts_c, MODEL_C_RTTS)])
+    flows_c = [tcp_flow("reno", s, r) for s, r in zip(starts_c, MODEL_C_RTTS)]
+    for f in flows_c:
+        f["send_jitter_s"] = JITTER_C_S
+    base_c = dumbbell("htcp-model-c", RATE, QUEUE, dur_c, flows_c)
     return [Sweep(base_a), Sweep(base_b), Sweep(base_c)]
 
 

@@ -397,7 +397,8 @@ impl CongestionControl for HighSpeed {
         match ev {
             CcEvent::RecoveryStart | CcEvent::EcnEcho => self.lss_armed = false,
             CcEvent::Timeout => self.lss_armed = true,
-            CcEvent::RecoveryEnd => {}
+            // ns-2 keeps `last_cwnd_action_` until the next reduction
+            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd => {}
         }
     }
 

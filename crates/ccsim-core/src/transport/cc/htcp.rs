@@ -40,9 +40,14 @@
 //!   multiplier in [0.1, 2]; that is what `mode = "linux"` does.)
 //!
 //! ## `mode = "linux"` (`net/ipv4/tcp_htcp.c`), differences from the paper
-//! - Δ restarts at the end of recovery (`RecoveryEnd`), as Linux's
-//!   `htcp_state` does on returning to Open. After an RTO or an ECN echo the
-//!   sender signals no end, so Δ restarts at the `Timeout`/`EcnEcho` event.
+//! - Δ restarts when the sender enters fast recovery, the loss state of a
+//!   timeout or an ECN window reduction (`RecoveryStart`, `Timeout`,
+//!   `EcnEcho`), and again when it returns to Open from them (`RecoveryEnd`,
+//!   `LossEnd`, `CwrEnd`), as Linux's `htcp_state` does (`htcp_reset` on
+//!   `CA_CWR`/`CA_Recovery`/`CA_Loss`, `last_cong = jiffies` on `CA_Open`).
+//!   So Δ counts from the end of the episode, not from the loss. (Linux's
+//!   undo of a spurious episode, `htcp_cwnd_undo`, is not modelled: the
+//!   sender never undoes a reduction.)
 //! - α is recomputed only when cwnd is incremented: a counter gains one unit
 //!   per ACK (`abc`: segments) and cwnd += 1 once `counter·α ≥ cwnd`, so at most
 //!   +1 per ACK. The factor `1 + 10Δ' + Δ'²/4` is truncated to an integer; RTT
@@ -61,9 +66,9 @@
 //!   restarts, otherwise `B = (3B + sample)/4` and `maxB = max(maxB, B)`. At an
 //!   event, β = 0.5 (and modeswitch off) unless `5·maxB ∈ [4·oldMaxB, 6·oldMaxB]`.
 //! - Times are seconds, not jiffies, so there is no HZ quantisation.
-//! - "In Open" is tracked from `RecoveryStart`/`RecoveryEnd`; after an RTO the
-//!   sender does not report leaving the loss state, so the flow counts as Open
-//!   again at once.
+//! - "In Open" (RTT_max growth, bandwidth samples) is tracked from the same
+//!   events: not Open from `RecoveryStart`/`Timeout`/`EcnEcho` until the
+//!   matching `RecoveryEnd`/`LossEnd`/`CwrEnd`.
 use super::{abc_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
@@ -484,16 +489,13 @@ impl CongestionControl for Htcp {
             return;
         }
         let now = s.now_s();
-        match ev {
-            CcEvent::RecoveryStart => {
-                self.in_open = false;
-                self.last_cong = Some(now);
-            }
-            CcEvent::RecoveryEnd | CcEvent::Timeout | CcEvent::EcnEcho => {
-                self.in_open = true;
-                self.last_cong = Some(now);
-            }
-        }
+        // `htcp_state`: entering CWR, Recovery or Loss resets last_cong
+        // (`htcp_reset`); returning to Open sets it again.
+        self.in_open = match ev {
+            CcEvent::RecoveryStart | CcEvent::Timeout | CcEvent::EcnEcho => false,
+            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd => true,
+        };
+        self.last_cong = Some(now);
     }
 }
 
@@ -661,6 +663,30 @@ mod tests {
         assert_eq!(s.cwnd, 10.0);
         h.cong_avoid(&mut s, 1);
         assert_eq!(s.cwnd, 11.0);
+    }
+
+    /// Linux `htcp_state`: entering Recovery, Loss (RTO) or CWR (ECN) resets
+    /// last_cong and leaves Open; returning to Open resets it again, so Δ
+    /// counts from the return. Outside Open, RTT_max does not grow
+    /// (`measure_rtt`).
+    #[test]
+    fn linux_mode_delta_restarts_on_the_return_to_open_after_each_kind_of_event() {
+        use CcEvent::*;
+        for (start, end) in [(RecoveryStart, RecoveryEnd), (Timeout, LossEnd), (EcnEcho, CwrEnd)] {
+            let mut h = Htcp::new(HtcpConfig { mode: Mode::Linux, rtt_scaling: false, ..Default::default() });
+            h.pkts_acked(&mut st(100.0, 1e9, 0.0), 1, Some(0.1));
+            assert_eq!(h.rtt_max, 0.1);
+            h.on_event(&mut st(50.0, 50.0, 10.0), start);
+            h.pkts_acked(&mut st(50.0, 50.0, 10.2), 1, Some(0.11));
+            assert_eq!(h.rtt_max, 0.1, "{start:?}: not Open, RTT_max kept");
+            h.on_event(&mut st(50.0, 50.0, 10.5), end);
+            h.pkts_acked(&mut st(50.0, 50.0, 10.6), 1, Some(0.11));
+            assert_eq!(h.rtt_max, 0.11, "{end:?}: Open again");
+            // Δ from 10.5: at 12.55, Δ' = 1.05 -> factor 1 + int(10.5 + 0.276) = 11
+            // (from the start event at 10.0 it would be 1 + int(15.5 + 0.6) = 17)
+            h.alpha_linux_update(12.55);
+            assert!((h.alpha_l - 11.0).abs() < 1e-12, "{start:?}/{end:?}: alpha {}", h.alpha_l);
+        }
     }
 
     #[test]

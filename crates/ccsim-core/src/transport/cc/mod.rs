@@ -9,7 +9,7 @@
 //! | `cong_avoid`     | `cong_avoid`               | ACK of new data outside fast recovery |
 //! | `ssthresh`       | `ssthresh`                 | congestion event (fast retransmit, RTO or ECN echo) |
 //! | `pkts_acked`     | `pkts_acked`               | every ACK of new data, with the RTT sample |
-//! | `on_event`       | `cwnd_event` / `set_state` | recovery start/end, RTO, ECN echo |
+//! | `on_event`       | `cwnd_event` / `set_state` | recovery start/end, RTO and loss end, ECN echo and CWR end |
 //! | `on_tick`        | (FAST's per-RTT update)    | every `tick_interval` seconds |
 //! | `on_feedback`    | —                          | explicit network feedback (XCP, GWA) |
 //! | `cong_header`    | —                          | stamp a congestion header on outgoing data (XCP) |
@@ -70,8 +70,17 @@ pub enum CcEvent {
     RecoveryEnd,
     /// Retransmission timeout (after `ssthresh` was set; cwnd is then 1).
     Timeout,
+    /// Leaving the loss state a timeout began: everything outstanding at
+    /// the timeout is acknowledged (Linux `CA_Loss` -> `CA_Open`).
+    LossEnd,
     /// The receiver echoed a congestion-experienced mark.
     EcnEcho,
+    /// The window of an ECE reduction is acknowledged, up to and beyond
+    /// the segment that carried CWR (Linux `CA_CWR` -> `CA_Open` once
+    /// `snd_una` passes `high_seq`, `tcp_fastretrans_alert`). Not sent if
+    /// a fast recovery or a timeout began in that window (they end with
+    /// their own event).
+    CwrEnd,
 }
 
 /// Explicit feedback carried back from the network (XCP, GWA).

@@ -90,7 +90,7 @@ pub const KIND: TransportKind = TransportKind {
         }
         let cc = build_cc(f, "flow").expect("validated controller");
         Endpoints {
-            sender: Sender::Tcp(TcpSender::new(flow, cfg.clone(), cc)),
+            sender: Sender::Tcp(TcpSender::new(flow, cfg.clone(), cc, seed)),
             receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg)),
         }
     },
@@ -137,6 +137,8 @@ pub mod defaults {
     pub const GWA: bool = false;
     pub const BA: bool = false;
     pub const SYN: super::Syn = super::Syn::None;
+    /// ns-2's `overhead_` default: no send jitter.
+    pub const SEND_JITTER_S: f64 = 0.0;
 }
 
 /// TCP's own fields (besides the common ones) with what they mean.
@@ -173,6 +175,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("ecn_retransmit_ect", "retransmissions leave ECT too (ns-2 TcpAgent::output), not Not-ECT (RFC 3168 §6.1.5)"),
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
     ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
+    (
+        "send_jitter_s",
+        "ns-2 overhead_: each send the window allows waits a uniform random delay in [0, value) (0: off)",
+    ),
     ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
     (
         "syn",
@@ -232,6 +238,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.gwa.get_or_insert(d::GWA);
     f.ba.get_or_insert(d::BA);
     f.syn.get_or_insert(d::SYN);
+    f.send_jitter_s.get_or_insert(d::SEND_JITTER_S);
 }
 
 /// (controller, recovery, pacing) names for results.
@@ -290,6 +297,8 @@ pub struct TcpConfig {
     pub gwa: bool,
     /// BA-TCP: stamp v on data, echo it, bound the window by delta x v.
     pub ba: bool,
+    /// ns-2's `overhead_` (seconds; 0: off): see the sender's module doc.
+    pub send_jitter_s: f64,
     /// Finite transfer size in payload bytes (`None`: infinite FTP); set
     /// by the application when it opens the transfer.
     pub total_bytes: Option<u64>,
@@ -331,6 +340,7 @@ impl TcpConfig {
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),
             gwa: f.gwa.unwrap_or_default(),
             ba: f.ba.unwrap_or_default(),
+            send_jitter_s: f.send_jitter_s.unwrap_or_default(),
             total_bytes: f.bytes,
             syn: f.syn.unwrap_or(defaults::SYN),
         };
@@ -412,6 +422,14 @@ impl TcpConfig {
                     "only \"none\" is allowed with recovery = \"sack1\" (ns-2's Sack1 sends in bursts)",
                 ));
             }
+        }
+        non_negative(&p("send_jitter_s"), cfg.send_jitter_s)?;
+        if cfg.send_jitter_s > 0.0 && cfg.pacing != PacingKind::None {
+            // ns-2 has no pacing next to `overhead_`; both would hold sends.
+            return Err(ConfigError::new(
+                p("send_jitter_s"),
+                format!("{} is not allowed with pacing; allowed: 0 or pacing = \"none\"", cfg.send_jitter_s),
+            ));
         }
         if cfg.total_bytes == Some(0) {
             return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));

@@ -91,9 +91,9 @@
 //! `halve_on_repeated_rto`, `limited_transmit` (`singledup_`), `dupthresh`
 //! (`numdupacks_`), `syn` (ns-2's start-up with a header-only segment 0,
 //! `syn_` and `delay_growth_`: the window opens in `recv` after
-//! `recv_newack_helper`, as below). ns-2's `partial_ack_` (off by default),
-//! `maxburst_` (0), `overhead_` (0), ECN and F-RTO are not modelled; `ecn`
-//! and `pacing` are refused with this recovery.
+//! `recv_newack_helper`, as below), `send_jitter_s` (`overhead_`).
+//! ns-2's `partial_ack_` (off by default), `maxburst_` (0), ECN and F-RTO
+//! are not modelled; `ecn` and `pacing` are refused with this recovery.
 use super::sender::{State, TcpSender};
 use crate::net::packet::{CongestionHeader, SackBlock};
 use crate::net::Net;
@@ -455,14 +455,17 @@ impl TcpSender {
                 if let Some(h) = echo {
                     self.cc.on_feedback(&mut self.st, NetFeedback::Echo(h));
                 }
+                if self.state == State::Loss && ack as i64 > k.recover {
+                    // before the increase, as Linux changes state before
+                    // `cong_avoid` (`tcp_ack`)
+                    self.state = State::Open;
+                    self.cc.on_event(&mut self.st, CcEvent::LossEnd);
+                }
                 // opencwnd(): one increase per ACK (the controller's rule)
                 self.cc.cong_avoid(&mut self.st, acked.max(1));
                 self.clamp_cwnd();
                 // then `if (last_ack_ == 0 && delay_growth_) cwnd_ = initial_window()`
                 self.syn_acked(ack);
-                if self.state == State::Loss && ack as i64 > k.recover {
-                    self.state = State::Open;
-                }
                 self.sack1_check_done(now);
                 k.timeout = false;
                 k.sb.clear();
@@ -478,7 +481,7 @@ impl TcpSender {
                 }
             }
             if k.dupacks == 0 {
-                self.sack1_send(&mut k, net);
+                self.sack1_send(&mut k, net, false);
             }
         } else {
             k.pipe -= 1;
@@ -513,7 +516,7 @@ impl TcpSender {
                     k.dupacks += 1;
                 }
             }
-            self.sack1_send(&mut k, net);
+            self.sack1_send(&mut k, net, false);
         }
         self.sack1 = Some(k);
     }
@@ -583,9 +586,15 @@ impl TcpSender {
 
     /// `Sack1TcpAgent::send_much`: outside recovery, up to `last_ack +
     /// window()`; in recovery, while `pipe < ⌊cwnd⌋`. Retransmissions
-    /// (`GetNextRetran`) come first, then new data.
-    fn sack1_send(&mut self, k: &mut Sack1, net: &mut Net) {
+    /// (`GetNextRetran`) come first, then new data. With `send_jitter_s`
+    /// (`overhead_`), a send that is not `force`d waits for a pending
+    /// delayed send, or arms one when the window is open; its expiry sends
+    /// with `force` (`send_much(1, ...)`).
+    fn sack1_send(&mut self, k: &mut Sack1, net: &mut Net, force: bool) {
         if self.stats.completed_at.is_some() {
+            return;
+        }
+        if !force && self.delsnd_timer.is_armed() {
             return;
         }
         let wnd = self.awnd as i64;
@@ -594,6 +603,11 @@ impl TcpSender {
         loop {
             let open = if k.fastrecov { k.pipe < self.st.cwnd.floor() as i64 } else { k.t_seqno <= k.last_ack + win };
             if !open || k.last_ack + 1 >= curseq {
+                return;
+            }
+            if !force && self.cfg.send_jitter_s > 0.0 {
+                // "Set a delayed send timeout" (not pending: checked above)
+                self.arm_delsnd(net);
                 return;
             }
             let x = match k.sb.next_retran() {
@@ -622,9 +636,9 @@ impl TcpSender {
     }
 
     /// The entry for [`TcpSender::try_send`].
-    pub(super) fn sack1_send_much(&mut self, net: &mut Net) {
+    pub(super) fn sack1_send_much(&mut self, net: &mut Net, force: bool) {
         let mut k = self.sack1.take().expect("sack1 state");
-        self.sack1_send(&mut k, net);
+        self.sack1_send(&mut k, net, force);
         self.sack1 = Some(k);
     }
 
@@ -669,7 +683,7 @@ impl TcpSender {
         }
         self.sack1_arm_rto(net);
         k.t_seqno = k.highest_ack + 1;
-        self.sack1_send(&mut k, net);
+        self.sack1_send(&mut k, net, false);
         self.sack1 = Some(k);
     }
 }
@@ -687,9 +701,15 @@ mod tests {
     /// A Sack1 sender (ns-2 mode, Reno) on a one-link network whose events
     /// are never run: the test plays the receiver and reads what was sent.
     fn sender(init_cwnd: f64) -> (TcpSender, Net) {
+        sender_jitter(init_cwnd, 0.0)
+    }
+
+    /// The same, with `send_jitter_s` (ns-2 `overhead_`).
+    fn sender_jitter(init_cwnd: f64, jitter: f64) -> (TcpSender, Net) {
         let spec: FlowSpec = serde_json::from_value(serde_json::json!({
             "recovery": "sack1", "rtt_estimator": "ns2", "ns2_bugfix": true, "halve_on_repeated_rto": true,
-            "init_cwnd_pkts": init_cwnd, "init_ssthresh_pkts": init_cwnd, "ns2_boot_time_s": 0.0
+            "init_cwnd_pkts": init_cwnd, "init_ssthresh_pkts": init_cwnd, "ns2_boot_time_s": 0.0,
+            "send_jitter_s": jitter
         }))
         .unwrap();
         let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
@@ -698,7 +718,7 @@ mod tests {
         let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
         let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         net.add_flow(0, 0);
-        let mut s = TcpSender::new(0, cfg, cc);
+        let mut s = TcpSender::new(0, cfg, cc, 1);
         s.trace = Some(Vec::new());
         s.open(&mut net);
         (s, net)
@@ -741,6 +761,38 @@ mod tests {
         // the third: only the retransmission
         assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(6, 9)]), vec![5]);
         (s, net, w)
+    }
+
+    /// ns-2 `overhead_` in `Sack1TcpAgent::send_much`: every send_much(0)
+    /// waits for one delayed send (armed only while the window is open);
+    /// `send_one` (Limited Transmit) and `dupack_action`'s retransmission
+    /// call `output` directly; the timeout's go-back-N goes through
+    /// send_much(0), so it is delayed too.
+    #[test]
+    fn send_jitter_delays_send_much_but_not_send_one_or_the_fast_retransmission() {
+        let j = 0.05;
+        let (mut s, mut net) = sender_jitter(20.0, j);
+        assert!(s.trace.as_ref().unwrap().is_empty(), "open: only the delayed send is armed");
+        assert_eq!(s.fire_delsnd(&mut net), (0..20).collect::<Vec<_>>());
+        // ACKs 1..5 at 0.1: the first arms, the others wait; one burst
+        for a in 1..=5 {
+            assert!(ack(&mut s, &mut net, 0.1, a, &[]).is_empty());
+        }
+        let d = s.delsnd_timer.deadline.expect("armed");
+        assert!(d >= crate::sim::time::from_secs(0.1) && d < crate::sim::time::from_secs(0.1 + j));
+        assert_eq!(s.fire_delsnd(&mut net), (20..25).collect::<Vec<_>>());
+        // duplicates: send_one at once, then the fast retransmission at once
+        assert_eq!(ack(&mut s, &mut net, 0.2, 5, &[(6, 7)]), vec![25]);
+        assert_eq!(ack(&mut s, &mut net, 0.2, 5, &[(6, 8)]), vec![26]);
+        assert_eq!(ack(&mut s, &mut net, 0.2, 5, &[(6, 9)]), vec![5]);
+        // pipe 19 >= cwnd: the window is shut, so no delayed send is armed
+        assert!(!s.delsnd_timer.is_armed());
+        // the timeout: go-back-N from highest_ack + 1, after the delay
+        net.now = crate::sim::time::from_secs(3.5);
+        let before = s.trace.as_ref().unwrap().len();
+        s.on_rto(&mut net);
+        assert_eq!(s.trace.as_ref().unwrap().len(), before);
+        assert_eq!(s.fire_delsnd(&mut net), vec![5]);
     }
 
     #[test]

@@ -21,6 +21,18 @@
 //!
 //! `syn = "ns2"` starts as ns-2's agents do: segment 0 is a header-only
 //! SYN sent alone, and its ACK opens the initial window ([`super::Syn`]).
+//!
+//! `send_jitter_s` (ns-2's `overhead_`, tcp.cc `send_much`): a send the
+//! window allows is not made at once but after a uniformly random delay in
+//! [0, `send_jitter_s`), and then as a burst of everything the window allows
+//! at that moment; while that delay runs, further sends wait for it. ns-2
+//! inserts it "to avoid phase effects" (Floyd & Jacobson, "On Traffic Phase
+//! Effects in Packet-Switched Gateways"): without it, flows on a drop-tail
+//! queue can lock into a fixed phase, so the same flows lose packets at
+//! every overflow. ns-2 calls `output` directly, without the delay, for the
+//! fast retransmission, NewReno's partial-ACK retransmission and Limited
+//! Transmit (`send_one`); those are direct here too. The retransmission
+//! after a timeout goes through `send_much` in ns-2, so it is delayed.
 use super::pacing::Pacer;
 use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::sack1::Sack1;
@@ -28,6 +40,7 @@ use super::scoreboard::Scoreboard;
 use super::{EcnResponse, PacingKind, Recovery, Syn, TcpConfig};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
+use crate::sim::rng::Rng;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
 use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, NetFeedback};
@@ -40,6 +53,8 @@ pub const BA_UNBOUNDED: u32 = IP_OPT_NONE - 1;
 const RTO: u8 = 0;
 const PACE: u8 = 1;
 const TICK: u8 = 2;
+/// ns-2's `delsnd_timer_`: the delayed send of `send_jitter_s`.
+const DELSND: u8 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
@@ -100,6 +115,10 @@ pub struct TcpSender {
     /// by fast retransmit without a second reduction (RFC 3168 §6.1.2, ns-2
     /// `NewRenoTcpAgent::dupack_action` after `CWND_ACTION_ECN`).
     ecn_cut: bool,
+    /// Linux's `CA_CWR`: an ECE reduction whose window is not yet
+    /// acknowledged beyond `recover`; `CcEvent::CwrEnd` when it is, unless
+    /// a fast recovery or a timeout took over (they clear it).
+    cwr: bool,
     /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
     /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
     ecn_backoff: bool,
@@ -109,6 +128,12 @@ pub struct TcpSender {
     pub(super) rto_timer: Timer,
     pace_timer: Timer,
     pub(super) tick_timer: Timer,
+    /// ns-2's `delsnd_timer_` (`send_jitter_s > 0` only): armed, it holds
+    /// every send that is not direct until it fires.
+    pub(super) delsnd_timer: Timer,
+    /// The delays of `send_jitter_s`, one draw per arming (ns-2
+    /// `Random::uniform(overhead_)`), from the flow's own stream.
+    jitter_rng: Rng,
     pub app_active: bool,
     pub(super) total_segs: Option<u64>,
     /// Segments the application has written (`write`, one each; Telnet);
@@ -129,7 +154,8 @@ enum Next {
 }
 
 impl TcpSender {
-    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+    /// `seed`: the scenario's seed, for the flow's `send_jitter_s` draws.
+    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, seed: u64) -> Self {
         let awnd = cfg.rwnd;
         // ns-2 `set_initial_window`: one segment until the SYN is answered
         let init = if cfg.syn == Syn::Ns2 { 1.0 } else { cfg.init_cwnd };
@@ -174,11 +200,14 @@ impl TcpSender {
             awnd,
             cwr_seq: None,
             ecn_cut: false,
+            cwr: false,
             ecn_backoff: false,
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
             tick_timer: Timer::new(sender_timer(flow, TICK)),
+            delsnd_timer: Timer::new(sender_timer(flow, DELSND)),
+            jitter_rng: crate::sim::rng::stream(seed, crate::sim::rng::Stream::SendJitter, flow as u64),
             app_active: false,
             offered: None,
             stats: SenderStats::default(),
@@ -283,6 +312,12 @@ impl TcpSender {
             self.sync(now);
             self.cc.pkts_acked(&mut self.st, acked, Some(r));
             let mut restart_rto = true;
+            if self.cwr && ack > self.recover {
+                // Linux `tcp_fastretrans_alert`: CWR ends once `snd_una`
+                // is beyond `high_seq` (the CWR segment has arrived).
+                self.cwr = false;
+                self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
+            }
             match self.state {
                 State::Recovery if ack >= self.recover || self.cfg.recovery == Recovery::Reno => {
                     // Full ACK (or Reno's any new ACK): deflate to ssthresh.
@@ -308,6 +343,7 @@ impl TcpSender {
                 State::Loss => {
                     if ack >= self.recover {
                         self.state = State::Open;
+                        self.cc.on_event(&mut self.st, CcEvent::LossEnd);
                     }
                     if !ece {
                         self.cc.cong_avoid(&mut self.st, acked);
@@ -371,10 +407,22 @@ impl TcpSender {
             }
             self.recover = self.sb.high();
             self.ecn_cut = true;
+            self.cwr = true;
             self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
             self.clamp_cwnd();
         }
-        self.try_send(net);
+        // With send_jitter_s, a duplicate ACK below the threshold sends
+        // one segment by Limited Transmit at once, as ns-2's `send_one`
+        // does (`output`, past any pending delayed send), not through the
+        // delayed `send_much`.
+        let limited_transmit = self.state == State::Open && (1..self.cfg.dupthresh).contains(&self.dupacks);
+        if limited_transmit && self.cfg.send_jitter_s > 0.0 {
+            if self.stats.completed_at.is_none() {
+                self.send_next(net);
+            }
+        } else {
+            self.try_send(net);
+        }
     }
 
     /// ns-2's `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`
@@ -412,6 +460,7 @@ impl TcpSender {
             self.st.ssthresh = self.cc.ssthresh(&self.st);
         }
         self.ecn_cut = false;
+        self.cwr = false;
         self.st.cwnd = match self.cfg.recovery {
             Recovery::Sack => self.st.ssthresh,
             _ => self.st.ssthresh + self.cfg.dupthresh as f64,
@@ -493,9 +542,14 @@ impl TcpSender {
         self.state = State::Loss;
         self.recover = self.sb.high();
         self.ecn_cut = false;
+        self.cwr = false;
         self.dupacks = 0;
         self.sb.on_rto();
-        self.retransmit_first_lost(net, true);
+        if self.cfg.send_jitter_s == 0.0 {
+            // With send_jitter_s, ns-2's `timeout` resends through the
+            // delayed `send_much` (below), not at once.
+            self.retransmit_first_lost(net, true);
+        }
         let at = net.now.saturating_add(self.rto());
         self.rto_timer.arm(&mut net.events, at);
         self.try_send(net);
@@ -562,13 +616,30 @@ impl TcpSender {
         None
     }
 
-    /// Send while the window, the receiver and the pacer allow.
+    /// Send while the window, the receiver and the pacer allow (after the
+    /// `send_jitter_s` delay, if set).
     pub fn try_send(&mut self, net: &mut Net) {
+        self.send_much(net, false);
+    }
+
+    /// ns-2 `send_much(force)`: with `send_jitter_s`, a send that is not
+    /// `force`d waits for a pending delayed send, or arms one if the window
+    /// is open (tcp.cc: `if (!force && delsnd_timer_.status() ==
+    /// TIMER_PENDING) return;` ... `delsnd_timer_.resched(Random::uniform(
+    /// overhead_))`); the timer's expiry sends with `force`. Without
+    /// `send_jitter_s` every send is direct.
+    fn send_much(&mut self, net: &mut Net, force: bool) {
         if self.stats.completed_at.is_some() {
             return;
         }
         if self.sack1.is_some() {
-            return self.sack1_send_much(net);
+            return self.sack1_send_much(net, force);
+        }
+        if !force && self.cfg.send_jitter_s > 0.0 {
+            if !self.delsnd_timer.is_armed() && self.next_segment_available() {
+                self.arm_delsnd(net);
+            }
+            return;
         }
         let now = net.now;
         loop {
@@ -579,18 +650,34 @@ impl TcpSender {
                 }
                 return;
             }
-            match self.next_segment() {
-                None => return,
-                Some(Next::New) => {
-                    if self.state == State::Open && self.sb.outstanding() >= self.window() {
-                        self.lt_sent += 1; // beyond cwnd: Limited Transmit (RFC 3042)
-                    }
-                    let s = self.sb.high();
-                    self.transmit(net, s, false)
-                }
-                Some(Next::Retx(s)) => self.transmit(net, s, false),
+            if !self.send_next(net) {
+                return;
             }
         }
+    }
+
+    /// Send the segment `next_segment` picks, if any; whether one was sent.
+    fn send_next(&mut self, net: &mut Net) -> bool {
+        match self.next_segment() {
+            None => return false,
+            Some(Next::New) => {
+                if self.state == State::Open && self.sb.outstanding() >= self.window() {
+                    self.lt_sent += 1; // beyond cwnd: Limited Transmit (RFC 3042)
+                }
+                let s = self.sb.high();
+                self.transmit(net, s, false)
+            }
+            Some(Next::Retx(s)) => self.transmit(net, s, false),
+        }
+        true
+    }
+
+    /// Arm ns-2's `delsnd_timer_` `Random::uniform(overhead_)` from now.
+    pub(super) fn arm_delsnd(&mut self, net: &mut Net) {
+        use rand::Rng as _;
+        let u: f64 = self.jitter_rng.gen();
+        let at = net.now.saturating_add(from_secs(u * self.cfg.send_jitter_s));
+        self.delsnd_timer.arm(&mut net.events, at);
     }
 
     /// Whether a segment would be sent if the pacer allowed it (no side effects).
@@ -703,6 +790,8 @@ impl SenderAgent for TcpSender {
             RTO if self.rto_timer.fire(&mut net.events, now, gen) => self.on_rto(net),
             PACE if self.pace_timer.fire(&mut net.events, now, gen) => self.try_send(net),
             TICK if self.tick_timer.fire(&mut net.events, now, gen) => self.on_tick(net),
+            // ns-2 `timeout_nonrtx(TCP_TIMER_DELSND)`: `send_much(1, ...)`
+            DELSND if self.delsnd_timer.fire(&mut net.events, now, gen) => self.send_much(net, true),
             _ => {}
         }
     }
@@ -732,6 +821,27 @@ impl SenderAgent for TcpSender {
 }
 
 #[cfg(test)]
+impl TcpSender {
+    /// Run the pending delayed send (`send_jitter_s`) at its deadline: the
+    /// events before it are dropped (tests that play the receiver never run
+    /// the network). Returns the segments it sent.
+    pub(super) fn fire_delsnd(&mut self, net: &mut Net) -> Vec<u64> {
+        use crate::sim::events::EventKind;
+        let at = self.delsnd_timer.deadline.expect("a delayed send is pending");
+        loop {
+            let ev = net.events.pop().expect("the delayed send's event");
+            if ev.to.kind == EventKind::AgentTimer && ev.to.idx == self.flow && ev.to.slot == DELSND {
+                assert_eq!(ev.time, at);
+                net.now = at;
+                let before = self.trace.as_ref().map_or(0, Vec::len);
+                self.on_timer(net, DELSND, ev.gen);
+                return self.trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::link::Link;
@@ -755,7 +865,7 @@ mod tests {
         let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
         let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         net.add_flow(0, 0);
-        let mut s = TcpSender::new(0, cfg, cc);
+        let mut s = TcpSender::new(0, cfg, cc, 1);
         s.trace = Some(Vec::new());
         s.open(&mut net);
         (s, net)
@@ -841,5 +951,236 @@ mod tests {
     fn syn_values_are_checked() {
         let e = serde_json::from_value::<FlowSpec>(serde_json::json!({"syn": "yes"})).unwrap_err().to_string();
         assert!(e.contains("`yes`") && e.contains("none") && e.contains("ns2_no_delay_growth"), "{e}");
+    }
+}
+
+/// `send_jitter_s` (ns-2's `overhead_`).
+#[cfg(test)]
+mod jitter_tests {
+    use super::*;
+    use crate::net::link::Link;
+    use crate::net::packet::{Kind, Packet, TcpHeader, L4};
+    use crate::net::Route;
+    use crate::scenario::{FlowSpec, QueueSpec};
+    use std::sync::{Arc, Mutex};
+
+    const J: f64 = 0.05;
+
+    /// A sender of `spec` (JSON fields) on a one-link network whose events
+    /// are never run: the test plays the receiver and reads what was sent.
+    fn sender_with(spec: serde_json::Value, cc: Option<Box<dyn CongestionControl>>, seed: u64) -> (TcpSender, Net) {
+        let spec: FlowSpec = serde_json::from_value(spec).unwrap();
+        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
+        let cc = cc.unwrap_or_else(|| super::super::build_cc(&spec, "flow").unwrap());
+        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
+        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        net.add_flow(0, 0);
+        let mut s = TcpSender::new(0, cfg, cc, seed);
+        s.trace = Some(Vec::new());
+        s.open(&mut net);
+        (s, net)
+    }
+
+    /// Ten segments of initial window, `send_jitter_s = J`.
+    fn jittered(recovery: &str, seed: u64) -> (TcpSender, Net) {
+        let spec = serde_json::json!({"init_cwnd_pkts": 10, "send_jitter_s": J, "recovery": recovery});
+        sender_with(spec, None, seed)
+    }
+
+    /// Deliver an ACK (cumulative `ack`, next expected) at `t` seconds;
+    /// the segments sent in response.
+    fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64, ece: bool) -> Vec<u64> {
+        net.now = from_secs(t);
+        let h = TcpHeader { ack, ece, ..Default::default() };
+        let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
+        let before = s.trace.as_ref().unwrap().len();
+        s.on_packet(net, &pkt);
+        s.trace.as_ref().unwrap()[before..].iter().map(|r| r.seq).collect()
+    }
+
+    #[test]
+    fn send_jitter_holds_sends_for_one_uniform_delay_then_sends_the_window_as_one_burst() {
+        let (mut s, mut net) = jittered("newreno", 1);
+        // open() = ns-2 sendmsg -> send_much(0): only the timer is armed
+        assert!(s.trace.as_ref().unwrap().is_empty());
+        let d0 = s.delsnd_timer.deadline.expect("armed");
+        assert!(d0 < from_secs(J));
+        // send_much(0) while it is pending: nothing sent, nothing redrawn
+        s.try_send(&mut net);
+        assert!(s.trace.as_ref().unwrap().is_empty());
+        assert_eq!(s.delsnd_timer.deadline, Some(d0));
+        // the expiry (send_much(1)): the whole window at once
+        assert_eq!(s.fire_delsnd(&mut net), (0..10).collect::<Vec<_>>());
+        assert!(s.trace.as_ref().unwrap().iter().all(|r| r.time == d0));
+        // ACKs while a delayed send is pending only open the window; the
+        // expiry sends all it allows: cwnd 12 (one per ACK), 6 outstanding
+        assert!(ack(&mut s, &mut net, 1.0, 2, false).is_empty());
+        let d1 = s.delsnd_timer.deadline.expect("armed by the ACK");
+        assert!(d1 >= from_secs(1.0) && d1 < from_secs(1.0 + J));
+        assert!(ack(&mut s, &mut net, 1.0, 4, false).is_empty());
+        assert_eq!(s.delsnd_timer.deadline, Some(d1));
+        assert_eq!(s.fire_delsnd(&mut net), (10..16).collect::<Vec<_>>());
+    }
+
+    /// The delay of each arming, and the draw it should be: the flow's
+    /// own stream, one uniform per arming, times `send_jitter_s`.
+    fn delays(seed: u64) -> Vec<f64> {
+        use rand::Rng as _;
+        let (mut s, mut net) = jittered("newreno", seed);
+        let mut want = crate::sim::rng::stream(seed, crate::sim::rng::Stream::SendJitter, 0);
+        let mut out = Vec::new();
+        let mut armed_at = 0.0;
+        for k in 1..=400u64 {
+            let d = s.delsnd_timer.deadline.expect("armed");
+            let u: f64 = want.gen();
+            assert_eq!(d, from_secs(armed_at).saturating_add(from_secs(u * J)), "arming {k}");
+            out.push(to_secs(d) - armed_at);
+            assert!(!s.fire_delsnd(&mut net).is_empty());
+            // an ACK a second later opens the window and arms it again
+            armed_at = k as f64;
+            ack(&mut s, &mut net, armed_at, k, false);
+        }
+        out
+    }
+
+    #[test]
+    fn send_jitter_delays_are_uniform_in_range_and_follow_the_seed() {
+        let d = delays(1);
+        assert!(d.iter().all(|&x| (0.0..J).contains(&x)), "{d:?}");
+        // 400 uniform draws: mean J/2 within 4 standard errors (J/sqrt(12·400)),
+        // and the extremes near both ends
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        assert!((mean - J / 2.0).abs() < 4.0 * J / (12.0f64 * 400.0).sqrt(), "mean {mean}");
+        assert!(d.iter().cloned().fold(f64::INFINITY, f64::min) < 0.02 * J);
+        assert!(d.iter().cloned().fold(0.0, f64::max) > 0.98 * J);
+        assert_eq!(d, delays(1), "same seed, same delays");
+        assert_ne!(d, delays(2), "another seed, other delays");
+    }
+
+    #[test]
+    fn send_jitter_leaves_limited_transmit_and_fast_retransmit_direct_and_delays_the_timeout_resend() {
+        let (mut s, mut net) = jittered("newreno", 3);
+        assert_eq!(s.fire_delsnd(&mut net).len(), 10);
+        // segment 0 lost: duplicates 1 and 2 send by Limited Transmit at
+        // once (ns-2 send_one), no delayed send armed
+        assert_eq!(ack(&mut s, &mut net, 0.1, 0, false), vec![10]);
+        assert_eq!(ack(&mut s, &mut net, 0.1, 0, false), vec![11]);
+        assert!(!s.delsnd_timer.is_armed());
+        // the third: the fast retransmission at once (ns-2 output()), and
+        // nothing else before a delayed send
+        assert_eq!(ack(&mut s, &mut net, 0.1, 0, false), vec![0]);
+        if s.delsnd_timer.is_armed() {
+            s.fire_delsnd(&mut net);
+        }
+        // a timeout: ns-2 resends through send_much(0), so after a delay
+        net.now = from_secs(5.0);
+        let before = s.trace.as_ref().unwrap().len();
+        s.on_rto(&mut net);
+        assert_eq!(s.trace.as_ref().unwrap().len(), before, "nothing leaves at the timeout itself");
+        let d = s.delsnd_timer.deadline.expect("armed by the timeout");
+        assert!(d >= from_secs(5.0) && d < from_secs(5.0 + J));
+        assert_eq!(s.fire_delsnd(&mut net), vec![0]);
+    }
+
+    #[test]
+    fn send_jitter_limited_transmit_sends_one_segment_past_a_pending_delayed_send() {
+        let (mut s, mut net) = jittered("newreno", 4);
+        assert_eq!(s.fire_delsnd(&mut net).len(), 10);
+        // a new ACK opens the window: a delayed send is armed
+        assert!(ack(&mut s, &mut net, 0.1, 2, false).is_empty());
+        let d = s.delsnd_timer.deadline.expect("armed");
+        // a duplicate before it fires: one segment at once (ns-2 send_one),
+        // although the window has room for more; the delayed send stays
+        assert_eq!(ack(&mut s, &mut net, 0.1, 2, false), vec![10]);
+        assert_eq!(s.delsnd_timer.deadline, Some(d));
+        // then the rest at once: 9 outstanding, cwnd 11 plus one for the
+        // duplicate (Limited Transmit) -> 11, 12, 13
+        assert_eq!(s.fire_delsnd(&mut net), vec![11, 12, 13]);
+    }
+
+    #[test]
+    fn send_jitter_is_validated() {
+        let err = |j: serde_json::Value, pacing: &str| {
+            let spec: FlowSpec =
+                serde_json::from_value(serde_json::json!({"send_jitter_s": j, "pacing": pacing})).unwrap();
+            TcpConfig::from_spec(&spec, "flows[0]").err()
+        };
+        assert!(err(0.0.into(), "none").is_none());
+        assert!(err(0.01.into(), "none").is_none());
+        for bad in [-0.01, 2e6] {
+            let e = err(bad.into(), "none").expect("refused");
+            assert_eq!(e.field, "flows[0].send_jitter_s");
+        }
+        let e = err(0.01.into(), "interval").expect("refused with pacing");
+        assert_eq!(e.field, "flows[0].send_jitter_s");
+        assert!(e.msg.contains("0.01") && e.msg.contains("pacing"), "{}", e.msg);
+        // pacing is fine without jitter
+        assert!(err(0.0.into(), "interval").is_none());
+    }
+
+    /// Reno that records the events the sender signals.
+    struct Recorder(Arc<Mutex<Vec<CcEvent>>>);
+    impl CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+            crate::transport::cc::slow_start_units(false, s, acked, 0.0);
+        }
+        fn ssthresh(&mut self, s: &CcState) -> f64 {
+            (s.cwnd / 2.0).max(2.0)
+        }
+        fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
+            self.0.lock().unwrap().push(ev);
+        }
+    }
+
+    fn recorded(spec: serde_json::Value) -> (TcpSender, Net, Arc<Mutex<Vec<CcEvent>>>) {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (s, net) = sender_with(spec, Some(Box::new(Recorder(log.clone()))), 1);
+        (s, net, log)
+    }
+
+    #[test]
+    fn the_sender_signals_the_return_to_open_after_a_timeout_and_after_an_ecn_reduction() {
+        use CcEvent::*;
+        // Timeout: Loss until everything outstanding at the timeout is
+        // acknowledged (Linux CA_Loss -> CA_Open)
+        let (mut s, mut net, log) = recorded(serde_json::json!({"init_cwnd_pkts": 10}));
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net);
+        assert_eq!(*log.lock().unwrap(), vec![Timeout]);
+        ack(&mut s, &mut net, 5.1, 1, false);
+        ack(&mut s, &mut net, 5.2, 9, false);
+        assert_eq!(s.state, State::Loss);
+        assert_eq!(*log.lock().unwrap(), vec![Timeout]);
+        ack(&mut s, &mut net, 5.3, 10, false);
+        assert_eq!(s.state, State::Open);
+        assert_eq!(*log.lock().unwrap(), vec![Timeout, LossEnd]);
+
+        // ECE: CWR until a segment beyond the reduction's window (the one
+        // that carried CWR) is acknowledged (Linux: snd_una > high_seq)
+        let spec = serde_json::json!({"init_cwnd_pkts": 10, "ecn": true});
+        let (mut s, mut net, log) = recorded(spec.clone());
+        ack(&mut s, &mut net, 0.1, 2, true);
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho]);
+        ack(&mut s, &mut net, 0.2, 10, false);
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho], "the window itself is not beyond it");
+        ack(&mut s, &mut net, 0.3, 11, false);
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho, CwrEnd]);
+
+        // A loss in that window: recovery takes over, and ends with its own event
+        let (mut s, mut net, log) = recorded(spec);
+        ack(&mut s, &mut net, 0.1, 2, true);
+        for _ in 0..3 {
+            ack(&mut s, &mut net, 0.2, 2, false);
+        }
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho, RecoveryStart]);
+        let high = s.sb.high();
+        ack(&mut s, &mut net, 0.3, high, false);
+        let high = s.sb.high();
+        ack(&mut s, &mut net, 0.4, high, false);
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho, RecoveryStart, RecoveryEnd]);
     }
 }
