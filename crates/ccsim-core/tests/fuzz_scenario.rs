@@ -24,7 +24,8 @@
 //!
 //! Budget: `CCSIM_FUZZ_CASES` (default 3000, the CI budget). The full run
 //! (docs/reliability.md):
-//! `CCSIM_FUZZ_CASES=60000 cargo test --release -p ccsim-core --test fuzz_scenario`.
+//! `CCSIM_FUZZ_CASES=80000 cargo test --release -p ccsim-core --test fuzz_scenario`
+//! (80,000 structured documents and 20,000 damaged texts).
 //! `CCSIM_FUZZ_LOG=FILE` writes each case to FILE before it runs (to find
 //! the input of a hang).
 use ccsim_core::scenario::ConfigError;
