@@ -691,11 +691,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::link::Link;
     use crate::net::packet::{Kind, Packet, TcpHeader, L4};
-    use crate::net::Route;
-    use crate::scenario::{FlowSpec, QueueSpec};
-    use crate::transport::tcp::TcpConfig;
     use crate::transport::SenderAgent;
 
     /// A Sack1 sender (ns-2 mode, Reno) on a one-link network whose events
@@ -706,22 +702,12 @@ mod tests {
 
     /// The same, with `send_jitter_s` (ns-2 `overhead_`).
     fn sender_jitter(init_cwnd: f64, jitter: f64) -> (TcpSender, Net) {
-        let spec: FlowSpec = serde_json::from_value(serde_json::json!({
+        let spec = serde_json::json!({
             "recovery": "sack1", "rtt_estimator": "ns2", "ns2_bugfix": true, "halve_on_repeated_rto": true,
             "init_cwnd_pkts": init_cwnd, "init_ssthresh_pkts": init_cwnd, "ns2_boot_time_s": 0.0,
             "send_jitter_s": jitter
-        }))
-        .unwrap();
-        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
-        let cc = super::super::build_cc(&spec, "flow").unwrap();
-        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
-        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
-        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
-        net.add_flow(0, 0);
-        let mut s = TcpSender::new(0, cfg, cc, 1);
-        s.trace = Some(Vec::new());
-        s.open(&mut net);
-        (s, net)
+        });
+        TcpSender::on_test_link(spec, None, 1)
     }
 
     /// Deliver an ACK (cumulative `ack`, next expected; SACK `blocks`) at

@@ -822,6 +822,29 @@ impl SenderAgent for TcpSender {
 
 #[cfg(test)]
 impl TcpSender {
+    /// A sender of `spec` (JSON fields; `cc` replaces the spec's
+    /// controller) on a one-link network whose events are never run: the
+    /// test plays the receiver and reads what was sent from the trace.
+    pub(super) fn on_test_link(
+        spec: serde_json::Value,
+        cc: Option<Box<dyn CongestionControl>>,
+        seed: u64,
+    ) -> (TcpSender, Net) {
+        use crate::net::{link::Link, Route};
+        use crate::scenario::{FlowSpec, QueueSpec};
+        let spec: FlowSpec = serde_json::from_value(spec).unwrap();
+        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
+        let cc = cc.unwrap_or_else(|| super::build_cc(&spec, "flow").unwrap());
+        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
+        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        net.add_flow(0, 0);
+        let mut s = TcpSender::new(0, cfg, cc, seed);
+        s.trace = Some(Vec::new());
+        s.open(&mut net);
+        (s, net)
+    }
+
     /// Run the pending delayed send (`send_jitter_s`) at its deadline: the
     /// events before it are dropped (tests that play the receiver never run
     /// the network). Returns the segments it sent.
@@ -844,11 +867,9 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::link::Link;
     use crate::net::packet::{Kind, Packet, TcpHeader, L4};
-    use crate::net::Route;
-    use crate::scenario::{FlowSpec, QueueSpec};
-    use crate::transport::tcp::{build_cc, TcpConfig};
+    use crate::scenario::FlowSpec;
+    use crate::transport::tcp::TcpConfig;
 
     /// A sender in ns-2 mode with `extra` fields on a one-link network whose
     /// events never run: the test plays the receiver.
@@ -858,17 +879,7 @@ mod tests {
             "init_cwnd_pkts": 2, "ns2_boot_time_s": 0.0, "mss_bytes": 1000, "header_bytes": 40
         });
         j.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        let spec: FlowSpec = serde_json::from_value(j).unwrap();
-        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
-        let cc = build_cc(&spec, "flow").unwrap();
-        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
-        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
-        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
-        net.add_flow(0, 0);
-        let mut s = TcpSender::new(0, cfg, cc, 1);
-        s.trace = Some(Vec::new());
-        s.open(&mut net);
-        (s, net)
+        TcpSender::on_test_link(j, None, 1)
     }
 
     /// (segment, bytes) sent since `from` in the trace.
@@ -958,10 +969,8 @@ mod tests {
 #[cfg(test)]
 mod jitter_tests {
     use super::*;
-    use crate::net::link::Link;
     use crate::net::packet::{Kind, Packet, TcpHeader, L4};
-    use crate::net::Route;
-    use crate::scenario::{FlowSpec, QueueSpec};
+    use crate::scenario::FlowSpec;
     use std::sync::{Arc, Mutex};
 
     const J: f64 = 0.05;
@@ -969,17 +978,7 @@ mod jitter_tests {
     /// A sender of `spec` (JSON fields) on a one-link network whose events
     /// are never run: the test plays the receiver and reads what was sent.
     fn sender_with(spec: serde_json::Value, cc: Option<Box<dyn CongestionControl>>, seed: u64) -> (TcpSender, Net) {
-        let spec: FlowSpec = serde_json::from_value(spec).unwrap();
-        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
-        let cc = cc.unwrap_or_else(|| super::super::build_cc(&spec, "flow").unwrap());
-        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
-        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
-        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
-        net.add_flow(0, 0);
-        let mut s = TcpSender::new(0, cfg, cc, seed);
-        s.trace = Some(Vec::new());
-        s.open(&mut net);
-        (s, net)
+        TcpSender::on_test_link(spec, cc, seed)
     }
 
     /// Ten segments of initial window, `send_jitter_s = J`.
