@@ -89,6 +89,11 @@ WRONG = ["fast", "", True, [], [0.1, 0.2, 0.3], {}, {"a": 1},
          nest(40), nest(600)]
 RUST_WORDS = ["struct ", "enum ", "u32", "u64", "f64", "i64", "usize", "untagged", "sequence", "Traceback"]
 FIELD_MSG = re.compile(r"^scenario(\.[A-Za-z0-9_\[\].]+: |: (missing|unknown) field `)")
+#: serde's wording after the field path (``must be variant identifier``,
+#: ``string or map``, ``unknown variant `x`, expected one of``); whole words
+#: so the ``variant`` field's own path does not count. serde's "unknown
+#: field `x`, expected one of" for a misspelt key is allowed (FIELD_MSG).
+SERDE_WORDS = re.compile(r"\bvariant\b|\bmap\b|, expected |expected one of")
 
 
 def val(draw, typical, mode):
@@ -239,6 +244,9 @@ def assert_names_field(msg):
     assert FIELD_MSG.match(msg), f"rejection names no field: {msg}"
     for w in RUST_WORDS:
         assert w not in msg, f"rejection speaks Rust ({w!r}): {msg}"
+    if not re.search(r": (missing|unknown) field `", msg):
+        body = msg.split(": ", 1)[1]
+        assert not SERDE_WORDS.search(body), f"rejection speaks serde: {msg}"
 
 
 def assert_conserved(c):
