@@ -606,18 +606,6 @@ fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
             }
             let mut err = path_error(&e);
             let doc = doc();
-            if err.field == "topology" {
-                // a `kind` that is no topology's name is the kind's error
-                let kind = doc.as_ref().and_then(|d| d.get("topology")?.get("kind"));
-                if let Some(k) = kind {
-                    let name = k.as_str().map(|s| format!("\"{s}\""));
-                    err.field = "topology.kind".into();
-                    let names = doc.clone().and_then(|d| allowed_names(d, e.path())).unwrap_or_default();
-                    err.msg =
-                        format!("{} is not allowed; must be one of {names}", name.unwrap_or_else(|| k.to_string()));
-                    return Err(err);
-                }
-            }
             let tail = if err.msg.ends_with(NAME) {
                 ", one of"
             } else if err.msg.ends_with(TAGGED) {
