@@ -117,6 +117,19 @@ def _bad_inputs(tmp_path, small_toml):
                         '"bottleneck_queue": {"limit_pkts": 20}}, "flows": [{"rtt_s": [0.1, NaN], "count": 2}]}')
     latin1 = tmp_path / "latin1.toml"
     latin1.write_bytes(b'name = "ok"\n# caf\xe9\n')
+    base = small_toml.read_text()
+    dated = tmp_path / "dated.toml"
+    dated.write_text(base.replace("count = 2", "count = 2\nstart_s = 1979-05-27", 1))
+    stamped = tmp_path / "stamped.toml"
+    stamped.write_text("name = 1979-05-27T07:32:00Z\n" + re.sub(r"(?m)^name = .*\n", "", base, count=1))
+    timed = tmp_path / "timed.toml"
+    timed.write_text("warmup_s = 07:32:00\n" + re.sub(r"(?m)^warmup_s = .*\n", "", base, count=1))
+    deep_toml = tmp_path / "deep.toml"
+    deep_toml.write_text("x = " + "[" * 600 + "]" * 600 + "\n" + base)
+    deep_json = tmp_path / "deep.json"
+    deep_json.write_text('{"duration_s": 1.0, "flows": [{"rtt_s": ' + "[" * 1200 + "]" * 1200 + "}]}")
+    nested = tmp_path / "nested.json"
+    nested.write_text('{"duration_s": 1.0, "x": ' + "[" * 100 + "]" * 100 + "}")
     return [
         (["run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "o")], "missing.toml"),
         (["run", str(bad_toml), "--out", str(tmp_path / "o")], "invalid TOML"),
@@ -132,6 +145,15 @@ def _bad_inputs(tmp_path, small_toml):
         (["bench", "B9"], "unknown benchmark"),
         (["list", "bogus"], "invalid choice"),
         (["run"], "required"),
+        (["run", str(dated), "--out", str(tmp_path / "o")],
+         "scenario.flows[0].start_s: 1979-05-27 (a TOML date) is not allowed; scenarios hold no dates"),
+        (["run", str(stamped), "--out", str(tmp_path / "o")],
+         "scenario.name: 1979-05-27T07:32:00+00:00 (a TOML date-time) is not allowed"),
+        (["run", str(timed), "--out", str(tmp_path / "o")],
+         "scenario.warmup_s: 07:32:00 (a TOML time) is not allowed; scenarios hold no dates or times"),
+        (["run", str(deep_toml), "--out", str(tmp_path / "o")], "deep.toml: line 1 (in x): lists/tables nested more"),
+        (["run", str(deep_json), "--out", str(tmp_path / "o")], "deep.json: line 1 (in rtt_s): lists/tables nested"),
+        (["run", str(nested), "--out", str(tmp_path / "o")], "scenario.x" + "[0]" * 31 + ": lists/tables nested more"),
     ]
 
 
@@ -145,6 +167,25 @@ def test_bad_input_in_process(tmp_path, small_toml, capsys):
         assert code == 2, (argv, err)
         assert "error: " in err and needle in err, (argv, err)
         assert "Traceback" not in err
+
+
+def test_api_dates_and_deep_nesting_name_the_field():
+    import datetime
+
+    from ccsim import UserError
+    from ccsim.runner import simulation
+
+    deep = []
+    for _ in range(900):
+        deep = [deep]
+    for v, needle in [(datetime.date(1979, 5, 27), "1979-05-27 (a TOML date) is not allowed"),
+                      (datetime.time(7, 32), "07:32:00 (a TOML time) is not allowed"),
+                      (deep, "[0]: lists/tables nested more than 32 levels deep")]:
+        d = {"duration_s": 1.0, "flows": [{"rtt_s": 0.1, "start_s": v}],
+             "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 1e7, "bottleneck_queue": {"limit_pkts": 20}}}
+        with pytest.raises(UserError) as exc:
+            simulation(d)
+        assert str(exc.value).startswith("scenario.flows[0].start_s") and needle in str(exc.value), exc.value
 
 
 @pytest.mark.parametrize("which", [0, 2])

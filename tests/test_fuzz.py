@@ -28,6 +28,7 @@ examples; ``HYPOTHESIS_PROFILE=full`` runs ``CCSIM_FUZZ_PY_CASES`` (default
 from __future__ import annotations
 
 import contextlib
+import datetime
 import io
 import json
 import math
@@ -70,9 +71,29 @@ EDGES = [
     4294967295, 4294967296, 1_000_000, 1_000_001, -1, 2**63, 2**64, 0, 1,
 ]
 NONFINITE = [math.nan, math.inf, -math.inf]
-WRONG = ["fast", "", True, [], [0.1, 0.2, 0.3], {}, {"a": 1}]
+
+
+def nest(n):
+    """A list nested ``n`` deep: past ccsim's bound (32) at 40; past what
+    Python's TOML parser can recurse through at 600."""
+    v = []
+    for _ in range(n):
+        v = [v]
+    return v
+
+
+WRONG = ["fast", "", True, [], [0.1, 0.2, 0.3], {}, {"a": 1},
+         # TOML dates and times (tomllib gives these types; JSON has none)
+         datetime.date(1979, 5, 27), datetime.datetime(1979, 5, 27, 7, 32, tzinfo=datetime.timezone.utc),
+         datetime.datetime(1979, 5, 27, 7, 32), datetime.time(7, 32),
+         nest(40), nest(600)]
 RUST_WORDS = ["struct ", "enum ", "u32", "u64", "f64", "i64", "usize", "untagged", "sequence", "Traceback"]
 FIELD_MSG = re.compile(r"^scenario(\.[A-Za-z0-9_\[\].]+: |: (missing|unknown) field `)")
+#: serde's wording after the field path (``must be variant identifier``,
+#: ``string or map``, ``unknown variant `x`, expected one of``); whole words
+#: so the ``variant`` field's own path does not count. serde's "unknown
+#: field `x`, expected one of" for a misspelt key is allowed (FIELD_MSG).
+SERDE_WORDS = re.compile(r"\bvariant\b|\bmap\b|, expected |expected one of")
 
 
 def val(draw, typical, mode):
@@ -223,6 +244,9 @@ def assert_names_field(msg):
     assert FIELD_MSG.match(msg), f"rejection names no field: {msg}"
     for w in RUST_WORDS:
         assert w not in msg, f"rejection speaks Rust ({w!r}): {msg}"
+    if not re.search(r": (missing|unknown) field `", msg):
+        body = msg.split(": ", 1)[1]
+        assert not SERDE_WORDS.search(body), f"rejection speaks serde: {msg}"
 
 
 def assert_conserved(c):
@@ -292,9 +316,10 @@ def test_cli_run_never_prints_a_traceback(d, fmt, op, at, n, byte):
             except (UserError, ValueError, TypeError):
                 # a dict that has no TOML form (an empty table in a list):
                 # write it as JSON under a .toml name instead
-                text = json.dumps(d)
+                text = json.dumps(d, default=str)
         else:
-            text = json.dumps(d, allow_nan=True)
+            # JSON has no dates: they go in as strings
+            text = json.dumps(d, allow_nan=True, default=str)
         data = text.encode() if op == 3 else damage(text, op, at, n, byte)
         path.write_bytes(data)
         code, err = _cli(path, Path(tmp) / "out")

@@ -8,6 +8,7 @@ message instead of an ImportError deep inside some other module.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 from types import ModuleType
@@ -54,35 +55,58 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
-def _non_finite(obj: Any, path: str = "") -> Optional[tuple]:
-    """The first NaN or infinite number in ``obj`` as ``(path, value)``, the
-    path in the engine's form (``flows[0].rtt_s``)."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return path, obj
-    if isinstance(obj, dict):
-        items = ((f"{path}.{k}" if path else str(k), v) for k, v in obj.items())
-    elif isinstance(obj, (list, tuple)):
-        items = ((f"{path}[{i}]", v) for i, v in enumerate(obj))
-    else:
-        return None
-    for p, v in items:
-        hit = _non_finite(v, p)
-        if hit:
-            return hit
+#: Deepest nesting of lists/tables a scenario may have. No field nests more
+#: than a few levels; the bound keeps Python's recursive walkers and the
+#: engine's JSON reader (serde_json stops at 128) from failing without a
+#: field name.
+MAX_DEPTH = 32
+
+
+def _describe(v: Any) -> Optional[str]:
+    """Why ``v`` cannot be a scenario value, or None if it can be one."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"{v} is not allowed; must be a finite number"
+    if isinstance(v, (datetime.date, datetime.time)):  # datetime is a date
+        kind = {datetime.datetime: "date-time", datetime.date: "date"}.get(type(v), "time")
+        return (f"{v.isoformat()} (a TOML {kind}) is not allowed; scenarios hold no dates or "
+                "times: must be a number, a string, a boolean, a list or a table, as the field "
+                "takes (times are numbers of seconds)")
     return None
+
+
+def check_values(obj: Any) -> None:
+    """Raise :class:`UserError` naming the first value of ``obj`` the engine
+    cannot take: NaN or an infinity (no JSON form), a TOML date or time, or
+    lists/tables nested more than :data:`MAX_DEPTH` deep. The path is in the
+    engine's form (``scenario.flows[0].rtt_s``). Iterative, so a deep
+    document cannot exhaust Python's recursion limit here."""
+    stack = [("", obj, 0)]
+    while stack:
+        path, v, depth = stack.pop()
+        why = _describe(v)
+        if why:
+            raise UserError(f"scenario.{path}: {why}" if path else f"scenario: {why}")
+        if isinstance(v, dict):
+            items = [(f"{path}.{k}" if path else str(k), x) for k, x in v.items()]
+        elif isinstance(v, (list, tuple)):
+            items = [(f"{path}[{i}]", x) for i, x in enumerate(v)]
+        else:
+            continue
+        if depth >= MAX_DEPTH and items:
+            raise UserError(f"scenario.{path}: lists/tables nested more than {MAX_DEPTH} levels deep "
+                            "are not allowed; no scenario field nests more than a few levels")
+        stack.extend((p, x, depth + 1) for p, x in reversed(items))
 
 
 def dumps(obj: Any, canonical: bool = False) -> str:
     """Serialise a scenario dict for the engine.
 
     ``canonical=True`` gives the byte-stable form used for cache keys
-    (sorted keys, no whitespace). NaN and infinities have no JSON form: they
-    are a :class:`UserError` naming the field (as the engine names them in
-    a TOML file, which can hold them).
+    (sorted keys, no whitespace). NaN and infinities have no JSON form, and
+    TOML dates and times and very deep nesting no scenario meaning: they are
+    a :class:`UserError` naming the field (:func:`check_values`).
     """
-    hit = _non_finite(obj)
-    if hit:
-        raise UserError(f"scenario.{hit[0]}: {hit[1]} is not allowed; must be a finite number")
+    check_values(obj)
     if canonical:
         return json.dumps(obj, default=_default, sort_keys=True, separators=(",", ":"))
     return json.dumps(obj, default=_default)

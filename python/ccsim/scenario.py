@@ -22,12 +22,13 @@ import copy
 import dataclasses
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Union
 
-from ._native import UserError, validate
+from ._native import MAX_DEPTH, UserError, check_values, validate
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -509,9 +510,52 @@ def read_scenario_dict(path: Union[str, os.PathLike]) -> Dict[str, Any]:
         data = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: invalid {suffix[1:].upper()}: {exc}") from None
+    except RecursionError:
+        # the parsers recurse per level (tomllib fails near 500, json near 1000)
+        raise UserError(_too_deep(path, text)) from None
     if not isinstance(data, dict):
         raise UserError(f"{path}: a scenario must be a table/object at the top level")
+    check_values(data)
     return data
+
+
+def _too_deep(path: Path, text: str) -> str:
+    """The message for a file nested too deeply to parse: the line and the
+    key where lists/tables pass :data:`MAX_DEPTH` levels (a rough scan that
+    skips quoted strings and comments; the parser failed, so no field path
+    exists)."""
+    depth, line, quote, i, key = 0, 1, "", 0, ""
+    while i < len(text):
+        c = text[i]
+        if c == "\n":
+            line += 1
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "#" and path.suffix.lower() == ".toml":
+            while i < len(text) and text[i] != "\n":
+                i += 1
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                if path.suffix.lower() == ".json":
+                    keys = re.findall(r'"((?:[^"\\]|\\.)*)"\s*:', text[:i])
+                    head = keys[-1] if keys else ""
+                else:
+                    m = re.match(r"\s*([^=\[{]+?)\s*=", text[text.rfind("\n", 0, i) + 1 : i])
+                    head = m.group(1) if m else ""
+                key = f" (in {head})" if head else ""
+                break
+        elif c in "]}":
+            depth -= 1
+        i += 1
+    return (f"{path}: line {line}{key}: lists/tables nested more than {MAX_DEPTH} levels deep "
+            "are not allowed; no scenario field nests more than a few levels")
 
 
 def load_scenario(path: Union[str, os.PathLike]) -> Scenario:
@@ -524,6 +568,7 @@ def as_scenario_dict(scenario: Union[Scenario, Mapping[str, Any], str, os.PathLi
     if isinstance(scenario, Scenario):
         return scenario.to_dict()
     if isinstance(scenario, Mapping):
+        check_values(dict(scenario))  # before _plain recurses through it
         return _plain(dict(scenario))
     if isinstance(scenario, (str, os.PathLike)):
         return read_scenario_dict(scenario)

@@ -765,6 +765,38 @@ fn type_errors_speak_the_scenario_language() {
             &["a list of 3 values is not allowed", "exactly 2 values"],
         ),
         ("rtt_s = 0.1", "rtt_s = 0.1\nhops = [0]", "flows[0].hops", &["a list of 1 values", "exactly 2 values"]),
+        (
+            "[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 10e6\nbottleneck_queue = { limit_pkts = 20 }\n",
+            "topology = 5\n",
+            "topology",
+            &["5 is not allowed", "a table with kind = one of \"dumbbell\", \"parking_lot\", \"custom\""],
+        ),
+        (
+            "kind = \"dumbbell\"",
+            "kind = 3",
+            "topology.kind",
+            &["3 is not allowed", "one of \"dumbbell\", \"parking_lot\", \"custom\""],
+        ),
+        (
+            "rtt_s = 0.1",
+            "rtt_s = 0.1\npacing = 5",
+            "flows[0].pacing",
+            &["5 is not allowed", "a name in quotes, one of \"none\", \"interval\", \"token_bucket\""],
+        ),
+        ("rtt_s = 0.1", "rtt_s = 0.1\nrecovery = 5", "flows[0].recovery", &["5 is not allowed", "\"newreno\""]),
+        ("rtt_s = 0.1", "rtt_s = 0.1\ndirection = 5", "flows[0].direction", &["5 is not allowed", "\"reverse\""]),
+        (
+            "rtt_s = 0.1",
+            "rtt_s = 0.1\npacing = { kind = \"token_bucket\", bogus = 1 }",
+            "flows[0].pacing",
+            &["a table is not allowed", "a name in quotes, one of \"none\", \"interval\", \"token_bucket\""],
+        ),
+        (
+            "rtt_s = 0.1",
+            "rtt_s = 0.1\npacing = \"fast\"",
+            "flows[0].pacing",
+            &["\"fast\" is not allowed; allowed: \"none\", \"interval\", \"token_bucket\""],
+        ),
     ];
     for (from, to, field, words) in cases {
         let e = error_of(&with(dumbbell, from, to));
@@ -772,8 +804,35 @@ fn type_errors_speak_the_scenario_language() {
         for w in *words {
             assert!(e.msg.contains(w), "{e} does not say {w:?}");
         }
-        for serde_word in ["expected", "struct", "u32", "enum", "variant", "integer `", "floating point"] {
-            assert!(!e.msg.contains(serde_word), "{e} speaks serde ({serde_word:?})");
-        }
+        speaks_no_serde(&e);
+    }
+    // JSON only: TOML has no integer past i64, Python's json writes 2**64
+    // as an integer and serde_json reads it as a float
+    let json = r#"{"seed": 18446744073709551616, "duration_s": 1.0, "flows": [{"rtt_s": 0.1}],
+        "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 1e7, "bottleneck_queue": {"limit_pkts": 20}}}"#;
+    let e = Scenario::from_json(json).expect_err("seed 2**64 accepted");
+    assert_eq!(e.field, "seed", "{e}");
+    assert!(e.msg.contains("18446744073709551616 is out of range 0..=18446744073709551615"), "{e}");
+    speaks_no_serde(&e);
+    // the same name-valued mistakes as JSON (serde_json words them apart)
+    for (pacing, said) in [
+        ("5", "5 is not allowed; must be a name in quotes, one of"),
+        (r#"{"kind": "token_bucket", "bogus": 1}"#, "a table is not allowed; must be a name in quotes, one of"),
+        (r#""fast""#, r#""fast" is not allowed; allowed: "none", "interval", "token_bucket""#),
+    ] {
+        let good = json.replace("18446744073709551616", "1");
+        let e = Scenario::from_json(&good.replace(r#""rtt_s": 0.1"#, &format!(r#""rtt_s": 0.1, "pacing": {pacing}"#)))
+            .expect_err("bad pacing accepted");
+        assert_eq!(e.field, "flows[0].pacing", "{e}");
+        assert!(e.msg.contains(said) && e.msg.contains(r#""token_bucket""#), "{e} does not say {said:?}");
+        speaks_no_serde(&e);
+    }
+}
+
+fn speaks_no_serde(e: &ConfigError) {
+    for serde_word in
+        ["expected", "struct", "u32", "enum", "variant", "integer `", "floating point", "map", "e+", "e19", "`"]
+    {
+        assert!(!e.msg.contains(serde_word), "{e} speaks serde ({serde_word:?})");
     }
 }

@@ -404,7 +404,7 @@ impl FlowSpec {
     }
 }
 
-fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ConfigError {
+fn path_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> ConfigError {
     let path = e.path().to_string();
     let path = if path == "." || path == "?" { String::new() } else { path };
     ConfigError::new(path, plain_message(&e.inner().to_string()))
@@ -444,6 +444,10 @@ pub(crate) fn plain_message(msg: &str) -> String {
                 "a queue table such as { limit_pkts = 20 }".into()
             }
             "fewer elements in array" => "a list of exactly 2 values".into(),
+            // a name-valued field (an enum of unit variants): `parse_doc`
+            // appends the names it takes (`allowed_names`)
+            "string or map" | "variant identifier" | "map with a single key" | "string only" => NAME.into(),
+            _ if e.starts_with("internally tagged enum") => TAGGED.into(),
             "an array of length 2" => "a list of exactly 2 values".into(),
             _ if e.starts_with("struct ") || e.starts_with("a map") => "a table".into(),
             _ if e.starts_with("a sequence") => "a list".into(),
@@ -456,9 +460,24 @@ pub(crate) fn plain_message(msg: &str) -> String {
     if msg.starts_with("data did not match any variant of untagged enum OneOrMany") {
         return "must be a number or a list of numbers (one per flow)".into();
     }
+    // the TOML reader's word for a table of two or more keys given to a
+    // name-valued field (`parse_doc` says the value and the names)
+    if msg.starts_with("wanted exactly 1 element") {
+        return format!("a table is not allowed; must be {NAME}");
+    }
+    // "unknown variant `fast`, expected one of `none`, `interval`": serde
+    // writes "expected `a`" and "expected `a` or `b`" for one or two names
+    if let Some(rest) = msg.strip_prefix("unknown variant ") {
+        if let Some((v, names)) = rest.split_once(", expected ") {
+            return format!("{} is not allowed; allowed: {}", quoted(v), quoted(names.trim_start_matches("one of ")));
+        }
+    }
     for prefix in ["invalid type: ", "invalid value: "] {
         if let Some(rest) = msg.strip_prefix(prefix) {
             if let Some((v, e)) = rest.split_once(", expected ") {
+                if let Some(m) = out_of_range(v, e) {
+                    return m;
+                }
                 return format!("{} is not allowed; must be {}", value(v), expected(e));
             }
         }
@@ -471,13 +490,83 @@ pub(crate) fn plain_message(msg: &str) -> String {
     msg.to_string()
 }
 
+/// What `plain_message` says a name-valued field must be; `parse_doc`
+/// appends ", one of ..." when it can list the names.
+const NAME: &str = "a name in quotes";
+/// What `plain_message` says `topology` must be; `parse_doc` appends
+/// " = one of ...".
+const TAGGED: &str = "a table with kind";
+
+/// serde's backquoted names (`none`, `interval`) in the scenario's quotes.
+fn quoted(names: &str) -> String {
+    names.trim().replace('`', "\"")
+}
+
+/// A whole number past an integer field's range: serde_json reads an
+/// integer past u64 (Python writes 2**64 as one) as a float, which serde
+/// then echoes as `1.8446744073709552e19`; say the number and the range.
+fn out_of_range(v: &str, e: &str) -> Option<String> {
+    let max = match e.trim() {
+        "u8" => u8::MAX as u64,
+        "u16" => u16::MAX as u64,
+        "u32" => u32::MAX as u64,
+        "u64" | "usize" => u64::MAX,
+        _ => return None,
+    };
+    let x: f64 = v.trim().strip_prefix("floating point ")?.trim_matches('`').parse().ok()?;
+    // `max as f64` rounds u64::MAX up to 2**64, itself out of range
+    (x.fract() == 0.0 && (x < 0.0 || x >= max as f64 + 1.0 || (max == u64::MAX && x >= max as f64)))
+        .then(|| format!("{x:.0} is out of range 0..={max}"))
+}
+
+/// The names an enum-valued field takes: re-parse the document with the
+/// value at `path` set to "" and read them from serde's "unknown variant"
+/// message (so the list is the enum's own, never a copy); for `topology`,
+/// with `kind = ""`.
+fn allowed_names(mut doc: Value, path: &serde_path_to_error::Path) -> Option<String> {
+    let v = value_at(&mut doc, path)?;
+    let tagged = path.to_string() == "topology";
+    *v = if tagged { serde_json::json!({ "kind": "" }) } else { Value::String(String::new()) };
+    let e = serde_path_to_error::deserialize::<_, Scenario>(doc).err()?;
+    let at = if tagged { "topology.kind".to_string() } else { path.to_string() };
+    if e.path().to_string() != at {
+        return None;
+    }
+    let msg = e.inner().to_string();
+    let names = msg.strip_prefix("unknown variant ``, expected ")?;
+    Some(quoted(names.trim_start_matches("one of ")))
+}
+
+/// The value at `path` in a document.
+fn value_at<'a>(doc: &'a mut Value, path: &serde_path_to_error::Path) -> Option<&'a mut Value> {
+    use serde_path_to_error::Segment;
+    let mut v = doc;
+    for seg in path.iter() {
+        v = match seg {
+            Segment::Seq { index } => v.get_mut(*index)?,
+            Segment::Map { key } => v.get_mut(key.as_str())?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+/// A value as the scenario writes it (TOML's wording for tables and lists).
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Object(_) => "a table".into(),
+        Value::Array(_) => "a list".into(),
+        v => v.to_string(),
+    }
+}
+
 /// Re-parse the `topology` variant `kind` on its own (with `kind` removed):
 /// serde reports every error inside an internally tagged enum at the enum's
 /// own path, so this is what names the field.
 fn topology_detail<V: for<'de> serde::Deserializer<'de>>(kind: &str, t: V) -> Option<ConfigError> {
     fn inner<T: serde::de::DeserializeOwned, V: for<'de> serde::Deserializer<'de>>(t: V) -> Option<ConfigError> {
         serde_path_to_error::deserialize::<_, T>(t).err().map(|e| {
-            let p = path_error(e);
+            let p = path_error(&e);
             ConfigError::new(
                 if p.field.is_empty() { "topology".into() } else { format!("topology.{}", p.field) },
                 p.msg,
@@ -494,9 +583,11 @@ fn topology_detail<V: for<'de> serde::Deserializer<'de>>(kind: &str, t: V) -> Op
 
 /// Deserialize a parsed document (JSON or TOML value), then validate;
 /// `detail` names the field of an error inside `topology`.
+/// `doc` gives the document as JSON for `allowed_names`.
 fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
     v: V,
     detail: impl FnOnce() -> Option<ConfigError>,
+    doc: impl FnOnce() -> Option<Value>,
 ) -> Result<Scenario, ConfigError> {
     match serde_path_to_error::deserialize::<_, Scenario>(v) {
         Ok(mut sc) => {
@@ -513,7 +604,27 @@ fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
                     return Err(d);
                 }
             }
-            Err(path_error(e))
+            let mut err = path_error(&e);
+            let doc = doc();
+            let tail = if err.msg.ends_with(NAME) {
+                ", one of"
+            } else if err.msg.ends_with(TAGGED) {
+                " = one of"
+            } else {
+                return Err(err);
+            };
+            let Some(mut doc) = doc else { return Err(err) };
+            if err.msg.ends_with(NAME) {
+                // the TOML reader reports `pacing = 5` as "unit variant":
+                // say the value from the document
+                if let Some(v) = value_at(&mut doc, e.path()) {
+                    err.msg = format!("{} is not allowed; must be {NAME}", shown(v));
+                }
+            }
+            if let Some(names) = allowed_names(doc, e.path()) {
+                err.msg = format!("{}{tail} {names}", err.msg);
+            }
+            Err(err)
         }
     }
 }
@@ -523,11 +634,16 @@ impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
         let v: Value = serde_json::from_str(s).map_err(|e| ConfigError::new("", format!("invalid JSON: {e}")))?;
         let topo = v.get("topology").cloned();
-        parse_doc(v, || {
-            let mut t = topo?;
-            let kind = t.as_object_mut()?.remove("kind")?;
-            topology_detail(kind.as_str()?, t)
-        })
+        let doc = v.clone();
+        parse_doc(
+            v,
+            || {
+                let mut t = topo?;
+                let kind = t.as_object_mut()?.remove("kind")?;
+                topology_detail(kind.as_str()?, t)
+            },
+            || Some(doc),
+        )
     }
 
     /// Parse TOML (from its own value type, so `nan` and `inf` reach
@@ -535,11 +651,17 @@ impl Scenario {
     pub fn from_toml(s: &str) -> Result<Scenario, ConfigError> {
         let v: toml::Value = toml::from_str(s).map_err(|e| ConfigError::new("", format!("invalid TOML: {e}")))?;
         let topo = v.get("topology").cloned();
-        parse_doc(v, || {
-            let mut t = topo?;
-            let kind = t.as_table_mut()?.remove("kind")?;
-            topology_detail(kind.as_str()?, t)
-        })
+        let doc = v.clone();
+        parse_doc(
+            v,
+            || {
+                let mut t = topo?;
+                let kind = t.as_table_mut()?.remove("kind")?;
+                topology_detail(kind.as_str()?, t)
+            },
+            // NaN and infinities become null: only names are read from it
+            || serde_json::to_value(&doc).ok(),
+        )
     }
 
     /// The normalised scenario (every default filled in) as JSON.
