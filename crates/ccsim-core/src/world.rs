@@ -271,9 +271,10 @@ impl Simulation {
 
     /// Flush every tap's file; the first write error, with the link's name.
     pub fn finish_taps(&mut self) -> Result<(), String> {
+        let now = self.net.now;
         for l in &mut self.net.links {
             if l.has_taps() {
-                l.finish_taps().map_err(|e| format!("writing the tap of link {}: {e}", l.name))?;
+                l.finish_taps(now).map_err(|e| format!("writing the tap of link {}: {e}", l.name))?;
             }
         }
         Ok(())

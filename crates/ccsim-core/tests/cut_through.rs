@@ -1,22 +1,48 @@
 //! Cutting through idle hops (`Net::transmit`) must change nothing but the
-//! event count: every golden scenario gives the same results, series
-//! included, when a tap on every link forces the event-by-event path (a
-//! tap must see each packet arrive at the far end of its link, so no hop
-//! is cut through a tapped link), and the cut-through run needs fewer
-//! events wherever a route has an uncongested hop after its first.
+//! event count. Every golden scenario is run three ways:
+//!
+//! - plain (hops cut through wherever `Link::can_cut` allows);
+//! - with a do-nothing stage on every link, which forbids cutting into any
+//!   link, so every hop is taken by its own arrival event: the results,
+//!   series included, must be the same, with more events;
+//! - with a recording tap on every link: results *and* event count must be
+//!   those of the plain run (a tap sees cut-through hops through deferred
+//!   events, `Link::defer`, and never changes what runs), and what each tap
+//!   records must be what it records in the event-by-event run.
 mod common;
 
+use ccsim_core::net::stage::{Stage, Verdict};
 use ccsim_core::net::tap::{Tap, TapEvent};
-use ccsim_core::net::Packet;
+use ccsim_core::net::{LinkCtx, Packet};
 use ccsim_core::sim::Time;
 use ccsim_core::{Scenario, Simulation};
 use std::any::Any;
 use std::path::{Path, PathBuf};
 
-/// Sees everything, records nothing.
-struct Watch;
-impl Tap for Watch {
-    fn on_event(&mut self, _: TapEvent, _: Time, _: u32, _: &Packet) {}
+/// Passes everything; its presence alone makes every hop an event.
+struct Pass;
+impl Stage for Pass {
+    fn name(&self) -> &'static str {
+        "pass"
+    }
+    fn on_enqueue(&mut self, _: &mut LinkCtx, _: &mut Packet) -> Verdict {
+        Verdict::Pass
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// One tap event: time, letter, flow, hop, size, whether an ACK.
+type Seen = (Time, char, u32, u16, u32, bool);
+
+/// Records what it sees.
+#[derive(Default)]
+struct Rec(Vec<Seen>);
+impl Tap for Rec {
+    fn on_event(&mut self, ev: TapEvent, now: Time, _: u32, p: &Packet) {
+        self.0.push((now, ev.ns2_char(), p.flow, p.hop, p.size, p.is_ack()));
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -33,10 +59,11 @@ fn goldens() -> Vec<PathBuf> {
     v
 }
 
-/// Results JSON without the event count and the wall time.
+/// Results JSON without the event count and the wall time, and the count.
 fn comparable(sim: &mut Simulation) -> (serde_json::Value, u64) {
     let r = sim.run();
     common::assert_conserved(&r);
+    sim.finish_taps().expect("taps flush");
     let mut v = serde_json::to_value(&r).unwrap();
     let o = v.as_object_mut().unwrap();
     let events = o.remove("events").and_then(|e| e.as_u64()).expect("events");
@@ -44,20 +71,52 @@ fn comparable(sim: &mut Simulation) -> (serde_json::Value, u64) {
     (v, events)
 }
 
+/// Each link's recorded tap events, in time order (the order of events
+/// at one instant may differ between the two paths).
+fn recorded(sim: &Simulation) -> Vec<Vec<Seen>> {
+    (0..sim.net.links.len())
+        .map(|l| {
+            let mut v = sim.net.links[l].tap::<Rec>().expect("tap attached").0.clone();
+            v.sort();
+            v
+        })
+        .collect()
+}
+
 #[test]
-fn cut_through_changes_only_the_event_count() {
+fn cut_through_changes_only_the_event_count_and_taps_change_nothing() {
     let mut fewer = 0;
     for path in goldens() {
+        let name = path.display();
         let sc = Scenario::from_toml(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let mut plain = Simulation::new(&sc).unwrap();
-        let mut watched = Simulation::new(&sc).unwrap();
-        for l in 0..watched.net.links.len() {
-            watched.add_tap(l, Box::new(Watch));
+        let mut stepped = Simulation::new(&sc).unwrap();
+        let mut tapped = Simulation::new(&sc).unwrap();
+        for l in 0..plain.net.links.len() {
+            stepped.net.links[l].add_stage(Box::new(Pass));
+            stepped.add_tap(l, Box::new(Rec::default()));
+            tapped.add_tap(l, Box::new(Rec::default()));
         }
         let (a, ea) = comparable(&mut plain);
-        let (b, eb) = comparable(&mut watched);
-        assert!(a == b, "{}: results differ with every hop taken by an event", path.display());
-        assert!(ea <= eb, "{}: cut-through added events ({ea} > {eb})", path.display());
+        let (b, eb) = comparable(&mut stepped);
+        let (c, ec) = comparable(&mut tapped);
+        assert!(a == b, "{name}: results differ with every hop taken by an event");
+        assert!(ea <= eb, "{name}: cut-through added events ({ea} > {eb})");
+        assert!(a == c && ea == ec, "{name}: taps changed the run ({ea} vs {ec} events)");
+        let (rt, rs) = (recorded(&tapped), recorded(&stepped));
+        for l in 0..rt.len() {
+            if rt[l] != rs[l] {
+                let i = rt[l].iter().zip(&rs[l]).position(|(x, y)| x != y).unwrap_or(rt[l].len().min(rs[l].len()));
+                eprintln!(
+                    "link {l}: lens {} {}; first diff at {i}: {:?} vs {:?}",
+                    rt[l].len(),
+                    rs[l].len(),
+                    rt[l].get(i),
+                    rs[l].get(i)
+                );
+            }
+        }
+        assert!(rt == rs, "{name}: taps saw other events than event by event");
         fewer += (ea < eb) as usize;
     }
     assert!(fewer >= 10, "cut-through saved events in only {fewer} golden scenarios");

@@ -110,7 +110,7 @@ fn drop_front_queue_evicts_the_oldest_and_taps_see_every_event() {
     assert_eq!(tap.count('+'), l.arrivals);
     assert_eq!(tap.count('d'), l.drops);
     assert_eq!(tap.count('-'), l.tx_pkts);
-    let in_pipe = sim.net.links[FWD_BNECK].pipe_len() as u64;
+    let in_pipe = sim.net.wire_len(FWD_BNECK) as u64;
     assert_eq!(tap.count('r'), l.tx_pkts - in_pipe);
     // drop-front: a dropped packet had been queued before (its + precedes
     // its d by at least one arrival), unlike a tail drop at arrival

@@ -11,7 +11,7 @@
 //! wait. A packet that finds the link idle is admitted by the discipline and
 //! taken straight back out, so it still costs a single event.
 use super::ctx::{LinkCtx, OwnerState, QueueView};
-use super::packet::{PacketPool, PktId, NO_PKT};
+use super::packet::{Packet, PacketPool, PktId, NO_PKT};
 use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
@@ -61,6 +61,15 @@ struct Extras {
     queue_own: Option<OwnerState>,
     /// Packets the discipline evicted during the last call.
     evicted: Vec<PktId>,
+    /// Tap events of packets cut through (`Net::transmit`) that happen
+    /// later than they were known: (time, event, slot, the packet as it
+    /// will be then). Handed to the taps once time reaches them, before
+    /// anything later, so a tap sees what it would have seen event by
+    /// event, and adding one changes no event of the run. Two queues, each
+    /// in time order: `+ -` of packets cut into this link (at their
+    /// arrival), and `r` of packets cut from it to the next (at its far
+    /// end); one queue would not be sorted.
+    deferred: [VecDeque<(Time, TapEvent, PktId, Packet)>; 2],
 }
 
 /// A link's wire: a FIFO of packets linked through the packet pool
@@ -150,7 +159,9 @@ macro_rules! ctx {
 }
 
 impl Link {
-    /// Packets on the wire.
+    /// Packets in this link's pipe structure, including those cut through
+    /// to it that are still on its feeder's wire (`Net::wire_len` counts
+    /// what is on the wire at a given time).
     #[inline]
     pub fn pipe_len(&self) -> usize {
         self.pipe.len as usize
@@ -235,7 +246,7 @@ impl Link {
     /// link feeding this one, so nothing but the packets `from` has already
     /// sent can reach it before `at`; none of those is still to arrive by
     /// an event; nothing waits; the serialiser will be free by `at`; and
-    /// this is a plain DropTail link, which then, at `at`, takes the packet
+    /// this is a DropTail link without stages, which then, at `at`, takes the packet
     /// straight into service (`Net::link_arrive`'s idle case). Times,
     /// order and counters are those of the arrival event it replaces.
     #[inline]
@@ -244,9 +255,15 @@ impl Link {
             && self.inbound == 0
             && self.busy_until <= at
             && !self.free_scheduled
-            && self.extras.is_none()
+            && !self.has_stages()
             && matches!(self.queue, Queue::DropTail(_))
             && self.queue.len_pkts() == 0
+    }
+
+    /// Packets cut through this link that have not reached it by `now`
+    /// (they are still on the feeder's wire).
+    pub(crate) fn ahead_after(&self, now: Time) -> usize {
+        self.ahead.iter().rev().take_while(|e| e.0 > now).count()
     }
 
     /// Serialise a packet of `size` bytes arriving at `at` (`can_cut`
@@ -298,6 +315,10 @@ impl Link {
     #[inline]
     pub(crate) fn notify(&mut self, ev: TapEvent, now: Time, pkts: &PacketPool, id: PktId) {
         if let Some(e) = self.extras.as_mut() {
+            if e.taps.is_empty() {
+                return;
+            }
+            Self::flush_deferred(e, self.id, now);
             let p = pkts.get(id);
             for t in &mut e.taps {
                 t.on_packet(ev, now, self.id, id, p);
@@ -305,8 +326,36 @@ impl Link {
         }
     }
 
-    /// Flush every tap's output; the first error, if any.
-    pub fn finish_taps(&mut self) -> std::io::Result<()> {
+    /// Tap event `ev` of packet `id` (as `p`), at the later time `at`.
+    #[inline]
+    pub(crate) fn defer(&mut self, ev: TapEvent, at: Time, id: PktId, p: &Packet) {
+        if let Some(e) = self.extras.as_mut().filter(|e| !e.taps.is_empty()) {
+            e.deferred[(ev == TapEvent::Deliver) as usize].push_back((at, ev, id, *p));
+        }
+    }
+
+    /// Hand the taps every deferred event up to `now`, earliest first.
+    fn flush_deferred(e: &mut Extras, link: u32, now: Time) {
+        loop {
+            let head = |q: &VecDeque<(Time, TapEvent, PktId, Packet)>| q.front().map_or(Time::MAX, |d| d.0);
+            let (a, b) = (head(&e.deferred[0]), head(&e.deferred[1]));
+            let q = if a <= b { 0 } else { 1 };
+            if a.min(b) > now {
+                break;
+            }
+            let (at, ev, id, p) = e.deferred[q].pop_front().expect("a head at or before now");
+            for t in &mut e.taps {
+                t.on_packet(ev, at, link, id, &p);
+            }
+        }
+    }
+
+    /// Flush every tap's output at the end of the run (`now`); the first
+    /// error, if any.
+    pub fn finish_taps(&mut self, now: Time) -> std::io::Result<()> {
+        if let Some(e) = self.extras.as_mut() {
+            Self::flush_deferred(e, self.id, now);
+        }
         let mut first = Ok(());
         for t in self.extras.iter_mut().flat_map(|e| e.taps.iter_mut()) {
             let r = t.finish();

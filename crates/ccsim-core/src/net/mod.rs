@@ -214,11 +214,20 @@ impl Net {
         }
         let mut on = l;
         while let Some(next) = self.next_hop(id) {
-            if self.links[on].has_taps() || !self.links[next].can_cut(on, arrive) {
+            if !self.links[next].can_cut(on, arrive) {
                 self.links[next].inbound += 1;
                 break;
             }
+            // Taps see the events the cut replaces when time reaches them.
+            if self.links[on].has_taps() {
+                self.links[on].defer(TapEvent::Deliver, arrive, id, self.pkts.get(id));
+            }
             self.pkts.get_mut(id).hop += 1;
+            if self.links[next].has_taps() {
+                let p = *self.pkts.get(id);
+                self.links[next].defer(TapEvent::Enqueue, arrive, id, &p);
+                self.links[next].defer(TapEvent::Dequeue, arrive, id, &p);
+            }
             arrive = self.links[next].cut_through(now, arrive, size);
             on = next;
         }
@@ -300,6 +309,16 @@ impl Net {
     pub fn pipe_front(&self, l: usize) -> Option<(Time, PktId)> {
         let head = self.links[l].pipe.head;
         (head != NO_PKT).then(|| (self.pkts.wire(head).0, head))
+    }
+
+    /// Packets on link `l`'s wire at the current time: its pipe, less the
+    /// packets cut through to it that have not reached it yet, plus those
+    /// cut through from it to the links it feeds that have not left its
+    /// wire yet (`transmit`).
+    pub fn wire_len(&self, l: usize) -> usize {
+        let now = self.now;
+        let fed: usize = self.links.iter().filter(|k| k.feeder == l as u32).map(|k| k.ahead_after(now)).sum();
+        self.links[l].pipe_len() - self.links[l].ahead_after(now) + fed
     }
 
     /// Packets in queues and pipes, counted by walking the network.
