@@ -146,14 +146,15 @@ def _bad_inputs(tmp_path, small_toml):
         (["list", "bogus"], "invalid choice"),
         (["run"], "required"),
         (["run", str(dated), "--out", str(tmp_path / "o")],
-         "scenario.flows[0].start_s: 1979-05-27 (a TOML date) is not allowed; scenarios hold no dates"),
+         f"{dated}: scenario.flows[0].start_s: 1979-05-27 (a TOML date) is not allowed; scenarios hold no dates"),
         (["run", str(stamped), "--out", str(tmp_path / "o")],
-         "scenario.name: 1979-05-27T07:32:00+00:00 (a TOML date-time) is not allowed"),
+         f"{stamped}: scenario.name: 1979-05-27T07:32:00+00:00 (a TOML date-time) is not allowed"),
         (["run", str(timed), "--out", str(tmp_path / "o")],
-         "scenario.warmup_s: 07:32:00 (a TOML time) is not allowed; scenarios hold no dates or times"),
+         f"{timed}: scenario.warmup_s: 07:32:00 (a TOML time) is not allowed; scenarios hold no dates or times"),
         (["run", str(deep_toml), "--out", str(tmp_path / "o")], "deep.toml: line 1 (in x): lists/tables nested more"),
         (["run", str(deep_json), "--out", str(tmp_path / "o")], "deep.json: line 1 (in rtt_s): lists/tables nested"),
-        (["run", str(nested), "--out", str(tmp_path / "o")], "scenario.x" + "[0]" * 31 + ": lists/tables nested more"),
+        (["run", str(nested), "--out", str(tmp_path / "o")],
+         f"{nested}: scenario.x" + "[0]" * 31 + ": lists/tables nested more"),
     ]
 
 

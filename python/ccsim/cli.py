@@ -103,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if taps["pcap"] or taps["trace"]:
         out.mkdir(parents=True, exist_ok=True)
     res = run(scenario, progress=False if args.quiet else args.progress, pcap=taps["pcap"], trace=taps["trace"],
-              _fields=("--pcap", "--trace"))
+              _fields=("--pcap", "--trace"), _out=(out, args.csv))
     res.write(out, csv=args.csv)
     made = []
     if not args.no_plots:
@@ -111,7 +111,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         made = plot_all(res, out, cwnd_by=args.cwnd_by)
     print(res.table())
-    print(f"\nwrote {out}/summary.json, meta.json, *_series.parquet" + (", *.csv" if args.csv else "")
+    print(f"\nwrote {out}/summary.json, meta.json, flows.parquet, links.parquet, *_series.parquet"
+          + (", *.csv" if args.csv else "")
           + (", " + ", ".join(p.name for p in made) if made else ""))
     for path in [*taps["pcap"].values(), *taps["trace"].values()]:
         print(f"wrote {path}")
@@ -292,10 +293,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    p = sub.add_parser("run", help="run one scenario and write its results and plots")
+    p = sub.add_parser("run", help="run one scenario and write its results and plots",
+                       description="Run one scenario and write into --out: summary.json (lists the flows and "
+                                   "links inline up to 1000 rows each; beyond, points to flows.parquet / "
+                                   "links.parquet and gives aggregates), meta.json, flows.parquet, links.parquet, "
+                                   "the series as Parquet, and plots. A run whose files cannot fit on the disk "
+                                   "(or whose run cannot fit in memory) is refused before it starts, naming the "
+                                   "field (flows[i].count, sample_interval_s) and the figures.")
     p.add_argument("scenario", help="scenario file (.toml or .json)")
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--csv", action="store_true", help="also write CSV tables")
+    p.add_argument("--csv", action="store_true",
+                   help="also write every table as CSV (counted in the disk check before running)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar of simulated time with ETA (default: on a terminal)")

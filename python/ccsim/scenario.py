@@ -515,7 +515,11 @@ def read_scenario_dict(path: Union[str, os.PathLike]) -> Dict[str, Any]:
         raise UserError(_too_deep(path, text)) from None
     if not isinstance(data, dict):
         raise UserError(f"{path}: a scenario must be a table/object at the top level")
-    check_values(data)
+    try:
+        check_values(data)
+    except UserError as exc:
+        # a date or a too-deep list names its field; say which file holds it
+        raise UserError(f"{path}: {exc}") from None
     return data
 
 

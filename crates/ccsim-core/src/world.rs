@@ -147,6 +147,20 @@ impl Simulation {
         self.net.now >= self.duration
     }
 
+    /// Rows of the results' `flows` and `links` tables and the links whose
+    /// series are sampled (the monitored ones), as built: what the Python
+    /// front end multiplies out to estimate the output files before running.
+    /// (Applications that open flows during the run add flows later.)
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+    pub fn link_count(&self) -> usize {
+        self.net.links.len()
+    }
+    pub fn monitored_link_count(&self) -> usize {
+        self.net.links.iter().filter(|l| l.monitored).count()
+    }
+
     /// Flow `f`'s TCP sender, while the flow is alive.
     pub fn tcp_sender(&self, f: u32) -> Option<&TcpSender> {
         match self.flows.get(f).sender()? {

@@ -50,6 +50,26 @@ impl Simulation {
         self.sim.events()
     }
 
+    /// Rows of the `flows` and `links` tables as built, and the monitored
+    /// links (one series row each per sample).
+    #[getter]
+    fn flow_count(&self) -> usize {
+        self.sim.flow_count()
+    }
+    #[getter]
+    fn link_count(&self) -> usize {
+        self.sim.link_count()
+    }
+    #[getter]
+    fn monitored_link_count(&self) -> usize {
+        self.sim.monitored_link_count()
+    }
+    /// The scenario's sampling interval (0: no series).
+    #[getter]
+    fn sample_interval_s(&self) -> f64 {
+        self.sim.scenario().sample_interval_s
+    }
+
     /// The packet slab's high-water mark: the most packets alive at once.
     #[getter]
     fn packet_slots(&self) -> usize {

@@ -581,9 +581,12 @@ fn topology_detail<V: for<'de> serde::Deserializer<'de>>(kind: &str, t: V) -> Op
     }
 }
 
-/// Deserialize a parsed document (JSON or TOML value), then validate;
-/// `detail` names the field of an error inside `topology`.
-/// `doc` gives the document as JSON for `allowed_names`.
+/// Deserialize a parsed document (JSON or TOML value), then validate.
+/// Only the error path looks at the document again: `detail` names the
+/// field of an error inside `topology`, and `doc` gives the document as JSON
+/// for `allowed_names`. Both re-read it from the text, so a scenario that
+/// parses pays for no copy of its document (issue 12: the copy was made on
+/// every parse).
 fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
     v: V,
     detail: impl FnOnce() -> Option<ConfigError>,
@@ -605,17 +608,18 @@ fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
                 }
             }
             let mut err = path_error(&e);
-            let doc = doc();
-            let tail = if err.msg.ends_with(NAME) {
+            // the TOML reader reports `pacing = 5` as "unit variant", a
+            // misspelt topology kind as "tagged": both get the allowed names
+            let unit = err.msg.ends_with(NAME);
+            let tail = if unit {
                 ", one of"
             } else if err.msg.ends_with(TAGGED) {
                 " = one of"
             } else {
                 return Err(err);
             };
-            let Some(mut doc) = doc else { return Err(err) };
-            if err.msg.ends_with(NAME) {
-                // the TOML reader reports `pacing = 5` as "unit variant":
+            let Some(mut doc) = doc() else { return Err(err) };
+            if unit {
                 // say the value from the document
                 if let Some(v) = value_at(&mut doc, e.path()) {
                     err.msg = format!("{} is not allowed; must be {NAME}", shown(v));
@@ -633,16 +637,16 @@ impl Scenario {
     /// Parse JSON, then validate.
     pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
         let v: Value = serde_json::from_str(s).map_err(|e| ConfigError::new("", format!("invalid JSON: {e}")))?;
-        let topo = v.get("topology").cloned();
-        let doc = v.clone();
+        // error path only: the text parsed once, so it parses again
+        let reread = || serde_json::from_str::<Value>(s).ok();
         parse_doc(
             v,
             || {
-                let mut t = topo?;
+                let mut t = reread()?.get_mut("topology")?.take();
                 let kind = t.as_object_mut()?.remove("kind")?;
                 topology_detail(kind.as_str()?, t)
             },
-            || Some(doc),
+            reread,
         )
     }
 
@@ -650,17 +654,17 @@ impl Scenario {
     /// validation and are named in the error), then validate.
     pub fn from_toml(s: &str) -> Result<Scenario, ConfigError> {
         let v: toml::Value = toml::from_str(s).map_err(|e| ConfigError::new("", format!("invalid TOML: {e}")))?;
-        let topo = v.get("topology").cloned();
-        let doc = v.clone();
+        // error path only: the text parsed once, so it parses again
+        let reread = || toml::from_str::<toml::Value>(s).ok();
         parse_doc(
             v,
             || {
-                let mut t = topo?;
+                let mut t = reread()?.as_table_mut()?.remove("topology")?;
                 let kind = t.as_table_mut()?.remove("kind")?;
                 topology_detail(kind.as_str()?, t)
             },
             // NaN and infinities become null: only names are read from it
-            || serde_json::to_value(&doc).ok(),
+            || serde_json::to_value(reread()?).ok(),
         )
     }
 
