@@ -17,6 +17,13 @@ use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
 use crate::sim::rng::{self, Stream};
 use crate::sim::{EventKind, EventQueue, Owner, Time, Timer};
+use std::collections::VecDeque;
+
+/// `Link::feeder` of a link no route uses.
+pub(crate) const FEED_NONE: u32 = u32::MAX;
+/// `Link::feeder` of a link packets enter from several links, or from an
+/// agent (the first hop of a route).
+pub(crate) const FEED_MANY: u32 = u32::MAX - 1;
 
 /// Counters of one link direction; `snapshot` copies them at warm-up end.
 #[derive(Clone, Copy, Debug, Default)]
@@ -100,6 +107,17 @@ pub struct Link {
     /// rounding of `tx_time` are a visible share of the per-packet cost.
     memo_size: [u32; 2],
     memo_time: [Time; 2],
+    /// The one link every packet of this link comes from, if there is one
+    /// (`FEED_NONE`, `FEED_MANY` otherwise): fixed by the routes.
+    pub(crate) feeder: u32,
+    /// Packets on the feeder's wire that will arrive here by an event
+    /// (not cut through): while any are, this link's future is unknown.
+    pub(crate) inbound: u32,
+    /// Packets cut through this link (`Net::transmit`) whose arrival, at
+    /// which they also started serialisation, is still ahead: (arrival,
+    /// size), oldest first. They are counted when `now` reaches them, so
+    /// the counters are those of the event-by-event run at every instant.
+    ahead: VecDeque<(Time, u32)>,
 }
 
 /// The queue's owner state of link `id`, made on first use.
@@ -167,6 +185,9 @@ impl Link {
             max_queue_bytes: 0,
             memo_size: [0; 2],
             memo_time: [0; 2],
+            feeder: FEED_NONE,
+            inbound: 0,
+            ahead: VecDeque::new(),
         }
     }
 
@@ -187,13 +208,61 @@ impl Link {
         }
     }
 
-    /// The counters with the queue integrals brought up to `now`.
+    /// The counters at `now`: queue integrals brought up to it, and the
+    /// packets cut through this link that have reached it by then.
     pub fn counters_at(&self, now: Time) -> LinkCounters {
         let mut c = self.c;
         let dt = now.saturating_sub(self.q_since) as u128;
         c.q_area_pkts += self.queue.len_pkts() as u128 * dt;
         c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
+        for &(_, size) in self.ahead.iter().take_while(|e| e.0 <= now) {
+            Self::count_cut(&mut c, size);
+        }
         c
+    }
+
+    /// What a packet that arrives at an idle link and goes straight into
+    /// service adds to its counters.
+    #[inline]
+    fn count_cut(c: &mut LinkCounters, size: u32) {
+        c.arrivals += 1;
+        c.tx_pkts += 1;
+        c.tx_bytes += size as u64;
+    }
+
+    /// Whether a packet leaving link `from`'s wire at `at` can be placed on
+    /// this link's wire now, without an arrival event: `from` is the only
+    /// link feeding this one, so nothing but the packets `from` has already
+    /// sent can reach it before `at`; none of those is still to arrive by
+    /// an event; nothing waits; the serialiser will be free by `at`; and
+    /// this is a plain DropTail link, which then, at `at`, takes the packet
+    /// straight into service (`Net::link_arrive`'s idle case). Times,
+    /// order and counters are those of the arrival event it replaces.
+    #[inline]
+    pub(crate) fn can_cut(&self, from: usize, at: Time) -> bool {
+        self.feeder == from as u32
+            && self.inbound == 0
+            && self.busy_until <= at
+            && !self.free_scheduled
+            && self.extras.is_none()
+            && matches!(self.queue, Queue::DropTail(_))
+            && self.queue.len_pkts() == 0
+    }
+
+    /// Serialise a packet of `size` bytes arriving at `at` (`can_cut`
+    /// holds); its arrival time at the far end.
+    #[inline]
+    pub(crate) fn cut_through(&mut self, now: Time, at: Time, size: u32) -> Time {
+        while let Some(&(t, sz)) = self.ahead.front() {
+            if t > now {
+                break;
+            }
+            Self::count_cut(&mut self.c, sz);
+            self.ahead.pop_front();
+        }
+        self.ahead.push_back((at, size));
+        self.busy_until = at.saturating_add(self.tx_time(size));
+        self.busy_until.saturating_add(self.delay)
     }
 
     /// Append a stage; it runs after those already installed on enqueue.
@@ -249,6 +318,7 @@ impl Link {
     }
 
     /// Whether any tap is attached.
+    #[inline]
     pub fn has_taps(&self) -> bool {
         self.extras.as_ref().is_some_and(|e| !e.taps.is_empty())
     }

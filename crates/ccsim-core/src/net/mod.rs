@@ -63,7 +63,29 @@ impl Net {
         // Built by pushing: give back the growth slack (up to half the
         // vector on a topology of thousands of links).
         links.shrink_to_fit();
+        for r in &routes {
+            for hops in [&r.fwd, &r.rev] {
+                for (k, &l) in hops.iter().enumerate() {
+                    let from = if k == 0 { link::FEED_MANY } else { hops[k - 1] };
+                    let f = &mut links[l as usize].feeder;
+                    if *f == link::FEED_NONE {
+                        *f = from;
+                    } else if *f != from {
+                        *f = link::FEED_MANY;
+                    }
+                }
+            }
+        }
         Net { links, routes, ..Default::default() }
+    }
+
+    /// The link after the one packet `id` is on, along its route, if any.
+    #[inline]
+    fn next_hop(&self, id: PktId) -> Option<usize> {
+        let p = self.pkts.get(id);
+        let r = &self.routes[self.flow_route[p.flow as usize] as usize];
+        let route = if p.is_ack() { &r.rev } else { &r.fwd };
+        route.get(p.hop as usize + 1).map(|&l| l as usize)
     }
 
     /// Register flow `flow` on route `route` (flows are numbered densely).
@@ -165,28 +187,51 @@ impl Net {
     }
 
     /// Start serialising `id` on link `l` (its serialiser is free).
+    ///
+    /// Then cut through the hops after it that the packet will find idle:
+    /// when the next link is fed by this one alone and will certainly be
+    /// free and empty when the packet reaches it (`Link::can_cut`), what
+    /// that arrival event would do is known now: the packet goes straight
+    /// into service there. So it is placed on that link's wire at once,
+    /// with the same arrival time at its far end, and its arrival event
+    /// on this wire never exists. On a dumbbell this crosses every
+    /// uncongested hop after the first (a bottleneck's far edge, the whole
+    /// ACK path) without an event: 8 events per bottleneck packet on E5
+    /// became 5. What changes is only the order in which equal-time events
+    /// are scheduled (their sequence numbers), and the event count.
     #[inline]
     fn transmit(&mut self, l: usize, id: PktId) {
         let now = self.now;
         let link = &mut self.links[l];
         let size = self.pkts.get(id).size;
         link.busy_until = now.saturating_add(link.tx_time(size));
-        let arrive = link.busy_until.saturating_add(link.delay);
-        *self.pkts.wire_mut(id) = (arrive, NO_PKT);
-        if link.pipe.len == 0 {
-            self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
-            link.pipe.head = id;
-        } else {
-            self.pkts.wire_mut(link.pipe.tail).1 = id;
-        }
-        link.pipe.tail = id;
-        link.pipe.len += 1;
+        let mut arrive = link.busy_until.saturating_add(link.delay);
         link.c.tx_pkts += 1;
         link.c.tx_bytes += size as u64;
         if link.queue.len_pkts() > 0 {
             link.free_scheduled = true;
             self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
         }
+        let mut on = l;
+        while let Some(next) = self.next_hop(id) {
+            if self.links[on].has_taps() || !self.links[next].can_cut(on, arrive) {
+                self.links[next].inbound += 1;
+                break;
+            }
+            self.pkts.get_mut(id).hop += 1;
+            arrive = self.links[next].cut_through(now, arrive, size);
+            on = next;
+        }
+        self.pkts.set_wire(id, arrive);
+        let link = &mut self.links[on];
+        if link.pipe.len == 0 {
+            self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, on as u32, 0), 0);
+            link.pipe.head = id;
+        } else {
+            self.pkts.set_wire_next(link.pipe.tail, id);
+        }
+        link.pipe.tail = id;
+        link.pipe.len += 1;
     }
 
     /// `LinkFree` of link `l`.
@@ -226,7 +271,7 @@ impl Net {
             // at the next event of this pipe: start loading both now.
             self.pkts.prefetch(next);
             if after != NO_PKT {
-                packet::prefetch_lines(self.pkts.wire_mut(after));
+                self.pkts.prefetch_head(after);
             }
         } else {
             link.pipe.tail = NO_PKT;
@@ -238,6 +283,7 @@ impl Net {
         let route = if p.is_ack() { &r.rev } else { &r.fwd };
         match route.get(p.hop as usize) {
             Some(&next) => {
+                self.links[next as usize].inbound -= 1;
                 self.link_arrive(next as usize, id);
                 None
             }

@@ -173,7 +173,12 @@ pub enum CongestionHeader {
 /// `Packet::ip_opt` of a packet that carries no IP option.
 pub const IP_OPT_NONE: u32 = u32::MAX;
 
+/// Field order is fixed (`repr(C)`) so that what every hop reads (flow,
+/// route position, kind, size, ECN, the IP option and the congestion
+/// header) shares the pool slot's first cache line with the wire link
+/// (`PacketPool`); only the endpoint reads the transport part behind it.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct Packet {
     pub flow: u32,
     /// Index in the flow's route of the link the packet is on.
@@ -182,16 +187,16 @@ pub struct Packet {
     pub ecn: Ecn,
     /// Size on the wire in bytes.
     pub size: u32,
-    /// Data: time the packet was sent; ACK: echo of the triggering data
-    /// packet's send time (RFC 7323 timestamps, so every ACK of new data is
-    /// a valid RTT sample even after a retransmission).
-    pub ts: Time,
     /// One 32-bit IP-level option routers may read and lower on the way
     /// (GWA's B_n, the available buffer along the path, in bytes);
     /// `IP_OPT_NONE` when unused.
     pub ip_opt: u32,
-    pub l4: L4,
+    /// Data: time the packet was sent; ACK: echo of the triggering data
+    /// packet's send time (RFC 7323 timestamps, so every ACK of new data is
+    /// a valid RTT sample even after a retransmission).
+    pub ts: Time,
     pub cong: Option<CongestionHeader>,
+    pub l4: L4,
 }
 
 impl Default for Packet {
@@ -248,29 +253,42 @@ pub const NO_PKT: PktId = PktId::MAX;
 
 /// Slab of packets with a free list.
 ///
-/// Beside each slot the pool keeps the packet's place on a link's wire:
+/// Beside each packet its slot keeps the packet's place on a link's wire:
 /// when it arrives at the far end and the packet behind it. Links chain
 /// the packets they carry through these (an intrusive FIFO), so the wire
 /// needs no memory of its own: a per-link `VecDeque` kept the capacity of
 /// the most packets ever on that wire, and the sum of those maxima grew
 /// with run length (the S1 soak, docs/performance.md).
+///
+/// A slot is two cache lines, aligned: the wire link and the packet's
+/// router-visible header in the first, the transport part in the second.
+/// On a path with tens of thousands of packets in flight (E5) slots are
+/// out of cache when their packet reaches the next hop, and a hop then
+/// loads one line; kept apart (wire links in their own vector, 88-byte
+/// packets at any offset) it loaded two or three.
 #[derive(Default)]
 pub struct PacketPool {
-    slots: Vec<Packet>,
+    slots: Vec<Slot>,
     free: Vec<PktId>,
-    /// Per slot: arrival time at the far end of the wire it is on, and the
-    /// next packet on that wire (`NO_PKT` at the tail).
-    wire: Vec<(Time, PktId)>,
+}
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Slot {
+    /// Arrival time at the far end of the wire the packet is on.
+    wire_at: Time,
+    /// The next packet on that wire (`NO_PKT` at the tail).
+    wire_next: PktId,
+    pkt: Packet,
 }
 
 impl PacketPool {
     pub fn alloc(&mut self, p: Packet) -> PktId {
         if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = p;
+            self.slots[id as usize].pkt = p;
             id
         } else {
-            self.slots.push(p);
-            self.wire.push((0, NO_PKT));
+            self.slots.push(Slot { wire_at: 0, wire_next: NO_PKT, pkt: p });
             (self.slots.len() - 1) as PktId
         }
     }
@@ -278,12 +296,22 @@ impl PacketPool {
     /// Packet `id`'s arrival time and successor on its wire.
     #[inline]
     pub(crate) fn wire(&self, id: PktId) -> (Time, PktId) {
-        self.wire[id as usize]
+        let s = &self.slots[id as usize];
+        (s.wire_at, s.wire_next)
     }
 
+    /// Place packet `id` on a wire: arriving at `at`, last so far.
     #[inline]
-    pub(crate) fn wire_mut(&mut self, id: PktId) -> &mut (Time, PktId) {
-        &mut self.wire[id as usize]
+    pub(crate) fn set_wire(&mut self, id: PktId, at: Time) {
+        let s = &mut self.slots[id as usize];
+        s.wire_at = at;
+        s.wire_next = NO_PKT;
+    }
+
+    /// Chain `next` behind `id` on their wire.
+    #[inline]
+    pub(crate) fn set_wire_next(&mut self, id: PktId, next: PktId) {
+        self.slots[id as usize].wire_next = next;
     }
 
     pub fn free(&mut self, id: PktId) {
@@ -297,19 +325,28 @@ impl PacketPool {
     /// the event loop (a third of E5's time went to that one miss).
     #[inline]
     pub fn prefetch(&self, id: PktId) {
-        if let Some(p) = self.slots.get(id as usize) {
-            prefetch_lines(p);
+        if let Some(s) = self.slots.get(id as usize) {
+            prefetch_lines(s);
+        }
+    }
+
+    /// Start loading the first line of packet `id`'s slot: its wire link
+    /// and router-visible header, what its next hop reads first.
+    #[inline]
+    pub(crate) fn prefetch_head(&self, id: PktId) {
+        if let Some(s) = self.slots.get(id as usize) {
+            prefetch_lines(&s.wire_at);
         }
     }
 
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
-        &self.slots[id as usize]
+        &self.slots[id as usize].pkt
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        &mut self.slots[id as usize]
+        &mut self.slots[id as usize].pkt
     }
 
     /// Packets currently allocated (created and not yet freed).
@@ -331,6 +368,16 @@ mod tests {
         // The size of a packet before the congestion header and the IP
         // option existed: the slab's footprint and cache use depend on it.
         assert!(std::mem::size_of::<Packet>() <= 88, "{}", std::mem::size_of::<Packet>());
+    }
+    #[test]
+    fn a_hop_reads_one_cache_line_of_the_slot() {
+        // What pipe_arrival, link_arrive and routers' stages read: the wire
+        // link and the header before the transport part, all in the slot's
+        // first 64 bytes; the slot is two aligned lines.
+        assert_eq!(std::mem::size_of::<Slot>(), 128);
+        assert_eq!(std::mem::align_of::<Slot>(), 64);
+        let hot_end = std::mem::offset_of!(Slot, pkt) + std::mem::offset_of!(Packet, l4);
+        assert!(hot_end <= 64, "router-visible header ends at byte {hot_end}");
     }
     #[test]
     fn sack_blocks_round_trip_above_the_ack() {

@@ -140,7 +140,7 @@ impl Sampler {
             if !link.monitored {
                 continue;
             }
-            let (c, last) = (link.c, self.last_links[l]);
+            let (c, last) = (link.counters_at(t), self.last_links[l]);
             let arr = c.arrivals - last.arrivals;
             let lost = (c.drops + c.random_losses) - (last.drops + last.random_losses);
             s.time_s.push(ts);
