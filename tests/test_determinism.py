@@ -7,11 +7,15 @@ separate ``ccsim run`` processes, in-process through ``ccsim.run``, and
 through ``ccsim.sweep`` in-process (1 worker), on a process pool (2
 workers) and on Dask (when installed): the deterministic results (every
 field except the run's wall-clock time ``wall_s``) must be byte-identical.
+Across platforms, the engine must not call the C library's transcendental
+functions (``test_engine_calls_no_platform_transcendentals``).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -93,3 +97,33 @@ def test_sweep_dask_agrees(tmp_path):
     one = _sweep_results(tmp_path / "inproc", workers=1)
     dask = _sweep_results(tmp_path / "dask", workers=2, backend="dask")
     assert one == dask, "Dask sweep differs from the in-process one"
+
+
+#: C math functions whose last-bit rounding differs between C libraries
+#: (glibc, musl, macOS, Windows); `f64::exp` etc. compile to calls of these.
+PLATFORM_MATH = re.compile(
+    r"^(exp|exp2|exp10|expm1|log|log2|log10|log1p|pow|cbrt|hypot|sin|cos|tan|sincos|asin|acos|atan|atan2"
+    r"|sinh|cosh|tanh|asinh|acosh|atanh|erf|erfc|lgamma|tgamma)f?$"
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the ELF dynamic symbol table")
+def test_engine_calls_no_platform_transcendentals():
+    """The compiled engine imports no transcendental function from the
+    platform's C library: its `exp`, `ln`, `powf`, `cbrt`, `cos` are the
+    pure-Rust `libm` crate's (`ccsim_core::sim::math`), so its results do not
+    depend on the platform's rounding (docs/reliability.md, Determinism).
+    clippy's `disallowed-methods` (clippy.toml) stops a std call in our
+    source; this catches one anywhere in the linked module, dependencies
+    included. Before `sim::math`, the module imported `cos`, `exp`, `log`
+    and `pow` from glibc."""
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("nm (binutils) is not installed")
+    from ccsim import _core
+
+    out = subprocess.run([nm, "-D", "--undefined-only", _core.__file__], check=True, capture_output=True, text=True)
+    imported = {line.split()[-1].split("@")[0] for line in out.stdout.splitlines() if line.strip()}
+    assert imported, f"nm listed no imports of {_core.__file__}"
+    bad = sorted(s for s in imported if PLATFORM_MATH.match(s))
+    assert not bad, f"the engine calls the platform's C math library: {bad} (use ccsim_core::sim::math)"

@@ -9,6 +9,7 @@
 //! restores the link and watches the sender recover.
 mod common;
 use ccsim_core::net::stage::loss::RandomLoss;
+use ccsim_core::sim::math;
 use ccsim_core::Simulation;
 use common::*;
 
@@ -76,7 +77,7 @@ fn rto_doubles_per_timeout_up_to_max_rto() {
     let mut prev = o.last_ack_s;
     let mut spacings = Vec::new();
     for (i, &(t, backoff)) in o.timeouts.iter().enumerate() {
-        let expected = (o.base_rto * 2f64.powi(i as i32)).min(MAX_RTO);
+        let expected = (o.base_rto * math::powi(2.0, i as i32)).min(MAX_RTO);
         spacings.push(t - prev);
         // Timer instants are rounded to the picosecond.
         assert!(

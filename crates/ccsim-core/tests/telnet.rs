@@ -3,6 +3,7 @@
 //! closed form on an idle path, retransmission time included under loss,
 //! and the optional result columns.
 mod common;
+use ccsim_core::sim::math;
 use ccsim_core::sim::time::{from_secs, to_secs, tx_time};
 use ccsim_core::stats::{ks_distance, Results};
 use ccsim_core::{Scenario, Simulation};
@@ -36,7 +37,7 @@ fn idle_delay_s() -> f64 {
 }
 
 fn exp_cdf(mean: f64) -> impl Fn(f64) -> f64 {
-    move |t| if t <= 0.0 { 0.0 } else { 1.0 - (-t / mean).exp() }
+    move |t| if t <= 0.0 { 0.0 } else { 1.0 - math::exp(-t / mean) }
 }
 
 #[test]

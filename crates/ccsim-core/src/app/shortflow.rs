@@ -246,6 +246,7 @@ impl Application for ShortFlowNode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::math;
     use crate::sim::rng::{self, Stream};
     use crate::stats::{ks_crit_001, ks_distance, ks_distance_discrete};
     use serde_json::json;
@@ -269,7 +270,7 @@ mod tests {
         // closed form: P(X <= k) = 1 - (x_m/k)^α; the median x_m·2^(1/α)
         // is 12.997 packets, so about half the files are 13 packets or less,
         // and 10% are above x_m·10^(1/α) = 42.8 packets
-        for (k, p) in [(13.0, 1.0 - (30.0 * 0.35 / 1.35 / 13.0f64).powf(1.35)), (42.0, 0.8974)] {
+        for (k, p) in [(13.0, 1.0 - math::powf(30.0 * 0.35 / 1.35 / 13.0, 1.35)), (42.0, 0.8974)] {
             assert!((c.file_pkts_cdf(k) - p).abs() < 1e-3, "F({k}) = {}", c.file_pkts_cdf(k));
             let share = x.iter().filter(|&&v| v as f64 <= k).count() as f64 / x.len() as f64;
             let sd = (p * (1.0 - p) / x.len() as f64).sqrt();

@@ -27,7 +27,6 @@ use crate::sim::rng::{self, Rng, Stream};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
-use rand::Rng as _;
 use serde_json::{Map, Value};
 
 /// ns-2's `interval_` as the GWA paper set it (s).
@@ -112,7 +111,7 @@ impl Telnet {
 
     /// An interval in seconds: exponential with mean `interval_s`.
     pub fn next_interval(mean_s: f64, r: &mut Rng) -> f64 {
-        -mean_s * (1.0 - r.gen::<f64>()).ln()
+        rng::exponential(mean_s, r)
     }
 
     fn schedule_next(&mut self, ctx: &mut AppCtx) {
@@ -174,11 +173,12 @@ impl Application for Telnet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::math;
     use crate::stats::{ks_crit_001, ks_distance};
     use serde_json::json;
 
     fn exp_cdf(mean: f64) -> impl Fn(f64) -> f64 {
-        move |t| if t <= 0.0 { 0.0 } else { 1.0 - (-t / mean).exp() }
+        move |t| if t <= 0.0 { 0.0 } else { 1.0 - math::exp(-t / mean) }
     }
 
     #[test]

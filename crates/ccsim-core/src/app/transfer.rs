@@ -11,8 +11,8 @@
 use super::{AppCtx, Placement};
 use crate::flow::TransferTag;
 use crate::scenario::{ConfigError, FlowSpec};
+use crate::sim::math;
 use crate::sim::rng::{self, Rng, Stream};
-use rand::Rng as _;
 use std::sync::Arc;
 
 /// The transport settings every transfer of the workload entry `spec`
@@ -86,22 +86,14 @@ pub fn at_least_one(field: &str, x: f64) -> Result<(), ConfigError> {
     crate::scenario::validate::at_least(field, x, 1.0)
 }
 
-/// U in (0, 1]: a heavy tail's inverse CDF needs U > 0.
-pub fn unit_open0(r: &mut Rng) -> f64 {
-    1.0 - r.gen::<f64>()
-}
-
-/// An exponential time of mean `mean`.
-pub fn exponential(mean: f64, r: &mut Rng) -> f64 {
-    -mean * unit_open0(r).ln()
-}
+pub use crate::sim::rng::{exponential, unit_open0};
 
 /// P(exponential of mean `mean` <= t).
 pub fn exponential_cdf(mean: f64, t: f64) -> f64 {
     if t <= 0.0 {
         0.0
     } else {
-        1.0 - (-t / mean).exp()
+        1.0 - math::exp(-t / mean)
     }
 }
 
@@ -140,16 +132,16 @@ impl SizeLaw {
     pub fn sample(self, mean: f64, a: f64, r: &mut Rng) -> f64 {
         let u = unit_open0(r);
         match self {
-            SizeLaw::Pareto2 => mean * (a - 1.0) * (u.powf(-1.0 / a) - 1.0),
-            SizeLaw::Pareto => mean * (a - 1.0) / a * u.powf(-1.0 / a),
+            SizeLaw::Pareto2 => mean * (a - 1.0) * (math::powf(u, -1.0 / a) - 1.0),
+            SizeLaw::Pareto => mean * (a - 1.0) / a * math::powf(u, -1.0 / a),
         }
     }
 
     /// P(X <= x) for mean `mean` and shape `a`.
     pub fn cdf(self, mean: f64, a: f64, x: f64) -> f64 {
         match self {
-            SizeLaw::Pareto2 if x > 0.0 => 1.0 - (1.0 + x / (mean * (a - 1.0))).powf(-a),
-            SizeLaw::Pareto if x > mean * (a - 1.0) / a => 1.0 - (mean * (a - 1.0) / a / x).powf(a),
+            SizeLaw::Pareto2 if x > 0.0 => 1.0 - math::powf(1.0 + x / (mean * (a - 1.0)), -a),
+            SizeLaw::Pareto if x > mean * (a - 1.0) / a => 1.0 - math::powf(mean * (a - 1.0) / a / x, a),
             _ => 0.0,
         }
     }

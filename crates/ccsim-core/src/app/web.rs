@@ -76,6 +76,7 @@ use crate::flow::TransferTag;
 use crate::scenario::params::Params;
 use crate::scenario::validate::positive;
 use crate::scenario::{ConfigError, FlowSpec};
+use crate::sim::math;
 use crate::sim::rng::Rng;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
@@ -160,7 +161,7 @@ impl CountLaw {
         if r.gen::<f64>() < self.p1 {
             return 1;
         }
-        let w = self.scale * (-unit_open0(r).ln()).powf(1.0 / self.shape);
+        let w = self.scale * math::powf(-math::ln(unit_open0(r)), 1.0 / self.shape);
         (1.0 + w.ceil().max(1.0)).min(u32::MAX as f64) as u32
     }
 
@@ -172,7 +173,7 @@ impl CountLaw {
             self.p1
         } else {
             let w = (n.floor() - 1.0) / self.scale;
-            self.p1 + (1.0 - self.p1) * (1.0 - (-w.powf(self.shape)).exp())
+            self.p1 + (1.0 - self.p1) * (1.0 - math::exp(-math::powf(w, self.shape)))
         }
     }
 
@@ -181,7 +182,7 @@ impl CountLaw {
     pub fn mean(&self) -> f64 {
         let mut tail = 0.0;
         for j in 0..1_000_000 {
-            let t = (-(j as f64 / self.scale).powf(self.shape)).exp();
+            let t = math::exp(-math::powf(j as f64 / self.scale, self.shape));
             tail += t;
             if t < 1e-15 {
                 break;
@@ -513,7 +514,7 @@ mod tests {
     #[test]
     fn counts_follow_packmime_forms() {
         let c = cfg(json!({}));
-        for (law, mean) in [(c.objects, 1.6605), (c.pages, 0.82 + 0.18 * (1.0 + 1.0 / (1.0 - (-1.0f64 / 0.417).exp())))]
+        for (law, mean) in [(c.objects, 1.6605), (c.pages, 0.82 + 0.18 * (1.0 + 1.0 / (1.0 - math::exp(-1.0 / 0.417))))]
         {
             assert!((law.mean() - mean).abs() < 1e-3, "{law:?}: mean {}", law.mean());
             let mut r = rng::stream(3, Stream::App, 9);

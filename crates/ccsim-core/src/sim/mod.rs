@@ -1,5 +1,6 @@
 //! Simulation kernel: integer time, the deterministic event queue, seeded RNG streams.
 pub mod events;
+pub mod math;
 pub mod rng;
 pub mod time;
 

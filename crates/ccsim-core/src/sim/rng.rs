@@ -4,8 +4,10 @@
 //! PCG stream derived from the master seed and a stable component key, so
 //! adding a random component elsewhere never perturbs the draws of another,
 //! and one seed always gives byte-identical runs.
-use rand::SeedableRng;
+use rand::{Rng as _, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+
+use super::math;
 
 pub type Rng = Pcg64Mcg;
 
@@ -49,6 +51,20 @@ pub fn stream(seed: u64, kind: Stream, id: u64) -> Rng {
     Rng::new(((hi as u128) << 64) | k as u128)
 }
 
+/// U in (0, 1] from one `u64` of `r` (`1 - gen::<f64>()`, whose 53 bits
+/// are exact): a heavy tail's inverse CDF, or `ln U`, needs U > 0.
+pub fn unit_open0(r: &mut Rng) -> f64 {
+    1.0 - r.gen::<f64>()
+}
+
+/// An exponential draw of mean `mean` by inversion, `-mean ln U` with U
+/// from [`unit_open0`]: exactly one `u64` of `r` per draw, and `ln` from
+/// [`math`] so the draw is the same on every platform (rand_distr's
+/// ziggurat `Exp1` calls std `exp`/`ln`; see `transport::etcp::sender`).
+pub fn exponential(mean: f64, r: &mut Rng) -> f64 {
+    -mean * math::ln(unit_open0(r))
+}
+
 /// Convenience for code that only needs a seedable generator.
 pub fn from_u64(seed: u64) -> Rng {
     Rng::seed_from_u64(seed)
@@ -57,7 +73,6 @@ pub fn from_u64(seed: u64) -> Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::Rng as _;
     #[test]
     fn streams_are_reproducible_and_distinct() {
         let a: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Stream::LinkLoss, 3), |r, _| Some(r.gen())).collect();

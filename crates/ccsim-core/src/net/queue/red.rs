@@ -35,6 +35,7 @@ use crate::net::ctx::LinkCtx;
 use crate::net::packet::{Ecn, PacketPool, PktId};
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
+use crate::sim::math;
 use crate::sim::time::{to_secs, tx_time};
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
@@ -315,7 +316,7 @@ impl Red {
         self.ptc = rate_bps / (8.0 * c.mean_pktsize as f64);
         self.w_q = c.w_q.unwrap_or_else(|| {
             let rtt = (3.0 / self.ptc).max(0.1);
-            1.0 - (-1.0 / (10.0 * rtt * self.ptc)).exp()
+            1.0 - math::exp(-1.0 / (10.0 * rtt * self.ptc))
         });
         let unit = if c.bytes { c.mean_pktsize as f64 } else { 1.0 };
         self.min_th = if c.min_th > 0.0 { c.min_th } else { 5f64.max(0.005 * self.ptc / 2.0) * unit };
@@ -370,7 +371,7 @@ impl QueueDiscipline for Red {
         // to an empty queue, then this arrival's sample.
         let m = if ctx.idle { (self.ptc * to_secs(ctx.now.saturating_sub(self.idle_since))).floor() } else { 0.0 };
         let q = self.qlen();
-        let decay = if m > 0.0 { (1.0 - self.w_q).powf(m + 1.0) } else { 1.0 - self.w_q };
+        let decay = if m > 0.0 { math::powf(1.0 - self.w_q, m + 1.0) } else { 1.0 - self.w_q };
         self.avg = self.avg * decay + self.w_q * q;
         self.count += 1;
         self.count_bytes += size as u64;
@@ -479,7 +480,7 @@ mod tests {
                     assert!(r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool));
                     r.dequeue(ctx, pool).unwrap();
                 }
-                let closed = q + (a0 - q) * (1.0 - w).powi(500);
+                let closed = q + (a0 - q) * math::powi(1.0 - w, 500);
                 assert!((r.avg() - closed).abs() <= 1e-9 * unit, "{} vs {closed}", r.avg());
                 // drain at t = 1 s: the last transmission ends 0.8 ms later
                 ctx.now = from_secs(1.0);
@@ -489,7 +490,7 @@ mod tests {
                 ctx.now = from_secs(1.0 + 0.0008 + 0.1);
                 ctx.idle = true;
                 assert!(r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool));
-                let decayed = a1 * (1.0 - w).powi(250 + 1);
+                let decayed = a1 * math::powi(1.0 - w, 250 + 1);
                 assert!((r.avg() - decayed).abs() <= 1e-9 * a1, "{} vs {decayed}", r.avg());
                 assert!(r.avg() < 0.1 * a1);
             });
@@ -734,7 +735,7 @@ mod tests {
             let (w, lo, hi) = r.resolved();
             // C = 25000 pkt/s: min_th = max(5, 0.005 C / 2) = 62.5 pkts x 500 B
             assert!((lo - 62.5 * 500.0).abs() < 1e-9 && (hi - 3.0 * lo).abs() < 1e-9);
-            assert!((w - (1.0 - (-1.0f64 / (10.0 * 0.1 * 25000.0)).exp())).abs() < 1e-15);
+            assert!((w - (1.0 - math::exp(-1.0 / (10.0 * 0.1 * 25000.0)))).abs() < 1e-15);
         });
     }
 

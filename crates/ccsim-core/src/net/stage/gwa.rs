@@ -298,6 +298,7 @@ impl Stage for Gwa {
 mod tests {
     use super::*;
     use crate::net::ctx::{test_ctx, QueueView};
+    use crate::sim::math;
 
     fn data(flow: u32, b_n: u32) -> Packet {
         Packet { flow, size: 1040, ip_opt: b_n, ..Default::default() }
@@ -341,7 +342,7 @@ mod tests {
                 g.on_timer(ctx);
                 // n_f(k) = 10 (1 - 0.9^k) from 0
                 let k = round + 1;
-                assert!((g.n_f().unwrap() - 10.0 * (1.0 - 0.9f64.powi(k))).abs() < 1e-9);
+                assert!((g.n_f().unwrap() - 10.0 * (1.0 - math::powi(0.9, k))).abs() < 1e-9);
             }
         });
         let mut g = Gwa::new(Mode::Fcfs, 100_000.0, 0.9, 0.1, NfInit::Observed);

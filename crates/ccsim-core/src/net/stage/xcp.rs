@@ -36,6 +36,7 @@ use crate::net::ctx::LinkCtx;
 use crate::net::packet::{CongestionHeader, Packet};
 use crate::scenario::params::Params;
 use crate::scenario::ConfigError;
+use crate::sim::math;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
@@ -213,7 +214,7 @@ impl XcpRouter {
     /// Normal(t, 0.2 t) with a 4 ms floor (ns-2 `setupTimers`).
     fn jitter(ctx: &mut LinkCtx, t: f64) -> f64 {
         let (u1, u2): (f64, f64) = (ctx.rng.gen::<f64>().max(1e-300), ctx.rng.gen());
-        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        let z = (-2.0 * math::ln(u1)).sqrt() * math::cos(2.0 * std::f64::consts::PI * u2);
         (t + 0.2 * t * z).max(0.004)
     }
 

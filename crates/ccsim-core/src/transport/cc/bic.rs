@@ -174,6 +174,7 @@ impl CongestionControl for Bic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::math;
     use crate::transport::cc::test_state as st;
 
     #[test]
@@ -206,7 +207,7 @@ mod tests {
         for _ in 0..n {
             b.cong_avoid(&mut s, 1);
         }
-        let want = 1000.0 - 20.0 * (-0.5f64).exp();
+        let want = 1000.0 - 20.0 * math::exp(-0.5);
         assert!((s.cwnd - want).abs() < 0.1, "cwnd {} want {want}", s.cwnd);
     }
 

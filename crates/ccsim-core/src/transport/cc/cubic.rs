@@ -30,6 +30,7 @@
 //! Counting is per ACK (ns-2) unless `abc`.
 use super::{abc_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
+use crate::sim::math;
 
 /// CUBIC's parameters (`cc_params`); `Default` is the one place the defaults
 /// are written.
@@ -74,12 +75,12 @@ struct Epoch {
 
 /// RFC 9438 eq. 2: K = cbrt((W_max − cwnd_epoch)/C), 0 if cwnd_epoch ≥ W_max.
 pub fn k_of(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
-    ((w_max - cwnd_epoch).max(0.0) / c).cbrt()
+    math::cbrt((w_max - cwnd_epoch).max(0.0) / c)
 }
 
 /// RFC 9438 eq. 1: W_cubic(t) = C(t − K)³ + W_max.
 pub fn w_cubic(t: f64, k: f64, w_max: f64, c: f64) -> f64 {
-    c * (t - k).powi(3) + w_max
+    c * math::powi(t - k, 3) + w_max
 }
 
 impl Cubic {
@@ -206,13 +207,13 @@ mod tests {
     fn k_and_w_cubic_formulas() {
         // W_max = 100, cwnd_epoch = 70, C = 0.4: K = cbrt(75).
         let k = k_of(100.0, 70.0, 0.4);
-        assert!((k - 75f64.cbrt()).abs() < 1e-12);
+        assert!((k - math::cbrt(75.0)).abs() < 1e-12);
         assert!((k - 4.2172).abs() < 1e-4);
         assert!((w_cubic(0.0, k, 100.0, 0.4) - 70.0).abs() < 1e-9);
         assert_eq!(w_cubic(k, k, 100.0, 0.4), 100.0);
         assert!((w_cubic(k + 1.0, k, 100.0, 0.4) - 100.4).abs() < 1e-9);
         // With cwnd_epoch = β·W_max it is RFC 8312's cbrt(W_max(1−β)/C).
-        assert!((k_of(1000.0, 700.0, 0.4) - (1000.0 * 0.3 / 0.4f64).cbrt()).abs() < 1e-12);
+        assert!((k_of(1000.0, 700.0, 0.4) - math::cbrt(1000.0 * 0.3 / 0.4)).abs() < 1e-12);
         assert_eq!(k_of(100.0, 120.0, 0.4), 0.0);
         // α_cubic = 3(1−β)/(1+β) ≈ 0.529.
         assert!((Cubic::new(CubicConfig::default()).alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
@@ -240,7 +241,7 @@ mod tests {
         s.now = from_secs(10.0);
         c.cong_avoid(&mut s, 1);
         let k = c.k().unwrap();
-        assert!((k - (300.0f64 / 0.4).cbrt()).abs() < 1e-9);
+        assert!((k - math::cbrt(300.0 / 0.4)).abs() < 1e-9);
         let mut t = 10.0 + 0.1 / s.cwnd;
         for dt in [k / 2.0, k, k + 2.0] {
             t = run(&mut c, &mut s, t, 10.0 + dt);

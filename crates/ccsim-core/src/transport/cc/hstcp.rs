@@ -65,6 +65,7 @@ use super::{
     ParamDoc,
 };
 use crate::scenario::{params::Params, ConfigError};
+use crate::sim::math;
 
 /// HighSpeed TCP's parameters (`cc_params`); `Default` is the one place the
 /// defaults are written.
@@ -211,10 +212,10 @@ pub struct HighSpeed {
 impl HighSpeed {
     pub fn new(cfg: HstcpConfig) -> Self {
         HighSpeed {
-            ln_low_w: cfg.low_window.ln(),
-            ln_span_w: cfg.high_window.ln() - cfg.low_window.ln(),
-            ln_low_p: cfg.low_p.ln(),
-            ln_span_p: cfg.high_p.ln() - cfg.low_p.ln(),
+            ln_low_w: math::ln(cfg.low_window),
+            ln_span_w: math::ln(cfg.high_window) - math::ln(cfg.low_window),
+            ln_low_p: math::ln(cfg.low_p),
+            ln_span_p: math::ln(cfg.high_p) - math::ln(cfg.low_p),
             decreased: false,
             lss_armed: true,
             cfg,
@@ -347,7 +348,7 @@ impl HighSpeed {
     /// Loss rate p(w) on the response line (RFC 3649 §5).
     pub fn p(&self, w: f64) -> f64 {
         let w = self.eval_w(w.max(self.cfg.low_window));
-        (self.ln_low_p + (w.ln() - self.ln_low_w) * self.ln_span_p / self.ln_span_w).exp()
+        math::exp(self.ln_low_p + (math::ln(w) - self.ln_low_w) * self.ln_span_p / self.ln_span_w)
     }
 
     /// Decrease fraction b(w): 0.5 at or below Low_Window.
@@ -359,7 +360,7 @@ impl HighSpeed {
             return 0.5;
         }
         let w = self.eval_w(w);
-        (self.cfg.high_decrease - 0.5) * (w.ln() - self.ln_low_w) / self.ln_span_w + 0.5
+        (self.cfg.high_decrease - 0.5) * (math::ln(w) - self.ln_low_w) / self.ln_span_w + 0.5
     }
 
     /// Increase a(w) in segments per RTT: 1 at or below Low_Window, never below 1.
@@ -461,7 +462,7 @@ mod tests {
         }
         // The response line: w = 0.12 / p^0.835 within a few percent.
         for w in [100.0, 1000.0, 10000.0] {
-            let wr = 0.12 / h.p(w).powf(0.835);
+            let wr = 0.12 / math::powf(h.p(w), 0.835);
             assert!((wr / w - 1.0).abs() < 0.05, "w {w} vs response {wr}");
         }
         // Held at High_Window beyond it.

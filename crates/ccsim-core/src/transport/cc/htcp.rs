@@ -502,6 +502,7 @@ impl CongestionControl for Htcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::math;
     use crate::sim::time::from_secs;
 
     fn st(cwnd: f64, ssthresh: f64, t: f64) -> CcState {
@@ -600,7 +601,11 @@ mod tests {
         h.ssthresh(&s); // congestion event at t = 0
         let w0 = 1000.0;
         let closed = |t: f64| {
-            let i = if t <= 1.0 { t } else { 1.0 + (t - 1.0) + 5.0 * (t - 1.0).powi(2) + (t - 1.0).powi(3) / 12.0 };
+            let i = if t <= 1.0 {
+                t
+            } else {
+                1.0 + (t - 1.0) + 5.0 * math::powi(t - 1.0, 2) + math::powi(t - 1.0, 3) / 12.0
+            };
             w0 + i / rtt
         };
         let mut t = 0.0;

@@ -24,12 +24,12 @@ use super::signal::{CcAck, Signal};
 use super::{EtcpConfig, RtxTimer, Variant};
 use crate::net::packet::{EtcpHeader, Kind, Packet, L4};
 use crate::net::Net;
+use crate::sim::math;
 use crate::sim::rng::{self, Rng, Stream};
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
 use crate::transport::tcp::{defaults as tcp_defaults, rtt::RttEstimator};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
-use rand::Rng as _;
 
 /// The sender's timer slots.
 const RATE: u8 = 0;
@@ -133,7 +133,7 @@ impl EtcpSender {
             RtxTimer::Rto => self.rtt.base_rto(),
             RtxTimer::Srtt => self.rtt.srtt.unwrap_or(self.cfg.init_rto),
         };
-        from_secs((base * 2f64.powi(self.rtx_backoff.min(30) as i32)).min(self.cfg.max_rto))
+        from_secs((base * math::powi(2.0, self.rtx_backoff.min(30) as i32)).min(self.cfg.max_rto))
     }
 
     /// Send one packet now: a waiting retransmission first, else new data.
@@ -173,8 +173,14 @@ impl EtcpSender {
     fn draw_interval(&mut self, tau: f64) -> (Time, f64) {
         let mean = self.ctl.mean_interval_s(tau);
         let s = if self.cfg.exp_pacing {
-            // Exp(1) by the ziggurat method (cheaper than -ln U per packet).
-            mean * self.rng.sample::<f64, _>(rand_distr::Exp1)
+            // Exp(mean) by inversion, -mean ln U: one u64 of the flow's
+            // `Controller` stream per interval (its only draws), `ln` from
+            // `sim::math`. This replaced rand_distr 0.4.3's `Exp1`, whose
+            // ziggurat (src/exponential.rs, src/utils.rs) evaluates the
+            // density with std `(-x).exp()` when a draw falls outside a
+            // rectangle and samples the tail with std `ln`, so its draws
+            // (and how many u64s each took) could differ by platform.
+            rng::exponential(mean, &mut self.rng)
         } else {
             mean
         };

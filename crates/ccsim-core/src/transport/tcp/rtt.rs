@@ -27,6 +27,7 @@
 //! `min_rtt` (the smallest per-ACK sample) is kept by both: delay-based
 //! controllers (Vegas, FAST) and BA-TCP read it, and ns-2 gives those their
 //! own fine-grained timing.
+use crate::sim::math;
 
 /// Which estimator a TCP flow runs (`rtt_estimator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -204,7 +205,7 @@ impl RttEstimator {
 
     /// The RTO in force: base doubled per backoff step, capped.
     pub fn rto(&self) -> f64 {
-        (self.base_rto() * 2f64.powi(self.backoff.min(30) as i32)).min(self.max_rto)
+        (self.base_rto() * math::powi(2.0, self.backoff.min(30) as i32)).min(self.max_rto)
     }
 
     /// The retransmission timer expired (ns-2 `reset_rtx_timer(0, 1)`).
