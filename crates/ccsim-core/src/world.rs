@@ -314,6 +314,12 @@ impl Simulation {
             self.dispatch(e);
         }
         self.net.now = self.net.now.max(t);
+        // Everything up to `now` has happened: taps get the hops cut
+        // through that they were still owed (`Link::defer`).
+        let now = self.net.now;
+        for l in &mut self.net.links {
+            l.flush_taps(now);
+        }
     }
 
     /// Run to the end and collect results.

@@ -350,12 +350,19 @@ impl Link {
         }
     }
 
-    /// Flush every tap's output at the end of the run (`now`); the first
-    /// error, if any.
-    pub fn finish_taps(&mut self, now: Time) -> std::io::Result<()> {
+    /// Hand the taps every deferred event up to `now` (the run has
+    /// reached it).
+    #[inline]
+    pub(crate) fn flush_taps(&mut self, now: Time) {
         if let Some(e) = self.extras.as_mut() {
             Self::flush_deferred(e, self.id, now);
         }
+    }
+
+    /// Flush every tap's output at the end of the run (`now`); the first
+    /// error, if any.
+    pub fn finish_taps(&mut self, now: Time) -> std::io::Result<()> {
+        self.flush_taps(now);
         let mut first = Ok(());
         for t in self.extras.iter_mut().flat_map(|e| e.taps.iter_mut()) {
             let r = t.finish();
