@@ -286,14 +286,13 @@ impl Net {
             link.pipe.tail = NO_PKT;
         }
         link.notify(TapEvent::Deliver, self.now, &self.pkts, id);
+        let next = self.next_hop(id);
         let p = self.pkts.get_mut(id);
         p.hop += 1;
-        let r = &self.routes[self.flow_route[p.flow as usize] as usize];
-        let route = if p.is_ack() { &r.rev } else { &r.fwd };
-        match route.get(p.hop as usize) {
-            Some(&next) => {
-                self.links[next as usize].inbound -= 1;
-                self.link_arrive(next as usize, id);
+        match next {
+            Some(next) => {
+                self.links[next].inbound -= 1;
+                self.link_arrive(next, id);
                 None
             }
             None => {
