@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import ccsim
@@ -88,7 +88,10 @@ WRONG = ["fast", "", True, [], [0.1, 0.2, 0.3], {}, {"a": 1},
          datetime.datetime(1979, 5, 27, 7, 32), datetime.time(7, 32),
          nest(40), nest(600)]
 RUST_WORDS = ["struct ", "enum ", "u32", "u64", "f64", "i64", "usize", "untagged", "sequence", "Traceback"]
-FIELD_MSG = re.compile(r"^scenario(\.[A-Za-z0-9_\[\].]+: |: (missing|unknown) field `)")
+#: One step of a field path: ``.key``, ``."quoted key"`` (a key that is not a
+#: bare TOML key, quoted as TOML quotes it), ``[index]``, or ``.?``.
+PATH_STEP = r'(?:\.(?:[A-Za-z0-9_?-]+|"(?:[^"\\]|\\.)*")|\[\d+\])'
+FIELD_MSG = re.compile(rf"^scenario(?:{PATH_STEP}+: |: (missing|unknown) field `)")
 #: serde's wording after the field path (``must be variant identifier``,
 #: ``string or map``, ``unknown variant `x`, expected one of``); whole words
 #: so the ``variant`` field's own path does not count. serde's "unknown
@@ -306,6 +309,14 @@ def damage(text, op, at, n, byte):
     st.integers(0, 10**6),
     st.integers(1, 40),
     st.integers(0, 255),
+)
+# found by the full budget (2026-11-23): a damaged key ` uration_s` was
+# shown bare, `scenario. uration_s: ...`; keys that are not bare are quoted
+@example(
+    {"duration_s": 0.0, "topology": {"n_links": 0.0, "link_rate_bps": 0.0,
+     "link_queue": {"kind": "droptail", "limit_bytes": 0.0, "bogus_option": 1}, "link_delay_s": 0.0},
+     "flows": [], "warmup_s": 0.0, "sample_interval_s": 0.0},
+    "json", 2, 225, 1, 32,
 )
 def test_cli_run_never_prints_a_traceback(d, fmt, op, at, n, byte):
     with tempfile.TemporaryDirectory() as tmp:

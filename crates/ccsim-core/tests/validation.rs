@@ -199,6 +199,23 @@ fn unknown_fields_are_rejected() {
     assert!(e.msg.contains("unknown field"), "{e}");
 }
 
+/// A key that is not a bare TOML key is quoted in the path, so the path
+/// stays unambiguous (found by the Python fuzz: a damaged ` uration_s`
+/// read `scenario. uration_s`).
+#[test]
+fn odd_keys_are_quoted_in_the_path() {
+    check(&with(DUMBBELL, "duration_s", "\" uration_s\""), "\" uration_s\"", &["unknown field", "` uration_s`"]);
+    check(&with(DUMBBELL, "rtt_s", "\"rtt.s\""), "flows[0].\"rtt.s\"", &["unknown field"]);
+    let e = Scenario::from_json(
+        r#"{"duration_s": 1.0, "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 1e6,
+            "bottleneck_queue": {"limit_pkts": 5}}, "flows": [{"a\"b\\c\u0001": 0.1}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, r#"flows[0]."a\"b\\c\u0001""#, "{e}");
+    // bare keys stay bare
+    check(&with(DUMBBELL, "rtt_s", "rtt-s"), "flows[0].rtt-s", &["unknown field"]);
+}
+
 #[test]
 fn loss_probability_must_be_below_one() {
     check(

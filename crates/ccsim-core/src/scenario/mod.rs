@@ -35,6 +35,37 @@ impl ConfigError {
     }
 }
 
+/// `path.key`, the key quoted as TOML quotes it when it is not a bare key
+/// (letters, digits, `_`, `-`): a misspelt ` duration_s` reads
+/// `scenario." duration_s"`, not `scenario. duration_s`.
+pub(crate) fn key_path(path: &str, key: &str) -> String {
+    let mut out = String::with_capacity(path.len() + key.len() + 3);
+    out.push_str(path);
+    if !path.is_empty() {
+        out.push('.');
+    }
+    push_key(&mut out, key);
+    out
+}
+
+fn push_key(out: &mut String, key: &str) {
+    let bare = !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if bare {
+        out.push_str(key);
+        return;
+    }
+    out.push('"');
+    for c in key.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 fn d_name() -> String {
     "scenario".into()
 }
@@ -405,8 +436,18 @@ impl FlowSpec {
 }
 
 fn path_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> ConfigError {
-    let path = e.path().to_string();
-    let path = if path == "." || path == "?" { String::new() } else { path };
+    use serde_path_to_error::Segment;
+    // serde_path_to_error's own Display writes keys bare, so a key with a
+    // space or a dot in it would make an ambiguous path
+    let mut path = String::new();
+    for seg in e.path().iter() {
+        match seg {
+            Segment::Seq { index } => path.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => path = key_path(&path, key),
+            Segment::Unknown => path.push_str(if path.is_empty() { "?" } else { ".?" }),
+        }
+    }
+    let path = if path == "?" { String::new() } else { path };
     ConfigError::new(path, plain_message(&e.inner().to_string()))
 }
 

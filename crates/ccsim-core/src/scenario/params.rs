@@ -16,7 +16,7 @@ impl<'a> Params<'a> {
     }
 
     fn err(&self, key: &str, msg: String) -> ConfigError {
-        ConfigError::new(format!("{}.{key}", self.path), msg)
+        ConfigError::new(super::key_path(&self.path, key), msg)
     }
 
     pub fn bool(&mut self, key: &'static str, default: bool) -> Result<bool, ConfigError> {

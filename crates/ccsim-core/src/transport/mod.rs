@@ -276,7 +276,7 @@ pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
                 format!("only allowed with transport = {}", owners.join(" or "))
             };
             return Err(ConfigError::new(
-                format!("{path}.{field}"),
+                crate::scenario::key_path(path, &field),
                 format!(
                     "{why}; transport \"{}\" takes: {}",
                     k.name,

@@ -150,7 +150,10 @@ pub fn from_queue_table(q: &QueueSpec, path: &str) -> Result<(QueueSpec, Option<
     }
     if !own.contains_key("gwa") && !own.contains_key("ba") {
         let k = own.keys().next().expect("non-empty");
-        return Err(ConfigError::new(format!("{path}.{k}"), "only allowed with gwa = \"rr\", \"fcfs\" or \"ba\""));
+        return Err(ConfigError::new(
+            crate::scenario::key_path(path, k),
+            "only allowed with gwa = \"rr\", \"fcfs\" or \"ba\"",
+        ));
     }
     let stage = build(&own, path, Some((rest.limit_pkts, rest.limit_bytes)))?;
     Ok((rest, Some(stage)))
