@@ -25,6 +25,9 @@ pub struct Simulation {
     scenario: Scenario,
     duration: Time,
     sampler: Sampler,
+    /// Links with a tap, in index order: `run_until` flushes their deferred
+    /// tap events without walking every link.
+    tapped: Vec<usize>,
 }
 
 /// A buffered output file for a tap; the error names `field` and the path.
@@ -109,7 +112,16 @@ impl Simulation {
             None => 1,
         };
         let sampler = Sampler::new(sample_iv, warmup, fair_window);
-        Ok(Simulation { net, flows, apps, nodes: built.nodes, scenario: sc.clone(), duration, sampler })
+        Ok(Simulation {
+            net,
+            flows,
+            apps,
+            nodes: built.nodes,
+            scenario: sc.clone(),
+            duration,
+            sampler,
+            tapped: Vec::new(),
+        })
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -209,6 +221,9 @@ impl Simulation {
     /// Attach a tap to link `link` (see `net::tap`).
     pub fn add_tap(&mut self, link: usize, tap: Box<dyn Tap>) {
         self.net.links[link].add_tap(tap);
+        if let Err(i) = self.tapped.binary_search(&link) {
+            self.tapped.insert(i, link);
+        }
     }
 
     /// The index of the link direction called `name`: a link's name as the
@@ -286,10 +301,9 @@ impl Simulation {
     /// Flush every tap's file; the first write error, with the link's name.
     pub fn finish_taps(&mut self) -> Result<(), String> {
         let now = self.net.now;
-        for l in &mut self.net.links {
-            if l.has_taps() {
-                l.finish_taps(now).map_err(|e| format!("writing the tap of link {}: {e}", l.name))?;
-            }
+        for &i in &self.tapped {
+            let l = &mut self.net.links[i];
+            l.finish_taps(now).map_err(|e| format!("writing the tap of link {}: {e}", l.name))?;
         }
         Ok(())
     }
@@ -317,8 +331,8 @@ impl Simulation {
         // Everything up to `now` has happened: taps get the hops cut
         // through that they were still owed (`Link::defer`).
         let now = self.net.now;
-        for l in &mut self.net.links {
-            l.flush_taps(now);
+        for &l in &self.tapped {
+            self.net.links[l].flush_taps(now);
         }
     }
 

@@ -294,7 +294,9 @@ impl Link {
         extras.stages.push(StageSlot { stage, own });
     }
 
-    pub fn add_tap(&mut self, tap: Box<dyn Tap>) {
+    /// Attach a tap; only through `Simulation::add_tap`, which keeps the list
+    /// of tapped links `run_until` flushes.
+    pub(crate) fn add_tap(&mut self, tap: Box<dyn Tap>) {
         self.extras.get_or_insert_with(Default::default).taps.push(tap);
     }
 
