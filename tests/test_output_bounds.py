@@ -146,3 +146,25 @@ def test_series_that_cannot_fit_on_disk_name_the_interval_that_would(small):
     # and this machine's disk holds the original
     d["sample_interval_s"] = 1e-5
     check_output_space(simulation(d), d, "out")
+
+
+def test_tables_that_leave_no_room_for_one_sample_name_the_count(small):
+    """The sample at time 0 alone does not fit beside the tables: no
+    interval helps, so the flows are named (the engine's memory check had
+    the same fault, found by the Rust fuzz: validate.rs)."""
+    d = small.to_dict()
+    d["sample_interval_s"] = 1.0
+    sim = simulation(d)
+    est = output_estimate(sim)
+    free = est["tables"] + 0.5 * est["sample_bytes"]
+    with pytest.raises(UserError) as exc:
+        check_output_space(sim, d, "out", free=free)
+    assert re.match(r"scenario\.flows\[\d+\]\.count: \d+ is too many for the disk", str(exc.value)), exc.value
+    # room for two samples: the interval is named and its hint fits
+    free = est["tables"] + 2.5 * est["sample_bytes"]
+    with pytest.raises(UserError) as exc:
+        check_output_space(sim, d, "out", free=free)
+    hint = float(re.search(r">= ([0-9.e-]+) s", str(exc.value)).group(1))
+    assert hint > 1.0
+    d["sample_interval_s"] = hint
+    check_output_space(simulation(d), d, "out", free=free)

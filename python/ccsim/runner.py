@@ -98,10 +98,12 @@ def check_output_space(sim, scenario: Mapping[str, Any], out: Union[str, os.Path
         return
     fmt = "Parquet and CSV" if csv else "Parquet"
     where = f"{os.fspath(out)!r} (its file system has {_gb(free)} free)"
-    if est["series"] > 0 and est["tables"] < free:
-        # the smallest interval whose series fit beside the tables (+1%)
-        duration = float(sim.duration_s)
-        interval = duration * est["sample_bytes"] / (free - est["tables"]) * 1.01
+    # samples that fit beside the tables; with none (not even the one at
+    # time 0) no interval helps and the flows are named instead
+    room = math.floor((free - est["tables"]) / est["sample_bytes"]) if est["series"] > 0 else 0
+    if room >= 1:
+        # floor(d / i) + 1 <= room exactly when i > d / room (+1%)
+        interval = float(sim.duration_s) / room * 1.01
         interval = math.ceil(interval * 1e6) / 1e6
         raise UserError(
             f"scenario.sample_interval_s: {sim.sample_interval_s:g} s gives {est['samples']} samples x "

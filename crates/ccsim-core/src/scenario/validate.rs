@@ -320,19 +320,19 @@ pub fn resources(sc: &Scenario, available: Option<f64>) -> R {
     let Some(avail) = available else { return Ok(()) };
     let flows: f64 = sc.flows.iter().map(|f| f.count as f64).sum();
     let flow_bytes = flows * BYTES_PER_FLOW;
-    if flow_bytes > avail {
+    // the entry to blame when the flows do not fit: the largest
+    let too_many = |why: String| {
         let (i, f) = sc.flows.iter().enumerate().max_by_key(|(_, f)| f.count).expect("validated: flows");
-        return Err(err(
+        err(
             format!("flows[{i}].count"),
-            format!(
-                "{} is too many: {} flows in total need about {} (about 24 kB each: agents, host links, queues, \
-                 results); this machine has {} available",
-                f.count,
-                flows,
-                gb(flow_bytes),
-                gb(avail)
-            ),
-        ));
+            format!("{} is too many: {why}; this machine has {} available", f.count, gb(avail)),
+        )
+    };
+    if flow_bytes > avail {
+        return Err(too_many(format!(
+            "{flows} flows in total need about {} (about 24 kB each: agents, host links, queues, results)",
+            gb(flow_bytes)
+        )));
     }
     if sc.sample_interval_s > 0.0 {
         let monitored = match &sc.topology {
@@ -342,19 +342,35 @@ pub fn resources(sc: &Scenario, available: Option<f64>) -> R {
         };
         let samples = (sc.duration_s / sc.sample_interval_s).floor() + 1.0;
         let rows_per_sample = flows + monitored + 1.0;
-        let series = samples * rows_per_sample * BYTES_PER_SERIES_ROW;
+        let sample_bytes = rows_per_sample * BYTES_PER_SERIES_ROW;
+        let series = samples * sample_bytes;
         if flow_bytes + series > avail {
-            let min_interval = sc.duration_s * rows_per_sample * BYTES_PER_SERIES_ROW / (avail - flow_bytes).max(1.0);
+            // samples that fit beside the flows
+            let room = ((avail - flow_bytes) / sample_bytes).floor();
+            if room < 1.0 {
+                // not even the sample at time 0: no interval helps, the
+                // flows leave no room for their series
+                return Err(too_many(format!(
+                    "{flows} flows in total need about {} and their series {} per sample; set \
+                     sample_interval_s = 0 for no series, or run fewer flows",
+                    gb(flow_bytes),
+                    gb(sample_bytes)
+                )));
+            }
+            // floor(d / i) + 1 <= room exactly when i > d / room
+            let min_interval = sc.duration_s / room;
             return Err(err(
                 "sample_interval_s",
                 format!(
                     "{} s gives {} samples x {} series rows (flows and monitored links) = about {} of series; \
-                     this machine has {} available: use sample_interval_s >= {} s, or 0 for no series",
+                     this machine has {} available beside the flows' {}: use sample_interval_s >= {} s, or 0 for \
+                     no series",
                     num(sc.sample_interval_s),
                     num(samples),
                     rows_per_sample,
                     gb(series),
                     gb(avail),
+                    gb(flow_bytes),
                     num((min_interval * 1.01 * 1e6).ceil() / 1e6)
                 ),
             ));
@@ -400,5 +416,28 @@ mod tests {
         let ok = sc(&format!("sample_interval_s = {hint}"), 10);
         assert!(resources(&ok, Some(2e8)).is_ok(), "suggested {hint} s does not fit");
         assert!(resources(&sc("sample_interval_s = 0", 10), Some(2e8)).is_ok());
+    }
+
+    #[test]
+    fn flows_that_leave_no_room_for_one_sample_are_blamed_not_the_interval() {
+        // Found by the fuzz: a million flows (24 GB) on a 24.2 GB machine
+        // with one sample of 0.3 GB was refused on `sample_interval_s`,
+        // suggesting ">= 1e-6 s" for an interval of 0.1 s. 1000 flows (24 MB)
+        // + one sample (interval 20 s over 10 s: 1003 rows, 0.3 MB) against
+        // 24.1 MB: no interval fits.
+        let mut s = sc("sample_interval_s = 20", 1000);
+        let e = resources(&s, Some(24.1e6)).unwrap_err();
+        assert_eq!(e.field, "flows[0].count", "{e}");
+        assert!(e.msg.contains("sample_interval_s = 0"), "{}", e.msg);
+        s.sample_interval_s = 0.0;
+        assert!(resources(&s, Some(24.1e6)).is_ok());
+        // room for two samples: the interval is blamed and its hint fits
+        let s = sc("sample_interval_s = 1", 1000);
+        let avail = 24e6 + 2.5 * 1003.0 * BYTES_PER_SERIES_ROW;
+        let e = resources(&s, Some(avail)).unwrap_err();
+        assert_eq!(e.field, "sample_interval_s", "{e}");
+        let hint: f64 = e.msg.rsplit(">= ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert!(hint > 1.0, "{hint}");
+        assert!(resources(&sc(&format!("sample_interval_s = {hint}"), 1000), Some(avail)).is_ok());
     }
 }
