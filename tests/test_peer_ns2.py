@@ -46,7 +46,8 @@ def test_short_row_in_both_simulators():
     # ns-2's set-up is measured apart (on this quick row it is nearly all
     # of ns-2's time, so the run-only ratio may be undefined)
     assert row.ns2_setup_s > 0
-    assert row.ratio_run_only is None or row.ratio_run_only > row.ratio
+    # (taking the set-up off ns-2's time makes it faster: a lower ratio)
+    assert row.ratio_run_only is None or row.ratio_run_only < row.ratio
 
 
 # validation/gwa_compare.py: the GWA paper's DropTail/RED/ECN rows in both.
