@@ -39,14 +39,75 @@ fn window_equilibrium_under_bernoulli_loss() {
     }
 }
 
+/// The rate variant's per-packet law (§VII-A), written out here from the
+/// paper's equations rather than taken from `Control`: per packet that
+/// arrives x += 1/(b tau), per packet lost x -= x/(b tau (2 + p0 x)), x at
+/// least min_w / tau. Returns the long-run *time* average of x, which a
+/// sender pacing at x makes the harmonic mean of x over packets (packet
+/// i occupies 1/x_i seconds), over n packets with Bernoulli(p) fates.
+fn rate_chain_time_mean(p: f64, p0: f64, b: f64, tau: f64, n: usize) -> f64 {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+    let mut x = per_packet_eq(p, p0);
+    let (mut secs, mut k) = (0.0, 0usize);
+    for i in 0..n {
+        if rng.gen::<f64>() < p {
+            x -= x / (b * tau * (2.0 + p0 * x));
+        } else {
+            x += 1.0 / (b * tau);
+        }
+        x = x.max(1.0 / tau);
+        if i > n / 10 {
+            secs += 1.0 / x;
+            k += 1;
+        }
+    }
+    k as f64 / secs
+}
+
 #[test]
 fn rate_equilibrium_is_independent_of_the_rtt() {
-    // x* = 2/(p - p0) packets/s whatever the RTT (§VII-B).
-    let (p, p0) = (0.03, 0.01);
+    // x* = 2/(p - p0) packets/s whatever the RTT (§VII-B, eq 11) is the
+    // fluid limit: the balance of the mean drift. A flow fluctuates around
+    // it, and how widely depends on b tau: one loss cuts x by
+    // 1/(b tau (2 + p0 x)), 7% at tau = 0.2 s and 2% at 0.8 s (b = 25,
+    // x = 96/s), so the time average sits below x* by 4% and 1% (Jensen:
+    // pacing at x weights slow periods by their length). Two checks:
+    // - the simulated flow (every mechanism: pacing, bitmap ACKs, loss
+    //   detection, the measured tau) matches the per-packet law of
+    //   `rate_chain_time_mean` within 3%, at both RTTs; the mean of six
+    //   seeds of 600 s (a single run's spread is about 2.5%);
+    // - that law approaches x* as b tau grows: within 2% at tau = 0.8 s.
+    // Not at tau = 0.05 s (b tau = 1.25: a loss cuts x by 27%): there the
+    // sender's one-RTT feedback delay matters and the law above no longer
+    // describes the flow (simulated 0.89 x*, law 0.85 x*; 8 seeds x 1200 s,
+    // 2026-11-23). This test used to assert 5% of x* at 0.05 s on one
+    // seed of 300 s, which held by that seed's luck (0.95; seeds 3-8 gave
+    // 0.78-0.90 with the same code).
+    let (p, p0, b) = (0.03, 0.01, 25.0);
     let exact = per_packet_eq(p, p0);
-    for rtt in [0.05, 0.2] {
-        let x = long_run_value(p, "variant = \"rate\"", rtt, 300.0);
-        assert!((x / exact - 1.0).abs() < 0.05, "rtt {rtt}: x {x} vs {exact}");
+    for rtt in [0.2, 0.8] {
+        let runs: Vec<f64> = (1..=6)
+            .map(|seed| {
+                let secs = 600.0;
+                let d = Dumbbell::new(1e9, 100_000, secs)
+                    .seed(seed)
+                    .sample(1.0)
+                    .loss(p)
+                    .flow(&format!("transport = \"etcp\"\nrtt_s = {rtt}\nvariant = \"rate\""));
+                let r = d.run();
+                let s = &r.series.flows;
+                let tail: Vec<f64> =
+                    s.time_s.iter().zip(&s.rate_pps).filter(|(t, _)| **t > secs / 2.0).map(|(_, v)| *v).collect();
+                mean(&tail)
+            })
+            .collect();
+        let x = mean(&runs);
+        let law = rate_chain_time_mean(p, p0, b, rtt, 4_000_000);
+        assert!((x / law - 1.0).abs() < 0.03, "rtt {rtt}: x {x} vs the per-packet law's {law} (runs {runs:?})");
+        if rtt == 0.8 {
+            assert!((law / exact - 1.0).abs() < 0.02, "b tau = 20: law {law} vs x* {exact}");
+        }
     }
 }
 

@@ -1,8 +1,10 @@
-//! Simulation kernel: integer time, the deterministic event queue, seeded RNG streams.
+//! Simulation kernel: integer time, the deterministic event queue, seeded RNG streams
+//! and the draws made from them.
 pub mod events;
 pub mod math;
 pub mod rng;
 pub mod time;
+pub mod ziggurat;
 
 pub use events::{Event, EventKind, EventQueue, Owner};
 pub use time::Time;

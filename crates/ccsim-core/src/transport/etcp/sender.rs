@@ -27,6 +27,7 @@ use crate::net::Net;
 use crate::sim::math;
 use crate::sim::rng::{self, Rng, Stream};
 use crate::sim::time::{from_secs, to_secs};
+use crate::sim::ziggurat;
 use crate::sim::{Time, Timer};
 use crate::transport::tcp::{defaults as tcp_defaults, rtt::RttEstimator};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
@@ -173,14 +174,14 @@ impl EtcpSender {
     fn draw_interval(&mut self, tau: f64) -> (Time, f64) {
         let mean = self.ctl.mean_interval_s(tau);
         let s = if self.cfg.exp_pacing {
-            // Exp(mean) by inversion, -mean ln U: one u64 of the flow's
-            // `Controller` stream per interval (its only draws), `ln` from
-            // `sim::math`. This replaced rand_distr 0.4.3's `Exp1`, whose
-            // ziggurat (src/exponential.rs, src/utils.rs) evaluates the
-            // density with std `(-x).exp()` when a draw falls outside a
-            // rectangle and samples the tail with std `ln`, so its draws
-            // (and how many u64s each took) could differ by platform.
-            rng::exponential(mean, &mut self.rng)
+            // Exp(mean) from the flow's `Controller` stream (its only
+            // draws) by the ziggurat of `sim::ziggurat`: one interval per
+            // packet, and inversion's `ln` was 5.5% of E5's run. Its
+            // wedges and tail use `sim::math`, so the draws are the same
+            // on every platform (rand_distr's `Exp1` calls std `exp`/`ln`
+            // there). ns-2's `RNG::exponential` inverts (`-mean ln U`):
+            // the same law, another sequence of draws.
+            ziggurat::exponential(mean, &mut self.rng)
         } else {
             mean
         };
