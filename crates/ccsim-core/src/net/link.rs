@@ -105,6 +105,9 @@ pub struct Link {
     /// Packets in flight on the wire, oldest first (chained through the
     /// packet pool's wire links).
     pub(crate) pipe: Pipe,
+    /// The counters, except that a packet cut through this link
+    /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
+    /// read them through [`Link::counters_at`], which takes those back.
     pub c: LinkCounters,
     /// Until when `c.q_area_*` are integrated.
     q_since: Time,
@@ -122,10 +125,14 @@ pub struct Link {
     /// Packets on the feeder's wire that will arrive here by an event
     /// (not cut through): while any are, this link's future is unknown.
     pub(crate) inbound: u32,
-    /// Packets cut through this link (`Net::transmit`) whose arrival, at
-    /// which they also started serialisation, is still ahead: (arrival,
-    /// size), oldest first. They are counted when `now` reaches them, so
-    /// the counters are those of the event-by-event run at every instant.
+    /// Packets cut through this link (`Net::transmit`): (arrival, size),
+    /// oldest first, at least every one whose arrival (at which it also
+    /// started serialisation) is still ahead. `c` counts them when they
+    /// are cut and [`Link::counters_at`] takes back those still ahead, so
+    /// the counters it gives are those of the event-by-event run at every
+    /// instant. Entries already reached are dropped in a batch when the
+    /// log is full, not one per cut: a check of the oldest entry on every
+    /// cut was a visible share of the cut-through walk.
     ahead: VecDeque<(Time, u32)>,
 }
 
@@ -219,26 +226,19 @@ impl Link {
         }
     }
 
-    /// The counters at `now`: queue integrals brought up to it, and the
-    /// packets cut through this link that have reached it by then.
+    /// The counters at `now`: queue integrals brought up to it, and only
+    /// the packets cut through this link that have reached it by then.
     pub fn counters_at(&self, now: Time) -> LinkCounters {
         let mut c = self.c;
         let dt = now.saturating_sub(self.q_since) as u128;
         c.q_area_pkts += self.queue.len_pkts() as u128 * dt;
         c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
-        for &(_, size) in self.ahead.iter().take_while(|e| e.0 <= now) {
-            Self::count_cut(&mut c, size);
+        for &(_, size) in self.ahead.iter().rev().take_while(|e| e.0 > now) {
+            c.arrivals -= 1;
+            c.tx_pkts -= 1;
+            c.tx_bytes -= size as u64;
         }
         c
-    }
-
-    /// What a packet that arrives at an idle link and goes straight into
-    /// service adds to its counters.
-    #[inline]
-    fn count_cut(c: &mut LinkCounters, size: u32) {
-        c.arrivals += 1;
-        c.tx_pkts += 1;
-        c.tx_bytes += size as u64;
     }
 
     /// Whether a packet leaving link `from`'s wire at `at` can be placed on
@@ -270,12 +270,16 @@ impl Link {
     /// holds); its arrival time at the far end.
     #[inline]
     pub(crate) fn cut_through(&mut self, now: Time, at: Time, size: u32) -> Time {
-        while let Some(&(t, sz)) = self.ahead.front() {
-            if t > now {
-                break;
-            }
-            Self::count_cut(&mut self.c, sz);
-            self.ahead.pop_front();
+        // What a packet that arrives at an idle link and goes straight
+        // into service adds to its counters (taken back by `counters_at`
+        // until `at`).
+        self.c.arrivals += 1;
+        self.c.tx_pkts += 1;
+        self.c.tx_bytes += size as u64;
+        if self.ahead.len() == self.ahead.capacity() {
+            // Full: drop the entries already reached before growing.
+            let reached = self.ahead.partition_point(|e| e.0 <= now);
+            self.ahead.drain(..reached);
         }
         self.ahead.push_back((at, size));
         self.busy_until = at.saturating_add(self.tx_time(size));

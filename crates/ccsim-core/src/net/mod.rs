@@ -202,8 +202,11 @@ impl Net {
     #[inline]
     fn transmit(&mut self, l: usize, id: PktId) {
         let now = self.now;
+        let (size, flow, is_ack, hop0) = {
+            let p = self.pkts.get(id);
+            (p.size, p.flow, p.is_ack(), p.hop)
+        };
         let link = &mut self.links[l];
-        let size = self.pkts.get(id).size;
         link.busy_until = now.saturating_add(link.tx_time(size));
         let mut arrive = link.busy_until.saturating_add(link.delay);
         link.c.tx_pkts += 1;
@@ -212,25 +215,30 @@ impl Net {
             link.free_scheduled = true;
             self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
         }
+        let mut on_taps = link.has_taps();
+        // The walk reads the route once and indexes each link once per hop.
+        let r = &self.routes[self.flow_route[flow as usize] as usize];
+        let route: &[u32] = if is_ack { &r.rev } else { &r.fwd };
+        let mut hop = hop0 as usize;
         let mut on = l;
-        while let Some(next) = self.next_hop(id) {
-            if !self.links[next].can_cut(on, arrive) {
-                self.links[next].inbound += 1;
+        while let Some(&next) = route.get(hop + 1) {
+            let next = next as usize;
+            let nl = &mut self.links[next];
+            if !nl.can_cut(on, arrive) {
+                nl.inbound += 1;
                 break;
             }
-            // Taps see the events the cut replaces when time reaches them.
-            if self.links[on].has_taps() {
-                self.links[on].defer(TapEvent::Deliver, arrive, id, self.pkts.get(id));
-            }
-            self.pkts.get_mut(id).hop += 1;
-            if self.links[next].has_taps() {
-                let p = *self.pkts.get(id);
-                self.links[next].defer(TapEvent::Enqueue, arrive, id, &p);
-                self.links[next].defer(TapEvent::Dequeue, arrive, id, &p);
+            let next_taps = nl.has_taps();
+            hop += 1;
+            if on_taps || next_taps {
+                // Taps see the events the cut replaces when time reaches them.
+                defer_cut_events(&mut self.links, self.pkts.get(id), (on, next), hop as u16, id, arrive);
             }
             arrive = self.links[next].cut_through(now, arrive, size);
             on = next;
+            on_taps = next_taps;
         }
+        self.pkts.get_mut(id).hop = hop as u16;
         self.pkts.set_wire(id, arrive);
         let link = &mut self.links[on];
         if link.pipe.len == 0 {
@@ -323,5 +331,23 @@ impl Net {
     /// Packets in queues and pipes, counted by walking the network.
     pub fn in_flight(&self) -> u64 {
         self.links.iter().map(|l| (l.queue.len_pkts() + l.pipe_len()) as u64).sum()
+    }
+}
+
+/// The tap events a cut from link `on` to link `next` replaces, deferred
+/// to `arrive` (`Net::transmit`): the packet leaving `on`'s wire, then
+/// entering and leaving `next`'s queue (at hop `hop`).
+#[cold]
+#[inline(never)]
+fn defer_cut_events(links: &mut [Link], p: &Packet, (on, next): (usize, usize), hop: u16, id: PktId, arrive: Time) {
+    let mut p = *p;
+    p.hop = hop - 1;
+    if links[on].has_taps() {
+        links[on].defer(TapEvent::Deliver, arrive, id, &p);
+    }
+    p.hop = hop;
+    if links[next].has_taps() {
+        links[next].defer(TapEvent::Enqueue, arrive, id, &p);
+        links[next].defer(TapEvent::Dequeue, arrive, id, &p);
     }
 }

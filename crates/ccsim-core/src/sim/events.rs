@@ -158,6 +158,7 @@ pub struct EventQueue {
 impl EventQueue {
     /// Schedule an event for `to` at `time`; events of equal time pop in
     /// the order they were scheduled.
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, to: Owner, gen: u32) {
         if self.next_seq == SEQ_LIMIT {
             self.renumber();
@@ -189,13 +190,20 @@ impl EventQueue {
             slot.seq_to = seq_to;
             slot.idx_gen = idx_gen;
             if self.front.len() > FRONT_CAP {
-                // The front's latest is still earlier than the whole heap.
-                let spill = self.front.remove(0);
-                self.heap_push(spill);
+                self.spill();
             }
         } else {
             self.heap_push(Entry { time, seq_to, idx_gen });
         }
+    }
+
+    /// The front is over its capacity: move its latest entry, still
+    /// earlier than the whole heap, to the heap.
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self) {
+        let e = self.front.remove(0);
+        self.heap_push(e);
     }
 
     /// Time of the next event, if any.
