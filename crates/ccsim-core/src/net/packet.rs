@@ -266,10 +266,22 @@ pub const NO_PKT: PktId = PktId::MAX;
 /// tried: no timing moved beyond this machine's noise, and the 24 bytes
 /// of padding per packet raised B5's peak memory by a quarter (6.0 ->
 /// 7.5 MB; docs/performance.md, "Peak memory").
-#[derive(Default)]
+///
+/// The free list is chained through the free slots' wire links (a free
+/// packet is on no wire), most recently freed first, so it needs no
+/// memory of its own either (a `Vec` of free ids was 4 bytes per slot
+/// at its high-water mark).
 pub struct PacketPool {
     slots: Vec<Slot>,
-    free: Vec<PktId>,
+    /// The most recently freed slot, `NO_PKT` when none is free.
+    free_head: PktId,
+    free_len: usize,
+}
+
+impl Default for PacketPool {
+    fn default() -> Self {
+        PacketPool { slots: Vec::new(), free_head: NO_PKT, free_len: 0 }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -277,15 +289,20 @@ pub struct PacketPool {
 struct Slot {
     /// Arrival time at the far end of the wire the packet is on.
     wire_at: Time,
-    /// The next packet on that wire (`NO_PKT` at the tail).
+    /// The next packet on that wire (`NO_PKT` at the tail); in a free
+    /// slot, the next free slot.
     wire_next: PktId,
     pkt: Packet,
 }
 
 impl PacketPool {
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize].pkt = p;
+        if self.free_head != NO_PKT {
+            let id = self.free_head;
+            let s = &mut self.slots[id as usize];
+            self.free_head = s.wire_next;
+            self.free_len -= 1;
+            s.pkt = p;
             id
         } else {
             self.slots.push(Slot { wire_at: 0, wire_next: NO_PKT, pkt: p });
@@ -315,7 +332,9 @@ impl PacketPool {
     }
 
     pub fn free(&mut self, id: PktId) {
-        self.free.push(id);
+        self.slots[id as usize].wire_next = self.free_head;
+        self.free_head = id;
+        self.free_len += 1;
     }
 
     /// Ask the CPU to start loading packet `id` into cache. The propagation
@@ -351,7 +370,7 @@ impl PacketPool {
 
     /// Packets currently allocated (created and not yet freed).
     pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.slots.len() - self.free_len
     }
 
     /// Slots ever allocated: the high-water mark of live packets.
@@ -375,6 +394,21 @@ mod tests {
         // slots); the wire link adds 16 bytes, no padding to a line.
         assert!(std::mem::size_of::<Slot>() <= 104, "{}", std::mem::size_of::<Slot>());
     }
+    #[test]
+    fn freed_slots_are_reused_most_recent_first() {
+        let mut pool = PacketPool::default();
+        let ids: Vec<PktId> = (0..4).map(|_| pool.alloc(Packet::default())).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        pool.free(1);
+        pool.free(3);
+        assert_eq!(pool.live(), 2);
+        assert_eq!(pool.alloc(Packet { flow: 7, ..Default::default() }), 3);
+        assert_eq!(pool.get(3).flow, 7);
+        assert_eq!(pool.alloc(Packet::default()), 1);
+        assert_eq!(pool.alloc(Packet::default()), 4, "then a new slot");
+        assert_eq!((pool.live(), pool.capacity()), (5, 5));
+    }
+
     #[test]
     fn sack_blocks_round_trip_above_the_ack() {
         let mut h = TcpHeader { ack: 1_000_000, ..Default::default() };
