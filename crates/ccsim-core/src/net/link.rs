@@ -25,6 +25,16 @@ pub(crate) const FEED_NONE: u32 = u32::MAX;
 /// agent (the first hop of a route).
 pub(crate) const FEED_MANY: u32 = u32::MAX - 1;
 
+/// The largest arrival offset a `Link::ahead` entry holds (2^40 - 1 ps,
+/// 1.1 s); its low 24 bits hold the size.
+const AHEAD_MAX_OFFSET: Time = (1 << 40) - 1;
+
+/// A `Link::ahead` entry as (arrival, size), given the log's origin.
+#[inline]
+fn ahead_entry(base: Time, e: u64) -> (Time, u32) {
+    (base + (e >> 24), (e & 0xff_ffff) as u32)
+}
+
 /// Counters of one link direction; `snapshot` copies them at warm-up end.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkCounters {
@@ -125,15 +135,21 @@ pub struct Link {
     /// Packets on the feeder's wire that will arrive here by an event
     /// (not cut through): while any are, this link's future is unknown.
     pub(crate) inbound: u32,
-    /// Packets cut through this link (`Net::transmit`): (arrival, size),
-    /// oldest first, at least every one whose arrival (at which it also
-    /// started serialisation) is still ahead. `c` counts them when they
-    /// are cut and [`Link::counters_at`] takes back those still ahead, so
-    /// the counters it gives are those of the event-by-event run at every
-    /// instant. Entries already reached are dropped in a batch when the
-    /// log is full, not one per cut: a check of the oldest entry on every
-    /// cut was a visible share of the cut-through walk.
-    ahead: VecDeque<(Time, u32)>,
+    /// Packets cut through this link (`Net::transmit`): (arrival -
+    /// `ahead_base`) << 24 | size (`ahead_entry`), oldest first, at least every one whose arrival
+    /// (at which it also started serialisation) is still ahead. `c` counts
+    /// them when they are cut and [`Link::counters_at`] takes back those
+    /// still ahead, so the counters it gives are those of the
+    /// event-by-event run at every instant. Entries already reached are
+    /// dropped in a batch when the log is full, not one per cut: a check
+    /// of the oldest entry on every cut was a visible share of the
+    /// cut-through walk. Packing makes an entry 8 bytes, not 16: the
+    /// log holds every packet on the feeder's wire, and at 16 bytes it
+    /// was what kept B5's and B2L's peak memory above the engine's before
+    /// the cut-through (docs/performance.md).
+    ahead: VecDeque<u64>,
+    /// Origin of the offsets in `ahead`; at or before every entry.
+    ahead_base: Time,
 }
 
 /// The queue's owner state of link `id`, made on first use.
@@ -206,6 +222,7 @@ impl Link {
             feeder: FEED_NONE,
             inbound: 0,
             ahead: VecDeque::new(),
+            ahead_base: 0,
         }
     }
 
@@ -233,7 +250,8 @@ impl Link {
         let dt = now.saturating_sub(self.q_since) as u128;
         c.q_area_pkts += self.queue.len_pkts() as u128 * dt;
         c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
-        for &(_, size) in self.ahead.iter().rev().take_while(|e| e.0 > now) {
+        let base = self.ahead_base;
+        for (_, size) in self.ahead.iter().rev().map(|&e| ahead_entry(base, e)).take_while(|e| e.0 > now) {
             c.arrivals -= 1;
             c.tx_pkts -= 1;
             c.tx_bytes -= size as u64;
@@ -249,9 +267,15 @@ impl Link {
     /// this is a DropTail link without stages, which then, at `at`, takes the packet
     /// straight into service (`Net::link_arrive`'s idle case). Times,
     /// order and counters are those of the arrival event it replaces.
+    ///
+    /// An arrival more than 2^40 ps (1.1 s) after `now`, or a packet of
+    /// 16 MB or more, is not cut: the log packs both into 64 bits
+    /// (`ahead`), and the arrival event does the same.
     #[inline]
-    pub(crate) fn can_cut(&self, from: usize, at: Time) -> bool {
+    pub(crate) fn can_cut(&self, from: usize, now: Time, at: Time, size: u32) -> bool {
         self.feeder == from as u32
+            && at - now <= AHEAD_MAX_OFFSET
+            && size < 1 << 24
             && self.inbound == 0
             && self.busy_until <= at
             && !self.free_scheduled
@@ -263,7 +287,8 @@ impl Link {
     /// Packets cut through this link that have not reached it by `now`
     /// (they are still on the feeder's wire).
     pub(crate) fn ahead_after(&self, now: Time) -> usize {
-        self.ahead.iter().rev().take_while(|e| e.0 > now).count()
+        let base = self.ahead_base;
+        self.ahead.iter().rev().take_while(|&&e| ahead_entry(base, e).0 > now).count()
     }
 
     /// Serialise a packet of `size` bytes arriving at `at` (`can_cut`
@@ -276,14 +301,31 @@ impl Link {
         self.c.arrivals += 1;
         self.c.tx_pkts += 1;
         self.c.tx_bytes += size as u64;
-        if self.ahead.len() == self.ahead.capacity() {
-            // Full: drop the entries already reached before growing.
-            let reached = self.ahead.partition_point(|e| e.0 <= now);
-            self.ahead.drain(..reached);
+        if self.ahead.len() == self.ahead.capacity() || at - self.ahead_base > AHEAD_MAX_OFFSET {
+            self.trim_ahead(now, at);
         }
-        self.ahead.push_back((at, size));
+        self.ahead.push_back((at - self.ahead_base) << 24 | size as u64);
         self.busy_until = at.saturating_add(self.tx_time(size));
         self.busy_until.saturating_add(self.delay)
+    }
+
+    /// Drop the log entries reached by `now`, before the log grows; and if
+    /// `at` is beyond the offsets' range, move their origin to `now`. The
+    /// entries left arrive after `now` and no later than `at` (arrivals
+    /// from one feeder are in order), and `at - now` fits (`can_cut`).
+    #[cold]
+    #[inline(never)]
+    fn trim_ahead(&mut self, now: Time, at: Time) {
+        let base = self.ahead_base;
+        let reached = self.ahead.partition_point(|&e| ahead_entry(base, e).0 <= now);
+        self.ahead.drain(..reached);
+        if at - base > AHEAD_MAX_OFFSET {
+            for e in self.ahead.iter_mut() {
+                let (t, size) = ahead_entry(base, *e);
+                *e = (t - now) << 24 | size as u64;
+            }
+            self.ahead_base = now;
+        }
     }
 
     /// Append a stage; it runs after those already installed on enqueue.
@@ -517,5 +559,43 @@ impl Link {
                 s.stage.on_timer(&mut ctx);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::queue::{DropTail, Limit};
+
+    /// The cut log against a plain list of (arrival, size): cuts 0.7 s
+    /// apart, each arriving 0.9 s after it is made, move the offsets'
+    /// origin (2^40 ps, 1.1 s) again and again; the counters and the
+    /// packets still ahead must be exact at every instant, before and
+    /// after each arrival.
+    #[test]
+    fn the_cut_log_counts_exactly_across_rebases() {
+        let mut link = Link::new(0, "l".into(), (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))), 1);
+        let (step, lead) = (700_000_000_000u64, 900_000_000_000u64);
+        let mut cut: Vec<(Time, u32)> = Vec::new();
+        for k in 0..40u64 {
+            let now = k * step;
+            let size = 40 + (k % 3) as u32 * 980;
+            assert!(link.can_cut(FEED_NONE as usize, now, now + lead, size));
+            link.cut_through(now, now + lead, size);
+            cut.push((now + lead, size));
+            for t in [now, now + 1, now + lead - 1, now + lead, now + lead + 1] {
+                let reached: Vec<_> = cut.iter().filter(|e| e.0 <= t).collect();
+                let c = link.counters_at(t);
+                assert_eq!(c.arrivals, reached.len() as u64, "k {k} t {t}");
+                assert_eq!(c.tx_pkts, reached.len() as u64);
+                assert_eq!(c.tx_bytes, reached.iter().map(|e| e.1 as u64).sum::<u64>());
+                assert_eq!(link.ahead_after(t), cut.len() - reached.len());
+            }
+        }
+        assert!(link.ahead_base > 0, "the origin moved");
+        // An arrival beyond the offsets' range, or a 16 MB packet, is not cut.
+        let now = 40 * step;
+        assert!(!link.can_cut(FEED_NONE as usize, now, now + AHEAD_MAX_OFFSET + 1, 40));
+        assert!(!link.can_cut(FEED_NONE as usize, now, now + lead, 1 << 24));
     }
 }

@@ -224,7 +224,7 @@ impl Net {
         while let Some(&next) = route.get(hop + 1) {
             let next = next as usize;
             let nl = &mut self.links[next];
-            if !nl.can_cut(on, arrive) {
+            if !nl.can_cut(on, now, arrive, size) {
                 nl.inbound += 1;
                 break;
             }
