@@ -29,6 +29,13 @@ pub(crate) const FEED_MANY: u32 = u32::MAX - 1;
 /// 1.1 s); its low 24 bits hold the size.
 const AHEAD_MAX_OFFSET: Time = (1 << 40) - 1;
 
+/// A `Link::ahead` entry for a packet of `size` bytes arriving `offset`
+/// after the log's origin (both within range: `Link::can_cut`).
+#[inline]
+fn pack_ahead(offset: Time, size: u32) -> u64 {
+    offset << 24 | size as u64
+}
+
 /// A `Link::ahead` entry as (arrival, size), given the log's origin.
 #[inline]
 fn ahead_entry(base: Time, e: u64) -> (Time, u32) {
@@ -135,9 +142,10 @@ pub struct Link {
     /// Packets on the feeder's wire that will arrive here by an event
     /// (not cut through): while any are, this link's future is unknown.
     pub(crate) inbound: u32,
-    /// Packets cut through this link (`Net::transmit`): (arrival -
-    /// `ahead_base`) << 24 | size (`ahead_entry`), oldest first, at least every one whose arrival
-    /// (at which it also started serialisation) is still ahead. `c` counts
+    /// Packets cut through this link (`Net::transmit`), each packed as
+    /// (arrival - `ahead_base`, size) (`pack_ahead`), oldest first, at
+    /// least every one whose arrival (at which it also started
+    /// serialisation) is still ahead. `c` counts
     /// them when they are cut and [`Link::counters_at`] takes back those
     /// still ahead, so the counters it gives are those of the
     /// event-by-event run at every instant. Entries already reached are
@@ -304,7 +312,7 @@ impl Link {
         if self.ahead.len() == self.ahead.capacity() || at - self.ahead_base > AHEAD_MAX_OFFSET {
             self.trim_ahead(now, at);
         }
-        self.ahead.push_back((at - self.ahead_base) << 24 | size as u64);
+        self.ahead.push_back(pack_ahead(at - self.ahead_base, size));
         self.busy_until = at.saturating_add(self.tx_time(size));
         self.busy_until.saturating_add(self.delay)
     }
@@ -322,7 +330,7 @@ impl Link {
         if at - base > AHEAD_MAX_OFFSET {
             for e in self.ahead.iter_mut() {
                 let (t, size) = ahead_entry(base, *e);
-                *e = (t - now) << 24 | size as u64;
+                *e = pack_ahead(t - now, size);
             }
             self.ahead_base = now;
         }
