@@ -114,45 +114,128 @@ impl Entry {
     }
 }
 
-/// Children per node of the heap behind the front buffer. Four halve the
-/// levels a pop walks down (each level: four keys in adjacent entries, two
-/// cache lines) against a binary heap's; measured in docs/performance.md.
+/// Children per node of the overflow heap (events beyond the wheel's
+/// horizon). Four halve the levels a pop walks down against a binary heap's.
 const D: usize = 4;
 
-/// Most entries the sorted front buffer holds before it spills its latest
-/// to the heap. Rows with a handful of pending events (one flow: 5-13)
-/// never leave the buffer.
+/// Most entries the sorted front buffer holds while nothing else is
+/// pending; beyond it, all but its earliest events spill to the wheel.
+/// Rows with a handful of pending events (one flow: 5-13) never leave the
+/// buffer.
 const FRONT_CAP: usize = 24;
-/// Entries moved from the heap into the front buffer when it runs empty.
-const REFILL: usize = 12;
+/// Most entries the front holds while other events are pending (a bucket
+/// width far too wide for the traffic; see [`EventQueue::spill`]).
+const FRONT_MAX: usize = 256;
+
+/// Buckets of the wheel: its horizon is `WHEEL_SLOTS` bucket widths.
+const WHEEL_BITS: u32 = 12;
+const WHEEL_SLOTS: u64 = 1 << WHEEL_BITS;
+const SLOT_MASK: u64 = WHEEL_SLOTS - 1;
+/// End of a bucket's list / an empty free list.
+const NIL: u32 = u32::MAX;
+
+/// Bucket width (log2 ps) before the first measurement: about 1 us.
+const INITIAL_SHIFT: u32 = 20;
+/// Bucket widths the tuning may choose: 256 ps to 17.6 s.
+const MIN_SHIFT: u32 = 8;
+const MAX_SHIFT: u32 = 44;
+/// Events popped between two looks at the bucket width.
+const TUNE_EVERY: u64 = 8192;
+/// The width aims at this many popped events per bucket (log2): a refill
+/// then sorts a handful of entries, and the horizon spans
+/// `WHEEL_SLOTS << TARGET_PER_BUCKET_LOG2` events' worth of time.
+const TARGET_PER_BUCKET_LOG2: u32 = 2;
+
+/// A wheel entry: the event and the next entry of its bucket.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    e: Entry,
+    next: u32,
+}
 
 /// The pending events, earliest (time, seq) first.
 ///
-/// Two parts: a small sorted `front` buffer holding the earliest events and
-/// a 4-ary min-heap holding the rest, every front entry earlier than every
-/// heap entry. A pop takes the front's last entry (no sift at all); a new
-/// event earlier than the heap's minimum goes into the front by a
-/// branch-free count of the later entries and a short move, anything later
-/// into the heap. When the front runs empty it takes the heap's next
-/// [`REFILL`] events. Why: a binary-heap pop is a chain of dependent
-/// loads and compares from the root to a leaf, and it was a third of the
-/// engine's time even with 7-10 events pending; here the common one-flow
-/// case never touches the heap, and on rows with hundreds or thousands of
-/// pending events the near-future ones (a serialiser's `LinkFree`, a
-/// short pipe's arrival, a pacing timer) go in and out of the front
-/// without a heap operation.
+/// Three parts, each holding only events later than the one before:
+///
+/// - `front`, a small buffer sorted latest first: a pop takes its last
+///   entry with no sift at all;
+/// - a timing wheel (a calendar queue, Brown 1988) of `WHEEL_SLOTS`
+///   buckets of `2^shift` ps each, unsorted lists chained through a slab,
+///   with an occupancy bitmap;
+/// - an overflow 4-ary heap for events beyond the wheel's horizon.
+///
+/// `bound` separates the front from the rest: every front event's time is
+/// at most `bound` and every other event's at least `bound`. A new event
+/// earlier than `bound` goes into the front (a short walk from the
+/// earliest end: new events are mostly near-future), anything else into
+/// its bucket or the overflow; equal times are ordered right either way,
+/// because a new event's sequence number is larger than any pending one.
+/// When the front runs empty it takes the next occupied bucket, sorted.
+/// While nothing else is pending the front takes every event, and only
+/// beyond `FRONT_CAP` entries do all but its earliest spill to the wheel.
+///
+/// Why: with hundreds of flows several hundred events are pending, each
+/// flow's next one about one packet interval of its own ahead (a pacing
+/// timer, the head of a long pipe), so nearly every event went through
+/// the heap that was here before, and its pops were a fifth of X1's and
+/// G1's time (docs/performance.md). A bucket insert and a bucket take are
+/// O(1); the width follows the measured spacing of events so that a
+/// bucket holds a few (`tune`). The pop order depends only on the keys,
+/// so results are identical whatever the width (the tests compare with a
+/// `BTreeMap`).
 ///
 /// Invariant: the front is empty only when the whole queue is.
-#[derive(Default)]
 pub struct EventQueue {
     /// The earliest pending events, sorted latest first (the next event is
-    /// `front.last()`); each is earlier than every entry of `heap`.
+    /// `front.last()`); each is earlier than every other pending event.
     front: Vec<Entry>,
-    /// The other pending events, a 4-ary min-heap on [`Entry::key`].
+    /// Front times are <= `bound` <= every wheel and overflow time; when
+    /// wheel and overflow hold events, `bound` is `cur << shift`.
+    bound: Time,
+    /// log2 of the bucket width in picoseconds.
+    shift: u32,
+    /// Absolute number (`time >> shift`) of the earliest bucket the wheel
+    /// may hold; every wheel event's bucket is in `cur .. cur + WHEEL_SLOTS`.
+    cur: u64,
+    /// Per slot (`bucket & SLOT_MASK`), the first node of its list.
+    heads: Vec<u32>,
+    /// Occupancy bit per slot, and per word of it.
+    occupied: [u64; (WHEEL_SLOTS / 64) as usize],
+    summary: u64,
+    /// The wheel's entries; freed nodes chain from `free`.
+    nodes: Vec<Node>,
+    free: u32,
+    wheel_len: usize,
+    /// Events beyond the wheel's horizon, a 4-ary min-heap on [`Entry::key`].
     heap: Vec<Entry>,
     next_seq: u64,
     /// Events popped so far (the "events" figure in benchmarks).
     pub popped: u64,
+    /// `popped` and `bound` at the last look at the bucket width.
+    tune_popped: u64,
+    tune_time: Time,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            front: Vec::new(),
+            bound: Time::MAX,
+            shift: INITIAL_SHIFT,
+            cur: 0,
+            heads: Vec::new(),
+            occupied: [0; (WHEEL_SLOTS / 64) as usize],
+            summary: 0,
+            nodes: Vec::new(),
+            free: NIL,
+            wheel_len: 0,
+            heap: Vec::new(),
+            next_seq: 0,
+            popped: 0,
+            tune_popped: 0,
+            tune_time: 0,
+        }
+    }
 }
 
 impl EventQueue {
@@ -167,8 +250,7 @@ impl EventQueue {
         self.next_seq += 1;
         let seq_to = seq << 16 | (to.kind as u64) << 8 | to.slot as u64;
         let idx_gen = (to.idx as u64) << 32 | gen as u64;
-        let k = key(time, seq_to);
-        if self.heap.first().is_none_or(|h| k < h.key()) {
+        if time < self.bound || self.back_is_empty() {
             // Insertion from the earliest end: walk down from the next
             // event, moving each earlier entry up one place, and stop at
             // the first later one. New events are mostly near-future (a
@@ -178,6 +260,7 @@ impl EventQueue {
             // whole on the stack and copied at once, its 16-byte load
             // waited on the two 8-byte stores just before it (no store
             // forwarding), a tenth of E5's run time.
+            let k = key(time, seq_to);
             let mut j = self.front.len();
             self.front.push(Entry { time: 0, seq_to: 0, idx_gen: 0 });
             let f = &mut self.front[..];
@@ -189,21 +272,100 @@ impl EventQueue {
             slot.time = time;
             slot.seq_to = seq_to;
             slot.idx_gen = idx_gen;
-            if self.front.len() > FRONT_CAP {
+            if self.front.len() > FRONT_CAP && (self.front.len() > FRONT_MAX || self.back_is_empty()) {
                 self.spill();
             }
         } else {
-            self.heap_push(Entry { time, seq_to, idx_gen });
+            self.wheel_insert(Entry { time, seq_to, idx_gen });
         }
     }
 
-    /// The front is over its capacity: move its latest entry, still
-    /// earlier than the whole heap, to the heap.
+    /// Nothing is pending outside the front.
+    #[inline(always)]
+    fn back_is_empty(&self) -> bool {
+        self.wheel_len == 0 && self.heap.is_empty()
+    }
+
+    /// The front is over [`FRONT_CAP`] with nothing else pending, or over
+    /// [`FRONT_MAX`]: keep its earliest bucket(s) and move the rest to the
+    /// wheel, from the bucket of its `FRONT_CAP`-th earliest event on. The
+    /// width is narrowed when that bucket would also hold the earliest
+    /// event (the front must keep the next event); equal times cannot be
+    /// split, and such a front stays whole.
     #[cold]
     #[inline(never)]
     fn spill(&mut self) {
-        let e = self.front.remove(0);
-        self.heap_push(e);
+        let n = self.front.len();
+        let earliest = self.front[n - 1].time;
+        let cut = self.front[n - FRONT_CAP].time;
+        if cut == earliest {
+            return;
+        }
+        // 2^shift <= cut - earliest puts them in different buckets.
+        let shift = self.shift.min(Time::BITS - 1 - (cut - earliest).leading_zeros());
+        if self.heads.is_empty() {
+            self.heads = vec![NIL; WHEEL_SLOTS as usize];
+        }
+        // Every event behind the front is at or after the old bound, which
+        // is at or after the new one: re-bucket them from the new `cur`.
+        let wheel = self.take_wheel();
+        self.shift = shift;
+        self.cur = cut >> shift;
+        self.bound = self.cur << shift;
+        for e in wheel {
+            self.wheel_insert(e);
+        }
+        let m = self.front.iter().take_while(|e| e.time >= self.bound).count();
+        for i in 0..m {
+            let e = self.front[i];
+            self.wheel_insert(e);
+        }
+        self.front.drain(..m);
+    }
+
+    /// Empty the wheel, returning its entries (in no particular order).
+    fn take_wheel(&mut self) -> Vec<Entry> {
+        let mut all = Vec::with_capacity(self.wheel_len);
+        for slot in 0..self.heads.len() {
+            let mut i = std::mem::replace(&mut self.heads[slot], NIL);
+            while i != NIL {
+                all.push(self.nodes[i as usize].e);
+                i = self.nodes[i as usize].next;
+            }
+        }
+        self.occupied = [0; (WHEEL_SLOTS / 64) as usize];
+        self.summary = 0;
+        self.nodes.clear();
+        self.free = NIL;
+        self.wheel_len = 0;
+        all
+    }
+
+    /// Put `e` (`e.time >= bound`) in its bucket, or in the overflow heap
+    /// when its bucket is beyond the horizon.
+    #[inline(always)]
+    fn wheel_insert(&mut self, e: Entry) {
+        let b = e.time >> self.shift;
+        debug_assert!(b >= self.cur);
+        if b >= self.cur + WHEEL_SLOTS {
+            self.heap_push(e);
+            return;
+        }
+        let slot = (b & SLOT_MASK) as usize;
+        let node = Node { e, next: self.heads[slot] };
+        let i = if self.free != NIL {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = node;
+            i
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        self.heads[slot] = i;
+        self.occupied[slot >> 6] |= 1 << (slot & 63);
+        self.summary |= 1 << (slot >> 6);
+        self.wheel_len += 1;
     }
 
     /// Time of the next event, if any.
@@ -217,24 +379,106 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<Event> {
         let e = self.front.pop()?;
         self.popped += 1;
-        if self.front.is_empty() && !self.heap.is_empty() {
+        if self.front.is_empty() && !self.back_is_empty() {
             self.refill();
         }
         Some(e.event())
     }
 
-    /// Move the heap's next [`REFILL`] events into the (empty) front.
-    #[cold]
+    /// Move the next occupied bucket, sorted, into the (empty) front.
     #[inline(never)]
     fn refill(&mut self) {
         debug_assert!(self.front.is_empty());
-        for _ in 0..REFILL {
-            match self.heap_pop() {
-                Some(e) => self.front.push(e),
-                None => break,
-            }
+        if self.popped - self.tune_popped >= TUNE_EVERY {
+            self.tune();
         }
-        self.front.reverse();
+        if self.wheel_len == 0 {
+            // Jump over the empty horizon to the overflow's first bucket.
+            self.cur = self.heap[0].time >> self.shift;
+        }
+        while let Some(h) = self.heap.first() {
+            if h.time >> self.shift >= self.cur + WHEEL_SLOTS {
+                break;
+            }
+            let e = self.heap_pop().expect("the overflow heap has an entry");
+            self.wheel_insert(e);
+        }
+        let b = self.next_occupied();
+        let slot = (b & SLOT_MASK) as usize;
+        let mut i = std::mem::replace(&mut self.heads[slot], NIL);
+        self.occupied[slot >> 6] &= !(1 << (slot & 63));
+        if self.occupied[slot >> 6] == 0 {
+            self.summary &= !(1 << (slot >> 6));
+        }
+        // Into the front latest first, by insertion from its earliest end:
+        // the list holds the bucket's events latest-scheduled first, which
+        // for the usual increasing times is already the front's order (one
+        // compare each). Keys are unique, so the order is total.
+        while i != NIL {
+            let node = self.nodes[i as usize];
+            self.nodes[i as usize].next = self.free;
+            self.free = i;
+            self.wheel_len -= 1;
+            i = node.next;
+            let k = node.e.key();
+            let mut j = self.front.len();
+            self.front.push(node.e);
+            let f = &mut self.front[..];
+            while j > 0 && f[j - 1].key() < k {
+                f[j] = f[j - 1];
+                j -= 1;
+            }
+            f[j] = node.e;
+        }
+        self.cur = b + 1;
+        // While anything is left behind the front its times are at least
+        // cur << shift, which therefore fits in a Time.
+        self.bound = if self.back_is_empty() { Time::MAX } else { self.cur << self.shift };
+    }
+
+    /// Absolute number of the wheel's earliest occupied bucket (the wheel
+    /// holds an event).
+    #[inline(always)]
+    fn next_occupied(&self) -> u64 {
+        debug_assert!(self.summary != 0);
+        let s0 = (self.cur & SLOT_MASK) as usize;
+        let (w0, b0) = (s0 >> 6, s0 & 63);
+        let here = self.occupied[w0] & (!0u64 << b0);
+        let slot = if here != 0 {
+            (w0 << 6) | here.trailing_zeros() as usize
+        } else {
+            // Words after w0, else wrap round to the lowest occupied word
+            // (w0's own bits below b0 included: they are the latest slots).
+            let after = self.summary & (!1u64 << w0);
+            let w = if after != 0 { after.trailing_zeros() } else { self.summary.trailing_zeros() } as usize;
+            (w << 6) | self.occupied[w].trailing_zeros() as usize
+        };
+        self.cur + ((slot as u64).wrapping_sub(s0 as u64) & SLOT_MASK)
+    }
+
+    /// Every [`TUNE_EVERY`] events, set the bucket width to about
+    /// 2^[`TARGET_PER_BUCKET_LOG2`] times the mean spacing of the events
+    /// popped since the last look, and rebuild the wheel when that moves
+    /// it by a factor of four or more. Only speed depends on the width.
+    #[cold]
+    fn tune(&mut self) {
+        let pops = self.popped - self.tune_popped;
+        let now = self.bound;
+        let span = now.saturating_sub(self.tune_time);
+        self.tune_popped = self.popped;
+        self.tune_time = now;
+        let width = (span / pops).max(1) << TARGET_PER_BUCKET_LOG2;
+        let shift = (Time::BITS - width.leading_zeros()).clamp(MIN_SHIFT, MAX_SHIFT);
+        if shift.abs_diff(self.shift) < 2 {
+            return;
+        }
+        // The front is empty: re-bucket the wheel from `bound` on.
+        let wheel = self.take_wheel();
+        self.shift = shift;
+        self.cur = self.bound >> shift;
+        for e in wheel {
+            self.wheel_insert(e);
+        }
     }
 
     fn heap_push(&mut self, e: Entry) {
@@ -313,24 +557,25 @@ impl EventQueue {
     /// numbering can go on without overflowing the key's 48 bits (after
     /// 2.8·10^14 events, weeks of simulation at today's speed). The pop
     /// order is unchanged: pending events keep their relative order and
-    /// every later event numbers after them.
+    /// every later event numbers after them. All of them go to the front
+    /// (nothing is left behind it), which spills again as it fills.
     #[cold]
     fn renumber(&mut self) {
-        let mut all: Vec<Entry> = self.front.drain(..).chain(self.heap.drain(..)).collect();
-        all.sort_unstable_by_key(|e| e.key());
-        for (rank, e) in all.iter_mut().enumerate() {
-            e.seq_to = (rank as u64) << 16 | (e.seq_to & 0xffff);
+        let mut all = self.take_wheel();
+        all.extend(self.front.drain(..).chain(self.heap.drain(..)));
+        self.bound = Time::MAX;
+        all.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+        let n = all.len();
+        for (i, e) in all.iter_mut().enumerate() {
+            e.seq_to = ((n - 1 - i) as u64) << 16 | (e.seq_to & 0xffff);
         }
-        self.next_seq = all.len() as u64;
-        // A sorted array is a valid heap; the front takes the earliest.
-        self.heap = all.split_off(all.len().min(REFILL));
-        all.reverse();
+        self.next_seq = n as u64;
         self.front = all;
     }
 
     /// Events scheduled and not yet popped (stale timer events included).
     pub fn len(&self) -> usize {
-        self.front.len() + self.heap.len()
+        self.front.len() + self.wheel_len + self.heap.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -340,7 +585,7 @@ impl EventQueue {
     /// Entries the queue can hold without allocating: at least the most
     /// ever pending at once.
     pub fn capacity(&self) -> usize {
-        self.front.capacity() + self.heap.capacity()
+        self.front.capacity() + self.nodes.capacity() + self.heap.capacity()
     }
 }
 
@@ -484,6 +729,44 @@ mod tests {
             check_same(&q, &r);
         }
         assert!(q.capacity() >= 5000, "capacity covers the most pending");
+    }
+
+    /// The wheel under changing event spacing: dense (ps apart), then
+    /// sparse (ms apart) with far-future events beyond the horizon (the
+    /// overflow heap, and jumps over an empty wheel), then dense again.
+    /// The bucket width must follow (a rebuild each time) and the order
+    /// must stay the reference's throughout.
+    #[test]
+    fn bucket_width_follows_the_spacing_and_keeps_the_order() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(29);
+        let (mut q, mut r) = (EventQueue::default(), Reference::default());
+        let mut now: Time = 0;
+        let mut shifts = Vec::new();
+        let mut i = 0u64;
+        for (spacing, far) in [(3u64, false), (2_000_000_000, true), (50, false)] {
+            for _ in 0..120_000 {
+                i += 1;
+                if q.len() < 600 || rng.gen_bool(0.5) {
+                    let d = if far && rng.gen_bool(0.02) {
+                        rng.gen_range(0..1_000_000_000_000_000)
+                    } else {
+                        rng.gen_range(0..spacing * 1200)
+                    };
+                    q.schedule(now + d, owner(i), i as u32);
+                    r.schedule(now + d, owner(i), i as u32);
+                } else {
+                    now = q.peek_time().unwrap();
+                    pop_both(&mut q, &mut r);
+                }
+                check_same(&q, &r);
+            }
+            shifts.push(q.shift);
+        }
+        while !r.map.is_empty() {
+            pop_both(&mut q, &mut r);
+            check_same(&q, &r);
+        }
+        assert!(shifts[0] < 12 && shifts[1] > 28 && shifts[2] < 16, "bucket widths {shifts:?}");
     }
 
     #[test]
