@@ -23,13 +23,23 @@ const CWND: u64 = 64;
 /// Process the next instant, dropping at the forward bottleneck the first
 /// transmission of every listed segment of flow 0 that arrives at it then.
 fn step_dropping(sim: &mut Simulation, drop: &mut Vec<u64>) -> bool {
+    let mut d: Vec<(u64, bool)> = drop.iter().map(|&s| (s, false)).collect();
+    let more = step_dropping_tx(sim, &mut d);
+    drop.retain(|s| d.contains(&(*s, false)));
+    more
+}
+
+/// As [`step_dropping`], for listed `(segment, retransmission)` pairs: the
+/// first original transmission (`false`) or the first retransmission
+/// (`true`) of the segment that arrives at the bottleneck.
+fn step_dropping_tx(sim: &mut Simulation, drop: &mut Vec<(u64, bool)>) -> bool {
     let Some(t) = sim.net.events.peek_time() else { return false };
     let mut armed = false;
     if let Some((arrive, id)) = sim.net.pipe_front(src_edge(0)) {
         let p = sim.net.pkts.get(id);
         let h = *p.tcp().expect("a TCP packet");
-        if arrive == t && p.flow == 0 && !p.is_ack() && !h.retx {
-            if let Some(i) = drop.iter().position(|&s| s == h.seq) {
+        if arrive == t && p.flow == 0 && !p.is_ack() {
+            if let Some(i) = drop.iter().position(|&d| d == (h.seq, h.retx)) {
                 drop.remove(i);
                 set_loss(sim, FWD_BNECK, 0.999999);
                 armed = true;
@@ -202,5 +212,78 @@ fn ssthresh_excludes_limited_transmit_segments() {
         assert_eq!(off.ssthresh_after, 32.0, "{rec} without limited transmit");
         let on = episode_with(rec, 1, 1.0, "limited_transmit = true");
         assert_eq!(on.ssthresh_after, 32.0, "{rec} with limited transmit (engine gives 33)");
+    }
+}
+
+/// RFC 6675 cannot detect a lost retransmission: NextSeg() rule (1.a) only
+/// picks holes above HighRxt, so a hole whose retransmission is lost is
+/// never chosen again, and rule (4)'s rescue retransmission is reached only
+/// when there is no new data to send (rule 2), never for a bulk sender. The
+/// SACKs of everything above the hole keep arriving but advance no
+/// cumulative ACK, so the RTO timer armed with the fast retransmission
+/// (RFC 6298 §5.3 restarts it only on new cumulative ACKs) is the only
+/// repair (RFC 6675 §5.1). This is the mechanism behind the delayed-ACK
+/// LTCP timeouts of `ltcp_delack_rto.rs` (docs/controllers.md, "A lost
+/// fast retransmission"); with or without delayed ACKs, losing the
+/// original alone is repaired by the fast retransmission, losing its
+/// retransmission too costs exactly one RTO.
+#[test]
+fn sack_lost_fast_retransmission_is_repaired_only_by_the_rto() {
+    for delack in [false, true] {
+        for lose_rtx in [false, true] {
+            let mut sim = Dumbbell::new(10e6, 1000, 8.0)
+                .name(&format!("sack delack={delack} lose_rtx={lose_rtx}"))
+                .loss(1e-15)
+                .flow(&format!(
+                    "rtt_s = 0.1\nrecovery = \"sack\"\nmax_cwnd_pkts = {CWND}\nmin_rto_s = 0.2\n\
+                     clock_granularity_s = 0.001\ndelayed_ack = {delack}"
+                ))
+                .sim();
+            sim.run_until(3.0);
+            set_loss(&mut sim, FWD_BNECK, 0.0);
+            sim.enable_send_trace(0);
+            let s = sim.tcp_sender(0).unwrap();
+            assert_eq!(s.stats.retransmits, 0, "no loss before the constructed one");
+            let seg = s.sb.high() + 5;
+            let mut drop = vec![(seg, false)];
+            if lose_rtx {
+                drop.push((seg, true));
+            }
+            let (mut fast_rtx, mut rto_at) = (None, None);
+            while sim.tcp_sender(0).unwrap().sb.una() <= seg {
+                assert!(sim.now_s() < 7.0 && step_dropping_tx(&mut sim, &mut drop), "the loss was not repaired by 7 s");
+                let s = sim.tcp_sender(0).unwrap();
+                if fast_rtx.is_none() && s.stats.retransmits > 0 {
+                    fast_rtx = Some((sim.now_s(), s.rtt.rto()));
+                }
+                if rto_at.is_none() && s.stats.timeouts > 0 {
+                    rto_at = Some(sim.now_s());
+                }
+            }
+            assert!(drop.is_empty(), "every listed transmission was dropped");
+            let sends = sim.send_trace(0).iter().filter(|r| r.seq == seg).count();
+            sim.run_until(7.0);
+            let r = finish(&sim);
+            let s = sim.tcp_sender(0).unwrap();
+            let tag = format!("delayed_ack={delack}, retransmission lost={lose_rtx}");
+            assert_eq!(r.links[FWD_BNECK].random_losses, 1 + lose_rtx as u64, "construction ({tag})");
+            assert_eq!(s.stats.fast_recoveries, 1, "one fast recovery ({tag})");
+            let (rtx_s, rto) = fast_rtx.expect("a fast retransmission");
+            if !lose_rtx {
+                assert_eq!(s.stats.timeouts, 0, "the fast retransmission repairs the hole ({tag})");
+                assert_eq!(s.stats.retransmits, 1, "nothing else is resent ({tag})");
+                assert_eq!(sends, 2, "original and fast retransmission ({tag})");
+                continue;
+            }
+            assert_eq!(s.stats.timeouts, 1, "a lost retransmission costs one RTO ({tag})");
+            assert_eq!(sends, 3, "original, fast retransmission, the RTO's ({tag})");
+            // The timer armed with the fast retransmission is not restarted by
+            // the SACK-only ACKs that follow: it fires one RTO later.
+            let waited = rto_at.expect("an RTO") - rtx_s;
+            assert!(
+                (waited - rto).abs() < 1e-3,
+                "RTO {waited:.4} s after the fast retransmission, RTO {rto:.4} s ({tag})"
+            );
+        }
     }
 }

@@ -8,7 +8,11 @@
 //!   NewReno on a full ACK, retransmitting one hole per partial ACK
 //!   (RFC 6582 §3.2, the "Impatient" timer variant), SACK on a cumulative
 //!   ACK ≥ RecoveryPoint, sending by NextSeg() while cwnd − pipe ≥ 1
-//!   (RFC 6675 §5, no cwnd inflation).
+//!   (RFC 6675 §5, no cwnd inflation). A lost retransmission is repaired
+//!   only by the RTO: NextSeg() rule (1.a) never picks a hole at or below
+//!   HighRxt again, and the rescue retransmission (rule 4) waits for the
+//!   new data to run out (RFC 6675 §4, §5.1; docs/controllers.md, "A lost
+//!   fast retransmission").
 //! - `Loss`: after an RTO, every un-SACKed segment is lost; the sender slow
 //!   starts from una, resending holes in order (go-back-N without SACK),
 //!   until `recover` (HighData at the timeout) is acknowledged.
