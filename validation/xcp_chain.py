@@ -200,7 +200,7 @@ def summary(c: Dict[str, Any], r: Dict[str, Any]) -> Dict[str, Any]:
     fwd = [i for i, f in enumerate(c["flows"]) if f["dir"] == 0]
     out = {"jain_fwd": jain([r["flow_mbps"][i] for i in fwd])}
     if c["name"] == "fig4":
-        for k, (name, hops, _) in enumerate(fig4.SETS):
+        for name, hops, _ in fig4.SETS:
             ids = [i for i in fwd if [c["flows"][i]["first"], c["flows"][i]["last"]] == hops]
             out[f"mean_{name}_mbps"] = sum(r["flow_mbps"][i] for i in ids) / len(ids)
     return out
