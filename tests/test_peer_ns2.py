@@ -213,3 +213,37 @@ def test_sack1_sends_the_same_segments_at_the_same_times_as_ns2(name):
     assert r["ns2_sends"] > 1000
     assert r["match"], r["first_difference"]
     assert r["ns2_retransmissions"] == r["ccsim_retransmits"]
+
+
+# validation/xcp_compare.py and xcp_chain.py: XCP in both simulators.
+from validation import xcp_chain, xcp_compare  # noqa: E402
+
+
+def test_xcp_chain_maps_the_same_network_to_both_simulators():
+    c = xcp_chain.case("fig4", 10, 0.02, 0.01)
+    sc = xcp_chain.ccsim_scenario(c)
+    assert len(c["flows"]) == len(sc["flows"]) == 60
+    assert sc["topology"]["link_queue"]["xcp"] == {"params": "original", "count_acks": True}
+    assert sc["topology"]["link_queue"]["limit_bytes"] == 6_375_500
+    for f, d in zip(c["flows"], sc["flows"]):
+        assert d["hops"] == [f["first"], f["last"]] and (d.get("direction") == "reverse") == bool(f["dir"])
+        assert d["mss_bytes"] + d["header_bytes"] == 1000 and d["syn"] == "ns2" and d["cc_params"] == {}
+    import ccsim
+
+    r = ccsim.run(sc)
+    # the edge delays ns-2 is given make up the same round trip as ccsim's builder
+    for f, fl in zip(c["flows"], r.raw["flows"]):
+        hops = f["last"] - f["first"] + 1
+        assert fl["rtt_prop_s"] == pytest.approx(2 * (2 * xcp_chain.edge_delay(c, f) + 0.01 * hops))
+        assert fl["rtt_prop_s"] == pytest.approx(f["rtt"])
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
+def test_xcp_hundred_flows_in_both_simulators():
+    # ns-2's XCP agent has no window increase of its own: every flow gets
+    # C/N; ccsim with Reno's increase split them 0.07/0.14/0.41 Mb/s.
+    a, b = xcp_compare.one(100)
+    assert a["drops"] == b["drops"] == 0
+    assert b["utilization"] == pytest.approx(a["utilization"], rel=0.005)
+    for x, y in zip(a["flow_mbps"], b["flow_mbps"]):
+        assert y == pytest.approx(x, rel=0.02)

@@ -11,7 +11,11 @@ Parts (each also runs on its own; docs/validation.md describes each):
 * ``gwa``: the GWA paper's DropTail/RED/ECN rows
   (:mod:`validation.gwa_compare`; a full run re-records ``gwa-ns2``'s file);
 * ``red``: RED and ECN on the dumbbell (:mod:`validation.red_compare`);
-* ``xcp``: XCP routers and end systems (:mod:`validation.xcp_compare`);
+* ``xcp``: XCP routers and end systems on the 20 Mb/s dumbbell, 2, 10 and
+  100 flows (:mod:`validation.xcp_compare`);
+* ``xcp-pxcp``: XCP on the paced-XCP paper's networks, a non-paced
+  ``pxcp-fig1`` row and the ``pxcp-fig4-table1`` parking lot
+  (:mod:`validation.xcp_chain`; ns-2 takes about 15 minutes);
 * ``sack1``: ccsim's ``recovery = "sack1"`` against ns-2's ``TCP/Sack1`` on
   constructed loss patterns, every transmission compared
   (:mod:`validation.sack1_traces`, 3 seeds);
@@ -49,7 +53,10 @@ COMMANDS = {
     "gwa": [sys.executable, "-m", "validation.gwa_compare",
             "--out", str(ROOT / "python/ccsim/experiments/gwa/ns2_reference.json")],
     "red": [sys.executable, "-m", "validation.red_compare", "3"],
-    "xcp": [sys.executable, "-m", "validation.xcp_compare", "2", "10"],
+    "xcp": [sys.executable, "-m", "validation.xcp_compare", "2", "10", "100", "--seeds", "6", "--json",
+            "{out}/xcp.json"],
+    "xcp-pxcp": [sys.executable, "-m", "validation.xcp_chain", "fig1", "fig4", "--flows", "10", "--duration", "40",
+                 "--warmup", "20", "--json", "{out}/xcp-pxcp.json"],
     "sack1": [sys.executable, "-m", "validation.sack1_traces", "--seeds", "3", "--json", "{out}/sack1.json"],
     "speed": [sys.executable, str(ROOT / "benches/peer_ns2.py"), "--json", "{out}/speed.json"],
 }
@@ -101,7 +108,7 @@ def _command(part: str, out: Path) -> Dict[str, Any]:
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     (out / f"{part}.txt").write_text(r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr.strip() else ""))
     res: Dict[str, Any] = {"command": " ".join(Path(c).name if c == sys.executable else c for c in COMMANDS[part]),
-                           "returncode": r.returncode, "wall_s": time.perf_counter() - t0,
+                           "date": _dt.date.today().isoformat(), "returncode": r.returncode, "wall_s": time.perf_counter() - t0,
                            "output": f"{part}.txt"}
     js = out / f"{part}.json"
     if js.exists():
@@ -130,6 +137,11 @@ def run(quick: bool, out: Path, only: Optional[List[str]] = None) -> Dict[str, A
         prev = json.loads(prev_path.read_text())
         res["parts"] = {**prev.get("parts", {}), **res["parts"]}
         res["merged"] = True
+        if "baselines" not in parts:
+            # the baselines' provenance stays theirs; command parts carry their own dates
+            res["date"] = prev.get("date", res["date"])
+            if "baselines_ccsim_rerun" in prev:
+                res["baselines_ccsim_rerun"] = prev["baselines_ccsim_rerun"]
     prev_path.write_text(json.dumps(res, indent=1) + "\n")
     return res
 
@@ -164,9 +176,10 @@ def markdown(results: Dict[str, Any]) -> str:
         lines.append("")
     other = {p: v for p, v in results["parts"].items() if p != "baselines"}
     if other:
-        lines += ["| part | command | exit | wall (s) | output |", "|---|---|---|---|---|"]
+        lines += ["| part | command | run | exit | wall (s) | output |", "|---|---|---|---|---|---|"]
         for p, v in other.items():
             outs = ", ".join(f"`validation/results/ns2/{x}`" for x in (v["output"], v.get("json")) if x)
-            lines.append(f"| {p} | `{v['command']}` | {v['returncode']} | {v['wall_s']:.0f} | {outs} |")
+            lines.append(f"| {p} | `{v['command']}` | {v.get('date', results['date'])} | {v['returncode']} "
+                         f"| {v['wall_s']:.0f} | {outs} |")
         lines.append("")
     return "\n".join(lines)

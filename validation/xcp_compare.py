@@ -1,6 +1,13 @@
 """Run the XCP dumbbell in ns-2.35 and in ccsim and print both side by side.
 
-    python validation/xcp_compare.py [N ...]      (default: 2 10)
+    python -m validation.xcp_compare [N ...] [--seeds K] [--json FILE]      (default: 2 10 100)
+
+``--seeds K`` also runs seeds 1..K in both (ns-2's default RNG, ccsim's
+scenario seed; they draw only the XCP routers' first timer expiries) and
+prints the range of the start-up maximum queue.
+
+The paced-XCP paper's networks (622 Mb/s dumbbell, 3-link parking lot) are
+:mod:`validation.xcp_chain`.
 
 Needs `ns` (ns-2.35) on PATH and the ccsim package. Measures, over the
 second half of the run on the forward bottleneck: utilisation (bytes sent
@@ -8,6 +15,7 @@ second half of the run on the forward bottleneck: utilisation (bytes sent
 each flow's throughput (bytes it sent over the bottleneck). Not shipped in
 the wheel; see docs/validation.md.
 """
+import json
 import os
 import subprocess
 import sys
@@ -50,49 +58,84 @@ def parse_ns2(path, n):
     }
 
 
-def ccsim_scenario(n):
+def ccsim_scenario(n, seed=None):
     flows = "".join(
-        f'[[flows]]\ncc = "xcp"\nrecovery = "reno"\ndelayed_ack = false\nheader_bytes = 50\nstart_s = {i * 0.5 / n!r}\n'
+        f'[[flows]]\ncc = "xcp"\nrecovery = "reno"\ndelayed_ack = false\nheader_bytes = 50\nsyn = "ns2"\nstart_s = {i * 0.5 / n!r}\n'
         for i in range(n)
     )
     return (
-        f'name = "xcp-ns2-{n}"\nduration_s = {DUR}\nwarmup_s = {DUR / 2}\nsample_interval_s = 0.0\n'
+        f'name = "xcp-ns2-{n}"\n' + (f"seed = {seed}\n" if seed is not None else "")
+        + f"duration_s = {DUR}\nwarmup_s = {DUR / 2}\nsample_interval_s = 0.0\n"
         f'[topology]\nkind = "dumbbell"\nbottleneck_rate_bps = {RATE}\nbottleneck_delay_s = 0.01\n'
         f"bottleneck_queue = {{ limit_pkts = 200, xcp = true }}\nedge_rate_bps = 100e6\nedge_delay_s = 0.005\n"
         + flows
     )
 
 
+def one(n, seed=None):
+    """(ns-2, ccsim) measurements of the N-flow dumbbell; ``seed``: ns-2's
+    default RNG seed and ccsim's scenario seed (each draws only the
+    routers' first timer expiries here), default: neither set."""
+    with tempfile.TemporaryDirectory() as d:
+        tr = os.path.join(d, "q.tr")
+        subprocess.run(["ns", os.path.join(os.path.dirname(__file__), "xcp_dumbbell.tcl"), str(n), str(DUR), tr]
+                       + ([str(seed)] if seed is not None else []), check=True, capture_output=True)
+        a = parse_ns2(tr, n)
+        sc = os.path.join(d, "s.toml")
+        with open(sc, "w") as f:
+            f.write(ccsim_scenario(n, seed))
+        subprocess.run(["ccsim", "run", sc, "--out", d, "--no-plots", "--no-progress"], check=True,
+                       capture_output=True)
+        # the full tables: summary.json lists rows inline only up to 1000 per table
+        r = {t: pd.read_parquet(os.path.join(d, f"{t}.parquet")).to_dict("records") for t in ("flows", "links")}
+    link = r["links"][0]
+    b = {
+        "utilization": float(link["utilization"]),
+        "max_queue_pkts": int(link["max_queue_pkts"]),
+        "max_queue_bytes": int(link["max_queue_bytes"]),
+        "flow_mbps": [float(fl["throughput_bps"]) / 1e6 for fl in r["flows"]],
+        "drops": int(link["drops"]),
+    }
+    return a, b
 
-def main(ns):
+
+def main(ns, json_out=None, seeds=()):
+    recs = []
     for n in ns:
-        with tempfile.TemporaryDirectory() as d:
-            tr = os.path.join(d, "q.tr")
-            subprocess.run(["ns", os.path.join(os.path.dirname(__file__), "xcp_dumbbell.tcl"), str(n), str(DUR), tr],
-                           check=True, capture_output=True)
-            a = parse_ns2(tr, n)
-            sc = os.path.join(d, "s.toml")
-            with open(sc, "w") as f:
-                f.write(ccsim_scenario(n))
-            subprocess.run(["ccsim", "run", sc, "--out", d, "--no-plots", "--no-progress"], check=True,
-                           capture_output=True)
-            # the full tables: summary.json lists rows inline only up to 1000 per table
-            r = {t: pd.read_parquet(os.path.join(d, f"{t}.parquet")).to_dict("records") for t in ("flows", "links")}
-        link = r["links"][0]
-        b = {
-            "utilization": link["utilization"],
-            "max_queue_pkts": link["max_queue_pkts"],
-            "max_queue_bytes": link.get("max_queue_bytes"),
-            "flow_mbps": [fl["throughput_bps"] / 1e6 for fl in r["flows"]],
-            "drops": link["drops"],
-        }
+        a, b = one(n)
         print(f"N = {n}")
         for k in ("utilization", "max_queue_pkts", "max_queue_bytes", "drops"):
             print(f"  {k:16s} ns-2 {a[k]!s:>10}   ccsim {b[k]!s:>10}")
         fa, fb = a["flow_mbps"], b["flow_mbps"]
         print("  flow Mb/s        ns-2 " + " ".join(f"{x:.2f}" for x in fa))
         print("                   ccsim " + " ".join(f"{x:.2f}" for x in fb))
+        rec = {"flows": n, "duration": DUR, "ns2": a, "ccsim": b}
+        if seeds:
+            # the start-up maximum queue over seeds of the routers' timer draws
+            per = {s: one(n, s) for s in seeds}
+            rec["seeds"] = {str(s): {"ns2_max_queue_pkts": x["max_queue_pkts"], "ccsim_max_queue_pkts": y["max_queue_pkts"],
+                                     "ns2_utilization": x["utilization"], "ccsim_utilization": y["utilization"]}
+                            for s, (x, y) in per.items()}
+            for who, k in (("ns-2", 0), ("ccsim", 1)):
+                q = [per[s][k]["max_queue_pkts"] for s in seeds]
+                print(f"  max queue, seeds {seeds[0]}-{seeds[-1]}: {who:5s} {min(q)}-{max(q)} ({' '.join(map(str, q))})")
+        recs.append(rec)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump(recs, f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":
-    main([int(x) for x in sys.argv[1:]] or [2, 10])
+    args = sys.argv[1:]
+    out = None
+    if "--json" in args:
+        i = args.index("--json")
+        out = args[i + 1]
+        del args[i:i + 2]
+    seeds = []
+    if "--seeds" in args:
+        i = args.index("--seeds")
+        seeds = list(range(1, int(args[i + 1]) + 1))
+        del args[i:i + 2]
+    main([int(x) for x in args] or [2, 10, 100], out, seeds)

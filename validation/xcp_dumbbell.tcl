@@ -1,6 +1,6 @@
 # ns-2.35 reference run for ccsim's XCP (docs/validation.md):
 # a dumbbell, N Agent/TCP/Reno/XCP flows through Queue/XCP bottlenecks.
-#   ns xcp_dumbbell.tcl N DURATION TRACEFILE
+#   ns xcp_dumbbell.tcl N DURATION TRACEFILE [SEED]
 # Bottleneck 20 Mb/s, 10 ms; edges 100 Mb/s, 5 ms (RTT 40 ms); buffer 200
 # packets; 1000-byte segments (1040 bytes on the wire); flow i starts at
 # i * 0.5 / N s. The bottleneck's enqueue/dequeue/drop events go to TRACEFILE.
@@ -9,6 +9,9 @@ set dur [lindex $argv 1]
 set tracefile [lindex $argv 2]
 
 set ns [new Simulator]
+# Optional seed of ns-2's default RNG: it draws only the XCP routers' first
+# timer expiries here (xcpq.cc XCPQueue::setupTimers, Random::normal).
+if {$argc > 3} { $defaultRNG seed [lindex $argv 3] }
 Agent/TCP set packetSize_ 1000
 Agent/TCP set window_ 100000
 Agent/TCP set timestamps_ true

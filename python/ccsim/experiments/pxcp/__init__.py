@@ -33,14 +33,15 @@ Common setting (§4.1-4.2), ns-2.28 in the paper:
   1.5/38^2), and XCP
   (``cc = "xcp"``, Reno's halving and recovery on loss, as ns-2's agent).
   XCP's window follows the routers' feedback alone, ``cwnd = max(cwnd +
-  H_feedback, s)`` as §2 states (``reno_increase = false``), not ns-2.35's
-  ``Agent/TCP/Reno/XCP``, which adds Reno's +1/cwnd per ACK: with that
-  increase N flows run the link N s/(alpha d C) above the capacity
-  parameter (docs/validation.md), +0.63 of 622 Mb/s at 800 flows with C.P.,
-  and fill the rule-of-thumb buffer (a 30 s run of 800 paced flows: 6.4 MB
-  maximum queue, 7,222 drops on the bottleneck), where the paper reports ~90% utilisation and
-  124,040 bytes at every N. The paper's ns-2.28 agent evidently did not
-  add it; docs/experiments.md has the numbers.
+  H_feedback, s)`` as §2 states (``reno_increase = false``, ccsim's
+  default), as ns-2.35's ``Agent/TCP/Reno/XCP`` does too: its
+  ``opencwnd()`` is empty (xcp/xcp-end-sys.h). With Reno's +1/cwnd per
+  ACK added (``reno_increase = true``) N flows would run the link
+  N s/(alpha d C) above the capacity parameter, +0.63 of 622 Mb/s at 800
+  flows with C.P., and fill the rule-of-thumb buffer (a 30 s run of 800
+  paced flows: 6.4 MB maximum queue, 7,222 drops on the bottleneck), where
+  the paper reports ~90% utilisation and 124,040 bytes at every N;
+  docs/experiments.md has the numbers.
 * XCP routers on the bottleneck links (both directions, as ns-2's
   ``duplex-link ... XCP``), with ACK bytes counted in the input traffic (the
   paper's modification, ``count_acks``). Parameter sets (§4.1): O.P.

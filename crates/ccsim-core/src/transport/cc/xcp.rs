@@ -11,11 +11,16 @@
 //!   segments it acknowledges) changes the window by
 //!   `feedback · srtt / mss` segments, floor one segment (the paper's
 //!   `cwnd = max(cwnd + H_feedback, s)` with feedback in rate units).
-//! - ns-2's agent is a Reno agent underneath: it keeps Reno's slow start
-//!   and +1/cwnd per ACK (`opencwnd()` runs before the XCP update in
-//!   `recv_newack_helper`), halves on loss and recovers as Reno. We follow
-//!   ns-2 (`reno_increase = true`); `false` leaves the window to the
-//!   routers alone, as the paper's §3.1 describes.
+//! - ns-2's agent is a Reno agent underneath, but its window rule is the
+//!   routers' alone: `XcpRenoTcpAgent` overrides `opencwnd()` with
+//!   `XcpEndsys::opencwnd()`, which does nothing ("cwnd is controlled in
+//!   recv()", xcp/xcp-end-sys.h), so Reno's +1/cwnd per ACK (and slow
+//!   start) never runs; on loss it halves and recovers as Reno. We follow
+//!   ns-2 (`reno_increase = false`, default); `true` adds Reno's increase
+//!   (slow start after the first loss) to the routers' feedback.
+//! - The header's window is ns-2's `TcpAgent::window()`, `(int)cwnd_`:
+//!   `x_ = srtt / window()` and the demand's throughput `window() · size /
+//!   srtt` use whole segments (`int_window = true`, default).
 //!
 //! Differences from ns-2, documented in docs/controllers.md: the srtt is
 //! the transport's RFC 6298 estimate (ns-2 keeps its own tick-based
@@ -32,16 +37,23 @@ pub const MAX_THROUGHPUT: f64 = 1e24;
 /// the defaults are written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct XcpConfig {
-    /// Keep Reno's window increase next to the routers' feedback, as ns-2's
-    /// `Agent/TCP/Reno/XCP` does (default `true`).
+    /// Add Reno's window increase to the routers' feedback (default
+    /// `false`: ns-2's `Agent/TCP/Reno/XCP` replaces `opencwnd()` with an
+    /// empty `XcpEndsys::opencwnd()`, xcp/xcp-end-sys.h).
     pub reno_increase: bool,
     /// Reno's ACK counting for that increase (see `reno`).
     pub abc: bool,
+    /// Stamp the window as ns-2 does, in whole segments: `x_ = srtt /
+    /// window()` and `tput = window() · size / srtt` with `TcpAgent::window()`
+    /// = `(int)cwnd_` (tcp/tcp.cc), so a window of 1.9 segments reads as 1
+    /// in the routers' Σx and per-packet positive feedback (default `true`).
+    /// `false`: the fractional window.
+    pub int_window: bool,
 }
 
 impl Default for XcpConfig {
     fn default() -> Self {
-        XcpConfig { reno_increase: true, abc: false }
+        XcpConfig { reno_increase: false, abc: false, int_window: true }
     }
 }
 
@@ -72,9 +84,16 @@ impl Xcp {
                 ParamDoc {
                     name: "reno_increase",
                     default: d.reno_increase.into(),
-                    doc: "also grow the window as Reno (ns-2's XCP agent does); false: routers' feedback only",
+                    doc: "also grow the window as Reno (+1/cwnd per ACK); false: routers' feedback only, as ns-2's \
+                          agent (its opencwnd() is empty)",
                 },
                 abc_param(d.abc),
+                ParamDoc {
+                    name: "int_window",
+                    default: d.int_window.into(),
+                    doc: "stamp H_cwnd and the demand with the whole-segment window (int)cwnd, as ns-2's \
+                          TcpAgent::window(); false: the fractional window",
+                },
             ],
         }
     }
@@ -84,8 +103,9 @@ impl Xcp {
         let mut p = Params::new(p, &format!("{path}.cc_params"));
         let reno_increase = p.bool("reno_increase", d.reno_increase)?;
         let abc = p.bool("abc", d.abc)?;
+        let int_window = p.bool("int_window", d.int_window)?;
         p.finish()?;
-        Ok(Xcp::new(XcpConfig { reno_increase, abc }))
+        Ok(Xcp::new(XcpConfig { reno_increase, abc, int_window }))
     }
 }
 
@@ -94,9 +114,9 @@ impl CongestionControl for Xcp {
         "xcp"
     }
 
-    /// Reno's `opencwnd()`; before the first congestion event no slow
-    /// start, as ns-2's default `ssthresh_ 0` gives (the window grows by
-    /// the routers' feedback and +1/cwnd per ACK only).
+    /// Nothing by default (ns-2's `XcpEndsys::opencwnd()`); with
+    /// `reno_increase`, Reno's `opencwnd()`: before the first congestion
+    /// event no slow start (ns-2's default `ssthresh_ 0`), +1/cwnd per ACK.
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         if !self.cfg.reno_increase {
             return;
@@ -132,10 +152,11 @@ impl CongestionControl for Xcp {
 
     /// ns-2 `XcpEndsys::send` for a data segment.
     fn cong_header(&mut self, s: &CcState, size: u32) -> Option<CongestionHeader> {
-        let cwnd_bytes = (s.cwnd * size as f64) as f32;
+        let w = if self.cfg.int_window { s.cwnd.floor().max(1.0) } else { s.cwnd };
+        let cwnd_bytes = (w * size as f64) as f32;
         let h = match s.srtt_s.filter(|&r| r > 0.0) {
             Some(r) => {
-                let tput = s.cwnd * s.mss_bytes as f64 / r;
+                let tput = w * s.mss_bytes as f64 / r;
                 XcpHeader { cwnd_bytes, rtt_s: r as f32, feedback_bytes_per_s: (MAX_THROUGHPUT - tput) as f32 }
             }
             None => XcpHeader { cwnd_bytes, rtt_s: 0.0, feedback_bytes_per_s: 0.0 },
@@ -180,6 +201,40 @@ mod tests {
         x.on_feedback(&mut s, echo(-1e9));
         assert_eq!(s.cwnd, 1.0);
         assert_eq!(x.last_feedback().unwrap().feedback_bytes_per_s, -1e9);
+    }
+
+    /// ns-2's `XcpEndsys::opencwnd()` is empty: an ACK changes the window
+    /// only through the echoed feedback, before and after a loss; Reno's
+    /// +1/cwnd (and slow start after a loss) only with `reno_increase`.
+    #[test]
+    fn no_window_increase_of_its_own_unless_reno_increase() {
+        for (reno_increase, after, after_loss) in [(false, 10.0, 10.0), (true, 10.1, 11.0)] {
+            let mut x = Xcp::new(XcpConfig { reno_increase, ..XcpConfig::default() });
+            let mut s = st(10.0, 64.0);
+            x.cong_avoid(&mut s, 1);
+            assert!((s.cwnd - after).abs() < 1e-9, "reno_increase {reno_increase}: cwnd {}", s.cwnd);
+            s.cwnd = 10.0;
+            s.ssthresh = x.ssthresh(&st(40.0, 64.0)); // 20: slow start from 10 if Reno's rule runs
+            x.cong_avoid(&mut s, 1);
+            assert!((s.cwnd - after_loss).abs() < 1e-9, "reno_increase {reno_increase}: cwnd {}", s.cwnd);
+        }
+        assert!(!XcpConfig::default().reno_increase);
+    }
+
+    /// ns-2 stamps `x_ = srtt / window()` and `tput = window() · size /
+    /// srtt` with `window()` = `(int)cwnd_`: 1.9 segments reads as 1.
+    #[test]
+    fn header_window_is_whole_segments_unless_int_window_false() {
+        for (int_window, w) in [(true, 1.0f64), (false, 1.9)] {
+            let mut x = Xcp::new(XcpConfig { int_window, ..XcpConfig::default() });
+            let mut s = st(1.9, 64.0);
+            s.srtt_s = Some(0.1);
+            s.mss_bytes = 1000;
+            let Some(CongestionHeader::Xcp(h)) = x.cong_header(&s, 1050) else { panic!() };
+            // what the routers read: x = H_rtt · size / H_cwnd (the demand's
+            // tput is lost in f32 next to 1e24 either way)
+            assert_eq!(h.cwnd_bytes, (w * 1050.0) as f32, "int_window {int_window}");
+        }
     }
 
     #[test]
