@@ -253,7 +253,7 @@ impl EventQueue {
         if time < self.bound {
             self.front_insert(time, seq_to, idx_gen);
         } else {
-            self.schedule_back(Entry { time, seq_to, idx_gen });
+            self.schedule_back(time, seq_to, idx_gen);
         }
     }
 
@@ -287,13 +287,16 @@ impl EventQueue {
     /// An event at or after `bound`: into the wheel, or into the front at
     /// `Time::MAX` when nothing is behind it (`bound` is then `Time::MAX`).
     /// Out of line: one-flow rows never come here, and the inlined wheel
-    /// insert cost them instructions at every `schedule` call site.
+    /// insert cost them instructions at every `schedule` call site. The
+    /// fields travel in registers: an `Entry` argument goes through the
+    /// stack, and its 16-byte reload stalled on the 8-byte stores just
+    /// before it (no store forwarding), as the front's insert once did.
     #[inline(never)]
-    fn schedule_back(&mut self, e: Entry) {
+    fn schedule_back(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
         if self.back_is_empty() {
-            self.front_insert(e.time, e.seq_to, e.idx_gen);
+            self.front_insert(time, seq_to, idx_gen);
         } else {
-            self.wheel_insert(e);
+            self.wheel_insert(time, seq_to, idx_gen);
         }
     }
 
@@ -330,12 +333,12 @@ impl EventQueue {
         self.cur = cut >> shift;
         self.bound = self.cur << shift;
         for e in wheel {
-            self.wheel_insert(e);
+            self.wheel_insert(e.time, e.seq_to, e.idx_gen);
         }
         let m = self.front.iter().take_while(|e| e.time >= self.bound).count();
         for i in 0..m {
             let e = self.front[i];
-            self.wheel_insert(e);
+            self.wheel_insert(e.time, e.seq_to, e.idx_gen);
         }
         self.front.drain(..m);
     }
@@ -358,25 +361,30 @@ impl EventQueue {
         all
     }
 
-    /// Put `e` (`e.time >= bound`) in its bucket, or in the overflow heap
+    /// Put an event (`time >= bound`) in its bucket, or in the overflow heap
     /// when its bucket is beyond the horizon.
     #[inline(always)]
-    fn wheel_insert(&mut self, e: Entry) {
-        let b = e.time >> self.shift;
+    fn wheel_insert(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
+        let b = time >> self.shift;
         debug_assert!(b >= self.cur);
         if b >= self.cur + WHEEL_SLOTS {
-            self.heap_push(e);
+            self.heap_push(Entry { time, seq_to, idx_gen });
             return;
         }
         let slot = (b & SLOT_MASK) as usize;
-        let node = Node { e, next: self.heads[slot] };
+        let next = self.heads[slot];
         let i = if self.free != NIL {
             let i = self.free;
-            self.free = self.nodes[i as usize].next;
-            self.nodes[i as usize] = node;
+            let n = &mut self.nodes[i as usize];
+            self.free = n.next;
+            // Field by field, for the same reason as in `front_insert`.
+            n.e.time = time;
+            n.e.seq_to = seq_to;
+            n.e.idx_gen = idx_gen;
+            n.next = next;
             i
         } else {
-            self.nodes.push(node);
+            self.nodes.push(Node { e: Entry { time, seq_to, idx_gen }, next });
             (self.nodes.len() - 1) as u32
         };
         self.heads[slot] = i;
@@ -418,7 +426,7 @@ impl EventQueue {
                 break;
             }
             let e = self.heap_pop().expect("the overflow heap has an entry");
-            self.wheel_insert(e);
+            self.wheel_insert(e.time, e.seq_to, e.idx_gen);
         }
         let b = self.next_occupied();
         let slot = (b & SLOT_MASK) as usize;
@@ -494,7 +502,7 @@ impl EventQueue {
         self.shift = shift;
         self.cur = self.bound >> shift;
         for e in wheel {
-            self.wheel_insert(e);
+            self.wheel_insert(e.time, e.seq_to, e.idx_gen);
         }
     }
 
