@@ -134,6 +134,9 @@ const SLOT_MASK: u64 = WHEEL_SLOTS - 1;
 /// End of a bucket's list / an empty free list.
 const NIL: u32 = u32::MAX;
 
+/// A refill takes whole buckets until the front holds this many events.
+const REFILL: usize = 12;
+
 /// Bucket width (log2 ps) before the first measurement: about 1 us.
 const INITIAL_SHIFT: u32 = 20;
 /// Bucket widths the tuning may choose: 256 ps to 17.6 s.
@@ -170,7 +173,8 @@ struct Node {
 /// earliest end: new events are mostly near-future), anything else into
 /// its bucket or the overflow; equal times are ordered right either way,
 /// because a new event's sequence number is larger than any pending one.
-/// When the front runs empty it takes the next occupied bucket, sorted.
+/// When the front runs empty it takes the next occupied buckets, sorted,
+/// until it holds `REFILL` events or the wheel is empty.
 /// While nothing else is pending the front takes every event, and only
 /// beyond `FRONT_CAP` entries do all but its earliest spill to the wheel.
 ///
@@ -428,34 +432,51 @@ impl EventQueue {
             let e = self.heap_pop().expect("the overflow heap has an entry");
             self.wheel_insert(e.time, e.seq_to, e.idx_gen);
         }
-        let b = self.next_occupied();
-        let slot = (b & SLOT_MASK) as usize;
-        let mut i = std::mem::replace(&mut self.heads[slot], NIL);
-        self.occupied[slot >> 6] &= !(1 << (slot & 63));
-        if self.occupied[slot >> 6] == 0 {
-            self.summary &= !(1 << (slot >> 6));
-        }
-        // Into the front latest first, by insertion from its earliest end:
-        // the list holds the bucket's events latest-scheduled first, which
-        // for the usual increasing times is already the front's order (one
-        // compare each). Keys are unique, so the order is total.
-        while i != NIL {
-            let node = self.nodes[i as usize];
-            self.nodes[i as usize].next = self.free;
-            self.free = i;
-            self.wheel_len -= 1;
-            i = node.next;
-            let k = node.e.key();
-            let mut j = self.front.len();
-            self.front.push(node.e);
-            let f = &mut self.front[..];
-            while j > 0 && f[j - 1].key() < k {
-                f[j] = f[j - 1];
-                j -= 1;
+        // Take whole buckets, earliest first, until the front holds
+        // `REFILL` events: a wider front takes more new events by a short
+        // walk from its earliest end and sends fewer through the wheel (B3,
+        // with about 100 pending, lost 2% of its instructions taking one
+        // bucket at a time). The front is built earliest first, a bucket
+        // at a time, and reversed at the end.
+        loop {
+            let b = self.next_occupied();
+            let slot = (b & SLOT_MASK) as usize;
+            let mut i = std::mem::replace(&mut self.heads[slot], NIL);
+            self.occupied[slot >> 6] &= !(1 << (slot & 63));
+            if self.occupied[slot >> 6] == 0 {
+                self.summary &= !(1 << (slot >> 6));
             }
-            f[j] = node.e;
+            let seg = self.front.len();
+            while i != NIL {
+                let node = self.nodes[i as usize];
+                self.nodes[i as usize].next = self.free;
+                self.free = i;
+                self.wheel_len -= 1;
+                i = node.next;
+                self.front.push(node.e);
+            }
+            // The list holds the bucket latest-scheduled first, for the
+            // usual increasing times latest first: reversed, it is nearly
+            // in order, and the insertion sort makes about one compare per
+            // event. Keys are unique, so the order is total.
+            let f = &mut self.front[seg..];
+            f.reverse();
+            for n in 1..f.len() {
+                let e = f[n];
+                let k = e.key();
+                let mut j = n;
+                while j > 0 && f[j - 1].key() > k {
+                    f[j] = f[j - 1];
+                    j -= 1;
+                }
+                f[j] = e;
+            }
+            self.cur = b + 1;
+            if self.front.len() >= REFILL || self.wheel_len == 0 {
+                break;
+            }
         }
-        self.cur = b + 1;
+        self.front.reverse();
         // While anything is left behind the front its times are at least
         // cur << shift, which therefore fits in a Time.
         self.bound = if self.back_is_empty() { Time::MAX } else { self.cur << self.shift };
