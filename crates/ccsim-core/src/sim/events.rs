@@ -685,6 +685,20 @@ mod tests {
         assert_eq!(got, r.pop());
     }
 
+    /// Event `i` at `t` into both queues.
+    fn schedule_both(q: &mut EventQueue, r: &mut Reference, t: Time, i: u64) {
+        q.schedule(t, owner(i), i as u32);
+        r.schedule(t, owner(i), i as u32);
+    }
+
+    /// Pop the next event of both (which must agree); returns its time,
+    /// the clock of a simulator-like load.
+    fn pop_both_at(q: &mut EventQueue, r: &mut Reference) -> Time {
+        let now = q.peek_time().unwrap();
+        pop_both(q, r);
+        now
+    }
+
     fn owner(i: u64) -> Owner {
         Owner::new(KINDS[(i % 7) as usize], (i as u32).wrapping_mul(2_654_435_761), (i >> 3) as u8)
     }
@@ -762,11 +776,9 @@ mod tests {
                     2 => rng.gen_range(0..10_000_000),
                     _ => 8_320_000,
                 };
-                q.schedule(now + d, owner(i), i as u32);
-                r.schedule(now + d, owner(i), i as u32);
+                schedule_both(&mut q, &mut r, now + d, i);
             } else {
-                now = q.peek_time().unwrap();
-                pop_both(&mut q, &mut r);
+                now = pop_both_at(&mut q, &mut r);
             }
             check_same(&q, &r);
         }
@@ -798,11 +810,9 @@ mod tests {
                     } else {
                         rng.gen_range(0..spacing * 1200)
                     };
-                    q.schedule(now + d, owner(i), i as u32);
-                    r.schedule(now + d, owner(i), i as u32);
+                    schedule_both(&mut q, &mut r, now + d, i);
                 } else {
-                    now = q.peek_time().unwrap();
-                    pop_both(&mut q, &mut r);
+                    now = pop_both_at(&mut q, &mut r);
                 }
                 check_same(&q, &r);
             }
