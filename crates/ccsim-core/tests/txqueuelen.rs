@@ -180,6 +180,25 @@ fn without_the_option_the_same_host_loses_packets_at_its_interface() {
     assert!(r.flows[0].retransmits > 0);
 }
 
+#[test]
+fn senders_without_local_congestion_meet_the_queue_as_any_packet() {
+    // A Sack1 flow (ns-2's agent keeps its own send state) and an E-TCP
+    // flow share the interface of a TCP flow that gives txqueuelen_pkts:
+    // their packets are dropped at the full queue and repaired by their
+    // own recovery; the TCP flow still loses nothing; the run ends.
+    let sack1 = "cc = \"reno\"\nrecovery = \"sack1\"\n";
+    let etcp = "transport = \"etcp\"\n";
+    let mut sim = Simulation::new(&scenario(&host(100e6, 20.0, 0.0, &[TCP, sack1, etcp]))).unwrap();
+    let r = sim.run();
+    assert_conserved(&r);
+    assert!(r.links[IFACE].drops > 0, "the others overflow the interface queue");
+    assert!(r.links.iter().enumerate().all(|(i, l)| i == IFACE || l.drops == 0));
+    let tcp = &r.flows[0];
+    assert_eq!((tcp.retransmits, tcp.timeouts), (0, 0));
+    assert!(r.flows[1].retransmits > 0, "Sack1 repairs its drops");
+    assert!(r.flows.iter().all(|f| f.delivered_bytes > 0));
+}
+
 fn rejected(toml: &str) -> String {
     match Scenario::from_toml(toml).and_then(|sc| Simulation::new(&sc).map(|_| ())) {
         Ok(()) => panic!("accepted:\n{toml}"),

@@ -279,14 +279,15 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
             checks.append(Check(f"{tag}: LTCP goodput while UDP on, 2nd half (Mb/s) vs capacity - UDP{scaled}",
                                 paper=round(leftover / 1e6, 2), ccsim=round(r.on_tcp_goodput_2nd_half_mbps, 2),
                                 tolerance=0.05, source="model"))
-            # UDP is not congestion-controlled: it only loses packets that
-            # meet a full queue, i.e. its share of LTCP's congestion drops
-            # (a few packets per cut, cuts tens of RTTs apart), far under 1%
+            # UDP is not congestion-controlled: it only loses datagrams that
+            # meet the full transmit queue (LTCP holds its segments there
+            # and cuts once per window; cuts tens of RTTs apart), far under 1%
             # of what it sends; 2% is a generous bound that a UDP stream
             # starved by the queue would exceed.
-            # The window at a loss while UDP is on, max over the 2nd half,
+            # The window at a congestion signal while UDP is on (the
+            # transmit queue full: a CWR, no loss), max over the 2nd half,
             # vs (capacity - UDP) x (RTT + full-queue delay). 1%: the window
-            # overshoots by what it adds in the RTT before the loss is seen
+            # overshoots by what it adds in the RTT before the signal acts
             # (K/2 per RTT, a few packets of ~4900); the 1 s samples can miss
             # the peak by one second's growth (~K/2 x 7 RTTs, ~30 packets).
             checks.append(Check(f"{tag}: LTCP cwnd at a congestion signal while UDP on (pkts) vs leftover x (RTT + "

@@ -790,9 +790,12 @@ impl TcpSender {
     }
 
     /// Send segment `seq`; false if it was held back at the full interface
-    /// queue (`txqueuelen_pkts`, [`Self::on_local_congestion`]).
+    /// queue (`txqueuelen_pkts`, [`Self::on_local_congestion`]). ns-2's
+    /// Sack1 agent (`recovery = "sack1"`) keeps its own send state and has
+    /// no local congestion: its segments go to the queue like any packet
+    /// and are dropped there when it is full.
     pub(super) fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) -> bool {
-        if net.local_queue_full(self.flow) {
+        if self.sack1.is_none() && net.local_queue_full(self.flow) {
             self.on_local_congestion(net);
             return false;
         }
