@@ -308,6 +308,8 @@ class Flow(_Table):
     ba: Optional[bool] = None
     syn: Optional[str] = None
     send_jitter_s: Optional[Number] = None
+    # TCP and UDP: the sending host's interface queue (Linux txqueuelen, packets)
+    txqueuelen_pkts: Optional[int] = None
     start_s: Optional[Number] = None
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None

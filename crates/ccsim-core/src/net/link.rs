@@ -114,6 +114,11 @@ pub struct Link {
     pub delay: Time,
     pub monitored: bool,
     pub queue: Queue,
+    /// The sending host's interface queue limit, when this link is one
+    /// (a flow's `txqueuelen_pkts`): its queue is then a DropTail of that
+    /// many packets, and a TCP sender whose route starts here sends only
+    /// while it has room ([`super::Net::local_queue_full`]).
+    pub txqueuelen: Option<usize>,
     extras: Option<Box<Extras>>,
     seed: u64,
     pub busy_until: Time,
@@ -216,6 +221,7 @@ impl Link {
             delay,
             monitored: false,
             queue,
+            txqueuelen: None,
             extras: None,
             seed,
             busy_until: 0,

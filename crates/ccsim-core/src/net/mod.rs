@@ -106,6 +106,19 @@ impl Net {
         self.in_net[flow as usize]
     }
 
+    /// Whether the sending host's interface queue of `flow`'s data (the
+    /// first link of its route, if it has a `txqueuelen`) is full: Linux's
+    /// pfifo_fast admits a packet while its band holds fewer than
+    /// `dev->tx_queue_len` and returns NET_XMIT_DROP otherwise
+    /// (net/sched/sch_generic.c `pfifo_fast_enqueue`). The packet being
+    /// serialised has left the queue, as one handed to the driver has.
+    #[inline]
+    pub fn local_queue_full(&self, flow: u32) -> bool {
+        let first = self.routes[self.flow_route[flow as usize] as usize].fwd[0] as usize;
+        let link = &self.links[first];
+        link.txqueuelen.is_some_and(|n| link.queue.len_pkts() >= n)
+    }
+
     /// Inject a packet at the start of its flow's route.
     pub fn send(&mut self, p: Packet) {
         let flow = p.flow as usize;

@@ -239,6 +239,47 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
 
 /// Build the network and every flow's routes from a validated scenario.
 pub fn build(sc: &Scenario) -> Result<Built, ConfigError> {
+    let mut built = build_shape(sc)?;
+    sending_interfaces(sc, &mut built)?;
+    Ok(built)
+}
+
+/// `txqueuelen_pkts`: the first link of each such flow's route is its
+/// sending host's interface, whose queue becomes a DropTail of that many
+/// packets (Linux's default pfifo_fast tail-drops at `dev->tx_queue_len`
+/// per band; one band here: TCP and UDP data leave with the same TOS).
+/// Every flow whose route starts on that link shares the one queue, so
+/// they may not give different lengths.
+fn sending_interfaces(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
+    use super::queue::{DropTail, Limit, Queue};
+    let mut given: HashMap<usize, (u64, usize)> = HashMap::new();
+    for fp in &built.flows {
+        let Some(n) = sc.flows[fp.entry].txqueuelen_pkts else { continue };
+        let first = built.routes[fp.route as usize].fwd[0] as usize;
+        match given.get(&first) {
+            Some(&(m, e)) if m != n => {
+                return Err(ConfigError::new(
+                    format!("flows[{}].txqueuelen_pkts", fp.entry),
+                    format!(
+                        "{n} differs from flows[{e}].txqueuelen_pkts = {m}: both send over link \"{}\", the \
+                         sending host's one interface queue; give the same value",
+                        built.links[first].name
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                given.insert(first, (n, fp.entry));
+                let link = &mut built.links[first];
+                link.queue = Queue::DropTail(DropTail::new(Limit::Packets(n)));
+                link.txqueuelen = Some(n as usize);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
     match &sc.topology {
         Topology::Dumbbell(d) => build_chain(
             sc,

@@ -344,6 +344,14 @@ pub struct FlowSpec {
     /// default) sends at once. ns-2 uses it to break drop-tail phase effects.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_jitter_s: Option<f64>,
+    /// TCP and UDP: the sending host's interface queue (Linux
+    /// `txqueuelen`, pfifo_fast): the first link of the flow's route gets
+    /// a DropTail queue of this many packets; a TCP segment that does not
+    /// fit is held in the sender, which enters CWR (Linux 2.4
+    /// `tcp_transmit_skb` -> `tcp_enter_cwr`), a UDP datagram is dropped.
+    /// Flows whose routes start on the same link share it. Absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txqueuelen_pkts: Option<u64>,
     // -- common: when the application runs
     #[serde(default)]
     pub start_s: f64,

@@ -17,6 +17,7 @@ pub const KIND: TransportKind = TransportKind {
         ("rate_bps", "required: sending rate in b/s on the wire (payload + header)"),
         ("on_s", "on-period length (with off_s the source alternates; absent: always on)"),
         ("off_s", "off-period length"),
+        ("txqueuelen_pkts", super::tcp::TXQUEUELEN_DOC),
     ],
     validate,
     fill_defaults: |_| {},
@@ -31,6 +32,9 @@ fn validate(f: &FlowSpec, path: &str) -> Result<(), ConfigError> {
     use crate::scenario::validate::positive;
     let p = |k: &str| format!("{path}.{k}");
     let err = |k: &str, m: &str| Err(ConfigError::new(p(k), m));
+    if let Some(n) = f.txqueuelen_pkts {
+        super::tcp::txqueuelen_valid(&p("txqueuelen_pkts"), n)?;
+    }
     match f.rate_bps {
         Some(r) => positive(&p("rate_bps"), r)?,
         None => return err("rate_bps", "required with transport = \"udp\" (b/s on the wire)"),

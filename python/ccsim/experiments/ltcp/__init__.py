@@ -20,8 +20,11 @@ Elsewhere the access links are faster than the bottleneck, their queues
 hold a few packets, and they are left at 100,000 (never the limit).
 
 The Linux testbed of §V-B (Figs 9-10, and the UDP experiment) is modelled
-once, here (:func:`tb_flow` and the ``TB_*`` constants): see
-:mod:`.testbed`.
+once, here (:func:`tb_topology`, :func:`tb_flow` and the ``TB_*`` constants):
+see :mod:`.testbed`. Its bottleneck is the sending PC's own transmit queue
+(txqueuelen), drained at the PCI bus's ~750 Mb/s, where Linux 2.4 holds a
+TCP segment that does not fit and enters CWR instead of losing it: the
+flows' ``txqueuelen_pkts`` (docs/scenario.md).
 
 Experiments (ids, one module each):
 
@@ -80,6 +83,9 @@ PAPER_LTCP_MIN_JAIN = 0.983
 TB_RATE = 750e6
 TB_MSS, TB_HDR = 1448, 52      # Linux with timestamps: 1448-byte segments in 1500-byte packets
 TB_BUFFER = 1000               # txqueuelen = backlog = 1000 packets
+TB_WIRE_RATE = 1e9             # Gigabit Ethernet between the two PCs
+#: a testbed flow's path: the sending PC, its NIC, the receiving PC
+TB_ROUTE = ["snd", "nic", "rcv"]
 
 
 def flow(proto: str, **kw) -> dict:
@@ -103,11 +109,31 @@ def bdp_buffer(rate_bps: float) -> int:
     return max(1, round(bdp_packets(rate_bps, RTT, PKT_BYTES)))
 
 
-def tb_flow(proto: str, rtt: float, n: int) -> dict:
-    """``n`` testbed flows: Linux packets, delayed ACKs, 32 MB windows, starting
-    within 0.1 s when several."""
-    f = flow(proto, mss_bytes=TB_MSS, header_bytes=TB_HDR, rtt_s=rtt, delayed_ack=True,
-             rwnd_pkts=32 * 2**20 // TB_MSS, count=n)
+def tb_topology(rtt: float, rate_bps: float = TB_RATE) -> dict:
+    """The §V-B testbed's path, with its bottleneck where the paper puts it:
+    the sending PC's interface (link ``snd -> nic``, no delay), drained at
+    the ~750 Mb/s the 33 MHz PCI bus allows, whose transmit queue is the
+    flows' ``txqueuelen_pkts`` (:func:`tb_flow`; this link's own 100,000
+    is replaced by it); then the Gigabit wire (``nic -> rcv``, 1 Gb/s, never
+    queues) carrying the delay qdisc's RTT, ``rtt/2`` each way (where the
+    paper's delay qdisc sat is not stated; it only sets the RTT). The ACKs
+    cross the same links back; the PCI bus shared by data and ACKs is not
+    modelled. The interface link is the monitored one (the bottleneck)."""
+    big = {"kind": "droptail", "limit_pkts": 100000}
+    return {"kind": "custom", "nodes": list(TB_ROUTE), "links": [
+        {"from": "snd", "to": "nic", "rate_bps": rate_bps, "delay_s": 0.0, "queue": big, "monitor": True},
+        {"from": "nic", "to": "rcv", "rate_bps": TB_WIRE_RATE, "delay_s": rtt / 2, "queue": big},
+    ]}
+
+
+def tb_flow(proto: str, n: int, txqueuelen: int = TB_BUFFER) -> dict:
+    """``n`` testbed flows on :func:`tb_topology`'s path: Linux packets, delayed
+    ACKs, 32 MB windows, the sending PC's txqueuelen (Linux 2.4: a segment
+    that does not fit stays in the socket and the sender enters CWR),
+    starting within 0.1 s when several."""
+    f = flow(proto, mss_bytes=TB_MSS, header_bytes=TB_HDR, delayed_ack=True,
+             rwnd_pkts=32 * 2**20 // TB_MSS, count=n, route=list(TB_ROUTE), txqueuelen_pkts=int(txqueuelen))
+    f.pop("rtt_s", None)  # the RTT is the path's (tb_topology())
     if n > 1:
         f["start_spread_s"] = 0.1
     return f

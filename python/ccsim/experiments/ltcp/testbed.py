@@ -5,9 +5,13 @@ flow, Fig 10 two to ten flows) re-run in simulation (setup:
 The testbed: two PCs, the PCI bus limiting throughput to "around 750
 Mb/s", a packet-delay qdisc setting the RTT, txqueuelen and backlog 1000,
 iperf with 32 MB socket buffers, Linux 2.4 TCP-SACK (LTCP patched in),
-900 s runs repeated four times. Modelled as a 750 Mb/s dumbbell
-bottleneck (wire rate; 1448-byte payloads in 1500-byte packets, so a
-payload capacity of 724 Mb/s) with a 1000-packet DropTail buffer, SACK
+900 s runs repeated four times. Modelled with the bottleneck where the
+testbed had it (:func:`ccsim.experiments.ltcp.tb_topology`): the sending PC's
+interface, drained at 750 Mb/s (the PCI bus; wire rate, 1448-byte payloads
+in 1500-byte packets, so a payload capacity of 724 Mb/s), whose transmit
+queue holds txqueuelen = 1000 packets and, as in Linux 2.4, never loses a
+TCP segment: one that does not fit stays in the sender, which enters CWR
+(``txqueuelen_pkts``); then a 1 Gb/s wire carrying the RTT. SACK
 recovery, delayed ACKs (Linux receivers ACK every second segment and
 Linux 2.4 counts ACKs, not bytes), receiver window 32 MB. The "Total
 Bytes (GBytes)" column is iperf's, in units of 2^30 bytes (75.40 GB in
@@ -31,7 +35,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import jain
 from .._kit.figures import PAPER_MARK, grid, save
-from . import PAPER_LTCP_MIN_JAIN, PROTOS, SOURCE as _SOURCE, TB_BUFFER, TB_RATE, dumbbell, scenario, tb_flow
+from . import PAPER_LTCP_MIN_JAIN, PROTOS, SOURCE as _SOURCE, scenario, tb_flow, tb_topology
 
 ID = "ltcp-testbed"
 SOURCE = f"{_SOURCE}, Figs 9-10 (Linux testbed)"
@@ -79,13 +83,12 @@ def setting(quick: bool):
 
 def scenarios(quick: bool) -> List[Sweep]:
     rtts, ns, duration = setting(quick)
-    base = scenario("ltcp-testbed", duration, dumbbell(TB_RATE, TB_BUFFER, edge_rate_bps=1e9),
-                    [tb_flow("TCP", 0.07, 1)])
+    base = scenario("ltcp-testbed", duration, tb_topology(0.07), [tb_flow("TCP", 1)])
     points, labels = [], []
     for lab, rtt in rtts.items():
         for n in ns:
             for p in PROTOS:
-                points.append({"flows": [tb_flow(p, rtt, n)]})
+                points.append({"topology": tb_topology(rtt), "flows": [tb_flow(p, n)]})
                 labels.append((lab, rtt, n, p))
     return [Sweep(base, points, labels)]
 
@@ -166,5 +169,5 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
         ax.set_xlabel("flows")
         ax.grid(True, alpha=0.3)
     axes[0].legend(fontsize=6)
-    fig.suptitle("LTCP paper testbed (Figs 9-10) in ccsim: 750 Mb/s, buffer 1000")
+    fig.suptitle("LTCP paper testbed (Figs 9-10) in ccsim: 750 Mb/s, txqueuelen 1000")
     return save(fig, out_dir, ID)

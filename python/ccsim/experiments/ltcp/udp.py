@@ -17,17 +17,22 @@ close to the full link capacity".
 How it is modelled here, and how the ambiguities were read:
 
 * The testbed as ``ltcp-testbed`` models it (the paper package's ``TB_*``
-  constants and :func:`ccsim.experiments.ltcp.tb_flow`): a
-  750 Mb/s dumbbell bottleneck counting IP bytes, 1 Gb/s access links,
-  RTT 70 ms, Linux packets of 1448 payload bytes in 1500 (timestamps on),
+  constants, :func:`ccsim.experiments.ltcp.tb_topology` and
+  :func:`ccsim.experiments.ltcp.tb_flow`): the bottleneck is the sending
+  PC's interface, drained at 750 Mb/s (the PCI bus, counting IP bytes),
+  then a 1 Gb/s wire carrying the RTT of 70 ms, Linux packets of 1448 payload bytes in 1500 (timestamps on),
   delayed ACKs (Linux 2.4 counts ACKs, so the per-ACK increase gives K/2
   packets per RTT for LTCP and 1/2 for TCP), SACK recovery, a 32 MB
   receiver window; LTCP with W_T = 50, beta = 0.15.
 * Buffer: the 5000 packets the paper sets txqueuelen and backlog to for this
-  experiment, a DropTail queue shared by both flows (the paper does not say
-  where the UDP iperf ran; presumably on the sending host, whose transmit
-  queue is the bottleneck). At 750 Mb/s
-  and 70 ms the BDP is 4375 packets of 1500 bytes, so this is also ~1.14 BDP.
+  experiment, as the sending PC's transmit queue (``txqueuelen_pkts``),
+  shared by both flows: the paper does not say where the UDP iperf ran; we
+  put it on the sending host, whose transmit queue is the bottleneck. As in
+  Linux 2.4, a TCP segment that finds the queue full is held in the sender,
+  which enters CWR once per window (``tcp_transmit_skb`` ->
+  ``tcp_enter_cwr``), and a UDP datagram that finds it full is dropped. At
+  750 Mb/s and 70 ms the BDP is 4375 packets of 1500 bytes, so this is also
+  ~1.14 BDP.
 * UDP: iperf 1.7 sends 1470-byte datagrams (28 bytes of UDP/IP header, so
   1498 on the wire) and its ``-b`` counts datagram payload, so the source is
   350 Mb/s of payload, 356.7 Mb/s on the wire; it shares the bottleneck and
@@ -55,13 +60,12 @@ interval ending at its time stamp):
 * the TCP baseline: its climb times against the same model at 1/2 per RTT,
   and that it climbs back more slowly and carries less in the off-periods.
 
-Known deviation (docs/experiments.md, ``ltcp-udp``): at the first UDP onset
-LTCP's beta = 0.15 cut is far too small for a link that just halved, its
-retransmissions meet the still-full DropTail queue, and two RTOs leave it
-with ssthresh = 2, so it needs over a minute to regain its share. The
-paper's bottleneck was most likely the sender's own transmit queue, where
-Linux signals local congestion without losing TCP segments; ccsim has no
-such sender-local back-pressure.
+Until the sender-local queue existed (docs/experiments.md, ``ltcp-udp``)
+the bottleneck was a router DropTail queue: at the first UDP onset LTCP's
+beta = 0.15 cut was far too small for a link that just halved, its
+retransmissions met the still-full queue and an RTO followed. With the
+testbed's transmit queue, LTCP loses nothing: local congestion makes it
+hold segments and reduce through CWR.
 
 ``--quick``: 100 Mb/s, the UDP rate scaled to the same fraction of the link
 (46.7 Mb/s of payload), the buffer scaled with the BDP (667 packets),
@@ -81,7 +85,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, within
 from .._kit.figures import grid, save
-from . import BETA, SOURCE as _SOURCE, TB_HDR, TB_MSS, TB_RATE, W_T, dumbbell, scenario, tb_flow
+from . import BETA, SOURCE as _SOURCE, TB_HDR, TB_MSS, TB_RATE, TB_ROUTE, W_T, scenario, tb_flow, tb_topology
 
 ID = "ltcp-udp"
 SOURCE = f"{_SOURCE}, §V-B.3 Fig 12 (testbed, on/off UDP)"
@@ -128,22 +132,23 @@ def _setting(quick: bool) -> Dict[str, float]:
     }
 
 
-def _tcp_flow(proto: str) -> dict:
-    return tb_flow(proto, RTT, 1)
+def _tcp_flow(proto: str, s: Dict[str, float]) -> dict:
+    return tb_flow(proto, 1, txqueuelen=int(s["buffer"]))
 
 
 def _udp_flow(s: Dict[str, float]) -> dict:
+    """iperf's UDP stream, on the sending PC: it shares the transmit queue."""
     return {"transport": "udp", "rate_bps": s["udp_payload"] * (UDP_MSS + UDP_HDR) / UDP_MSS,
-            "mss_bytes": UDP_MSS, "header_bytes": UDP_HDR, "rtt_s": RTT,
+            "mss_bytes": UDP_MSS, "header_bytes": UDP_HDR, "route": list(TB_ROUTE),
+            "txqueuelen_pkts": int(s["buffer"]),
             "start_s": s["period"], "on_s": s["period"], "off_s": s["period"]}
 
 
 def base_scenario(quick: bool = False) -> dict:
     """One LTCP flow and the on/off UDP stream on the simulated testbed."""
     s = _setting(quick)
-    return scenario("ltcp-udp", s["period"] * (1 + 2 * N_CYCLES),
-                    dumbbell(s["rate"], int(s["buffer"]), edge_rate_bps=1e9),
-                    [_tcp_flow("LTCP"), _udp_flow(s)], sample=s["dt"])
+    return scenario("ltcp-udp", s["period"] * (1 + 2 * N_CYCLES), tb_topology(RTT, s["rate"]),
+                    [_tcp_flow("LTCP", s), _udp_flow(s)], sample=s["dt"])
 
 
 def _climb(g, t_stop: float, t_end: float, target_bps: float) -> float:
@@ -164,7 +169,7 @@ def _per_rtt(proto: str):
 
 def scenarios(quick: bool) -> List[Sweep]:
     s = _setting(quick)
-    return [Sweep(base_scenario(quick), [{"flows": [_tcp_flow(p), _udp_flow(s)]} for p in PROTOS], PROTOS)]
+    return [Sweep(base_scenario(quick), [{"flows": [_tcp_flow(p, s), _udp_flow(s)]} for p in PROTOS], PROTOS)]
 
 
 def _capacities(s: Dict[str, float]):
@@ -274,17 +279,18 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
             checks.append(Check(f"{tag}: LTCP goodput while UDP on, 2nd half (Mb/s) vs capacity - UDP{scaled}",
                                 paper=round(leftover / 1e6, 2), ccsim=round(r.on_tcp_goodput_2nd_half_mbps, 2),
                                 tolerance=0.05, source="model"))
-            # UDP is not congestion-controlled: it only loses packets that
-            # meet a full queue, i.e. its share of LTCP's congestion drops
-            # (a few packets per cut, cuts tens of RTTs apart), far under 1%
+            # UDP is not congestion-controlled: it only loses datagrams that
+            # meet the full transmit queue (LTCP holds its segments there
+            # and cuts once per window; cuts tens of RTTs apart), far under 1%
             # of what it sends; 2% is a generous bound that a UDP stream
             # starved by the queue would exceed.
-            # The window at a loss while UDP is on, max over the 2nd half,
+            # The window at a congestion signal while UDP is on (the
+            # transmit queue full: a CWR, no loss), max over the 2nd half,
             # vs (capacity - UDP) x (RTT + full-queue delay). 1%: the window
-            # overshoots by what it adds in the RTT before the loss is seen
+            # overshoots by what it adds in the RTT before the signal acts
             # (K/2 per RTT, a few packets of ~4900); the 1 s samples can miss
             # the peak by one second's growth (~K/2 x 7 RTTs, ~30 packets).
-            checks.append(Check(f"{tag}: LTCP cwnd at a loss while UDP on (pkts) vs leftover x (RTT + "
+            checks.append(Check(f"{tag}: LTCP cwnd at a congestion signal while UDP on (pkts) vs leftover x (RTT + "
                                 f"queue delay)", paper=round(w_on, 1),
                                 ccsim=round(r.on_peak_cwnd_2nd_half, 1), tolerance=0.01, source="model"))
             checks.append(Check(f"{tag}: UDP goodput while on (Mb/s) vs iperf rate{scaled}",

@@ -141,6 +141,22 @@ pub mod defaults {
     pub const SEND_JITTER_S: f64 = 0.0;
 }
 
+/// `txqueuelen_pkts` in `ccsim list` (TCP and UDP).
+pub const TXQUEUELEN_DOC: &str = "the sending host's interface queue (Linux txqueuelen): the route's first link \
+     gets a DropTail queue of this many packets; TCP holds a segment that does not fit and enters CWR once per \
+     window (Linux 2.4 tcp_transmit_skb), UDP drops it (absent: none)";
+
+/// The largest `txqueuelen_pkts`.
+pub const TXQUEUELEN_MAX: u64 = 100_000_000;
+
+/// `txqueuelen_pkts` is from 1 to [`TXQUEUELEN_MAX`].
+pub fn txqueuelen_valid(path: &str, n: u64) -> Result<(), ConfigError> {
+    if n == 0 || n > TXQUEUELEN_MAX {
+        return Err(ConfigError::new(path, format!("{n} is not allowed; must be from 1 to {TXQUEUELEN_MAX}")));
+    }
+    Ok(())
+}
+
 /// TCP's own fields (besides the common ones) with what they mean.
 pub const FIELDS: &[(&str, &str)] = &[
     ("cc", "congestion controller (ccsim list controllers)"),
@@ -179,6 +195,7 @@ pub const FIELDS: &[(&str, &str)] = &[
         "send_jitter_s",
         "ns-2 overhead_: each send the window allows waits a uniform random delay in [0, value) (0: off)",
     ),
+    ("txqueuelen_pkts", TXQUEUELEN_DOC),
     ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
     (
         "syn",
@@ -430,6 +447,16 @@ impl TcpConfig {
                 p("send_jitter_s"),
                 format!("{} is not allowed with pacing; allowed: 0 or pacing = \"none\"", cfg.send_jitter_s),
             ));
+        }
+        if let Some(n) = f.txqueuelen_pkts {
+            txqueuelen_valid(&p("txqueuelen_pkts"), n)?;
+            if cfg.recovery == Recovery::Sack1 {
+                return Err(ConfigError::new(
+                    p("txqueuelen_pkts"),
+                    "not supported with recovery = \"sack1\" (ns-2's Sack1 agent has no local congestion); \
+                     use recovery = \"sack\"",
+                ));
+            }
         }
         if cfg.total_bytes == Some(0) {
             return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));

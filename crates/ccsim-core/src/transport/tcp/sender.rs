@@ -74,6 +74,10 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub completed_at: Option<Time>,
+    /// Sends held back because the sending host's interface queue was
+    /// full (`txqueuelen_pkts`), and the CWR reductions that caused.
+    pub local_holds: u64,
+    pub local_cwrs: u64,
 }
 
 /// One departure, recorded when a trace is enabled (pacing tests).
@@ -123,6 +127,17 @@ pub struct TcpSender {
     /// acknowledged beyond `recover`; `CcEvent::CwrEnd` when it is, unless
     /// a fast recovery or a timeout took over (they clear it).
     cwr: bool,
+    /// Linux 2.4's `CA_CWR` entered on local congestion (`txqueuelen_pkts`:
+    /// `tcp_transmit_skb` -> `tcp_enter_cwr`): the window shrinks by
+    /// `tcp_cwnd_down` on each ACK and does not grow until CWR ends.
+    local_cwr: bool,
+    /// Linux's `snd_cwnd_cnt` during that reduction (one decrement per
+    /// second ACK).
+    cwnd_cnt: u32,
+    /// A send was held back at the full interface queue and not made
+    /// since: the timer then retries it even with nothing outstanding
+    /// (Linux's zero-window probe timer, `tcp_check_probe_timer`).
+    held: bool,
     /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
     /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
     ecn_backoff: bool,
@@ -205,6 +220,9 @@ impl TcpSender {
             cwr_seq: None,
             ecn_cut: false,
             cwr: false,
+            local_cwr: false,
+            cwnd_cnt: 0,
+            held: false,
             ecn_backoff: false,
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
@@ -320,6 +338,10 @@ impl TcpSender {
                 // Linux `tcp_fastretrans_alert`: CWR ends once `snd_una`
                 // is beyond `high_seq` (the CWR segment has arrived).
                 self.cwr = false;
+                if std::mem::take(&mut self.local_cwr) {
+                    // Linux 2.4 `tcp_complete_cwr`.
+                    self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
+                }
                 self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
             }
             match self.state {
@@ -354,6 +376,9 @@ impl TcpSender {
                     }
                 }
                 State::Open if ece => {}
+                // Linux 2.4 `tcp_may_raise_cwnd`: no increase in CWR;
+                // `tcp_try_to_open` runs `tcp_cwnd_down` instead.
+                State::Open if self.local_cwr => self.cwnd_down(),
                 State::Open => self.cc.cong_avoid(&mut self.st, acked),
             }
             self.syn_acked(ack);
@@ -378,6 +403,9 @@ impl TcpSender {
             self.sync(now);
             match self.state {
                 State::Open => {
+                    if self.local_cwr {
+                        self.cwnd_down();
+                    }
                     let lost = self.cfg.recovery == Recovery::Sack && self.sb.lost_hi() > una;
                     // after an ECE reduction in this window, still repair
                     // the loss, without reducing again
@@ -456,6 +484,64 @@ impl TcpSender {
         }
     }
 
+    /// Linux 2.4 `tcp_cwnd_down` (tcp_input.c), once per ACK in CWR: one
+    /// segment less every second ACK while cwnd > ssthresh/2, and never
+    /// more than the packets in flight + 1 (so with delayed ACKs the
+    /// window falls by about half over the CWR round, whatever ssthresh).
+    fn cwnd_down(&mut self) {
+        let decr = self.cwnd_cnt + 1;
+        self.cwnd_cnt = decr & 1;
+        let decr = decr >> 1;
+        if decr > 0 && self.st.cwnd > (self.st.ssthresh / 2.0).floor() {
+            self.st.cwnd -= decr as f64;
+        }
+        self.st.cwnd = self.st.cwnd.min(self.sb.pipe() as f64 + 1.0);
+        self.clamp_cwnd();
+    }
+
+    /// The sending host's interface queue (`txqueuelen_pkts`) is full: the
+    /// segment is not sent but stays unsent in the sender, and the sender
+    /// enters CWR unless it is already in CWR, recovery or loss, i.e. at
+    /// most once per window. This is Linux 2.4's `tcp_transmit_skb`: on
+    /// NET_XMIT_DROP from `dev_queue_xmit` (pfifo_fast full) it calls
+    /// `tcp_enter_cwr` and returns the error, `tcp_write_xmit` stops
+    /// without advancing `send_head`, and the segment is sent by a later
+    /// ACK's `tcp_data_snd_check` (or the probe timer if nothing is
+    /// outstanding). `tcp_enter_cwr` (only if `ca_state < TCP_CA_CWR`):
+    /// ssthresh = the controller's reduction (`tcp_recalc_ssthresh`; the
+    /// LTCP patch's there), cwnd = min(cwnd, in flight + 1),
+    /// `snd_cwnd_cnt` = 0, `high_seq` = `snd_nxt`, CWR queued for the
+    /// receiver if ECN is on (`TCP_ECN_queue_cwr`). The window then falls
+    /// by [`Self::cwnd_down`] until an ACK beyond `high_seq`
+    /// (`tcp_complete_cwr`: cwnd = min(cwnd, ssthresh)). Sources: Linux
+    /// 2.4 net/ipv4/tcp_output.c, tcp_input.c, include/net/tcp.h,
+    /// net/sched/sch_generic.c.
+    fn on_local_congestion(&mut self, net: &mut Net) {
+        self.stats.local_holds += 1;
+        self.held = true;
+        if self.state == State::Open && !self.cwr {
+            self.sync(net.now);
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.cwnd = self.st.cwnd.min(self.sb.pipe() as f64 + 1.0);
+            self.cwnd_cnt = 0;
+            self.recover = self.sb.high();
+            // A loss found in this window is repaired without a second
+            // reduction (Linux: `tcp_fastretrans_alert` recalculates
+            // ssthresh only from `ca_state < TCP_CA_CWR`).
+            self.ecn_cut = true;
+            self.cwr = true;
+            self.local_cwr = true;
+            self.cwr_pending = self.cfg.ecn;
+            self.stats.local_cwrs += 1;
+            self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
+            self.clamp_cwnd();
+        }
+        if self.sb.outstanding() == 0 && !self.rto_timer.is_armed() {
+            let at = net.now.saturating_add(self.rto());
+            self.rto_timer.arm(&mut net.events, at);
+        }
+    }
+
     /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
     /// ECE reduction already did, in this window).
     fn enter_recovery(&mut self, net: &mut Net, cut: bool) {
@@ -465,6 +551,7 @@ impl TcpSender {
         }
         self.ecn_cut = false;
         self.cwr = false;
+        self.local_cwr = false;
         self.st.cwnd = match self.cfg.recovery {
             Recovery::Sack => self.st.ssthresh,
             _ => self.st.ssthresh + self.cfg.dupthresh as f64,
@@ -499,6 +586,10 @@ impl TcpSender {
                 // retransmission and no ssthresh cut (`NO_OUTSTANDING_DATA`).
                 self.st.cwnd = 1.0;
                 self.rtt.on_timeout();
+                self.try_send(net);
+            } else if self.held {
+                // Linux's probe timer (`tcp_probe_timer`): nothing is
+                // outstanding to clock a retry of the held segment.
                 self.try_send(net);
             }
             return;
@@ -547,6 +638,7 @@ impl TcpSender {
         self.recover = self.sb.high();
         self.ecn_cut = false;
         self.cwr = false;
+        self.local_cwr = false;
         self.dupacks = 0;
         self.sb.on_rto();
         if self.cfg.send_jitter_s == 0.0 {
@@ -663,17 +755,20 @@ impl TcpSender {
     /// Send the segment `next_segment` picks, if any; whether one was sent.
     fn send_next(&mut self, net: &mut Net) -> bool {
         match self.next_segment() {
-            None => return false,
+            None => false,
             Some(Next::New) => {
-                if self.state == State::Open && self.sb.outstanding() >= self.window() {
+                let lt = self.state == State::Open && self.sb.outstanding() >= self.window();
+                let s = self.sb.high();
+                if !self.transmit(net, s, false) {
+                    return false;
+                }
+                if lt {
                     self.lt_sent += 1; // beyond cwnd: Limited Transmit (RFC 3042)
                 }
-                let s = self.sb.high();
-                self.transmit(net, s, false)
+                true
             }
             Some(Next::Retx(s)) => self.transmit(net, s, false),
         }
-        true
     }
 
     /// Arm ns-2's `delsnd_timer_` `Random::uniform(overhead_)` from now.
@@ -694,7 +789,17 @@ impl TcpSender {
         self.sb.pipe() < cwnd
     }
 
-    pub(super) fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) {
+    /// Send segment `seq`; false if it was held back at the full interface
+    /// queue (`txqueuelen_pkts`, [`Self::on_local_congestion`]). ns-2's
+    /// Sack1 agent (`recovery = "sack1"`) keeps its own send state and has
+    /// no local congestion: its segments go to the queue like any packet
+    /// and are dropped there when it is full.
+    pub(super) fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) -> bool {
+        if self.sack1.is_none() && net.local_queue_full(self.flow) {
+            self.on_local_congestion(net);
+            return false;
+        }
+        self.held = false;
         let now = net.now;
         let retx = seq < self.sb.high();
         if retx {
@@ -744,6 +849,7 @@ impl TcpSender {
             let at = now.saturating_add(self.rto());
             self.rto_timer.arm(&mut net.events, at);
         }
+        true
     }
 }
 
@@ -1185,5 +1291,49 @@ mod jitter_tests {
         let high = s.sb.high();
         ack(&mut s, &mut net, 0.4, high, false);
         assert_eq!(*log.lock().unwrap(), vec![EcnEcho, RecoveryStart, RecoveryEnd]);
+    }
+
+    /// Local congestion (`txqueuelen_pkts`) as Linux 2.4's CWR: the held
+    /// segment stays unsent; ssthresh = the controller's reduction, cwnd =
+    /// min(cwnd, in flight + 1); no growth in CWR, one segment less every
+    /// second ACK and never above in flight + 1 (`tcp_cwnd_down`); a
+    /// second full queue in the same window does not reduce again; at the
+    /// ACK beyond the window cwnd = min(cwnd, ssthresh) (`tcp_complete_cwr`).
+    #[test]
+    fn a_full_interface_queue_holds_the_segment_and_enters_linux_cwr_once() {
+        use CcEvent::*;
+        let spec = serde_json::json!({"init_cwnd_pkts": 20, "recovery": "sack", "init_ssthresh_pkts": 1000});
+        let (mut s, mut net, log) = recorded(spec);
+        assert_eq!(s.sb.high(), 20);
+        // ACK of 2 opens 2 more: the interface then has room for one only
+        net.links[0].txqueuelen = Some(0);
+        let sent = ack(&mut s, &mut net, 0.1, 2, false);
+        assert!(sent.is_empty(), "held: {sent:?}");
+        assert_eq!(s.stats.local_holds, 1);
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho]);
+        assert_eq!(s.st.ssthresh, 10.5, "the controller's reduction: cwnd 21 / 2");
+        assert_eq!(s.st.cwnd, 19.0, "min(cwnd 21, in flight 18 + 1)");
+        assert_eq!(s.sb.high(), 20, "nothing was sent, the segment is still to send");
+        // the next ACKs: held again, no second reduction; cwnd only falls
+        let mut cwnds = Vec::new();
+        for (k, a) in [3u64, 4, 5, 6].into_iter().enumerate() {
+            ack(&mut s, &mut net, 0.2 + k as f64 * 0.01, a, false);
+            cwnds.push(s.st.cwnd);
+        }
+        assert_eq!(s.stats.local_cwrs, 1);
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho]);
+        // in flight 17, 16, 15, 14 after each ACK; decrement every second ACK
+        assert_eq!(cwnds, vec![18.0, 17.0, 16.0, 15.0]);
+        assert!(s.stats.local_holds >= 5);
+        // room again: the held segments leave, at most cwnd in flight
+        net.links[0].txqueuelen = None;
+        let sent = ack(&mut s, &mut net, 0.3, 7, false);
+        assert_eq!(sent.first(), Some(&20), "the held segment goes first");
+        assert!(s.sb.outstanding() as f64 <= s.st.cwnd);
+        // the window is acknowledged beyond high_seq (20): CWR ends with
+        // cwnd = min(cwnd, ssthresh)
+        ack(&mut s, &mut net, 0.4, 21, false);
+        assert_eq!(*log.lock().unwrap(), vec![EcnEcho, CwrEnd]);
+        assert!(s.st.cwnd <= 10.5, "cwnd {} after the CWR round", s.st.cwnd);
     }
 }
