@@ -165,7 +165,10 @@ struct Node {
 /// - a timing wheel (a calendar queue, Brown 1988) of `WHEEL_SLOTS`
 ///   buckets of `2^shift` ps each, unsorted lists chained through a slab,
 ///   with an occupancy bitmap;
-/// - an overflow 4-ary heap for events beyond the wheel's horizon.
+/// - a 4-ary heap for events beyond the wheel's horizon, and for events
+///   before its first bucket: the rest of a bucket too crowded to take
+///   whole (a storm of equal times, which no bucket width separates) and
+///   events scheduled into it meanwhile; these are taken first.
 ///
 /// `bound` separates the front from the rest: every front event's time is
 /// at most `bound` and every other event's at least `bound`. A new event
@@ -311,35 +314,25 @@ impl EventQueue {
     }
 
     /// The front is over [`FRONT_CAP`] with nothing else pending, or over
-    /// [`FRONT_MAX`]: keep its earliest bucket(s) and move the rest to the
-    /// wheel, from the bucket of its `FRONT_CAP`-th earliest event on. The
-    /// width is narrowed when that bucket would also hold the earliest
-    /// event (the front must keep the next event); equal times cannot be
-    /// split, and such a front stays whole.
+    /// [`FRONT_MAX`]: keep its earliest `FRONT_CAP - 1` events and move
+    /// the rest behind `bound`, which becomes the earliest moved time (a
+    /// kept event may share that time: equal times are split by sequence,
+    /// the kept ones being the earlier).
     #[cold]
     #[inline(never)]
     fn spill(&mut self) {
-        let n = self.front.len();
-        let earliest = self.front[n - 1].time;
-        let cut = self.front[n - FRONT_CAP].time;
-        if cut == earliest {
-            return;
-        }
-        // 2^shift <= cut - earliest puts them in different buckets.
-        let shift = self.shift.min(Time::BITS - 1 - (cut - earliest).leading_zeros());
+        let m = self.front.len() - (FRONT_CAP - 1);
+        let cut = self.front[m - 1].time;
         if self.heads.is_empty() {
             self.heads = vec![NIL; WHEEL_SLOTS as usize];
         }
-        // Every event behind the front is at or after the old bound, which
-        // is at or after the new one: re-bucket them from the new `cur`.
-        let wheel = self.take_wheel();
-        self.shift = shift;
-        self.cur = cut >> shift;
-        self.bound = self.cur << shift;
-        for e in wheel {
-            self.wheel_insert(e.time, e.seq_to, e.idx_gen);
+        if self.back_is_empty() {
+            self.cur = cut >> self.shift;
         }
-        let m = self.front.iter().take_while(|e| e.time >= self.bound).count();
+        // Otherwise every event behind the front is at or after the old
+        // bound, itself at or after `cut`; moved events below the wheel's
+        // first bucket go to the heap.
+        self.bound = cut;
         for i in 0..m {
             let e = self.front[i];
             self.wheel_insert(e.time, e.seq_to, e.idx_gen);
@@ -365,13 +358,13 @@ impl EventQueue {
         all
     }
 
-    /// Put an event (`time >= bound`) in its bucket, or in the overflow heap
-    /// when its bucket is beyond the horizon.
+    /// Put an event (`time >= bound`) in its bucket, or in the heap when
+    /// its bucket is beyond the horizon or before the wheel's first bucket
+    /// (the heap then holds the earliest events, taken before the wheel's).
     #[inline(always)]
     fn wheel_insert(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
         let b = time >> self.shift;
-        debug_assert!(b >= self.cur);
-        if b >= self.cur + WHEEL_SLOTS {
+        if b < self.cur || b >= self.cur + WHEEL_SLOTS {
             self.heap_push(Entry { time, seq_to, idx_gen });
             return;
         }
@@ -422,15 +415,33 @@ impl EventQueue {
             self.tune();
         }
         if self.wheel_len == 0 {
-            // Jump over the empty horizon to the overflow's first bucket.
-            self.cur = self.heap[0].time >> self.shift;
+            // Jump over the empty horizon to the heap's first bucket.
+            self.cur = self.cur.max(self.heap[0].time >> self.shift);
         }
         while let Some(h) = self.heap.first() {
-            if h.time >> self.shift >= self.cur + WHEEL_SLOTS {
+            let b = h.time >> self.shift;
+            if b < self.cur || b >= self.cur + WHEEL_SLOTS {
                 break;
             }
-            let e = self.heap_pop().expect("the overflow heap has an entry");
+            let e = self.heap_pop().expect("the heap has an entry");
             self.wheel_insert(e.time, e.seq_to, e.idx_gen);
+        }
+        if self.heap.first().is_some_and(|h| h.time >> self.shift < self.cur) {
+            // Events before the wheel's first bucket (the rest of a bucket
+            // too crowded to take whole, or scheduled into a bucket already
+            // taken): they are the earliest, straight from the heap.
+            while self.front.len() < REFILL {
+                match self.heap.first() {
+                    Some(h) if h.time >> self.shift < self.cur => {
+                        let e = self.heap_pop().expect("the heap has an entry");
+                        self.front.push(e);
+                    }
+                    _ => break,
+                }
+            }
+            self.front.reverse();
+            self.bound = self.back_bound();
+            return;
         }
         // Take whole buckets, earliest first, until the front holds
         // `REFILL` events: a wider front takes more new events by a short
@@ -476,10 +487,28 @@ impl EventQueue {
                 break;
             }
         }
+        if self.front.len() > FRONT_MAX {
+            // A bucket of many equal (or nearly equal) times: keep the
+            // earliest and leave the rest, in order, to the heap, so that
+            // new events are not walked past all of them.
+            for i in FRONT_CAP..self.front.len() {
+                let e = self.front[i];
+                self.heap_push(e);
+            }
+            self.front.truncate(FRONT_CAP);
+            self.front.shrink_to(FRONT_MAX);
+        }
         self.front.reverse();
-        // While anything is left behind the front its times are at least
-        // cur << shift, which therefore fits in a Time.
-        self.bound = if self.back_is_empty() { Time::MAX } else { self.cur << self.shift };
+        self.bound = self.back_bound();
+    }
+
+    /// The `bound` for what is behind the front: the earliest time the
+    /// wheel (`cur << shift`, which fits in a Time while the wheel holds an
+    /// event) or the heap can hold.
+    #[inline]
+    fn back_bound(&self) -> Time {
+        let wheel = if self.wheel_len > 0 { self.cur << self.shift } else { Time::MAX };
+        self.heap.first().map_or(wheel, |h| wheel.min(h.time))
     }
 
     /// Absolute number of the wheel's earliest occupied bucket (the wheel
@@ -823,6 +852,30 @@ mod tests {
             check_same(&q, &r);
         }
         assert!(shifts[0] < 12 && shifts[1] > 28 && shifts[2] < 16, "bucket widths {shifts:?}");
+    }
+
+    /// A storm of equal times (a hundred thousand flows starting at 0):
+    /// the events cannot be told apart by bucket, so the front keeps a few
+    /// and the heap the rest; each new event at that time must not walk
+    /// past all of them (the fuzz test's 10^5-flow case ran for minutes
+    /// when it did). Order as the reference's throughout.
+    #[test]
+    fn a_storm_of_equal_times_stays_in_order_and_linear() {
+        let (mut q, mut r) = (EventQueue::default(), Reference::default());
+        let n = 100_000u64;
+        for i in 0..n {
+            schedule_both(&mut q, &mut r, 1_000_000, i);
+        }
+        // Each pop schedules a follow-up at the same time or just after,
+        // as a flow's start schedules its first send.
+        for i in 0..2 * n {
+            let now = pop_both_at(&mut q, &mut r);
+            if i < n {
+                schedule_both(&mut q, &mut r, now + (i % 3) * 100, n + i);
+            }
+        }
+        assert!(r.map.is_empty() && q.is_empty());
+        assert!(q.front.capacity() <= 4 * FRONT_MAX, "front grew to {}", q.front.capacity());
     }
 
     #[test]
