@@ -56,6 +56,9 @@ pub struct Net {
     /// The scenario's master seed: agents created during the run derive
     /// their random streams from it (`sim::rng::stream`).
     pub seed: u64,
+    /// Some link is a sending host's interface (`txqueuelen`): without one,
+    /// [`Net::local_queue_full`] answers without a route lookup per packet.
+    local_queues: bool,
 }
 
 impl Net {
@@ -76,7 +79,15 @@ impl Net {
                 }
             }
         }
-        Net { links, routes, ..Default::default() }
+        let local_queues = links.iter().any(|l| l.txqueuelen.is_some());
+        Net { links, routes, local_queues, ..Default::default() }
+    }
+
+    /// Make link `l` a sending host's interface holding `n` packets (or
+    /// an ordinary link, `None`); see [`Link::txqueuelen`].
+    pub fn set_txqueuelen(&mut self, l: usize, n: Option<usize>) {
+        self.links[l].txqueuelen = n;
+        self.local_queues = self.links.iter().any(|l| l.txqueuelen.is_some());
     }
 
     /// The link after the one packet `id` is on, along its route, if any.
@@ -114,6 +125,9 @@ impl Net {
     /// serialised has left the queue, as one handed to the driver has.
     #[inline]
     pub fn local_queue_full(&self, flow: u32) -> bool {
+        if !self.local_queues {
+            return false;
+        }
         let first = self.routes[self.flow_route[flow as usize] as usize].fwd[0] as usize;
         let link = &self.links[first];
         link.txqueuelen.is_some_and(|n| link.queue.len_pkts() >= n)

@@ -1306,7 +1306,7 @@ mod jitter_tests {
         let (mut s, mut net, log) = recorded(spec);
         assert_eq!(s.sb.high(), 20);
         // ACK of 2 opens 2 more: the interface then has room for one only
-        net.links[0].txqueuelen = Some(0);
+        net.set_txqueuelen(0, Some(0));
         let sent = ack(&mut s, &mut net, 0.1, 2, false);
         assert!(sent.is_empty(), "held: {sent:?}");
         assert_eq!(s.stats.local_holds, 1);
@@ -1326,7 +1326,7 @@ mod jitter_tests {
         assert_eq!(cwnds, vec![18.0, 17.0, 16.0, 15.0]);
         assert!(s.stats.local_holds >= 5);
         // room again: the held segments leave, at most cwnd in flight
-        net.links[0].txqueuelen = None;
+        net.set_txqueuelen(0, None);
         let sent = ack(&mut s, &mut net, 0.3, 7, false);
         assert_eq!(sent.first(), Some(&20), "the held segment goes first");
         assert!(s.sb.outstanding() as f64 <= s.st.cwnd);
