@@ -355,7 +355,7 @@ impl Simulation {
                 }
                 self.free_drained();
             }
-            EventKind::LinkFree => self.net.link_free(i),
+            EventKind::LinkFree => self.net.link_free(i, e.gen),
             EventKind::AgentTimer => {
                 self.flows.on_timer(&mut self.net, e.to.idx, e.to.slot, e.gen);
                 self.free_drained();

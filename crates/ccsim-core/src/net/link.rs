@@ -124,6 +124,9 @@ pub struct Link {
     pub busy_until: Time,
     /// A `LinkFree` event is pending.
     pub free_scheduled: bool,
+    /// How an arrival and a departure at the same instant are ordered
+    /// (the queue table's `ties`).
+    pub ties: crate::scenario::Ties,
     /// Packets in flight on the wire, oldest first (chained through the
     /// packet pool's wire links).
     pub(crate) pipe: Pipe,
@@ -226,6 +229,7 @@ impl Link {
             seed,
             busy_until: 0,
             free_scheduled: false,
+            ties: crate::scenario::Ties::EventOrder,
             pipe: Pipe::default(),
             c: LinkCounters::default(),
             q_since: 0,

@@ -23,6 +23,7 @@ pub use link::Link;
 use packet::NO_PKT;
 pub use packet::{Packet, PacketPool, PktId};
 
+use crate::scenario::Ties;
 use crate::sim::{EventKind, EventQueue, Owner, Time};
 use queue::QueueDiscipline;
 use stage::DropReason;
@@ -163,9 +164,13 @@ impl Net {
     fn link_arrive(&mut self, l: usize, id: PktId) {
         let now = self.now;
         let link = &mut self.links[l];
+        let free_now = link.busy_until <= now;
+        if free_now && link.free_scheduled && link.ties == Ties::DepartureFirst {
+            return self.arrive_after_departure(l, id);
+        }
         link.integrate_queue(now);
         link.c.arrivals += 1;
-        let can_serve = link.can_serve(now);
+        let can_serve = free_now && !link.free_scheduled;
         if let Some(q) = link.plain_droptail() {
             // Fast path (DropTail, no stages, no taps): the discipline's own
             // rules without the general machinery. An arrival at an idle
@@ -278,10 +283,46 @@ impl Net {
         link.pipe.len += 1;
     }
 
-    /// `LinkFree` of link `l`.
-    pub(crate) fn link_free(&mut self, l: usize) {
-        self.links[l].integrate_queue(self.now);
-        self.links[l].free_scheduled = false;
+    /// `LinkFree` of link `l` (`gen` 1: already put behind the other
+    /// events of its instant once).
+    #[inline(always)]
+    pub(crate) fn link_free(&mut self, l: usize, gen: u32) {
+        let link = &mut self.links[l];
+        if link.ties != Ties::EventOrder {
+            return self.tied_link_free(l, gen);
+        }
+        link.integrate_queue(self.now);
+        link.free_scheduled = false;
+        self.serve(l);
+    }
+
+    /// An arrival tied with the departure of link `l` (its `LinkFree` is
+    /// due now), `Ties::DepartureFirst`: the departure first; its event,
+    /// when it comes, finds the work done.
+    #[cold]
+    #[inline(never)]
+    fn arrive_after_departure(&mut self, l: usize, id: PktId) {
+        self.link_free(l, 0);
+        self.link_arrive(l, id);
+    }
+
+    /// `LinkFree` of a link that orders ties (`Ties`): nothing if an
+    /// arrival at the same instant already did its work (`DepartureFirst`);
+    /// the first time, if other events share its instant, it goes behind
+    /// them, an arrival among them it may be (`ArrivalFirst`).
+    #[cold]
+    #[inline(never)]
+    fn tied_link_free(&mut self, l: usize, gen: u32) {
+        let link = &mut self.links[l];
+        if !link.free_scheduled || link.busy_until > self.now {
+            return;
+        }
+        if link.ties == Ties::ArrivalFirst && gen == 0 && self.events.peek_time() == Some(self.now) {
+            self.events.schedule(self.now, Owner::new(EventKind::LinkFree, l as u32, 0), 1);
+            return;
+        }
+        link.integrate_queue(self.now);
+        link.free_scheduled = false;
         self.serve(l);
     }
 
@@ -376,5 +417,73 @@ fn defer_cut_events(links: &mut [Link], p: &Packet, (on, next): (usize, usize), 
     if links[next].has_taps() {
         links[next].defer(TapEvent::Enqueue, arrive, id, &p);
         links[next].defer(TapEvent::Dequeue, arrive, id, &p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::queue::{DropTail, Limit, Queue};
+    use super::*;
+
+    /// One 8 Gb/s link (a 1000-byte packet takes exactly 1 µs), no delay,
+    /// one packet of room; packets A and B sent at 0 (A in service, B
+    /// waiting), C at 1 µs, the instant A finishes: sent before any event
+    /// of that instant runs (`late` false), or by an event scheduled after
+    /// A's `LinkFree` (`late` true, as a pipe schedules an arrival). Returns
+    /// the packets (flow numbers) in the order they reach the far end, with
+    /// times, and the drops.
+    fn tie_run(ties: Ties, late: bool) -> (Vec<(Time, u32)>, u64) {
+        let q = Queue::DropTail(DropTail::new(Limit::Packets(1)));
+        let mut link = Link::new(0, "l".into(), (0, 1), 8e9, 0, q, 1);
+        link.ties = ties;
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        for f in 0..3 {
+            net.add_flow(f, 0);
+        }
+        let us = 1_000_000;
+        let pkt = |flow| Packet { flow, size: 1000, ..Default::default() };
+        net.send(pkt(0));
+        net.send(pkt(1));
+        if late {
+            net.events.schedule(us, Owner::new(EventKind::AgentTimer, 0, 0), 0);
+        } else {
+            net.now = us;
+            net.send(pkt(2));
+        }
+        let mut out = Vec::new();
+        while let Some(e) = net.events.pop() {
+            net.now = e.time;
+            match e.to.kind {
+                EventKind::LinkFree => net.link_free(0, e.gen),
+                EventKind::AgentTimer => net.send(pkt(2)),
+                EventKind::PipeArrival => {
+                    let id = net.pipe_arrival(0).expect("one-link route");
+                    out.push((e.time, net.pkts.get(id).flow));
+                    net.pkts.free(id);
+                }
+                k => panic!("unexpected event {k:?}"),
+            }
+        }
+        assert_eq!(net.created, net.delivered + net.dropped, "conservation");
+        (out, net.dropped)
+    }
+
+    #[test]
+    fn a_tied_arrival_and_departure_are_ordered_as_configured() {
+        let us = 1_000_000;
+        let c_dropped = (vec![(us, 0), (2 * us, 1)], 1);
+        let c_served = (vec![(us, 0), (2 * us, 1), (3 * us, 2)], 0);
+        // C arrives before A's LinkFree runs: event order and arrival-first
+        // find B waiting and the buffer full; departure-first serves B
+        // first (its LinkFree, when it runs, finds the work done).
+        assert_eq!(tie_run(Ties::EventOrder, false), c_dropped);
+        assert_eq!(tie_run(Ties::ArrivalFirst, false), c_dropped);
+        assert_eq!(tie_run(Ties::DepartureFirst, false), c_served);
+        // C's arrival is an event scheduled after A's LinkFree: event order
+        // and departure-first serve B first; arrival-first puts the
+        // departure behind the arrival (ns-2's order).
+        assert_eq!(tie_run(Ties::EventOrder, true), c_served);
+        assert_eq!(tie_run(Ties::DepartureFirst, true), c_served);
+        assert_eq!(tie_run(Ties::ArrivalFirst, true), c_dropped);
     }
 }

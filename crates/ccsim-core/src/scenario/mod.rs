@@ -116,13 +116,62 @@ pub struct QueueSpec {
     /// `beta`, `gamma`, `capacity`, `count_acks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub xcp: Option<Value>,
+    /// How this queue's link orders an arrival and a departure at the same
+    /// instant ([`Ties`]); absent: `event_order`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties: Option<Ties>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
+/// What a link does when a packet arrives at the very instant the packet in
+/// service finishes while others wait: an exact tie, which ccsim's integer
+/// picosecond clock produces whenever arrivals are spaced by one service
+/// time (slow start's ACK clock: each ACK releases two segments, the first
+/// reaching the bottleneck as the one before it leaves).
+///
+/// The orders differ only in whether the arrival finds the departing
+/// packet's successor still waiting: at a full buffer, whether it is
+/// dropped; otherwise the queue length it sees (RED's average, the
+/// maximum). The FIFO order of the packets is the same. A tie at an empty
+/// queue is always served at once (the link is free at that instant).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Ties {
+    /// The two events in the order ccsim scheduled them (the default). A
+    /// link schedules its next departure one service time ahead, and a
+    /// pipe schedules the arrival of its head packet only when the packet
+    /// before it arrives, so at a backlogged link this is usually the
+    /// departure first.
+    #[default]
+    EventOrder,
+    /// The departure first, always: the next waiting packet enters
+    /// service, then the arrival is offered to the queue (the convention
+    /// of a server that frees its place the instant it finishes).
+    DepartureFirst,
+    /// The arrival first: the departure runs after every other event of its
+    /// instant. This is ns-2.35's order: `LinkDelay::recv` schedules a
+    /// packet's arrival at the next node when its transmission starts
+    /// (transmission plus propagation time ahead) and the queue's resume
+    /// one transmission time ahead, and its calendar scheduler runs events
+    /// of equal time in the order they were inserted
+    /// (`CalendarScheduler::insert`, common/scheduler.cc), so wherever a
+    /// hop's transmission and propagation take longer than the next link's
+    /// service time, the tied arrival was scheduled first
+    /// (docs/validation.md, "ns-2's order of a tied arrival and departure").
+    ArrivalFirst,
+}
+
 impl QueueSpec {
     pub fn droptail_pkts(n: u64) -> Self {
-        QueueSpec { kind: d_droptail(), limit_pkts: Some(n), limit_bytes: None, xcp: None, extra: Map::new() }
+        QueueSpec {
+            kind: d_droptail(),
+            limit_pkts: Some(n),
+            limit_bytes: None,
+            xcp: None,
+            ties: None,
+            extra: Map::new(),
+        }
     }
 }
 

@@ -131,5 +131,22 @@ pub fn build(spec: &QueueSpec, path: &str) -> Result<Queue, ConfigError> {
 
 /// `ccsim list`'s queue table.
 pub fn catalog() -> serde_json::Value {
-    registry().iter().map(|k| serde_json::json!({"name": k.name, "doc": k.doc, "params": (k.params)()})).collect()
+    registry()
+        .iter()
+        .map(|k| {
+            let mut params = (k.params)();
+            params.push(ties_param());
+            serde_json::json!({"name": k.name, "doc": k.doc, "params": params})
+        })
+        .collect()
+}
+
+/// The `ties` field every queue table takes (`scenario::Ties`): it is the
+/// link's, not the discipline's.
+fn ties_param() -> ParamDoc {
+    ParamDoc {
+        name: "ties",
+        default: serde_json::json!("event_order"),
+        doc: "a tied arrival and departure: event_order, departure_first, or arrival_first (ns-2.35's order)",
+    }
 }
