@@ -205,6 +205,29 @@ def run_ccsim(sc: Dict[str, Any], rate_bps: float) -> tuple:
     return ns2ref.measure(res.raw, rate_bps), time.perf_counter() - t0
 
 
+def bottleneck_drops(sc: Dict[str, Any], ns: str, until_s: float) -> Dict[str, List[tuple]]:
+    """The (flow, segment) of every packet each simulator drops at the
+    forward bottleneck in the first ``until_s`` seconds of ``sc``, in
+    order: ns-2's ``trace-queue`` of r0 -> r1 and ccsim's ``trace=`` of the
+    bottleneck, both in ns-2's trace format."""
+    sc = dict(sc, duration_s=until_s, warmup_s=0.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        ns2_tr, cc_tr = Path(tmp) / "ns2.tr", Path(tmp) / "ccsim.tr"
+        src = tcl(sc).replace("set qmon [$ns monitor-queue $r0 $r1",
+                              f"$ns trace-queue $r0 $r1 [open {ns2_tr} w]\nset qmon [$ns monitor-queue $r0 $r1", 1)
+        (Path(tmp) / "row.tcl").write_text(src)
+        out = subprocess.run([ns, "row.tcl"], capture_output=True, text=True, cwd=tmp)
+        if out.returncode != 0:
+            raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
+        ccsim.run(sc, trace={"bottleneck": str(cc_tr)})
+
+        def drops(path: Path) -> List[tuple]:
+            rows = (line.split() for line in path.read_text().splitlines())
+            return [(int(f[7]), int(f[10])) for f in rows if f and f[0] == "d" and f[4] == "tcp"]
+
+        return {"ns2": drops(ns2_tr), "ccsim": drops(cc_tr)}
+
+
 def mean(xs: List[Dict[str, float]]) -> Dict[str, float]:
     return {k: sum(x[k] for x in xs) / len(xs) for k in ns2ref.METRICS}
 
@@ -270,7 +293,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--seeds", type=int, default=1, help="seeds 1..N per row (default 1)")
     ap.add_argument("--only", metavar="TEXT", help="only rows whose id contains TEXT (others stay recorded)")
     ap.add_argument("--ccsim-only", action="store_true",
-                    help="re-run ccsim's side only, keeping the recorded ns-2 numbers and seeds (no ns needed)")
+                    help="re-run ccsim's side only, keeping the recorded ns-2 numbers and seeds (no ns needed); "
+                         "also refreshes validation/results/ns2/ns2.json and docs/validation.md's table")
     a = ap.parse_args(argv)
     ns = None if a.ccsim_only else shutil.which("ns")
     if ns is None and not a.ccsim_only:
@@ -284,6 +308,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         ap.error(f"--seeds: {a.seeds}; allowed: 1 or more")
     for name in a.experiments or list(EXPERIMENTS):
         record(name, list(range(1, a.seeds + 1)), a.only, ns)
+    if a.ccsim_only:
+        # the suite's results file and docs/validation.md show the new column
+        from .ns2_suite import refresh_baselines
+        refresh_baselines()
     return 0
 
 

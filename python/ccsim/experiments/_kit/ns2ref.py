@@ -86,6 +86,31 @@ def ns2_mode(flow: Dict[str, Any]) -> Dict[str, Any]:
     return f
 
 
+#: Queue-table fields that order a tied arrival and departure as ns-2.35
+#: does (docs/scenario.md, ``ties``; docs/validation.md, "ns-2's order of a
+#: tied arrival and departure").
+NS2_QUEUE: Dict[str, Any] = {"ties": "arrival_first"}
+#: The queue tables of each built topology kind (a custom topology's are on
+#: its links).
+_QUEUE_KEYS = {"dumbbell": ("bottleneck_queue", "edge_queue"), "parking_lot": ("link_queue", "edge_queue")}
+
+
+def ns2_topology(topo: Dict[str, Any]) -> Dict[str, Any]:
+    """``topo`` with every queue in ns-2's event order (:data:`NS2_QUEUE`).
+    A built topology must spell out its queue tables (a default edge queue
+    would otherwise stay in ccsim's order)."""
+    t = dict(topo)
+    if t.get("kind") == "custom":
+        t["links"] = [dict(l, **{k: {**l[k], **NS2_QUEUE} for k in ("queue", "reverse_queue") if l.get(k)})
+                      for l in t["links"]]
+        return t
+    for k in _QUEUE_KEYS[t["kind"]]:
+        if k not in t:
+            raise ValueError(f"ns2_topology: topology.{k} must be given explicitly")
+        t[k] = {**t[k], **NS2_QUEUE}
+    return t
+
+
 def starts(row: Row, seed: int) -> List[float]:
     """Start times of the row's flows: uniform on [0, start_spread_s]
     from ``seed`` (all 0 without a spread)."""

@@ -45,11 +45,13 @@ PAPER = {"reference": REFERENCE.name, "metrics": ns2ref.METRICS, "tolerance": ns
 
 def scenario(row: Row, seed: int) -> Dict[str, Any]:
     """The row's dumbbell (at 2.4 Gb/s the access queue gets the
-    bottleneck's buffer, as in ``ltcp-fig6``) with its flows in ns-2 mode."""
+    bottleneck's buffer, as in ``ltcp-fig6``) with its flows and queues in
+    ns-2 mode."""
     topo = dumbbell(row.rate_bps, row.buffer_pkts)
     if row.rate_bps >= EDGE_RATE:
         topo["edge_queue"]["limit_pkts"] = row.buffer_pkts
-    sc = _scenario(f"{ID}-{row.id}", row.duration_s, topo, ns2ref.expand(flow(row.protocol), row, seed),
+    sc = _scenario(f"{ID}-{row.id}", row.duration_s, ns2ref.ns2_topology(topo),
+                   ns2ref.expand(flow(row.protocol), row, seed),
                    warmup=row.warmup_s)
     sc["seed"] = seed
     return sc
