@@ -164,13 +164,9 @@ impl Net {
     fn link_arrive(&mut self, l: usize, id: PktId) {
         let now = self.now;
         let link = &mut self.links[l];
-        let free_now = link.busy_until <= now;
-        if free_now && link.free_scheduled && link.ties == Ties::DepartureFirst {
-            return self.arrive_after_departure(l, id);
-        }
         link.integrate_queue(now);
         link.c.arrivals += 1;
-        let can_serve = free_now && !link.free_scheduled;
+        let can_serve = link.can_serve(now);
         if let Some(q) = link.plain_droptail() {
             // Fast path (DropTail, no stages, no taps): the discipline's own
             // rules without the general machinery. An arrival at an idle
@@ -284,7 +280,7 @@ impl Net {
     }
 
     /// `LinkFree` of link `l` (`gen` 1: already put behind the other
-    /// events of its instant once).
+    /// events of its instant once, `Ties::ArrivalFirst`).
     #[inline(always)]
     pub(crate) fn link_free(&mut self, l: usize, gen: u32) {
         let link = &mut self.links[l];
@@ -296,28 +292,14 @@ impl Net {
         self.serve(l);
     }
 
-    /// An arrival tied with the departure of link `l` (its `LinkFree` is
-    /// due now), `Ties::DepartureFirst`: the departure first; its event,
-    /// when it comes, finds the work done.
-    #[cold]
-    #[inline(never)]
-    fn arrive_after_departure(&mut self, l: usize, id: PktId) {
-        self.link_free(l, 0);
-        self.link_arrive(l, id);
-    }
-
-    /// `LinkFree` of a link that orders ties (`Ties`): nothing if an
-    /// arrival at the same instant already did its work (`DepartureFirst`);
-    /// the first time, if other events share its instant, it goes behind
-    /// them, an arrival among them it may be (`ArrivalFirst`).
+    /// `LinkFree` of a link with `Ties::ArrivalFirst`: the first time, if
+    /// other events share its instant, it goes behind them (an arrival
+    /// among them it may be); then as any `LinkFree`.
     #[cold]
     #[inline(never)]
     fn tied_link_free(&mut self, l: usize, gen: u32) {
         let link = &mut self.links[l];
-        if !link.free_scheduled || link.busy_until > self.now {
-            return;
-        }
-        if link.ties == Ties::ArrivalFirst && gen == 0 && self.events.peek_time() == Some(self.now) {
+        if gen == 0 && self.events.peek_time() == Some(self.now) {
             self.events.schedule(self.now, Owner::new(EventKind::LinkFree, l as u32, 0), 1);
             return;
         }
@@ -473,17 +455,14 @@ mod tests {
         let us = 1_000_000;
         let c_dropped = (vec![(us, 0), (2 * us, 1)], 1);
         let c_served = (vec![(us, 0), (2 * us, 1), (3 * us, 2)], 0);
-        // C arrives before A's LinkFree runs: event order and arrival-first
-        // find B waiting and the buffer full; departure-first serves B
-        // first (its LinkFree, when it runs, finds the work done).
+        // C arrives before A's LinkFree runs: both orders find B waiting
+        // and the buffer full.
         assert_eq!(tie_run(Ties::EventOrder, false), c_dropped);
         assert_eq!(tie_run(Ties::ArrivalFirst, false), c_dropped);
-        assert_eq!(tie_run(Ties::DepartureFirst, false), c_served);
-        // C's arrival is an event scheduled after A's LinkFree: event order
-        // and departure-first serve B first; arrival-first puts the
-        // departure behind the arrival (ns-2's order).
+        // C's arrival is an event scheduled after A's LinkFree (as a pipe
+        // schedules one): event order serves B first and admits C;
+        // arrival-first puts the departure behind the arrival (ns-2's order).
         assert_eq!(tie_run(Ties::EventOrder, true), c_served);
-        assert_eq!(tie_run(Ties::DepartureFirst, true), c_served);
         assert_eq!(tie_run(Ties::ArrivalFirst, true), c_dropped);
     }
 }

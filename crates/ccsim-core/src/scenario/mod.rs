@@ -145,10 +145,6 @@ pub enum Ties {
     /// departure first.
     #[default]
     EventOrder,
-    /// The departure first, always: the next waiting packet enters
-    /// service, then the arrival is offered to the queue (the convention
-    /// of a server that frees its place the instant it finishes).
-    DepartureFirst,
     /// The arrival first: the departure runs after every other event of its
     /// instant. This is ns-2.35's order: `LinkDelay::recv` schedules a
     /// packet's arrival at the next node when its transmission starts

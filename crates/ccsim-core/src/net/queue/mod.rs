@@ -147,6 +147,6 @@ fn ties_param() -> ParamDoc {
     ParamDoc {
         name: "ties",
         default: serde_json::json!("event_order"),
-        doc: "a tied arrival and departure: event_order, departure_first, or arrival_first (ns-2.35's order)",
+        doc: "a tied arrival and departure: event_order (ccsim's scheduling order) or arrival_first (ns-2.35's order)",
     }
 }
