@@ -235,7 +235,9 @@ def mean(xs: List[Dict[str, float]]) -> Dict[str, float]:
 def record(name: str, seeds: List[int], only: Optional[str], ns: Optional[str], show: bool = True) -> Dict[str, Any]:
     """Run the experiment's rows in both simulators; write and return the
     record. ``ns`` None: re-run ccsim's side only, keeping each row's
-    recorded ns-2 numbers and seeds (after a change on ccsim's side)."""
+    recorded ns-2 numbers and seeds (after a change on ccsim's side). A
+    partial run (``only``) with other seeds than the record's records
+    them on its rows (``"seeds"``), so the other rows keep theirs."""
     mod = EXPERIMENTS[name]
     rows = [r for r in mod.ROWS if only is None or only in r.id]
     ref_path = Path(mod.REFERENCE)
@@ -246,11 +248,13 @@ def record(name: str, seeds: List[int], only: Optional[str], ns: Optional[str], 
         missing = [r.id for r in rows if r.id not in recs]
         if missing:
             raise SystemExit(f"error: --ccsim-only: no ns-2 record for {', '.join(missing)}; run with ns-2 first")
-        seeds = old.get("seeds", seeds)
+    default_seeds = old.get("seeds", seeds) if ns is None or only is not None else seeds
     for row in rows:
         per = {"ns2": [], "ccsim": []}
         walls = {"ns2": 0.0, "ccsim": 0.0}
-        for s in seeds:
+        # a row recorded with its own seeds (--only ... --seeds N) keeps them
+        row_seeds = seeds if ns is not None else recs[row.id].get("seeds", default_seeds)
+        for s in row_seeds:
             sc = mod.scenario(row, s)
             if ns is not None:
                 m, w = run_ns2(sc, row.rate_bps, ns)
@@ -263,14 +267,22 @@ def record(name: str, seeds: List[int], only: Optional[str], ns: Optional[str], 
         ns2_side = mean(per["ns2"]) if ns is not None else prev["ns2"]
         ns2_wall = walls["ns2"] / len(seeds) if ns is not None else prev["ns2_wall_s"]
         rec = {"row": json.loads(json.dumps(asdict(row))), "ns2": ns2_side, "ccsim": mean(per["ccsim"]),
-               "ns2_wall_s": ns2_wall, "ccsim_wall_s": walls["ccsim"] / len(seeds)}
+               "ns2_wall_s": ns2_wall, "ccsim_wall_s": walls["ccsim"] / len(row_seeds)}
+        if row_seeds != default_seeds:
+            rec["seeds"] = row_seeds
+        # each seed's ns-2 numbers, when there are several (the mean's spread)
+        if ns is not None and len(per["ns2"]) > 1:
+            rec["ns2_seeds"] = per["ns2"]
+        elif ns is None and "ns2_seeds" in prev:
+            rec["ns2_seeds"] = prev["ns2_seeds"]
         recs[row.id] = rec
         if show:
             print_row(rec)
     order = [r.id for r in mod.ROWS]
     dates = {"date": _dt.date.today().isoformat()} if ns is not None else {
         "date": old.get("date"), "ccsim_date": _dt.date.today().isoformat()}
-    out = {"source": "ns-2", "ns2_version": "2.35", "ccsim_version": ccsim.__version__, **dates, "seeds": seeds,
+    out = {"source": "ns-2", "ns2_version": "2.35", "ccsim_version": ccsim.__version__, **dates,
+           "seeds": default_seeds,
            "rows": sorted(recs.values(), key=lambda r: order.index(r["row"]["id"]) if r["row"]["id"] in order else 1e9)}
     ref_path.write_text(json.dumps(out, indent=1) + "\n")
     return out

@@ -156,7 +156,8 @@ class Reference:
 
 
 def scenarios(ref: Reference, build: Callable[[Row, int], Dict[str, Any]], quick: bool) -> List[Sweep]:
-    """One sweep per recorded (row, seed); ``--quick`` only the quick rows."""
+    """One sweep per recorded (row, seed): a row's own ``seeds`` if it was
+    recorded with others than the file's; ``--quick`` only the quick rows."""
     rec = ref.load()
     by_id = {r.id: r for r in ref.rows}
     out = []
@@ -164,7 +165,7 @@ def scenarios(ref: Reference, build: Callable[[Row, int], Dict[str, Any]], quick
         row = by_id[r["row"]["id"]]
         if quick and not row.quick:
             continue
-        out += [Sweep(build(row, s), [{}], [(row.id, s)]) for s in rec["seeds"]]
+        out += [Sweep(build(row, s), [{}], [(row.id, s)]) for s in r.get("seeds", rec["seeds"])]
     return out
 
 

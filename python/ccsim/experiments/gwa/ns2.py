@@ -42,7 +42,7 @@ import pandas as pd
 
 from ..._native import UserError
 from .. import Check
-from .._kit import Analysis, Runs, Sweep
+from .._kit import Analysis, Runs, Sweep, ns2ref
 from .._kit.figures import grid, save, style_axes
 
 ID = "gwa-ns2"
@@ -104,7 +104,8 @@ def queue(scheme: str, buf: int) -> Dict[str, Any]:
 def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: str = "ns2") -> Dict[str, Any]:
     """Fig 3's network as a custom topology, as validation/gwa_topology.tcl
     builds it in ns-2: hosts s_i -> r0 (tau_i), r0 -> r1 (the scheme's
-    queue, tau_B), r1 -> d_i (tau_r); FTPs first, then Telnets."""
+    queue, tau_B), r1 -> d_i (tau_r); FTPs first, then Telnets. Every queue
+    orders a tied arrival and departure as ns-2 does (``ns2ref.NS2_QUEUE``)."""
     taus, starts = draw(st, seed)
     n = st["n"]
     edge = {"kind": "droptail", "limit_pkts": 1000}
@@ -128,7 +129,8 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
                             app_params={"interval_s": TELNET_INTERVAL_S}))
     nodes = ["r0", "r1"] + [f"s{i}" for i in range(n)] + [f"d{i}" for i in range(n)]
     return {"name": f"gwa-ns2-{scheme}-{buf}", "seed": seed, "duration_s": st["dur"], "warmup_s": st["warm"],
-            "sample_interval_s": 0.0, "topology": {"kind": "custom", "nodes": nodes, "links": links},
+            "sample_interval_s": 0.0,
+            "topology": ns2ref.ns2_topology({"kind": "custom", "nodes": nodes, "links": links}),
             "flows": flows + tel}
 
 
