@@ -1,4 +1,5 @@
 """`ccsim bench`'s table shows events per bottleneck packet (issue 13)."""
+import ccsim.bench as bench
 from ccsim.bench import format_table
 
 
@@ -22,3 +23,18 @@ def test_table_row_without_bottleneck_packets_shows_nan():
     lines = format_table([_row(events_per_bottleneck_pkt=float("nan"))]).splitlines()
     col = lines[0].split().index("ev/pkt")
     assert lines[1].split()[col] == "nan"
+
+
+def test_rounds_interleave_the_rows_and_keep_each_ones_fastest(monkeypatch):
+    walls = {"B5": [4.0, 3.0, 5.0], "E1": [2.0, 2.5, 1.5]}
+    ran = []
+
+    def fake(name, quick):
+        ran.append(name)
+        return _row(name=name, wall_s=walls[name].pop(0), bottleneck_pkts_per_s=1.0)
+
+    monkeypatch.setattr(bench, "run_isolated", fake)
+    rows = bench.run_all(["B5", "E1"], rounds=3)
+    assert ran == ["B5", "E1"] * 3
+    assert [(r["name"], r["wall_s"], r["rounds"]) for r in rows] == [("B5", 3.0, 3), ("E1", 1.5, 3)]
+    assert rows[0]["round_walls_s"] == [3.0, 4.0, 5.0] and rows[1]["round_walls_s"] == [1.5, 2.0, 2.5]

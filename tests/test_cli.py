@@ -143,6 +143,7 @@ def _bad_inputs(tmp_path, small_toml):
         (["sweep", str(small_toml), "--grid", "flows.0.count=[1,2", "--out", str(tmp_path / "o")], "bad --grid"),
         (["sweep", str(small_toml), "--grid", "flows.5.count=1", "--out", str(tmp_path / "o")], "out of range"),
         (["bench", "B9"], "unknown benchmark"),
+        (["bench", "B1", "--rounds", "0"], "--rounds: 0 is not allowed; must be 1 or more"),
         (["list", "bogus"], "invalid choice"),
         (["run"], "required"),
         (["run", str(dated), "--out", str(tmp_path / "o")],

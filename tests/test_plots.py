@@ -364,7 +364,7 @@ def test_bench_names_listed_and_case_insensitive(capsys, monkeypatch):
     for name in bench.BENCHMARKS:
         assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w])", helptext.replace("- ", "-")), name
     asked = []
-    monkeypatch.setattr(bench, "run_all", lambda names, quick, progress: asked.append(names) or [])
+    monkeypatch.setattr(bench, "run_all", lambda names, quick, progress, rounds=1: asked.append(names) or [])
     monkeypatch.setattr(bench, "format_table", lambda rows: "")
     assert main(["bench", "b1", "w1", "b2-HSTCP"]) == 0
     assert asked == [["B1", "W1", "B2-hstcp"]]

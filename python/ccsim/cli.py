@@ -265,7 +265,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(f"running {name}: {BENCHMARKS[name].description}" + (" (quick)" if args.quick else ""),
                   file=sys.stderr, flush=True)
 
-    rows = run_all(args.names or None, quick=args.quick, progress=note)
+    if args.rounds < 1:
+        raise UserError(f"--rounds: {args.rounds} is not allowed; must be 1 or more")
+    rows = run_all(args.names or None, quick=args.quick, progress=note, rounds=args.rounds)
     print(json.dumps(rows, indent=2) if args.json else format_table(rows))
     return 0
 
@@ -388,6 +390,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="benchmarks to run (default: all; case-insensitive): " + ", ".join(_bench_names()))
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--quick", action="store_true", help="durations / 10 (smoke test)")
+    p.add_argument("--rounds", type=int, default=1, metavar="N",
+                   help="run the list N times, interleaved, and keep each row's fastest round (default 1); "
+                        "makes the ratios between rows (vs_B5_pkts, vs_B3_pkts) robust to load swings")
     p.set_defaults(func=cmd_bench)
     return ap
 
