@@ -85,7 +85,8 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, within
 from .._kit.figures import grid, save
-from . import BETA, SOURCE as _SOURCE, TB_HDR, TB_MSS, TB_RATE, TB_ROUTE, W_T, scenario, tb_flow, tb_topology
+from . import (BETA, SOURCE as _SOURCE, TB_HDR, TB_MSS, TB_RATE, TB_ROUTE, TB_WIRE_RATE, W_T, scenario, tb_flow,
+               tb_topology)
 
 ID = "ltcp-udp"
 SOURCE = f"{_SOURCE}, §V-B.3 Fig 12 (testbed, on/off UDP)"
@@ -159,6 +160,19 @@ def _climb(g, t_stop: float, t_end: float, target_bps: float) -> float:
     return float(hit["time_s"].iloc[0] - t_stop) if len(hit) else math.nan
 
 
+def pair_rtt_s(rate: float) -> float:
+    """The round trip that clocks the window while the interface queue is
+    empty (the climb after UDP stops): with delayed ACKs the sender's
+    segments leave in pairs, both are serialised at the interface (``rate``)
+    and the ACK leaves the receiver when the second arrives, so a pair's
+    cycle is the propagation RTT, two packets at the interface, one on the
+    Gigabit wire, and the ACK (a bare header) on the wire and the interface
+    back. The climb model runs on it: goodput = cwnd x MSS / this, so 95%
+    of capacity needs 0.95 x capacity x this, not x the propagation RTT
+    alone (at 100 Mb/s it is 70.257 ms, the sender's SRTT then)."""
+    return RTT + (2 * PKT + HDR) * 8 / rate + (PKT + HDR) * 8 / TB_WIRE_RATE
+
+
 def _per_rtt(proto: str):
     """Window growth per RTT with delayed ACKs and per-ACK counting: every
     ACK covers two segments, so half of LTCP's K (TCP's 1) per RTT."""
@@ -217,12 +231,16 @@ def analyse(runs: Runs, quick: bool) -> Analysis:
             goff, loff = within(g, off_a, off_b, dt), within(link, off_a, off_b, dt)
             before = g[g["time_s"] <= off_a + 1e-9]
             w_stop = float(before["cwnd"].iloc[-1])
-            model = climb_time_s(w_stop, CLIMB_FRAC * bdp, bdp, RTT, _per_rtt(proto))
+            # the window that carries the capacity over the path's own round
+            # trip (pair_rtt_s), and the climb to 95% of it at that round trip
+            rtt_eff = pair_rtt_s(s["rate"])
+            w_full = s["rate"] * rtt_eff / (8 * PKT)
+            model = climb_time_s(w_stop, CLIMB_FRAC * w_full, w_full, rtt_eff, _per_rtt(proto))
             # phase-independent view: the climb from the bottom of the
             # on-period sawtooth, (1 - beta) x the window at which the queue
             # overflows while UDP is on
             bottom = (1 - (BETA if proto == "LTCP" else 0.5)) * w_on
-            worst = climb_time_s(bottom, CLIMB_FRAC * bdp, bdp, RTT, _per_rtt(proto))
+            worst = climb_time_s(bottom, CLIMB_FRAC * w_full, w_full, rtt_eff, _per_rtt(proto))
             rows.append({
                 "protocol": proto, "cycle": i + 1, "udp_on_s": on_a, "udp_off_s": off_a,
                 "on_tcp_goodput_mbps": gon["goodput_bps"].mean() / 1e6,
