@@ -243,8 +243,9 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
         if b < 2 { 0 } else { 1 } => (int(b, 1..200), int(b, 1..300_000)).prop_map(|(a, b)| vec![("limit_pkts", a), ("limit_bytes", b)]),
         if b < 2 { 0 } else { 1 } => Just(vec![]),
     ];
-    (prop::option::weighted(0.7, kind), red, drr, gwa, xcp, limits, shapes(b, 3, 20))
-        .prop_map(move |(kind, red, drr, gwa, xcp, limits, shape)| {
+    let ties = prop::option::weighted(0.3, choice(b, &["event_order", "arrival_first"]));
+    (prop::option::weighted(0.7, kind), red, drr, gwa, xcp, limits, ties, shapes(b, 3, 20))
+        .prop_map(move |(kind, red, drr, gwa, xcp, limits, ties, shape)| {
             let mut t = Table::new();
             let k = kind.as_ref().and_then(|v| v.as_str()).unwrap_or("droptail").to_string();
             if let Some(kind) = kind {
@@ -272,6 +273,9 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
             }
             if let Some(x) = xcp {
                 t.insert("xcp".into(), x);
+            }
+            if let Some(x) = ties {
+                t.insert("ties".into(), x);
             }
             if shape == 2 {
                 Value::Integer(20)
