@@ -135,6 +135,19 @@ def test_the_first_overflows_drop_the_segments_ns2_drops():
     assert len(other) == len(d["ns2"]) and other != d["ns2"]
 
 
+def test_ns2_checks_compare_small_rates_to_six_significant_digits():
+    import pandas as pd
+    from ccsim.experiments._kit import Analysis, ns2ref
+
+    row = {"row": "r", "n": 1, "seeds": 1}
+    for k in ns2ref.METRICS:
+        row.update({f"ns2_{k}": 1.0, f"ccsim_{k}": 1.0, f"recorded_ccsim_{k}": 1.0})
+    # a loss rate 3.3% above ns-2's: six decimals made it 2e-06 against 3e-06
+    row.update(ns2_loss_rate=2.46e-6, ccsim_loss_rate=2.54e-6)
+    c = next(c for c in ns2ref.checks(Analysis(table=pd.DataFrame([row]))) if "loss_rate" in c.quantity)
+    assert c.ok and c.deviation == pytest.approx(0.08 / 2.46, rel=1e-6)
+
+
 def test_unmapped_agents_are_refused():
     row = etcp_ns2.ROWS[0]
     sc = etcp_ns2.scenario(row, 1)

@@ -73,6 +73,13 @@ class Row:
     quick: bool = False
 
 
+def sig6(x: float) -> float:
+    """``x`` to six significant digits, for a check's numbers: loss rates
+    of 1e-6 rounded to six *decimals* kept one digit, and the check's
+    deviation was computed on that."""
+    return float(f"{x:.6g}")
+
+
 def ns2_mode(flow: Dict[str, Any]) -> Dict[str, Any]:
     """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); SACK recovery
     as ns-2's ``TCP/Sack1`` (``recovery = "sack1"``); HighSpeed also
@@ -203,7 +210,7 @@ def checks(a: Analysis) -> List[Check]:
             if k == "jain" and r.n == 1:
                 continue
             ns2, mine = float(getattr(r, f"ns2_{k}")), float(getattr(r, f"ccsim_{k}"))
-            out.append(Check(f"{r.row}: {k} (mean of {r.seeds} seeds)", paper=round(ns2, 6), ccsim=round(mine, 6),
+            out.append(Check(f"{r.row}: {k} (mean of {r.seeds} seeds)", paper=sig6(ns2), ccsim=sig6(mine),
                              tolerance=TOL, source="ns-2"))
     t = a.table
     worst = 0.0

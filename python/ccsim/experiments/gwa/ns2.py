@@ -217,7 +217,7 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         for k in CHECKED:
             ns2, mine = float(getattr(r, f"ns2_{k}")), float(getattr(r, f"ccsim_{k}"))
             out.append(Check(f"{r.setting} {r.scheme} {int(r.buffer_kb)} kB: {k} (mean of {r.seeds} seeds)",
-                             paper=round(ns2, 6), ccsim=round(mine, 6), tolerance=TOL, source="ns-2"))
+                             paper=ns2ref.sig6(ns2), ccsim=ns2ref.sig6(mine), tolerance=TOL, source="ns-2"))
     # The record's own ccsim column came from the same scenarios: if this
     # run differs, the engine changed since ns-2's side was recorded and
     # the comparison should be re-recorded (validation/gwa_compare.py).
