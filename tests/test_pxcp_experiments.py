@@ -103,3 +103,26 @@ def test_bad_buffer_is_a_named_error():
     (sw, *_) = fig2.scenarios(True)
     with pytest.raises(UserError, match="limit_bytes"):
         plan(sw.base, [{"topology.bottleneck_queue.limit_bytes": 0}])
+
+
+def test_pxcp_ns2_compares_each_row_with_the_record_and_queue_ranges_by_overlap():
+    from ccsim.experiments.pxcp import ns2
+
+    # the record holds the 2, 10 and 100-flow rows, each with seeds 1-6 on ns-2's side
+    rec = ns2.reference()
+    assert [r["flows"] for r in rec] == [2, 10, 100]
+    assert all(sorted(r["seeds"]) == [str(s) for s in ns2.SEEDS] for r in rec)
+    # the scenario is the Tcl's network: 20 Mb/s, 200 packets, XCP, i/2N starts
+    sc = ns2.scenario(10, 3)
+    assert sc["seed"] == 3 and sc["topology"]["bottleneck_queue"] == {"limit_pkts": 200, "xcp": True}
+    assert [f["start_s"] for f in sc["flows"]][:3] == [0.0, 0.05, 0.1]
+    row = {"flows": 2, "ns2_drops": 0, "ccsim_drops": 0, "ns2_q_lo": 39, "ns2_q_hi": 46}
+    for k in ns2.METRICS:
+        row.update({f"ns2_{k}": 1.0, f"ccsim_{k}": 1.0, f"recorded_ccsim_{k}": 1.0})
+
+    def queue_check(lo, hi):
+        t = pd.DataFrame([dict(row, ccsim_q_lo=lo, ccsim_q_hi=hi)])
+        return next(c for c in ns2.checks(Analysis(table=t), False) if "maximum queue" in c.quantity)
+
+    assert queue_check(42, 51).ok and queue_check(30, 39).ok
+    assert not queue_check(47, 60).ok and not queue_check(20, 38).ok

@@ -12,7 +12,8 @@ Parts (each also runs on its own; docs/validation.md describes each):
   (:mod:`validation.gwa_compare`; a full run re-records ``gwa-ns2``'s file);
 * ``red``: RED and ECN on the dumbbell (:mod:`validation.red_compare`);
 * ``xcp``: XCP routers and end systems on the 20 Mb/s dumbbell, 2, 10 and
-  100 flows (:mod:`validation.xcp_compare`);
+  100 flows (:mod:`validation.xcp_compare`; a full run re-records
+  ``pxcp-ns2``'s file);
 * ``xcp-pxcp``: XCP on the paced-XCP paper's networks, a non-paced
   ``pxcp-fig1`` row and the ``pxcp-fig4-table1`` parking lot
   (:mod:`validation.xcp_chain`; ns-2 takes about 15 minutes);
@@ -54,7 +55,7 @@ COMMANDS = {
             "--out", str(ROOT / "python/ccsim/experiments/gwa/ns2_reference.json")],
     "red": [sys.executable, "-m", "validation.red_compare", "3"],
     "xcp": [sys.executable, "-m", "validation.xcp_compare", "2", "10", "100", "--seeds", "6", "--json",
-            "{out}/xcp.json"],
+            str(ROOT / "python/ccsim/experiments/pxcp/ns2_reference.json")],
     "xcp-pxcp": [sys.executable, "-m", "validation.xcp_chain", "fig1", "fig4", "--flows", "10", "--duration", "40",
                  "--warmup", "20", "--json", "{out}/xcp-pxcp.json"],
     "sack1": [sys.executable, "-m", "validation.sack1_traces", "--seeds", "3", "--json", "{out}/sack1.json"],

@@ -9,7 +9,9 @@ prints the range of the start-up maximum queue.
 The paced-XCP paper's networks (622 Mb/s dumbbell, 3-link parking lot) are
 :mod:`validation.xcp_chain`.
 
-Needs `ns` (ns-2.35) on PATH and the ccsim package. Measures, over the
+Its record (``--json``) is the ``pxcp-ns2`` experiment's reference
+(python/ccsim/experiments/pxcp/ns2_reference.json); ccsim's scenario is
+that experiment's. Needs `ns` (ns-2.35) on PATH and the ccsim package. Measures, over the
 second half of the run on the forward bottleneck: utilisation (bytes sent
 / capacity), maximum queue in packets and bytes (over the whole run), and
 each flow's throughput (bytes it sent over the bottleneck). Not shipped in
@@ -24,8 +26,9 @@ import tempfile
 import pandas as pd
 
 import ccsim
+from ccsim.experiments.pxcp import ns2 as pxcp_ns2
 
-RATE, DUR = 20e6, 20.0
+RATE, DUR = pxcp_ns2.RATE, pxcp_ns2.DURATION
 
 
 def parse_ns2(path, n):
@@ -59,17 +62,9 @@ def parse_ns2(path, n):
 
 
 def ccsim_scenario(n, seed=None):
-    flows = "".join(
-        f'[[flows]]\ncc = "xcp"\nrecovery = "reno"\ndelayed_ack = false\nheader_bytes = 50\nsyn = "ns2"\nstart_s = {i * 0.5 / n!r}\n'
-        for i in range(n)
-    )
-    return (
-        f'name = "xcp-ns2-{n}"\n' + (f"seed = {seed}\n" if seed is not None else "")
-        + f"duration_s = {DUR}\nwarmup_s = {DUR / 2}\nsample_interval_s = 0.0\n"
-        f'[topology]\nkind = "dumbbell"\nbottleneck_rate_bps = {RATE}\nbottleneck_delay_s = 0.01\n'
-        f"bottleneck_queue = {{ limit_pkts = 200, xcp = true }}\nedge_rate_bps = 100e6\nedge_delay_s = 0.005\n"
-        + flows
-    )
+    """ccsim's side: the ``pxcp-ns2`` experiment's scenario (one definition
+    for both, so the recorded comparison and the experiment cannot drift)."""
+    return json.dumps(pxcp_ns2.scenario(n, seed))
 
 
 def one(n, seed=None):
@@ -81,7 +76,7 @@ def one(n, seed=None):
         subprocess.run(["ns", os.path.join(os.path.dirname(__file__), "xcp_dumbbell.tcl"), str(n), str(DUR), tr]
                        + ([str(seed)] if seed is not None else []), check=True, capture_output=True)
         a = parse_ns2(tr, n)
-        sc = os.path.join(d, "s.toml")
+        sc = os.path.join(d, "s.json")
         with open(sc, "w") as f:
             f.write(ccsim_scenario(n, seed))
         subprocess.run(["ccsim", "run", sc, "--out", d, "--no-plots", "--no-progress"], check=True,

@@ -66,6 +66,8 @@ Experiments (one module each):
   bottleneck buffer (Fig 3).
 * ``pxcp-fig4-table1`` (:mod:`.fig4_table1`): the 3-link parking lot,
   per-link utilisation (Fig 4) and Jain's index (Table 1).
+* ``pxcp-ns2`` (:mod:`.ns2`): ccsim's XCP against the recorded ns-2.35 run
+  of a 20 Mb/s dumbbell with 2, 10 and 100 flows (checks of source ``ns-2``).
 """
 
 from __future__ import annotations
