@@ -212,6 +212,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     print(f"{exp.id}: {exp.description} [{exp.paper}]" + (" (quick)" if args.quick else "")
           + (" (replot from the run cache)" if args.replot else ""))
+    agents = exp.agents()
+    if agents:
+        print(agents)
     if args.replot:
         from .sweep import MissingRuns
 
@@ -227,7 +230,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         with progress_default(False if args.quiet else args.progress):
             checks = list(exp.run(out, args.quick, args.workers) or [])
-    path = write_checks(out, checks)
+    path = write_checks(out, checks, agents)
     print_checks(checks, summary=False)
     print(f"wrote {path}")
     # The summary line is printed last on its own so scripts can grep it.

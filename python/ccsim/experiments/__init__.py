@@ -29,7 +29,12 @@ and optionally
 * ``scenarios_after(runs: _kit.Runs, quick) -> list[_kit.Sweep]``: a second
   stage whose scenarios depend on the first stage's results (e.g. buffers
   set to a maximum occupancy measured in the first stage); ``analyse`` then
-  gets both stages' sweeps, the first stage's first.
+  gets both stages' sweeps, the first stage's first;
+* ``NS2_FIGURE = True``: the module reproduces a figure the paper made in
+  ns-2 and builds its TCP-family flows with
+  :func:`._kit.ns2ref.figure_flow`; ``ccsim reproduce`` then prints how
+  those flows run and ``checks.json`` records it (``agents``,
+  :func:`Experiment.agents`).
 
 Every module of every subpackage is imported with this package and each one
 defining ``ID`` is registered by :func:`register_figure`; there is no list to
@@ -169,6 +174,15 @@ class Experiment:
     module: str = ""
     figure: Optional[ModuleType] = None
 
+    def agents(self) -> Optional[str]:
+        """How its TCP-family flows run (:func:`._kit.ns2ref.agents_note`)
+        if it reproduces an ns-2 figure (``NS2_FIGURE``), else None."""
+        if not getattr(self.figure, "NS2_FIGURE", False):
+            return None
+        from ._kit.ns2ref import agents_note
+
+        return agents_note()
+
     def replot(self, out_dir: Path, quick: bool) -> List[Check]:
         """Analyse, check and plot again from the cached runs; nothing runs."""
         from .._native import UserError
@@ -268,22 +282,26 @@ def summary(checks: Iterable[Check]) -> Dict[str, Dict[str, int]]:
     return out
 
 
-def checks_document(checks: Iterable[Check]) -> Dict[str, Any]:
+def checks_document(checks: Iterable[Check], agents: Optional[str] = None) -> Dict[str, Any]:
     """What ``checks.json`` holds: ``summary`` (per source, see
     :func:`summary`, and ``headline``, :func:`summary_line`) and ``checks``
-    (the check dicts)."""
+    (the check dicts); with ``agents`` (:meth:`Experiment.agents`) also
+    ``agents``, how the TCP-family flows ran."""
     checks = list(checks)
-    return {"summary": {"by_source": summary(checks), "ok": sum(bool(c.ok) for c in checks),
-                        "total": len(checks), "headline": summary_line(checks)},
-            "checks": [c.to_dict() for c in checks]}
+    doc: Dict[str, Any] = {"summary": {"by_source": summary(checks), "ok": sum(bool(c.ok) for c in checks),
+                                       "total": len(checks), "headline": summary_line(checks)}}
+    if agents is not None:
+        doc["agents"] = agents
+    doc["checks"] = [c.to_dict() for c in checks]
+    return doc
 
 
-def write_checks(out_dir: PathLike, checks: Iterable[Check]) -> Path:
+def write_checks(out_dir: PathLike, checks: Iterable[Check], agents: Optional[str] = None) -> Path:
     """Write ``checks.json`` (see :func:`checks_document`) into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "checks.json"
-    path.write_text(json.dumps(checks_document(checks), indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(checks_document(checks, agents), indent=2) + "\n", encoding="utf-8")
     return path
 
 

@@ -24,11 +24,20 @@ segment for segment against ns-2 (docs/validation.md, "TCP/Sack1").
 
 The flows of a row start at times drawn from the row's seed
 (:func:`starts`), written into both simulators' scenarios.
+
+The same mode is what every reproduction of a figure the papers made in
+ns-2 gives its TCP-family flows (:func:`figure_flow`, issue 11 §2): the
+E-TCP paper's baselines, the LTCP paper's §V-A TCP and LTCP flows, every
+H-TCP flow, and the paced-XCP paper's Reno, NewReno, HSTCP and XCP
+agents (docs/experiments.md, "ns-2 mode"). :data:`FIGURES_IN_NS2_MODE`
+(``CCSIM_NS2_MODE=0`` in the environment) turns it off, for a comparison
+with ccsim's RFC defaults.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -80,17 +89,77 @@ def sig6(x: float) -> float:
     return float(f"{x:.6g}")
 
 
-def ns2_mode(flow: Dict[str, Any]) -> Dict[str, Any]:
+#: ns-2.35's default RTO before the first RTT sample (``rtxcur_init_``);
+#: with ``rtt_estimator = "ns2"`` it is the engine's default, a flow with
+#: timestamps (:func:`ns2_mode`) sets it.
+NS2_INIT_RTO_S = 3.0
+
+
+def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False) -> Dict[str, Any]:
     """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); SACK recovery
     as ns-2's ``TCP/Sack1`` (``recovery = "sack1"``); HighSpeed also
     halves on its first decrease as ns-2's ``slowdown`` does and runs
-    Limited Slow-Start as ns-2's ``opencwnd`` does (``lss = "ns2"``)."""
+    Limited Slow-Start as ns-2's ``opencwnd`` does (``lss = "ns2"``).
+
+    ``timestamps``: the agent ran with ns-2's ``timestamps_ true`` (the
+    default of ``Agent/TCP/Reno/XCP``; the paced-XCP paper's "time-stamps
+    option is used" for every agent). ns-2 then takes an RTT sample from
+    every ACK's echoed timestamp (``newack``: ``rtt_update(now -
+    ts_echo())``) instead of timing one segment per round trip, so the
+    one-segment ``ns2`` estimator does not apply: the flow keeps ccsim's
+    every-ACK estimator (``rfc6298``, the same 1/8 and 1/4 gains; ns-2
+    keeps them as integers in ``tcpTick_`` units, which at the papers'
+    fine ticks is not resolved; its backoff ends when its timed segment is
+    acknowledged, ccsim's with the next sample) with ns-2's initial RTO
+    (:data:`NS2_INIT_RTO_S`); the rest of :data:`NS2_TCP` applies as is.
+
+    Combinations the engine refuses keep the closest valid setting: a
+    paced or ECN flow keeps ``recovery = "sack"`` (RFC 6675), as ``sack1``
+    refuses pacing and ECN (ns-2's Sack1 agent has neither; the papers'
+    paced SACK agents were their own patches of it), and HighSpeed with
+    ``abc`` keeps ccsim's Limited Slow-Start (``lss = "ns2"`` refuses
+    ``abc``). Idempotent: a flow already in ns-2 mode is returned equal."""
     f = dict(flow, **NS2_TCP)
-    if f.get("recovery") == "sack":
+    if timestamps:
+        f.update(rtt_estimator="rfc6298", init_rto_s=NS2_INIT_RTO_S)
+    if f.get("recovery") == "sack" and f.get("pacing", "none") == "none" and not f.get("ecn"):
         f["recovery"] = "sack1"
     if f.get("cc") == "hstcp":
-        f["cc_params"] = dict(f.get("cc_params") or {}, ns2_first_decrease=True, lss="ns2")
+        params = dict(f.get("cc_params") or {}, ns2_first_decrease=True)
+        if not params.get("abc"):
+            params["lss"] = "ns2"
+        f["cc_params"] = params
     return f
+
+
+#: Whether the reproductions of the papers' ns-2 figures run their
+#: TCP-family flows in ns-2 mode (:func:`figure_flow`). On by default;
+#: ``CCSIM_NS2_MODE=0`` in the environment when this module is imported,
+#: or setting this to ``False`` before building the scenarios, runs them
+#: with ccsim's RFC defaults instead (for comparison only: the checks and
+#: docs/experiments.md are for ns-2 mode). The ``*-ns2`` experiments run
+#: ns-2 mode whatever this says (they compare against ns-2 itself).
+FIGURES_IN_NS2_MODE: bool = os.environ.get("CCSIM_NS2_MODE", "1").strip() != "0"
+
+
+def figure_flow(flow: Dict[str, Any], *, timestamps: bool = False) -> Dict[str, Any]:
+    """A TCP-family flow of a reproduced ns-2 figure: :func:`ns2_mode`
+    (``timestamps`` as there) unless :data:`FIGURES_IN_NS2_MODE` is off,
+    then ``flow`` unchanged. The one place that decides how those flows
+    run; experiments call it, never :data:`NS2_TCP` directly."""
+    return ns2_mode(flow, timestamps=timestamps) if FIGURES_IN_NS2_MODE else dict(flow)
+
+
+def agents_note() -> str:
+    """How the TCP-family flows of a reproduced ns-2 figure run now: what
+    ``ccsim reproduce`` prints and ``checks.json`` records (``agents``)
+    for an experiment that declares ``NS2_FIGURE = True``."""
+    if FIGURES_IN_NS2_MODE:
+        return ("TCP-family flows in ns-2 mode (ccsim.experiments._kit.ns2ref.figure_flow: "
+                + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_TCP.items())
+                + "; Sack -> sack1 where unpaced; HSTCP ns2_first_decrease, lss = \"ns2\"; "
+                "agents with timestamps keep the every-ACK estimator)")
+    return "TCP-family flows with ccsim's RFC defaults (CCSIM_NS2_MODE=0: not the papers' ns-2 settings)"
 
 
 #: Queue-table fields that order a tied arrival and departure as ns-2.35
