@@ -36,6 +36,18 @@ The baselines, as §VI-A configures its ns-2 agents:
   is used. Loss recovery is not stated: ``recovery="sack"``, as for the
   other two high-speed agents.
 
+Every baseline flow runs in ns-2 mode (:func:`baseline`, i.e.
+:func:`.._kit.ns2ref.figure_flow`): §VI-A, "The experiments are performed
+using the packet level network simulator ns-2", and its NewReno is "the
+default TCP NewReno implementation in ns-2". So ns-2.35's RTT estimator and
+RTO, ``windowInit_ 2``, Limited Transmit (``singledup_ 1``), ``bugFix_``,
+the repeated-timeout halving, the SYN start-up, one ACK per segment,
+HSTCP's first decrease and Limited Slow-Start as ns-2 runs them, and the
+SACK agents as ``TCP/Sack1`` (``recovery = "sack1"``; STCP and FAST too,
+read above as SACK1-based). Paced NewReno keeps NewReno recovery (no
+change); nothing here is paced with SACK. E-TCP is its own transport and
+keeps its own settings (docs/etcp.md).
+
 Experiments: :mod:`.fig1` (``etcp-fig1``, the M/M/1/B model),
 :mod:`.fig5` (one E-TCP flow's dynamics), :mod:`.fig6` (``etcp-fig6``, one
 flow, every protocol), :mod:`.fig7_9` (50 flows: dynamics, utilisation of
@@ -52,6 +64,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
+from .._kit.ns2ref import figure_flow
 from .._kit.setups import HEADER, MSS, PKT_BYTES, dumbbell, flow, protocol_fields, scenario
 
 SOURCE = "E-TCP (small-buffer high-speed CC)"
@@ -86,19 +99,27 @@ PROTOCOLS: Dict[str, dict] = {
 TCP = ("NewReno", "NewReno+pacing")
 
 
+def baseline(proto: str) -> Dict[str, Any]:
+    """The fields of baseline ``proto`` (:data:`PROTOCOLS`) as the paper's
+    ns-2 ran it: in ns-2 mode (:func:`.._kit.ns2ref.figure_flow`)."""
+    return figure_flow(PROTOCOLS[proto])
+
+
 def base_scenario(name: str, duration_s: float) -> dict:
     """Fig 4 dumbbell with one NewReno flow; the sweeps set rate, delay, protocol."""
     topo = dumbbell(1e9, BUFFER, delay_s=0.04, edge_rate_bps=100e9, edge_delay_s=0.005, edge_buffer_pkts=1000)
     # ns-2 window_ (E-TCP §VI-A sets the TCP window limit to 10,000,000)
-    return scenario(name, duration_s, topo, [flow("NewReno", rwnd_pkts=10_000_000)])
+    return scenario(name, duration_s, topo, [figure_flow(flow("NewReno", rwnd_pkts=10_000_000))])
 
 
 def point(proto: str, rate: float, rtt: float) -> dict:
-    """Sweep point: bottleneck rate, RTT and the protocol's flows.0 fields."""
+    """Sweep point: bottleneck rate, RTT and the protocol's flows.0 fields
+    (:func:`baseline`: every field ns-2 mode sets, so no field of the base
+    flow's NewReno is left over)."""
     p = {"topology.bottleneck_rate_bps": rate,
          # edge links add 2 x 5 ms each way: RTT = 2 (0.01 + d)
          "topology.bottleneck_delay_s": round(rtt / 2 - 0.01, 9)}
-    p.update({f"flows.0.{k}": v for k, v in PROTOCOLS[proto].items()})
+    p.update({f"flows.0.{k}": v for k, v in baseline(proto).items()})
     return p
 
 

@@ -34,11 +34,14 @@ import pandas as pd
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.figures import STYLE, grid, save, style_axes
+from .._kit.ns2ref import figure_flow
 from .._kit.setups import flow
 from . import ETCP_STYLE, SOURCE as _SOURCE, etcp_flow, etcp_point, etcp_scenario
 
 ID = "etcp-fig15"
 SOURCE = f"{_SOURCE}, Fig 15"
+#: an ns-2 figure: its baselines run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "two-way traffic: M = 1/25/50 forward flows against 25 reverse flows, 50 ms, 50 Mb/s-1 Gb/s"
 
 PAPER = {"etcp_m1": 0.80, "etcp_many_above": 0.90, "newreno_below": 0.30}
@@ -61,8 +64,9 @@ def _flows(proto: str, m: int):
     spread = dict(start_s=0.0, start_spread_s=0.1)
     if proto == "E-TCP":
         return [etcp_flow("E-TCP", count=m, **spread), etcp_flow("E-TCP", count=N_REVERSE, direction="reverse", **spread)]
-    return [flow(proto, count=m, rwnd_pkts=10_000_000, **spread),
-            flow(proto, count=N_REVERSE, direction="reverse", rwnd_pkts=10_000_000, **spread)]
+    # NewReno and paced NewReno in ns-2 mode, as every baseline (package docstring)
+    return [figure_flow(flow(proto, count=m, rwnd_pkts=10_000_000, **spread)),
+            figure_flow(flow(proto, count=N_REVERSE, direction="reverse", rwnd_pkts=10_000_000, **spread))]
 
 
 def scenarios(quick: bool) -> List[Sweep]:

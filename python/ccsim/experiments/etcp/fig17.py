@@ -46,10 +46,12 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.figures import grid, save, style_axes
 from .._kit.setups import dumbbell, scenario
-from . import BUFFER, EDGE_BUFFER, EDGE_RATE_BPS, HEADER, MSS, PROTOCOLS, SOURCE as _SOURCE, etcp_flow
+from . import BUFFER, EDGE_BUFFER, EDGE_RATE_BPS, HEADER, MSS, SOURCE as _SOURCE, baseline, etcp_flow
 
 ID = "etcp-fig17"
 SOURCE = f"{_SOURCE}, Fig 17 (§VI-H)"
+#: an ns-2 figure: its baselines run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "web-like finite flows over OC-3/OC-12: throughput of E-TCP, NewReno, paced NewReno"
 
 #: (link Mb/s, users, size factor) -> (gain over NewReno, over paced NewReno); §VI-H.
@@ -82,7 +84,9 @@ def web_flow(name: str, users: int, factor: int) -> dict:
     if name == "E-TCP":
         f = etcp_flow("E-TCP")
     else:
-        f = {"mss_bytes": MSS, "header_bytes": HEADER, "rwnd_pkts": 10_000_000, **PROTOCOLS[name]}
+        # ns-2 mode, as every baseline (package docstring): ns-2's web
+        # traffic runs one one-way TCP agent per transfer, each with its SYN
+        f = {"mss_bytes": MSS, "header_bytes": HEADER, "rwnd_pkts": 10_000_000, **baseline(name)}
     f.update({"count": users, "app": "web", "app_params": {"size_factor": float(factor)},
               "rtt_range_s": [0.010, 0.150], "rtt_step_s": 0.001})
     return f

@@ -66,6 +66,8 @@ from .overflow import climb_rtts, steady_cycle
 
 ID = "etcp-fig6"
 SOURCE = f"{_SOURCE}, Fig 6"
+#: an ns-2 figure: its baselines run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = ("utilisation of E-TCP (exponential / deterministic pacing), NewReno, paced NewReno, HSTCP, STCP, "
                "FAST vs bottleneck bandwidth, one flow, 20-packet buffer")
 

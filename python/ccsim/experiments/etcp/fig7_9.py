@@ -68,6 +68,8 @@ from . import (ETCP_STYLE, PROTOCOLS, SOURCE as _SOURCE, base_scenario, etcp_flo
 
 ID = "etcp-fig7-9"
 SOURCE = f"{_SOURCE}, Figs 7-9"
+#: an ns-2 figure: its baselines run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = ("50 flows, 1/2.5/5 Gb/s, 50-200 ms: E-TCP's window ~240 and loss ~0.018 (Fig 7), utilisation "
                "of E-TCP and five baselines (Fig 8), Jain's index over time (Fig 9)")
 
