@@ -11,6 +11,16 @@ Packets: 1000-byte payloads in 1040-byte packets (ns-2 default); the
 paper's utilisation figures are payload goodput (its LTCP figures are exactly
 capacity x 1000/1040, e.g. 96.15 of 100 Mb/s).
 
+The TCP and LTCP flows of the §V-A figures (``ltcp-fig5`` to
+``ltcp-fig8``) run in ns-2 mode (:func:`flow`; "Results of the evaluation
+of the chosen design using ns-2 simulations and emulation on a Linux
+testbed are presented in Section V"): ``recovery = "sack1"``, ns-2's RTT
+estimator and RTO, its SYN start-up and the other ns-2.35 defaults of
+:data:`.._kit.ns2ref.NS2_TCP`. The testbed experiments (``ltcp-testbed``,
+``ltcp-udp``) are Linux and keep ccsim's Linux-like settings
+(:func:`tb_flow`); ``ltcp-response`` checks eq. 18, an analytic result,
+and keeps ccsim's defaults (:func:`agent`).
+
 Access-link queues are not described; ns-2 gives every link a queue, and we
 read "routers have the default queuesize" as applying to them too only
 where it matters: with a 2.4 Gb/s bottleneck the access link is as slow as
@@ -61,6 +71,7 @@ from typing import List
 
 from ...models.aimd import bdp_packets
 from .. import Check
+from .._kit.ns2ref import figure_flow
 from .._kit.setups import MSS, PKT_BYTES, dumbbell as _dumbbell, flow as _kit_flow, scenario as _scenario
 
 SOURCE = "LTCP (layered TCP)"
@@ -88,10 +99,23 @@ TB_WIRE_RATE = 1e9             # Gigabit Ethernet between the two PCs
 TB_ROUTE = ["snd", "nic", "rcv"]
 
 
-def flow(proto: str, **kw) -> dict:
-    """One ns-2-like FTP flow: TCP/Sack1 (Reno + SACK) or LTCP on the same agent."""
+def agent(proto: str, **kw) -> dict:
+    """One FTP flow of TCP (Reno + SACK) or LTCP with ccsim's own
+    defaults: the testbed's Linux flows (:func:`tb_flow`) and the eq. 18
+    runs (``ltcp-response``) start from it."""
     params = {"w_t": W_T, "beta": BETA} if proto == "LTCP" else None
     return _kit_flow(AGENT[proto], params, **{"rtt_s": RTT, "rwnd_pkts": 10_000_000, **kw})
+
+
+def flow(proto: str, **kw) -> dict:
+    """One flow of the §V-A ns-2 simulations: TCP/Sack1, or LTCP on the same
+    agent ("The LTCP protocol is implemented by modifying the TCP/Sack1
+    agent"), in ns-2 mode (:func:`.._kit.ns2ref.figure_flow`: ``recovery =
+    "sack1"``, ns-2's RTT estimator and RTO, SYN, ``windowInit_ 2``, ...;
+    LTCP changes only the window response, "The rest of the algorithms ...
+    for RTT calculations, SACK processing, timer management etc, are not
+    modified", §IV-B)."""
+    return figure_flow(agent(proto, **kw))
 
 
 def dumbbell(rate_bps: float, buffer_pkts: int, edge_rate_bps: float = EDGE_RATE) -> dict:
@@ -131,7 +155,7 @@ def tb_flow(proto: str, n: int, txqueuelen: int = TB_BUFFER) -> dict:
     ACKs, 32 MB windows, the sending PC's txqueuelen (Linux 2.4: a segment
     that does not fit stays in the socket and the sender enters CWR),
     starting within 0.1 s when several."""
-    f = flow(proto, mss_bytes=TB_MSS, header_bytes=TB_HDR, delayed_ack=True,
+    f = agent(proto, mss_bytes=TB_MSS, header_bytes=TB_HDR, delayed_ack=True,
              rwnd_pkts=32 * 2**20 // TB_MSS, count=n, route=list(TB_ROUTE), txqueuelen_pkts=int(txqueuelen))
     f.pop("rtt_s", None)  # the RTT is the path's (tb_topology())
     if n > 1:

@@ -32,6 +32,8 @@ from . import BETA, DEFAULT_BUFFER, PKT_BYTES, PROTOS, RTT, SOURCE as _SOURCE, W
 
 ID = "ltcp-fig5"
 SOURCE = f"{_SOURCE}, Fig 5"
+#: an ns-2 figure (§V-A): its TCP and LTCP flows run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "cwnd of one LTCP flow vs one TCP flow, 1 Gb/s, RTT 70 ms, 6000-packet buffer"
 
 PAPER = {"tcp_extra_recovery_s": 600}  # TCP "takes over 600 seconds more than an LTCP flow to recover"

@@ -25,6 +25,8 @@ from . import (BETA, EDGE_RATE, PAYLOAD, PKT_BYTES, PROTOS, RTT, SOURCE as _SOUR
 
 ID = "ltcp-fig6"
 SOURCE = f"{_SOURCE}, Fig 6 table"
+#: an ns-2 figure (§V-A): its TCP and LTCP flows run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "TCP and LTCP utilisation and loss rate at 10 Mb/s to 2.4 Gb/s, buffer = BDP, RTT 70 ms"
 
 # Fig 6 table: Mb/s and loss rate in percent (None: not given).

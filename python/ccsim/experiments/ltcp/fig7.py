@@ -28,6 +28,8 @@ from . import DEFAULT_BUFFER, PAPER_LTCP_MIN_JAIN, PAYLOAD, SOURCE as _SOURCE, d
 
 ID = "ltcp-fig7"
 SOURCE = f"{_SOURCE}, Fig 7"
+#: an ns-2 figure (§V-A): its TCP and LTCP flows run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "dynamic link sharing: four LTCP flows arriving at 0/150/350/550 s and leaving, 1 Gb/s"
 
 PAPER = {

@@ -29,6 +29,8 @@ from . import (BETA, DEFAULT_BUFFER, EDGE_RATE, PAYLOAD, PKT_BYTES, RTT, SOURCE 
 
 ID = "ltcp-fig8"
 SOURCE = f"{_SOURCE}, Fig 8"
+#: an ns-2 figure (§V-A): its TCP and LTCP flows run in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "one LTCP flow (300 s head start) vs ten TCP flows at several link rates"
 
 PAPER = {500e6: 101.25, 1e9: 185.64}  # aggregate goodput of the ten TCP flows, Mb/s (read from Fig 8)

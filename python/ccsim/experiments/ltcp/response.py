@@ -28,7 +28,8 @@ from ...models.ltcp import random_loss_window, response_pkts_per_s, response_win
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.figures import COLOR, grid, save, style_axes
-from . import BETA, MSS, PROTOS, RTT, SOURCE as _SOURCE, W_T, dumbbell, flow, scenario
+# eq. 18 is analytic, not an ns-2 figure: ccsim's own TCP defaults (package docstring)
+from . import BETA, MSS, PROTOS, RTT, SOURCE as _SOURCE, W_T, agent as flow, dumbbell, scenario
 
 ID = "ltcp-response"
 SOURCE = f"{_SOURCE}, eq. 15-18"
