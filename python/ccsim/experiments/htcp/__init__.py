@@ -11,11 +11,22 @@ experiments unless stated:
   ``T_d`` "the round-trip time when the queue is empty". (The other reading,
   100 ms one way, would double every BDP; it is not run.)
 * Packets: ns-2 defaults, 1000-byte payload plus 40 bytes of header (1040 on
-  the wire); one ACK per segment; initial window 2.
-* Loss recovery: SACK (``recovery = "sack"``, RFC 6675); the paper does
-  not name its ns-2 TCP agent. SACK sets cwnd to ssthresh at the start of
-  recovery with no inflation, so the cwnd series shows each backoff as one
-  clean drop.
+  the wire); one ACK per segment; initial window 2 (both also part of ns-2
+  mode, below).
+* Loss recovery: SACK; the paper does not name its ns-2 TCP agent, and
+  ns-2's SACK agent is ``TCP/Sack1`` (``recovery = "sack1"`` in ns-2 mode,
+  below). It sets cwnd to ssthresh at the start of recovery with no
+  inflation, so the cwnd series shows each backoff as one clean drop.
+* ns-2 mode (:func:`tcp_flow`, i.e. :func:`.._kit.ns2ref.figure_flow`):
+  every figure is an ns-2 simulation ("NS simulation" in the captions of
+  Figs 2, 3, 10 and 11, "NS packet-level simulation" in Fig 3's, "NS
+  simulation result" in Fig 6's key, "network simulation parameters" in
+  Fig 14's; Figs 12-13 run Fig 14's network), so every flow, H-TCP and
+  standard TCP alike (H-TCP changes only the window's increase and
+  backoff, §3.4 "minor modifications to the existing TCP congestion control
+  algorithm"), runs with ns-2.35's RTT estimator and RTO, its SYN
+  start-up, ``windowInit_ 2``, Limited Transmit, ``bugFix_``, the
+  repeated-timeout halving and ``TCP/Sack1``'s recovery.
 * Sampling: flow series every 10 ms (at most 1/10 of an RTT).
 * Fixed AIMD(alpha, beta) sources (Figs 2, 3, 6) are the ``htcp``
   controller with ``adaptive_backoff = false``, ``fixed_beta = beta`` and
@@ -63,6 +74,7 @@ import numpy as np
 import pandas as pd
 
 from ...models import htcp as M
+from .._kit.ns2ref import figure_flow
 from .._kit.setups import HEADER as HDR, PKT_BYTES, dumbbell as _dumbbell, flow as _flow, scenario
 
 SOURCE = "H-TCP (Leith & Shorten, PFLDnet 2004)"
@@ -96,8 +108,9 @@ def full_rtt_s(rtt_s: float, rate_bps: float, queue_pkts: int) -> float:
 
 
 def tcp_flow(cc: str = "htcp", start_s: float = 0.0, rtt_s: float = 0.1, **cc_params) -> dict:
-    """An H-TCP (``cc="htcp"``) or standard TCP (``cc="reno"``) flow with SACK."""
-    return _flow(AGENT[cc], cc_params or None, rtt_s=rtt_s, start_s=start_s)
+    """An H-TCP (``cc="htcp"``) or standard TCP (``cc="reno"``) flow with
+    SACK, in ns-2 mode (module docstring)."""
+    return figure_flow(_flow(AGENT[cc], cc_params or None, rtt_s=rtt_s, start_s=start_s))
 
 
 def aimd_flow(alpha: float, beta: float, rate_bps: float, start_s: float = 0.0, rtt_s: float = 0.1) -> dict:

@@ -22,6 +22,8 @@ from . import plot_distance, second_flow_events, SOURCE as _SOURCE, bdp_pkts, co
 
 ID = "htcp-fig10"
 SOURCE = f"{_SOURCE}, Fig 10"
+#: ns-2 figures: every flow runs in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "two H-TCP flows (beta 0.5) converge to fairness in ~4 epochs, 500 Mb/s, 100 ms, 500 pkts"
 
 #: Fig 10: flow 2 converges to fairness in "approximately 4" congestion epochs.

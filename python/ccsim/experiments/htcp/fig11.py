@@ -29,6 +29,8 @@ from . import SOURCE as _SOURCE, dumbbell, full_rtt_s, tcp_flow, windows
 
 ID = "htcp-fig11"
 SOURCE = f"{_SOURCE}, Fig 11"
+#: ns-2 figures: every flow runs in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "H-TCP and standard TCP co-existing on 5 Mb/s, 100 ms, 44 pkts"
 
 #: Caption: alpha_L = 1, beta = 0.5, Delta_L = 19 (s), alpha_H = 20; the

@@ -25,6 +25,8 @@ from . import SOURCE as _SOURCE, bdp_pkts, dumbbell, full_rtt_s, tcp_flow
 
 ID = "htcp-fig12-13"
 SOURCE = f"{_SOURCE}, Figs 12 and 13"
+#: ns-2 figures: every flow runs in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "link utilisation with beta = 0.5 vs adaptive backoff, 20 Mb/s, 100 ms, 50-pkt queue"
 
 PAPER = {

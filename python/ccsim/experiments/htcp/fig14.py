@@ -20,6 +20,8 @@ from . import plot_distance, second_flow_events, SOURCE as _SOURCE, convergence,
 
 ID = "htcp-fig14"
 SOURCE = f"{_SOURCE}, Fig 14"
+#: ns-2 figures: every flow runs in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "adaptive reset of beta when a second flow starts, 20 Mb/s, 100 ms, 50 pkts"
 
 PAPER = {

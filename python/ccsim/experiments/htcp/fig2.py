@@ -26,6 +26,8 @@ from . import SOURCE as _SOURCE, aimd_flow, drops, dumbbell, full_rtt_s, windows
 
 ID = "htcp-fig2"
 SOURCE = f"{_SOURCE}, Fig 2"
+#: ns-2 figures: every flow runs in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "window fairness of two AIMD sources with alpha = 2(1 - beta), 10 Mb/s, 100 ms, 40 pkts"
 
 #: Eq. 6 / Theorem 2.1: alpha_i / (1 - beta_i) equal -> equal windows at congestion.

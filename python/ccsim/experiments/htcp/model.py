@@ -48,6 +48,8 @@ from . import (PKT_BYTES, SETTLE, SOURCE as _SOURCE, aimd_flow, bdp_pkts, conver
 
 ID = "htcp-model"
 SOURCE = f"{_SOURCE}, eq. 6, Theorem 2.1, Figs 3, 6, 7"
+#: ns-2 figures: every flow runs in ns-2 mode (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "positive-matrix model: Perron eigenvector, rise time, unsynchronised model vs ccsim"
 
 #: §2 (ii): "n_r ~ 4" epochs for beta = 0.5.
