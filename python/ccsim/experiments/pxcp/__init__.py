@@ -51,6 +51,25 @@ Common setting (§4.1-4.2), ns-2.28 in the paper:
   were XCP queues, and each carries one flow at 2.4 Gb/s, where a router's
   feedback would never be the smallest on the path.
 
+* ns-2 mode (:func:`flow`, i.e. :func:`.._kit.ns2ref.figure_flow` with
+  ``timestamps``): "We evaluate paced versions of TCP Reno, TCP NewReno,
+  HSTCP with SACK and XCP over ns version 2.28", so every agent, XCP's
+  included (ns-2's ``Agent/TCP/Reno/XCP`` is a ``TcpAgent`` and inherits its
+  defaults: ``windowInit_ 2``, ``syn_``/``delay_growth_``, ``singledup_``,
+  ``bugFix_``, the timeout's ``slowdown``; ``XCPSink`` ACKs every
+  segment), runs with ns-2.35's TCP defaults; "time-stamps option is used",
+  so the RTT is sampled from every ACK (ccsim's every-ACK estimator, with
+  ns-2's 3 s initial RTO), not by ns-2's one-timed-segment estimator. SACK
+  recovery is ``TCP/Sack1``'s (``recovery = "sack1"``) for N.P. HSTCP;
+  P. HSTCP keeps ``recovery = "sack"`` (RFC 6675): ``sack1`` refuses
+  pacing, and the paper's paced agents were its own token-bucket patch,
+  not ns-2's. HSTCP's first decrease halves and its slow start is ns-2's
+  (``ns2_first_decrease``, ``lss = "ns2"``; ``max_ssthresh_`` is ns-2's
+  0, so no Limited Slow-Start). ns-2.28's own defaults differed from
+  2.35's in a few of these (``rtxcur_init_`` 6 s until 2006,
+  ``numdupacksFrac_``; docs/experiments.md, "ns-2 mode"); ns-2 mode is
+  2.35's.
+
 Experiments (one module each):
 
 * ``pxcp-fig1`` (:mod:`.fig1`): maximum bottleneck occupancy and
@@ -74,6 +93,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from .._kit.ns2ref import figure_flow
 from .._kit.setups import scenario as _scenario
 from ...scenario import DropTail, Dumbbell, Queue
 
@@ -118,7 +138,8 @@ def label(pacing: str, proto: str, params: Optional[str] = None) -> str:
 def flow(proto: str, pacing: str, count: int = 1, **fields: Any) -> Dict[str, Any]:
     """``count`` long FTP flows of ``proto`` (a :data:`PROTOCOLS` name),
     paced (``"P."``) or not (``"N.P."``), starting in [0, 10] s with RTTs
-    uniform on [64, 100] ms; ``fields`` override any of it."""
+    uniform on [64, 100] ms; ``fields`` override any of it; then ns-2 mode
+    (module docstring), whose fields win."""
     if pacing not in PACING:
         raise ValueError(f"pacing {pacing!r}: allowed {', '.join(PACING)}")
     f: Dict[str, Any] = {"count": count, "mss_bytes": MSS, "header_bytes": HEADER, **PROTOCOLS[proto],
@@ -127,7 +148,8 @@ def flow(proto: str, pacing: str, count: int = 1, **fields: Any) -> Dict[str, An
     if proto != "XCP":
         f["init_ssthresh_pkts"] = TCP_SSTHRESH
     f.update(fields)
-    return f
+    # every agent, XCP's too, in ns-2 mode with timestamps (module docstring)
+    return figure_flow(f, timestamps=True)
 
 
 def two_way(f: Dict[str, Any]) -> List[Dict[str, Any]]:

@@ -31,6 +31,8 @@ from . import CAPACITY, ROT_BUFFER, SOURCE as _SOURCE, bottleneck_stats, label, 
 
 ID = "pxcp-fig1"
 SOURCE = f"{_SOURCE}, Fig 1(a), (b) (§4.2.1)"
+#: an ns-2 (2.28) figure: every agent runs in ns-2 mode with timestamps (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "max bottleneck occupancy and utilisation of P./N.P. XCP, O.P./C.P., 2-800 flows, rule-of-thumb buffers"
 
 #: §4.2.1: "when there are 100 flows ... the maximum buffer occupancy of P.

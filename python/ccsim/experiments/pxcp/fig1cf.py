@@ -33,6 +33,8 @@ from . import (HEADER, PKT_BYTES, RATE, ROT_BUFFER, SOURCE as _SOURCE, bottlenec
 
 ID = "pxcp-fig1cf"
 SOURCE = f"{_SOURCE}, Fig 1(c)-(f) (§4.2.1)"
+#: an ns-2 (2.28) figure: every agent runs in ns-2 mode with timestamps (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "transient utilisation and cwnd of N.P. and P. XCP (O.P.), 2 flows per direction, rule-of-thumb buffers"
 
 PAPER = {"flows": 2, "np_drops_and_timeouts": True, "p_window_almost_constant": True}

@@ -37,6 +37,8 @@ from . import CAPACITY, PACING, SOURCE as _SOURCE, bottleneck_stats, label, long
 
 ID = "pxcp-fig2"
 SOURCE = f"{_SOURCE}, Fig 2(a) (§4.2.2)"
+#: an ns-2 (2.28) figure: every agent runs in ns-2 mode with timestamps (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "utilisation of P./N.P. Reno, NewReno, HSTCP-SACK, XCP C.P. with buffers at P. XCP's max occupancy"
 
 #: Bottleneck buffer (bytes) per flow count, as the paper states them.

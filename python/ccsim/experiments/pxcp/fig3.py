@@ -70,6 +70,8 @@ from . import label as _label
 
 ID = "pxcp-fig3"
 SOURCE = "Paced XCP/TCP in small buffers (Alparslan, Arakawa, Murata), Fig 3 (§4.3)"
+#: an ns-2 (2.28) figure: every agent runs in ns-2 mode with timestamps (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = ("40 long flows plus 0-400 short-flow nodes per direction: P. XCP C.P. maximum occupancy (a), "
                "utilisation of P./N.P. XCP C.P., Reno, NewReno, HSTCP with those buffers (b)")
 

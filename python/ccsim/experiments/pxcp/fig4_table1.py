@@ -41,6 +41,8 @@ from . import EDGE_RATE, PACING, RATE, ROT_BUFFER, SOURCE as _SOURCE, flow, queu
 
 ID = "pxcp-fig4-table1"
 SOURCE = f"{_SOURCE}, Fig 4 and Table 1 (§4.4)"
+#: an ns-2 (2.28) figure: every agent runs in ns-2 mode with timestamps (package docstring)
+NS2_FIGURE = True
 DESCRIPTION = "3-link parking lot: per-link utilisation and Jain's index of P./N.P. Reno, NewReno, HSTCP, XCP C.P."
 
 PAPER: Dict[str, Any] = {
