@@ -164,3 +164,47 @@ def test_cli_replot_names_missing_runs(quick_run, monkeypatch, capsys, tmp_path)
         assert code == 2 and "cannot --replot" in capsys.readouterr().err
     finally:
         REGISTRY.pop("test-replot-plain", None)
+
+
+# -- ns-2 mode of the reproduced ns-2 figures (issue 11 §2) ------------------------------
+
+#: The experiments whose TCP-family flows run in ns-2 mode (docs/experiments.md, "ns-2 mode").
+NS2_FIGURES = {"etcp-fig6", "etcp-fig7-9", "etcp-fig15", "etcp-fig17", "ltcp-fig5", "ltcp-fig6", "ltcp-fig7",
+               "ltcp-fig8", "htcp-fig2", "htcp-model", "htcp-fig10", "htcp-fig11", "htcp-fig12-13", "htcp-fig14",
+               "pxcp-fig1", "pxcp-fig1cf", "pxcp-fig2", "pxcp-fig3", "pxcp-fig4-table1"}
+
+
+def test_ns2_figures_are_the_declared_ones():
+    assert {i for i, e in REGISTRY.items() if e.agents() is not None} == NS2_FIGURES
+
+
+def test_ns2_mode_fields_and_engine_refusals():
+    from ccsim.experiments._kit import ns2ref
+
+    sack = {"cc": "reno", "recovery": "sack", "pacing": "none"}
+    f = ns2ref.ns2_mode(sack)
+    assert f["recovery"] == "sack1" and all(f[k] == v for k, v in ns2ref.NS2_TCP.items())
+    assert ns2ref.ns2_mode(f) == f  # idempotent
+    # sack1 refuses pacing and ECN: those keep RFC 6675 SACK, the rest of the mode applies
+    assert ns2ref.ns2_mode(dict(sack, pacing="token_bucket"))["recovery"] == "sack"
+    assert ns2ref.ns2_mode(dict(sack, ecn=True))["recovery"] == "sack"
+    hs = ns2ref.ns2_mode({"cc": "hstcp", "recovery": "sack", "cc_params": {"max_ssthresh": 100.0}})
+    assert hs["cc_params"] == {"max_ssthresh": 100.0, "ns2_first_decrease": True, "lss": "ns2"}
+    assert "lss" not in ns2ref.ns2_mode({"cc": "hstcp", "cc_params": {"abc": True}})["cc_params"]
+    # timestamps (XCP's agent, the paced-XCP paper): every-ACK estimator, ns-2's initial RTO
+    ts = ns2ref.ns2_mode({"cc": "xcp", "recovery": "reno"}, timestamps=True)
+    assert ts["rtt_estimator"] == "rfc6298" and ts["init_rto_s"] == ns2ref.NS2_INIT_RTO_S and ts["syn"] == "ns2"
+
+
+def test_ns2_figure_switch_and_checks_json(monkeypatch, tmp_path):
+    from ccsim.experiments import checks_document
+    from ccsim.experiments._kit import ns2ref
+    from ccsim.experiments.etcp import baseline, PROTOCOLS
+
+    assert baseline("HSTCP")["recovery"] == "sack1" and baseline("NewReno")["syn"] == "ns2"
+    note = REGISTRY["etcp-fig6"].agents()
+    assert note.startswith("TCP-family flows in ns-2 mode")
+    assert checks_document([], note)["agents"] == note and "agents" not in checks_document([])
+    monkeypatch.setattr(ns2ref, "FIGURES_IN_NS2_MODE", False)
+    assert baseline("HSTCP") == PROTOCOLS["HSTCP"]
+    assert "RFC defaults" in REGISTRY["etcp-fig6"].agents()
