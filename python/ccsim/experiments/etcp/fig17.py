@@ -84,8 +84,9 @@ def web_flow(name: str, users: int, factor: int) -> dict:
     if name == "E-TCP":
         f = etcp_flow("E-TCP")
     else:
-        # ns-2 mode, as every baseline (package docstring): ns-2's web
-        # traffic runs one one-way TCP agent per transfer, each with its SYN
+        # ns-2 mode, as every baseline (package docstring); with syn_ on
+        # (ns-2.35's default) each connection starts with ns-2's SYN. Which
+        # ns-2 web model and agents §VI-H used is not stated.
         f = {"mss_bytes": MSS, "header_bytes": HEADER, "rwnd_pkts": 10_000_000, **baseline(name)}
     f.update({"count": users, "app": "web", "app_params": {"size_factor": float(factor)},
               "rtt_range_s": [0.010, 0.150], "rtt_step_s": 0.001})
