@@ -208,3 +208,57 @@ def test_ns2_figure_switch_and_checks_json(monkeypatch, tmp_path):
     monkeypatch.setattr(ns2ref, "FIGURES_IN_NS2_MODE", False)
     assert baseline("HSTCP") == PROTOCOLS["HSTCP"]
     assert "RFC defaults" in REGISTRY["etcp-fig6"].agents()
+
+
+def test_ns2_figures_run_every_queue_in_ns2_tie_order(monkeypatch):
+    from ccsim.experiments import _in_ns2_order
+    from ccsim.experiments._kit import ns2ref
+    from ccsim.scenario import Scenario
+
+    for exp_id in sorted(NS2_FIGURES):
+        module = REGISTRY[exp_id].figure
+        for s in _in_ns2_order(module, module.scenarios(True)):
+            topo = Scenario.from_dict(s.base).normalized()["topology"]
+            queues = [v for k, v in topo.items() if k.endswith("_queue")]
+            assert queues and all(q.get("ties") == "arrival_first" for q in queues), (exp_id, topo)
+    # an edge queue left to ccsim's default is spelled out first, with the default's own limit
+    base = REGISTRY["etcp-fig6"].figure.scenarios(True)[0].base
+    bare = dict(base, topology={k: v for k, v in base["topology"].items() if k != "edge_queue"})
+    filled = ns2ref.figure_scenario(bare)["topology"]["edge_queue"]
+    default = Scenario.from_dict(bare).normalized()["topology"]["edge_queue"]
+    assert filled == dict(default, ties="arrival_first")
+    # other modules, and ns-2 figures with the mode off, keep ccsim's event order
+    other = REGISTRY["etcp-fig1"].figure
+    assert [s.base for s in _in_ns2_order(other, other.scenarios(True))] == [s.base for s in other.scenarios(True)]
+    monkeypatch.setattr(ns2ref, "FIGURES_IN_NS2_MODE", False)
+    assert ns2ref.figure_scenario(bare) == bare
+
+
+def _doc_summary_rows():
+    """docs/experiments.md's summary table: id -> [paper, model, consistency, ns-2] cells."""
+    import re
+
+    text = (Path(__file__).parent.parent / "docs" / "experiments.md").read_text(encoding="utf-8")
+    pat = re.compile(r"^\| \[`([^`]+)`\]\([^)]*\) \|" + r" ([^|]+) \|" * 4, re.M)
+    rows = {m.group(1): [c.strip() for c in m.groups()[1:]] for m in pat.finditer(text)}
+    total = re.search(r"^\| \*\*total\*\* \|" + r" ([^|]+) \|" * 4, text, re.M)
+    return rows, [re.sub(r"\*\*|\(.*\)", "", c).strip() for c in total.groups()]
+
+
+def test_docs_summary_table_counts_are_the_snapshots():
+    """The table that opens docs/experiments.md says, per experiment and
+    source, how many quick-run checks are within tolerance: it must be what
+    the snapshots (the quick runs' checks) hold, totals included."""
+    rows, total = _doc_summary_rows()
+    snaps = {p.stem: json.loads(p.read_text()) for p in SNAPSHOTS.glob("*.json")}
+    assert set(rows) == set(snaps) == set(REGISTRY)
+    sums = {s: [0, 0] for s in SOURCES}
+    for exp_id, checks in snaps.items():
+        want = []
+        for s in SOURCES:
+            mine = [c for c in checks if c["source"] == s]
+            sums[s][0] += sum(bool(c["ok"]) for c in mine)
+            sums[s][1] += len(mine)
+            want.append(f"{sum(bool(c['ok']) for c in mine)}/{len(mine)}" if mine else "—")
+        assert rows[exp_id] == want, (exp_id, rows[exp_id], want)
+    assert total == [f"{ok}/{n}" for ok, n in sums.values()]

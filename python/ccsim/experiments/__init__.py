@@ -247,16 +247,29 @@ def drive(module: ModuleType, out_dir: Path, quick: bool, workers: Optional[int]
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs = Runs.collect(list(module.scenarios(quick)), out_dir, workers, run=not replot)
+    runs = Runs.collect(_in_ns2_order(module, module.scenarios(quick)), out_dir, workers, run=not replot)
     after = getattr(module, "scenarios_after", None)
     if after is not None:
-        more = Runs.collect(list(after(runs, quick)), out_dir, workers, run=not replot)
+        more = Runs.collect(_in_ns2_order(module, after(runs, quick)), out_dir, workers, run=not replot)
         runs = Runs(out_dir, runs.sweeps + more.sweeps, runs.frames + more.frames)
     a = module.analyse(runs, quick)
     write_table(a.table, out_dir, module.ID)
     checks = list(module.checks(a, quick))
     module.plot(a, out_dir, quick)
     return checks
+
+
+def _in_ns2_order(module: ModuleType, sweeps: Iterable[Any]) -> List[Any]:
+    """A module reproducing an ns-2 figure (``NS2_FIGURE``) runs its links
+    in ns-2's order of tied events (:func:`._kit.ns2ref.figure_scenario`);
+    other modules' sweeps are returned as they are."""
+    sweeps = list(sweeps)
+    if not getattr(module, "NS2_FIGURE", False):
+        return sweeps
+    from ._kit.ns2ref import figure_scenario
+    from ._kit.runs import Sweep
+
+    return [Sweep(figure_scenario(s.base), s.points, s.labels) for s in sweeps]
 
 
 def get(id: str) -> Experiment:

@@ -187,6 +187,29 @@ def ns2_topology(topo: Dict[str, Any]) -> Dict[str, Any]:
     return t
 
 
+def figure_scenario(sc: Dict[str, Any]) -> Dict[str, Any]:
+    """A scenario of a reproduced ns-2 figure with every queue in ns-2's
+    order of a tied arrival and departure (:func:`ns2_topology`), unless
+    :data:`FIGURES_IN_NS2_MODE` is off (then ``sc`` unchanged). ns-2's
+    scheduler orders the events of every link the same way whatever the
+    agents, so this covers E-TCP's and XCP's links too. A built topology's
+    queue table left to ccsim's default (the edge queue) is spelled out
+    from the engine's own default first, so it too gets the order.
+    :func:`ccsim.experiments.drive` applies it to every sweep of a module
+    declaring ``NS2_FIGURE = True``."""
+    if not FIGURES_IN_NS2_MODE:
+        return sc
+    from ...scenario import Scenario, as_scenario_dict
+
+    sc = as_scenario_dict(sc)
+    topo = dict(sc["topology"])
+    missing = [k for k in _QUEUE_KEYS.get(topo.get("kind"), ()) if k not in topo]
+    if missing:
+        full = Scenario.from_dict(sc).normalized()["topology"]
+        topo.update({k: full[k] for k in missing})
+    return dict(sc, topology=ns2_topology(topo))
+
+
 def starts(row: Row, seed: int) -> List[float]:
     """Start times of the row's flows: uniform on [0, start_spread_s]
     from ``seed`` (all 0 without a spread)."""
