@@ -211,3 +211,31 @@ def test_quick_case_in_ns3_and_ccsim(tmp_path):
         assert s["wall_s"][side] > 0
     md = suite.markdown(res)
     assert suite.QUICK.id in md and "quick run" in md
+
+
+def test_ns3_order_of_tied_events_is_mapped_on_every_queue():
+    # ns-3 runs a tied arrival before the departure (DEFAULTS, "order of ...")
+    topo = suite.SCENARIOS[0].ccsim_scenario()["topology"]
+    assert topo["bottleneck_queue"]["ties"] == topo["edge_queue"]["ties"] == "arrival_first"
+
+
+def test_start_phase_seeds_move_each_start_within_its_slot():
+    import dataclasses
+
+    base = next(s for s in suite.SCENARIOS if s.id == "cubic-10-spread")
+    a, b = dataclasses.replace(base, seed=1), dataclasses.replace(base, seed=2)
+    n = base.n_flows
+    for s in (a, b):
+        st = s.starts()
+        assert all(i / n <= t < (i + 1) / n + 1e-9 for i, t in enumerate(st))
+        assert s.params()["seed"] == s.seed and s.ccsim_scenario()["flows"][3]["start_s"] == st[3]
+    assert a.starts() != b.starts() != base.starts() and "seed" not in base.params()
+    with pytest.raises(ValueError, match="seeds"):
+        suite.run_seeds(["cubic-10-spread"], [0], ROOT / "nonexistent")
+    with pytest.raises(ValueError, match="unknown ns-3 scenario"):
+        suite.run_seeds(["nope"], [1], ROOT / "nonexistent")
+
+
+def test_ccsim_only_needs_the_recorded_run(tmp_path):
+    with pytest.raises(ValueError, match="no recorded ns-3 run"):
+        suite.run(False, tmp_path, ["cubic-10-spread"], ccsim_only=True)

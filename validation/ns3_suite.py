@@ -36,12 +36,14 @@ measured the same way from raw counters over ``[warmup_s, duration_s]``:
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import importlib.metadata
 import json
 import os
 import pathlib
+import random
 import shutil
 import subprocess
 import sys
@@ -291,6 +293,17 @@ DEFAULTS: List[Default] = [
         "ns-3",
     ),
     Default(
+        "order of a packet's arrival at a queue and the departure at the same instant",
+        "arrival first: `PointToPointNetDevice::TransmitStart` schedules the far end's `Receive` "
+        "(`PointToPointChannel::TransmitStart`, transmission plus propagation ahead) when a "
+        "transmission starts, the device's `TransmitComplete` one transmission time ahead, and the "
+        "scheduler runs equal times in insertion order (`Scheduler::EventKey` `operator<`: `m_ts`, "
+        "then `m_uid`), so an arrival scheduled a hop earlier runs before the departure; as ns-2",
+        "`ties = \"event_order\"` (the departure's `LinkFree` first)",
+        "`ties = \"arrival_first\"` on every queue (since 2026-11-24, tenth session)",
+        "ccsim",
+    ),
+    Default(
         "access (edge) links",
         "as configured",
         "100 Gb/s, DropTail 1000 packets",
@@ -378,6 +391,10 @@ class Scenario:
     buffer_pkts: int
     rate_bps: float
     duration_s: float
+    #: 0: the suite's fixed start times; k > 0: each flow's start moved by a
+    #: uniform draw in [0, 1/n) s from ``random.Random(k)``, the same on both
+    #: sides (:func:`run_seeds`: the spread of a row over start phases).
+    seed: int = 0
 
     @property
     def warmup_s(self) -> float:
@@ -393,7 +410,11 @@ class Scenario:
 
     def starts(self) -> List[float]:
         # Staggered over the first second, in flow order, the same on both sides.
-        return [round(i * 1.0 / self.n_flows, 9) for i in range(self.n_flows)]
+        base = [i * 1.0 / self.n_flows for i in range(self.n_flows)]
+        if self.seed:
+            rng = random.Random(self.seed)
+            base = [b + rng.uniform(0.0, 1.0 / self.n_flows) for b in base]
+        return [round(b, 9) for b in base]
 
     def params(self) -> dict:
         return {
@@ -408,6 +429,7 @@ class Scenario:
             "bottleneck_delay_s": BNECK_DELAY_S,
             "mss_bytes": MSS,
             "header_bytes": HEADER_BYTES,
+            **({"seed": self.seed} if self.seed else {}),
         }
 
     # ---- the ns-3 side ------------------------------------------------
@@ -469,9 +491,10 @@ class Scenario:
                 "kind": "dumbbell",
                 "bottleneck_rate_bps": self.rate_bps,
                 "bottleneck_delay_s": BNECK_DELAY_S,
-                "bottleneck_queue": {"kind": "droptail", "limit_pkts": self.buffer_pkts},
+                # ns-3's order of a tied arrival and departure (DEFAULTS, "order of ...")
+                "bottleneck_queue": {"kind": "droptail", "limit_pkts": self.buffer_pkts, "ties": "arrival_first"},
                 "edge_rate_bps": 10 * self.rate_bps,
-                "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER_PKTS},
+                "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER_PKTS, "ties": "arrival_first"},
             },
             "flows": flows,
         }
@@ -665,12 +688,26 @@ def _select(quick: bool, only: Optional[List[str]]) -> List[Scenario]:
     return [known[o] for o in only]
 
 
-def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None) -> dict:
-    """Run the scenarios one at a time in ns-3 and ccsim; write out/ns3.json."""
+def _recorded(out: pathlib.Path) -> Dict[str, dict]:
+    """The scenarios of the last run recorded in ``out/ns3.json``, by id."""
+    path = out / "ns3.json"
+    if not path.exists():
+        raise ValueError(f"--ccsim-only: no recorded ns-3 run at {path}; run the suite with ns-3 first")
+    return {s["id"]: s for s in json.loads(path.read_text(encoding="utf-8"))["scenarios"]}
+
+
+def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_only: bool = False) -> dict:
+    """Run the scenarios one at a time in ns-3 and ccsim; write out/ns3.json.
+
+    ``ccsim_only``: re-run only ccsim's side, with ns-3's column (metrics
+    and wall time) taken from the run recorded in ``out/ns3.json`` (ns-3's
+    runs are deterministic: its column came out identical on each re-run);
+    the scenarios' parameters must be the recorded ones."""
     import ccsim
 
     scenarios = _select(quick, only)
-    exe = build()
+    recorded = _recorded(out) if ccsim_only else {}
+    exe = None if ccsim_only else build()
     results = {
         "peer": NAME,
         "peer_version": _peer_version(),
@@ -679,9 +716,19 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None) -> dic
         "quick": quick,
         "scenarios": [],
     }
+    if ccsim_only:
+        prev = json.loads((out / "ns3.json").read_text(encoding="utf-8"))
+        results["ns3_recorded"] = prev.get("ns3_recorded", prev["date"])
     for sc in scenarios:
-        print(f"[ns3] {sc.id}: ns-3 ...", file=sys.stderr, flush=True)
-        n = run_ns3(sc, exe)
+        if ccsim_only:
+            rec = recorded.get(sc.id)
+            if rec is None or rec["params"] != sc.params():
+                raise ValueError(f"--ccsim-only: scenario {sc.id} is not in the recorded ns-3 run "
+                                 "with these parameters; run it with ns-3")
+            n = {"metrics": {k: v["ns3"] for k, v in rec["metrics"].items()}, "wall_s": rec["wall_s"]["ns3"]}
+        else:
+            print(f"[ns3] {sc.id}: ns-3 ...", file=sys.stderr, flush=True)
+            n = run_ns3(sc, exe)
         print(f"[ns3] {sc.id}: ccsim ...", file=sys.stderr, flush=True)
         c = run_ccsim(sc)
         results["scenarios"].append({
@@ -697,6 +744,66 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None) -> dic
         _write(out, results)
     _write(out, results)
     return results
+
+
+def run_seeds(ids: List[str], seeds: List[int], out: pathlib.Path) -> dict:
+    """Each row of ``ids`` with each start-phase seed (``Scenario.seed``) in
+    ns-3 and ccsim; written to ``out/ns3-seeds.json`` after every run (an
+    interrupted run keeps what it ran and resumes: a recorded (id, seed) with
+    the same parameters is not run again). A single deterministic run of a
+    drop-tail dumbbell is one sample of its phase; this measures how far the
+    multi-flow rows move with it."""
+    import ccsim
+
+    known = {s.id: s for s in SCENARIOS}
+    bad = [i for i in ids if i not in known]
+    if bad:
+        raise ValueError(f"ids: unknown ns-3 scenario(s) {', '.join(bad)}; allowed: {', '.join(known)}")
+    if not seeds or any(k < 1 for k in seeds):
+        raise ValueError(f"seeds: {seeds}; allowed: one or more integers >= 1")
+    path = out / "ns3-seeds.json"
+    res = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"runs": []}
+    res.update(peer=NAME, peer_version=_peer_version(), ccsim_version=ccsim.__version__)
+    exe = build()
+    for i in ids:
+        for k in seeds:
+            sc = dataclasses.replace(known[i], seed=k)
+            if any(r["id"] == i and r["params"] == sc.params() for r in res["runs"]):
+                continue
+            print(f"[ns3] {i} seed {k}: ns-3 ...", file=sys.stderr, flush=True)
+            n = run_ns3(sc, exe)
+            c = run_ccsim(sc)
+            res["runs"] = [r for r in res["runs"] if not (r["id"] == i and r["params"].get("seed") == k)]
+            res["runs"].append({"id": i, "params": sc.params(),
+                                "metrics": {m: {"ns3": n["metrics"][m], "ccsim": c["metrics"][m]} for m in METRICS},
+                                "wall_s": {"ns3": n["wall_s"], "ccsim": c["wall_s"]}})
+            out.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+            os.replace(tmp, path)
+    return res
+
+
+def seeds_markdown(res: dict) -> str:
+    """Mean and standard error over the seeds, per row and metric, both sides."""
+    import statistics as st
+
+    rows = ["| row | seeds | metric | ns-3 mean ± s.e. | ccsim mean ± s.e. | difference | t |",
+            "|---|---|---|---|---|---|---|"]
+    ids = sorted({r["id"] for r in res["runs"]}, key=[s.id for s in SCENARIOS].index)
+    for i in ids:
+        runs = [r for r in res["runs"] if r["id"] == i]
+        for m in METRICS:
+            a = [r["metrics"][m]["ns3"] for r in runs]
+            b = [r["metrics"][m]["ccsim"] for r in runs]
+            se = lambda x: st.stdev(x) / len(x) ** 0.5 if len(x) > 1 else float("nan")  # noqa: E731
+            ma, mb = st.fmean(a), st.fmean(b)
+            diff = (mb - ma) / ma if ma else float("nan")
+            den = (se(a) ** 2 + se(b) ** 2) ** 0.5
+            t = (mb - ma) / den if den > 0 else float("nan")
+            rows.append(f"| {i} | {len(runs)} | {m} | {ma:.4g} ± {se(a):.2g} | {mb:.4g} ± {se(b):.2g} | "
+                        f"{diff:+.1%} | {t:+.2f} |")
+    return "\n".join(rows) + "\n"
 
 
 def _write(out: pathlib.Path, results: dict) -> None:
@@ -756,6 +863,8 @@ def markdown(results: dict) -> str:
         f"Generated by `python -m validation.run --peer ns3` on {results['date']}: "
         f"ns-3 {results['peer_version']}, ccsim {results['ccsim_version']}"
         + (" (quick run)" if results.get("quick") else "")
+        + (f"; ns-3's column as recorded on {results['ns3_recorded']}, ccsim's re-run (`--ccsim-only`)"
+           if results.get("ns3_recorded") else "")
         + f". Raw numbers: `validation/results/ns3/ns3.json`. Differences over "
         f"{TOLERANCE:.0%} are in **bold**; the window is the last two thirds of each run."
     )
@@ -818,7 +927,12 @@ if __name__ == "__main__":  # a convenience; the driver is validation/run.py
     ap = argparse.ArgumentParser(description="ccsim against ns-3 3.44")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", type=pathlib.Path, default=HERE / "results")
+    ap.add_argument("--ccsim-only", action="store_true", help="re-run ccsim's side against the recorded ns-3 run")
+    ap.add_argument("--seeds", type=int, nargs="+", help="run the named rows over these start-phase seeds")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
-    r = run(a.quick, a.out, a.only or None)
-    print(markdown(r))
+    if a.seeds:
+        print(seeds_markdown(run_seeds(a.only, a.seeds, a.out / "ns3")))
+    else:
+        r = run(a.quick, a.out, a.only or None, ccsim_only=a.ccsim_only)
+        print(markdown(r))

@@ -2,7 +2,7 @@
 the same scenarios in both, write the results and docs/validation.md's
 generated section for that peer.
 
-    python -m validation.run --peer ns2|ns3 [--quick] [--only PART ...] [--no-install] [--no-docs]
+    python -m validation.run --peer ns2|ns3 [--quick] [--only PART ...] [--no-install] [--no-docs] [--ccsim-only]
 
 Peers (one module each, same interface: ``NAME``, ``installed()``,
 ``install()``, ``run(quick, out, only)``, ``markdown(results)``):
@@ -68,12 +68,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--only", nargs="+", metavar="PART", help="run only these parts of the peer's suite")
     ap.add_argument("--no-install", action="store_true", help="fail instead of installing a missing peer")
     ap.add_argument("--no-docs", action="store_true", help="do not rewrite docs/validation.md")
+    ap.add_argument("--ccsim-only", action="store_true",
+                    help="ns3: re-run ccsim's side against the recorded ns-3 run (ns2: see validation.ns2_baselines)")
     a = ap.parse_args(argv)
+    if a.ccsim_only and a.peer != "ns3":
+        ap.error("--ccsim-only: only with --peer ns3 (for ns2, python -m validation.ns2_baselines --ccsim-only)")
     try:
         mod = suite(a.peer)
     except ValueError as e:
         ap.error(str(e))
-    if not mod.installed():
+    if not mod.installed() and not a.ccsim_only:
         if a.no_install:
             print(f"error: {a.peer} is not installed (run without --no-install to install it)", file=sys.stderr)
             return 2
@@ -85,7 +89,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 2
     out = results_dir(a.peer, a.quick)
     try:
-        res = mod.run(a.quick, out, a.only)
+        res = mod.run(a.quick, out, a.only, ccsim_only=True) if a.ccsim_only else mod.run(a.quick, out, a.only)
     except ValueError as e:
         ap.error(str(e))
     md = mod.markdown(res)
