@@ -290,12 +290,13 @@ def _infer_setting(module, keys: set) -> Tuple[Optional[bool], str]:
     neither matches (runs of another engine version, or none cached), and
     ``(False, "no runs")`` for an experiment that runs no simulation (its
     models only, where ``--quick`` changes nothing)."""
+    from .experiments import first_stage
     from .sweep import plan
 
     planned = {}
     for quick in (True, False):
         try:
-            planned[quick] = {spec.key for s in module.scenarios(quick) for spec in plan(s.base, s.points)}
+            planned[quick] = {spec.key for s in first_stage(module, quick) for spec in plan(s.base, s.points)}
         except Exception:
             planned[quick] = None
     if planned[True] == set() and planned[False] == set():

@@ -247,7 +247,7 @@ def drive(module: ModuleType, out_dir: Path, quick: bool, workers: Optional[int]
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs = Runs.collect(_in_ns2_order(module, module.scenarios(quick)), out_dir, workers, run=not replot)
+    runs = Runs.collect(first_stage(module, quick), out_dir, workers, run=not replot)
     after = getattr(module, "scenarios_after", None)
     if after is not None:
         more = Runs.collect(_in_ns2_order(module, after(runs, quick)), out_dir, workers, run=not replot)
@@ -257,6 +257,14 @@ def drive(module: ModuleType, out_dir: Path, quick: bool, workers: Optional[int]
     checks = list(module.checks(a, quick))
     module.plot(a, out_dir, quick)
     return checks
+
+
+def first_stage(module: ModuleType, quick: bool) -> List[Any]:
+    """The sweeps :func:`drive` runs first for a figure module: its
+    ``scenarios(quick)``, with an ns-2 figure's links in ns-2's tie order
+    (:func:`_in_ns2_order`). ``ccsim report`` plans them to tell a quick
+    run's cache from a full one's."""
+    return _in_ns2_order(module, module.scenarios(quick))
 
 
 def _in_ns2_order(module: ModuleType, sweeps: Iterable[Any]) -> List[Any]:
