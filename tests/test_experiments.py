@@ -194,6 +194,18 @@ def test_ns2_mode_fields_and_engine_refusals():
     # timestamps (XCP's agent, the paced-XCP paper): every-ACK estimator, ns-2's initial RTO
     ts = ns2ref.ns2_mode({"cc": "xcp", "recovery": "reno"}, timestamps=True)
     assert ts["rtt_estimator"] == "rfc6298" and ts["init_rto_s"] == ns2ref.NS2_INIT_RTO_S and ts["syn"] == "ns2"
+    # a named older release (the paced-XCP paper's 2.28): its initial RTO, and
+    # numdupacksFrac_ on the Sack1 agent only (the engine refuses it elsewhere)
+    old = ns2ref.ns2_mode(sack, release="2.28")
+    assert (old["init_rto_s"], old["dupthresh_frac"]) == (6.0, 100) and ns2ref.ns2_mode(old, release="2.28") == old
+    paced = ns2ref.ns2_mode(dict(sack, pacing="token_bucket"), release="2.28")
+    assert paced["init_rto_s"] == 6.0 and "dupthresh_frac" not in paced
+    with pytest.raises(ValueError, match="release"):
+        ns2ref.ns2_mode(sack, release="2.20")
+    from ccsim.experiments.pxcp import flow as pxcp_flow
+
+    hs = pxcp_flow("HSTCP", "N.P.", 2)
+    assert (hs["recovery"], hs["dupthresh_frac"], hs["init_rto_s"]) == ("sack1", 100, 6.0)
 
 
 def test_ns2_figure_switch_and_checks_json(monkeypatch, tmp_path):

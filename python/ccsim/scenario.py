@@ -290,6 +290,7 @@ class Flow(_Table):
     rwnd_pkts: Optional[int] = None
     max_cwnd_pkts: Optional[Number] = None
     dupthresh: Optional[int] = None
+    dupthresh_frac: Optional[int] = None
     limited_transmit: Optional[bool] = None
     delayed_ack: Optional[bool] = None
     delack_timeout_s: Optional[Number] = None

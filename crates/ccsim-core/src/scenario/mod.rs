@@ -320,6 +320,10 @@ pub struct FlowSpec {
     pub max_cwnd_pkts: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
+    /// ns-2's `numdupacksFrac_` (recovery = "sack1" only): the duplicate
+    /// ACKs for fast retransmit are max(dupthresh, int(cwnd) / this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupthresh_frac: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -95,7 +95,19 @@ def sig6(x: float) -> float:
 NS2_INIT_RTO_S = 3.0
 
 
-def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False) -> Dict[str, Any]:
+#: Defaults of an older ns-2 release that differ from 2.35's and that a
+#: paper names (the paced-XCP paper: "ns version 2.28", released
+#: 2005/02/03), as flow fields. From ns-2.35's own ns-default.tcl change
+#: notes and test suites: ``rtxcur_init_`` was 6 s until 2006/01/21
+#: (``init_rto_s``); ``numdupacksFrac_`` was 100 from 2002/10/18 to
+#: 2006/09/27, read by the Sack1 agent only (``dupthresh_frac``, set on
+#: ``recovery = "sack1"`` flows). ``minrto_`` was already 0.2 s
+#: (2004/10/14); the pre-2007 ``maxrto_`` is not stated in 2.35's files and
+#: is left at 2.35's 60 s.
+NS2_RELEASE: Dict[str, Dict[str, Any]] = {"2.28": {"init_rto_s": 6.0, "dupthresh_frac": 100}}
+
+
+def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "2.35") -> Dict[str, Any]:
     """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); SACK recovery
     as ns-2's ``TCP/Sack1`` (``recovery = "sack1"``); HighSpeed also
     halves on its first decrease as ns-2's ``slowdown`` does and runs
@@ -118,7 +130,11 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False) -> Dict[str, Any
     refuses pacing and ECN (ns-2's Sack1 agent has neither; the papers'
     paced SACK agents were their own patches of it), and HighSpeed with
     ``abc`` keeps ccsim's Limited Slow-Start (``lss = "ns2"`` refuses
-    ``abc``). Idempotent: a flow already in ns-2 mode is returned equal."""
+    ``abc``). Idempotent: a flow already in ns-2 mode is returned equal.
+
+    ``release``: ``"2.35"`` (the mode above) or an older release a paper
+    names (:data:`NS2_RELEASE`), whose differing defaults then apply on
+    top."""
     f = dict(flow, **NS2_TCP)
     if timestamps:
         f.update(rtt_estimator="rfc6298", init_rto_s=NS2_INIT_RTO_S)
@@ -129,6 +145,13 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False) -> Dict[str, Any
         if not params.get("abc"):
             params["lss"] = "ns2"
         f["cc_params"] = params
+    if release != "2.35":
+        if release not in NS2_RELEASE:
+            raise ValueError(f"release {release!r}: allowed 2.35, {', '.join(NS2_RELEASE)}")
+        old = NS2_RELEASE[release]
+        f["init_rto_s"] = old["init_rto_s"]
+        if f.get("recovery") == "sack1":
+            f["dupthresh_frac"] = old["dupthresh_frac"]
     return f
 
 
@@ -142,12 +165,12 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False) -> Dict[str, Any
 FIGURES_IN_NS2_MODE: bool = os.environ.get("CCSIM_NS2_MODE", "1").strip() != "0"
 
 
-def figure_flow(flow: Dict[str, Any], *, timestamps: bool = False) -> Dict[str, Any]:
+def figure_flow(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "2.35") -> Dict[str, Any]:
     """A TCP-family flow of a reproduced ns-2 figure: :func:`ns2_mode`
     (``timestamps`` as there) unless :data:`FIGURES_IN_NS2_MODE` is off,
     then ``flow`` unchanged. The one place that decides how those flows
     run; experiments call it, never :data:`NS2_TCP` directly."""
-    return ns2_mode(flow, timestamps=timestamps) if FIGURES_IN_NS2_MODE else dict(flow)
+    return ns2_mode(flow, timestamps=timestamps, release=release) if FIGURES_IN_NS2_MODE else dict(flow)
 
 
 def agents_note() -> str:
@@ -158,7 +181,9 @@ def agents_note() -> str:
         return ("TCP-family flows in ns-2 mode (ccsim.experiments._kit.ns2ref.figure_flow: "
                 + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_TCP.items())
                 + "; Sack -> sack1 where unpaced; HSTCP ns2_first_decrease, lss = \"ns2\"; "
-                "agents with timestamps keep the every-ACK estimator)")
+                "agents with timestamps keep the every-ACK estimator; a paper that names an older release "
+                "gets its differing defaults, NS2_RELEASE: paced XCP's 2.28, init_rto_s 6, dupthresh_frac 100 "
+                "on sack1)")
     return "TCP-family flows with ccsim's RFC defaults (CCSIM_NS2_MODE=0: not the papers' ns-2 settings)"
 
 

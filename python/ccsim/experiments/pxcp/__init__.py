@@ -58,17 +58,20 @@ Common setting (§4.1-4.2), ns-2.28 in the paper:
   defaults: ``windowInit_ 2``, ``syn_``/``delay_growth_``, ``singledup_``,
   ``bugFix_``, the timeout's ``slowdown``; ``XCPSink`` ACKs every
   segment), runs with ns-2.35's TCP defaults; "time-stamps option is used",
-  so the RTT is sampled from every ACK (ccsim's every-ACK estimator, with
-  ns-2's 3 s initial RTO), not by ns-2's one-timed-segment estimator. SACK
+  so the RTT is sampled from every ACK (ccsim's every-ACK estimator), not
+  by ns-2's one-timed-segment estimator. SACK
   recovery is ``TCP/Sack1``'s (``recovery = "sack1"``) for N.P. HSTCP;
   P. HSTCP keeps ``recovery = "sack"`` (RFC 6675): ``sack1`` refuses
   pacing, and the paper's paced agents were its own token-bucket patch,
   not ns-2's. HSTCP's first decrease halves and its slow start is ns-2's
   (``ns2_first_decrease``, ``lss = "ns2"``; ``max_ssthresh_`` is ns-2's
-  0, so no Limited Slow-Start). ns-2.28's own defaults differed from
-  2.35's in a few of these (``rtxcur_init_`` 6 s until 2006,
-  ``numdupacksFrac_``; docs/experiments.md, "ns-2 mode"); ns-2 mode is
-  2.35's.
+  0, so no Limited Slow-Start). On top, the two defaults of 2.28 that
+  differ from 2.35's and that 2.35's files state (``release="2.28"``,
+  ``ns2ref.NS2_RELEASE``): the initial RTO ``rtxcur_init_`` 6 s (3 s from
+  2006/01/21) and ``numdupacksFrac_`` 100 (-1 from 2006/09/27), which the
+  Sack1 agent reads: N.P. HSTCP's fast retransmit waits for
+  max(3, ⌊cwnd⌋/100) duplicate ACKs (``dupthresh_frac``;
+  docs/experiments.md, "ns-2 mode").
 
 Experiments (one module each):
 
@@ -148,8 +151,9 @@ def flow(proto: str, pacing: str, count: int = 1, **fields: Any) -> Dict[str, An
     if proto != "XCP":
         f["init_ssthresh_pkts"] = TCP_SSTHRESH
     f.update(fields)
-    # every agent, XCP's too, in ns-2 mode with timestamps (module docstring)
-    return figure_flow(f, timestamps=True)
+    # every agent, XCP's too, in ns-2 mode with timestamps, with the
+    # defaults of the release the paper names, 2.28 (module docstring)
+    return figure_flow(f, timestamps=True, release="2.28")
 
 
 def two_way(f: Dict[str, Any]) -> List[Dict[str, Any]]:

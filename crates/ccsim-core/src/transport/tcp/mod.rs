@@ -169,6 +169,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("rwnd_pkts", "receiver window (caps the data in flight)"),
     ("max_cwnd_pkts", "upper bound on cwnd (ns-2 maxcwnd_)"),
     ("dupthresh", "duplicate ACKs that trigger fast retransmit"),
+    (
+        "dupthresh_frac",
+        "recovery = \"sack1\": max(dupthresh, int(cwnd) / value) duplicate ACKs (ns-2 numdupacksFrac_; absent: off)",
+    ),
     ("limited_transmit", "RFC 3042 Limited Transmit"),
     ("delayed_ack", "RFC 5681 §4.2 delayed ACKs (every second segment)"),
     ("delack_timeout_s", "delayed-ACK timer"),
@@ -291,6 +295,9 @@ pub struct TcpConfig {
     pub rwnd: u64,
     pub max_cwnd: f64,
     pub dupthresh: u32,
+    /// ns-2's `numdupacksFrac_` (0: off): `Sack1`'s threshold grows to
+    /// `int(cwnd) / dupthresh_frac` at large windows.
+    pub dupthresh_frac: u32,
     pub limited_transmit: bool,
     pub delayed_ack: bool,
     pub delack_timeout: Time,
@@ -341,6 +348,7 @@ impl TcpConfig {
             rwnd: f.rwnd_pkts.unwrap_or_default(),
             max_cwnd: f.max_cwnd_pkts.unwrap_or_default(),
             dupthresh: f.dupthresh.unwrap_or_default(),
+            dupthresh_frac: f.dupthresh_frac.unwrap_or_default(),
             limited_transmit: f.limited_transmit.unwrap_or_default(),
             delayed_ack: f.delayed_ack.unwrap_or_default(),
             delack_timeout: 0,
@@ -376,6 +384,17 @@ impl TcpConfig {
         at_least(&p("max_cwnd_pkts"), cfg.max_cwnd, 1.0)?;
         if cfg.dupthresh == 0 {
             return Err(ConfigError::new(p("dupthresh"), "0 is not allowed; must be >= 1"));
+        }
+        if let Some(frac) = f.dupthresh_frac {
+            if frac == 0 {
+                return Err(ConfigError::new(p("dupthresh_frac"), "0 is not allowed; must be >= 1 (absent: off)"));
+            }
+            if cfg.recovery != Recovery::Sack1 {
+                return Err(ConfigError::new(
+                    p("dupthresh_frac"),
+                    "needs recovery = \"sack1\" (ns-2 reads numdupacksFrac_ in its Sack1 agent only)",
+                ));
+            }
         }
         let delack = f.delack_timeout_s.unwrap_or_default();
         positive(&p("delack_timeout_s"), delack)?;

@@ -384,6 +384,17 @@ impl TcpSender {
     }
 
     /// ns-2 `maxseq_`: the highest segment sent (−1 before any).
+    /// ns-2's `TcpAgent::numdupacks(cwnd_)` (tcp.cc): `numdupacks_`, or
+    /// `(int) cwnd_ / numdupacksFrac_` when that is larger. Its default
+    /// `numdupacksFrac_` is -1 (no effect) in ns-2.35, and was 100 from
+    /// 2002/10/18 to 2006/09/27 (ns-default.tcl), the releases 2.26-2.29.
+    fn numdupacks(&self) -> u32 {
+        match self.cfg.dupthresh_frac {
+            0 => self.cfg.dupthresh,
+            frac => self.cfg.dupthresh.max((self.st.cwnd as u64 / frac as u64).min(u32::MAX as u64) as u32),
+        }
+    }
+
     fn sack1_maxseq(&self) -> i64 {
         self.sb.high() as i64 - 1
     }
@@ -473,9 +484,10 @@ impl TcpSender {
                 k.sb.update(k.highest_ack, blocks);
                 if k.sb.changed() {
                     k.dupacks += 1;
-                    if k.dupacks == self.cfg.dupthresh {
+                    let numdupacks = self.numdupacks();
+                    if k.dupacks == numdupacks {
                         self.sack1_dupack_action(&mut k, net);
-                    } else if k.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
+                    } else if k.dupacks < numdupacks && self.cfg.limited_transmit {
                         self.sack1_send_one(&mut k, net);
                     }
                 }
@@ -532,7 +544,7 @@ impl TcpSender {
         }
         let maxseq = self.sack1_maxseq();
         k.recover = maxseq;
-        k.pipe = maxseq - ha - self.cfg.dupthresh as i64;
+        k.pipe = maxseq - ha - self.numdupacks() as i64;
         // reset_rtx_timer(1, 0): restart the timer, stop timing
         self.sack1_arm_rto(net);
         self.rtt.on_fast_retransmit();
@@ -779,6 +791,35 @@ mod tests {
         s.on_rto(&mut net);
         assert_eq!(s.trace.as_ref().unwrap().len(), before);
         assert_eq!(s.fire_delsnd(&mut net), vec![5]);
+    }
+
+    #[test]
+    fn numdupacks_frac_raises_the_threshold_and_the_pipe_at_large_windows() {
+        // ns-2 numdupacksFrac_ 4: a 20-segment window needs 20 / 4 = 5
+        // duplicates; Limited Transmit sends one for each before the fifth
+        let spec = serde_json::json!({
+            "recovery": "sack1", "rtt_estimator": "ns2", "ns2_bugfix": true, "halve_on_repeated_rto": true,
+            "init_cwnd_pkts": 20.0, "init_ssthresh_pkts": 20.0, "ns2_boot_time_s": 0.0, "dupthresh_frac": 4
+        });
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        for a in 1..=5 {
+            assert_eq!(ack(&mut s, &mut net, 0.1, a, &[]), vec![19 + a]);
+        }
+        let w = s.st.cwnd;
+        assert!(w > 20.0 && w < 21.0, "{w}");
+        for (e, sent) in (7..11).zip(25..) {
+            assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(6, e)]), vec![sent], "duplicate {}", e - 6);
+        }
+        assert!(!state(&s).fastrecov);
+        // the fifth: the retransmission; pipe = maxseq - highest_ack - 5 = 28 - 4 - 5
+        assert_eq!(ack(&mut s, &mut net, 0.11, 5, &[(6, 11)]), vec![5]);
+        let k = state(&s);
+        assert!(k.fastrecov);
+        assert_eq!((k.pipe, k.recover), (19, 28));
+        // a small window keeps dupthresh (3 > int(cwnd) / 4 once cwnd < 16)
+        let spec = serde_json::json!({"recovery": "sack1", "init_cwnd_pkts": 8.0, "dupthresh_frac": 4});
+        let (s, _) = TcpSender::on_test_link(spec, None, 1);
+        assert_eq!(s.numdupacks(), 3);
     }
 
     #[test]
