@@ -92,6 +92,8 @@ class Case:
     syn: bool = False
     #: HighSpeed's ``max_ssthresh_`` (ccsim ``cc_params.max_ssthresh``).
     max_ssthresh: int = 0
+    #: ``numdupacksFrac_`` (ccsim ``dupthresh_frac``); 0: ns-2.35's -1, off.
+    numdupacks_frac: int = 0
 
 
 CASES = [
@@ -116,6 +118,9 @@ CASES = [
          "a lost fast retransmission, Limited Slow-Start again after the timeout",
          (600, 600, 4000), rwnd=100_000, duration_s=8.0, buffer_pkts=100_000, cc="hstcp", syn=True,
          max_ssthresh=100),
+    Case("numdupacks-frac", "numdupacksFrac_ 50 (ns-2.26-2.29 had 100) at a window of ~500: fast retransmit after "
+         "int(cwnd)/50 duplicates, pipe less that many; then three losses in one window",
+         (600, 1500, 1504, 1508), rwnd=100_000, duration_s=6.0, numdupacks_frac=50),
 ]
 CASE_NAMES = [c.name for c in CASES]
 
@@ -169,6 +174,8 @@ def tcl(case: Case, arrivals: List[int], trace: str, seed: int = 1) -> str:
     extra = ""
     if case.cc == "hstcp":
         extra = f"$tcp set windowOption_ 8\n$tcp set max_ssthresh_ {case.max_ssthresh}\n"
+    if case.numdupacks_frac:
+        extra += f"$tcp set numdupacksFrac_ {case.numdupacks_frac}\n"
     start = "" if case.syn else NO_SYN
     return TCL.format(seed=seed, edelay=repr(edge_delay()), rate=repr(RATE), bdelay=repr(BDELAY), limit=case.buffer_pkts + 1,
                       loss=loss, mss=MSS, rwnd=case.rwnd, extra=extra, trace=trace, duration=case.duration_s,
@@ -239,6 +246,7 @@ def scenario(case: Case, boot_time: float) -> Dict[str, Any]:
                    "rwnd_pkts": case.rwnd, "init_cwnd_pkts": 2, "limited_transmit": True,
                    "rtt_estimator": "ns2", "ns2_bugfix": True, "halve_on_repeated_rto": True,
                    "ns2_boot_time_s": boot_time,
+                   **({"dupthresh_frac": case.numdupacks_frac} if case.numdupacks_frac else {}),
                    **({"cc_params": dict(HSTCP_NS2, max_ssthresh=case.max_ssthresh)} if case.cc == "hstcp" else {})}],
     }
 
