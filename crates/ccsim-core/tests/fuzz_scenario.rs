@@ -414,7 +414,7 @@ fn tcp_fields(b: u8) -> BoxedStrategy<Table> {
         b,
         vec![
             ("cc", choice(b, CONTROLLERS)),
-            ("recovery", choice(b, &["reno", "newreno", "sack"])),
+            ("recovery", choice(b, &["reno", "newreno", "sack", "sack1"])),
             ("pacing", choice(b, &["none", "interval", "token_bucket"])),
             ("bucket_pkts", float(b, 1.0..8.0)),
             ("init_cwnd_pkts", float(b, 1.0..10.0)),
@@ -422,6 +422,7 @@ fn tcp_fields(b: u8) -> BoxedStrategy<Table> {
             ("rwnd_pkts", int(b, 2..10_000)),
             ("max_cwnd_pkts", float(b, 2.0..10_000.0)),
             ("dupthresh", int(b, 1..6)),
+            ("dupthresh_frac", int(b, 0..200)),
             ("limited_transmit", boolean(b)),
             ("delayed_ack", boolean(b)),
             ("delack_timeout_s", float(b, 0.01..0.5)),
