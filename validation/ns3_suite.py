@@ -688,12 +688,12 @@ def _select(quick: bool, only: Optional[List[str]]) -> List[Scenario]:
     return [known[o] for o in only]
 
 
-def _recorded(out: pathlib.Path) -> Dict[str, dict]:
-    """The scenarios of the last run recorded in ``out/ns3.json``, by id."""
+def _recorded(out: pathlib.Path) -> dict:
+    """The last run recorded in ``out/ns3.json``."""
     path = out / "ns3.json"
     if not path.exists():
         raise ValueError(f"--ccsim-only: no recorded ns-3 run at {path}; run the suite with ns-3 first")
-    return {s["id"]: s for s in json.loads(path.read_text(encoding="utf-8"))["scenarios"]}
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_only: bool = False) -> dict:
@@ -706,7 +706,8 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     import ccsim
 
     scenarios = _select(quick, only)
-    recorded = _recorded(out) if ccsim_only else {}
+    prev = _recorded(out) if ccsim_only else {"scenarios": []}
+    recorded = {s["id"]: s for s in prev["scenarios"]}
     exe = None if ccsim_only else build()
     results = {
         "peer": NAME,
@@ -717,7 +718,6 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
         "scenarios": [],
     }
     if ccsim_only:
-        prev = json.loads((out / "ns3.json").read_text(encoding="utf-8"))
         results["ns3_recorded"] = prev.get("ns3_recorded", prev["date"])
     for sc in scenarios:
         if ccsim_only:
@@ -777,16 +777,16 @@ def run_seeds(ids: List[str], seeds: List[int], out: pathlib.Path) -> dict:
             res["runs"].append({"id": i, "params": sc.params(),
                                 "metrics": {m: {"ns3": n["metrics"][m], "ccsim": c["metrics"][m]} for m in METRICS},
                                 "wall_s": {"ns3": n["wall_s"], "ccsim": c["wall_s"]}})
-            out.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".json.tmp")
-            tmp.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
-            os.replace(tmp, path)
+            _write(out, res, path.name)
     return res
 
 
 def seeds_markdown(res: dict) -> str:
     """Mean and standard error over the seeds, per row and metric, both sides."""
     import statistics as st
+
+    def se(x: List[float]) -> float:
+        return st.stdev(x) / len(x) ** 0.5 if len(x) > 1 else float("nan")
 
     rows = ["| row | seeds | metric | ns-3 mean ± s.e. | ccsim mean ± s.e. | difference | t |",
             "|---|---|---|---|---|---|---|"]
@@ -796,7 +796,6 @@ def seeds_markdown(res: dict) -> str:
         for m in METRICS:
             a = [r["metrics"][m]["ns3"] for r in runs]
             b = [r["metrics"][m]["ccsim"] for r in runs]
-            se = lambda x: st.stdev(x) / len(x) ** 0.5 if len(x) > 1 else float("nan")  # noqa: E731
             ma, mb = st.fmean(a), st.fmean(b)
             diff = (mb - ma) / ma if ma else float("nan")
             den = (se(a) ** 2 + se(b) ** 2) ** 0.5
@@ -806,12 +805,13 @@ def seeds_markdown(res: dict) -> str:
     return "\n".join(rows) + "\n"
 
 
-def _write(out: pathlib.Path, results: dict) -> None:
+def _write(out: pathlib.Path, results: dict, name: str = "ns3.json") -> None:
+    """``out/name``, replaced whole (an interrupted write leaves the last one)."""
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / "ns3.json.tmp"
+    tmp = out / f"{name}.tmp"
     tmp.write_text(json.dumps(results, indent=1) + "\n")
-    os.replace(tmp, out / "ns3.json")
+    os.replace(tmp, out / name)
 
 
 # --------------------------------------------------------------------------

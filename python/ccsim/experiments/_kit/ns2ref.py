@@ -182,8 +182,9 @@ def agents_note() -> str:
                 + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_TCP.items())
                 + "; Sack -> sack1 where unpaced; HSTCP ns2_first_decrease, lss = \"ns2\"; "
                 "agents with timestamps keep the every-ACK estimator; a paper that names an older release "
-                "gets its differing defaults, NS2_RELEASE: paced XCP's 2.28, init_rto_s 6, dupthresh_frac 100 "
-                "on sack1)")
+                "gets its differing defaults, NS2_RELEASE: "
+                + "; ".join(f"{r}: " + ", ".join(f"{k} = {v}" for k, v in d.items()) for r, d in NS2_RELEASE.items())
+                + ", dupthresh_frac on sack1 only)")
     return "TCP-family flows with ccsim's RFC defaults (CCSIM_NS2_MODE=0: not the papers' ns-2 settings)"
 
 
