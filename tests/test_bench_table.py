@@ -38,3 +38,15 @@ def test_rounds_interleave_the_rows_and_keep_each_ones_fastest(monkeypatch):
     assert ran == ["B5", "E1"] * 3
     assert [(r["name"], r["wall_s"], r["rounds"]) for r in rows] == [("B5", 3.0, 3), ("E1", 1.5, 3)]
     assert rows[0]["round_walls_s"] == [3.0, 4.0, 5.0] and rows[1]["round_walls_s"] == [1.5, 2.0, 2.5]
+
+
+def test_cli_rounds_names_each_round_in_its_progress_lines(monkeypatch, capsys):
+    # `ccsim bench --rounds 2` once looked its progress label up as a
+    # benchmark name ("B5 (round 1/2)") and failed with a KeyError.
+    from ccsim.cli import main
+
+    monkeypatch.setattr(bench, "run_isolated", lambda name, quick: _row(name=name, wall_s=1.0))
+    assert main(["bench", "--rounds", "2", "B5", "E1"]) == 0
+    err = capsys.readouterr().err
+    assert [line.split(":")[0] for line in err.splitlines()] == [
+        "running B5 (round 1/2)", "running E1 (round 1/2)", "running B5 (round 2/2)", "running E1 (round 2/2)"]

@@ -329,7 +329,7 @@ def run_all(names: Optional[List[str]] = None, quick: bool = False, progress=Non
     for r in range(rounds):
         for name in order:
             if progress:
-                progress(name if rounds == 1 else f"{name} (round {r + 1}/{rounds})")
+                progress(name, "" if rounds == 1 else f" (round {r + 1}/{rounds})")
             row = run_isolated(name, quick)
             if rounds == 1:
                 best[name] = row

@@ -263,9 +263,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UserError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
     args.names = [canon[n.lower()] for n in args.names]
 
-    def note(name: str) -> None:
+    def note(name: str, round_label: str = "") -> None:
         if not args.json:
-            print(f"running {name}: {BENCHMARKS[name].description}" + (" (quick)" if args.quick else ""),
+            print(f"running {name}{round_label}: {BENCHMARKS[name].description}" + (" (quick)" if args.quick else ""),
                   file=sys.stderr, flush=True)
 
     if args.rounds < 1:
