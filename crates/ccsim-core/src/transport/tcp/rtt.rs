@@ -210,10 +210,16 @@ impl RttEstimator {
 
     /// The retransmission timer expired (ns-2 `reset_rtx_timer(0, 1)`).
     pub fn on_timeout(&mut self) {
+        self.forget_timed();
+        self.back_off();
+    }
+
+    /// ns-2 `reset_rtx_timer` (`rtt_active_ = 0`): the timed segment no
+    /// longer gives a sample.
+    pub fn forget_timed(&mut self) {
         if let Some(n) = self.ns2.as_mut() {
             n.timed = None;
         }
-        self.back_off();
     }
 
     /// Double the RTO (ns-2 `rtt_backoff`, also called by `TcpAgent::ecn`

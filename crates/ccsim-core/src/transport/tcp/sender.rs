@@ -91,6 +91,8 @@ pub struct SendRecord {
     pub interval_s: Option<f64>,
     pub tokens_after: Option<f64>,
     pub forced: bool,
+    /// The segment carried CWR.
+    pub cwr: bool,
 }
 
 pub struct TcpSender {
@@ -141,6 +143,10 @@ pub struct TcpSender {
     /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
     /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
     ecn_backoff: bool,
+    /// ns-2's `last_cwnd_action_ == CWND_ACTION_TIMEOUT`
+    /// (`ecn_response = "ns2"`): set by every expiry of the timer, cleared
+    /// by the next ECE reaction or fast retransmit.
+    ns2_after_timeout: bool,
     /// The timer has resent the head since the last new ACK (RFC 5681
     /// §3.1: a repeated RTO keeps ssthresh).
     pub(super) timer_resent: bool,
@@ -224,6 +230,7 @@ impl TcpSender {
             cwnd_cnt: 0,
             held: false,
             ecn_backoff: false,
+            ns2_after_timeout: false,
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
@@ -429,7 +436,11 @@ impl TcpSender {
             self.ecn_backoff = false;
         }
         let una = self.sb.una();
-        if ece && self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c) {
+        let once_per_window = self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c);
+        // ns-2 `TcpAgent::ecn`: `seqno > recover_ || last_cwnd_action_ ==
+        // CWND_ACTION_TIMEOUT`, so also the first ECE after a timeout.
+        if ece && (once_per_window || self.ns2_after_timeout) {
+            self.ns2_after_timeout = false;
             // RFC 3168 §6.1.2: react to ECN once per window, as to a loss,
             // and say so with CWR on the next new data.
             self.cwr_pending = true;
@@ -549,6 +560,12 @@ impl TcpSender {
     /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
     /// ECE reduction already did, in this window).
     fn enter_recovery(&mut self, net: &mut Net, cut: bool) {
+        self.ns2_after_timeout = false;
+        if cut && self.cfg.ecn_response == EcnResponse::Ns2 {
+            // ns-2 `RenoTcpAgent::dupack_action`: `slowdown` sets
+            // `cong_action_` (CWR on the fast retransmission).
+            self.cwr_pending = self.cfg.ecn;
+        }
         if cut {
             self.st.flight = self.sb.outstanding() - self.lt_sent;
             self.st.ssthresh = self.cc.ssthresh(&self.st);
@@ -583,13 +600,23 @@ impl TcpSender {
         if self.sack1.is_some() {
             return self.sack1_on_rto(net);
         }
+        if self.cfg.ecn_response == EcnResponse::Ns2 {
+            // ns-2 `timeout`: every expiry sets `last_cwnd_action_` to
+            // TIMEOUT, after which `ecn` reacts to the next ECE whatever
+            // `recover_`, and its `slowdown(CLOSE_CWND_*)` sets
+            // `cong_action_`: the next segment carries CWR.
+            self.ns2_after_timeout = true;
+            self.cwr_pending = self.cfg.ecn;
+        }
         if self.sb.outstanding() == 0 {
             if self.st.cwnd < 1.0 {
                 // ns-2 `timeout` with no outstanding data after an ECN cut
-                // to 0: reopen one segment, back the timer off, no
-                // retransmission and no ssthresh cut (`NO_OUTSTANDING_DATA`).
+                // to 0: reopen one segment, no retransmission and no
+                // ssthresh cut (`NO_OUTSTANDING_DATA`), and, as
+                // `restart_bugfix_` (true by default) has it, no backoff
+                // either (`reset_rtx_timer(0, 0)`).
                 self.st.cwnd = 1.0;
-                self.rtt.on_timeout();
+                self.rtt.forget_timed();
                 self.try_send(net);
             } else if self.held {
                 // Linux's probe timer (`tcp_probe_timer`): nothing is
@@ -821,7 +848,10 @@ impl TcpSender {
         // for segment 0 with `syn_`).
         let syn = seq < self.cfg.first_data_seg();
         let ecn = if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
-        let cwr = !retx && std::mem::take(&mut self.cwr_pending);
+        // ns-2 `output` (SetCWRonRetransmit_, true since 2005) sets CWR on
+        // the next segment, a retransmission too; the RFC on new data only.
+        let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
+        let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending);
         let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ..Default::default() });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
         // bytes on the wire); routers on the path only ever lower it.
@@ -847,7 +877,7 @@ impl TcpSender {
         self.pacer.on_send(now);
         if let Some(tr) = self.trace.as_mut() {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
-            tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced });
+            tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced, cwr });
         }
         if !self.rto_timer.is_armed() {
             let at = now.saturating_add(self.rto());
@@ -1339,5 +1369,80 @@ mod jitter_tests {
         ack(&mut s, &mut net, 0.4, 21, false);
         assert_eq!(*log.lock().unwrap(), vec![EcnEcho, CwrEnd]);
         assert!(s.st.cwnd <= 10.5, "cwnd {} after the CWR round", s.st.cwnd);
+    }
+}
+
+/// `ecn_response = "ns2"`: ns-2.35's `TcpAgent` rules around a timeout
+/// (tcp.cc `timeout`, `ecn`, `slowdown`, `output`).
+#[cfg(test)]
+mod ns2_ecn_tests {
+    use super::*;
+    use crate::net::packet::{Kind, Packet, TcpHeader, L4};
+
+    fn sender(resp: &str, init_cwnd: u32) -> (TcpSender, Net) {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": resp, "init_cwnd_pkts": init_cwnd});
+        TcpSender::on_test_link(spec, None, 1)
+    }
+
+    fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64, ece: bool) {
+        net.now = from_secs(t);
+        let h = TcpHeader { ack, ece, ..Default::default() };
+        s.on_packet(net, &Packet { flow: 0, kind: Kind::Ack, size: 40, l4: L4::Tcp(h), ..Default::default() });
+    }
+
+    /// (segment, CWR) of every segment sent so far.
+    fn sent(s: &TcpSender) -> Vec<(u64, bool)> {
+        s.trace.as_ref().unwrap().iter().map(|r| (r.seq, r.cwr)).collect()
+    }
+
+    /// An ECE at a one-segment window closes it to 0; the timer then
+    /// reopens one segment. ns-2 (`restart_bugfix_`) does not back the
+    /// timer off for it, and the segment it sends carries CWR (the
+    /// timeout's `slowdown(CLOSE_CWND_ONE)` sets `cong_action_`).
+    #[test]
+    fn the_timer_that_reopens_a_closed_window_keeps_its_backoff_and_sends_cwr() {
+        let (mut s, mut net) = sender("ns2", 1);
+        ack(&mut s, &mut net, 0.1, 1, true);
+        assert_eq!((s.st.cwnd, s.sb.outstanding()), (0.0, 0));
+        let backoff = s.rtt.backoff;
+        net.now = from_secs(3.0);
+        s.on_rto(&mut net);
+        assert_eq!(s.rtt.backoff, backoff, "no backoff with nothing outstanding");
+        assert_eq!(s.stats.timeouts, 0);
+        assert_eq!(sent(&s).last(), Some(&(1, true)), "the reopened segment carries CWR");
+    }
+
+    /// After a timeout, ns-2's `ecn` reacts to the next ECE whatever
+    /// `recover_` (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`), once; the
+    /// RFC 3168 sender is in loss recovery and ignores it.
+    #[test]
+    fn the_first_ece_after_a_timeout_is_reacted_to_once() {
+        for (resp, reacts) in [("ns2", true), ("rfc3168", false)] {
+            let (mut s, mut net) = sender(resp, 10);
+            net.now = from_secs(5.0);
+            s.on_rto(&mut net);
+            assert_eq!((s.st.cwnd, s.state), (1.0, State::Loss), "{resp}");
+            let ssthresh = s.st.ssthresh;
+            ack(&mut s, &mut net, 5.1, 1, true);
+            assert_eq!(s.st.cwnd == 0.0, reacts, "{resp}: cwnd {}", s.st.cwnd);
+            assert_eq!(s.st.ssthresh < ssthresh, reacts, "{resp}: ssthresh {ssthresh} -> {}", s.st.ssthresh);
+            let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
+            ack(&mut s, &mut net, 5.2, 2, true);
+            assert_eq!((s.st.cwnd, s.st.ssthresh), (cwnd, ssthresh), "{resp}: a second ECE in the window");
+        }
+    }
+
+    /// ns-2 sets CWR on the segment after any window reduction, a
+    /// retransmission included (`SetCWRonRetransmit_`): the timeout's
+    /// retransmission carries it; RFC 3168 sends CWR on new data only, and
+    /// only after an ECE reduction.
+    #[test]
+    fn a_timeout_retransmission_carries_cwr_in_ns2_mode_only() {
+        for (resp, cwr) in [("ns2", true), ("rfc3168", false)] {
+            let (mut s, mut net) = sender(resp, 10);
+            net.now = from_secs(5.0);
+            s.on_rto(&mut net);
+            assert_eq!(sent(&s).last(), Some(&(0, cwr)), "{resp}");
+        }
     }
 }
