@@ -1390,6 +1390,14 @@ mod ns2_ecn_tests {
         s.on_packet(net, &Packet { flow: 0, kind: Kind::Ack, size: 40, l4: L4::Tcp(h), ..Default::default() });
     }
 
+    /// Ten segments sent, then the timer expires at 5 s.
+    fn after_timeout(resp: &str) -> (TcpSender, Net) {
+        let (mut s, mut net) = sender(resp, 10);
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net);
+        (s, net)
+    }
+
     /// (segment, CWR) of every segment sent so far.
     fn sent(s: &TcpSender) -> Vec<(u64, bool)> {
         s.trace.as_ref().unwrap().iter().map(|r| (r.seq, r.cwr)).collect()
@@ -1418,9 +1426,7 @@ mod ns2_ecn_tests {
     #[test]
     fn the_first_ece_after_a_timeout_is_reacted_to_once() {
         for (resp, reacts) in [("ns2", true), ("rfc3168", false)] {
-            let (mut s, mut net) = sender(resp, 10);
-            net.now = from_secs(5.0);
-            s.on_rto(&mut net);
+            let (mut s, mut net) = after_timeout(resp);
             assert_eq!((s.st.cwnd, s.state), (1.0, State::Loss), "{resp}");
             let ssthresh = s.st.ssthresh;
             ack(&mut s, &mut net, 5.1, 1, true);
@@ -1439,9 +1445,7 @@ mod ns2_ecn_tests {
     #[test]
     fn a_timeout_retransmission_carries_cwr_in_ns2_mode_only() {
         for (resp, cwr) in [("ns2", true), ("rfc3168", false)] {
-            let (mut s, mut net) = sender(resp, 10);
-            net.now = from_secs(5.0);
-            s.on_rto(&mut net);
+            let (s, _) = after_timeout(resp);
             assert_eq!(sent(&s).last(), Some(&(0, cwr)), "{resp}");
         }
     }
