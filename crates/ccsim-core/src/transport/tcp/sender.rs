@@ -436,10 +436,12 @@ impl TcpSender {
             self.ecn_backoff = false;
         }
         let una = self.sb.una();
-        let once_per_window = self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c);
         // ns-2 `TcpAgent::ecn`: `seqno > recover_ || last_cwnd_action_ ==
         // CWND_ACTION_TIMEOUT`, so also the first ECE after a timeout.
-        if ece && (once_per_window || self.ns2_after_timeout) {
+        if ece
+            && (self.ns2_after_timeout
+                || (self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c)))
+        {
             self.ns2_after_timeout = false;
             // RFC 3168 §6.1.2: react to ECN once per window, as to a loss,
             // and say so with CWR on the next new data.
@@ -469,6 +471,14 @@ impl TcpSender {
             }
         } else {
             self.try_send(net);
+        }
+    }
+
+    /// ns-2's `slowdown(CLOSE_CWND_*)` sets `cong_action_` on every window
+    /// cut (`ecn_response = "ns2"`): the next segment carries CWR.
+    fn ns2_cong_action(&mut self) {
+        if self.cfg.ecn_response == EcnResponse::Ns2 {
+            self.cwr_pending = self.cfg.ecn;
         }
     }
 
@@ -561,10 +571,9 @@ impl TcpSender {
     /// ECE reduction already did, in this window).
     fn enter_recovery(&mut self, net: &mut Net, cut: bool) {
         self.ns2_after_timeout = false;
-        if cut && self.cfg.ecn_response == EcnResponse::Ns2 {
-            // ns-2 `RenoTcpAgent::dupack_action`: `slowdown` sets
-            // `cong_action_` (CWR on the fast retransmission).
-            self.cwr_pending = self.cfg.ecn;
+        if cut {
+            // ns-2 `RenoTcpAgent::dupack_action` calls `slowdown`.
+            self.ns2_cong_action();
         }
         if cut {
             self.st.flight = self.sb.outstanding() - self.lt_sent;
@@ -600,14 +609,11 @@ impl TcpSender {
         if self.sack1.is_some() {
             return self.sack1_on_rto(net);
         }
-        if self.cfg.ecn_response == EcnResponse::Ns2 {
-            // ns-2 `timeout`: every expiry sets `last_cwnd_action_` to
-            // TIMEOUT, after which `ecn` reacts to the next ECE whatever
-            // `recover_`, and its `slowdown(CLOSE_CWND_*)` sets
-            // `cong_action_`: the next segment carries CWR.
-            self.ns2_after_timeout = true;
-            self.cwr_pending = self.cfg.ecn;
-        }
+        // ns-2 `timeout`: every expiry sets `last_cwnd_action_` to TIMEOUT,
+        // after which `ecn` reacts to the next ECE whatever `recover_`, and
+        // calls `slowdown(CLOSE_CWND_*)`.
+        self.ns2_after_timeout = self.cfg.ecn_response == EcnResponse::Ns2;
+        self.ns2_cong_action();
         if self.sb.outstanding() == 0 {
             if self.st.cwnd < 1.0 {
                 // ns-2 `timeout` with no outstanding data after an ECN cut
