@@ -15,7 +15,8 @@
 //!   stage began and RTT the smoothed RTT: `target = W_cubic(t + RTT)` clamped
 //!   to [cwnd, 1.5·cwnd]; the Reno-friendly estimate `W_est += α_cubic/cwnd`
 //!   per unit with `α_cubic = 3(1−β)/(1+β)`, switching to 1 once W_est reaches
-//!   `cwnd_prior` (§4.3); if `W_cubic(t) < W_est` cwnd = max(cwnd, W_est) (Reno-friendly
+//!   `cwnd_prior` (§4.3; `alpha_switch = false` keeps α_cubic, as RFC 8312
+//!   §4.2, Linux's `tcp_cwnd` and ns-3's `TcpCubic::Update` do); if `W_cubic(t) < W_est` cwnd = max(cwnd, W_est) (Reno-friendly
 //!   region), else `cwnd += (target − cwnd)/cwnd` per unit.
 //! - Congestion event (§4.6–4.7): fast convergence `W_max = cwnd·(1+β)/2` if
 //!   cwnd < the previous W_max, else `W_max = cwnd`; `cwnd_prior = cwnd`;
@@ -48,12 +49,17 @@ pub struct CubicConfig {
     pub tcp_friendly: bool,
     /// Count segments acked (RFC 3465) instead of ACKs (ns-2, default).
     pub abc: bool,
+    /// W_est grows by 1 (not α_cubic) per window once it reaches
+    /// cwnd_prior (RFC 9438 §4.3, new since RFC 8312; on). Off is RFC 8312
+    /// §4.2's W_est, which Linux (net/ipv4/tcp_cubic.c `tcp_cwnd`) and
+    /// ns-3 3.44 (tcp-cubic.cc `Update`, `m_tcpCwnd`) implement.
+    pub alpha_switch: bool,
 }
 
 impl Default for CubicConfig {
     /// RFC 9438 values, ns-2 ACK counting.
     fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendly: true, abc: false }
+        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendly: true, abc: false, alpha_switch: true }
     }
 }
 
@@ -102,6 +108,11 @@ impl Cubic {
                     doc: "W_max = cwnd(1+beta)/2 below W_max",
                 },
                 ParamDoc { name: "tcp_friendly", default: d.tcp_friendly.into(), doc: "Reno-friendly region (W_est)" },
+                ParamDoc {
+                    name: "alpha_switch",
+                    default: d.alpha_switch.into(),
+                    doc: "W_est's alpha becomes 1 at cwnd_prior (RFC 9438); false: RFC 8312, Linux, ns-3",
+                },
                 abc_param(d.abc),
             ],
         }
@@ -115,8 +126,9 @@ impl Cubic {
         let fast_convergence = p.bool("fast_convergence", d.fast_convergence)?;
         let tcp_friendly = p.bool("tcp_friendly", d.tcp_friendly)?;
         let abc = p.bool("abc", d.abc)?;
+        let alpha_switch = p.bool("alpha_switch", d.alpha_switch)?;
         p.finish()?;
-        Ok(Cubic::new(CubicConfig { c, beta, fast_convergence, tcp_friendly, abc }))
+        Ok(Cubic::new(CubicConfig { c, beta, fast_convergence, tcp_friendly, abc, alpha_switch }))
     }
 
     pub fn alpha_cubic(&self) -> f64 {
@@ -168,7 +180,7 @@ impl CongestionControl for Cubic {
         let rtt = s.srtt_s.unwrap_or(0.0);
         let w = s.cwnd.max(1.0);
         let target = w_cubic(t + rtt, e.k, e.w_max, self.cfg.c).clamp(w, 1.5 * w);
-        let a = if e.w_est >= self.cwnd_prior { 1.0 } else { self.alpha_cubic() };
+        let a = if self.cfg.alpha_switch && e.w_est >= self.cwnd_prior { 1.0 } else { self.alpha_cubic() };
         e.w_est += a * n as f64 / w;
         if self.cfg.tcp_friendly && w_cubic(t, e.k, e.w_max, self.cfg.c) < e.w_est {
             s.cwnd = s.cwnd.max(e.w_est);
@@ -272,6 +284,30 @@ mod tests {
         s.cwnd = s.ssthresh;
         run(&mut c, &mut s, 0.0, 2.0);
         assert!(s.cwnd < 20.0, "cwnd {}", s.cwnd);
+    }
+
+    /// RFC 9438 §4.3: once W_est passes cwnd_prior it grows by 1 per
+    /// window, not α_cubic; RFC 8312 (`alpha_switch = false`) keeps α_cubic.
+    #[test]
+    fn w_est_switches_to_one_past_cwnd_prior_unless_rfc8312() {
+        // W_max = cwnd_prior = 10 and a very small C: the cubic curve stays
+        // flat, so the window follows W_est, which starts at 7 and passes
+        // cwnd_prior after about 3/α_cubic ≈ 5.7 windows.
+        let grow = |alpha_switch| {
+            let mut c = Cubic::new(CubicConfig { c: 1e-6, alpha_switch, ..Default::default() });
+            let mut s = st(10.0, 1e9);
+            s.ssthresh = c.ssthresh(&s);
+            s.cwnd = s.ssthresh;
+            run(&mut c, &mut s, 0.0, 3.0); // 30 RTTs
+            c.w_est().unwrap()
+        };
+        let alpha = Cubic::new(CubicConfig::default()).alpha_cubic();
+        let (rfc9438, rfc8312) = (grow(true), grow(false));
+        // RFC 8312: about α_cubic per RTT throughout (30 RTTs).
+        assert!((rfc8312 - (7.0 + 30.0 * alpha)).abs() < 1.0, "RFC 8312 W_est {rfc8312}");
+        // RFC 9438: α_cubic up to 10, then 1 per RTT for the remaining ~24 RTTs.
+        let t_prior = 3.0 / alpha;
+        assert!((rfc9438 - (10.0 + (30.0 - t_prior))).abs() < 1.5, "RFC 9438 W_est {rfc9438}");
     }
 
     #[test]
