@@ -51,8 +51,9 @@ Choices where the paper is silent (docs/experiments.md, "GWA paper"):
   per RTT in 0.1 s ticks, the backoff kept until a timed segment is
   acknowledged; docs/validation.md "RTT estimator").
 * ECN agents as ns-2's ``TcpAgent``: retransmissions leave ECT too
-  (``ecn_retransmit_ect``, tcp.cc ``output``) and an ECE halves the integer
-  window, to 0 from one segment (``ecn_response = "ns2"``, tcp.cc ``ecn``);
+  (``ecn_retransmit_ect``, tcp.cc ``output``) and an ECE halves the window
+  unrounded, below one segment from under two, which closes it
+  (``ecn_response = "ns2"``, tcp.cc ``ecn``, ns-2.35's ``precisionReduce_``);
   RFC 3168 floors the window at 2 and sends retransmissions Not-ECT.
 * Start times: every FTP and Telnet source starts at t = 0 (the figures'
   transients start from time 0 with all flows); the first Telnet write is
@@ -136,7 +137,7 @@ def agent(scheme: str, rwnd_pkts: int, **fields: Any) -> Dict[str, Any]:
     extra: Dict[str, Any] = {}
     if scheme == "ECN":
         # ns-2's TcpAgent: ECT on retransmissions too (output), its own
-        # window halving on ECE (ecn, to 0 from one segment)
+        # window halving on ECE (ecn, below one segment from under two)
         extra.update(ecn=True, ecn_retransmit_ect=True, ecn_response="ns2")
     elif scheme in ("GWA-RR", "GWA-FCFS"):
         extra["gwa"] = True

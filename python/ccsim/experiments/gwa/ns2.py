@@ -18,7 +18,7 @@ FTPs, 10 Mb/s everywhere, WAN delays, 512-segment windows, 100 s measured
 after 10 s, buffers 200-800 kB. TCP is configured as the authors' ns-2 had
 it (``windowInit_`` 1, 0.1 s tick with ns-2's RTT estimator, no delayed
 ACKs, Reno) and ECN as ns-2's ``TcpAgent`` does it (ECT on
-retransmissions, ECE halving the integer window to 0 from one segment).
+retransmissions, ECE halving the window unrounded, below one segment from under two).
 
 Checks, per setting, scheme and buffer, on the mean over the recorded seeds
 (1-3): average FTP goodput, drop probability, time-average queue and

@@ -215,12 +215,15 @@ pub const FIELDS: &[(&str, &str)] = &[
 ///   decrease of FlightSize (Reno: max(FlightSize/2, 2)) and cwnd =
 ///   ssthresh, so the window never drops below 2 segments.
 /// - `Ns2`: ns-2.35's `TcpAgent::ecn` and `slowdown(CLOSE_CWND_HALF |
-///   CLOSE_SSTHRESH_HALF)` (tcp.cc): cwnd = int(window()/2) with window() =
-///   int(min(cwnd, rwnd)), ssthresh the same but at least 2. From a window
-///   of one segment cwnd becomes 0: nothing new leaves until an ACK without
-///   ECE reopens it or the retransmission timer fires, and a second ECE at
-///   that window backs the timer off (`ecn_backoff_`, `rtt_backoff`), which
-///   then stays backed off while ACKs carry ECE. RFC 3168 §6.1.2 asks for
+///   CLOSE_SSTHRESH_HALF)` (tcp.cc) with its default `precisionReduce_`
+///   (true since 2006/1/24): cwnd = windowd()/2 = min(cwnd, rwnd)/2
+///   unrounded, ssthresh its integer part but at least 2. From a window
+///   under two segments cwnd falls below 1 and `window()` = ⌊cwnd⌋ = 0:
+///   nothing new leaves until an ACK without ECE reopens it (ns-2's
+///   `opencwnd`, +1 in slow start, not capped at ssthresh) or the
+///   retransmission timer fires, and a second ECE after a reduction made
+///   at a window of at most one segment backs the timer off (`ecn_backoff_`,
+///   `rtt_backoff`), which then stays backed off while ACKs carry ECE. RFC 3168 §6.1.2 asks for
 ///   the same pause at cwnd = 1 ("only send a new packet when the
 ///   retransmit timer expires").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -256,7 +256,7 @@ impl TcpSender {
     }
 
     /// The smallest window: one segment, or none under ns-2's ECN response
-    /// (`TcpAgent::ecn` halves a one-segment window to 0).
+    /// (`TcpAgent::ecn` halves a one-segment window to half a segment).
     fn cwnd_floor(&self) -> f64 {
         if self.cfg.ecn_response == EcnResponse::Ns2 {
             0.0
@@ -390,6 +390,12 @@ impl TcpSender {
                 // Linux 2.4 `tcp_may_raise_cwnd`: no increase in CWR;
                 // `tcp_try_to_open` runs `tcp_cwnd_down` instead.
                 State::Open if self.local_cwr => self.cwnd_down(),
+                // ns-2's `opencwnd` (`ecn_response = "ns2"`, Reno): slow
+                // start adds one segment while cwnd < ssthresh, not capped
+                // at ssthresh. It differs only from a fractional window an
+                // unrounded ECN halving left below ssthresh (1.5 -> 2.5,
+                // where the cap gives 2).
+                State::Open if ns2_ecn && self.st.cwnd < self.st.ssthresh => self.st.cwnd += 1.0,
                 State::Open => self.cc.cong_avoid(&mut self.st, acked),
             }
             self.syn_acked(ack);
@@ -483,9 +489,12 @@ impl TcpSender {
     }
 
     /// ns-2's `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`
-    /// (tcp.cc): halve the integer window, possibly to 0; at a one-segment
-    /// window the first ECE arms `ecn_backoff_`, later ones back the timer
-    /// off (restarted by ns-2's `newack`, which runs after `ecn`).
+    /// (tcp.cc): with `precisionReduce_` (ns-2.35's default since
+    /// 2006/1/24) cwnd = `windowd()`/2 = min(cwnd, rwnd)/2 unrounded and
+    /// ssthresh = max(⌊that⌋, 2), so a window under two segments closes
+    /// (`window()` = ⌊cwnd⌋ = 0); at a window of at most one segment the
+    /// first ECE arms `ecn_backoff_`, later ones back the timer off
+    /// (restarted by ns-2's `newack`, which runs after `ecn`).
     fn ns2_ecn_cut(&mut self, net: &mut Net) {
         let mut backed_off = false;
         if self.st.cwnd <= 1.0 {
@@ -498,8 +507,8 @@ impl TcpSender {
         } else {
             self.ecn_backoff = false;
         }
-        let half = (self.st.cwnd.min(self.awnd as f64).floor() / 2.0).floor();
-        self.st.ssthresh = half.max(2.0);
+        let half = self.st.cwnd.min(self.awnd as f64) / 2.0;
+        self.st.ssthresh = half.floor().max(2.0);
         self.st.cwnd = half;
         // ns-2 `newtimer`: the timer also runs at cwnd < 1 with nothing
         // outstanding, since only its expiry can reopen the window.
@@ -1409,7 +1418,7 @@ mod ns2_ecn_tests {
         s.trace.as_ref().unwrap().iter().map(|r| (r.seq, r.cwr)).collect()
     }
 
-    /// An ECE at a one-segment window closes it to 0; the timer then
+    /// An ECE at a one-segment window closes it (to half a segment); the timer then
     /// reopens one segment. ns-2 (`restart_bugfix_`) does not back the
     /// timer off for it, and the segment it sends carries CWR (the
     /// timeout's `slowdown(CLOSE_CWND_ONE)` sets `cong_action_`).
@@ -1417,7 +1426,7 @@ mod ns2_ecn_tests {
     fn the_timer_that_reopens_a_closed_window_keeps_its_backoff_and_sends_cwr() {
         let (mut s, mut net) = sender("ns2", 1);
         ack(&mut s, &mut net, 0.1, 1, true);
-        assert_eq!((s.st.cwnd, s.sb.outstanding()), (0.0, 0));
+        assert_eq!((s.st.cwnd, s.window(), s.sb.outstanding()), (0.5, 0, 0));
         let backoff = s.rtt.backoff;
         net.now = from_secs(3.0);
         s.on_rto(&mut net);
@@ -1436,12 +1445,36 @@ mod ns2_ecn_tests {
             assert_eq!((s.st.cwnd, s.state), (1.0, State::Loss), "{resp}");
             let ssthresh = s.st.ssthresh;
             ack(&mut s, &mut net, 5.1, 1, true);
-            assert_eq!(s.st.cwnd == 0.0, reacts, "{resp}: cwnd {}", s.st.cwnd);
+            assert_eq!(s.st.cwnd < 1.0, reacts, "{resp}: cwnd {}", s.st.cwnd);
             assert_eq!(s.st.ssthresh < ssthresh, reacts, "{resp}: ssthresh {ssthresh} -> {}", s.st.ssthresh);
             let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
             ack(&mut s, &mut net, 5.2, 2, true);
             assert_eq!((s.st.cwnd, s.st.ssthresh), (cwnd, ssthresh), "{resp}: a second ECE in the window");
         }
+    }
+
+    /// ns-2.35 halves the window unrounded (`precisionReduce_`, its
+    /// default since 2006/1/24: `halfwin = windowd() / 2`), ssthresh to
+    /// its integer part (at least 2); a window under two segments closes,
+    /// and only a reduction at a window of at most one segment arms
+    /// `ecn_backoff_`. (Whole-segment halving, `precisionReduce_ false`,
+    /// would give 1 and then 0, with no fraction left.)
+    #[test]
+    fn an_ece_halves_the_window_unrounded() {
+        let (mut s, mut net) = sender("ns2", 3);
+        ack(&mut s, &mut net, 0.1, 1, true);
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.window()), (1.5, 2.0, 1));
+        assert!(!s.ecn_backoff);
+        // An ACK without ECE: slow start to 2.5; segment 3 goes out.
+        ack(&mut s, &mut net, 0.2, 2, false);
+        assert_eq!((s.st.cwnd, sent(&s).last().map(|x| x.0)), (2.5, Some(3)));
+        // The next window's ECE: 2.5 -> 1.25; segment 4 goes out.
+        ack(&mut s, &mut net, 0.3, 4, true);
+        assert_eq!((s.st.cwnd, s.window(), sent(&s).last().map(|x| x.0)), (1.25, 1, Some(4)));
+        // And the next: 1.25 -> 0.625, closed, with no backoff armed.
+        ack(&mut s, &mut net, 0.4, 5, true);
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.window()), (0.625, 2.0, 0));
+        assert!(!s.ecn_backoff, "the reduction was made at 1.25 segments");
     }
 
     /// ns-2 sets CWR on the segment after any window reduction, a
