@@ -352,6 +352,10 @@ pub struct FlowSpec {
     /// received).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_bugfix: Option<bool>,
+    /// TCP: Limited Transmit after a timeout too, as ns-2's `singledup_`
+    /// (`transport::tcp::defaults::NS2_SINGLEDUP`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_singledup: Option<bool>,
     /// TCP with `rtt_estimator = "ns2"`: ns-2's `boot_time_`, where in its
     /// first `tcpTick_` the agent's clock started (seconds in [0, tick));
     /// absent: drawn uniformly per flow from the seed, as ns-2 draws it.

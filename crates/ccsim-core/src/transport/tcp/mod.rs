@@ -129,6 +129,13 @@ pub mod defaults {
     /// stricter. It matters after go-back-N: the duplicates it resends
     /// draw duplicate ACKs exactly at una = recover.
     pub const NS2_BUGFIX: bool = false;
+    /// Limited Transmit only in the open state (RFC 3042, Linux). ns-2's
+    /// Reno and NewReno agents (`singledup_`, on by default) send one new
+    /// segment on each of the first duplicate ACKs in any state, so also
+    /// after a timeout (tcp-reno.cc `recv`: `dupacks_ < numdupacks_ &&
+    /// singledup_` -> `send_one`, which sends while `t_seqno_ <=
+    /// highest_ack_ + cwnd_ + dupacks_`): `ns2_singledup = true`.
+    pub const NS2_SINGLEDUP: bool = false;
     pub const ECN_RETRANSMIT_ECT: bool = false;
     pub const ECN_RESPONSE: super::EcnResponse = super::EcnResponse::Rfc3168;
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
@@ -183,6 +190,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
+    ("ns2_singledup", "Limited Transmit after a timeout too (ns-2 singledup_ send_one); needs limited_transmit"),
     (
         "ns2_boot_time_s",
         "rtt_estimator = \"ns2\": the tick phase boot_time_ in [0, clock_granularity_s) (absent: drawn)",
@@ -254,6 +262,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     let est = *f.rtt_estimator.get_or_insert(d::RTT_ESTIMATOR);
     f.halve_on_repeated_rto.get_or_insert(d::HALVE_ON_REPEATED_RTO);
     f.ns2_bugfix.get_or_insert(d::NS2_BUGFIX);
+    f.ns2_singledup.get_or_insert(d::NS2_SINGLEDUP);
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
@@ -315,6 +324,8 @@ pub struct TcpConfig {
     pub halve_on_repeated_rto: bool,
     /// See [`defaults::NS2_BUGFIX`].
     pub ns2_bugfix: bool,
+    /// See [`defaults::NS2_SINGLEDUP`].
+    pub ns2_singledup: bool,
     pub ecn: bool,
     /// Retransmissions of an ECN flow are ECT as well (ns-2), see [`defaults::ECN_RETRANSMIT_ECT`].
     pub ecn_retransmit_ect: bool,
@@ -363,6 +374,7 @@ impl TcpConfig {
             boot_time: 0.0,
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
+            ns2_singledup: f.ns2_singledup.unwrap_or(defaults::NS2_SINGLEDUP),
             ecn: f.ecn.unwrap_or_default(),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),

@@ -735,7 +735,7 @@ impl TcpSender {
             let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
             return (self.has_new_data() && self.sb.outstanding() < cwnd + lt).then_some(Next::New);
         }
-        if self.sb.pipe() >= cwnd {
+        if self.sb.pipe() >= cwnd + self.singledup_allowance() {
             return None;
         }
         let hole = self.sb.next_unsent_hole();
@@ -832,7 +832,19 @@ impl TcpSender {
             let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
             return self.has_new_data() && self.sb.outstanding() < cwnd + lt;
         }
-        self.sb.pipe() < cwnd
+        self.sb.pipe() < cwnd + self.singledup_allowance()
+    }
+
+    /// ns-2's `singledup_` after a timeout (`ns2_singledup`): each of the
+    /// first duplicate ACKs lets one more segment out (tcp-reno.cc
+    /// `send_one`: `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`), as
+    /// Limited Transmit does in the open state.
+    fn singledup_allowance(&self) -> u64 {
+        if self.state == State::Loss && self.cfg.ns2_singledup && self.cfg.limited_transmit {
+            self.dupacks.min(self.cfg.dupthresh.saturating_sub(1)) as u64
+        } else {
+            0
+        }
     }
 
     /// Send segment `seq`; false if it was held back at the full interface
@@ -1450,6 +1462,24 @@ mod ns2_ecn_tests {
             let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
             ack(&mut s, &mut net, 5.2, 2, true);
             assert_eq!((s.st.cwnd, s.st.ssthresh), (cwnd, ssthresh), "{resp}: a second ECE in the window");
+        }
+    }
+
+    /// ns-2's `singledup_` also after a timeout: a duplicate ACK in the
+    /// loss state lets one more segment out (`send_one`); RFC 3042's
+    /// Limited Transmit (and `ns2_singledup = false`) only in the open state.
+    #[test]
+    fn a_duplicate_ack_after_a_timeout_sends_one_more_with_ns2_singledup() {
+        for singledup in [false, true] {
+            let spec = serde_json::json!({"init_cwnd_pkts": 4, "ns2_singledup": singledup});
+            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            net.now = from_secs(5.0);
+            s.on_rto(&mut net);
+            let after_rto = sent(&s).len();
+            assert_eq!(sent(&s)[after_rto - 1], (0, false), "the timeout resends segment 0");
+            ack(&mut s, &mut net, 5.1, 0, false); // a duplicate ACK (una 0)
+            let more = sent(&s).len() - after_rto;
+            assert_eq!(more, singledup as usize, "ns2_singledup {singledup}: {:?}", sent(&s));
         }
     }
 
