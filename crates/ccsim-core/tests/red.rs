@@ -491,3 +491,12 @@ fn ns2_ecn_response_is_renos_halving_only() {
     assert!(e.contains("flows[0].ecn_response") && e.contains("cc = \"reno\""), "{e}");
     assert!(Scenario::from_toml(&dumbbell(1, q, "ecn = true\necn_response = \"ns2\"", 5.0)).is_ok());
 }
+
+#[test]
+fn ns2_singledup_needs_limited_transmit() {
+    let q = "limit_pkts = 30";
+    let bad = Scenario::from_toml(&dumbbell(1, q, "ns2_singledup = true\nlimited_transmit = false", 5.0));
+    let e = bad.expect_err("singledup without limited transmit").to_string();
+    assert!(e.contains("flows[0].ns2_singledup") && e.contains("limited_transmit = true"), "{e}");
+    assert!(Scenario::from_toml(&dumbbell(1, q, "ns2_singledup = true", 5.0)).is_ok());
+}

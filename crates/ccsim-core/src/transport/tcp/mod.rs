@@ -452,6 +452,13 @@ impl TcpConfig {
                 ),
             ));
         }
+        if cfg.ns2_singledup && !cfg.limited_transmit {
+            return Err(ConfigError::new(
+                p("ns2_singledup"),
+                "true needs limited_transmit = true (it extends Limited Transmit to the state after a timeout, \
+                 as ns-2's singledup_)",
+            ));
+        }
         if cfg.ecn_retransmit_ect && !cfg.ecn {
             return Err(ConfigError::new(
                 p("ecn_retransmit_ect"),
