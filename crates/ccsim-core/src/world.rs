@@ -324,6 +324,11 @@ impl Simulation {
                 break;
             }
             let e = self.net.events.pop().expect("peeked");
+            for ahead in [1, 0] {
+                if let Some((kind, idx, gen)) = self.net.events.peek_owner(ahead) {
+                    self.net.prefetch_for(kind, idx, gen, ahead == 0);
+                }
+            }
             self.net.now = e.time;
             self.dispatch(e);
         }

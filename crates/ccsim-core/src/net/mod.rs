@@ -276,7 +276,7 @@ impl Net {
         self.pkts.set_wire(id, arrive);
         let link = &mut self.links[on];
         if link.pipe.len == 0 {
-            self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, on as u32, 0), 0);
+            self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, on as u32, 0), id);
             link.pipe.head = id;
         } else {
             self.pkts.set_wire_next(link.pipe.tail, id);
@@ -339,7 +339,7 @@ impl Net {
         link.pipe.len -= 1;
         if next != NO_PKT {
             let (t, after) = self.pkts.wire(next);
-            self.events.schedule(t, Owner::new(EventKind::PipeArrival, l as u32, 0), 0);
+            self.events.schedule(t, Owner::new(EventKind::PipeArrival, l as u32, 0), next);
             // The next arrival's packet and the wire link after it are read
             // at the next event of this pipe: start loading both now.
             self.pkts.prefetch(next);
@@ -364,6 +364,36 @@ impl Net {
                 self.in_net[p.flow as usize] -= 1;
                 Some(id)
             }
+        }
+    }
+
+    /// Start loading what an event soon to come will read first (`kind`,
+    /// `idx`, `gen` as [`EventQueue::peek_owner`] gives them; `near`: it
+    /// is the next one): a hint only, results never depend on it. A pipe
+    /// arrival's event carries its packet (the pipe's head) as `gen`, so
+    /// its slot is loaded two events ahead without reading the link, and
+    /// one event ahead, with that slot at hand, the slot of the packet
+    /// behind it, whose arrival time the event reads to schedule the next.
+    #[inline(always)]
+    pub(crate) fn prefetch_for(&self, kind: EventKind, idx: u32, gen: u32, near: bool) {
+        match kind {
+            EventKind::PipeArrival if near => {
+                if let Some(next) = self.pkts.wire_next(gen) {
+                    self.pkts.prefetch_head(next);
+                }
+            }
+            EventKind::PipeArrival => {
+                self.pkts.prefetch(gen);
+                if let Some(l) = self.links.get(idx as usize) {
+                    packet::prefetch_lines(&l.pipe);
+                }
+            }
+            EventKind::LinkFree if !near => {
+                if let Some(l) = self.links.get(idx as usize) {
+                    packet::prefetch_lines(l);
+                }
+            }
+            _ => {}
         }
     }
 

@@ -317,6 +317,12 @@ impl PacketPool {
         (s.wire_at, s.wire_next)
     }
 
+    /// The packet behind `id` on its wire, if `id` is a slot and one is.
+    #[inline]
+    pub(crate) fn wire_next(&self, id: PktId) -> Option<PktId> {
+        self.slots.get(id as usize).map(|s| s.wire_next).filter(|&n| n != NO_PKT)
+    }
+
     /// Place packet `id` on a wire: arriving at `at`, last so far.
     #[inline]
     pub(crate) fn set_wire(&mut self, id: PktId, at: Time) {

@@ -390,6 +390,17 @@ impl EventQueue {
         self.wheel_len += 1;
     }
 
+    /// Kind, owner index and generation of the next event, if any: what
+    /// the event loop prefetches for while it runs the current one.
+    /// `ahead` 0 is the next event, 1 the one after it (if the front
+    /// holds it; an event scheduled meanwhile may come between).
+    #[inline(always)]
+    pub fn peek_owner(&self, ahead: usize) -> Option<(EventKind, u32, u32)> {
+        let n = self.front.len().checked_sub(ahead + 1)?;
+        let e = &self.front[n];
+        Some((EventKind::from_u8((e.seq_to >> 8) as u8), (e.idx_gen >> 32) as u32, e.idx_gen as u32))
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
