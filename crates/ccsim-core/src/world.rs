@@ -37,6 +37,29 @@ fn create(path: &std::path::Path, field: &str) -> Result<Box<dyn std::io::Write 
     Ok(Box::new(std::io::BufWriter::with_capacity(1 << 16, f)))
 }
 
+/// The draws ns-2's TCP agents make from its default stream before the
+/// run: `TcpAgent::reset` draws `boot_time_ = Random::uniform(tcpTick_)`
+/// when each agent is created and once more when `$ns run` resets every
+/// node's agents, and the agent runs with the second. A scenario drawing
+/// from that stream (`rng = "ns2"`) takes these 2n draws first, the agents
+/// in flow order for both rounds (as a script that creates them in the
+/// scenario's flow order; docs/validation.md), so the draws after them
+/// (RED's, Telnet's) are ns-2's.
+fn ns2_boot_draws(net: &mut Net, flows: &mut FlowTable) {
+    let tcp: Vec<u32> = (0..flows.len() as u32)
+        .filter(|&f| matches!(flows.sender_mut(f), Some(crate::transport::Sender::Tcp(_))))
+        .collect();
+    for _ in &tcp {
+        net.ns2_rng.uniform();
+    }
+    for &f in &tcp {
+        let u = net.ns2_rng.uniform();
+        if let Some(crate::transport::Sender::Tcp(s)) = flows.sender_mut(f) {
+            s.draw_ns2_boot_time(u);
+        }
+    }
+}
+
 impl Simulation {
     /// Validate and build; every error names the offending field.
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
@@ -44,6 +67,9 @@ impl Simulation {
         let built = topology::build(sc)?;
         let mut net = Net::new(built.links, built.routes);
         net.seed = sc.seed;
+        // ns-2's `$defaultRNG seed`, for the components that draw from it
+        // (validated: any that does has a seed ns-2 accepts).
+        net.ns2_rng = crate::sim::ns2rng::Ns2Rng::seeded(sc.seed).unwrap_or_default();
         let mut flows = FlowTable::default();
         // Workload entries (web users) place host pairs but no flow: each
         // placement gets an application that opens its own transfers.
@@ -91,6 +117,9 @@ impl Simulation {
             let nf = NewFlow { spec, src: fp.src, dst: fp.dst, route: fp.route, meta };
             let id = flows.create(&mut net, nf)?;
             apps.push(app::for_flow(spec, id, (start, stop), sc.seed, from_secs(sc.warmup_s)));
+        }
+        if crate::scenario::validate::ns2_rng_user(sc).is_some() {
+            ns2_boot_draws(&mut net, &mut flows);
         }
         for (i, a) in apps.iter_mut().enumerate() {
             a.init(&mut AppCtx { net: &mut net, flows: &mut flows, app: i as u32 });

@@ -130,3 +130,39 @@ fn only_telnet_flows_report_delay_columns() {
         Scenario::from_toml(&telnet(0.1, 1.0, 0.0, 0.0, "").replace("app_params = { interval_s = 0.1 }", "")).unwrap();
     assert_eq!(sc.flows[0].app_params.as_ref().unwrap()["interval_s"], 0.1);
 }
+
+/// `app_params.rng = "ns2"`: the intervals are ns-2's own draws,
+/// `Random::exponential() * interval_` (apps/telnet.cc) from its default
+/// stream seeded with the scenario's seed (11), after the two `boot_time_`
+/// draws its one TCP agent makes before the run (`TcpAgent::reset`, at
+/// creation and at `$ns run`).
+#[test]
+fn ns2_rng_writes_at_ns2s_exponential_draws() {
+    use ccsim_core::sim::ns2rng::Ns2Rng;
+    let t = telnet(0.1, 5.0, 0.0, 0.0, "").replace("interval_s = 0.1 }", "interval_s = 0.1, rng = \"ns2\" }");
+    let mut s = sim(&t);
+    s.enable_send_trace(0);
+    let r = s.run();
+    assert_conserved(&r);
+    let mut rng = Ns2Rng::seeded(11).unwrap();
+    rng.uniform();
+    rng.uniform();
+    let mut at = from_secs(r.flows[0].start_s);
+    let sends: Vec<_> = s.send_trace(0).iter().map(|rec| rec.time).collect();
+    assert!(sends.len() > 30, "{} writes", sends.len());
+    // A segment leaves at its write unless the window holds it until an
+    // ACK (a write within an RTT of the last, with ns-2's initial window).
+    let mut exact = 0;
+    for (k, &got) in sends.iter().enumerate() {
+        at = at.saturating_add(from_secs(rng.exponential() * 0.1));
+        assert!(got >= at, "write {k} leaves before it is written");
+        exact += (got == at) as usize;
+    }
+    assert!(exact * 10 >= sends.len() * 8, "{exact} of {} at their write", sends.len());
+    // A seed ns-2's `$defaultRNG seed` refuses is a named error.
+    let e = Scenario::from_toml(&t.replace("seed = 11", "seed = 0"))
+        .and_then(|sc| Simulation::new(&sc).map(|_| ()))
+        .expect_err("seed 0 with ns-2's stream")
+        .to_string();
+    assert!(e.contains("seed") && e.contains("flows[0].app_params.rng") && e.contains("2147483646"), "{e}");
+}

@@ -11,6 +11,8 @@
 //! i.e. `interval_ 0.1`: exponential with mean 0.1 s, this application's
 //! default (`app_params.interval_s`). As in ns-2 the first write is one
 //! interval after `start_s`, and the timer is rescheduled from each write.
+//! With `app_params.rng = "ns2"` the intervals are ns-2's own draws, from
+//! its default stream shared with RED (`sim::ns2rng`).
 //!
 //! Delay (the paper's Telnet delay, which "includes retransmissions"):
 //! the receiver notes each write's time and, when the segment is
@@ -38,11 +40,20 @@ pub const KIND: AppKind = AppKind {
           reporting each segment's write-to-delivery delay",
     needs: "bytes",
     params: || {
-        vec![ParamDoc {
-            name: "interval_s",
-            default: DEFAULT_INTERVAL_S.into(),
-            doc: "mean of the exponential interval between writes (ns-2 interval_)",
-        }]
+        vec![
+            ParamDoc {
+                name: "interval_s",
+                default: DEFAULT_INTERVAL_S.into(),
+                doc: "mean of the exponential interval between writes (ns-2 interval_)",
+            },
+            ParamDoc {
+                name: "rng",
+                default: "ccsim".into(),
+                doc: "where the intervals come from: \"ccsim\" (this flow's own stream) or \"ns2\" (ns-2.35's \
+                      defaultRNG seeded with the scenario's seed, shared with every other ns2 draw: \
+                      Random::exponential() as apps/telnet.cc draws it)",
+            },
+        ]
     },
     validate: |spec, path| {
         if spec.transport != "tcp" {
@@ -57,25 +68,30 @@ pub const KIND: AppKind = AppKind {
                 "not allowed with app = \"telnet\"; it writes one MSS segment per interval",
             ));
         }
-        interval_s(spec, path).map(|_| ())
+        settings(spec, path).map(|_| ())
     },
     fill_defaults: |spec| {
-        if let Ok(x) = interval_s(spec, "flow") {
+        if let Ok((x, ns2)) = settings(spec, "flow") {
             let mut m = Map::new();
             m.insert("interval_s".into(), Value::from(x));
+            if ns2 {
+                m.insert("rng".into(), Value::from("ns2"));
+            }
             spec.app_params = Some(m);
         }
     },
     workload: None,
 };
 
-/// The mean interval of a telnet entry's `app_params` (`path` names it).
-pub fn interval_s(spec: &FlowSpec, path: &str) -> Result<f64, ConfigError> {
+/// The mean interval of a telnet entry's `app_params` (`path` names it)
+/// and whether its draws are ns-2's (`rng = "ns2"`).
+pub fn settings(spec: &FlowSpec, path: &str) -> Result<(f64, bool), ConfigError> {
     let empty = Map::new();
     let mut p = Params::new(spec.app_params.as_ref().unwrap_or(&empty), &format!("{path}.app_params"));
     let x = p.f64_with("interval_s", DEFAULT_INTERVAL_S, positive)?;
+    let ns2 = p.choice("rng", "ccsim", &["ccsim", "ns2"])? == "ns2";
     p.finish_with("app = \"telnet\"", &[])?;
-    Ok(x)
+    Ok((x, ns2))
 }
 
 const START: u8 = 0;
@@ -89,6 +105,8 @@ pub struct Telnet {
     warmup: Time,
     mean_s: f64,
     rng: Rng,
+    /// Draw from ns-2's shared default stream instead of `rng`.
+    ns2_rng: bool,
     active: bool,
     opened: bool,
 }
@@ -102,8 +120,9 @@ impl Telnet {
             start,
             stop,
             warmup,
-            mean_s: interval_s(spec, "flow").unwrap_or(DEFAULT_INTERVAL_S),
+            mean_s: settings(spec, "flow").map_or(DEFAULT_INTERVAL_S, |s| s.0),
             rng: rng::stream(seed, Stream::FlowApp, flow as u64),
+            ns2_rng: settings(spec, "flow").is_ok_and(|s| s.1),
             active: false,
             opened: false,
         }
@@ -115,7 +134,13 @@ impl Telnet {
     }
 
     fn schedule_next(&mut self, ctx: &mut AppCtx) {
-        let at = ctx.now().saturating_add(from_secs(Self::next_interval(self.mean_s, &mut self.rng)));
+        let dt = if self.ns2_rng {
+            // apps/telnet.cc `next`: Random::exponential() * interval_.
+            ctx.net.ns2_rng.exponential() * self.mean_s
+        } else {
+            Self::next_interval(self.mean_s, &mut self.rng)
+        };
+        let at = ctx.now().saturating_add(from_secs(dt));
         if self.stop.is_none_or(|s| at < s) {
             ctx.schedule(at, SEND);
         }

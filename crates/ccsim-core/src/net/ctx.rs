@@ -8,6 +8,7 @@
 //! interval), and a way to drop packets it already holds (longest-queue
 //! drop) and to count ECN marks.
 use super::packet::PktId;
+use crate::sim::ns2rng::Ns2Rng;
 use crate::sim::rng::Rng;
 use crate::sim::{EventQueue, Time, Timer};
 
@@ -35,6 +36,9 @@ pub struct LinkCtx<'a> {
     pub queue: QueueView,
     pub(crate) timer: &'a mut Timer,
     pub(crate) events: &'a mut EventQueue,
+    /// ns-2's default random stream, shared by every owner that draws
+    /// from it (`rng = "ns2"`; see [`crate::sim::ns2rng`]).
+    pub ns2_rng: &'a mut Ns2Rng,
     pub(crate) evicted: &'a mut Vec<PktId>,
     pub(crate) marks: &'a mut u64,
 }
@@ -75,6 +79,7 @@ pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::pack
     let mut timer = Timer::new(Owner::new(EventKind::LinkTimer, 0, 0));
     let mut events = EventQueue::default();
     let (mut evicted, mut marks) = (Vec::new(), 0);
+    let mut ns2_rng = Ns2Rng::default();
     let mut ctx = LinkCtx {
         now: 0,
         link: 0,
@@ -84,6 +89,7 @@ pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::pack
         queue: QueueView::default(),
         timer: &mut timer,
         events: &mut events,
+        ns2_rng: &mut ns2_rng,
         evicted: &mut evicted,
         marks: &mut marks,
     };

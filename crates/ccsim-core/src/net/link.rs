@@ -15,6 +15,7 @@ use super::packet::{Packet, PacketPool, PktId, NO_PKT};
 use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
+use crate::sim::ns2rng::Ns2Rng;
 use crate::sim::rng::{self, Stream};
 use crate::sim::{EventKind, EventQueue, Owner, Time, Timer};
 use std::collections::VecDeque;
@@ -178,10 +179,10 @@ fn queue_owner(slot: &mut Option<OwnerState>, seed: u64, id: u32) -> &mut OwnerS
 
 /// Build a context for one owner out of a link's disjoint fields.
 macro_rules! ctx {
-    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $evicted:expr, $marks:expr) => {
-        ctx!($now, $id, $rate, $idle, $own, $events, $evicted, $marks, QueueView::default())
+    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $ns2:expr, $evicted:expr, $marks:expr) => {
+        ctx!($now, $id, $rate, $idle, $own, $events, $ns2, $evicted, $marks, QueueView::default())
     };
-    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $evicted:expr, $marks:expr, $view:expr) => {
+    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $ns2:expr, $evicted:expr, $marks:expr, $view:expr) => {
         LinkCtx {
             now: $now,
             link: $id,
@@ -191,6 +192,7 @@ macro_rules! ctx {
             queue: $view,
             timer: &mut $own.timer,
             events: $events,
+            ns2_rng: $ns2,
             evicted: $evicted,
             marks: $marks,
         }
@@ -497,6 +499,7 @@ impl Link {
         now: Time,
         pkts: &mut PacketPool,
         events: &mut EventQueue,
+        ns2: &mut Ns2Rng,
         id: PktId,
     ) -> Option<DropReason> {
         if !self.has_stages() {
@@ -506,7 +509,7 @@ impl Link {
         let view = self.queue_view(Some(pkts.get(id).flow));
         let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -517,7 +520,14 @@ impl Link {
     /// Offer the packet to the discipline; evictions are left for
     /// `pop_evicted`.
     #[inline]
-    pub(crate) fn enqueue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue, id: PktId) -> bool {
+    pub(crate) fn enqueue(
+        &mut self,
+        now: Time,
+        pkts: &mut PacketPool,
+        events: &mut EventQueue,
+        ns2: &mut Ns2Rng,
+        id: PktId,
+    ) -> bool {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
@@ -526,7 +536,7 @@ impl Link {
         };
         let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
         let own = queue_owner(queue_own, self.seed, self.id);
-        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, evicted, &mut self.c.marks);
+        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
         q.enqueue(&mut ctx, id, pkts)
     }
 
@@ -539,13 +549,19 @@ impl Link {
     /// Take the next packet from the discipline through the stages'
     /// `on_dequeue` (the serialiser is free).
     #[inline]
-    pub(crate) fn dequeue(&mut self, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) -> Option<PktId> {
+    pub(crate) fn dequeue(
+        &mut self,
+        now: Time,
+        pkts: &mut PacketPool,
+        events: &mut EventQueue,
+        ns2: &mut Ns2Rng,
+    ) -> Option<PktId> {
         let id = match &mut self.queue {
             Queue::DropTail(q) => q.take()?,
             Queue::Dyn(q) => {
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
                 let own = queue_owner(queue_own, self.seed, self.id);
-                let mut ctx = ctx!(now, self.id, self.rate_bps, false, own, events, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, false, own, events, ns2, evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
@@ -553,14 +569,23 @@ impl Link {
         let Some(extras) = self.extras.as_mut() else { return Some(id) };
         let Extras { stages, evicted, .. } = &mut **extras;
         for s in stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, false, s.own, events, evicted, &mut self.c.marks, view);
+            let mut ctx =
+                ctx!(now, self.id, self.rate_bps, false, s.own, events, ns2, evicted, &mut self.c.marks, view);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
         Some(id)
     }
 
     /// Timer `slot` of this link fired (0: the queue, `i`: stage `i - 1`).
-    pub(crate) fn on_timer(&mut self, slot: u8, gen: u32, now: Time, pkts: &mut PacketPool, events: &mut EventQueue) {
+    pub(crate) fn on_timer(
+        &mut self,
+        slot: u8,
+        gen: u32,
+        now: Time,
+        pkts: &mut PacketPool,
+        events: &mut EventQueue,
+        ns2: &mut Ns2Rng,
+    ) {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return };
@@ -568,12 +593,13 @@ impl Link {
         if slot == 0 {
             let own = queue_owner(queue_own, self.seed, self.id);
             if own.timer.fire(events, now, gen) {
-                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
         } else if let Some(s) = stages.get_mut(slot as usize - 1) {
             if s.own.timer.fire(events, now, gen) {
-                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, evicted, &mut self.c.marks, view);
+                let mut ctx =
+                    ctx!(now, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
                 s.stage.on_timer(&mut ctx);
             }
         }

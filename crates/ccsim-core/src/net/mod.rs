@@ -57,6 +57,9 @@ pub struct Net {
     /// The scenario's master seed: agents created during the run derive
     /// their random streams from it (`sim::rng::stream`).
     pub seed: u64,
+    /// ns-2's default random stream, for the owners that draw from it
+    /// (`rng = "ns2"`), seeded from the scenario's seed when one does.
+    pub ns2_rng: crate::sim::ns2rng::Ns2Rng,
     /// Some link is a sending host's interface (`txqueuelen`): without one,
     /// [`Net::local_queue_full`] answers without a route lookup per packet.
     local_queues: bool,
@@ -179,11 +182,11 @@ impl Net {
                 return self.drop_pkt(l, id, DropReason::Congestion);
             }
         } else {
-            if let Some(reason) = link.stages_enqueue(now, &mut self.pkts, &mut self.events, id) {
+            if let Some(reason) = link.stages_enqueue(now, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id) {
                 return self.drop_pkt(l, id, reason);
             }
             link.notify(TapEvent::Enqueue, now, &self.pkts, id);
-            let admitted = link.enqueue(now, &mut self.pkts, &mut self.events, id);
+            let admitted = link.enqueue(now, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
             while let Some(e) = self.links[l].pop_evicted() {
                 self.drop_pkt(l, e, DropReason::Congestion);
             }
@@ -209,7 +212,7 @@ impl Net {
     fn serve(&mut self, l: usize) {
         let now = self.now;
         let link = &mut self.links[l];
-        let Some(id) = link.dequeue(now, &mut self.pkts, &mut self.events) else { return };
+        let Some(id) = link.dequeue(now, &mut self.pkts, &mut self.events, &mut self.ns2_rng) else { return };
         link.notify(TapEvent::Dequeue, now, &self.pkts, id);
         self.transmit(l, id);
     }
@@ -319,7 +322,7 @@ impl Net {
     pub(crate) fn link_timer(&mut self, l: usize, slot: u8, gen: u32) {
         let now = self.now;
         self.links[l].integrate_queue(now);
-        self.links[l].on_timer(slot, gen, now, &mut self.pkts, &mut self.events);
+        self.links[l].on_timer(slot, gen, now, &mut self.pkts, &mut self.events, &mut self.ns2_rng);
         while let Some(e) = self.links[l].pop_evicted() {
             self.drop_pkt(l, e, DropReason::Congestion);
         }

@@ -290,7 +290,57 @@ pub fn validate(sc: &Scenario) -> R {
     for (i, f) in sc.flows.iter().enumerate() {
         flow(i, f, sc)?;
     }
+    ns2_seed(sc)?;
     resources(sc, available_memory_bytes())
+}
+
+/// The first field that asks for ns-2's default random stream
+/// (`rng = "ns2"` on a queue table or in a flow's `app_params`).
+pub(crate) fn ns2_rng_user(sc: &Scenario) -> Option<String> {
+    let is_ns2 = |m: &serde_json::Map<String, serde_json::Value>| m.get("rng").and_then(|v| v.as_str()) == Some("ns2");
+    let mut queues: Vec<(String, &QueueSpec)> = Vec::new();
+    match &sc.topology {
+        Topology::Dumbbell(d) => {
+            queues.push(("topology.bottleneck_queue".into(), &d.bottleneck_queue));
+            queues.push(("topology.edge_queue".into(), &d.edge_queue));
+        }
+        Topology::ParkingLot(p) => {
+            queues.push(("topology.link_queue".into(), &p.link_queue));
+            queues.push(("topology.edge_queue".into(), &p.edge_queue));
+        }
+        Topology::Custom(c) => {
+            for (i, l) in c.links.iter().enumerate() {
+                queues.push((format!("topology.links[{i}].queue"), &l.queue));
+                if let Some(q) = &l.reverse_queue {
+                    queues.push((format!("topology.links[{i}].reverse_queue"), q));
+                }
+            }
+        }
+    }
+    let queue = queues.into_iter().find(|(_, q)| is_ns2(&q.extra)).map(|(f, _)| format!("{f}.rng"));
+    let app = || {
+        sc.flows.iter().enumerate().find_map(|(i, f)| {
+            f.app_params.as_ref().filter(|m| is_ns2(m)).map(|_| format!("flows[{i}].app_params.rng"))
+        })
+    };
+    queue.or_else(app)
+}
+
+/// ns-2's `$defaultRNG seed S` takes 0 < S < 2^31 - 1: a scenario whose
+/// components draw from that stream needs a seed it accepts.
+fn ns2_seed(sc: &Scenario) -> R {
+    let Some(user) = ns2_rng_user(sc) else { return Ok(()) };
+    if crate::sim::ns2rng::Ns2Rng::seeded(sc.seed).is_some() {
+        return Ok(());
+    }
+    Err(err(
+        "seed",
+        format!(
+            "{} is not allowed with {user} = \"ns2\"; ns-2's default random stream takes seeds from 1 to {}",
+            sc.seed,
+            crate::sim::ns2rng::MAX_SEED
+        ),
+    ))
 }
 
 /// What a run holds in memory, measured on `ccsim run` (engine, results

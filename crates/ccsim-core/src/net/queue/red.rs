@@ -25,7 +25,10 @@
 //! droptail's (`limit_bytes` admits a packet only if it fits; ns-2 in
 //! `queue_in_bytes_` mode drops when the bytes already waiting reach
 //! `limit_ × mean_pktsize_`), and the draw is `u < p` with u uniform on
-//! [0, 1) (ns-2 `u <= p`, the same probability).
+//! [0, 1) from the queue's own stream (ns-2 `u <= p`, the same
+//! probability). With `rng = "ns2"` the draw is ns-2's own: `u <= p` with
+//! u from ns-2.35's default generator (`sim::ns2rng`), shared with every
+//! other consumer of it in event order, as `Random::uniform()` is.
 //!
 //! Not modelled: Adaptive RED (`adaptive_`), `cautious_` (the only user of
 //! `idle_pktsize_`), drop-front/random victims, `use_mark_p_ false`.
@@ -111,6 +114,13 @@ pub const KIND: QueueKind = QueueKind {
                 doc: "GWA paper's ECN routers: mark ECN-capable packets whatever p_b (above max_th too, mark_p \
                       ignored); only the physical buffer drops them; needs ecn = true",
             },
+            ParamDoc {
+                name: "rng",
+                default: json!("ccsim"),
+                doc: "where drop_early's draw comes from: \"ccsim\" (this queue's own stream, u < p) or \"ns2\" \
+                      (ns-2.35's defaultRNG seeded with the scenario's seed, shared with every other ns2 draw, \
+                      u <= p as red.cc: the draws of an ns-2 run, for event-by-event comparison)",
+            },
         ]
     },
     build: |q, path| Ok(Red::from_spec(q, path)?.into()),
@@ -131,6 +141,8 @@ pub struct RedConfig {
     pub ecn: bool,
     pub mark_p: f64,
     pub ecn_mark_above_max: bool,
+    /// Draw from ns-2's shared default stream (`rng = "ns2"`).
+    pub ns2_rng: bool,
 }
 
 impl RedConfig {
@@ -149,6 +161,7 @@ impl RedConfig {
             ecn: false,
             mark_p: 0.1,
             ecn_mark_above_max: false,
+            ns2_rng: false,
         }
     }
 }
@@ -267,6 +280,7 @@ impl Red {
         let ecn = p.bool("ecn", false)?;
         let mark_p = p.f64_with("mark_p", 0.1, in_unit)?;
         let ecn_mark_above_max = p.bool("ecn_mark_above_max", false)?;
+        let ns2_rng = p.choice("rng", "ccsim", &["ccsim", "ns2"])? == "ns2";
         p.finish_with("queue kind \"red\"", &["kind", "limit_pkts", "limit_bytes"])?;
         let limit = Limit::from_fields(q, path)?;
         if max_th > 0.0 && min_th == 0.0 {
@@ -297,6 +311,7 @@ impl Red {
             ecn,
             mark_p,
             ecn_mark_above_max,
+            ns2_rng,
         }))
     }
 
@@ -343,8 +358,10 @@ impl Red {
             (self.count as f64, 1.0)
         };
         let pa = p_a(pb, count, c.wait, ratio);
-        let u: f64 = ctx.rng.gen();
-        if u < pa {
+        // red.cc draws `Random::uniform()` and hits on u <= p; ccsim's own
+        // stream hits on u < p (the same probability).
+        let hit = if c.ns2_rng { ctx.ns2_rng.uniform() <= pa } else { ctx.rng.gen::<f64>() < pa };
+        if hit {
             self.count = 0;
             self.count_bytes = 0;
             if c.ecn && ect && (c.ecn_mark_above_max || pb < c.mark_p) {
@@ -563,6 +580,36 @@ mod tests {
             out = (drops as f64 / n as f64, gaps);
         });
         out
+    }
+
+    /// `rng = "ns2"`: every drop_early call takes the next draw of ns-2's
+    /// default stream and hits on u <= p_a, so the drops are exactly those
+    /// of a replay of red.cc's decisions on that stream (here the stream
+    /// of ns-2's default seed, the test context's).
+    #[test]
+    fn ns2_rng_takes_ns2s_draws_one_per_decision() {
+        use crate::sim::ns2rng::Ns2Rng;
+        let (avg, n) = (20.0, 20_000);
+        let c = RedConfig { min_th: 10.0, max_th: 30.0, ns2_rng: true, ..cfg(Limit::Packets(1000)) };
+        let pb = p_b(avg, 10.0, 30.0, 0.1, true);
+        let (_, got) = empirical(c.clone(), avg, 1000, n);
+        // The first arrival above min_th only restarts the count (1), then
+        // each arrival counts, draws once and resets the count on a hit.
+        let (mut r, mut want, mut count, mut since) = (Ns2Rng::default(), Vec::new(), 1u64, 1u64);
+        for _ in 1..n {
+            count += 1;
+            since += 1;
+            if r.uniform() <= p_a(pb, count as f64, true, 1.0) {
+                want.push(since);
+                count = 0;
+                since = 0;
+            }
+        }
+        assert!(want.len() > 100, "a test with drops");
+        assert_eq!(got, want, "the drop gaps of red.cc on ns-2's stream");
+        // ccsim's own stream decides otherwise.
+        let (_, own) = empirical(RedConfig { ns2_rng: false, ..c }, avg, 1000, n);
+        assert_ne!(own, want);
     }
 
     #[test]

@@ -87,6 +87,7 @@ pub const KIND: TransportKind = TransportKind {
             let mut r = crate::sim::rng::stream(seed, crate::sim::rng::Stream::Transport, flow as u64);
             let drawn = r.gen::<f64>() * cfg.granularity;
             cfg.boot_time = f.ns2_boot_time_s.unwrap_or(drawn);
+            cfg.boot_time_given = f.ns2_boot_time_s.is_some();
         }
         let cc = build_cc(f, "flow").expect("validated controller");
         Endpoints {
@@ -321,6 +322,8 @@ pub struct TcpConfig {
     /// ns-2's `boot_time_` (uniform on [0, granularity), drawn per flow):
     /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
     pub boot_time: f64,
+    /// `boot_time` came from `ns2_boot_time_s`, not from a draw.
+    pub boot_time_given: bool,
     pub halve_on_repeated_rto: bool,
     /// See [`defaults::NS2_BUGFIX`].
     pub ns2_bugfix: bool,
@@ -372,6 +375,7 @@ impl TcpConfig {
             granularity: f.clock_granularity_s.unwrap_or_default(),
             rtt_estimator: f.rtt_estimator.unwrap_or(defaults::RTT_ESTIMATOR),
             boot_time: 0.0,
+            boot_time_given: false,
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
             ns2_singledup: f.ns2_singledup.unwrap_or(defaults::NS2_SINGLEDUP),

@@ -123,6 +123,13 @@ impl RttEstimator {
         RttEstimator { ns2: Some(ns2), ..Self::new(min_rto, max_rto, init_rto, granularity) }
     }
 
+    /// ns-2's estimator: set `boot_time_` (before the first sample).
+    pub fn set_boot_time(&mut self, boot_time: f64) {
+        if let Some(n) = self.ns2.as_mut() {
+            n.boot_time = boot_time;
+        }
+    }
+
     /// Feed one RTT sample `r` (seconds) to the RFC 6298 estimator.
     pub fn sample(&mut self, r: f64) {
         match self.srtt {

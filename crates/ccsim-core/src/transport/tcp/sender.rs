@@ -180,6 +180,16 @@ enum Next {
 
 impl TcpSender {
     /// `seed`: the scenario's seed, for the flow's `send_jitter_s` draws.
+    /// ns-2's `TcpAgent::reset` draw, `boot_time_ = Random::uniform(tcpTick_)`,
+    /// from ns-2's default stream `u` (`Simulation::new`): the tick phase
+    /// of an agent with ns-2's estimator, unless `ns2_boot_time_s` gave it.
+    pub(crate) fn draw_ns2_boot_time(&mut self, u: f64) {
+        if self.cfg.rtt_estimator == RttEstimatorKind::Ns2 && !self.cfg.boot_time_given {
+            self.cfg.boot_time = u * self.cfg.granularity;
+            self.rtt.set_boot_time(self.cfg.boot_time);
+        }
+    }
+
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, seed: u64) -> Self {
         let awnd = cfg.rwnd;
         // ns-2 `set_initial_window`: one segment until the SYN is answered
