@@ -299,6 +299,7 @@ impl Link {
             && self.inbound == 0
             && self.busy_until <= at
             && !self.free_scheduled
+            && self.ties != crate::scenario::Ties::Ns2
             && !self.has_stages()
             && matches!(self.queue, Queue::DropTail(_))
             && self.queue.len_pkts() == 0

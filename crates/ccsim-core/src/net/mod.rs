@@ -248,6 +248,9 @@ impl Net {
         let mut arrive = link.busy_until.saturating_add(link.delay);
         link.c.tx_pkts += 1;
         link.c.tx_bytes += size as u64;
+        if link.ties == Ties::Ns2 {
+            return self.transmit_ns2(l, id, arrive);
+        }
         if link.queue.len_pkts() > 0 {
             link.free_scheduled = true;
             self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
@@ -288,6 +291,32 @@ impl Net {
         link.pipe.len += 1;
     }
 
+    /// `transmit` on a link with `Ties::Ns2`: what ns-2's `LinkDelay::recv`
+    /// schedules when a transmission starts, in its order: the packet's
+    /// arrival at the far end (an event of its own, not only the wire's
+    /// head's), then the link's resume at the end of the transmission
+    /// (even with nothing waiting: ns-2's queue stays blocked until then).
+    /// The packet is not cut through the next link (`Link::can_cut`).
+    #[cold]
+    #[inline(never)]
+    fn transmit_ns2(&mut self, l: usize, id: PktId, arrive: Time) {
+        if let Some(next) = self.next_hop(id) {
+            self.links[next].inbound += 1;
+        }
+        self.pkts.set_wire(id, arrive);
+        self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), id);
+        let link = &mut self.links[l];
+        if link.pipe.len == 0 {
+            link.pipe.head = id;
+        } else {
+            self.pkts.set_wire_next(link.pipe.tail, id);
+        }
+        link.pipe.tail = id;
+        link.pipe.len += 1;
+        link.free_scheduled = true;
+        self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
+    }
+
     /// `LinkFree` of link `l` (`gen` 1: already put behind the other
     /// events of its instant once, `Ties::ArrivalFirst`).
     #[inline(always)]
@@ -303,12 +332,13 @@ impl Net {
 
     /// `LinkFree` of a link with `Ties::ArrivalFirst`: the first time, if
     /// other events share its instant, it goes behind them (an arrival
-    /// among them it may be); then as any `LinkFree`.
+    /// among them it may be); then as any `LinkFree`. With `Ties::Ns2` the
+    /// event already sits where ns-2's resume does.
     #[cold]
     #[inline(never)]
     fn tied_link_free(&mut self, l: usize, gen: u32) {
         let link = &mut self.links[l];
-        if gen == 0 && self.events.peek_time() == Some(self.now) {
+        if link.ties == Ties::ArrivalFirst && gen == 0 && self.events.peek_time() == Some(self.now) {
             self.events.schedule(self.now, Owner::new(EventKind::LinkFree, l as u32, 0), 1);
             return;
         }
@@ -340,7 +370,12 @@ impl Net {
         let next = self.pkts.wire(id).1;
         link.pipe.head = next;
         link.pipe.len -= 1;
-        if next != NO_PKT {
+        if link.ties == Ties::Ns2 {
+            // Every packet on this wire has its own event (`transmit_ns2`).
+            if next == NO_PKT {
+                link.pipe.tail = NO_PKT;
+            }
+        } else if next != NO_PKT {
             let (t, after) = self.pkts.wire(next);
             self.events.schedule(t, Owner::new(EventKind::PipeArrival, l as u32, 0), next);
             // The next arrival's packet and the wire link after it are read
@@ -487,6 +522,59 @@ mod tests {
         }
         assert_eq!(net.created, net.delivered + net.dropped, "conservation");
         (out, net.dropped)
+    }
+
+    /// Links A and B (8 Gb/s, 10 us) both feed C (1 Gb/s). A sends a1
+    /// and a2 (1000 B) at 0: a2 starts at 1 us and reaches C at 12 us. B
+    /// sends b1 (500 B) at 1.5 us: it also reaches C at 12 us. ns-2
+    /// scheduled a2's arrival when a2's transmission started (1 us),
+    /// before b1's (1.5 us), so C takes a2 first; ccsim's pipe schedules
+    /// a2's arrival only when a1 arrives (11 us), after b1's. Returns the
+    /// flows in the order they leave C's wire, and the events run.
+    fn two_feeders_run(ties: Ties) -> (Vec<u32>, u64) {
+        use super::queue::{DropTail, Limit, Queue};
+        let q = || Queue::DropTail(DropTail::new(Limit::Packets(10)));
+        let us = 1_000_000;
+        let mk = |id, ends, rate| {
+            let mut l = Link::new(id, format!("l{id}"), ends, rate, 10 * us, q(), 1);
+            l.ties = ties;
+            l
+        };
+        let links = vec![mk(0, (0, 2), 8e9), mk(1, (1, 2), 8e9), mk(2, (2, 3), 1e9)];
+        let routes = vec![Route { fwd: vec![0, 2], rev: vec![0] }, Route { fwd: vec![1, 2], rev: vec![1] }];
+        let mut net = Net::new(links, routes);
+        net.add_flow(0, 0);
+        net.add_flow(1, 1);
+        net.send(Packet { flow: 0, size: 1000, ..Default::default() });
+        net.send(Packet { flow: 0, size: 1000, ..Default::default() });
+        net.events.schedule(3 * us / 2, Owner::new(EventKind::AgentTimer, 1, 0), 0);
+        let mut out = Vec::new();
+        while let Some(e) = net.events.pop() {
+            net.now = e.time;
+            match e.to.kind {
+                EventKind::LinkFree => net.link_free(e.to.idx as usize, e.gen),
+                EventKind::AgentTimer => net.send(Packet { flow: 1, size: 500, ..Default::default() }),
+                EventKind::PipeArrival => {
+                    if let Some(id) = net.pipe_arrival(e.to.idx as usize) {
+                        out.push(net.pkts.get(id).flow);
+                        net.pkts.free(id);
+                    }
+                }
+                k => panic!("unexpected event {k:?}"),
+            }
+        }
+        assert_eq!(net.created, net.delivered + net.dropped, "conservation");
+        (out, net.events.popped)
+    }
+
+    #[test]
+    fn ns2_ties_order_arrivals_from_two_links_by_transmission_start() {
+        let (ccsim, ev_ccsim) = two_feeders_run(Ties::ArrivalFirst);
+        let (ns2, ev_ns2) = two_feeders_run(Ties::Ns2);
+        assert_eq!(ccsim, [0, 1, 0], "a1, then b1 before a2 (pipe order)");
+        assert_eq!(ns2, [0, 0, 1], "a1, then a2 before b1 (ns-2's order)");
+        // Ns2 has an event per hop and a resume per transmission.
+        assert!(ev_ns2 > ev_ccsim, "{ev_ns2} vs {ev_ccsim}");
     }
 
     #[test]

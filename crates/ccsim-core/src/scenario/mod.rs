@@ -156,6 +156,17 @@ pub enum Ties {
     /// service time, the tied arrival was scheduled first
     /// (docs/validation.md, "ns-2's order of a tied arrival and departure").
     ArrivalFirst,
+    /// ns-2.35's event order itself: as ns-2's `LinkDelay::recv`, every
+    /// packet's arrival at the far end gets its event when its
+    /// transmission starts, and so does the link's resume (`LinkFree`,
+    /// whether or not a packet waits), so events of equal time run in the
+    /// order ns-2 inserted them: a tie between packets of different links
+    /// reaching one queue is ordered by their transmission starts, not by
+    /// when ccsim's pipe got round to scheduling them. Packets are not cut
+    /// through links with this order (each hop has its arrival event), so
+    /// it costs about one event per packet per hop more; for comparisons
+    /// with ns-2 event by event (docs/validation.md).
+    Ns2,
 }
 
 impl QueueSpec {

@@ -147,6 +147,6 @@ fn ties_param() -> ParamDoc {
     ParamDoc {
         name: "ties",
         default: serde_json::json!("event_order"),
-        doc: "a tied arrival and departure: event_order (ccsim's scheduling order) or arrival_first (ns-2.35's order)",
+        doc: "a tied arrival and departure: event_order (ccsim's scheduling order) or arrival_first (ns-2.35's order); ns2: every event of this link scheduled when ns-2 schedules it (each packet's arrival and the resume at its transmission start, no cut-through), so ties between links fall as in ns-2",
     }
 }
