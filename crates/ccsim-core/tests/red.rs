@@ -500,3 +500,12 @@ fn ns2_singledup_needs_limited_transmit() {
     assert!(e.contains("flows[0].ns2_singledup") && e.contains("limited_transmit = true"), "{e}");
     assert!(Scenario::from_toml(&dumbbell(1, q, "ns2_singledup = true", 5.0)).is_ok());
 }
+
+#[test]
+fn ns2_dupwnd_needs_reno_recovery() {
+    let q = "limit_pkts = 30";
+    let bad = Scenario::from_toml(&dumbbell(1, q, "ns2_dupwnd = true", 5.0));
+    let e = bad.expect_err("ns2_dupwnd with NewReno").to_string();
+    assert!(e.contains("flows[0].ns2_dupwnd") && e.contains("recovery = \"reno\"") && e.contains("newreno"), "{e}");
+    assert!(Scenario::from_toml(&dumbbell(1, q, "ns2_dupwnd = true\nrecovery = \"reno\"", 5.0)).is_ok());
+}

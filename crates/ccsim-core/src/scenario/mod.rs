@@ -367,6 +367,11 @@ pub struct FlowSpec {
     /// (`transport::tcp::defaults::NS2_SINGLEDUP`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_singledup: Option<bool>,
+    /// TCP with `recovery = "reno"`: ns-2's `RenoTcpAgent` window, cwnd_
+    /// and the fast-recovery inflation `dupwnd_` kept apart
+    /// (`transport::tcp::defaults::NS2_DUPWND`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_dupwnd: Option<bool>,
     /// TCP with `rtt_estimator = "ns2"`: ns-2's `boot_time_`, where in its
     /// first `tcpTick_` the agent's clock started (seconds in [0, tick));
     /// absent: drawn uniformly per flow from the seed, as ns-2 draws it.

@@ -137,6 +137,18 @@ pub mod defaults {
     /// singledup_` -> `send_one`, which sends while `t_seqno_ <=
     /// highest_ack_ + cwnd_ + dupacks_`): `ns2_singledup = true`.
     pub const NS2_SINGLEDUP: bool = false;
+    /// Reno's fast recovery as RFC 5681 §3.2: ssthresh = max(FlightSize/2,
+    /// 2), cwnd = ssthresh + 3 inflated by one per further duplicate, and
+    /// deflated to ssthresh by the ACK that ends it. ns-2.35's
+    /// `RenoTcpAgent` keeps the inflation apart (`dupwnd_`, tcp-reno.cc):
+    /// the fast retransmit's `slowdown` halves `windowd()` = cwnd_ +
+    /// dupwnd_ (dupwnd_ 0 then) unrounded (`precisionReduce_`), ssthresh =
+    /// max(⌊cwnd/2⌋, 2); dupwnd_ = 3, then one more per duplicate; the
+    /// first new ACK runs `ecn()` on the inflated window first (an ECE
+    /// then halves cwnd_ + dupwnd_), drops dupwnd_ without deflating
+    /// cwnd_ to ssthresh, and opens cwnd_ (`opencwnd`) unless it carries
+    /// ECE: `ns2_dupwnd = true`.
+    pub const NS2_DUPWND: bool = false;
     pub const ECN_RETRANSMIT_ECT: bool = false;
     pub const ECN_RESPONSE: super::EcnResponse = super::EcnResponse::Rfc3168;
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
@@ -192,6 +204,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
     ("ns2_singledup", "Limited Transmit after a timeout too (ns-2 singledup_ send_one); needs limited_transmit"),
+    (
+        "ns2_dupwnd",
+        "recovery = reno as ns-2's RenoTcpAgent: cwnd halved unrounded, inflation dupwnd_ kept apart and dropped \
+         (not deflated to ssthresh) at the first new ACK, an ECE on it halving the inflated window",
+    ),
     (
         "ns2_boot_time_s",
         "rtt_estimator = \"ns2\": the tick phase boot_time_ in [0, clock_granularity_s) (absent: drawn)",
@@ -264,6 +281,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.halve_on_repeated_rto.get_or_insert(d::HALVE_ON_REPEATED_RTO);
     f.ns2_bugfix.get_or_insert(d::NS2_BUGFIX);
     f.ns2_singledup.get_or_insert(d::NS2_SINGLEDUP);
+    f.ns2_dupwnd.get_or_insert(d::NS2_DUPWND);
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
@@ -329,6 +347,8 @@ pub struct TcpConfig {
     pub ns2_bugfix: bool,
     /// See [`defaults::NS2_SINGLEDUP`].
     pub ns2_singledup: bool,
+    /// See [`defaults::NS2_DUPWND`].
+    pub ns2_dupwnd: bool,
     pub ecn: bool,
     /// Retransmissions of an ECN flow are ECT as well (ns-2), see [`defaults::ECN_RETRANSMIT_ECT`].
     pub ecn_retransmit_ect: bool,
@@ -379,6 +399,7 @@ impl TcpConfig {
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
             ns2_singledup: f.ns2_singledup.unwrap_or(defaults::NS2_SINGLEDUP),
+            ns2_dupwnd: f.ns2_dupwnd.unwrap_or(defaults::NS2_DUPWND),
             ecn: f.ecn.unwrap_or_default(),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),
@@ -461,6 +482,18 @@ impl TcpConfig {
                 p("ns2_singledup"),
                 "true needs limited_transmit = true (it extends Limited Transmit to the state after a timeout, \
                  as ns-2's singledup_)",
+            ));
+        }
+        if cfg.ns2_dupwnd && cfg.recovery != Recovery::Reno {
+            return Err(ConfigError::new(
+                p("ns2_dupwnd"),
+                format!(
+                    "true needs recovery = \"reno\" (it is ns-2's RenoTcpAgent window), got \"{}\"",
+                    serde_json::to_value(cfg.recovery)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                ),
             ));
         }
         if cfg.ecn_retransmit_ect && !cfg.ecn {

@@ -143,6 +143,10 @@ pub struct TcpSender {
     /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
     /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
     ecn_backoff: bool,
+    /// ns-2's `dupwnd_` (`ns2_dupwnd`): the fast-recovery inflation, part
+    /// of `st.cwnd` (which holds ns-2's `windowd()` = cwnd_ + dupwnd_)
+    /// until the first new ACK takes it off again.
+    dupwnd: f64,
     /// ns-2's `last_cwnd_action_ == CWND_ACTION_TIMEOUT`
     /// (`ecn_response = "ns2"`): set by every expiry of the timer, cleared
     /// by the next ECE reaction or fast retransmit.
@@ -240,6 +244,7 @@ impl TcpSender {
             cwnd_cnt: 0,
             held: false,
             ecn_backoff: false,
+            dupwnd: 0.0,
             ns2_after_timeout: false,
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
@@ -366,6 +371,7 @@ impl TcpSender {
                 self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
             }
             match self.state {
+                State::Recovery if self.cfg.ns2_dupwnd => self.ns2_reno_exit(ece, acked),
                 State::Recovery if ack >= self.recover || self.cfg.recovery == Recovery::Reno => {
                     // Full ACK (or Reno's any new ACK): deflate to ssthresh.
                     self.state = State::Open;
@@ -444,6 +450,9 @@ impl TcpSender {
                 }
                 State::Recovery if self.cfg.recovery != Recovery::Sack => {
                     self.st.cwnd = (self.st.cwnd + 1.0).min(self.st.max_cwnd);
+                    if self.cfg.ns2_dupwnd {
+                        self.dupwnd += 1.0;
+                    }
                 }
                 _ => {}
             }
@@ -586,6 +595,30 @@ impl TcpSender {
         }
     }
 
+    /// The first new ACK of a Reno recovery with `ns2_dupwnd`, as
+    /// tcp-reno.cc `recv` runs it: `ecn` first, on the inflated window
+    /// (an ECE the sender reacts to halves cwnd_ + dupwnd_: left inflated
+    /// here for the ECE step after this match), then `dupwnd_ = 0` without
+    /// deflating cwnd_ to ssthresh, then `opencwnd` unless the ACK carries
+    /// ECE (`recv_newack_helper`).
+    fn ns2_reno_exit(&mut self, ece: bool, acked: u64) {
+        self.state = State::Open;
+        self.cc.on_event(&mut self.st, CcEvent::RecoveryEnd);
+        let una = self.sb.una();
+        let reacts = ece && self.cfg.ecn && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c);
+        if !reacts {
+            self.st.cwnd -= self.dupwnd;
+        }
+        self.dupwnd = 0.0;
+        if !ece {
+            if self.cfg.ecn_response == EcnResponse::Ns2 && self.st.cwnd < self.st.ssthresh {
+                self.st.cwnd += 1.0;
+            } else {
+                self.cc.cong_avoid(&mut self.st, acked);
+            }
+        }
+    }
+
     /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
     /// ECE reduction already did, in this window).
     fn enter_recovery(&mut self, net: &mut Net, cut: bool) {
@@ -596,17 +629,35 @@ impl TcpSender {
         }
         if cut {
             self.st.flight = self.sb.outstanding() - self.lt_sent;
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            if self.cfg.ns2_dupwnd {
+                // `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` with
+                // `precisionReduce_`: windowd() / 2 unrounded.
+                let half = self.st.cwnd.min(self.awnd as f64) / 2.0;
+                self.st.ssthresh = half.floor().max(2.0);
+                self.st.cwnd = half;
+            } else {
+                self.st.ssthresh = self.cc.ssthresh(&self.st);
+            }
         }
         self.ecn_cut = false;
         self.cwr = false;
         self.local_cwr = false;
-        self.st.cwnd = match self.cfg.recovery {
-            Recovery::Sack => self.st.ssthresh,
-            _ => self.st.ssthresh + self.cfg.dupthresh as f64,
-        };
+        if self.cfg.ns2_dupwnd {
+            // dupwnd_ = numdupacks_ on top of cwnd_, which keeps its value
+            // (halved above, or as an ECN reduction left it). After an
+            // ECN reduction ns-2 leaves `recover_` where `ecn` put it.
+            self.dupwnd = self.cfg.dupthresh as f64;
+            self.st.cwnd += self.dupwnd;
+        } else {
+            self.st.cwnd = match self.cfg.recovery {
+                Recovery::Sack => self.st.ssthresh,
+                _ => self.st.ssthresh + self.cfg.dupthresh as f64,
+            };
+        }
         self.clamp_cwnd();
-        self.recover = self.sb.high();
+        if cut || !self.cfg.ns2_dupwnd {
+            self.recover = self.sb.high();
+        }
         self.state = State::Recovery;
         self.partial_seen = false;
         self.rescue_rxt = Some(self.sb.una() + 1);
@@ -632,6 +683,8 @@ impl TcpSender {
         // after which `ecn` reacts to the next ECE whatever `recover_`, and
         // calls `slowdown(CLOSE_CWND_*)`.
         self.ns2_after_timeout = self.cfg.ecn_response == EcnResponse::Ns2;
+        // ns-2 `RenoTcpAgent::timeout`: dupwnd_ = 0.
+        self.dupwnd = 0.0;
         self.ns2_cong_action();
         if self.sb.outstanding() == 0 {
             if self.st.cwnd < 1.0 {
@@ -1515,6 +1568,61 @@ mod ns2_ecn_tests {
         ack(&mut s, &mut net, 0.4, 5, true);
         assert_eq!((s.st.cwnd, s.st.ssthresh, s.window()), (0.625, 2.0, 0));
         assert!(!s.ecn_backoff, "the reduction was made at 1.25 segments");
+    }
+
+    /// `ns2_dupwnd`: ns-2's Reno window. Seven segments out, the first
+    /// lost: the third duplicate ACK halves windowd() = 7 unrounded (cwnd_
+    /// 3.5, ssthresh 3) and adds dupwnd_ = 3, a fourth adds one more; the
+    /// new ACK takes dupwnd_ off without deflating cwnd_ to ssthresh and
+    /// opens it by 1/cwnd_ (3.5 > ssthresh). RFC 5681 (the default):
+    /// ssthresh = FlightSize / 2, cwnd = ssthresh + 3, then ssthresh.
+    #[test]
+    fn ns2_dupwnd_keeps_the_inflation_apart_and_does_not_deflate() {
+        for ns2 in [true, false] {
+            let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 7, "limited_transmit": false,
+                                          "ns2_dupwnd": ns2});
+            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            for k in 0..3 {
+                ack(&mut s, &mut net, 0.1 + 0.001 * k as f64, 0, false);
+            }
+            let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
+            ack(&mut s, &mut net, 0.104, 0, false);
+            assert_eq!(s.st.cwnd, cwnd + 1.0, "ns2 {ns2}: inflation");
+            ack(&mut s, &mut net, 0.2, 7, false);
+            if ns2 {
+                assert_eq!((cwnd, ssthresh), (6.5, 3.0));
+                assert_eq!(s.st.cwnd, 3.5 + 1.0 / 3.5, "cwnd_ kept, opened once");
+            } else {
+                assert_eq!((cwnd, ssthresh), (6.5, 3.5));
+                assert_eq!(s.st.cwnd, 3.5, "deflated to ssthresh");
+            }
+            assert_eq!(s.state, State::Open);
+        }
+    }
+
+    /// The traced LAN case (docs/validation.md): an ECE halves 8 to 4
+    /// (recover_ = 8); the loss under it is repaired without a second
+    /// cut (dupwnd_ 3, then 4: windowd() 8, which sends segment 8); the
+    /// ACK ending recovery carries ECE beyond recover_, and ns-2's `ecn`,
+    /// run before dupwnd_ is dropped, halves the inflated 8 to 4. Without
+    /// `ns2_dupwnd` the window is deflated to ssthresh 4 first and halved
+    /// to 2.
+    #[test]
+    fn ns2_dupwnd_an_ece_ending_recovery_halves_the_inflated_window() {
+        for (ns2, want) in [(true, 4.0), (false, 2.0)] {
+            let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 8, "limited_transmit": false,
+                                          "ecn": true, "ecn_response": "ns2", "ns2_dupwnd": ns2});
+            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            ack(&mut s, &mut net, 0.1, 1, true);
+            assert_eq!((s.st.cwnd, s.st.ssthresh), (4.0, 4.0));
+            for k in 0..4 {
+                ack(&mut s, &mut net, 0.2 + 0.001 * k as f64, 1, false);
+            }
+            assert_eq!((s.st.cwnd, s.st.ssthresh, s.state), (8.0, 4.0, State::Recovery), "ns2 {ns2}");
+            assert_eq!(sent(&s).iter().filter(|x| x.0 == 8).count(), 1, "ns2 {ns2}: {:?}", sent(&s));
+            ack(&mut s, &mut net, 0.3, 9, true);
+            assert_eq!((s.st.cwnd, s.state), (want, State::Open), "ns2 {ns2}");
+        }
     }
 
     /// ns-2 sets CWR on the segment after any window reduction, a
