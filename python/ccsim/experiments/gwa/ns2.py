@@ -19,6 +19,14 @@ after 10 s, buffers 200-800 kB. TCP is configured as the authors' ns-2 had
 it (``windowInit_`` 1, 0.1 s tick with ns-2's RTT estimator, no delayed
 ACKs, Reno) and ECN as ns-2's ``TcpAgent`` does it (ECT on
 retransmissions, ECE halving the window unrounded, below one segment from under two).
+The run is as close to ns-2's own as ccsim can make it: Reno's window as
+ns-2's ``RenoTcpAgent`` keeps it (``ns2_dupwnd``), every link in ns-2's
+event order (``ties = "ns2"``: arrivals and resumes scheduled at
+transmission starts, so simultaneous arrivals from different hosts, which
+the LAN's equal delays make frequent, run in ns-2's order), and RED's and
+Telnet's draws from ns-2's default random stream seeded with the row's
+seed (``rng = "ns2"``, with the agents' ``boot_time_`` draws before them),
+so a seed's first events are ns-2's own (docs/validation.md).
 
 Checks, per setting, scheme and buffer, on the mean over the recorded seeds
 (1-3): average FTP goodput, drop probability, time-average queue and
@@ -28,7 +36,7 @@ timeouts are in the table, not checked: extremes of 10 or 100 flows vary
 strongly between seeds, and ns-2's ``nrexmit_`` does not count a timeout
 with nothing outstanding or in an ECN recovery as ccsim's ``timeouts``
 does. ``--quick`` runs the same rows (the whole experiment takes about
-10 s: 63 runs).
+15 s: 63 runs).
 """
 
 from __future__ import annotations
@@ -105,12 +113,16 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
     """Fig 3's network as a custom topology, as validation/gwa_topology.tcl
     builds it in ns-2: hosts s_i -> r0 (tau_i), r0 -> r1 (the scheme's
     queue, tau_B), r1 -> d_i (tau_r); FTPs first, then Telnets. Every queue
-    orders a tied arrival and departure as ns-2 does (``ns2ref.NS2_QUEUE``)."""
+    runs its events in ns-2's order (``ties = "ns2"``), RED and Telnet
+    draw from ns-2's random stream (``rng = "ns2"``)."""
     taus, starts = draw(st, seed)
     n = st["n"]
     edge = {"kind": "droptail", "limit_pkts": 1000}
+    bneck = queue(scheme, buf)
+    if bneck["kind"] == "red":
+        bneck["rng"] = "ns2"
     links = [{"from": "r0", "to": "r1", "rate_bps": st["rate_b"], "delay_s": st["tau_b"],
-              "queue": queue(scheme, buf), "monitor": True}]
+              "queue": bneck, "monitor": True}]
     flows, tel = [], []
     tcp = {"cc": "reno", "recovery": "reno", "delayed_ack": False, "mss_bytes": MSS, "header_bytes": HDR,
            "init_cwnd_pkts": 1, "rwnd_pkts": st["window"], "clock_granularity_s": 0.1, "min_rto_s": 0.2,
@@ -119,7 +131,10 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
            # ns-2.35's Reno sends on the first duplicate ACKs after a
            # timeout too (singledup_, tcp-reno.cc send_one); limited
            # transmit is on, as singledup_ 1 in ns-2.35
-           "ns2_singledup": True}
+           "ns2_singledup": True,
+           # ns-2's RenoTcpAgent: unrounded halving, dupwnd_ kept apart
+           # and dropped (not deflated) at the first new ACK
+           "ns2_dupwnd": True}
     if scheme == "ecn":
         # ns-2's TcpAgent: ECT on every data packet (output), its own ECE halving (ecn)
         tcp.update(ecn_retransmit_ect=True, ecn_response="ns2")
@@ -130,12 +145,18 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
         flows.append(dict(tcp, route=route, start_s=starts[i]))
         if st["telnet"]:
             tel.append(dict(tcp, route=route, start_s=0.0, app="telnet",
-                            app_params={"interval_s": TELNET_INTERVAL_S}))
+                            app_params={"interval_s": TELNET_INTERVAL_S, "rng": "ns2"}))
     nodes = ["r0", "r1"] + [f"s{i}" for i in range(n)] + [f"d{i}" for i in range(n)]
     return {"name": f"gwa-ns2-{scheme}-{buf}", "seed": seed, "duration_s": st["dur"], "warmup_s": st["warm"],
             "sample_interval_s": 0.0,
-            "topology": ns2ref.ns2_topology({"kind": "custom", "nodes": nodes, "links": links}),
+            "topology": ns2_order(ns2ref.ns2_topology({"kind": "custom", "nodes": nodes, "links": links})),
             "flows": flows + tel}
+
+
+def ns2_order(topo: Dict[str, Any]) -> Dict[str, Any]:
+    """``topo`` (a custom topology) with every queue in ns-2's own event
+    order, ``ties = "ns2"``."""
+    return dict(topo, links=[dict(l, queue={**l["queue"], "ties": "ns2"}) for l in topo["links"]])
 
 
 def measure(raw: Dict[str, Any], st: Dict[str, Any]) -> Dict[str, Any]:
