@@ -1,8 +1,8 @@
 """One GWA row in ns-2.35 and in ccsim, compared packet event by packet
 event at the bottleneck: where do the two runs first differ?
 
-    python -m validation.gwa_trace [--scheme ecn] [--kb 30] [--seed 1]
-        [--telnet] [--duration 25] [--out DIR]
+    python -m validation.gwa_trace [--setting gwa-lan] [--scheme ecn]
+        [--kb 30] [--seed 1] [--telnet] [--duration 25] [--out DIR]
 
 Both sides trace the r0 -> r1 queue (`+ - r d`; ns-2 `trace-queue`,
 ccsim `trace=`), and the events are compared as (event, time to 1 us,
@@ -55,9 +55,9 @@ def load(path: str, ns2: bool) -> List[Event]:
 
 
 def compare(scheme: str, kb: int, seed: int, telnet: bool, duration: float,
-            workdir: str) -> Tuple[int, List[Event], List[Event]]:
+            workdir: str, setting: str = "gwa-lan") -> Tuple[int, List[Event], List[Event]]:
     """Run both; (events identical from the start, ns-2's, ccsim's)."""
-    st = dict(SETTINGS["gwa-lan"], telnet=telnet, dur=duration, warm=min(5.0, duration / 2))
+    st = dict(SETTINGS[setting], telnet=telnet, dur=duration, warm=min(5.0, duration / 2))
     buf = buffer_pkts(kb)
     ns_tr, cc_tr, params = (os.path.join(workdir, n) for n in ("ns2.tr", "ccsim.tr", "params.tcl"))
     sc = scenario(st, scheme, buf, seed)
@@ -73,6 +73,7 @@ def compare(scheme: str, kb: int, seed: int, telnet: bool, duration: float,
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--setting", choices=sorted(SETTINGS), default="gwa-lan")
     ap.add_argument("--scheme", choices=["droptail", "red", "ecn"], default="ecn")
     ap.add_argument("--kb", type=int, default=30, help="bottleneck buffer (kB = packets)")
     ap.add_argument("--seed", type=int, default=1)
@@ -86,7 +87,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         d = a.out or tmp
         os.makedirs(d, exist_ok=True)
-        same, ns2, cc = compare(a.scheme, a.kb, a.seed, a.telnet, a.duration, d)
+        same, ns2, cc = compare(a.scheme, a.kb, a.seed, a.telnet, a.duration, d, a.setting)
     print(f"ns-2 {len(ns2)} events, ccsim {len(cc)}; identical for the first {same}")
     if same < min(len(ns2), len(cc)):
         print(f"first difference at {ns2[same][1] / 1e6} s (event, us, type, flow, segment, CE):")
