@@ -41,10 +41,13 @@ fn create(path: &std::path::Path, field: &str) -> Result<Box<dyn std::io::Write 
 /// run: `TcpAgent::reset` draws `boot_time_ = Random::uniform(tcpTick_)`
 /// when each agent is created and once more when `$ns run` resets every
 /// node's agents, and the agent runs with the second. A scenario drawing
-/// from that stream (`rng = "ns2"`) takes these 2n draws first, the agents
-/// in flow order for both rounds (as a script that creates them in the
-/// scenario's flow order; docs/validation.md), so the draws after them
-/// (RED's, Telnet's) are ns-2's.
+/// from that stream (`rng = "ns2"`) takes these 2n draws first, so the
+/// draws after them (RED's, Telnet's) are ns-2's. Both rounds go in flow
+/// order here; ns-2's second round goes node by node in Tcl's hash order
+/// of its node table (`Simulator run`: `foreach nn [array names Node_]`),
+/// which only the script knows, so which agent gets which phase matches
+/// ns-2 only where that order is the flow order; `ns2_boot_time_s` gives
+/// a flow ns-2's own (docs/validation.md).
 fn ns2_boot_draws(net: &mut Net, flows: &mut FlowTable) {
     let tcp: Vec<u32> = (0..flows.len() as u32)
         .filter(|&f| matches!(flows.sender_mut(f), Some(crate::transport::Sender::Tcp(_))))
