@@ -115,14 +115,15 @@ impl Telnet {
     /// The telnet source of flow `flow` (its spec validated); writes at or
     /// after `warmup` are measured.
     pub fn new(flow: u32, spec: &FlowSpec, start: Time, stop: Option<Time>, seed: u64, warmup: Time) -> Self {
+        let (mean_s, ns2_rng) = settings(spec, "flow").unwrap_or((DEFAULT_INTERVAL_S, false));
         Telnet {
             flow,
             start,
             stop,
             warmup,
-            mean_s: settings(spec, "flow").map_or(DEFAULT_INTERVAL_S, |s| s.0),
+            mean_s,
             rng: rng::stream(seed, Stream::FlowApp, flow as u64),
-            ns2_rng: settings(spec, "flow").is_ok_and(|s| s.1),
+            ns2_rng,
             active: false,
             opened: false,
         }

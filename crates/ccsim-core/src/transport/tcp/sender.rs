@@ -463,10 +463,7 @@ impl TcpSender {
         let una = self.sb.una();
         // ns-2 `TcpAgent::ecn`: `seqno > recover_ || last_cwnd_action_ ==
         // CWND_ACTION_TIMEOUT`, so also the first ECE after a timeout.
-        if ece
-            && (self.ns2_after_timeout
-                || (self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c)))
-        {
+        if ece && self.reacts_to_ece(una) {
             self.ns2_after_timeout = false;
             // RFC 3168 §6.1.2: react to ECN once per window, as to a loss,
             // and say so with CWR on the next new data.
@@ -595,6 +592,15 @@ impl TcpSender {
         }
     }
 
+    /// Whether an ECE on an ACK leaving `una` unacknowledged cuts the
+    /// window: once per window (RFC 3168 §6.1.2; ns-2 `TcpAgent::ecn`:
+    /// `seqno > recover_`), and ns-2's first ECE after a timeout whatever
+    /// `recover_` (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    fn reacts_to_ece(&self, una: u64) -> bool {
+        self.ns2_after_timeout
+            || (self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c))
+    }
+
     /// The first new ACK of a Reno recovery with `ns2_dupwnd`, as
     /// tcp-reno.cc `recv` runs it: `ecn` first, on the inflated window
     /// (an ECE the sender reacts to halves cwnd_ + dupwnd_: left inflated
@@ -605,7 +611,7 @@ impl TcpSender {
         self.state = State::Open;
         self.cc.on_event(&mut self.st, CcEvent::RecoveryEnd);
         let una = self.sb.una();
-        let reacts = ece && self.cfg.ecn && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c);
+        let reacts = ece && self.cfg.ecn && self.reacts_to_ece(una);
         if !reacts {
             self.st.cwnd -= self.dupwnd;
         }
