@@ -366,11 +366,13 @@ class Scenario(_Table):
     warmup_s: Optional[Number] = None
     sample_interval_s: Optional[Number] = None
     fairness_window_s: Optional[Number] = None
+    #: ns-2's agent reset order as flow indices (docs/scenario.md)
+    ns2_boot_order: Optional[List[int]] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     _nested: ClassVar[Dict[str, Any]] = {"topology": _topology, "flows": _flows}
     _key_order: ClassVar[Sequence[str]] = (
-        "name", "seed", "duration_s", "warmup_s", "sample_interval_s", "fairness_window_s",
+        "name", "seed", "duration_s", "warmup_s", "sample_interval_s", "fairness_window_s", "ns2_boot_order",
     )
 
     # -- serialisation ----------------------------------------------------

@@ -41,17 +41,22 @@ fn create(path: &std::path::Path, field: &str) -> Result<Box<dyn std::io::Write 
 /// run: `TcpAgent::reset` draws `boot_time_ = Random::uniform(tcpTick_)`
 /// when each agent is created and once more when `$ns run` resets every
 /// node's agents, and the agent runs with the second. A scenario drawing
-/// from that stream (`rng = "ns2"`) takes these 2n draws first, so the
-/// draws after them (RED's, Telnet's) are ns-2's. Both rounds go in flow
-/// order here; ns-2's second round goes node by node in Tcl's hash order
-/// of its node table (`Simulator run`: `foreach nn [array names Node_]`),
-/// which only the script knows, so which agent gets which phase matches
-/// ns-2 only where that order is the flow order; `ns2_boot_time_s` gives
-/// a flow ns-2's own (docs/validation.md).
-fn ns2_boot_draws(net: &mut Net, flows: &mut FlowTable) {
-    let tcp: Vec<u32> = (0..flows.len() as u32)
-        .filter(|&f| matches!(flows.sender_mut(f), Some(crate::transport::Sender::Tcp(_))))
-        .collect();
+/// from that stream (`rng = "ns2"`, or `ns2_boot_order` for the phases
+/// alone) takes these 2n draws first, so the draws after them (RED's,
+/// Telnet's) are ns-2's. The first round goes in
+/// creation order and only its count matters. ns-2's second round goes
+/// node by node in Tcl's hash order of its node table (`Simulator run`:
+/// `foreach nn [array names Node_]`) and, within a node, in attach order
+/// (`Node reset`), which only the script knows: `ns2_boot_order` gives it
+/// as flow indices, and without it the round goes in flow order. A flow
+/// whose `ns2_boot_time_s` is given keeps that phase (docs/validation.md).
+fn ns2_boot_draws(net: &mut Net, flows: &mut FlowTable, order: Option<&[u32]>) {
+    let tcp: Vec<u32> = match order {
+        Some(o) => o.to_vec(),
+        None => (0..flows.len() as u32)
+            .filter(|&f| matches!(flows.sender_mut(f), Some(crate::transport::Sender::Tcp(_))))
+            .collect(),
+    };
     for _ in &tcp {
         net.ns2_rng.uniform();
     }
@@ -122,7 +127,7 @@ impl Simulation {
             apps.push(app::for_flow(spec, id, (start, stop), sc.seed, from_secs(sc.warmup_s)));
         }
         if crate::scenario::validate::ns2_rng_user(sc).is_some() {
-            ns2_boot_draws(&mut net, &mut flows);
+            ns2_boot_draws(&mut net, &mut flows, sc.ns2_boot_order.as_deref());
         }
         for (i, a) in apps.iter_mut().enumerate() {
             a.init(&mut AppCtx { net: &mut net, flows: &mut flows, app: i as u32 });

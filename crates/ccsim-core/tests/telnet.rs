@@ -166,3 +166,45 @@ fn ns2_rng_writes_at_ns2s_exponential_draws() {
         .to_string();
     assert!(e.contains("seed") && e.contains("flows[0].app_params.rng") && e.contains("2147483646"), "{e}");
 }
+
+/// `ns2_boot_order`: ns-2's `$ns run` resets the agents node by node in
+/// its own order, and each agent runs with the `boot_time_` it draws
+/// then; the n draws before them are the agents' creation draws.
+#[test]
+fn ns2_boot_order_gives_each_flow_the_draw_of_its_place() {
+    use ccsim_core::sim::ns2rng::Ns2Rng;
+    let ns2 = "rtt_estimator = \"ns2\"\nclock_granularity_s = 0.1\n";
+    let t = telnet(0.1, 1.0, 0.0, 0.0, &format!("{ns2}[[flows]]\ncount = 2\ncc = \"reno\"\n{ns2}"))
+        .replace("interval_s = 0.1 }", "interval_s = 0.1, rng = \"ns2\" }");
+    let boots = |order: &str| {
+        let text = t.replace("seed = 11\n", &format!("seed = 11\n{order}"));
+        let s = sim(&text);
+        (0..3).map(|f| s.tcp_sender(f).unwrap().cfg.boot_time).collect::<Vec<f64>>()
+    };
+    let mut rng = Ns2Rng::seeded(11).unwrap();
+    let u: Vec<f64> = (0..6).map(|_| rng.uniform() * 0.1).collect();
+    assert_eq!(boots(""), vec![u[3], u[4], u[5]], "flow order without ns2_boot_order");
+    assert_eq!(boots("ns2_boot_order = [2, 0, 1]\n"), vec![u[4], u[5], u[3]]);
+    let e = |order: &str| {
+        let text = t.replace("seed = 11\n", &format!("seed = 11\n{order}\n"));
+        Scenario::from_toml(&text).and_then(|sc| Simulation::new(&sc).map(|_| ())).expect_err(order).to_string()
+    };
+    let dup = e("ns2_boot_order = [2, 0, 0]");
+    assert!(dup.contains("ns2_boot_order[2]") && dup.contains("already"), "{dup}");
+    let miss = e("ns2_boot_order = [2, 0]");
+    assert!(miss.contains("ns2_boot_order") && miss.contains("misses TCP flow 1"), "{miss}");
+    let range = e("ns2_boot_order = [3, 0, 1]");
+    assert!(range.contains("ns2_boot_order[0]") && range.contains("0 to 2"), "{range}");
+    // The order alone asks for ns-2's stream (a DropTail run whose only
+    // draws are the phases), so its seed must be one ns-2 takes.
+    let alone = t.replace(", rng = \"ns2\"", "").replace("seed = 11\n", "seed = 11\nns2_boot_order = [2, 0, 1]\n");
+    assert_eq!(
+        (0..3).map(|f| sim(&alone).tcp_sender(f).unwrap().cfg.boot_time).collect::<Vec<f64>>(),
+        vec![u[4], u[5], u[3]]
+    );
+    let seed0 = Scenario::from_toml(&alone.replace("seed = 11", "seed = 0"))
+        .and_then(|sc| Simulation::new(&sc).map(|_| ()))
+        .expect_err("seed 0 with ns-2's stream")
+        .to_string();
+    assert!(seed0.contains("seed") && seed0.contains("with ns2_boot_order;"), "{seed0}");
+}

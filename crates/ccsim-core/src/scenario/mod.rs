@@ -95,6 +95,12 @@ pub struct Scenario {
     pub fairness_window_s: f64,
     pub topology: Topology,
     pub flows: Vec<FlowSpec>,
+    /// The order in which ns-2's `$ns run` resets the TCP agents, as flow
+    /// indices (a permutation of the TCP flows): with ns-2's random stream
+    /// in use, each agent's running `boot_time_` is the draw of its place
+    /// in this order (`world::ns2_boot_draws`); absent: flow order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_boot_order: Option<Vec<u32>>,
 }
 
 fn d_droptail() -> String {

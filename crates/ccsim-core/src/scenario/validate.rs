@@ -291,11 +291,14 @@ pub fn validate(sc: &Scenario) -> R {
         flow(i, f, sc)?;
     }
     ns2_seed(sc)?;
+    ns2_boot_order(sc)?;
     resources(sc, available_memory_bytes())
 }
 
-/// The first field that asks for ns-2's default random stream
-/// (`rng = "ns2"` on a queue table or in a flow's `app_params`).
+/// The first field that asks for ns-2's default random stream (`rng =
+/// "ns2"` on a queue table or in a flow's `app_params`, or
+/// `ns2_boot_order`, which orders the TCP agents' draws from it), as the
+/// field and its value.
 pub(crate) fn ns2_rng_user(sc: &Scenario) -> Option<String> {
     let is_ns2 = |m: &serde_json::Map<String, serde_json::Value>| m.get("rng").and_then(|v| v.as_str()) == Some("ns2");
     let mut queues: Vec<(String, &QueueSpec)> = Vec::new();
@@ -317,13 +320,14 @@ pub(crate) fn ns2_rng_user(sc: &Scenario) -> Option<String> {
             }
         }
     }
-    let queue = queues.into_iter().find(|(_, q)| is_ns2(&q.extra)).map(|(f, _)| format!("{f}.rng"));
+    let queue = queues.into_iter().find(|(_, q)| is_ns2(&q.extra)).map(|(f, _)| format!("{f}.rng = \"ns2\""));
     let app = || {
         sc.flows.iter().enumerate().find_map(|(i, f)| {
-            f.app_params.as_ref().filter(|m| is_ns2(m)).map(|_| format!("flows[{i}].app_params.rng"))
+            f.app_params.as_ref().filter(|m| is_ns2(m)).map(|_| format!("flows[{i}].app_params.rng = \"ns2\""))
         })
     };
-    queue.or_else(app)
+    let boot = || sc.ns2_boot_order.as_ref().map(|_| "ns2_boot_order".to_string());
+    queue.or_else(app).or_else(boot)
 }
 
 /// ns-2's `$defaultRNG seed S` takes 0 < S < 2^31 - 1: a scenario whose
@@ -336,11 +340,40 @@ fn ns2_seed(sc: &Scenario) -> R {
     Err(err(
         "seed",
         format!(
-            "{} is not allowed with {user} = \"ns2\"; ns-2's default random stream takes seeds from 1 to {}",
+            "{} is not allowed with {user}; ns-2's default random stream takes seeds from 1 to {}",
             sc.seed,
             crate::sim::ns2rng::MAX_SEED
         ),
     ))
+}
+
+/// `ns2_boot_order` must name every TCP flow (by its index in the
+/// expanded flow list, as in the results) exactly once.
+fn ns2_boot_order(sc: &Scenario) -> R {
+    let Some(order) = &sc.ns2_boot_order else { return Ok(()) };
+    let tcp: Vec<bool> =
+        sc.flows.iter().flat_map(|f| std::iter::repeat_n(f.transport == "tcp", f.count as usize)).collect();
+    let mut seen = vec![false; tcp.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let field = format!("ns2_boot_order[{k}]");
+        match tcp.get(i as usize) {
+            None => {
+                return Err(err(
+                    field,
+                    format!("{i} is not a flow index; the scenario has flows 0 to {}", tcp.len() - 1),
+                ))
+            }
+            Some(false) => return Err(err(field, format!("{i} is not allowed: flow {i} is not a TCP flow"))),
+            Some(true) if seen[i as usize] => {
+                return Err(err(field, format!("{i} is not allowed: flow {i} is already in the order")))
+            }
+            Some(true) => seen[i as usize] = true,
+        }
+    }
+    if let Some(missing) = (0..tcp.len()).find(|&i| tcp[i] && !seen[i]) {
+        return Err(err("ns2_boot_order", format!("misses TCP flow {missing}; it must list every TCP flow once")));
+    }
+    Ok(())
 }
 
 /// What a run holds in memory, measured on `ccsim run` (engine, results

@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import pandas as pd
 
@@ -59,6 +59,8 @@ DESCRIPTION = ("gwa-lan and gwa-many-flows DropTail, RED and ECN rows in ccsim a
                "of the same scenarios: goodput, drop probability, average and maximum queue")
 
 REFERENCE = Path(__file__).with_name("ns2_reference.json")
+#: The reference's key for ns-2's node reset order per setting (:func:`boot_order`).
+NODE_ORDER_KEY = "ns2_node_reset_order"
 MSS, HDR = 1000, 40
 #: FTP start times uniform on [0, START_SPREAD_S]: the paper starts them "at the beginning".
 START_SPREAD_S = 0.1
@@ -109,12 +111,31 @@ def queue(scheme: str, buf: int) -> Dict[str, Any]:
             "ecn": ecn, "ecn_mark_above_max": ecn}
 
 
-def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: str = "ns2") -> Dict[str, Any]:
+def boot_order(st: Dict[str, Any], node_order: List[int]) -> List[int]:
+    """ccsim's flow indices in the order ns-2's ``$ns run`` resets their
+    agents (``ns2_boot_order``): node by node in ``node_order`` (ns-2's
+    node ids, as validation/gwa_topology.tcl creates them: r0 0, r1 1,
+    s_i 2 + 2i, d_i 3 + 2i), and on s_i its FTP agent (flow i), then its
+    Telnet agent (flow n + i), as they were attached; d_i's sinks draw
+    nothing."""
+    n, out = st["n"], []
+    for node in node_order:
+        if node >= 2 and node % 2 == 0:
+            i = (node - 2) // 2
+            out += [i, n + i] if st["telnet"] else [i]
+    return out
+
+
+def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: str = "ns2",
+             node_order: Optional[List[int]] = None) -> Dict[str, Any]:
     """Fig 3's network as a custom topology, as validation/gwa_topology.tcl
     builds it in ns-2: hosts s_i -> r0 (tau_i), r0 -> r1 (the scheme's
     queue, tau_B), r1 -> d_i (tau_r); FTPs first, then Telnets. Every queue
     runs its events in ns-2's order (``ties = "ns2"``), RED and Telnet
-    draw from ns-2's random stream (``rng = "ns2"``)."""
+    draw from ns-2's random stream (``rng = "ns2"``), and with ns-2's
+    ``node_order`` (its node table's order, recorded with the run) each
+    agent gets the tick phase ns-2 drew for it from that stream
+    (:func:`boot_order`), DropTail rows too."""
     taus, starts = draw(st, seed)
     n = st["n"]
     edge = {"kind": "droptail", "limit_pkts": 1000}
@@ -147,10 +168,15 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
             tel.append(dict(tcp, route=route, start_s=0.0, app="telnet",
                             app_params={"interval_s": TELNET_INTERVAL_S, "rng": "ns2"}))
     nodes = ["r0", "r1"] + [f"s{i}" for i in range(n)] + [f"d{i}" for i in range(n)]
-    return {"name": f"gwa-ns2-{scheme}-{buf}", "seed": seed, "duration_s": st["dur"], "warmup_s": st["warm"],
-            "sample_interval_s": 0.0,
-            "topology": ns2_order(ns2ref.ns2_topology({"kind": "custom", "nodes": nodes, "links": links})),
-            "flows": flows + tel}
+    sc = {"name": f"gwa-ns2-{scheme}-{buf}", "seed": seed, "duration_s": st["dur"], "warmup_s": st["warm"],
+          "sample_interval_s": 0.0,
+          "topology": ns2_order(ns2ref.ns2_topology({"kind": "custom", "nodes": nodes, "links": links})),
+          "flows": flows + tel}
+    if node_order is not None:
+        # every agent's tick phase from ns-2's stream, in ns-2's order (on
+        # a DropTail row without Telnets these are the stream's only draws)
+        sc["ns2_boot_order"] = boot_order(st, node_order)
+    return sc
 
 
 def ns2_order(topo: Dict[str, Any]) -> Dict[str, Any]:
@@ -212,7 +238,9 @@ def scenarios(quick: bool) -> List[Sweep]:
     # One sweep per seed: the seed also draws the tau_i and start times
     # that scenario() writes into the topology and flows.
     seeds = reference()["seeds"]
-    return [Sweep(scenario(SETTINGS[r["setting"]], r["scheme"], r["buffer_pkts"], s), [{}],
+    orders = reference().get(NODE_ORDER_KEY, {})
+    return [Sweep(scenario(SETTINGS[r["setting"]], r["scheme"], r["buffer_pkts"], s,
+                           node_order=orders.get(r["setting"])), [{}],
                   [(r["setting"], r["scheme"], r["buffer_kb"], s)]) for r in _rows(quick) for s in seeds]
 
 
