@@ -595,10 +595,15 @@ impl TcpSender {
     /// Whether an ECE on an ACK leaving `una` unacknowledged cuts the
     /// window: once per window (RFC 3168 §6.1.2; ns-2 `TcpAgent::ecn`:
     /// `seqno > recover_`), and ns-2's first ECE after a timeout whatever
-    /// `recover_` (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    /// `recover_` (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`). ns-2's
+    /// `seqno` is the last segment acknowledged (`una - 1`) and `recover_`
+    /// is `maxseq_`, the last segment sent (`recover - 1`), so with
+    /// `ecn_response = "ns2"` an ACK of exactly the window of the last
+    /// reduction (`una == recover`, e.g. the one ending a fast recovery)
+    /// does not cut again: its ECE echoes a mark in that window.
     fn reacts_to_ece(&self, una: u64) -> bool {
-        self.ns2_after_timeout
-            || (self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c))
+        let past = if self.cfg.ecn_response == EcnResponse::Ns2 { una > self.recover } else { una >= self.recover };
+        self.ns2_after_timeout || (self.state == State::Open && past && self.cwr_seq.is_none_or(|c| una > c))
     }
 
     /// The first new ACK of a Reno recovery with `ns2_dupwnd`, as
@@ -1629,6 +1634,31 @@ mod ns2_ecn_tests {
             ack(&mut s, &mut net, 0.3, 9, true);
             assert_eq!((s.st.cwnd, s.state), (want, State::Open), "ns2 {ns2}");
         }
+    }
+
+    /// ns-2's `ecn` cuts only for `seqno > recover_` (tcp.cc), i.e. an
+    /// ACK beyond the last segment sent at the last cut: the ACK ending a
+    /// fast recovery by acknowledging exactly that window (ack 8 after
+    /// recover_ = 7, segments 0-7) echoes a mark in it and is ignored; the
+    /// next one, for segment 8, cuts. Traced on the LAN ECN row with
+    /// Telnets (docs/validation.md): cutting at the first, as ccsim did,
+    /// put CWR on segment 8 and cleared the receiver's ECE, so the second
+    /// cut was missed.
+    #[test]
+    fn ns2_an_ece_acking_exactly_the_recovery_window_does_not_cut() {
+        let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 8, "limited_transmit": false,
+                                      "ecn": true, "ecn_response": "ns2", "ns2_dupwnd": true});
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        for k in 0..3 {
+            ack(&mut s, &mut net, 0.1 + 0.001 * k as f64, 0, false);
+        }
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.state), (7.0, 4.0, State::Recovery));
+        ack(&mut s, &mut net, 0.2, 8, true);
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.state), (4.0, 4.0, State::Open), "no cut at una == recover");
+        let next = sent(&s).into_iter().filter(|x| x.0 >= 8).collect::<Vec<_>>();
+        assert!(!next.is_empty() && next.iter().all(|x| !x.1), "no CWR after it: {next:?}");
+        ack(&mut s, &mut net, 0.3, 9, true);
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (2.0, 2.0), "the next ECE cuts");
     }
 
     /// ns-2 sets CWR on the segment after any window reduction, a
