@@ -504,8 +504,14 @@ fn ns2_singledup_needs_limited_transmit() {
 #[test]
 fn ns2_dupwnd_needs_reno_recovery() {
     let q = "limit_pkts = 30";
-    let bad = Scenario::from_toml(&dumbbell(1, q, "ns2_dupwnd = true", 5.0));
-    let e = bad.expect_err("ns2_dupwnd with NewReno").to_string();
-    assert!(e.contains("flows[0].ns2_dupwnd") && e.contains("recovery = \"reno\"") && e.contains("newreno"), "{e}");
-    assert!(Scenario::from_toml(&dumbbell(1, q, "ns2_dupwnd = true\nrecovery = \"reno\"", 5.0)).is_ok());
+    let bad = Scenario::from_toml(&dumbbell(1, q, "ns2_dupwnd = true\nrecovery = \"sack\"", 5.0));
+    let e = bad.expect_err("ns2_dupwnd with SACK").to_string();
+    assert!(
+        e.contains("flows[0].ns2_dupwnd") && e.contains("recovery = \"reno\" or \"newreno\"") && e.contains("\"sack\""),
+        "{e}"
+    );
+    for rec in ["reno", "newreno"] {
+        let ok = dumbbell(1, q, &format!("ns2_dupwnd = true\nrecovery = \"{rec}\""), 5.0);
+        assert!(Scenario::from_toml(&ok).is_ok(), "{rec}");
+    }
 }

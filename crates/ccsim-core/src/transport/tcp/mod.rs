@@ -147,7 +147,14 @@ pub mod defaults {
     /// first new ACK runs `ecn()` on the inflated window first (an ECE
     /// then halves cwnd_ + dupwnd_), drops dupwnd_ without deflating
     /// cwnd_ to ssthresh, and opens cwnd_ (`opencwnd`) unless it carries
-    /// ECE: `ns2_dupwnd = true`.
+    /// ECE: `ns2_dupwnd = true`. With `recovery = "newreno"` it is
+    /// ns-2.35's `NewRenoTcpAgent` (tcp-newreno.cc, its defaults
+    /// `partial_window_deflation_` 1, `exit_recovery_fix_` 0): the same
+    /// fast retransmit and inflation; a partial ACK of `deflate` segments
+    /// takes `deflate - 1` off dupwnd_ while dupwnd_ exceeds it, else
+    /// `deflate - dupwnd_` off cwnd_ (not below 1) and leaves dupwnd_ 1,
+    /// without opening cwnd_ (`partialnewack`); the full ACK ends recovery
+    /// as Reno's first new ACK does.
     pub const NS2_DUPWND: bool = false;
     pub const ECN_RETRANSMIT_ECT: bool = false;
     pub const ECN_RESPONSE: super::EcnResponse = super::EcnResponse::Rfc3168;
@@ -484,11 +491,12 @@ impl TcpConfig {
                  as ns-2's singledup_)",
             ));
         }
-        if cfg.ns2_dupwnd && cfg.recovery != Recovery::Reno {
+        if cfg.ns2_dupwnd && !matches!(cfg.recovery, Recovery::Reno | Recovery::NewReno) {
             return Err(ConfigError::new(
                 p("ns2_dupwnd"),
                 format!(
-                    "true needs recovery = \"reno\" (it is ns-2's RenoTcpAgent window), got \"{}\"",
+                    "true needs recovery = \"reno\" or \"newreno\" (it is the window of ns-2's \
+                     RenoTcpAgent and NewRenoTcpAgent), got \"{}\"",
                     serde_json::to_value(cfg.recovery)
                         .ok()
                         .and_then(|v| v.as_str().map(String::from))

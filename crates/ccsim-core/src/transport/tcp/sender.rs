@@ -371,6 +371,11 @@ impl TcpSender {
                 self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
             }
             match self.state {
+                State::Recovery if self.cfg.ns2_dupwnd && partial => {
+                    self.ns2_partial_ack(net, acked);
+                    restart_rto = !self.partial_seen;
+                    self.partial_seen = true;
+                }
                 State::Recovery if self.cfg.ns2_dupwnd => self.ns2_reno_exit(ece, acked),
                 State::Recovery if ack >= self.recover || self.cfg.recovery == Recovery::Reno => {
                     // Full ACK (or Reno's any new ACK): deflate to ssthresh.
@@ -628,6 +633,27 @@ impl TcpSender {
                 self.cc.cong_avoid(&mut self.st, acked);
             }
         }
+    }
+
+    /// A partial ACK of `deflate` segments in a NewReno recovery with
+    /// `ns2_dupwnd`, as tcp-newreno.cc `partialnewack` (with
+    /// `partial_window_deflation_`, ns-2.35's default) runs it: dupwnd_
+    /// loses `deflate - 1` while it exceeds `deflate`; otherwise cwnd_
+    /// loses `deflate - dupwnd_` (not below 1) and dupwnd_ stays 1 to
+    /// flag the recovery; cwnd_ is not opened. Then the next hole goes
+    /// out (`output(last_ack_ + 1)`).
+    fn ns2_partial_ack(&mut self, net: &mut Net, acked: u64) {
+        let deflate = acked as f64;
+        let mut cwnd_ = self.st.cwnd - self.dupwnd;
+        if self.dupwnd > deflate {
+            self.dupwnd -= deflate - 1.0;
+        } else {
+            cwnd_ = (cwnd_ - (deflate - self.dupwnd)).max(1.0);
+            self.dupwnd = 1.0;
+        }
+        self.st.cwnd = cwnd_ + self.dupwnd;
+        self.sb.mark_lost_below(self.sb.una() + 1);
+        self.retransmit_first_lost(net, true);
     }
 
     /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
@@ -1608,6 +1634,32 @@ mod ns2_ecn_tests {
                 assert_eq!(s.st.cwnd, 3.5, "deflated to ssthresh");
             }
             assert_eq!(s.state, State::Open);
+        }
+    }
+
+    /// `ns2_dupwnd` with NewReno (tcp-newreno.cc): segments 0-7 out, 0
+    /// lost; four duplicates give cwnd_ 4 + dupwnd_ 4. A partial ACK of 6
+    /// segments (0-5 arrived) deflates as RFC 6582
+    /// does (cwnd_ 4 - (6 - 4) = 2, dupwnd_ 1: 3) and retransmits 6; the
+    /// full ACK then drops dupwnd_ and opens cwnd_ 2 by one (slow start
+    /// below ssthresh 4): 3, where RFC 6582 deflates to ssthresh 4.
+    #[test]
+    fn ns2_dupwnd_newreno_deflates_on_partial_acks_and_does_not_deflate_at_the_end() {
+        for (ns2, want) in [(true, 3.0), (false, 4.0)] {
+            let spec = serde_json::json!({"recovery": "newreno", "init_cwnd_pkts": 8, "limited_transmit": false,
+                                          "ns2_dupwnd": ns2});
+            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            for k in 0..4 {
+                ack(&mut s, &mut net, 0.1 + 0.001 * k as f64, 0, false);
+            }
+            assert_eq!((s.st.cwnd, s.st.ssthresh, s.state), (8.0, 4.0, State::Recovery), "ns2 {ns2}");
+            let before = sent(&s).len();
+            ack(&mut s, &mut net, 0.2, 6, false);
+            assert_eq!((s.st.cwnd, s.state), (3.0, State::Recovery), "ns2 {ns2}");
+            let out: Vec<u64> = sent(&s)[before..].iter().map(|x| x.0).collect();
+            assert_eq!(out, vec![6, 8], "ns2 {ns2}: the hole, then one new segment");
+            ack(&mut s, &mut net, 0.3, 8, false);
+            assert_eq!((s.st.cwnd, s.state), (want, State::Open), "ns2 {ns2}");
         }
     }
 
