@@ -52,8 +52,8 @@ import tempfile
 
 import ccsim
 
-from ccsim.experiments.gwa.ns2 import (MSS, NODE_ORDER_KEY, QUICK, REFERENCE, SCHEMES, SETTINGS, TELNET_INTERVAL_S,
-                                       buffer_pkts, draw, mean, measure, scenario, summarise, METRICS)
+from ccsim.experiments.gwa.ns2 import (MSS, QUICK, REFERENCE, SCHEMES, SETTINGS, TELNET_INTERVAL_S, buffer_pkts,
+                                       draw, mean, measure, scenario, summarise, METRICS)
 
 try:
     from validation.red_compare import trace_queue_stats
@@ -71,27 +71,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DIAG_ESTIMATOR = "rfc6298"
 
 
-def run_ccsim(st, scheme, buf, seed, estimator="ns2", node_order=None):
-    return measure(ccsim.run(scenario(st, scheme, buf, seed, estimator, node_order)).raw, st)
-
-
-def parse_node_order(out):
-    """ns-2's node reset order, from gwa_topology.tcl's "nodes ..." line."""
-    line = next(l for l in out.splitlines() if l.startswith("nodes "))
-    return [int(x) for x in line.split()[1:]]
-
-
-def ns2_node_order(st):
-    """The order in which ns-2's ``$ns run`` resets the setting's nodes
-    (Tcl's hash order of ``Node_``; it depends only on how many nodes the
-    script makes), from a 1 ms run of gwa_topology.tcl."""
-    with tempfile.TemporaryDirectory() as d:
-        params = os.path.join(d, "params.tcl")
-        with open(params, "w") as f:
-            f.write(tcl_params(dict(st, dur=0.001, warm=0.0), "droptail", 10, 1, os.path.join(d, "q.tr")))
-        out = subprocess.run(["ns", os.path.join(HERE, "gwa_topology.tcl"), params],
-                             check=True, capture_output=True, text=True).stdout
-    return parse_node_order(out)
+def run_ccsim(st, scheme, buf, seed, estimator="ns2"):
+    return measure(ccsim.run(scenario(st, scheme, buf, seed, estimator)).raw, st)
 
 
 def tcl_params(st, scheme, buf, seed, trace):
@@ -135,24 +116,20 @@ def ratio(a, b):
     return b / a if a else (1.0 if b == 0 else float("inf"))
 
 
-def compare(names, seeds, quick, orders):
-    """Rows of every setting in ``names``; fills ``orders`` with each
-    setting's ns-2 node reset order, which ccsim's side runs with."""
+def compare(names, seeds, quick):
     rows = []
     for name in names:
         st = dict(SETTINGS[name], **(QUICK[name] if quick else {}))
-        orders[name] = order = ns2_node_order(st)
         for kb in st["buffers_kb"]:
             buf = buffer_pkts(kb)
             for scheme in SCHEMES:
                 with tempfile.TemporaryDirectory() as d:
                     a = mean([summarise(run_ns2(st, scheme, buf, s, d)) for s in seeds])
-                b = mean([summarise(run_ccsim(st, scheme, buf, s, node_order=order)) for s in seeds])
+                b = mean([summarise(run_ccsim(st, scheme, buf, s)) for s in seeds])
                 row = {"setting": name, "scheme": scheme, "buffer_kb": kb, "buffer_pkts": buf, "ns2": a, "ccsim": b,
                        "ratio": {k: ratio(a[k], b[k]) for k in METRICS}}
                 if st["rto_diag"]:
-                    row["ccsim_rfc6298"] = mean([summarise(run_ccsim(st, scheme, buf, s, DIAG_ESTIMATOR, order))
-                                                 for s in seeds])
+                    row["ccsim_rfc6298"] = mean([summarise(run_ccsim(st, scheme, buf, s, DIAG_ESTIMATOR)) for s in seeds])
                 rows.append(row)
                 print_row(row)
     return rows
@@ -164,17 +141,11 @@ def rerun_ccsim(path):
     with open(path) as f:
         doc = json.load(f)
     seeds = doc["seeds"]
-    orders = doc.setdefault(NODE_ORDER_KEY, {})
-    for name, st in doc["settings"].items():
-        if name not in orders:
-            if shutil.which("ns") is None:
-                raise SystemExit(f"{path}: no {NODE_ORDER_KEY} for {name}, and ns-2.35 is not installed to read it")
-            orders[name] = ns2_node_order(st)
+    doc.pop("ns2_node_reset_order", None)  # now ns2ref's, shared by every ns-2 experiment
     for row in doc["rows"]:
         st = doc["settings"][row["setting"]]
         def run(est="ns2"):
-            return mean([summarise(run_ccsim(st, row["scheme"], row["buffer_pkts"], s, est,
-                                             orders[row["setting"]])) for s in seeds])
+            return mean([summarise(run_ccsim(st, row["scheme"], row["buffer_pkts"], s, est)) for s in seeds])
 
         row["ccsim"] = run()
         row["ratio"] = {k: ratio(row["ns2"][k], row["ccsim"][k]) for k in METRICS}
@@ -217,13 +188,12 @@ def main(argv=None):
         return 0
     names = args.setting or list(SETTINGS)
     seeds = list(range(1, args.seeds + 1))
-    orders = {}
-    rows = compare(names, seeds, args.quick, orders)
+    rows = compare(names, seeds, args.quick)
     if args.out:
         doc = {"source": "ns-2", "ns2_version": "2.35", "ccsim_version": ccsim.__version__,
                "date": datetime.date.today().isoformat(), "seeds": seeds, "quick": args.quick,
                "settings": {n: dict(SETTINGS[n], **(QUICK[n] if args.quick else {})) for n in names},
-               NODE_ORDER_KEY: orders, "schemes": SCHEMES, "metrics": METRICS, "rows": rows}
+               "schemes": SCHEMES, "metrics": METRICS, "rows": rows}
         with open(args.out, "w") as f:
             json.dump(doc, f, indent=1)
             f.write("\n")

@@ -24,8 +24,7 @@
 # are 1040 bytes with no timestamp option.
 # The first segment of each agent (seqno 0, syn_ true) goes out as a
 # 40-byte SYN (tcp.cc output); ccsim runs the same start (syn = "ns2").
-# The bottleneck r0 -> r1 is traced (+ - d) to tracefile. stdout: the
-# order in which $ns run resets the nodes ("nodes ID ..."), every
+# The bottleneck r0 -> r1 is traced (+ - d) to tracefile. stdout: every
 # agent's ack_ at warm and dur ("ack warm|end ftp|tel i ACK"), then
 # "stat warm|end ftp|tel i nrexmit_ nrexmitpack_" at warm and dur.
 source [lindex $argv 0]
@@ -104,9 +103,6 @@ proc counters {tag} {
         foreach k $kinds { puts "stat $tag $k $i [$tcp($k,$i) set nrexmit_] [$tcp($k,$i) set nrexmitpack_]" }
     }
 }
-# The order in which `$ns run` resets the nodes' agents, and so draws
-# their running boot_time_: Tcl's hash order of Node_ (Simulator run).
-puts "nodes [$ns array names Node_]"
 $ns at $warm "acks warm; counters warm"
 $ns at $dur "acks end; counters end; close $tf; exit 0"
 $ns run

@@ -31,7 +31,7 @@ from typing import List, Optional, Tuple
 import ccsim
 from ccsim.experiments.gwa.ns2 import SETTINGS, buffer_pkts, scenario
 
-from .gwa_compare import HERE, ns2_node_order, tcl_params
+from .gwa_compare import HERE, tcl_params
 
 Event = Tuple[str, int, str, int, str, bool]
 
@@ -60,7 +60,7 @@ def compare(scheme: str, kb: int, seed: int, telnet: bool, duration: float,
     st = dict(SETTINGS[setting], telnet=telnet, dur=duration, warm=min(5.0, duration / 2))
     buf = buffer_pkts(kb)
     ns_tr, cc_tr, params = (os.path.join(workdir, n) for n in ("ns2.tr", "ccsim.tr", "params.tcl"))
-    sc = scenario(st, scheme, buf, seed, node_order=ns2_node_order(st))
+    sc = scenario(st, scheme, buf, seed)
     ccsim.run(sc, trace={"r0->r1": cc_tr})
     with open(params, "w", encoding="utf-8") as f:
         f.write(tcl_params(st, scheme, buf, seed, ns_tr))

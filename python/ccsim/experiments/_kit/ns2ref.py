@@ -12,6 +12,8 @@ are in it).
 
 ccsim's side runs in ns-2 mode (:func:`ns2_mode`): ns-2's RTT estimator and
 initial RTO (``rtt_estimator = "ns2"``), ns-2's repeated-timeout halving,
+the Reno and NewReno agents' window (``ns2_dupwnd``, ``ns2_singledup``:
+:data:`NS2_RENO`),
 HighSpeed's first decrease as ns-2 halves it and its Limited Slow-Start as
 ns-2's ``opencwnd`` applies it (``lss = "ns2"``), one ACK per segment
 (``Agent/TCPSink``), ``windowInit_ 2`` and Limited Transmit
@@ -55,6 +57,17 @@ from .runs import Analysis, Runs, Sweep
 #: (docs/scenario.md has each one).
 NS2_TCP: Dict[str, Any] = {"rtt_estimator": "ns2", "halve_on_repeated_rto": True, "ns2_bugfix": True,
                            "delayed_ack": False, "init_cwnd_pkts": 2, "limited_transmit": True, "syn": "ns2"}
+#: Flow fields of ns-2's Reno-family agents (``Agent/TCP/Reno``,
+#: ``Agent/TCP/Newreno``, and ``Agent/TCP/Reno/XCP``, a RenoTcpAgent):
+#: their window with the fast-recovery inflation kept apart (``dupwnd_``,
+#: ``ns2_dupwnd``) and ``singledup_``'s Limited Transmit after a timeout
+#: too (``ns2_singledup``), both traced against ns-2 on the GWA rows;
+#: together they make the E-TCP single-flow NewReno rows ns-2's to the
+#: packet (each alone leaves 3 of 109 retransmissions apart;
+#: docs/validation.md). Sack1 has its own recovery (``recovery =
+#: "sack1"``) and takes neither.
+NS2_RENO: Dict[str, Any] = {"ns2_dupwnd": True, "ns2_singledup": True}
+NS2_DUPWND_RECOVERIES = ("reno", "newreno")
 #: The metrics compared; each checked within :data:`TOL` of ns-2's.
 METRICS = ("utilisation", "loss_rate", "retransmits", "timeouts", "jain")
 #: Relative tolerance: the threshold above which issue 11 asks for the
@@ -136,6 +149,10 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "
     names (:data:`NS2_RELEASE`), whose differing defaults then apply on
     top."""
     f = dict(flow, **NS2_TCP)
+    # spelled out either way, so a sweep point switching a flow's protocol
+    # leaves none of the base flow's behind
+    reno_family = f.get("recovery") in NS2_DUPWND_RECOVERIES
+    f.update({k: v if reno_family else False for k, v in NS2_RENO.items()})
     if timestamps:
         f.update(rtt_estimator="rfc6298", init_rto_s=NS2_INIT_RTO_S)
     if f.get("recovery") == "sack" and f.get("pacing", "none") == "none" and not f.get("ecn"):
@@ -180,6 +197,7 @@ def agents_note() -> str:
     if FIGURES_IN_NS2_MODE:
         return ("TCP-family flows in ns-2 mode (ccsim.experiments._kit.ns2ref.figure_flow: "
                 + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_TCP.items())
+                + "; Reno and NewReno recovery: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_RENO.items())
                 + "; Sack -> sack1 where unpaced; HSTCP ns2_first_decrease, lss = \"ns2\"; "
                 "agents with timestamps keep the every-ACK estimator; a paper that names an older release "
                 "gets its differing defaults, NS2_RELEASE: "
@@ -234,6 +252,43 @@ def figure_scenario(sc: Dict[str, Any]) -> Dict[str, Any]:
         full = Scenario.from_dict(sc).normalized()["topology"]
         topo.update({k: full[k] for k in missing})
     return dict(sc, topology=ns2_topology(topo))
+
+
+#: ns-2's node reset orders by node count (``validation.ns2_node_order``).
+NODE_ORDERS = Path(__file__).with_name("ns2_node_orders.json")
+
+
+def node_order(n_nodes: int) -> List[int]:
+    """The order in which ns-2's ``$ns run`` resets a script's
+    ``n_nodes`` nodes (Tcl's hash order of its node table), as recorded
+    from ``ns`` in :data:`NODE_ORDERS`; a named error for a count not
+    recorded."""
+    orders = json.loads(NODE_ORDERS.read_text(encoding="utf-8"))["orders"]
+    if str(n_nodes) not in orders:
+        raise UserError(f"{NODE_ORDERS}: no ns-2 node order for {n_nodes} nodes (recorded: "
+                        f"{', '.join(orders)}); record it with python -m validation.ns2_node_order {n_nodes}")
+    return orders[str(n_nodes)]
+
+
+def boot_order(hosts: int, per_host: int = 1) -> List[int]:
+    """``ns2_boot_order`` of a dumbbell as the validation scripts build it
+    in ns-2 (r0 node 0, r1 node 1, then per host s_i node 2 + 2i and its
+    sink's d_i 3 + 2i), with ``per_host`` TCP agents on each s_i, flows
+    i, hosts + i, ... in attach order: ns-2 resets the nodes in
+    :func:`node_order` and a node's agents in attach order, and the sinks
+    draw nothing, so each flow runs with the tick phase ns-2 drew for it."""
+    out: List[int] = []
+    for node in node_order(2 + 2 * hosts):
+        if node >= 2 and node % 2 == 0:
+            out += [(node - 2) // 2 + k * hosts for k in range(per_host)]
+    return out
+
+
+def ns2_phases(sc: Dict[str, Any]) -> Dict[str, Any]:
+    """``sc`` (a baseline dumbbell, one flow per host) with each flow's
+    ``boot_time_`` drawn as ns-2 draws it for the same seed
+    (``ns2_boot_order``, which draws from ns-2's random stream)."""
+    return dict(sc, ns2_boot_order=boot_order(len(sc["flows"])))
 
 
 def starts(row: Row, seed: int) -> List[float]:

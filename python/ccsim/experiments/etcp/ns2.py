@@ -47,12 +47,13 @@ PAPER = {"reference": REFERENCE.name, "metrics": ns2ref.METRICS, "tolerance": ns
 
 
 def scenario(row: Row, seed: int) -> Dict[str, Any]:
-    """The row's Fig 4 dumbbell with its flows and queues in ns-2 mode."""
+    """The row's Fig 4 dumbbell with its flows and queues in ns-2 mode,
+    each flow with the tick phase ns-2 draws for it (``ns2_phases``)."""
     f = flow(row.protocol, rwnd_pkts=10_000_000)
     f.update(PROTOCOLS[row.protocol])
     sc = etcp_scenario(f"{ID}-{row.id}", row.duration_s, row.rate_bps, row.rtt_s, ns2ref.expand(f, row, seed))
     sc.update(seed=seed, warmup_s=row.warmup_s, topology=ns2ref.ns2_topology(sc["topology"]))
-    return sc
+    return ns2ref.ns2_phases(sc)
 
 
 scenarios, analyse, checks, plot = ns2ref.hooks(REF, scenario, ID, "E-TCP paper NewReno / HSTCP baselines: ccsim vs ns-2.35 (grey: ±5%)")

@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 import pandas as pd
 
@@ -59,8 +59,6 @@ DESCRIPTION = ("gwa-lan and gwa-many-flows DropTail, RED and ECN rows in ccsim a
                "of the same scenarios: goodput, drop probability, average and maximum queue")
 
 REFERENCE = Path(__file__).with_name("ns2_reference.json")
-#: The reference's key for ns-2's node reset order per setting (:func:`boot_order`).
-NODE_ORDER_KEY = "ns2_node_reset_order"
 MSS, HDR = 1000, 40
 #: FTP start times uniform on [0, START_SPREAD_S]: the paper starts them "at the beginning".
 START_SPREAD_S = 0.1
@@ -111,31 +109,16 @@ def queue(scheme: str, buf: int) -> Dict[str, Any]:
             "ecn": ecn, "ecn_mark_above_max": ecn}
 
 
-def boot_order(st: Dict[str, Any], node_order: List[int]) -> List[int]:
-    """ccsim's flow indices in the order ns-2's ``$ns run`` resets their
-    agents (``ns2_boot_order``): node by node in ``node_order`` (ns-2's
-    node ids, as validation/gwa_topology.tcl creates them: r0 0, r1 1,
-    s_i 2 + 2i, d_i 3 + 2i), and on s_i its FTP agent (flow i), then its
-    Telnet agent (flow n + i), as they were attached; d_i's sinks draw
-    nothing."""
-    n, out = st["n"], []
-    for node in node_order:
-        if node >= 2 and node % 2 == 0:
-            i = (node - 2) // 2
-            out += [i, n + i] if st["telnet"] else [i]
-    return out
-
-
-def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: str = "ns2",
-             node_order: Optional[List[int]] = None) -> Dict[str, Any]:
+def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: str = "ns2") -> Dict[str, Any]:
     """Fig 3's network as a custom topology, as validation/gwa_topology.tcl
     builds it in ns-2: hosts s_i -> r0 (tau_i), r0 -> r1 (the scheme's
     queue, tau_B), r1 -> d_i (tau_r); FTPs first, then Telnets. Every queue
     runs its events in ns-2's order (``ties = "ns2"``), RED and Telnet
-    draw from ns-2's random stream (``rng = "ns2"``), and with ns-2's
-    ``node_order`` (its node table's order, recorded with the run) each
-    agent gets the tick phase ns-2 drew for it from that stream
-    (:func:`boot_order`), DropTail rows too."""
+    draw from ns-2's random stream (``rng = "ns2"``), and each agent gets
+    the tick phase ns-2 drew for it from that stream, DropTail rows too
+    (``ns2_boot_order`` in ns-2's node reset order,
+    :func:`.._kit.ns2ref.boot_order`: on host s_i the FTP agent, then the
+    Telnet agent, as attached)."""
     taus, starts = draw(st, seed)
     n = st["n"]
     edge = {"kind": "droptail", "limit_pkts": 1000}
@@ -149,13 +132,11 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
            "init_cwnd_pkts": 1, "rwnd_pkts": st["window"], "clock_granularity_s": 0.1, "min_rto_s": 0.2,
            "init_rto_s": 3.0, "rtt_estimator": estimator, "ecn": scheme == "ecn",
            "ns2_bugfix": True, "halve_on_repeated_rto": True, "syn": "ns2",
-           # ns-2.35's Reno sends on the first duplicate ACKs after a
-           # timeout too (singledup_, tcp-reno.cc send_one); limited
-           # transmit is on, as singledup_ 1 in ns-2.35
-           "ns2_singledup": True,
-           # ns-2's RenoTcpAgent: unrounded halving, dupwnd_ kept apart
-           # and dropped (not deflated) at the first new ACK
-           "ns2_dupwnd": True}
+           # ns-2's RenoTcpAgent: Limited Transmit after a timeout too
+           # (singledup_, tcp-reno.cc send_one; limited transmit is on, as
+           # singledup_ 1 in ns-2.35), unrounded halving, dupwnd_ kept
+           # apart and dropped (not deflated) at the first new ACK
+           **ns2ref.NS2_RENO}
     if scheme == "ecn":
         # ns-2's TcpAgent: ECT on every data packet (output), its own ECE halving (ecn)
         tcp.update(ecn_retransmit_ect=True, ecn_response="ns2")
@@ -172,10 +153,9 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
           "sample_interval_s": 0.0,
           "topology": ns2_order(ns2ref.ns2_topology({"kind": "custom", "nodes": nodes, "links": links})),
           "flows": flows + tel}
-    if node_order is not None:
-        # every agent's tick phase from ns-2's stream, in ns-2's order (on
-        # a DropTail row without Telnets these are the stream's only draws)
-        sc["ns2_boot_order"] = boot_order(st, node_order)
+    # every agent's tick phase from ns-2's stream, in ns-2's order (on a
+    # DropTail row without Telnets these are the stream's only draws)
+    sc["ns2_boot_order"] = ns2ref.boot_order(n, 2 if st["telnet"] else 1)
     return sc
 
 
@@ -238,9 +218,7 @@ def scenarios(quick: bool) -> List[Sweep]:
     # One sweep per seed: the seed also draws the tau_i and start times
     # that scenario() writes into the topology and flows.
     seeds = reference()["seeds"]
-    orders = reference().get(NODE_ORDER_KEY, {})
-    return [Sweep(scenario(SETTINGS[r["setting"]], r["scheme"], r["buffer_pkts"], s,
-                           node_order=orders.get(r["setting"])), [{}],
+    return [Sweep(scenario(SETTINGS[r["setting"]], r["scheme"], r["buffer_pkts"], s), [{}],
                   [(r["setting"], r["scheme"], r["buffer_kb"], s)]) for r in _rows(quick) for s in seeds]
 
 

@@ -46,7 +46,8 @@ PAPER = {"reference": REFERENCE.name, "metrics": ns2ref.METRICS, "tolerance": ns
 def scenario(row: Row, seed: int) -> Dict[str, Any]:
     """The row's dumbbell (at 2.4 Gb/s the access queue gets the
     bottleneck's buffer, as in ``ltcp-fig6``) with its flows and queues in
-    ns-2 mode."""
+    ns-2 mode, each flow with the tick phase ns-2 draws for it
+    (``ns2_phases``)."""
     topo = dumbbell(row.rate_bps, row.buffer_pkts)
     if row.rate_bps >= EDGE_RATE:
         topo["edge_queue"]["limit_pkts"] = row.buffer_pkts
@@ -54,7 +55,7 @@ def scenario(row: Row, seed: int) -> Dict[str, Any]:
                    ns2ref.expand(flow(row.protocol), row, seed),
                    warmup=row.warmup_s)
     sc["seed"] = seed
-    return sc
+    return ns2ref.ns2_phases(sc)
 
 
 scenarios, analyse, checks, plot = ns2ref.hooks(REF, scenario, ID, "LTCP paper TCP (Sack1) rows: ccsim vs ns-2.35 (grey: ±5%)")

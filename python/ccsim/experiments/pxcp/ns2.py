@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional
 import pandas as pd
 
 from .. import Check
-from .._kit import Analysis, Runs, Sweep
+from .._kit import Analysis, Runs, Sweep, ns2ref
 from .._kit.analysis import jain
 from .._kit.figures import grid, save, style_axes
 from . import SOURCE as _SOURCE
@@ -59,8 +59,9 @@ def scenario(n: int, seed: Optional[int] = None) -> Dict[str, Any]:
           "topology": {"kind": "dumbbell", "bottleneck_rate_bps": RATE, "bottleneck_delay_s": 0.01,
                        "bottleneck_queue": {"limit_pkts": 200, "xcp": True},
                        "edge_rate_bps": 100e6, "edge_delay_s": 0.005},
+          # Agent/TCP/Reno/XCP is a RenoTcpAgent: its window (ns2ref.NS2_RENO)
           "flows": [{"cc": "xcp", "recovery": "reno", "delayed_ack": False, "header_bytes": 50, "syn": "ns2",
-                     "start_s": i * 0.5 / n} for i in range(n)]}
+                     **ns2ref.NS2_RENO, "start_s": i * 0.5 / n} for i in range(n)]}
     if seed is not None:
         sc["seed"] = seed
     return sc
