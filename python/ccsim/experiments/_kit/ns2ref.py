@@ -63,7 +63,7 @@ NS2_TCP: Dict[str, Any] = {"rtt_estimator": "ns2", "halve_on_repeated_rto": True
 #: ``ns2_dupwnd``) and ``singledup_``'s Limited Transmit after a timeout
 #: too (``ns2_singledup``), both traced against ns-2 on the GWA rows;
 #: together they make the E-TCP single-flow NewReno rows ns-2's to the
-#: packet (each alone leaves 3 of 109 retransmissions apart;
+#: packet (the window alone leaves 3 of 109 retransmissions apart;
 #: docs/validation.md). Sack1 has its own recovery (``recovery =
 #: "sack1"``) and takes neither.
 NS2_RENO: Dict[str, Any] = {"ns2_dupwnd": True, "ns2_singledup": True}
