@@ -373,9 +373,9 @@ pub struct FlowSpec {
     /// (`transport::tcp::defaults::NS2_SINGLEDUP`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_singledup: Option<bool>,
-    /// TCP with `recovery = "reno"`: ns-2's `RenoTcpAgent` window, cwnd_
-    /// and the fast-recovery inflation `dupwnd_` kept apart
-    /// (`transport::tcp::defaults::NS2_DUPWND`).
+    /// TCP with `recovery = "reno"` or `"newreno"`: ns-2's `RenoTcpAgent`
+    /// or `NewRenoTcpAgent` window, cwnd_ and the fast-recovery inflation
+    /// `dupwnd_` kept apart (`transport::tcp::defaults::NS2_DUPWND`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_dupwnd: Option<bool>,
     /// TCP with `rtt_estimator = "ns2"`: ns-2's `boot_time_`, where in its

@@ -213,8 +213,9 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("ns2_singledup", "Limited Transmit after a timeout too (ns-2 singledup_ send_one); needs limited_transmit"),
     (
         "ns2_dupwnd",
-        "recovery = reno as ns-2's RenoTcpAgent: cwnd halved unrounded, inflation dupwnd_ kept apart and dropped \
-         (not deflated to ssthresh) at the first new ACK, an ECE on it halving the inflated window",
+        "recovery = reno or newreno as ns-2's RenoTcpAgent or NewRenoTcpAgent: cwnd halved unrounded, inflation \
+         dupwnd_ kept apart (NewReno: deflated by partial ACKs as partialnewack) and dropped (not deflated to \
+         ssthresh) by the ACK ending recovery, an ECE on it halving the inflated window",
     ),
     (
         "ns2_boot_time_s",

@@ -371,12 +371,7 @@ impl TcpSender {
                 self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
             }
             match self.state {
-                State::Recovery if self.cfg.ns2_dupwnd && partial => {
-                    self.ns2_partial_ack(net, acked);
-                    restart_rto = !self.partial_seen;
-                    self.partial_seen = true;
-                }
-                State::Recovery if self.cfg.ns2_dupwnd => self.ns2_reno_exit(ece, acked),
+                State::Recovery if self.cfg.ns2_dupwnd && !partial => self.ns2_reno_exit(ece, acked),
                 State::Recovery if ack >= self.recover || self.cfg.recovery == Recovery::Reno => {
                     // Full ACK (or Reno's any new ACK): deflate to ssthresh.
                     self.state = State::Open;
@@ -386,10 +381,16 @@ impl TcpSender {
                 State::Recovery => {
                     if self.cfg.recovery == Recovery::NewReno {
                         // Partial ACK: retransmit the next hole, deflate by the
-                        // amount acked and add back one segment.
+                        // amount acked and add back one segment (ns-2's
+                        // `partialnewack` deflates first, then sends).
+                        if self.cfg.ns2_dupwnd {
+                            self.ns2_partial_deflate(acked);
+                        }
                         self.sb.mark_lost_below(ack + 1);
                         self.retransmit_first_lost(net, true);
-                        self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                        if !self.cfg.ns2_dupwnd {
+                            self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                        }
                         restart_rto = !self.partial_seen;
                         self.partial_seen = true;
                     }
@@ -611,8 +612,8 @@ impl TcpSender {
         self.ns2_after_timeout || (self.state == State::Open && past && self.cwr_seq.is_none_or(|c| una > c))
     }
 
-    /// The first new ACK of a Reno recovery with `ns2_dupwnd`, as
-    /// tcp-reno.cc `recv` runs it: `ecn` first, on the inflated window
+    /// The ACK ending a recovery with `ns2_dupwnd` (Reno's first new ACK,
+    /// NewReno's full ACK), as tcp-reno.cc and tcp-newreno.cc `recv` run it: `ecn` first, on the inflated window
     /// (an ECE the sender reacts to halves cwnd_ + dupwnd_: left inflated
     /// here for the ECE step after this match), then `dupwnd_ = 0` without
     /// deflating cwnd_ to ssthresh, then `opencwnd` unless the ACK carries
@@ -635,14 +636,13 @@ impl TcpSender {
         }
     }
 
-    /// A partial ACK of `deflate` segments in a NewReno recovery with
-    /// `ns2_dupwnd`, as tcp-newreno.cc `partialnewack` (with
-    /// `partial_window_deflation_`, ns-2.35's default) runs it: dupwnd_
+    /// The deflation of a partial ACK of `deflate` segments in a NewReno
+    /// recovery with `ns2_dupwnd`, as tcp-newreno.cc `partialnewack` (with
+    /// `partial_window_deflation_`, ns-2.35's default) does it: dupwnd_
     /// loses `deflate - 1` while it exceeds `deflate`; otherwise cwnd_
     /// loses `deflate - dupwnd_` (not below 1) and dupwnd_ stays 1 to
-    /// flag the recovery; cwnd_ is not opened. Then the next hole goes
-    /// out (`output(last_ack_ + 1)`).
-    fn ns2_partial_ack(&mut self, net: &mut Net, acked: u64) {
+    /// flag the recovery; cwnd_ is not opened.
+    fn ns2_partial_deflate(&mut self, acked: u64) {
         let deflate = acked as f64;
         let mut cwnd_ = self.st.cwnd - self.dupwnd;
         if self.dupwnd > deflate {
@@ -652,8 +652,6 @@ impl TcpSender {
             self.dupwnd = 1.0;
         }
         self.st.cwnd = cwnd_ + self.dupwnd;
-        self.sb.mark_lost_below(self.sb.una() + 1);
-        self.retransmit_first_lost(net, true);
     }
 
     /// Fast retransmit and recovery; `cut`: reduce ssthresh (false when an
