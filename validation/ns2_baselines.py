@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import hashlib
 import json
 import math
 import shutil
@@ -187,16 +188,43 @@ def parse(stdout: str, sc: Dict[str, Any], rate_bps: float) -> Dict[str, float]:
             "timeouts": float(sum(e["flows"][i][2] - w["flows"][i][2] for i in range(len(mss)))), "jain": jain(g)}
 
 
-def run_ns2(sc: Dict[str, Any], rate_bps: float, ns: str) -> tuple:
+#: each ns-2 run's numbers, keyed by the SHA-256 of its Tcl program: the
+#: program (with ns-2.35 itself) fixes the run, so a cached result is the
+#: run's own, and a sweep interrupted halfway (a 2.5 Gb/s Fig 8 seed takes
+#: 6-11 minutes of ns-2) keeps every finished seed and resumes
+SEED_CACHE = Path(__file__).resolve().parent / "results" / "ns2" / "seeds"
+
+
+def cache_path(program: str) -> Path:
+    return SEED_CACHE / f"{hashlib.sha256(program.encode()).hexdigest()[:20]}.json"
+
+
+def run_ns2(sc: Dict[str, Any], rate_bps: float, ns: str, row_id: str = "", cache: bool = False) -> tuple:
+    """ns-2's metrics of one scenario and its wall time; with ``cache``,
+    from (and into) :data:`SEED_CACHE` when this exact Tcl program has run
+    before."""
+    program = tcl(sc)
+    cached = cache_path(program)
+    if cache and cached.exists():
+        c = json.loads(cached.read_text())
+        return c["metrics"], c["wall_s"]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "row.tcl"
-        path.write_text(tcl(sc))
+        path.write_text(program)
         t0 = time.perf_counter()
         out = subprocess.run([ns, str(path)], capture_output=True, text=True, cwd=tmp)
         wall = time.perf_counter() - t0
     if out.returncode != 0:
         raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
-    return parse(out.stdout, sc, rate_bps), wall
+    metrics = parse(out.stdout, sc, rate_bps)
+    if not cache:
+        return metrics, wall
+    SEED_CACHE.mkdir(parents=True, exist_ok=True)
+    tmp_path = cached.with_suffix(".tmp")
+    tmp_path.write_text(json.dumps({"row": row_id, "seed": sc.get("seed", 1), "metrics": metrics,
+                                    "wall_s": wall, "date": _dt.date.today().isoformat()}, indent=1) + "\n")
+    tmp_path.replace(cached)
+    return metrics, wall
 
 
 def run_ccsim(sc: Dict[str, Any], rate_bps: float) -> tuple:
@@ -257,7 +285,7 @@ def record(name: str, seeds: List[int], only: Optional[str], ns: Optional[str], 
         for s in row_seeds:
             sc = mod.scenario(row, s)
             if ns is not None:
-                m, w = run_ns2(sc, row.rate_bps, ns)
+                m, w = run_ns2(sc, row.rate_bps, ns, row.id, cache=True)
                 per["ns2"].append(m)
                 walls["ns2"] += w
             m, w = run_ccsim(sc, row.rate_bps)

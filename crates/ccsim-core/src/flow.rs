@@ -167,6 +167,9 @@ pub struct NewFlow<'a> {
     pub meta: FlowMeta,
 }
 
+/// `FlowTable::live` of a freed flow.
+const NOT_LIVE: u32 = u32::MAX;
+
 #[derive(Default)]
 pub struct FlowTable {
     flows: Vec<Flow>,
@@ -174,6 +177,12 @@ pub struct FlowTable {
     /// is filled by the last one), and the flow each slot belongs to.
     ends: Vec<Endpoints>,
     owner: Vec<u32>,
+    /// Per flow id, its slot in `ends` (`NOT_LIVE` once freed): the rows'
+    /// `state` says the same, but a row is hundreds of bytes and an
+    /// arriving packet needs only this, so the lookup reads a dense array
+    /// (a row's line was a cache miss at every delivery with 100 flows and
+    /// megabytes of packets in flight, docs/performance.md).
+    live: Vec<u32>,
     /// Most flows alive at once.
     live_max: usize,
     /// Flows whose agents are alive or were freed lately, in id order (the
@@ -199,6 +208,7 @@ impl FlowTable {
     /// Room for `n` more flows (a scenario's flows are known at build).
     pub fn reserve(&mut self, n: usize) {
         self.flows.reserve_exact(n);
+        self.live.reserve_exact(n);
         self.ends.reserve_exact(n);
         self.owner.reserve_exact(n);
         self.recent.reserve_exact(n);
@@ -238,6 +248,7 @@ impl FlowTable {
             self.recent.push(id);
         }
         self.flows.push(Flow { src, dst, route, meta, state: State::Live(slot) });
+        self.live.push(slot);
         id
     }
 
@@ -282,10 +293,8 @@ impl FlowTable {
 
     #[inline]
     fn slot(&self, id: u32) -> Option<usize> {
-        match self.flows[id as usize].state {
-            State::Live(s) => Some(s as usize),
-            State::Freed(_) => None,
-        }
+        let s = self.live[id as usize];
+        (s != NOT_LIVE).then_some(s as usize)
     }
 
     pub fn get(&self, id: u32) -> FlowRef<'_> {
@@ -369,6 +378,7 @@ impl FlowTable {
     #[inline(never)]
     fn free(&mut self, flow: u32, s: usize) {
         let ends = &self.ends[s];
+        self.live[flow as usize] = NOT_LIVE;
         self.flows[flow as usize].state = State::Freed(FlowRecord {
             sender: ends.sender.report(),
             delivered_bytes: ends.receiver.delivered_bytes(),
@@ -379,6 +389,7 @@ impl FlowTable {
         self.owner.swap_remove(s);
         if let Some(&moved) = self.owner.get(s) {
             self.flows[moved as usize].state = State::Live(s as u32);
+            self.live[moved as usize] = s as u32;
         }
     }
 }

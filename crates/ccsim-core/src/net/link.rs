@@ -105,52 +105,52 @@ impl Default for Pipe {
     }
 }
 
+/// A link: its queue discipline, serialiser and wire.
+///
+/// `repr(C)` with a 64-byte alignment, fields in cache-line order: the
+/// first line holds what deciding and making a cut-through reads
+/// (`can_cut`, `cut_through`: feeder, inbound count, when the serialiser
+/// is free, the flags, the wire, the delay, the stages pointer, the
+/// serialisation memo), the second the queue (its length decides a cut
+/// too), the third the counters. Laid out by the compiler these were
+/// spread over six lines of a 352-byte struct, and with one edge link per
+/// flow a hop from a busy bottleneck onto a cold edge link missed on
+/// each (docs/performance.md).
+#[repr(C, align(64))]
 pub struct Link {
-    pub id: u32,
-    pub name: String,
-    pub from: usize,
-    pub to: usize,
-    /// Fixed at build (`rate_bps()`): serialisation times are memoised.
-    rate_bps: f64,
-    pub delay: Time,
-    pub monitored: bool,
-    pub queue: Queue,
-    /// The sending host's interface queue limit, when this link is one
-    /// (a flow's `txqueuelen_pkts`): its queue is then a DropTail of that
-    /// many packets, and a TCP sender whose route starts here sends only
-    /// while it has room ([`super::Net::local_queue_full`]).
-    pub txqueuelen: Option<usize>,
-    extras: Option<Box<Extras>>,
-    seed: u64,
-    pub busy_until: Time,
-    /// A `LinkFree` event is pending.
-    pub free_scheduled: bool,
-    /// How an arrival and a departure at the same instant are ordered
-    /// (the queue table's `ties`).
-    pub ties: crate::scenario::Ties,
-    /// Packets in flight on the wire, oldest first (chained through the
-    /// packet pool's wire links).
-    pub(crate) pipe: Pipe,
-    /// The counters, except that a packet cut through this link
-    /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
-    /// read them through [`Link::counters_at`], which takes those back.
-    pub c: LinkCounters,
-    /// Until when `c.q_area_*` are integrated.
-    q_since: Time,
-    pub max_queue_pkts: usize,
-    /// Largest queue in bytes seen after an arrival (the same instants).
-    pub max_queue_bytes: u64,
-    /// The last two packet sizes and their serialisation times: a link
-    /// carries one or two sizes (data, ACK), and the f64 division and
-    /// rounding of `tx_time` are a visible share of the per-packet cost.
-    memo_size: [u32; 2],
-    memo_time: [Time; 2],
     /// The one link every packet of this link comes from, if there is one
     /// (`FEED_NONE`, `FEED_MANY` otherwise): fixed by the routes.
     pub(crate) feeder: u32,
     /// Packets on the feeder's wire that will arrive here by an event
     /// (not cut through): while any are, this link's future is unknown.
     pub(crate) inbound: u32,
+    pub busy_until: Time,
+    /// A `LinkFree` event is pending.
+    pub free_scheduled: bool,
+    /// How an arrival and a departure at the same instant are ordered
+    /// (the queue table's `ties`).
+    pub ties: crate::scenario::Ties,
+    pub monitored: bool,
+    /// Packets in flight on the wire, oldest first (chained through the
+    /// packet pool's wire links).
+    pub(crate) pipe: Pipe,
+    pub delay: Time,
+    extras: Option<Box<Extras>>,
+    /// The last two packet sizes and their serialisation times: a link
+    /// carries one or two sizes (data, ACK), and the f64 division and
+    /// rounding of `tx_time` are a visible share of the per-packet cost.
+    memo_size: [u32; 2],
+    /// Origin of the offsets in `ahead`; at or before every entry.
+    ahead_base: Time,
+    pub queue: Queue,
+    pub id: u32,
+    /// The counters, except that a packet cut through this link
+    /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
+    /// read them through [`Link::counters_at`], which takes those back.
+    pub c: LinkCounters,
+    memo_time: [Time; 2],
+    /// Fixed at build (`rate_bps()`): serialisation times are memoised.
+    rate_bps: f64,
     /// Packets cut through this link (`Net::transmit`), each packed as
     /// (arrival - `ahead_base`, size) (`pack_ahead`), oldest first, at
     /// least every one whose arrival (at which it also started
@@ -165,8 +165,20 @@ pub struct Link {
     /// was what kept B5's and B2L's peak memory above the engine's before
     /// the cut-through (docs/performance.md).
     ahead: VecDeque<u64>,
-    /// Origin of the offsets in `ahead`; at or before every entry.
-    ahead_base: Time,
+    /// Until when `c.q_area_*` are integrated.
+    q_since: Time,
+    pub max_queue_pkts: usize,
+    /// Largest queue in bytes seen after an arrival (the same instants).
+    pub max_queue_bytes: u64,
+    /// The sending host's interface queue limit, when this link is one
+    /// (a flow's `txqueuelen_pkts`): its queue is then a DropTail of that
+    /// many packets, and a TCP sender whose route starts here sends only
+    /// while it has room ([`super::Net::local_queue_full`]).
+    pub txqueuelen: Option<usize>,
+    seed: u64,
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
 }
 
 /// The queue's owner state of link `id`, made on first use.

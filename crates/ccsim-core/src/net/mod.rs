@@ -36,6 +36,24 @@ pub struct Route {
     pub rev: Vec<u32>,
 }
 
+/// Where a route's forward and reverse links lie in `Net::hops`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    fwd: u32,
+    fwd_len: u32,
+    rev: u32,
+    rev_len: u32,
+}
+
+impl Span {
+    /// The route's reverse links for an ACK, its forward links otherwise.
+    #[inline(always)]
+    fn links(self, hops: &[u32], ack: bool) -> &[u32] {
+        let (off, len) = if ack { (self.rev, self.rev_len) } else { (self.fwd, self.fwd_len) };
+        &hops[off as usize..(off + len) as usize]
+    }
+}
+
 /// The network and the kernel state agents act on.
 #[derive(Default)]
 pub struct Net {
@@ -44,9 +62,18 @@ pub struct Net {
     pub pkts: PacketPool,
     pub links: Vec<Link>,
     /// Routes, shared by every flow between the same host pair.
-    pub routes: Vec<Route>,
-    /// Per flow: its route and how many of its packets are in the network.
-    flow_route: Vec<u32>,
+    routes: Vec<Route>,
+    /// Every route's forward then reverse links, concatenated, and per
+    /// route where its two lie in it (`Span`): what a hop reads, in one
+    /// small array. Through `routes` a hop read a flow's route number, the
+    /// route's row and then the row's own heap vector, three dependent
+    /// loads on lines of their own, each a cache miss when megabytes of
+    /// packets are in flight (docs/performance.md).
+    hops: Vec<u32>,
+    route_span: Vec<Span>,
+    /// Per flow: its route's span in `hops`, and how many of its packets
+    /// are in the network.
+    flow_span: Vec<Span>,
     in_net: Vec<u32>,
     /// Flows whose last packet in the network was just dropped (their
     /// owner may free them); drained by the event loop.
@@ -84,7 +111,16 @@ impl Net {
             }
         }
         let local_queues = links.iter().any(|l| l.txqueuelen.is_some());
-        Net { links, routes, local_queues, ..Default::default() }
+        let mut hops = Vec::new();
+        let mut route_span = Vec::with_capacity(routes.len());
+        for r in &routes {
+            let fwd = hops.len() as u32;
+            hops.extend_from_slice(&r.fwd);
+            let rev = hops.len() as u32;
+            hops.extend_from_slice(&r.rev);
+            route_span.push(Span { fwd, fwd_len: r.fwd.len() as u32, rev, rev_len: r.rev.len() as u32 });
+        }
+        Net { links, routes, hops, route_span, local_queues, ..Default::default() }
     }
 
     /// Make link `l` a sending host's interface holding `n` packets (or
@@ -94,19 +130,24 @@ impl Net {
         self.local_queues = self.links.iter().any(|l| l.txqueuelen.is_some());
     }
 
+    /// The links `flow`'s packets cross: its route's reverse links for
+    /// an ACK, its forward links otherwise.
+    #[inline(always)]
+    fn path(&self, flow: u32, ack: bool) -> &[u32] {
+        self.flow_span[flow as usize].links(&self.hops, ack)
+    }
+
     /// The link after the one packet `id` is on, along its route, if any.
     #[inline]
     fn next_hop(&self, id: PktId) -> Option<usize> {
         let p = self.pkts.get(id);
-        let r = &self.routes[self.flow_route[p.flow as usize] as usize];
-        let route = if p.is_ack() { &r.rev } else { &r.fwd };
-        route.get(p.hop as usize + 1).map(|&l| l as usize)
+        self.path(p.flow, p.is_ack()).get(p.hop as usize + 1).map(|&l| l as usize)
     }
 
     /// Register flow `flow` on route `route` (flows are numbered densely).
     pub fn add_flow(&mut self, flow: u32, route: u32) {
-        debug_assert_eq!(flow as usize, self.flow_route.len());
-        self.flow_route.push(route);
+        debug_assert_eq!(flow as usize, self.flow_span.len());
+        self.flow_span.push(self.route_span[route as usize]);
         self.in_net.push(0);
     }
 
@@ -132,7 +173,7 @@ impl Net {
         if !self.local_queues {
             return false;
         }
-        let first = self.routes[self.flow_route[flow as usize] as usize].fwd[0] as usize;
+        let first = self.path(flow, false)[0] as usize;
         let link = &self.links[first];
         link.txqueuelen.is_some_and(|n| link.queue.len_pkts() >= n)
     }
@@ -140,8 +181,7 @@ impl Net {
     /// Inject a packet at the start of its flow's route.
     pub fn send(&mut self, p: Packet) {
         let flow = p.flow as usize;
-        let r = &self.routes[self.flow_route[flow] as usize];
-        let first = if p.is_ack() { r.rev[0] } else { r.fwd[0] };
+        let first = self.path(p.flow, p.is_ack())[0];
         let id = self.pkts.alloc(p);
         self.created += 1;
         self.in_net[flow] += 1;
@@ -257,8 +297,7 @@ impl Net {
         }
         let mut on_taps = link.has_taps();
         // The walk reads the route once and indexes each link once per hop.
-        let r = &self.routes[self.flow_route[flow as usize] as usize];
-        let route: &[u32] = if is_ack { &r.rev } else { &r.fwd };
+        let route = self.flow_span[flow as usize].links(&self.hops, is_ack);
         let mut hop = hop0 as usize;
         let mut on = l;
         while let Some(&next) = route.get(hop + 1) {
