@@ -2,6 +2,7 @@
 
     python -m validation.gwa_compare [--seeds K] [--quick] [--setting NAME ...]
                                      [--out python/ccsim/experiments/gwa/ns2_reference.json]
+    python -m validation.gwa_compare --setting gwa-lan --seeds 24 --spread droptail 30 OUT.json
 
 Gerla, Weng, Lo Cigno (§6): the Fig 3 network, N hosts each joined to
 router r0 by a link of delay tau_i, the bottleneck r0 -> r1 (tau_B), and
@@ -44,8 +45,10 @@ rows". The JSON written to --out is described in docs/validation.md.
 import argparse
 import datetime
 import json
+import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -159,6 +162,39 @@ def rerun_ccsim(path):
         f.write("\n")
 
 
+def spread(name, scheme, kb, seeds):
+    """Seed study of one row: each seed's metrics in both simulators, and
+    per metric the means, seed standard deviations and Welch's t of the
+    difference (ccsim - ns-2). A 3-seed mean of a row whose seeds fall
+    into different regimes can sit far from either simulator's long-run
+    mean; this tells a difference of implementation (|t| large with many
+    seeds) from seed spread."""
+    st = SETTINGS[name]
+    buf = buffer_pkts(kb)
+    per = {"ns2": [], "ccsim": []}
+    for s in seeds:
+        with tempfile.TemporaryDirectory() as d:
+            per["ns2"].append(summarise(run_ns2(st, scheme, buf, s, d)))
+        per["ccsim"].append(summarise(run_ccsim(st, scheme, buf, s)))
+        print(f"seed {s}: " + "; ".join(f"{k} {per['ns2'][-1][k]:.4g}/{per['ccsim'][-1][k]:.4g}"
+                                        for k in ("drop_prob", "avg_queue_pkts", "goodput_max", "timeouts")),
+              flush=True)
+    stats = {}
+    for k in METRICS:
+        a, b = [x[k] for x in per["ns2"]], [x[k] for x in per["ccsim"]]
+        ma, mb = statistics.fmean(a), statistics.fmean(b)
+        sa = statistics.stdev(a) if len(a) > 1 else 0.0
+        sb = statistics.stdev(b) if len(b) > 1 else 0.0
+        se = math.sqrt(sa ** 2 / len(a) + sb ** 2 / len(b))
+        stats[k] = {"ns2_mean": ma, "ns2_sd": sa, "ccsim_mean": mb, "ccsim_sd": sb, "ratio": ratio(ma, mb),
+                    "welch_t": (mb - ma) / se if se > 0 else 0.0}
+        print(f"  {k:16s} ns-2 {ma:10.4g} ± {sa:<9.2g} ccsim {mb:10.4g} ± {sb:<9.2g} "
+              f"ratio {stats[k]['ratio']:6.3f}  t {stats[k]['welch_t']:+.2f}")
+    return {"source": "ns-2", "ns2_version": "2.35", "ccsim_version": ccsim.__version__,
+            "date": datetime.date.today().isoformat(), "setting": name, "scheme": scheme, "buffer_kb": kb,
+            "buffer_pkts": buf, "seeds": list(seeds), "per_seed": per, "stats": stats}
+
+
 def print_row(row):
     diag = row.get("ccsim_rfc6298")
     print(f"{row['setting']} {row['scheme']} {row['buffer_kb']} kB: ns-2, ccsim, ccsim/ns-2"
@@ -179,7 +215,28 @@ def main(argv=None):
     ap.add_argument("--ccsim-only", metavar="FILE",
                     help=f"re-run ccsim's side of the rows recorded in FILE (e.g. {REFERENCE}), keeping ns-2's; "
                          "no ns needed")
+    ap.add_argument("--spread", nargs=3, metavar=("SCHEME", "BUFFER_KB", "OUT"),
+                    help="seed study of one row of the --setting (one): seeds 1..--seeds in both simulators, "
+                         "per-seed metrics and Welch's t per metric written to OUT (JSON)")
     args = ap.parse_args(argv)
+    if args.spread:
+        scheme, kb, out = args.spread
+        if scheme not in SCHEMES:
+            ap.error(f"--spread SCHEME: {scheme!r}; allowed: {', '.join(SCHEMES)}")
+        if not args.setting or len(args.setting) != 1:
+            ap.error("--spread needs exactly one --setting")
+        try:
+            kb = int(kb)
+        except ValueError:
+            ap.error(f"--spread BUFFER_KB: {kb!r}; allowed: a whole number of kB")
+        if shutil.which("ns") is None:
+            print("gwa_compare: skipped, ns-2.35 is not installed (`ns` not on PATH; apt-get install ns2)")
+            return 0
+        doc = spread(args.setting[0], scheme, kb, range(1, args.seeds + 1))
+        with open(out, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        return 0
     if args.ccsim_only:
         rerun_ccsim(args.ccsim_only)
         return 0
