@@ -339,3 +339,52 @@ def test_recorded_node_orders_are_what_ns_prints():
     orders = json.loads(ns2ref.NODE_ORDERS.read_text())["orders"]
     for n, order in orders.items():
         assert ns2_node_order.measure(int(n), shutil.which("ns")) == order, n
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
+def test_ns2_runs_are_cached_by_their_program_and_read_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(ns2_baselines, "SEED_CACHE", tmp_path)
+    row = next(r for r in etcp_ns2.ROWS if r.rate_bps == 10e6 and r.protocol == "NewReno")
+    sc = dict(etcp_ns2.scenario(row, 1), duration_s=5.0, warmup_s=1.0)
+    first, _ = ns2_baselines.run_ns2(sc, row.rate_bps, shutil.which("ns"), row.id, cache=True)
+    files = list(tmp_path.glob("*.json"))
+    assert len(files) == 1 and json.loads(files[0].read_text())["metrics"] == first
+    # Read back without running ns (a missing binary would fail the run).
+    again, _ = ns2_baselines.run_ns2(sc, row.rate_bps, "/nonexistent/ns", row.id, cache=True)
+    assert again == first
+    # Another program (here another seed) is another entry; cache=False never reads it.
+    ns2_baselines.run_ns2(dict(sc, seed=2), row.rate_bps, shutil.which("ns"), row.id, cache=True)
+    assert len(list(tmp_path.glob("*.json"))) == 2
+    with pytest.raises(FileNotFoundError):
+        ns2_baselines.run_ns2(sc, row.rate_bps, "/nonexistent/ns", row.id)
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
+def test_gwa_spread_reports_each_seed_and_welchs_t(monkeypatch):
+    import math
+    import statistics
+
+    monkeypatch.setitem(gwa_compare.SETTINGS, "gwa-lan", dict(gwa_compare.SETTINGS["gwa-lan"], dur=4.0, warm=1.0))
+    doc = gwa_compare.spread("gwa-lan", "droptail", 60, [1, 2, 3])
+    assert doc["seeds"] == [1, 2, 3] and len(doc["per_seed"]["ns2"]) == len(doc["per_seed"]["ccsim"]) == 3
+    a = [x["drop_prob"] for x in doc["per_seed"]["ns2"]]
+    b = [x["drop_prob"] for x in doc["per_seed"]["ccsim"]]
+    st = doc["stats"]["drop_prob"]
+    assert st["ns2_mean"] == pytest.approx(statistics.fmean(a)) and st["ccsim_sd"] == pytest.approx(statistics.stdev(b))
+    se = math.sqrt(statistics.variance(a) / 3 + statistics.variance(b) / 3)
+    assert st["welch_t"] == pytest.approx((statistics.fmean(b) - statistics.fmean(a)) / se)
+
+
+def test_gwa_ties_variants_offset_only_the_host_links():
+    from validation import gwa_ties
+
+    st = gwa_compare.SETTINGS["gwa-lan"]
+    base = gwa_compare.scenario(st, "droptail", 30, seed=1)
+    assert gwa_ties.variant(json.loads(json.dumps(base)), "as_run") == base
+    off = gwa_ties.variant(json.loads(json.dumps(base)), "offsets")
+    hosts = [i for i, x in enumerate(base["topology"]["links"]) if x["to"] == "r0"]
+    assert len(hosts) == st["n"]
+    for k, i in enumerate(hosts):
+        assert off["topology"]["links"][i]["delay_s"] - base["topology"]["links"][i]["delay_s"] == pytest.approx((k + 1) * 1e-11)
+    others = [i for i in range(len(base["topology"]["links"])) if i not in hosts]
+    assert all(off["topology"]["links"][i] == base["topology"]["links"][i] for i in others)
