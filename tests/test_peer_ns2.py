@@ -388,3 +388,21 @@ def test_gwa_ties_variants_offset_only_the_host_links():
         assert off["topology"]["links"][i]["delay_s"] - base["topology"]["links"][i]["delay_s"] == pytest.approx((k + 1) * 1e-11)
     others = [i for i in range(len(base["topology"]["links"])) if i not in hosts]
     assert all(off["topology"]["links"][i] == base["topology"]["links"][i] for i in others)
+
+
+def test_seed_stats_pair_the_seeds_and_need_both_sides():
+    import math
+    import statistics
+
+    base = {"utilisation": 0.5, "loss_rate": 1e-4, "retransmits": 100.0, "timeouts": 10.0, "jain": 0.9}
+    ns2 = [dict(base, timeouts=t) for t in (10.0, 20.0, 30.0)]
+    cc = [dict(base, timeouts=t) for t in (12.0, 21.0, 33.0)]
+    st = ns2_baselines.seed_stats({"ns2_seeds": ns2, "ccsim_seeds": cc})["timeouts"]
+    assert st["ns2_mean"] == 20.0 and st["ccsim_mean"] == 22.0
+    d = [2.0, 1.0, 3.0]
+    assert st["paired_t"] == pytest.approx(2.0 / (statistics.stdev(d) / math.sqrt(3)))
+    assert st["welch_t"] == pytest.approx(2.0 / math.sqrt((100.0 + statistics.variance([12, 21, 33])) / 3))
+    # equal seeds give t 0, not a division by zero
+    assert ns2_baselines.seed_stats({"ns2_seeds": ns2, "ccsim_seeds": ns2})["utilisation"]["paired_t"] == 0.0
+    assert ns2_baselines.seed_stats({"ns2_seeds": ns2}) == {}
+    assert ns2_baselines.seed_stats({"ns2_seeds": ns2[:1], "ccsim_seeds": cc[:1]}) == {}

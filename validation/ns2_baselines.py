@@ -2,6 +2,7 @@
 record both (the reference files of ``etcp-ns2`` and ``ltcp-ns2``).
 
     python -m validation.ns2_baselines [etcp|ltcp ...] [--seeds N] [--only TEXT] [--ccsim-only]
+    python -m validation.ns2_baselines etcp --only fig8 --stats
 
 Needs ``ns`` (``apt-get install ns2``; ``python -m validation.run --peer
 ns2`` installs it). The rows and ccsim's scenarios come from the
@@ -52,6 +53,7 @@ import hashlib
 import json
 import math
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -298,11 +300,15 @@ def record(name: str, seeds: List[int], only: Optional[str], ns: Optional[str], 
                "ns2_wall_s": ns2_wall, "ccsim_wall_s": walls["ccsim"] / len(row_seeds)}
         if row_seeds != default_seeds:
             rec["seeds"] = row_seeds
-        # each seed's ns-2 numbers, when there are several (the mean's spread)
+        # each seed's numbers, when there are several (the means' spread,
+        # and the seed-by-seed pairs: both simulators draw the agents' tick
+        # phases from ns-2's stream of the same seed, so their seeds pair up)
         if ns is not None and len(per["ns2"]) > 1:
             rec["ns2_seeds"] = per["ns2"]
         elif ns is None and "ns2_seeds" in prev:
             rec["ns2_seeds"] = prev["ns2_seeds"]
+        if len(per["ccsim"]) > 1:
+            rec["ccsim_seeds"] = per["ccsim"]
         recs[row.id] = rec
         if show:
             print_row(rec)
@@ -314,6 +320,45 @@ def record(name: str, seeds: List[int], only: Optional[str], ns: Optional[str], 
            "rows": sorted(recs.values(), key=lambda r: order.index(r["row"]["id"]) if r["row"]["id"] in order else 1e9)}
     ref_path.write_text(json.dumps(out, indent=1) + "\n")
     return out
+
+
+def seed_stats(rec: Dict[str, Any]) -> Dict[str, Dict[str, float]]:
+    """Per metric of a row recorded over several seeds on both sides: the
+    means, seed standard deviations, Welch's t of ccsim - ns-2, and the
+    paired t of the seed-by-seed differences (the same seed draws the same
+    tick phases in both, so its two runs are not independent)."""
+    a_runs, b_runs = rec.get("ns2_seeds") or [], rec.get("ccsim_seeds") or []
+    if len(a_runs) < 2 or len(a_runs) != len(b_runs):
+        return {}
+    out = {}
+    n = len(a_runs)
+    for k in ns2ref.METRICS:
+        a, b = [x[k] for x in a_runs], [x[k] for x in b_runs]
+        ma, mb = statistics.fmean(a), statistics.fmean(b)
+        sa, sb = statistics.stdev(a), statistics.stdev(b)
+        se = math.sqrt((sa ** 2 + sb ** 2) / n)
+        d = [y - x for x, y in zip(a, b)]
+        sd_d = statistics.stdev(d)
+        out[k] = {"ns2_mean": ma, "ns2_sd": sa, "ccsim_mean": mb, "ccsim_sd": sb,
+                  "welch_t": (mb - ma) / se if se > 0 else 0.0,
+                  "paired_t": statistics.fmean(d) / (sd_d / math.sqrt(n)) if sd_d > 0 else 0.0}
+    return out
+
+
+def print_stats(name: str, only: Optional[str]) -> None:
+    """``--stats``: :func:`seed_stats` of every recorded row with seeds."""
+    ref = json.loads(Path(EXPERIMENTS[name].REFERENCE).read_text())
+    for rec in ref["rows"]:
+        if only is not None and only not in rec["row"]["id"]:
+            continue
+        st = seed_stats(rec)
+        if not st:
+            continue
+        print(f"{rec['row']['id']} ({len(rec['ns2_seeds'])} seeds a side): ns-2 mean ± sd, ccsim mean ± sd, "
+              "difference, Welch's t, paired t")
+        for k, v in st.items():
+            print(f"  {k:12s} {v['ns2_mean']:10.4g} ± {v['ns2_sd']:<9.2g} {v['ccsim_mean']:10.4g} ± {v['ccsim_sd']:<9.2g} "
+                  f"{(v['ccsim_mean'] - v['ns2_mean']) / v['ns2_mean']:+7.1%}  {v['welch_t']:+6.2f}  {v['paired_t']:+6.2f}")
 
 
 def print_row(rec: Dict[str, Any]) -> None:
@@ -335,7 +380,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--ccsim-only", action="store_true",
                     help="re-run ccsim's side only, keeping the recorded ns-2 numbers and seeds (no ns needed); "
                          "also refreshes validation/results/ns2/ns2.json and docs/validation.md's table")
+    ap.add_argument("--stats", action="store_true",
+                    help="print each recorded row's per-seed statistics (means, sd, Welch's and paired t); "
+                         "runs nothing")
     a = ap.parse_args(argv)
+    if a.stats:
+        for name in a.experiments or list(EXPERIMENTS):
+            print_stats(name, a.only)
+        return 0
     ns = None if a.ccsim_only else shutil.which("ns")
     if ns is None and not a.ccsim_only:
         print("error: ns-2.35 not found (apt-get install ns2, or python -m validation.run --peer ns2)",
