@@ -107,16 +107,18 @@ impl Default for Pipe {
 
 /// A link: its queue discipline, serialiser and wire.
 ///
-/// `repr(C)` with a 64-byte alignment, fields in cache-line order: the
-/// first line holds what deciding and making a cut-through reads
-/// (`can_cut`, `cut_through`: feeder, inbound count, when the serialiser
-/// is free, the flags, the wire, the delay, the stages pointer, the
-/// serialisation memo), the second the queue (its length decides a cut
-/// too), the third the counters. Laid out by the compiler these were
-/// spread over six lines of a 352-byte struct, and with one edge link per
-/// flow a hop from a busy bottleneck onto a cold edge link missed on
-/// each (docs/performance.md).
-#[repr(C, align(64))]
+/// `repr(C)`, fields in the order a hop reads them: first what deciding
+/// and making a cut-through reads (`can_cut`, `cut_through`: feeder,
+/// inbound count, when the serialiser is free, the flags, the wire, the
+/// delay, the stages pointer, the memo's sizes; 64 bytes), then the queue
+/// (its length decides a cut too), then the counters. Laid out by the
+/// compiler these were spread over six lines of the struct, and with one
+/// edge link per flow a hop from a busy bottleneck onto a cold edge link
+/// missed on each (docs/performance.md). Not over-aligned: a 64-byte
+/// alignment put the hot part in one line, but an over-aligned vector
+/// grows by copying where glibc's `realloc` remaps, which raised the
+/// building peak of a 6,000-link topology by 2.7 MB.
+#[repr(C)]
 pub struct Link {
     /// The one link every packet of this link comes from, if there is one
     /// (`FEED_NONE`, `FEED_MANY` otherwise): fixed by the routes.

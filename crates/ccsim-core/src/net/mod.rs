@@ -71,9 +71,10 @@ pub struct Net {
     /// packets are in flight (docs/performance.md).
     hops: Vec<u32>,
     route_span: Vec<Span>,
-    /// Per flow: its route's span in `hops`, and how many of its packets
-    /// are in the network.
-    flow_span: Vec<Span>,
+    /// Per flow: its route, and how many of its packets are in the
+    /// network (4 bytes each: a web workload creates hundreds of
+    /// thousands of flows).
+    flow_route: Vec<u32>,
     in_net: Vec<u32>,
     /// Flows whose last packet in the network was just dropped (their
     /// owner may free them); drained by the event loop.
@@ -134,7 +135,7 @@ impl Net {
     /// an ACK, its forward links otherwise.
     #[inline(always)]
     fn path(&self, flow: u32, ack: bool) -> &[u32] {
-        self.flow_span[flow as usize].links(&self.hops, ack)
+        self.route_span[self.flow_route[flow as usize] as usize].links(&self.hops, ack)
     }
 
     /// The link after the one packet `id` is on, along its route, if any.
@@ -146,8 +147,8 @@ impl Net {
 
     /// Register flow `flow` on route `route` (flows are numbered densely).
     pub fn add_flow(&mut self, flow: u32, route: u32) {
-        debug_assert_eq!(flow as usize, self.flow_span.len());
-        self.flow_span.push(self.route_span[route as usize]);
+        debug_assert_eq!(flow as usize, self.flow_route.len());
+        self.flow_route.push(route);
         self.in_net.push(0);
     }
 
@@ -297,7 +298,7 @@ impl Net {
         }
         let mut on_taps = link.has_taps();
         // The walk reads the route once and indexes each link once per hop.
-        let route = self.flow_span[flow as usize].links(&self.hops, is_ack);
+        let route = self.route_span[self.flow_route[flow as usize] as usize].links(&self.hops, is_ack);
         let mut hop = hop0 as usize;
         let mut on = l;
         while let Some(&next) = route.get(hop + 1) {
