@@ -148,10 +148,12 @@ def run(quick: bool, out: Path, only: Optional[List[str]] = None) -> Dict[str, A
 
 
 def refresh_baselines(out: Path = ROOT / "validation" / "results" / NAME, docs: bool = True) -> Dict[str, Any]:
-    """After ``validation.ns2_baselines --ccsim-only``: take the baseline
-    rows' ccsim columns from the experiments' reference files into
-    ``out/ns2.json`` (the ns-2 columns, recorded with ns-2, stay) and
-    rewrite the generated section of docs/validation.md."""
+    """After ``validation.ns2_baselines`` (``--ccsim-only`` or a seed
+    sweep): take the baseline rows' ccsim columns from the experiments'
+    reference files into ``out/ns2.json`` (the ns-2 columns, recorded with
+    ns-2, stay, except that a row recorded over several seeds takes both
+    columns' means from its record) and rewrite the generated section of
+    docs/validation.md."""
     path = Path(out) / "ns2.json"
     res = json.loads(path.read_text())
     recs = {}
@@ -161,6 +163,12 @@ def refresh_baselines(out: Path = ROOT / "validation" / "results" / NAME, docs: 
     for row in res["parts"]["baselines"]["rows"]:
         r = recs[(row["experiment"], row["row"])]
         row["ccsim"], row["ccsim_wall_s"] = r["ccsim"], r["ccsim_wall_s"]
+        if len(r.get("ns2_seeds", [])) > 1:
+            # A row recorded over several seeds: both columns are the
+            # record's means (a one-seed ns-2 column beside a many-seed
+            # ccsim mean would compare unlike things).
+            row["ns2"], row["ns2_wall_s"] = r["ns2"], r["ns2_wall_s"]
+            row["seeds"] = len(r["ns2_seeds"])
     res["baselines_ccsim_rerun"] = _dt.date.today().isoformat()
     res["ccsim_version"] = ccsim.__version__
     path.write_text(json.dumps(res, indent=1) + "\n")
@@ -195,7 +203,8 @@ def markdown(results: Dict[str, Any]) -> str:
                 a, b = r["ns2"][k], r["ccsim"][k]
                 off = abs(b - a) > ns2ref.TOL * abs(a) if a else b != 0
                 cells.append(f"{a:.4g} / {b:.4g} ({_rel(a, b)}){' †' if off else ''}")
-            lines.append(f"| {r['experiment']} | {r['row']} | " + " | ".join(cells)
+            label = r["row"] + (f" (mean of {r['seeds']} seeds)" if r.get("seeds", 1) > 1 else "")
+            lines.append(f"| {r['experiment']} | {label} | " + " | ".join(cells)
                          + f" | {r['ns2_wall_s']:.1f} / {r['ccsim_wall_s']:.2f} |")
         lines.append("")
     other = {p: v for p, v in results["parts"].items() if p != "baselines"}
