@@ -24,8 +24,10 @@ from ccsim.sweep import _read_cache, _engine_version, plan, summarise, sweep, t_
 
 from conftest import assert_conserved, small_scenario
 
-# 30 runs of 0.01-0.4 s each: a few seconds on two workers, long enough to
-# be killed in the middle several times.
+# 30 runs of 0.05-0.6 s each (400 simulated seconds: the engine has grown
+# faster, and at 40 s the whole sweep took under a second, so it finished
+# before a second kill): a few seconds on two workers, long enough to be
+# killed in the middle several times.
 KILL_GRID = ["topology.bottleneck_rate_bps=5e6,10e6,20e6,40e6,80e6", "flows.0.count=1,2,4", "seed=1,2"]
 N_KILL_RUNS = 30
 NONDETERMINISTIC = ("wall_s", "cached")
@@ -57,7 +59,7 @@ def _table(out: Path) -> pd.DataFrame:
 
 @pytest.fixture
 def kill_base(tmp_path) -> Path:
-    return small_scenario(duration_s=40.0).save(tmp_path / "base.toml")
+    return small_scenario(duration_s=400.0).save(tmp_path / "base.toml")
 
 
 def test_kill_and_resume_loses_and_recomputes_nothing(tmp_path, kill_base):
