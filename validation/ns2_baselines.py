@@ -53,7 +53,6 @@ import hashlib
 import json
 import math
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,6 +66,8 @@ from ccsim.experiments._kit import ns2ref
 from ccsim.experiments._kit.analysis import jain
 from ccsim.experiments.etcp import ns2 as etcp_ns2
 from ccsim.experiments.ltcp import ns2 as ltcp_ns2
+
+from .seed_stats import compare
 
 EXPERIMENTS = {"etcp": etcp_ns2, "ltcp": ltcp_ns2}
 EDGE_QUEUE_DEFAULT = 100_000
@@ -330,19 +331,7 @@ def seed_stats(rec: Dict[str, Any]) -> Dict[str, Dict[str, float]]:
     a_runs, b_runs = rec.get("ns2_seeds") or [], rec.get("ccsim_seeds") or []
     if len(a_runs) < 2 or len(a_runs) != len(b_runs):
         return {}
-    out = {}
-    n = len(a_runs)
-    for k in ns2ref.METRICS:
-        a, b = [x[k] for x in a_runs], [x[k] for x in b_runs]
-        ma, mb = statistics.fmean(a), statistics.fmean(b)
-        sa, sb = statistics.stdev(a), statistics.stdev(b)
-        se = math.sqrt((sa ** 2 + sb ** 2) / n)
-        d = [y - x for x, y in zip(a, b)]
-        sd_d = statistics.stdev(d)
-        out[k] = {"ns2_mean": ma, "ns2_sd": sa, "ccsim_mean": mb, "ccsim_sd": sb,
-                  "welch_t": (mb - ma) / se if se > 0 else 0.0,
-                  "paired_t": statistics.fmean(d) / (sd_d / math.sqrt(n)) if sd_d > 0 else 0.0}
-    return out
+    return {k: compare([x[k] for x in a_runs], [x[k] for x in b_runs]) for k in ns2ref.METRICS}
 
 
 def print_stats(name: str, only: Optional[str]) -> None:

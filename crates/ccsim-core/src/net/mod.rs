@@ -61,11 +61,10 @@ pub struct Net {
     pub events: EventQueue,
     pub pkts: PacketPool,
     pub links: Vec<Link>,
-    /// Routes, shared by every flow between the same host pair.
-    routes: Vec<Route>,
-    /// Every route's forward then reverse links, concatenated, and per
-    /// route where its two lie in it (`Span`): what a hop reads, in one
-    /// small array. Through `routes` a hop read a flow's route number, the
+    /// The routes (shared by every flow between the same host pair): each
+    /// route's forward then reverse links, concatenated, and per route
+    /// where its two lie in it (`Span`): what a hop reads, in one small
+    /// array. Kept as `Route` rows, a hop read a flow's route number, the
     /// route's row and then the row's own heap vector, three dependent
     /// loads on lines of their own, each a cache miss when megabytes of
     /// packets are in flight (docs/performance.md).
@@ -121,7 +120,7 @@ impl Net {
             hops.extend_from_slice(&r.rev);
             route_span.push(Span { fwd, fwd_len: r.fwd.len() as u32, rev, rev_len: r.rev.len() as u32 });
         }
-        Net { links, routes, hops, route_span, local_queues, ..Default::default() }
+        Net { links, hops, route_span, local_queues, ..Default::default() }
     }
 
     /// Make link `l` a sending host's interface holding `n` packets (or
@@ -154,8 +153,9 @@ impl Net {
 
     /// Round-trip propagation delay of a route (both directions' links).
     pub fn route_rtt_s(&self, route: u32) -> f64 {
-        let r = &self.routes[route as usize];
-        r.fwd.iter().chain(&r.rev).map(|&l| crate::sim::time::to_secs(self.links[l as usize].delay)).sum()
+        let s = self.route_span[route as usize];
+        let (fwd, rev) = (s.links(&self.hops, false), s.links(&self.hops, true));
+        fwd.iter().chain(rev).map(|&l| crate::sim::time::to_secs(self.links[l as usize].delay)).sum()
     }
 
     /// Packets of `flow` in queues and pipes.

@@ -38,6 +38,7 @@ with ccsim's RFC defaults.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -258,12 +259,18 @@ def figure_scenario(sc: Dict[str, Any]) -> Dict[str, Any]:
 NODE_ORDERS = Path(__file__).with_name("ns2_node_orders.json")
 
 
+@functools.lru_cache(maxsize=1)
+def _node_orders() -> Dict[str, List[int]]:
+    """:data:`NODE_ORDERS`, read once (every baseline scenario asks)."""
+    return json.loads(NODE_ORDERS.read_text(encoding="utf-8"))["orders"]
+
+
 def node_order(n_nodes: int) -> List[int]:
     """The order in which ns-2's ``$ns run`` resets a script's
     ``n_nodes`` nodes (Tcl's hash order of its node table), as recorded
     from ``ns`` in :data:`NODE_ORDERS`; a named error for a count not
     recorded."""
-    orders = json.loads(NODE_ORDERS.read_text(encoding="utf-8"))["orders"]
+    orders = _node_orders()
     if str(n_nodes) not in orders:
         raise UserError(f"{NODE_ORDERS}: no ns-2 node order for {n_nodes} nodes (recorded: "
                         f"{', '.join(orders)}); record it with python -m validation.ns2_node_order {n_nodes}")
