@@ -6,10 +6,12 @@ import pandas as pd
 import pytest
 from conftest import assert_conserved
 
-from ccsim import Results
-from ccsim.experiments.etcp import BUFFER, PROTOCOLS, STCP_A, STCP_B
+import ccsim
+from ccsim import Results, Scenario
+from ccsim.experiments.etcp import BUFFER, PROTOCOLS, STCP_A, STCP_B, etcp_point, fig15, model
 from ccsim.experiments.etcp.overflow import climb_rtts, hstcp_a, hstcp_b, overflow_window, steady_cycle
 from ccsim.models.aimd import sawtooth_utilization
+from ccsim.scenario import with_overrides
 
 CHECK_KEYS = {"quantity", "paper", "ccsim", "deviation", "tolerance", "ok"}
 
@@ -51,6 +53,47 @@ def test_hstcp_response_and_overflow():
     assert float(hstcp_a(w)) == pytest.approx(BUFFER, rel=1e-6)
     assert 4000 < w < 5500
     assert climb_rtts("HSTCP", 1e6, 100, 200) > climb_rtts("HSTCP", 1e6, 1000, 1100) > 0
+
+
+def test_fig15_two_way_model_limits():
+    # no reverse flows: the forward queue holds no ACKs, and the model is
+    # the one-way M/D/1/21 equilibrium exactly
+    for rate in (1e8, 1e9):
+        one = model(rate, [fig15.RTT] * 25)
+        two = fig15.two_way_model(rate, 25, n_reverse=0)
+        assert two["goodput_utilization"] == pytest.approx(one["goodput_utilisation"], rel=1e-9)
+        assert two["loss"] == pytest.approx(one["loss"], rel=1e-9)
+    # M = 25 against 25: both directions alike
+    t = fig15.two_way_model(1e9, 25)
+    assert t["goodput_utilization"] == pytest.approx(t["reverse_goodput_utilization"], rel=1e-6)
+    # ACKs sharing the places cost more than their 3.5% of the capacity
+    assert t["goodput_utilization"] < model(1e9, [fig15.RTT] * 25)["goodput_utilisation"] - 0.05
+    # the forward share falls with the rate (p -> p0) towards one flow's
+    u = [fig15.two_way_model(r, 25)["goodput_utilization"] for r in (5e7, 1e8, 2.5e8, 5e8, 1e9, 1e11)]
+    assert all(a > b for a, b in zip(u, u[1:]))
+    assert u[-1] == pytest.approx(fig15.two_way_model(1e11, 1)["goodput_utilization"], abs=0.002)
+
+
+def test_fig15_two_way_fall_with_rate_is_the_models():
+    # E-TCP, M = 25 against 25 reverse flows: the simulated fall of the
+    # forward goodput from 100 Mb/s to 1 Gb/s is the two-way equilibrium's,
+    # and the senders respond to the data loss only (the reverse queue drops
+    # ~1% of their ACKs at 1 Gb/s, which the bitmap covers)
+    sw = fig15.scenarios(False)[1]
+    assert sw.labels[0][:2] == ("E-TCP", 25)
+    util = {}
+    for rate, dur, warm in ((1e8, 20.0, 5.0), (1e9, 12.0, 4.0)):
+        sc = with_overrides(sw.base, etcp_point(rate, fig15.RTT))
+        sc.update(duration_s=dur, warmup_s=warm)
+        res = ccsim.run(Scenario.from_dict(sc))
+        fl = res.flows
+        fwd, rev = fl[fl["entry"] == 0], fl[fl["entry"] == 1]
+        mod = fig15.two_way_model(rate, 25)
+        util[rate] = float(fwd["goodput_bps"].sum()) / rate
+        assert util[rate] == pytest.approx(mod["goodput_utilization"], abs=0.015)
+        assert float(rev["goodput_bps"].sum()) / rate == pytest.approx(mod["reverse_goodput_utilization"], abs=0.015)
+        assert float(fwd["loss_est"].mean()) == pytest.approx(mod["loss"], rel=0.1)
+    assert util[1e9] < util[1e8] - 0.03
 
 
 def _check_shape(checks):
