@@ -30,6 +30,10 @@ impl Pacer {
 
     /// Earliest time a packet may leave (`<= now` means now).
     pub fn release_time(&mut self, now: Time, cwnd: f64, srtt: Option<f64>) -> Time {
+        // (checked first: no rate to compute for an unpaced sender)
+        if let Pacer::None = self {
+            return now;
+        }
         let Some(rate) = Self::rate(cwnd, srtt) else { return now };
         match self {
             Pacer::None => now,

@@ -495,7 +495,7 @@ impl TcpSender {
         let limited_transmit = self.state == State::Open && (1..self.cfg.dupthresh).contains(&self.dupacks);
         if limited_transmit && self.cfg.send_jitter_s > 0.0 {
             if self.stats.completed_at.is_none() {
-                self.send_next(net);
+                self.send_next(net, self.send_limit());
             }
         } else {
             self.try_send(net);
@@ -826,14 +826,27 @@ impl TcpSender {
             && self.sb.outstanding() < self.awnd
     }
 
-    /// RFC 6675 NextSeg() in recovery and loss; FlightSize gating when open.
-    fn next_segment(&mut self) -> Option<Next> {
+    /// The segments the sending rules allow out: the window plus Limited
+    /// Transmit's (open: against FlightSize) or `ns2_singledup`'s
+    /// (otherwise: against `pipe`) allowance. A send changes none of its
+    /// inputs (a held one ends the burst), so a burst computes it once.
+    fn send_limit(&self) -> u64 {
         let cwnd = self.window();
         if self.state == State::Open {
             let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
-            return (self.has_new_data() && self.sb.outstanding() < cwnd + lt).then_some(Next::New);
+            cwnd + lt
+        } else {
+            cwnd + self.singledup_allowance()
         }
-        if self.sb.pipe() >= cwnd + self.singledup_allowance() {
+    }
+
+    /// RFC 6675 NextSeg() in recovery and loss; FlightSize gating when
+    /// open. `limit`: [`Self::send_limit`].
+    fn next_segment(&mut self, limit: u64) -> Option<Next> {
+        if self.state == State::Open {
+            return (self.has_new_data() && self.sb.outstanding() < limit).then_some(Next::New);
+        }
+        if self.sb.pipe() >= limit {
             return None;
         }
         let hole = self.sb.next_unsent_hole();
@@ -882,6 +895,7 @@ impl TcpSender {
             return;
         }
         let now = net.now;
+        let limit = self.send_limit();
         loop {
             let release = self.pacer.release_time(now, self.st.cwnd, self.rtt.srtt);
             if release > now {
@@ -890,18 +904,21 @@ impl TcpSender {
                 }
                 return;
             }
-            if !self.send_next(net) {
+            if !self.send_next(net, limit) {
                 return;
             }
         }
     }
 
-    /// Send the segment `next_segment` picks, if any; whether one was sent.
-    fn send_next(&mut self, net: &mut Net) -> bool {
-        match self.next_segment() {
+    /// Send the segment `next_segment` picks under `limit`
+    /// ([`Self::send_limit`]), if any; whether one was sent.
+    fn send_next(&mut self, net: &mut Net, limit: u64) -> bool {
+        match self.next_segment(limit) {
             None => false,
             Some(Next::New) => {
-                let lt = self.state == State::Open && self.sb.outstanding() >= self.window();
+                // Beyond cwnd only on Limited Transmit's allowance, which
+                // is nonzero only after a duplicate ACK.
+                let lt = self.state == State::Open && self.dupacks > 0 && self.sb.outstanding() >= self.window();
                 let s = self.sb.high();
                 if !self.transmit(net, s, false) {
                     return false;
@@ -925,12 +942,11 @@ impl TcpSender {
 
     /// Whether a segment would be sent if the pacer allowed it (no side effects).
     fn next_segment_available(&self) -> bool {
-        let cwnd = self.window();
+        let limit = self.send_limit();
         if self.state == State::Open {
-            let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
-            return self.has_new_data() && self.sb.outstanding() < cwnd + lt;
+            return self.has_new_data() && self.sb.outstanding() < limit;
         }
-        self.sb.pipe() < cwnd + self.singledup_allowance()
+        self.sb.pipe() < limit
     }
 
     /// ns-2's `singledup_` after a timeout (`ns2_singledup`): each of the
