@@ -28,6 +28,8 @@
 //! controllers (Vegas, FAST) and BA-TCP read it, and ns-2 gives those their
 //! own fine-grained timing.
 use crate::sim::math;
+use crate::sim::time::to_secs;
+use crate::sim::Time;
 
 /// Which estimator a TCP flow runs (`rtt_estimator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -159,8 +161,9 @@ impl RttEstimator {
     /// An ACK of new data up to `ack` (exclusive), whose echoed timestamp
     /// gives sample `r`. `partial`: a partial ACK in NewReno/SACK recovery,
     /// which ns-2 does not time (`partialnewack` ends the timing and the
-    /// backoff without a sample).
-    pub fn on_new_ack(&mut self, ack: u64, r: f64, partial: bool, now: f64) {
+    /// backoff without a sample). `now` stays in picoseconds until ns-2's
+    /// estimator needs it: RFC 6298's (every ACK) does not.
+    pub fn on_new_ack(&mut self, ack: u64, r: f64, partial: bool, now: Time) {
         let Some(n) = self.ns2.as_mut() else {
             self.sample(r);
             self.backoff = 0;
@@ -178,6 +181,7 @@ impl RttEstimator {
             if ack > s {
                 self.backoff = 0;
                 n.timed = None;
+                let now = to_secs(now);
                 n.update(now, now - sent);
                 let tick = n.tick;
                 self.srtt = Some((n.t_srtt >> T_SRTT_BITS) as f64 * tick);
@@ -212,7 +216,12 @@ impl RttEstimator {
 
     /// The RTO in force: base doubled per backoff step, capped.
     pub fn rto(&self) -> f64 {
-        (self.base_rto() * math::powi(2.0, self.backoff.min(30) as i32)).min(self.max_rto)
+        let base = self.base_rto();
+        if self.backoff == 0 {
+            // (the same value: base · 2^0 is base; this is every ACK's case)
+            return base.min(self.max_rto);
+        }
+        (base * math::powi(2.0, self.backoff.min(30) as i32)).min(self.max_rto)
     }
 
     /// The retransmission timer expired (ns-2 `reset_rtx_timer(0, 1)`).
@@ -246,6 +255,7 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::time::from_secs;
     #[test]
     fn rfc6298_first_and_later_samples() {
         let mut e = RttEstimator::new(0.0, 60.0, 1.0, 0.0);
@@ -270,7 +280,7 @@ mod tests {
         e.on_timeout();
         e.on_timeout();
         assert_eq!(e.rto(), 3.0);
-        e.on_new_ack(1, 0.01, false, 1.0);
+        e.on_new_ack(1, 0.01, false, from_secs(1.0));
         assert!((e.rto() - 0.2).abs() < 1e-12);
     }
 
@@ -286,14 +296,14 @@ mod tests {
         assert_eq!(e.rto(), 3.0, "rtxcur_init_ before any sample");
         e.on_send(0, true, 1.0005);
         e.on_send(1, true, 1.001); // not timed: one at a time
-        e.on_new_ack(1, 0.105, false, 1.1055);
+        e.on_new_ack(1, 0.105, false, from_secs(1.1055));
         assert!((e.rto() - 0.30).abs() < 1e-12, "rto {}", e.rto());
         assert!((e.srtt.unwrap() - 0.10).abs() < 1e-12);
         // segment 1 was never timed: its ACK gives no sample
-        e.on_new_ack(2, 0.5, false, 1.5);
+        e.on_new_ack(2, 0.5, false, from_secs(1.5));
         assert!((e.rto() - 0.30).abs() < 1e-12);
         e.on_send(2, true, 2.0005);
-        e.on_new_ack(3, 0.2, false, 2.2005);
+        e.on_new_ack(3, 0.2, false, from_secs(2.2005));
         assert!((e.rto() - 0.36).abs() < 1e-12, "rto {}", e.rto());
     }
 
@@ -305,7 +315,7 @@ mod tests {
         for (sent_at, ticks) in [(1.0002, 9), (1.0062, 10)] {
             let mut e = RttEstimator::ns2(0.0, 60.0, 3.0, 0.01, 0.0);
             e.on_send(0, true, sent_at);
-            e.on_new_ack(1, 0.095, false, sent_at + 0.095);
+            e.on_new_ack(1, 0.095, false, from_secs(sent_at + 0.095));
             assert!((e.srtt.unwrap() - ticks as f64 * 0.01).abs() < 1e-9, "sent at {sent_at}");
         }
     }
@@ -316,15 +326,15 @@ mod tests {
     fn ns2_backoff_clears_only_on_the_timed_segment() {
         let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
         e.on_send(0, true, 0.0);
-        e.on_new_ack(1, 0.1, false, 0.1);
+        e.on_new_ack(1, 0.1, false, from_secs(0.1));
         let base = e.rto();
         e.on_send(1, true, 0.2);
         e.on_timeout();
         assert_eq!(e.rto(), 2.0 * base);
-        e.on_new_ack(2, 0.3, false, 1.0); // the retransmission's ACK: untimed
+        e.on_new_ack(2, 0.3, false, from_secs(1.0)); // the retransmission's ACK: untimed
         assert_eq!(e.rto(), 2.0 * base, "backoff kept");
         e.on_send(2, true, 1.0);
-        e.on_new_ack(3, 0.1, false, 1.1);
+        e.on_new_ack(3, 0.1, false, from_secs(1.1));
         assert_eq!(e.backoff, 0);
     }
 
@@ -332,13 +342,13 @@ mod tests {
     fn ns2_rto_respects_min_rto() {
         let mut e = RttEstimator::ns2(0.0, 60.0, 3.0, 0.01, 0.0);
         e.on_send(0, true, 0.0);
-        e.on_new_ack(1, 0.001, false, 0.001);
+        e.on_new_ack(1, 0.001, false, from_secs(0.001));
         // 1 tick (the minimum sample): t_srtt 8, t_rttvar 2, (16 + 8) >> 3
         // = 3 ticks
         assert!((e.rto() - 0.03).abs() < 1e-12);
         let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
         e.on_send(0, true, 0.0);
-        e.on_new_ack(1, 0.001, false, 0.001);
+        e.on_new_ack(1, 0.001, false, from_secs(0.001));
         assert!((e.rto() - 0.2).abs() < 1e-12);
     }
 }

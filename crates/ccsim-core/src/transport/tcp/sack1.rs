@@ -426,7 +426,7 @@ impl TcpSender {
         k.t_seqno = k.t_seqno.max(a + 1);
         let acked = ack.saturating_sub(self.sb.una());
         let r = to_secs(now.saturating_sub(ts_echo));
-        self.rtt.on_new_ack(ack, r, false, to_secs(now));
+        self.rtt.on_new_ack(ack, r, false, now);
         self.sb.advance(ack);
         self.timer_resent = false;
         self.sack1_arm_rto(net);

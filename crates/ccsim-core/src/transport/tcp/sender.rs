@@ -349,7 +349,7 @@ impl TcpSender {
             let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
             let hold = ns2_ecn && ece && (self.ecn_backoff || self.st.cwnd <= 1.0);
             let backoff = self.rtt.backoff;
-            self.rtt.on_new_ack(ack, r, partial, to_secs(now));
+            self.rtt.on_new_ack(ack, r, partial, now);
             if hold {
                 self.rtt.backoff = backoff;
             }
