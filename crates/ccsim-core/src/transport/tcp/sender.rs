@@ -42,7 +42,7 @@ use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::sack1::Sack1;
 use super::scoreboard::Scoreboard;
 use super::{EcnResponse, PacingKind, Recovery, Syn, TcpConfig};
-use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
+use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::rng::Rng;
 use crate::sim::time::{from_secs, to_secs};
@@ -318,23 +318,23 @@ impl TcpSender {
     /// `echo` is the congestion header the ACK carried back, handed to the
     /// controller on a new ACK after its window rule (as ns-2's
     /// `XcpRenoTcpAgent::recv_newack_helper` runs Reno's, then XCP's).
-    fn on_ack(
-        &mut self,
-        net: &mut Net,
-        ack: u64,
-        sack: &[SackBlock],
-        ts_echo: Time,
-        ece: bool,
-        echo: Option<CongestionHeader>,
-    ) {
+    /// The SACK blocks are read from `h` where they are used (RFC 6675's
+    /// scoreboard, ns-2's Sack1), not copied out for every ACK.
+    fn on_ack(&mut self, net: &mut Net, h: &TcpHeader, ts_echo: Time, echo: Option<CongestionHeader>) {
+        let (ack, ece) = (h.ack, h.ece);
         if self.sack1.is_some() {
-            return self.sack1_on_ack(net, ack, sack, ts_echo, echo);
+            let n = h.n_sack as usize;
+            let mut sack = [(0, 0); MAX_SACK_BLOCKS];
+            for (i, b) in sack.iter_mut().enumerate().take(n) {
+                *b = h.sack_block(i);
+            }
+            return self.sack1_on_ack(net, ack, &sack[..n], ts_echo, echo);
         }
         let now = net.now;
         let una = self.sb.una();
         let ack = ack.min(self.sb.high());
         if self.cfg.recovery == Recovery::Sack {
-            for &(s, e) in sack {
+            for (s, e) in h.sack_blocks() {
                 self.sb.mark_sacked(s, e);
             }
         }
@@ -1051,11 +1051,6 @@ impl SenderAgent for TcpSender {
 
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
         let Some(h) = pkt.tcp() else { return };
-        let n = h.n_sack as usize;
-        let mut sack = [(0, 0); MAX_SACK_BLOCKS];
-        for (i, b) in sack.iter_mut().enumerate().take(n) {
-            *b = h.sack_block(i);
-        }
         if h.wnd > 0 {
             self.awnd = (h.wnd as u64).min(self.cfg.rwnd);
         }
@@ -1066,7 +1061,7 @@ impl SenderAgent for TcpSender {
                 self.awnd = self.cfg.ba_window(pkt.ip_opt, delta);
             }
         }
-        self.on_ack(net, h.ack, &sack[..n], pkt.ts, h.ece, pkt.cong);
+        self.on_ack(net, h, pkt.ts, pkt.cong);
     }
 
     fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
