@@ -140,11 +140,23 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How this extension was compiled: `{"pgo": profile file name or None}`.
+/// The build backend (build_backend/ccsim_build.py) sets `CCSIM_BUILD_PGO`
+/// when it compiles with a profile; `ccsim bench` reports it beside its
+/// figures, which depend on it.
+#[pyfunction]
+fn build_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let d = pyo3::types::PyDict::new_bound(py);
+    d.set_item("pgo", option_env!("CCSIM_BUILD_PGO"))?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_info, m)?)?;
     Ok(())
 }
