@@ -207,7 +207,9 @@ def test_bench_quick_json():
     assert [r["name"] for r in rows] == ["B1"]
     r = rows[0]
     assert set(r) == {"name", "wall_s", "repeats", "events", "events_per_s", "bottleneck_pkts_per_s",
-                      "events_per_bottleneck_pkt", "peak_rss_mb", "utilization", "loss_rate"}
+                      "events_per_bottleneck_pkt", "peak_rss_mb", "utilization", "loss_rate", "pgo"}
+    from ccsim._native import core
+    assert r["pgo"] == core().build_info()["pgo"]  # the row names the build it measured
     assert r["events"] > 0 and r["bottleneck_pkts_per_s"] > 0 and r["peak_rss_mb"] > 0
     # a packet crosses three links each way, one event per idle hop at least
     assert 3.0 < r["events_per_bottleneck_pkt"] < 20.0
