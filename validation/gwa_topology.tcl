@@ -26,12 +26,23 @@
 # 40-byte SYN (tcp.cc output); ccsim runs the same start (syn = "ns2").
 # The bottleneck r0 -> r1 is traced (+ - d) to tracefile. stdout: every
 # agent's ack_ at warm and dur ("ack warm|end ftp|tel i ACK"), then
-# "stat warm|end ftp|tel i nrexmit_ nrexmitpack_" at warm and dur.
+# "stat warm|end ftp|tel i nrexmit_ nrexmitpack_ ncwndcuts_ ncwndcuts1_
+# necnresponses_" at warm and dur. Optional: eventfile (a path) writes every
+# agent's event trace there (tcp.cc trace_event: "E time src dst TCP
+# TIMEOUT|FAST_RETX|SLOW_START fid seqno cwnd", one TIMEOUT per expiry of
+# the retransmission timer, whichever branch of `timeout` it takes), each
+# agent with its own fid_ (2i for host i's FTP, 2i + 1 for its Telnet;
+# fid_ changes nothing but trace lines).
 source [lindex $argv 0]
 global defaultRNG
 $defaultRNG seed $seed
 
 set ns [new Simulator]
+if {[info exists eventfile]} {
+    # before the agents: Agent/TCP's init attaches each to the event trace
+    set ef [open $eventfile w]
+    $ns eventtrace-all $ef
+}
 Agent/TCP set packetSize_ 1000
 Agent/TCP set window_ $window
 Agent/TCP set windowInit_ 1
@@ -80,6 +91,9 @@ for {set i 0} {$i < $N} {incr i} {
         $ns attach-agent $s($i) $tcp($k,$i)
         $ns attach-agent $d($i) $sink($k,$i)
         $ns connect $tcp($k,$i) $sink($k,$i)
+        if {[info exists eventfile]} {
+            $tcp($k,$i) set fid_ [expr {2 * $i + ($k eq "tel")}]
+        }
     }
     set ftp($i) [new Application/FTP]
     $ftp($i) attach-agent $tcp(ftp,$i)
@@ -100,9 +114,20 @@ proc acks {tag} {
 proc counters {tag} {
     global N tcp kinds
     for {set i 0} {$i < $N} {incr i} {
-        foreach k $kinds { puts "stat $tag $k $i [$tcp($k,$i) set nrexmit_] [$tcp($k,$i) set nrexmitpack_]" }
+        foreach k $kinds {
+            set t $tcp($k,$i)
+            puts "stat $tag $k $i [$t set nrexmit_] [$t set nrexmitpack_] [$t set ncwndcuts_] [$t set ncwndcuts1_] [$t set necnresponses_]"
+        }
     }
 }
 $ns at $warm "acks warm; counters warm"
-$ns at $dur "acks end; counters end; close $tf; exit 0"
+proc finish {} {
+    global tf ef
+    acks end
+    counters end
+    close $tf
+    if {[info exists ef]} { close $ef }
+    exit 0
+}
+$ns at $dur "finish"
 $ns run

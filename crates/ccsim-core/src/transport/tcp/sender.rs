@@ -450,7 +450,11 @@ impl TcpSender {
                     let lost = self.cfg.recovery == Recovery::Sack && self.sb.lost_hi() > una;
                     // after an ECE reduction in this window, still repair
                     // the loss, without reducing again
-                    let after_ecn = self.ecn_cut && una < self.recover;
+                    // (ns-2 `RenoTcpAgent::dupack_action` with `bug_fix_`:
+                    // after `CWND_ACTION_ECN` while `highest_ack_ <=
+                    // recover_`, i.e. una <= recover, with ns-2's ECN agent)
+                    let ns2_ecn = self.cfg.ns2_bugfix && self.cfg.ecn_response == EcnResponse::Ns2;
+                    let after_ecn = self.ecn_cut && (una < self.recover || (ns2_ecn && una == self.recover));
                     let past_recover = if self.cfg.ns2_bugfix { una > self.recover } else { una >= self.recover };
                     if (self.dupacks >= self.cfg.dupthresh || lost) && (past_recover || after_ecn) {
                         self.enter_recovery(net, !after_ecn);
@@ -724,6 +728,14 @@ impl TcpSender {
         self.dupwnd = 0.0;
         self.ns2_cong_action();
         if self.sb.outstanding() == 0 {
+            if self.cfg.ecn_response == EcnResponse::Ns2 {
+                // ns-2 `timeout` sets `recover_ = maxseq_` and, on every
+                // expiry, `last_cwnd_action_ = CWND_ACTION_TIMEOUT`: an
+                // ECN reduction before it no longer spares a later
+                // timeout's ssthresh cut.
+                self.ecn_cut = false;
+                self.recover = self.sb.high();
+            }
             if self.st.cwnd < 1.0 {
                 // ns-2 `timeout` with no outstanding data after an ECN cut
                 // to 0: reopen one segment, no retransmission and no
@@ -771,6 +783,15 @@ impl TcpSender {
         // RFC 3168 §6.1.2: nor is ssthresh lowered again if an ECE
         // reduction already lowered it in this window (ns-2 `timeout`:
         // `CLOSE_CWND_ONE` only, after `CWND_ACTION_ECN`).
+        if self.cfg.ns2_bugfix && self.cfg.ecn_response == EcnResponse::Ns2 {
+            // ns-2 `RenoTcpAgent::timeout` (tcp-reno.cc, NewReno's too):
+            // `if (bug_fix_) recover_ = maxseq_` before `TcpAgent::timeout`
+            // tests `highest_ack_ < recover_`, so with data outstanding the
+            // timeout after an ECN reduction is the ECN one (`slowdown(
+            // CLOSE_CWND_ONE)`, no ssthresh cut, no `++nrexmit_`) however
+            // much of that reduction's window has been acknowledged.
+            self.recover = self.sb.high();
+        }
         let after_ecn = self.ecn_cut && self.sb.una() < self.recover;
         if (!repeated || self.cfg.halve_on_repeated_rto) && !after_ecn {
             let window = if self.state == State::Recovery { self.st.cwnd.min(self.st.ssthresh) } else { self.st.cwnd };
@@ -1574,6 +1595,70 @@ mod ns2_ecn_tests {
             ack(&mut s, &mut net, 5.2, 2, true);
             assert_eq!((s.st.cwnd, s.st.ssthresh), (cwnd, ssthresh), "{resp}: a second ECE in the window");
         }
+    }
+
+    fn ns2_sender(init_cwnd: u32, bugfix: bool) -> (TcpSender, Net) {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": init_cwnd,
+                                      "ns2_bugfix": bugfix});
+        TcpSender::on_test_link(spec, None, 1)
+    }
+
+    /// ns-2's Reno agent sets `recover_ = maxseq_` at a timeout when
+    /// `bug_fix_` (tcp-reno.cc `timeout`), so a timeout after an ECN
+    /// reduction is the ECN one (no ssthresh cut, not in `nrexmit_`) even
+    /// when the reduction's own window has been acknowledged.
+    #[test]
+    fn a_timeout_after_an_ecn_cut_keeps_ssthresh_with_ns2_bugfix() {
+        for bugfix in [false, true] {
+            let (mut s, mut net) = ns2_sender(16, bugfix);
+            ack(&mut s, &mut net, 0.1, 16, true); // all sixteen acknowledged, ECE: the cut
+            assert!(s.sb.outstanding() >= 8, "new data goes out after the cut");
+            let ssthresh = s.st.ssthresh;
+            assert!(ssthresh >= 8.0, "ssthresh {ssthresh}");
+            net.now = from_secs(3.0);
+            s.on_rto(&mut net);
+            assert_eq!(s.st.cwnd, 1.0);
+            assert_eq!(s.st.ssthresh == ssthresh, bugfix, "ns2_bugfix {bugfix}: {ssthresh} -> {}", s.st.ssthresh);
+        }
+    }
+
+    /// Every expiry of ns-2's timer sets `last_cwnd_action_` to TIMEOUT,
+    /// the one that reopens a window an ECE closed (nothing outstanding)
+    /// too: a later timeout with data outstanding cuts ssthresh again.
+    #[test]
+    fn the_timer_that_reopens_a_closed_window_ends_the_ecn_reduction() {
+        let (mut s, mut net) = ns2_sender(1, true);
+        ack(&mut s, &mut net, 0.1, 1, true);
+        assert_eq!((s.window(), s.sb.outstanding()), (0, 0));
+        net.now = from_secs(3.0);
+        s.on_rto(&mut net); // nothing outstanding: reopens one segment
+        let mut t = 3.1;
+        while s.st.cwnd < 8.0 {
+            let una = s.sb.una();
+            ack(&mut s, &mut net, t, una + 1, false);
+            t += 0.001;
+        }
+        net.now = from_secs(t + 3.0);
+        s.on_rto(&mut net);
+        assert!(s.st.ssthresh >= 4.0, "ssthresh {} cut from the window", s.st.ssthresh);
+        assert_eq!(s.stats.timeouts, 1);
+    }
+
+    /// ns-2's `dupack_action` after `CWND_ACTION_ECN` retransmits without
+    /// a cut while `highest_ack_ <= recover_`: una == recover too, a loss
+    /// of the first segment sent after the reduction.
+    #[test]
+    fn three_duplicate_acks_at_the_ecn_recover_point_retransmit_without_a_cut() {
+        let (mut s, mut net) = ns2_sender(4, true);
+        ack(&mut s, &mut net, 0.1, 4, true); // all four acknowledged, ECE: the cut, recover 4
+        let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
+        for i in 0..3 {
+            ack(&mut s, &mut net, 0.2 + 0.001 * i as f64, 4, false);
+        }
+        assert_eq!(s.state, State::Recovery, "segment 4 fast-retransmitted");
+        assert_eq!(s.st.ssthresh, ssthresh, "no second cut");
+        assert!(s.st.cwnd >= cwnd, "cwnd {cwnd} -> {}", s.st.cwnd);
+        assert_eq!(sent(&s).iter().filter(|x| x.0 == 4).count(), 2, "{:?}", sent(&s));
     }
 
     /// ns-2's `singledup_` also after a timeout: a duplicate ACK in the
