@@ -866,11 +866,11 @@ impl TcpSender {
     /// RFC 6675 NextSeg() in recovery and loss; FlightSize gating when
     /// open. `limit`: [`Self::send_limit`].
     fn next_segment(&mut self, limit: u64) -> Option<Next> {
-        if self.state == State::Open {
-            return (self.has_new_data() && self.sb.outstanding() < limit).then_some(Next::New);
-        }
-        if self.sb.pipe() >= limit {
+        if !self.within_limit(limit) {
             return None;
+        }
+        if self.state == State::Open {
+            return Some(Next::New);
         }
         let hole = self.sb.next_unsent_hole();
         if let Some(s) = hole.filter(|&s| s < self.sb.lost_hi()) {
@@ -965,11 +965,18 @@ impl TcpSender {
 
     /// Whether a segment would be sent if the pacer allowed it (no side effects).
     fn next_segment_available(&self) -> bool {
-        let limit = self.send_limit();
+        self.within_limit(self.send_limit())
+    }
+
+    /// The gate of [`Self::next_segment`] under `limit`: open, new data
+    /// and FlightSize below it; otherwise `pipe` below it.
+    #[inline]
+    fn within_limit(&self, limit: u64) -> bool {
         if self.state == State::Open {
-            return self.has_new_data() && self.sb.outstanding() < limit;
+            self.has_new_data() && self.sb.outstanding() < limit
+        } else {
+            self.sb.pipe() < limit
         }
-        self.sb.pipe() < limit
     }
 
     /// ns-2's `singledup_` after a timeout (`ns2_singledup`): each of the
