@@ -15,6 +15,7 @@ use super::packet::{Packet, PacketPool, PktId, NO_PKT};
 use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
+use super::vfifo::VirtualFifo;
 use crate::sim::ns2rng::Ns2Rng;
 use crate::sim::rng::{self, Stream};
 use crate::sim::{EventKind, EventQueue, Owner, Time, Timer};
@@ -85,9 +86,13 @@ struct Extras {
     /// anything later, so a tap sees what it would have seen event by
     /// event, and adding one changes no event of the run. Two queues, each
     /// in time order: `+ -` of packets cut into this link (at their
-    /// arrival), and `r` of packets cut from it to the next (at its far
-    /// end); one queue would not be sorted.
-    deferred: [VecDeque<(Time, TapEvent, PktId, Packet)>; 2],
+    /// arrival; a virtual FIFO's `+` only), `r` of packets cut from it to
+    /// the next (at its far end), and a virtual FIFO's `-` (at the
+    /// transmission start); one queue would not be sorted.
+    deferred: [VecDeque<(Time, TapEvent, PktId, Packet)>; 3],
+    /// The log of a link whose departures are computed at arrival
+    /// (`Link::virt`), made on first use.
+    vfifo: VirtualFifo,
 }
 
 /// A link's wire: a FIFO of packets linked through the packet pool
@@ -133,6 +138,11 @@ pub struct Link {
     /// (the queue table's `ties`).
     pub ties: crate::scenario::Ties,
     pub monitored: bool,
+    /// A DropTail link without stages with `Ties::ArrivalFirst` (and not a
+    /// host's interface queue): its departures are computed at arrival
+    /// (`net::vfifo`), with no queue of packet ids and no `LinkFree`.
+    /// Set by [`Link::update_virtual`].
+    pub(crate) virt: bool,
     /// Packets in flight on the wire, oldest first (chained through the
     /// packet pool's wire links).
     pub(crate) pipe: Pipe,
@@ -246,6 +256,7 @@ impl Link {
             busy_until: 0,
             free_scheduled: false,
             ties: crate::scenario::Ties::EventOrder,
+            virt: false,
             pipe: Pipe::default(),
             c: LinkCounters::default(),
             q_since: 0,
@@ -290,7 +301,105 @@ impl Link {
             c.tx_pkts -= 1;
             c.tx_bytes -= size as u64;
         }
+        if let Some(v) = self.vfifo() {
+            v.take_back(&mut c, now);
+        }
         c
+    }
+
+    /// Order a tied arrival and departure by `ties` (the queue table's
+    /// `ties`).
+    pub fn set_ties(&mut self, ties: crate::scenario::Ties) {
+        self.ties = ties;
+        self.update_virtual();
+    }
+
+    /// Whether departures are computed at arrival (`virt`, `net::vfifo`).
+    pub fn is_virtual_fifo(&self) -> bool {
+        self.virt
+    }
+
+    /// Decide whether this is a virtual FIFO (`virt`): after the queue,
+    /// the stages, the tie order or the interface limit changed.
+    pub(crate) fn update_virtual(&mut self) {
+        self.virt = self.ties == crate::scenario::Ties::ArrivalFirst
+            && matches!(self.queue, Queue::DropTail(_))
+            && !self.has_stages()
+            && self.txqueuelen.is_none();
+    }
+
+    fn vfifo(&self) -> Option<&VirtualFifo> {
+        self.extras.as_ref().map(|e| &e.vfifo)
+    }
+
+    /// A packet of `size` bytes arrives at `at` (not before the clock
+    /// `now`, not before any arrival decided before) at this virtual FIFO
+    /// (`virt`): its transmission start, with the serialiser booked and the
+    /// arrival, transmission and time waiting counted (`counters_at` takes
+    /// back what is still ahead); or `None` if the buffer is full, and
+    /// then nothing is recorded (the caller drops the packet at `at`).
+    /// A packet cut through to the link (`at` after `now`) that would wait
+    /// 1.1 s or more also gets `None`: it must arrive by its event.
+    #[inline]
+    pub(crate) fn v_admit(&mut self, now: Time, at: Time, size: u32) -> Option<Time> {
+        let tx = self.tx_time(size);
+        let v = &mut self.extras.get_or_insert_with(Default::default).vfifo;
+        let (pkts, bytes) = v.waiting_at(at);
+        let idle = self.busy_until <= at;
+        debug_assert!(!idle || pkts == 0, "an idle FIFO has nothing waiting");
+        if !idle {
+            let fits = match &self.queue {
+                Queue::DropTail(q) => q.fits(pkts, bytes, size),
+                Queue::Dyn(_) => unreachable!("a virtual FIFO is a DropTail"),
+            };
+            if !fits {
+                return None;
+            }
+        }
+        let s = if idle { at } else { self.busy_until };
+        if at > now && s - at >= super::vfifo::MAX_WAIT {
+            // A cut-through packet that would wait over 1.1 s arrives by
+            // its event instead (`vfifo::Entry`).
+            return None;
+        }
+        let (qp, qb) = v.push(now, at, s, size);
+        if !idle {
+            if at <= now {
+                self.max_queue_pkts = self.max_queue_pkts.max(qp);
+                self.max_queue_bytes = self.max_queue_bytes.max(qb);
+            } else {
+                v.defer_max(at, qp, qb);
+            }
+        }
+        if let Some((p, b)) = v.take_reached_max(now) {
+            self.max_queue_pkts = self.max_queue_pkts.max(p);
+            self.max_queue_bytes = self.max_queue_bytes.max(b);
+        }
+        self.busy_until = s.saturating_add(tx);
+        let c = &mut self.c;
+        c.arrivals += 1;
+        c.tx_pkts += 1;
+        c.tx_bytes += size as u64;
+        let wait = (s - at) as u128;
+        c.q_area_pkts += wait;
+        c.q_area_bytes += wait * size as u128;
+        Some(s)
+    }
+
+    /// Packets waiting in the queue at `now` (a virtual FIFO's as a reading
+    /// at that instant sees them: `VirtualFifo::waiting_now`).
+    pub fn queue_len_at(&self, now: Time) -> usize {
+        match self.vfifo() {
+            Some(v) if self.virt => v.waiting_now(now),
+            _ => self.queue.len_pkts(),
+        }
+    }
+
+    /// The largest queue after an arrival up to `now`, in packets and in
+    /// bytes (a virtual FIFO knows those of arrivals still ahead).
+    pub fn max_queue_at(&self, now: Time) -> (usize, u64) {
+        let (p, b) = self.vfifo().map_or((0, 0), |v| v.reached_max(now));
+        (self.max_queue_pkts.max(p), self.max_queue_bytes.max(b))
     }
 
     /// Whether a packet leaving link `from`'s wire at `at` can be placed on
@@ -323,7 +432,9 @@ impl Link {
     /// (they are still on the feeder's wire).
     pub(crate) fn ahead_after(&self, now: Time) -> usize {
         let base = self.ahead_base;
-        self.ahead.iter().rev().take_while(|&&e| ahead_entry(base, e).0 > now).count()
+        let cut = self.ahead.iter().rev().take_while(|&&e| ahead_entry(base, e).0 > now).count();
+        // A virtual FIFO's packets are not on its wire until they start.
+        cut + self.vfifo().map_or(0, |v| v.not_started(now))
     }
 
     /// Serialise a packet of `size` bytes arriving at `at` (`can_cut`
@@ -373,6 +484,7 @@ impl Link {
             timer: Timer::new(Owner::new(EventKind::LinkTimer, self.id, slot as u8)),
         };
         extras.stages.push(StageSlot { stage, own });
+        self.update_virtual();
     }
 
     /// Attach a tap; only through `Simulation::add_tap`, which keeps the list
@@ -412,8 +524,14 @@ impl Link {
     /// Tap event `ev` of packet `id` (as `p`), at the later time `at`.
     #[inline]
     pub(crate) fn defer(&mut self, ev: TapEvent, at: Time, id: PktId, p: &Packet) {
+        let virt = self.virt;
         if let Some(e) = self.extras.as_mut().filter(|e| !e.taps.is_empty()) {
-            e.deferred[(ev == TapEvent::Deliver) as usize].push_back((at, ev, id, *p));
+            let q = match ev {
+                TapEvent::Deliver => 1,
+                TapEvent::Dequeue if virt => 2,
+                _ => 0,
+            };
+            e.deferred[q].push_back((at, ev, id, *p));
         }
     }
 
@@ -421,9 +539,9 @@ impl Link {
     fn flush_deferred(e: &mut Extras, link: u32, now: Time) {
         loop {
             let head = |q: &VecDeque<(Time, TapEvent, PktId, Packet)>| q.front().map_or(Time::MAX, |d| d.0);
-            let (a, b) = (head(&e.deferred[0]), head(&e.deferred[1]));
-            let q = if a <= b { 0 } else { 1 };
-            if a.min(b) > now {
+            let heads = [head(&e.deferred[0]), head(&e.deferred[1]), head(&e.deferred[2])];
+            let q = (0..3).min_by_key(|&i| (heads[i], i)).expect("three queues");
+            if heads[q] > now {
                 break;
             }
             let (at, ev, id, p) = e.deferred[q].pop_front().expect("a head at or before now");

@@ -17,6 +17,7 @@ pub mod span;
 pub mod stage;
 pub mod tap;
 pub mod topology;
+pub(crate) mod vfifo;
 
 pub use ctx::LinkCtx;
 pub use link::Link;
@@ -111,6 +112,9 @@ impl Net {
             }
         }
         let local_queues = links.iter().any(|l| l.txqueuelen.is_some());
+        for l in &mut links {
+            l.update_virtual();
+        }
         let mut hops = Vec::new();
         let mut route_span = Vec::with_capacity(routes.len());
         for r in &routes {
@@ -127,6 +131,7 @@ impl Net {
     /// an ordinary link, `None`); see [`Link::txqueuelen`].
     pub fn set_txqueuelen(&mut self, l: usize, n: Option<usize>) {
         self.links[l].txqueuelen = n;
+        self.links[l].update_virtual();
         self.local_queues = self.links.iter().any(|l| l.txqueuelen.is_some());
     }
 
@@ -208,6 +213,9 @@ impl Net {
     fn link_arrive(&mut self, l: usize, id: PktId) {
         let now = self.now;
         let link = &mut self.links[l];
+        if link.virt {
+            return self.virtual_arrive(l, id);
+        }
         link.integrate_queue(now);
         link.c.arrivals += 1;
         let can_serve = link.can_serve(now);
@@ -247,6 +255,43 @@ impl Net {
         link.max_queue_bytes = link.max_queue_bytes.max(link.queue.len_bytes());
     }
 
+    /// A packet arrives at a virtual FIFO (`Link::virt`, `net::vfifo`) by
+    /// an event or from its sender: dropped now if the buffer is full, or
+    /// else placed on the wire at once with its transmission start
+    /// computed, and cut through the hops after it as `transmit` does.
+    #[inline]
+    fn virtual_arrive(&mut self, l: usize, id: PktId) {
+        let now = self.now;
+        let size = self.pkts.get(id).size;
+        let link = &mut self.links[l];
+        let taps = link.has_taps();
+        if taps {
+            link.notify(TapEvent::Enqueue, now, &self.pkts, id);
+        }
+        if link.busy_until <= now {
+            // Idle: straight into service, as any DropTail link.
+            link.c.arrivals += 1;
+            if taps {
+                link.notify(TapEvent::Dequeue, now, &self.pkts, id);
+            }
+            return self.transmit(l, id);
+        }
+        let Some(start) = link.v_admit(now, now, size) else {
+            link.c.arrivals += 1;
+            return self.drop_pkt(l, id, DropReason::Congestion);
+        };
+        if taps {
+            if start == now {
+                link.notify(TapEvent::Dequeue, now, &self.pkts, id);
+            } else {
+                let p = *self.pkts.get(id);
+                link.defer(TapEvent::Dequeue, start, id, &p);
+            }
+        }
+        let arrive = link.busy_until.saturating_add(link.delay);
+        self.walk(l, id, arrive);
+    }
+
     /// The serialiser of link `l` is free: start the next packet, if any,
     /// and schedule `LinkFree` while more wait.
     #[inline]
@@ -280,13 +325,10 @@ impl Net {
     #[inline(always)]
     fn transmit(&mut self, l: usize, id: PktId) {
         let now = self.now;
-        let (size, flow, is_ack, hop0) = {
-            let p = self.pkts.get(id);
-            (p.size, p.flow, p.is_ack(), p.hop)
-        };
+        let size = self.pkts.get(id).size;
         let link = &mut self.links[l];
         link.busy_until = now.saturating_add(link.tx_time(size));
-        let mut arrive = link.busy_until.saturating_add(link.delay);
+        let arrive = link.busy_until.saturating_add(link.delay);
         link.c.tx_pkts += 1;
         link.c.tx_bytes += size as u64;
         if link.ties == Ties::Ns2 {
@@ -296,7 +338,24 @@ impl Net {
             link.free_scheduled = true;
             self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
         }
-        let mut on_taps = link.has_taps();
+        self.walk(l, id, arrive);
+    }
+
+    /// Put packet `id`, leaving link `l`'s serialiser for the far end at
+    /// `arrive`, on the wire of the last of the hops from `l` on that it
+    /// can be cut through (`transmit`): an idle link that `Link::can_cut`
+    /// admits, or a virtual FIFO (`Link::virt`) fed by `l` alone with no
+    /// packet still to arrive there by an event, which decides at once when
+    /// the packet starts there (a packet it will drop arrives by its event
+    /// and is dropped then).
+    #[inline(always)]
+    fn walk(&mut self, l: usize, id: PktId, mut arrive: Time) {
+        let now = self.now;
+        let (size, flow, is_ack, hop0) = {
+            let p = self.pkts.get(id);
+            (p.size, p.flow, p.is_ack(), p.hop)
+        };
+        let mut on_taps = self.links[l].has_taps();
         // The walk reads the route once and indexes each link once per hop.
         let route = self.route_span[self.flow_route[flow as usize] as usize].links(&self.hops, is_ack);
         let mut hop = hop0 as usize;
@@ -304,6 +363,25 @@ impl Net {
         while let Some(&next) = route.get(hop + 1) {
             let next = next as usize;
             let nl = &mut self.links[next];
+            if nl.virt && !nl.can_cut(on, now, arrive, size) {
+                // A busy virtual FIFO (an idle one is cut into below).
+                let start =
+                    if nl.feeder == on as u32 && nl.inbound == 0 { nl.v_admit(now, arrive, size) } else { None };
+                let Some(start) = start else {
+                    nl.inbound += 1;
+                    break;
+                };
+                let next_taps = nl.has_taps();
+                let at_next = nl.busy_until.saturating_add(nl.delay);
+                hop += 1;
+                if on_taps || next_taps {
+                    defer_cut_events(&mut self.links, self.pkts.get(id), (on, next), hop as u16, id, (arrive, start));
+                }
+                arrive = at_next;
+                on = next;
+                on_taps = next_taps;
+                continue;
+            }
             if !nl.can_cut(on, now, arrive, size) {
                 nl.inbound += 1;
                 break;
@@ -312,7 +390,7 @@ impl Net {
             hop += 1;
             if on_taps || next_taps {
                 // Taps see the events the cut replaces when time reaches them.
-                defer_cut_events(&mut self.links, self.pkts.get(id), (on, next), hop as u16, id, arrive);
+                defer_cut_events(&mut self.links, self.pkts.get(id), (on, next), hop as u16, id, (arrive, arrive));
             }
             arrive = self.links[next].cut_through(now, arrive, size);
             on = next;
@@ -499,11 +577,18 @@ impl Net {
 }
 
 /// The tap events a cut from link `on` to link `next` replaces, deferred
-/// to `arrive` (`Net::transmit`): the packet leaving `on`'s wire, then
-/// entering and leaving `next`'s queue (at hop `hop`).
+/// (`Net::walk`): the packet leaving `on`'s wire and entering `next`'s queue
+/// at `arrive`, and leaving that queue at `start` (at hop `hop`).
 #[cold]
 #[inline(never)]
-fn defer_cut_events(links: &mut [Link], p: &Packet, (on, next): (usize, usize), hop: u16, id: PktId, arrive: Time) {
+fn defer_cut_events(
+    links: &mut [Link],
+    p: &Packet,
+    (on, next): (usize, usize),
+    hop: u16,
+    id: PktId,
+    (arrive, start): (Time, Time),
+) {
     let mut p = *p;
     p.hop = hop - 1;
     if links[on].has_taps() {
@@ -512,7 +597,7 @@ fn defer_cut_events(links: &mut [Link], p: &Packet, (on, next): (usize, usize), 
     p.hop = hop;
     if links[next].has_taps() {
         links[next].defer(TapEvent::Enqueue, arrive, id, &p);
-        links[next].defer(TapEvent::Dequeue, arrive, id, &p);
+        links[next].defer(TapEvent::Dequeue, start, id, &p);
     }
 }
 

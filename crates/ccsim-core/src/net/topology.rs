@@ -82,7 +82,7 @@ impl Builder {
             l.add_stage(g);
         }
         l.monitored = p.monitored;
-        l.ties = p.queue.ties.unwrap_or_default();
+        l.set_ties(p.queue.ties.unwrap_or_default());
         self.links.push(l);
         self.adj.insert((a, b), id);
         id

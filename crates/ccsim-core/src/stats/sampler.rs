@@ -145,7 +145,7 @@ impl Sampler {
             let lost = (c.drops + c.random_losses) - (last.drops + last.random_losses);
             s.time_s.push(ts);
             s.link.push(l as u32);
-            s.queue_pkts.push(link.queue.len_pkts() as u32);
+            s.queue_pkts.push(link.queue_len_at(t) as u32);
             s.loss_rate.push(if arr > 0 { lost as f64 / arr as f64 } else { 0.0 });
             s.cum_loss_rate.push(ratio(c.drops + c.random_losses, c.arrivals));
             s.utilization.push((c.tx_bytes - last.tx_bytes) as f64 * 8.0 / (link.rate_bps() * iv));
@@ -177,6 +177,7 @@ impl Sampler {
             .map(|(i, l)| {
                 let w = self.warm_links.get(i).copied().unwrap_or_default();
                 let c = l.counters_at(end);
+                let (max_queue_pkts, max_queue_bytes) = l.max_queue_at(end);
                 let arrivals = c.arrivals - w.arrivals;
                 let drops = c.drops - w.drops;
                 let random = c.random_losses - w.random_losses;
@@ -195,8 +196,8 @@ impl Sampler {
                     drops,
                     random_losses: random,
                     loss_rate: ratio(drops + random, arrivals),
-                    max_queue_pkts: l.max_queue_pkts as u64,
-                    max_queue_bytes: l.max_queue_bytes,
+                    max_queue_pkts: max_queue_pkts as u64,
+                    max_queue_bytes,
                     avg_queue_pkts: (c.q_area_pkts - w.q_area_pkts) as f64 / meas_ns,
                     avg_queue_bytes: (c.q_area_bytes - w.q_area_bytes) as f64 / meas_ns,
                     marks: c.marks - w.marks,

@@ -112,15 +112,27 @@ impl DropTail {
     /// of `size` bytes unless the buffer is full.
     #[inline]
     pub fn admit(&mut self, idle: bool, id: PktId, size: u32) -> bool {
-        let fits = idle
-            || match self.limit {
-                Limit::Packets(n) => (self.fifo.len() as u64) < n,
-                Limit::Bytes(b) => self.fifo.bytes() + size as u64 <= b,
-            };
+        let fits = idle || self.fits(self.fifo.len(), self.fifo.bytes(), size);
         if fits {
             self.fifo.push(id, size);
         }
         fits
+    }
+
+    /// The buffer size.
+    #[inline]
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    /// Whether a packet of `size` bytes fits behind `pkts` packets of
+    /// `bytes` bytes waiting (a link that is not idle).
+    #[inline]
+    pub fn fits(&self, pkts: usize, bytes: u64, size: u32) -> bool {
+        match self.limit {
+            Limit::Packets(n) => (pkts as u64) < n,
+            Limit::Bytes(b) => bytes + size as u64 <= b,
+        }
     }
 
     /// `dequeue` without a context: the head of the FIFO.

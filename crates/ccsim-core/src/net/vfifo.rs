@@ -1,0 +1,264 @@
+//! A DropTail FIFO whose departures are computed at arrival.
+//!
+//! A FIFO link decides everything about a packet when the packet arrives:
+//! whether it is dropped (the waiting packets against the limit) and when
+//! its transmission starts (when the packet ahead of it is serialised).
+//! Nothing that happens later changes either, so the link needs no
+//! `LinkFree` event per queued departure: the packet goes onto the wire at
+//! once, with its start `s` and its arrival at the far end, and this log
+//! remembers `(t, s, size)` for what is read at a given time (counters,
+//! queue length, maxima).
+//!
+//! **The tie rule.** An arrival at the instant a transmission ends finds
+//! the next packet still waiting (it starts at that instant, after the
+//! arrival): ns-2.35's order, `Ties::ArrivalFirst` (its scheduler runs a
+//! tied arrival before the queue's resume, docs/validation.md). So the
+//! packets waiting at an arrival at `t` are those admitted before with
+//! `s >= t`. The event-by-event run with `ties = "arrival_first"` gives the
+//! same drops and times (`tests/cut_through.rs` compares the two on every
+//! golden scenario); ccsim's default order (`event_order`) decides a tie by
+//! when its events were scheduled, which has no equivalent here, so links
+//! with that order keep their events.
+//!
+//! Arrivals reach a link in time order (one feeder's wire is FIFO; several
+//! feeders' packets arrive by events, in time order), so the log is sorted
+//! by `t` and by `s` at once, and the waiting packets are a suffix of it.
+use super::link::LinkCounters;
+use crate::sim::Time;
+use std::collections::VecDeque;
+
+/// The longest wait an entry holds exactly (2^40 - 1 ps, 1.1 s).
+pub(crate) const MAX_WAIT: Time = (1 << 40) - 1;
+
+/// One admitted packet in 16 bytes (the log holds a whole buffer: B5's is
+/// 6,000 packets): its transmission start `s`, and its wait `s - t` (40
+/// bits) with its size (24 bits). A wait of `MAX_WAIT` or more is stored
+/// as `MAX_WAIT`, read as an arrival before every reading: only a packet
+/// arriving by its event (never one cut through, `Link::v_admit`) may wait
+/// so long, and nothing reads it before it arrived.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    s: Time,
+    wait_size: u64,
+}
+
+impl Entry {
+    /// Packet sizes are below 16 MB (`scenario::validate::MAX_PACKET_BYTES`
+    /// is 1 MB).
+    #[inline]
+    fn new(t: Time, s: Time, size: u32) -> Self {
+        debug_assert!(size < 1 << 24, "a packet of 16 MB or more");
+        Entry { s, wait_size: (s - t).min(MAX_WAIT) << 24 | (size & 0xff_ffff) as u64 }
+    }
+    #[inline]
+    fn size(self) -> u32 {
+        (self.wait_size & 0xff_ffff) as u32
+    }
+    /// The arrival, or 0 (before every reading) for a wait of `MAX_WAIT`
+    /// or more.
+    #[inline]
+    fn t(self) -> Time {
+        match self.wait_size >> 24 {
+            MAX_WAIT => 0,
+            w => self.s - w,
+        }
+    }
+}
+
+/// The log of one link's admitted packets (see the module doc).
+#[derive(Default, Debug)]
+pub(crate) struct VirtualFifo {
+    /// Admitted packets, in arrival order; kept while something read at a
+    /// time not yet reached may involve them (trimmed in batches).
+    log: VecDeque<Entry>,
+    /// Index of the first entry still waiting at the latest arrival
+    /// decided (`s >= t` of that arrival); those before it have started.
+    cursor: usize,
+    /// Bytes of the entries from `cursor` on.
+    wait_bytes: u64,
+    /// Queue maxima after arrivals still ahead of the clock (packets cut
+    /// through to this link, `Net::transmit`): (arrival, running maximum
+    /// in packets, in bytes), each entry larger than the one before.
+    pending_max: VecDeque<(Time, usize, u64)>,
+}
+
+impl VirtualFifo {
+    /// Packets and bytes waiting when a packet arrives at `at` (at or after
+    /// every arrival decided before): those starting after `at`, or at `at`
+    /// behind an earlier transmission; one that started at its own arrival
+    /// at `at` (a sender's burst of one instant) is in service.
+    #[inline]
+    pub fn waiting_at(&mut self, at: Time) -> (usize, u64) {
+        while let Some(e) = self.log.get(self.cursor).filter(|e| e.s < at || e.wait_size >> 24 == 0) {
+            self.wait_bytes -= e.size() as u64;
+            self.cursor += 1;
+        }
+        (self.log.len() - self.cursor, self.wait_bytes)
+    }
+
+    /// Log an admitted packet (`waiting_at(t)` was just asked); `now` is the
+    /// clock, at or before `t`. Returns the queue after the arrival, in
+    /// packets and bytes, as the event-by-event run measures its maximum.
+    #[inline]
+    pub fn push(&mut self, now: Time, t: Time, s: Time, size: u32) -> (usize, u64) {
+        if self.log.len() == self.log.capacity() {
+            self.trim(now);
+        }
+        self.log.push_back(Entry::new(t, s, size));
+        self.wait_bytes += size as u64;
+        (self.log.len() - self.cursor, self.wait_bytes)
+    }
+
+    /// Drop the entries nothing can read any more: started before `now`
+    /// (so arrived too; one starting at `now` still waits for a reading at
+    /// `now`) and before the cursor.
+    #[cold]
+    #[inline(never)]
+    fn trim(&mut self, now: Time) {
+        let started = self.log.partition_point(|e| e.s < now).min(self.cursor);
+        self.log.drain(..started);
+        self.cursor -= started;
+    }
+
+    /// Remember the queue maxima after an arrival at `t`, not yet reached
+    /// at `now`; the caller folds the reached ones into the link's maxima
+    /// (`take_reached_max`).
+    #[inline]
+    pub fn defer_max(&mut self, t: Time, pkts: usize, bytes: u64) {
+        let (p, b) = self.pending_max.back().map_or((0, 0), |&(_, p, b)| (p, b));
+        if pkts > p || bytes > b {
+            self.pending_max.push_back((t, pkts.max(p), bytes.max(b)));
+        }
+    }
+
+    /// The largest queue maxima of arrivals reached by `now`, removed.
+    #[inline]
+    pub fn take_reached_max(&mut self, now: Time) -> Option<(usize, u64)> {
+        let mut m = None;
+        while let Some(&(_, p, b)) = self.pending_max.front().filter(|e| e.0 <= now) {
+            m = Some((p, b));
+            self.pending_max.pop_front();
+        }
+        m
+    }
+
+    /// The queue maxima of arrivals reached by `now` still pending.
+    pub fn reached_max(&self, now: Time) -> (usize, u64) {
+        self.pending_max.iter().take_while(|e| e.0 <= now).last().map_or((0, 0), |&(_, p, b)| (p, b))
+    }
+
+    /// Take back from counters that counted every logged packet in full
+    /// (arrival, transmission, time waiting) what has not happened by `now`.
+    pub fn take_back(&self, c: &mut LinkCounters, now: Time) {
+        for e in self.log.iter().rev().take_while(|e| e.s > now) {
+            if e.t() > now {
+                c.arrivals -= 1;
+            }
+            c.tx_pkts -= 1;
+            c.tx_bytes -= e.size() as u64;
+            let ahead = (e.s - e.t().max(now)) as u128;
+            c.q_area_pkts -= ahead;
+            c.q_area_bytes -= ahead * e.size() as u128;
+        }
+    }
+
+    /// Logged packets whose transmission has not started by `now` (waiting,
+    /// or still on the feeder's wire).
+    pub fn not_started(&self, now: Time) -> usize {
+        self.log.iter().rev().take_while(|e| e.s > now).count()
+    }
+
+    /// Packets waiting at `now`, as a reading at that instant sees them: an
+    /// arrival of the instant has happened, a departure has not (arrival
+    /// first).
+    pub fn waiting_now(&self, now: Time) -> usize {
+        self.log.iter().rev().take_while(|e| e.s >= now).filter(|e| e.t() <= now && e.s > e.t()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Waiting counts follow the arrival-first rule: a packet that starts
+    /// at an arrival's instant is still waiting for it.
+    #[test]
+    fn a_packet_starting_at_an_arrival_still_waits_for_it() {
+        let mut v = VirtualFifo::default();
+        // a: 0..10 in service; b waits, starts at 10; c waits, starts at 20.
+        v.push(0, 0, 0, 100);
+        v.push(1, 1, 10, 100);
+        v.push(2, 2, 20, 50);
+        assert_eq!(v.waiting_at(2), (2, 150));
+        assert_eq!(v.waiting_at(10), (2, 150), "b starts at 10, after the arrival");
+        assert_eq!(v.waiting_at(11), (1, 50));
+        assert_eq!(v.waiting_at(21), (0, 0));
+        // Two arrivals of one instant at an idle link: the first is in
+        // service, not waiting.
+        let mut v = VirtualFifo::default();
+        v.push(0, 5, 5, 100);
+        assert_eq!(v.waiting_at(5), (0, 0));
+    }
+
+    /// Counters taken back at every instant equal those of a packet-by-
+    /// packet account.
+    #[test]
+    fn take_back_leaves_exactly_what_has_happened() {
+        let mut v = VirtualFifo::default();
+        let pk = [(0u64, 0u64, 100u32), (5, 10, 200), (12, 30, 100), (40, 40, 300)];
+        let mut full = LinkCounters::default();
+        for &(t, s, size) in &pk {
+            v.waiting_at(t);
+            v.push(0, t, s, size);
+            full.arrivals += 1;
+            full.tx_pkts += 1;
+            full.tx_bytes += size as u64;
+            full.q_area_pkts += (s - t) as u128;
+            full.q_area_bytes += (s - t) as u128 * size as u128;
+        }
+        for now in 0..50u64 {
+            let mut c = full;
+            v.take_back(&mut c, now);
+            let arrived = pk.iter().filter(|p| p.0 <= now).count() as u64;
+            let started: Vec<_> = pk.iter().filter(|p| p.1 <= now).collect();
+            let area: u128 = pk.iter().map(|p| (p.1.min(now).saturating_sub(p.0)) as u128).sum();
+            assert_eq!(c.arrivals, arrived, "now {now}");
+            assert_eq!(c.tx_pkts, started.len() as u64);
+            assert_eq!(c.tx_bytes, started.iter().map(|p| p.2 as u64).sum::<u64>());
+            assert_eq!(c.q_area_pkts, area, "now {now}");
+            assert_eq!(v.not_started(now), pk.len() - started.len());
+        }
+    }
+
+    /// A wait beyond the packed range is read exactly from its arrival on.
+    #[test]
+    fn a_long_wait_is_exact_once_arrived() {
+        let mut v = VirtualFifo::default();
+        let (t, s) = (10, 10 + 3 * MAX_WAIT);
+        v.waiting_at(t);
+        v.push(t, t, s, 1000);
+        for now in [t, t + 1, s - 1, s, s + 1] {
+            let mut c = LinkCounters { arrivals: 1, tx_pkts: 1, tx_bytes: 1000, ..Default::default() };
+            c.q_area_pkts = (s - t) as u128;
+            c.q_area_bytes = (s - t) as u128 * 1000;
+            v.take_back(&mut c, now);
+            assert_eq!(c.arrivals, 1);
+            assert_eq!(c.tx_pkts, (now >= s) as u64);
+            assert_eq!(c.q_area_pkts, (now.min(s) - t) as u128, "now {now}");
+            assert_eq!(v.waiting_now(now), (now < s) as usize + (now == s) as usize);
+        }
+    }
+
+    #[test]
+    fn pending_maxima_are_released_as_time_reaches_them() {
+        let mut v = VirtualFifo::default();
+        v.defer_max(10, 3, 300);
+        v.defer_max(12, 2, 200); // smaller: covered by the one before
+        v.defer_max(15, 5, 400);
+        assert_eq!(v.reached_max(9), (0, 0));
+        assert_eq!(v.reached_max(12), (3, 300));
+        assert_eq!(v.take_reached_max(14), Some((3, 300)));
+        assert_eq!(v.take_reached_max(14), None);
+        assert_eq!(v.reached_max(20), (5, 400));
+    }
+}
