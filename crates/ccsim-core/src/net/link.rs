@@ -362,19 +362,12 @@ impl Link {
             // its event instead (`vfifo::Entry`).
             return None;
         }
-        let (qp, qb) = v.push(now, at, s, size);
-        if !idle {
-            if at <= now {
-                self.max_queue_pkts = self.max_queue_pkts.max(qp);
-                self.max_queue_bytes = self.max_queue_bytes.max(qb);
-            } else {
-                v.defer_max(at, qp, qb);
-            }
+        let mut max = (self.max_queue_pkts, self.max_queue_bytes);
+        let (qp, qb) = v.push(now, at, s, size, &mut max);
+        if !idle && at <= now {
+            max = (max.0.max(qp), max.1.max(qb));
         }
-        if let Some((p, b)) = v.take_reached_max(now) {
-            self.max_queue_pkts = self.max_queue_pkts.max(p);
-            self.max_queue_bytes = self.max_queue_bytes.max(b);
-        }
+        (self.max_queue_pkts, self.max_queue_bytes) = max;
         self.busy_until = s.saturating_add(tx);
         let c = &mut self.c;
         c.arrivals += 1;
@@ -398,7 +391,7 @@ impl Link {
     /// The largest queue after an arrival up to `now`, in packets and in
     /// bytes (a virtual FIFO knows those of arrivals still ahead).
     pub fn max_queue_at(&self, now: Time) -> (usize, u64) {
-        let (p, b) = self.vfifo().map_or((0, 0), |v| v.reached_max(now));
+        let (p, b) = self.vfifo().map_or((0, 0), |v| v.maxima_upto(now));
         (self.max_queue_pkts.max(p), self.max_queue_bytes.max(b))
     }
 

@@ -76,10 +76,11 @@ pub(crate) struct VirtualFifo {
     cursor: usize,
     /// Bytes of the entries from `cursor` on.
     wait_bytes: u64,
-    /// Queue maxima after arrivals still ahead of the clock (packets cut
-    /// through to this link, `Net::transmit`): (arrival, running maximum
-    /// in packets, in bytes), each entry larger than the one before.
-    pending_max: VecDeque<(Time, usize, u64)>,
+    /// The link's queue maxima (`Link::max_queue_*`) include every arrival
+    /// up to this time; those of later arrivals cut through to the link
+    /// (ahead of the clock) are computed from the log when read or trimmed
+    /// (`maxima_after`).
+    max_upto: Time,
 }
 
 impl VirtualFifo {
@@ -97,12 +98,13 @@ impl VirtualFifo {
     }
 
     /// Log an admitted packet (`waiting_at(t)` was just asked); `now` is the
-    /// clock, at or before `t`. Returns the queue after the arrival, in
+    /// clock, at or before `t`; `max`: the link's queue maxima, which a
+    /// trim brings up to `now`. Returns the queue after the arrival, in
     /// packets and bytes, as the event-by-event run measures its maximum.
     #[inline]
-    pub fn push(&mut self, now: Time, t: Time, s: Time, size: u32) -> (usize, u64) {
+    pub fn push(&mut self, now: Time, t: Time, s: Time, size: u32, max: &mut (usize, u64)) -> (usize, u64) {
         if self.log.len() == self.log.capacity() {
-            self.trim(now);
+            self.trim(now, max);
         }
         self.log.push_back(Entry::new(t, s, size));
         self.wait_bytes += size as u64;
@@ -111,40 +113,49 @@ impl VirtualFifo {
 
     /// Drop the entries nothing can read any more: started before `now`
     /// (so arrived too; one starting at `now` still waits for a reading at
-    /// `now`) and before the cursor.
+    /// `now`) and before the cursor; first fold the queue maxima of the
+    /// arrivals up to `now` into `max`.
     #[cold]
     #[inline(never)]
-    fn trim(&mut self, now: Time) {
+    fn trim(&mut self, now: Time, max: &mut (usize, u64)) {
+        let (p, b) = self.maxima_after(self.max_upto, now);
+        *max = (max.0.max(p), max.1.max(b));
+        self.max_upto = self.max_upto.max(now);
         let started = self.log.partition_point(|e| e.s < now).min(self.cursor);
         self.log.drain(..started);
         self.cursor -= started;
     }
 
-    /// Remember the queue maxima after an arrival at `t`, not yet reached
-    /// at `now`; the caller folds the reached ones into the link's maxima
-    /// (`take_reached_max`).
-    #[inline]
-    pub fn defer_max(&mut self, t: Time, pkts: usize, bytes: u64) {
-        let (p, b) = self.pending_max.back().map_or((0, 0), |&(_, p, b)| (p, b));
-        if pkts > p || bytes > b {
-            self.pending_max.push_back((t, pkts.max(p), bytes.max(b)));
+    /// The largest queue after an arrival in `(after, upto]`, in packets and
+    /// in bytes, recomputed from the log: each logged packet that waited
+    /// (`s > t`) was behind the packets logged before it that start after
+    /// its arrival, or at it behind a transmission. Every packet such an
+    /// arrival waited behind is still logged (it starts after the arrival,
+    /// which is after `max_upto`, and a trim keeps what starts at or after
+    /// the clock).
+    fn maxima_after(&self, after: Time, upto: Time) -> (usize, u64) {
+        let (mut i, mut bytes, mut best) = (0, 0u64, (0, 0));
+        for (j, e) in self.log.iter().enumerate() {
+            let t = e.t();
+            if t > upto {
+                break;
+            }
+            bytes += e.size() as u64;
+            while i < j && self.log[i].s < t || i <= j && self.log[i].wait_size >> 24 == 0 {
+                bytes -= self.log[i].size() as u64;
+                i += 1;
+            }
+            if t > after && e.s > t {
+                best = (best.0.max(j + 1 - i), best.1.max(bytes));
+            }
         }
+        best
     }
 
-    /// The largest queue maxima of arrivals reached by `now`, removed.
-    #[inline]
-    pub fn take_reached_max(&mut self, now: Time) -> Option<(usize, u64)> {
-        let mut m = None;
-        while let Some(&(_, p, b)) = self.pending_max.front().filter(|e| e.0 <= now) {
-            m = Some((p, b));
-            self.pending_max.pop_front();
-        }
-        m
-    }
-
-    /// The queue maxima of arrivals reached by `now` still pending.
-    pub fn reached_max(&self, now: Time) -> (usize, u64) {
-        self.pending_max.iter().take_while(|e| e.0 <= now).last().map_or((0, 0), |&(_, p, b)| (p, b))
+    /// The queue maxima of arrivals after the last trim up to `now` (the
+    /// link's own maxima hold those before).
+    pub fn maxima_upto(&self, now: Time) -> (usize, u64) {
+        self.maxima_after(self.max_upto, now)
     }
 
     /// Take back from counters that counted every logged packet in full
@@ -186,9 +197,10 @@ mod tests {
     fn a_packet_starting_at_an_arrival_still_waits_for_it() {
         let mut v = VirtualFifo::default();
         // a: 0..10 in service; b waits, starts at 10; c waits, starts at 20.
-        v.push(0, 0, 0, 100);
-        v.push(1, 1, 10, 100);
-        v.push(2, 2, 20, 50);
+        let m = &mut (0, 0);
+        v.push(0, 0, 0, 100, m);
+        v.push(1, 1, 10, 100, m);
+        v.push(2, 2, 20, 50, m);
         assert_eq!(v.waiting_at(2), (2, 150));
         assert_eq!(v.waiting_at(10), (2, 150), "b starts at 10, after the arrival");
         assert_eq!(v.waiting_at(11), (1, 50));
@@ -196,7 +208,7 @@ mod tests {
         // Two arrivals of one instant at an idle link: the first is in
         // service, not waiting.
         let mut v = VirtualFifo::default();
-        v.push(0, 5, 5, 100);
+        v.push(0, 5, 5, 100, &mut (0, 0));
         assert_eq!(v.waiting_at(5), (0, 0));
     }
 
@@ -209,7 +221,7 @@ mod tests {
         let mut full = LinkCounters::default();
         for &(t, s, size) in &pk {
             v.waiting_at(t);
-            v.push(0, t, s, size);
+            v.push(0, t, s, size, &mut (0, 0));
             full.arrivals += 1;
             full.tx_pkts += 1;
             full.tx_bytes += size as u64;
@@ -236,7 +248,7 @@ mod tests {
         let mut v = VirtualFifo::default();
         let (t, s) = (10, 10 + 3 * MAX_WAIT);
         v.waiting_at(t);
-        v.push(t, t, s, 1000);
+        v.push(t, t, s, 1000, &mut (0, 0));
         for now in [t, t + 1, s - 1, s, s + 1] {
             let mut c = LinkCounters { arrivals: 1, tx_pkts: 1, tx_bytes: 1000, ..Default::default() };
             c.q_area_pkts = (s - t) as u128;
@@ -249,16 +261,27 @@ mod tests {
         }
     }
 
+    /// Maxima recomputed from the log equal those measured at each arrival.
     #[test]
-    fn pending_maxima_are_released_as_time_reaches_them() {
+    fn maxima_from_the_log_are_those_after_each_arrival() {
         let mut v = VirtualFifo::default();
-        v.defer_max(10, 3, 300);
-        v.defer_max(12, 2, 200); // smaller: covered by the one before
-        v.defer_max(15, 5, 400);
-        assert_eq!(v.reached_max(9), (0, 0));
-        assert_eq!(v.reached_max(12), (3, 300));
-        assert_eq!(v.take_reached_max(14), Some((3, 300)));
-        assert_eq!(v.take_reached_max(14), None);
-        assert_eq!(v.reached_max(20), (5, 400));
+        let mut max = (0, 0);
+        // (t, s, size): a served at once; b, c, d wait; e arrives when b
+        // starts (b still waits for it); f after all have left.
+        let pk = [(0u64, 0u64, 100u32), (1, 10, 200), (2, 20, 300), (3, 30, 50), (10, 40, 100), (60, 60, 100)];
+        let mut seen = Vec::new();
+        for &(t, s, size) in &pk {
+            v.waiting_at(t);
+            let q = v.push(0, t, s, size, &mut max);
+            if s > t {
+                seen.push((t, q));
+            }
+        }
+        assert_eq!(seen, [(1, (1, 200)), (2, (2, 500)), (3, (3, 550)), (10, (4, 650))]);
+        assert_eq!(v.maxima_upto(0), (0, 0));
+        assert_eq!(v.maxima_upto(2), (2, 500));
+        assert_eq!(v.maxima_upto(100), (4, 650));
+        assert_eq!(v.maxima_after(3, 100), (4, 650));
+        assert_eq!(v.maxima_after(10, 100), (0, 0));
     }
 }

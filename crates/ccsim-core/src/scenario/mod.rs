@@ -161,6 +161,8 @@ pub enum Ties {
     /// hop's transmission and propagation take longer than the next link's
     /// service time, the tied arrival was scheduled first
     /// (docs/validation.md, "ns-2's order of a tied arrival and departure").
+    /// A DropTail link without stages in this order computes departures at
+    /// arrival, with the same results and fewer events (`net::vfifo`).
     ArrivalFirst,
     /// ns-2.35's event order itself: as ns-2's `LinkDelay::recv`, every
     /// packet's arrival at the far end gets its event when its
