@@ -211,8 +211,9 @@ def test_bench_quick_json():
     from ccsim._native import core
     assert r["pgo"] == core().build_info()["pgo"]  # the row names the build it measured
     assert r["events"] > 0 and r["bottleneck_pkts_per_s"] > 0 and r["peak_rss_mb"] > 0
-    # a packet crosses three links each way, one event per idle hop at least
-    assert 3.0 < r["events_per_bottleneck_pkt"] < 20.0
+    # hops are cut through and FIFO departures computed at arrival, but a
+    # packet and its ACK each still reach their endpoint by an event
+    assert 1.9 < r["events_per_bottleneck_pkt"] < 20.0
     assert 0.0 < r["utilization"] <= 1.0 and 0.0 <= r["loss_rate"] < 1.0
 
 

@@ -13,6 +13,14 @@ bottleneck's own delay is 1 ms). B1-B5 run NewReno (B5: SACK); ``B2L`` is
 B2 run for 600 s, the long single-flow row of the ns-2 comparison
 (``benches/peer_ns2.py``). Every row reports ``events_per_bottleneck_pkt``.
 
+Every queue of every row (bottleneck and edges, 1000-packet edge buffers
+as the default) orders a packet arriving at the instant a transmission
+ends as ns-2.35 does, the peer the rows are compared with (``ties =
+"arrival_first"``, docs/scenario.md; since 2026-11-25, before that ccsim's
+``event_order``). In that order a DropTail link without stages computes
+its departures at arrival (a virtual FIFO), with no event per queued
+departure.
+
 E-TCP rows (target: at least 70% of B5's bottleneck packets per
 wall-second, ``vs_B5_pkts``; E5 under 3 minutes):
 
@@ -176,6 +184,12 @@ BENCHMARKS: Dict[str, Bench] = {
 MIN_TOTAL_S = 1.0
 MAX_REPEATS = 25
 
+#: How every bench queue orders a tied arrival and departure: ns-2.35's
+#: order, that of the ns-2 peer (``benches/peer_ns2.py``).
+TIES = "arrival_first"
+#: The edge links' queue: the default buffer (1000 packets), in ``TIES``.
+EDGE_QUEUE_PKTS = 1000
+
 #: --quick divides every duration by this (CI smoke runs).
 QUICK_FACTOR = 10.0
 
@@ -206,9 +220,10 @@ def scenario(name: str, quick: bool = False) -> Scenario:
         topology=Dumbbell(
             bottleneck_rate_bps=b.rate_bps,
             bottleneck_delay_s=0.001,
-            bottleneck_queue=(Queue(kind="red", limit_pkts=b.buffer_pkts, extra=dict(b.red)) if b.red else
-                              Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, xcp=b.xcp,
-                                    extra={"gwa": b.gwa} if b.gwa else {})),
+            bottleneck_queue=(Queue(kind="red", limit_pkts=b.buffer_pkts, extra=dict(b.red, ties=TIES)) if b.red
+                              else Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, xcp=b.xcp,
+                                         extra=dict({"gwa": b.gwa} if b.gwa else {}, ties=TIES))),
+            edge_queue=Queue(kind="droptail", limit_pkts=EDGE_QUEUE_PKTS, extra={"ties": TIES}),
             edge_rate_bps=b.edge_rate_bps,
         ),
         flows=[flow],
