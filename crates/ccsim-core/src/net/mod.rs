@@ -363,7 +363,8 @@ impl Net {
         while let Some(&next) = route.get(hop + 1) {
             let next = next as usize;
             let nl = &mut self.links[next];
-            if nl.virt && !nl.can_cut(on, now, arrive, size) {
+            let idle_cut = nl.can_cut(on, now, arrive, size);
+            if nl.virt && !idle_cut {
                 // A busy virtual FIFO (an idle one is cut into below).
                 let start =
                     if nl.feeder == on as u32 && nl.inbound == 0 { nl.v_admit(now, arrive, size) } else { None };
@@ -382,7 +383,7 @@ impl Net {
                 on_taps = next_taps;
                 continue;
             }
-            if !nl.can_cut(on, now, arrive, size) {
+            if !idle_cut {
                 nl.inbound += 1;
                 break;
             }

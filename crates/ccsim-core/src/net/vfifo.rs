@@ -81,6 +81,9 @@ pub(crate) struct VirtualFifo {
     /// (ahead of the clock) are computed from the log when read or trimmed
     /// (`maxima_after`).
     max_upto: Time,
+    /// A packet that waits was logged ahead of the clock since `max_upto`
+    /// (else the link's maxima already hold every logged arrival's).
+    ahead_max: bool,
 }
 
 impl VirtualFifo {
@@ -108,6 +111,7 @@ impl VirtualFifo {
         }
         self.log.push_back(Entry::new(t, s, size));
         self.wait_bytes += size as u64;
+        self.ahead_max |= t > now && s > t;
         (self.log.len() - self.cursor, self.wait_bytes)
     }
 
@@ -118,8 +122,12 @@ impl VirtualFifo {
     #[cold]
     #[inline(never)]
     fn trim(&mut self, now: Time, max: &mut (usize, u64)) {
-        let (p, b) = self.maxima_after(self.max_upto, now);
-        *max = (max.0.max(p), max.1.max(b));
+        if self.ahead_max {
+            let (p, b) = self.maxima_after(self.max_upto, now);
+            *max = (max.0.max(p), max.1.max(b));
+            // Those ahead of `now` are computed again at the next trim.
+            self.ahead_max = self.log.back().is_some_and(|e| e.t() > now);
+        }
         self.max_upto = self.max_upto.max(now);
         let started = self.log.partition_point(|e| e.s < now).min(self.cursor);
         self.log.drain(..started);
@@ -134,8 +142,13 @@ impl VirtualFifo {
     /// which is after `max_upto`, and a trim keeps what starts at or after
     /// the clock).
     fn maxima_after(&self, after: Time, upto: Time) -> (usize, u64) {
-        let (mut i, mut bytes, mut best) = (0, 0u64, (0, 0));
-        for (j, e) in self.log.iter().enumerate() {
+        // An arrival after `after` waits only behind packets starting after
+        // it, so the scan starts at the first packet starting after `after`
+        // (the start is strictly increasing in the log; the arrival is too,
+        // but for a long wait's stand-in, `Entry::t`).
+        let first = self.log.partition_point(|e| e.s <= after);
+        let (mut i, mut bytes, mut best) = (first, 0u64, (0, 0));
+        for (j, e) in self.log.iter().enumerate().skip(first) {
             let t = e.t();
             if t > upto {
                 break;
@@ -155,6 +168,9 @@ impl VirtualFifo {
     /// The queue maxima of arrivals after the last trim up to `now` (the
     /// link's own maxima hold those before).
     pub fn maxima_upto(&self, now: Time) -> (usize, u64) {
+        if !self.ahead_max {
+            return (0, 0);
+        }
         self.maxima_after(self.max_upto, now)
     }
 
