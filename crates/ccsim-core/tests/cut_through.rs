@@ -105,6 +105,11 @@ fn plain_stepped_tapped(ties: Option<Ties>) -> usize {
             stepped.add_tap(l, Box::new(Rec::default()));
             tapped.add_tap(l, Box::new(Rec::default()));
         }
+        if ties == Some(Ties::ArrivalFirst) {
+            let virt = |sim: &Simulation| sim.net.links.iter().filter(|l| l.is_virtual_fifo()).count();
+            assert!(virt(&plain) > 0 && virt(&tapped) == virt(&plain), "{name}: no virtual FIFO");
+            assert_eq!(virt(&stepped), 0, "{name}: a stage keeps a link's events");
+        }
         let (a, ea) = comparable(&mut plain);
         let (b, eb) = comparable(&mut stepped);
         let (c, ec) = comparable(&mut tapped);
