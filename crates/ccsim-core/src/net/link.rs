@@ -90,9 +90,6 @@ struct Extras {
     /// the next (at its far end), and a virtual FIFO's `-` (at the
     /// transmission start); one queue would not be sorted.
     deferred: [VecDeque<(Time, TapEvent, PktId, Packet)>; 3],
-    /// The log of a link whose departures are computed at arrival
-    /// (`Link::virt`), made on first use.
-    vfifo: VirtualFifo,
 }
 
 /// A link's wire: a FIFO of packets linked through the packet pool
@@ -188,6 +185,10 @@ pub struct Link {
     /// while it has room ([`super::Net::local_queue_full`]).
     pub txqueuelen: Option<usize>,
     seed: u64,
+    /// The log of a virtual FIFO (`virt`), made when a packet first waits:
+    /// boxed on its own, as every edge link of a web workload may need one
+    /// and none needs the rest of `Extras`.
+    vfifo: Option<Box<VirtualFifo>>,
     pub name: String,
     pub from: usize,
     pub to: usize,
@@ -253,6 +254,7 @@ impl Link {
             txqueuelen: None,
             extras: None,
             seed,
+            vfifo: None,
             busy_until: 0,
             free_scheduled: false,
             ties: crate::scenario::Ties::EventOrder,
@@ -329,7 +331,7 @@ impl Link {
     }
 
     fn vfifo(&self) -> Option<&VirtualFifo> {
-        self.extras.as_ref().map(|e| &e.vfifo)
+        self.vfifo.as_deref()
     }
 
     /// A packet of `size` bytes arrives at `at` (not before the clock
@@ -343,7 +345,7 @@ impl Link {
     #[inline]
     pub(crate) fn v_admit(&mut self, now: Time, at: Time, size: u32) -> Option<Time> {
         let tx = self.tx_time(size);
-        let v = &mut self.extras.get_or_insert_with(Default::default).vfifo;
+        let v = self.vfifo.get_or_insert_with(Default::default);
         let (pkts, bytes) = v.waiting_at(at);
         let idle = self.busy_until <= at;
         debug_assert!(!idle || pkts == 0, "an idle FIFO has nothing waiting");
