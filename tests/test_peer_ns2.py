@@ -112,6 +112,53 @@ def test_gwa_lan_droptail_short_row_in_both_simulators(tmp_path):
     assert abs(b["avg_queue_pkts"] / a["avg_queue_pkts"] - 1) < 0.15
 
 
+from validation import gwa_telnet  # noqa: E402
+
+
+def test_telnet_delays_follow_in_order_delivery_and_the_measurement_window(tmp_path):
+    # Telnet 0 (fid 1): the first write goes out as the SYN (segment 0) and
+    # its data as segment 1; segment 2 is lost once and arrives after
+    # segment 3, which is delivered with it; segment 4 never arrives, so
+    # neither it nor segment 5 is delivered in order by the end. The FTP
+    # (fid 0) is ignored, and so is a second copy of segment 3.
+    w = [0.5, 1.0, 2.0, 3.0, 4.0]
+    lines = [f"w 0 {t!r}" for t in w] + [
+        "r 0.51 1 3 tcp 40 ------- 1 2.1 3.1 0 1",
+        "r 0.52 1 3 tcp 1040 ------- 1 2.1 3.1 1 2",
+        "r 1.01 1 3 tcp 1040 ------- 0 2.0 3.0 0 3",
+        "r 2.05 1 3 tcp 1040 ------- 1 2.1 3.1 3 5",
+        "r 2.40 1 3 tcp 1040 ------- 1 2.1 3.1 2 6",
+        "r 2.90 1 3 tcp 1040 ------- 1 2.1 3.1 3 7",
+    ]
+    path = tmp_path / "tel.tr"
+    path.write_text("\n".join(lines) + "\n")
+    delays, written = gwa_telnet.telnet_delays(str(path), 1, warm=0.0, dur=10.0)
+    assert delays == [[pytest.approx(0.02), pytest.approx(1.4), pytest.approx(0.4)]]
+    assert written == 5
+    # After the warm-up only; a write delivered after the end is not counted.
+    delays, written = gwa_telnet.telnet_delays(str(path), 1, warm=1.5, dur=10.0)
+    assert delays == [[pytest.approx(0.4)]] and written == 3
+    delays, _ = gwa_telnet.telnet_delays(str(path), 1, warm=0.0, dur=2.2)
+    assert delays == [[pytest.approx(0.02)]]
+    s = gwa_telnet.summary(gwa_telnet.telnet_delays(str(path), 1, warm=0.0, dur=10.0))
+    assert s == {"written": 5, "count": 3, "mean_s": pytest.approx(0.606666, rel=1e-5), "max_s": pytest.approx(1.4)}
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
+def test_telnet_writes_and_delays_in_ns2(tmp_path):
+    # The Tcl Telnet driver writes at exponential intervals of mean 0.1 s
+    # (ten Telnets for 6 s after a 2 s warm-up: about 600 writes) and the
+    # delays come out as a write-to-delivery time: at least the path's
+    # three 1040-byte transmissions at 100 Mb/s and 100 us of propagation,
+    # 349.6 us, less the trace's 1 us resolution.
+    st = dict(gwa_compare.SETTINGS["gwa-lan"], dur=8.0, warm=2.0)
+    delays, written = gwa_telnet.run_ns2(st, "red", 30, 1, str(tmp_path))
+    assert 480 < written < 720
+    flat = [x for d in delays for x in d]
+    assert len(flat) > 0.95 * written
+    assert min(flat) > 349.6e-6 - 1e-6
+
+
 # validation/ns2_baselines.py and the driver validation/run.py
 from ccsim.experiments.etcp import ns2 as etcp_ns2  # noqa: E402
 from ccsim.experiments.ltcp import ns2 as ltcp_ns2  # noqa: E402

@@ -32,7 +32,22 @@
 # TIMEOUT|FAST_RETX|SLOW_START fid seqno cwnd", one TIMEOUT per expiry of
 # the retransmission timer, whichever branch of `timeout` it takes), each
 # agent with its own fid_ (2i for host i's FTP, 2i + 1 for its Telnet;
-# fid_ changes nothing but trace lines).
+# fid_ changes nothing but trace lines). Optional: telfile (a path, with
+# telnet 1) writes, for the Telnet delays (validation/gwa_telnet.py), each
+# Telnet write ("w i time") and every packet arrival ('r') at each host
+# d(i) (trace-queue of r1 -> d(i)), the Telnet agents with fid_ 2i + 1 and
+# the FTPs 2i. Application/Telnet's writes cannot be observed from Tcl
+# (its agent's `curseq_` is not a bound variable in ns-2.35), so with
+# telfile the Telnets are driven by `telnext`/`telwrite` below, which do
+# what apps/telnet.cc does in the same order: at start and after each
+# write one draw of Random::exponential() * interval_ (-log(uniform) from
+# the default stream, rng.h) and a write of one segment (TcpAgent::sendmsg
+# and advanceby both add to curseq_ and call send_much). The write times
+# agree with Application/Telnet's to the clock's last bits (a trace line
+# may differ by 1 us in its sixth decimal), so a run with telfile is the
+# same model, and goes its own way from the first tie such a bit decides,
+# as another seed would (validation/gwa_telnet.py compares statistics
+# over seeds, not runs).
 source [lindex $argv 0]
 global defaultRNG
 $defaultRNG seed $seed
@@ -76,6 +91,7 @@ $ns queue-limit $r1 $r0 $qlim
 set tf [open $tracefile w]
 $ns trace-queue $r0 $r1 $tf
 
+if {[info exists telfile]} { set telf [open $telfile w] }
 set kinds [list ftp]
 if {$telnet} { lappend kinds tel }
 for {set i 0} {$i < $N} {incr i} {
@@ -91,7 +107,7 @@ for {set i 0} {$i < $N} {incr i} {
         $ns attach-agent $s($i) $tcp($k,$i)
         $ns attach-agent $d($i) $sink($k,$i)
         $ns connect $tcp($k,$i) $sink($k,$i)
-        if {[info exists eventfile]} {
+        if {[info exists eventfile] || [info exists telfile]} {
             $tcp($k,$i) set fid_ [expr {2 * $i + ($k eq "tel")}]
         }
     }
@@ -99,11 +115,31 @@ for {set i 0} {$i < $N} {incr i} {
     $ftp($i) attach-agent $tcp(ftp,$i)
     $ns at $start($i) "$ftp($i) start"
     if {$telnet} {
-        set tel($i) [new Application/Telnet]
-        $tel($i) set interval_ $interval
-        $tel($i) attach-agent $tcp(tel,$i)
-        $ns at 0.0 "$tel($i) start"
+        if {[info exists telf]} {
+            $ns trace-queue $r1 $d($i) $telf
+            $ns at 0.0 "telnext $i"
+        } else {
+            set tel($i) [new Application/Telnet]
+            $tel($i) set interval_ $interval
+            $tel($i) attach-agent $tcp(tel,$i)
+            $ns at 0.0 "$tel($i) start"
+        }
     }
+}
+# Application/Telnet's next() and timeout() (apps/telnet.cc), with each
+# write logged: the next write one exponential interval from now.
+# A negative time is a delay for ns-2's scheduler (scheduler.cc `at`:
+# clock_ + delay, as a C++ timer's resched; `now + t` rounds differently).
+proc telnext {i} {
+    global ns defaultRNG interval
+    set t [expr {-log([$defaultRNG uniform 0 1]) * $interval}]
+    $ns at [expr {-$t}] "telwrite $i"
+}
+proc telwrite {i} {
+    global ns tcp telf
+    puts $telf "w $i [$ns now]"
+    $tcp(tel,$i) advanceby 1
+    telnext $i
 }
 proc acks {tag} {
     global N tcp kinds
@@ -122,11 +158,12 @@ proc counters {tag} {
 }
 $ns at $warm "acks warm; counters warm"
 proc finish {} {
-    global tf ef
+    global tf ef telf
     acks end
     counters end
     close $tf
     if {[info exists ef]} { close $ef }
+    if {[info exists telf]} { close $telf }
     exit 0
 }
 $ns at $dur "finish"
