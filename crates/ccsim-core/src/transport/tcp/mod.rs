@@ -130,12 +130,15 @@ pub mod defaults {
     /// stricter. It matters after go-back-N: the duplicates it resends
     /// draw duplicate ACKs exactly at una = recover.
     pub const NS2_BUGFIX: bool = false;
-    /// Limited Transmit only in the open state (RFC 3042, Linux). ns-2's
-    /// Reno and NewReno agents (`singledup_`, on by default) send one new
-    /// segment on each of the first duplicate ACKs in any state, so also
+    /// Limited Transmit only in the open state (RFC 3042, Linux), as a
+    /// standing allowance of cwnd + duplicates that a segment written
+    /// later may use too. ns-2's Reno and NewReno agents (`singledup_`, on
+    /// by default) send one new segment at the arrival of each of the
+    /// first duplicate ACKs, if one is waiting, in any state, so also
     /// after a timeout (tcp-reno.cc `recv`: `dupacks_ < numdupacks_ &&
     /// singledup_` -> `send_one`, which sends while `t_seqno_ <=
-    /// highest_ack_ + cwnd_ + dupacks_`): `ns2_singledup = true`.
+    /// highest_ack_ + cwnd_ + dupacks_`), and a later write goes through
+    /// `send_much` under cwnd alone: `ns2_singledup = true`.
     pub const NS2_SINGLEDUP: bool = false;
     /// Reno's fast recovery as RFC 5681 §3.2: ssthresh = max(FlightSize/2,
     /// 2), cwnd = ssthresh + 3 inflated by one per further duplicate, and
@@ -210,7 +213,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
-    ("ns2_singledup", "Limited Transmit after a timeout too (ns-2 singledup_ send_one); needs limited_transmit"),
+    ("ns2_singledup", "Limited Transmit as ns-2's send_one: at a duplicate ACK only, also after a timeout (ns-2 singledup_); needs limited_transmit"),
     (
         "ns2_dupwnd",
         "recovery = reno or newreno as ns-2's RenoTcpAgent or NewRenoTcpAgent: cwnd halved unrounded, inflation \

@@ -494,14 +494,17 @@ impl TcpSender {
             self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
             self.clamp_cwnd();
         }
-        // With send_jitter_s, a duplicate ACK below the threshold sends
-        // one segment by Limited Transmit at once, as ns-2's `send_one`
-        // does (`output`, past any pending delayed send), not through the
-        // delayed `send_much`.
-        let limited_transmit = self.state == State::Open && (1..self.cfg.dupthresh).contains(&self.dupacks);
-        if limited_transmit && self.cfg.send_jitter_s > 0.0 {
+        // A duplicate ACK below the threshold sends one segment by Limited
+        // Transmit as ns-2's `send_one` does (tcp-reno.cc `recv`: `send_one`
+        // and no `send_much` for dupacks_ < numdupacks_): at once, past any
+        // pending delayed send (send_jitter_s), and with `ns2_singledup`
+        // (unpaced) only now, at this ACK, when new data is there to send
+        // (an application-limited flow's later write waits for the window).
+        let ns2_one = self.ns2_send_one() && (self.state == State::Open || self.state == State::Loss);
+        let jitter_one = self.cfg.send_jitter_s > 0.0 && self.state == State::Open;
+        if (ns2_one || jitter_one) && (1..self.cfg.dupthresh).contains(&self.dupacks) {
             if self.stats.completed_at.is_none() {
-                self.send_next(net, self.send_limit());
+                self.send_next(net, self.window() + self.lt_allowance());
             }
         } else {
             self.try_send(net);
@@ -850,16 +853,43 @@ impl TcpSender {
     }
 
     /// The segments the sending rules allow out: the window plus Limited
-    /// Transmit's (open: against FlightSize) or `ns2_singledup`'s
-    /// (otherwise: against `pipe`) allowance. A send changes none of its
+    /// Transmit's allowance (open: against FlightSize) as a standing one,
+    /// which a segment written later may use too (RFC 3042, Linux's
+    /// `tcp_packets_in_flight` less the duplicates). ns-2 grants it only
+    /// at a duplicate ACK's arrival (`ns2_singledup`, [`Self::lt_allowance`]),
+    /// so its sends under the window alone. A send changes none of the
     /// inputs (a held one ends the burst), so a burst computes it once.
     fn send_limit(&self) -> u64 {
         let cwnd = self.window();
-        if self.state == State::Open {
-            let lt = if self.cfg.limited_transmit { self.dupacks.min(2) as u64 } else { 0 };
-            cwnd + lt
+        if self.ns2_send_one() {
+            cwnd
         } else {
-            cwnd + self.singledup_allowance()
+            cwnd + self.lt_allowance()
+        }
+    }
+
+    /// Limited Transmit only at a duplicate ACK's arrival, as ns-2's
+    /// `send_one` (`ns2_singledup`). A paced sender keeps the standing
+    /// allowance: its segments leave when the pacer releases them, never
+    /// at a duplicate's instant (ns-2's Reno agents have no pacer; the
+    /// papers' paced TCPs are this pacer on them).
+    fn ns2_send_one(&self) -> bool {
+        self.cfg.ns2_singledup && matches!(self.pacer, Pacer::None)
+    }
+
+    /// Limited Transmit's allowance beyond the window: one segment per
+    /// duplicate ACK up to `dupthresh - 1` in the open state (RFC 3042;
+    /// with `limited_transmit`), and with `ns2_singledup` also after a
+    /// timeout ([`Self::singledup_allowance`]).
+    fn lt_allowance(&self) -> u64 {
+        if self.state == State::Open {
+            if self.cfg.limited_transmit {
+                self.dupacks.min(2) as u64
+            } else {
+                0
+            }
+        } else {
+            self.singledup_allowance()
         }
     }
 
@@ -1683,6 +1713,37 @@ mod ns2_ecn_tests {
             ack(&mut s, &mut net, 5.1, 0, false); // a duplicate ACK (una 0)
             let more = sent(&s).len() - after_rto;
             assert_eq!(more, singledup as usize, "ns2_singledup {singledup}: {:?}", sent(&s));
+        }
+    }
+
+    /// An application-limited sender (a Telnet) with two segments out at
+    /// a window of two, the first lost: a write after the first duplicate
+    /// ACK uses Limited Transmit's allowance under RFC 3042's standing
+    /// reading (cwnd + dupacks, as Linux counts), but not in ns-2, where
+    /// `send_one` runs only at a duplicate ACK's arrival and a later write
+    /// goes through `send_much` under cwnd alone (tcp-reno.cc `recv`).
+    /// So ns-2's Telnet reaches three duplicates less often and times out
+    /// more (the GWA LAN rows, docs/validation.md). A duplicate that finds
+    /// a write waiting sends it in both.
+    #[test]
+    fn ns2_singledup_sends_beyond_the_window_only_at_a_duplicate_ack() {
+        for singledup in [false, true] {
+            let spec = serde_json::json!({"init_cwnd_pkts": 2, "ns2_singledup": singledup});
+            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            // The opening window (two segments), then application-limited:
+            // as if those two were written (`write`).
+            assert_eq!(sent(&s), [(0, false), (1, false)]);
+            s.offered = Some(2);
+            ack(&mut s, &mut net, 0.1, 0, false); // duplicate 1: nothing waiting
+            assert_eq!(sent(&s).len(), 2);
+            s.write(&mut net); // segment 2, beyond the window of two
+            let after_write = sent(&s).len();
+            assert_eq!(after_write, if singledup { 2 } else { 3 }, "ns2_singledup {singledup}: {:?}", sent(&s));
+            // Duplicate 2: ns-2's send_one takes the waiting segment now;
+            // RFC: nothing more (two beyond the window are out).
+            ack(&mut s, &mut net, 0.2, 0, false);
+            assert_eq!(sent(&s).len(), 3, "ns2_singledup {singledup}: {:?}", sent(&s));
+            assert_eq!(sent(&s)[2], (2, false));
         }
     }
 
