@@ -2,6 +2,7 @@
 //! Sack1), RTO and
 //! pacing, driving a pluggable congestion controller; and a receiver with
 //! cumulative/SACK/delayed ACKs. Sequence numbers count segments, as in ns-2.
+pub mod intervals;
 pub mod pacing;
 pub mod receiver;
 pub mod rtt;

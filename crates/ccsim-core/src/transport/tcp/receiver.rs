@@ -10,6 +10,7 @@
 //!
 //! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
 //! ones instead ([`super::sack1::Sacker`]), 8 bytes each on the wire.
+use super::intervals::Intervals;
 use super::sack1::{Sacker, SACK1_BLOCKS};
 use super::TcpConfig;
 use crate::net::packet::{
@@ -18,13 +19,13 @@ use crate::net::packet::{
 use crate::net::Net;
 use crate::sim::{Time, Timer};
 use crate::transport::{receiver_timer, AppDelay, ReceiverAgent};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 pub struct TcpReceiver {
     pub flow: u32,
     cfg: TcpConfig,
     pub rcv_nxt: u64,
-    ooo: BTreeMap<u64, u64>,
+    ooo: Intervals,
     /// Segments that opened or extended reported blocks, most recent first.
     recent: Vec<u64>,
     pending: u32,
@@ -60,7 +61,7 @@ impl TcpReceiver {
         TcpReceiver {
             flow,
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: Intervals::default(),
             recent: Vec::new(),
             pending: 0,
             ts_pending: 0,
@@ -85,15 +86,15 @@ impl TcpReceiver {
         self.rx_bytes += size as u64;
         self.ece = (self.ece && !cwr) || ce;
         if let Some(sk) = self.sacker.as_mut() {
-            self.last_dup = seq < old || self.ooo.range(..=seq).next_back().is_some_and(|(_, &e)| e > seq);
+            self.last_dup = seq < old || self.ooo.containing(seq).is_some();
             sk.on_data(seq);
         }
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
-            if let Some((&s, &e)) = self.ooo.first_key_value() {
+            if let Some((s, e)) = self.ooo.first() {
                 if s == self.rcv_nxt {
                     self.rcv_nxt = e;
-                    self.ooo.remove(&s);
+                    self.ooo.remove(s);
                 }
             }
             self.recent.retain(|&r| r >= self.rcv_nxt);
@@ -138,22 +139,20 @@ impl TcpReceiver {
     }
 
     fn insert_ooo(&mut self, seq: u64) {
-        if let Some((_, &e)) = self.ooo.range(..=seq).next_back() {
-            if e > seq {
-                return; // duplicate
-            }
+        if self.ooo.containing(seq).is_some() {
+            return; // duplicate
         }
         let mut start = seq;
         let mut end = seq + 1;
-        if let Some((&s, &e)) = self.ooo.range(..seq).next_back() {
+        if let Some((s, e)) = self.ooo.before(seq) {
             if e == seq {
                 start = s;
-                self.ooo.remove(&s);
+                self.ooo.remove(s);
             }
         }
-        if let Some(&e) = self.ooo.get(&(seq + 1)) {
+        if let Some(e) = self.ooo.end_of(seq + 1) {
             end = e;
-            self.ooo.remove(&(seq + 1));
+            self.ooo.remove(seq + 1);
         }
         self.ooo.insert(start, end);
         self.recent.retain(|&r| r != seq);
@@ -162,7 +161,7 @@ impl TcpReceiver {
     }
 
     fn block_of(&self, seq: u64) -> Option<SackBlock> {
-        self.ooo.range(..=seq).next_back().filter(|(_, &e)| e > seq).map(|(&s, &e)| (s, e))
+        self.ooo.containing(seq)
     }
 
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
@@ -172,7 +171,7 @@ impl TcpReceiver {
         if let Some(sk) = self.sacker.as_mut() {
             let mut out = [(0, 0); SACK1_BLOCKS];
             let ooo = &self.ooo;
-            let block_of = |seq: u64| ooo.range(..=seq).next_back().filter(|(_, &e)| e > seq).map(|(&s, &e)| (s, e));
+            let block_of = |seq: u64| ooo.containing(seq);
             let n = sk.blocks(trigger, self.last_dup, self.rcv_nxt, block_of, &mut out);
             // (a block never lies below the cumulative ACK: covered stack
             // entries are dropped when the ACK passes them)

@@ -19,7 +19,8 @@
 //! retransmission cursor only move forward: total work is linear in the
 //! number of segments sent. Reno and NewReno use the same board without
 //! SACK information (losses are marked by dupacks and partial ACKs).
-use std::collections::{BTreeMap, VecDeque};
+use super::intervals::Intervals;
+use std::collections::VecDeque;
 
 const SACKED: u8 = 1;
 const RETX: u8 = 2;
@@ -28,7 +29,7 @@ const RETX: u8 = 2;
 pub struct Scoreboard {
     base: u64,
     flags: VecDeque<u8>,
-    sacked_ranges: BTreeMap<u64, u64>,
+    sacked_ranges: Intervals,
     n_sacked: u64,
     lost_hi: u64,
     n_lost: u64,
@@ -43,7 +44,7 @@ impl Scoreboard {
         Scoreboard {
             base: 0,
             flags: VecDeque::new(),
-            sacked_ranges: BTreeMap::new(),
+            sacked_ranges: Intervals::default(),
             n_sacked: 0,
             lost_hi: 0,
             n_lost: 0,
@@ -80,7 +81,7 @@ impl Scoreboard {
     }
     /// One past the highest SACKed segment (or `una` if none).
     pub fn high_sacked(&self) -> u64 {
-        self.sacked_ranges.last_key_value().map_or(self.base, |(_, &e)| e)
+        self.sacked_ranges.last().map_or(self.base, |(_, e)| e)
     }
     pub fn is_sacked(&self, seq: u64) -> bool {
         seq >= self.base && seq < self.high() && self.flags[(seq - self.base) as usize] & SACKED != 0
@@ -108,12 +109,12 @@ impl Scoreboard {
             }
             self.base += 1;
         }
-        while let Some((&s, &e)) = self.sacked_ranges.first_key_value() {
+        while let Some((s, e)) = self.sacked_ranges.first() {
             if e <= self.base {
-                self.sacked_ranges.remove(&s);
+                self.sacked_ranges.remove(s);
             } else {
                 if s < self.base {
-                    self.sacked_ranges.remove(&s);
+                    self.sacked_ranges.remove(s);
                     self.sacked_ranges.insert(self.base, e);
                 }
                 break;
@@ -130,8 +131,7 @@ impl Scoreboard {
             return;
         }
         // Ranges overlapping or touching [s, e), highest first.
-        let touching: Vec<(u64, u64)> =
-            self.sacked_ranges.range(..=e).rev().take_while(|(_, &re)| re >= s).map(|(&a, &b)| (a, b)).collect();
+        let touching: Vec<(u64, u64)> = self.sacked_ranges.rev_to(e).take_while(|&(_, re)| re >= s).collect();
         let mut cur = s;
         for &(rs, re) in touching.iter().rev() {
             if rs > cur {
@@ -144,7 +144,7 @@ impl Scoreboard {
         }
         let (mut lo, mut hi) = (s, e);
         for &(rs, re) in &touching {
-            self.sacked_ranges.remove(&rs);
+            self.sacked_ranges.remove(rs);
             lo = lo.min(rs);
             hi = hi.max(re);
         }
@@ -175,7 +175,7 @@ impl Scoreboard {
     /// The `n`-th highest SACKed segment, if at least `n` are SACKed.
     fn nth_highest_sacked(&self, n: u64) -> Option<u64> {
         let mut need = n;
-        for (&s, &e) in self.sacked_ranges.iter().rev() {
+        for (s, e) in self.sacked_ranges.iter_rev() {
             let len = e - s;
             if len >= need {
                 return Some(e - need);
@@ -222,7 +222,7 @@ impl Scoreboard {
     /// The highest un-SACKed outstanding segment (rescue retransmission).
     pub fn highest_unsacked(&self) -> Option<u64> {
         let mut seq = self.high();
-        for (&s, &e) in self.sacked_ranges.iter().rev() {
+        for (s, e) in self.sacked_ranges.iter_rev() {
             if e < seq {
                 break;
             }
