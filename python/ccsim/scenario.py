@@ -302,6 +302,7 @@ class Flow(_Table):
     halve_on_repeated_rto: Optional[bool] = None
     ns2_bugfix: Optional[bool] = None
     ns2_singledup: Optional[bool] = None
+    ns2_idle_restart: Optional[bool] = None
     ns2_dupwnd: Optional[bool] = None
     ns2_boot_time_s: Optional[Number] = None
     ecn_retransmit_ect: Optional[bool] = None

@@ -375,6 +375,12 @@ pub struct FlowSpec {
     /// (`transport::tcp::defaults::NS2_SINGLEDUP`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_singledup: Option<bool>,
+    /// TCP: ns-2's retransmission timer, restarted at every new ACK, also
+    /// one that acknowledges everything; its expiry with nothing
+    /// outstanding restarts the window at one segment
+    /// (`transport::tcp::defaults::NS2_IDLE_RESTART`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_idle_restart: Option<bool>,
     /// TCP with `recovery = "reno"` or `"newreno"`: ns-2's `RenoTcpAgent`
     /// or `NewRenoTcpAgent` window, cwnd_ and the fast-recovery inflation
     /// `dupwnd_` kept apart (`transport::tcp::defaults::NS2_DUPWND`).

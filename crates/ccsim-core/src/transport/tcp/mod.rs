@@ -141,6 +141,21 @@ pub mod defaults {
     /// highest_ack_ + cwnd_ + dupacks_`), and a later write goes through
     /// `send_much` under cwnd alone: `ns2_singledup = true`.
     pub const NS2_SINGLEDUP: bool = false;
+    /// The retransmission timer stops when everything sent is acknowledged
+    /// (RFC 6298 §5.2), so an application-limited flow keeps its window
+    /// through any idle time. ns-2's `TcpAgent::newtimer` restarts it at
+    /// every new ACK (`t_seqno_ > tcph->seqno()` holds when everything is
+    /// acknowledged: the ACK names the last segment received), and an
+    /// expiry with nothing outstanding (`highest_ack_ == maxseq_`, with
+    /// `slow_start_restart_` and `restart_bugfix_`, both on by default)
+    /// is `slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)`: the window
+    /// restarts at one segment after an idle RTO, ssthresh kept, the next
+    /// segment carries CWR (`cong_action_`), the RTT measurement is
+    /// dropped and the timer rearmed without backoff (tcp.cc `timeout`,
+    /// `reset_rtx_timer(0, 0)`): `ns2_idle_restart = true`. It touches
+    /// only a flow that waits for its application (a Telnet, a persistent
+    /// connection between objects).
+    pub const NS2_IDLE_RESTART: bool = false;
     /// Reno's fast recovery as RFC 5681 §3.2: ssthresh = max(FlightSize/2,
     /// 2), cwnd = ssthresh + 3 inflated by one per further duplicate, and
     /// deflated to ssthresh by the ACK that ends it. ns-2.35's
@@ -215,6 +230,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
     ("ns2_singledup", "Limited Transmit as ns-2's send_one: at a duplicate ACK only, also after a timeout (ns-2 singledup_); needs limited_transmit"),
+    ("ns2_idle_restart", "ns-2's timer restarted at every ACK: an idle RTO with nothing outstanding restarts cwnd at 1 (slow_start_restart_)"),
     (
         "ns2_dupwnd",
         "recovery = reno or newreno as ns-2's RenoTcpAgent or NewRenoTcpAgent: cwnd halved unrounded, inflation \
@@ -293,6 +309,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.halve_on_repeated_rto.get_or_insert(d::HALVE_ON_REPEATED_RTO);
     f.ns2_bugfix.get_or_insert(d::NS2_BUGFIX);
     f.ns2_singledup.get_or_insert(d::NS2_SINGLEDUP);
+    f.ns2_idle_restart.get_or_insert(d::NS2_IDLE_RESTART);
     f.ns2_dupwnd.get_or_insert(d::NS2_DUPWND);
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
@@ -359,6 +376,8 @@ pub struct TcpConfig {
     pub ns2_bugfix: bool,
     /// See [`defaults::NS2_SINGLEDUP`].
     pub ns2_singledup: bool,
+    /// `defaults::NS2_IDLE_RESTART`.
+    pub ns2_idle_restart: bool,
     /// See [`defaults::NS2_DUPWND`].
     pub ns2_dupwnd: bool,
     pub ecn: bool,
@@ -411,6 +430,7 @@ impl TcpConfig {
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
             ns2_singledup: f.ns2_singledup.unwrap_or(defaults::NS2_SINGLEDUP),
+            ns2_idle_restart: f.ns2_idle_restart.unwrap_or(defaults::NS2_IDLE_RESTART),
             ns2_dupwnd: f.ns2_dupwnd.unwrap_or(defaults::NS2_DUPWND),
             ecn: f.ecn.unwrap_or_default(),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),

@@ -428,7 +428,7 @@ impl TcpSender {
                 self.cc.on_feedback(&mut self.st, NetFeedback::Echo(h));
             }
             self.clamp_cwnd();
-            if self.sb.outstanding() == 0 && self.st.cwnd >= 1.0 {
+            if self.sb.outstanding() == 0 && self.st.cwnd >= 1.0 && !self.cfg.ns2_idle_restart {
                 self.rto_timer.disarm();
             } else if restart_rto {
                 let at = now.saturating_add(self.rto());
@@ -739,14 +739,20 @@ impl TcpSender {
                 self.ecn_cut = false;
                 self.recover = self.sb.high();
             }
-            if self.st.cwnd < 1.0 {
-                // ns-2 `timeout` with no outstanding data after an ECN cut
-                // to 0: reopen one segment, no retransmission and no
-                // ssthresh cut (`NO_OUTSTANDING_DATA`), and, as
-                // `restart_bugfix_` (true by default) has it, no backoff
-                // either (`reset_rtx_timer(0, 0)`).
+            if self.st.cwnd < 1.0 || self.cfg.ns2_idle_restart {
+                // ns-2 `timeout` with no outstanding data (after an ECN cut
+                // to 0, or idle with `ns2_idle_restart`): the window is one
+                // segment, no retransmission and no ssthresh cut
+                // (`slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)`), and,
+                // as `restart_bugfix_` (true by default) has it, no backoff
+                // either (`reset_rtx_timer(0, 0)`, which rearms the timer).
                 self.st.cwnd = 1.0;
                 self.rtt.forget_timed();
+                if self.cfg.ns2_idle_restart {
+                    self.recover = self.sb.high();
+                    let at = net.now.saturating_add(self.rto());
+                    self.rto_timer.arm(&mut net.events, at);
+                }
                 self.try_send(net);
             } else if self.held {
                 // Linux's probe timer (`tcp_probe_timer`): nothing is
@@ -1744,6 +1750,36 @@ mod ns2_ecn_tests {
             ack(&mut s, &mut net, 0.2, 0, false);
             assert_eq!(sent(&s).len(), 3, "ns2_singledup {singledup}: {:?}", sent(&s));
             assert_eq!(sent(&s)[2], (2, false));
+        }
+    }
+
+    /// ns-2's timer runs on after an ACK of everything sent (`newtimer`:
+    /// `t_seqno_ > tcph->seqno()`), and its expiry with nothing
+    /// outstanding restarts the window at one segment, ssthresh kept, no
+    /// retransmission, rearmed without backoff (`ns2_idle_restart`). RFC
+    /// 6298 §5.2 stops the timer there, and the window stays.
+    #[test]
+    fn ns2_idle_restart_restarts_the_window_after_an_idle_rto() {
+        for idle_restart in [false, true] {
+            let spec = serde_json::json!({"init_cwnd_pkts": 4, "ns2_idle_restart": idle_restart});
+            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            s.offered = Some(4); // an application-limited sender: four written
+            ack(&mut s, &mut net, 0.1, 4, false);
+            let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
+            assert!(cwnd > 4.0, "slow start opened the window: {cwnd}");
+            assert_eq!(s.sb.outstanding(), 0);
+            assert_eq!(s.rto_timer.is_armed(), idle_restart);
+            if !idle_restart {
+                continue;
+            }
+            let at = s.rto_timer.deadline.expect("armed");
+            net.now = at;
+            let sent_before = sent(&s).len();
+            s.on_rto(&mut net);
+            assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, ssthresh), "window restarts, ssthresh kept");
+            assert_eq!(sent(&s).len(), sent_before, "nothing to retransmit");
+            assert_eq!(s.stats.timeouts, 0, "not a timeout with data outstanding");
+            assert_eq!(s.rto_timer.deadline, Some(at + s.rto()), "rearmed, no backoff");
         }
     }
 
