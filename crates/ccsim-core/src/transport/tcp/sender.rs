@@ -863,7 +863,7 @@ impl TcpSender {
     /// which a segment written later may use too (RFC 3042, Linux's
     /// `tcp_packets_in_flight` less the duplicates). ns-2 grants it only
     /// at a duplicate ACK's arrival (`ns2_singledup`, [`Self::lt_allowance`]),
-    /// so its sends under the window alone. A send changes none of the
+    /// and any other send under the window alone. A send changes none of the
     /// inputs (a held one ends the burst), so a burst computes it once.
     fn send_limit(&self) -> u64 {
         let cwnd = self.window();
