@@ -12,7 +12,9 @@ sets the two side by side, per seed.
 
 ns-2 side: validation/gwa_topology.tcl with ``telfile`` logs every Telnet
 write (its Tcl driver makes the same draws and writes as
-Application/Telnet, and the run is otherwise identical) and every packet
+Application/Telnet, at times equal to the clock's last bits, so the run
+is the same model and may part from Application/Telnet's only at a tie
+such a bit decides; hence statistics over seeds) and every packet
 arriving at each destination host. Write k of Telnet i is segment k: the
 first write makes the agent send segment 0 as ns-2's 40-byte SYN
 (``syn_``, as ccsim's ``syn = "ns2"``), and its data goes out as segment
