@@ -376,7 +376,7 @@ pub struct TcpConfig {
     pub ns2_bugfix: bool,
     /// See [`defaults::NS2_SINGLEDUP`].
     pub ns2_singledup: bool,
-    /// `defaults::NS2_IDLE_RESTART`.
+    /// See [`defaults::NS2_IDLE_RESTART`].
     pub ns2_idle_restart: bool,
     /// See [`defaults::NS2_DUPWND`].
     pub ns2_dupwnd: bool,
