@@ -49,7 +49,11 @@ Choices where the paper is silent (docs/experiments.md, "GWA paper"):
   more than 0.2 s", §6.1), initial RTO 3 s (ns-2 ``rtxcur_init_``), and
   ns-2's own RTT estimator (``rtt_estimator = "ns2"``: one timed segment
   per RTT in 0.1 s ticks, the backoff kept until a timed segment is
-  acknowledged; docs/validation.md "RTT estimator").
+  acknowledged; docs/validation.md "RTT estimator"), and ns-2's idle
+  timer (``ns2_idle_restart``: the timer restarted at every ACK, whose
+  expiry with nothing outstanding restarts the window at one segment,
+  ``slow_start_restart_`` and ``restart_bugfix_``, both on by default
+  since 1997 per ns-2's CHANGES; it is what an idle Telnet meets).
 * ECN agents as ns-2's ``TcpAgent``: retransmissions leave ECT too
   (``ecn_retransmit_ect``, tcp.cc ``output``) and an ECE halves the window
   unrounded, below one segment from under two, which closes it
@@ -144,7 +148,8 @@ def agent(scheme: str, rwnd_pkts: int, **fields: Any) -> Dict[str, Any]:
     elif scheme == "BA-FCFS":
         extra["ba"] = True
     return flow("Reno", rwnd_pkts=int(rwnd_pkts), clock_granularity_s=TCP_TICK_S, min_rto_s=2 * TCP_TICK_S,
-                init_rto_s=3.0, rtt_estimator="ns2", init_cwnd_pkts=1, limited_transmit=False, delayed_ack=False, **extra,
+                init_rto_s=3.0, rtt_estimator="ns2", init_cwnd_pkts=1, limited_transmit=False, delayed_ack=False,
+                ns2_idle_restart=True, **extra,
                 **fields)
 
 

@@ -131,7 +131,7 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
     tcp = {"cc": "reno", "recovery": "reno", "delayed_ack": False, "mss_bytes": MSS, "header_bytes": HDR,
            "init_cwnd_pkts": 1, "rwnd_pkts": st["window"], "clock_granularity_s": 0.1, "min_rto_s": 0.2,
            "init_rto_s": 3.0, "rtt_estimator": estimator, "ecn": scheme == "ecn",
-           "ns2_bugfix": True, "halve_on_repeated_rto": True, "syn": "ns2",
+           "ns2_bugfix": True, "halve_on_repeated_rto": True, "syn": "ns2", "ns2_idle_restart": True,
            # ns-2's RenoTcpAgent: Limited Transmit after a timeout too
            # (singledup_, tcp-reno.cc send_one; limited transmit is on, as
            # singledup_ 1 in ns-2.35), unrounded halving, dupwnd_ kept

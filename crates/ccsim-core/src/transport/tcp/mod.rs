@@ -152,8 +152,10 @@ pub mod defaults {
     /// restarts at one segment after an idle RTO, ssthresh kept, the next
     /// segment carries CWR (`cong_action_`), the RTT measurement is
     /// dropped and the timer rearmed without backoff (tcp.cc `timeout`,
-    /// `reset_rtx_timer(0, 0)`): `ns2_idle_restart = true`. It touches
-    /// only a flow that waits for its application (a Telnet, a persistent
+    /// `reset_rtx_timer(0, 0)`); and a segment sent with nothing
+    /// outstanding sets the pending timer afresh (`output`:
+    /// `force_set_rtx_timer`): `ns2_idle_restart = true`. It touches only
+    /// a flow that waits for its application (a Telnet, a persistent
     /// connection between objects).
     pub const NS2_IDLE_RESTART: bool = false;
     /// Reno's fast recovery as RFC 5681 §3.2: ssthresh = max(FlightSize/2,
@@ -230,7 +232,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
     ("ns2_singledup", "Limited Transmit as ns-2's send_one: at a duplicate ACK only, also after a timeout (ns-2 singledup_); needs limited_transmit"),
-    ("ns2_idle_restart", "ns-2's timer restarted at every ACK: an idle RTO with nothing outstanding restarts cwnd at 1 (slow_start_restart_)"),
+    ("ns2_idle_restart", "ns-2's timer restarted at every ACK and at a send with nothing outstanding: an idle RTO restarts cwnd at 1 (slow_start_restart_)"),
     (
         "ns2_dupwnd",
         "recovery = reno or newreno as ns-2's RenoTcpAgent or NewRenoTcpAgent: cwnd halved unrounded, inflation \

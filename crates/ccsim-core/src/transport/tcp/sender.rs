@@ -1039,6 +1039,11 @@ impl TcpSender {
         }
         self.held = false;
         let now = net.now;
+        // ns-2 `output`: a send with nothing outstanding (`highest_ack_ ==
+        // maxseq_`) sets the timer afresh even when it is pending, which
+        // with `ns2_idle_restart` it is (rearmed at every ACK and at every
+        // idle expiry): the segment gets a whole RTO.
+        let rearm = self.cfg.ns2_idle_restart && self.sb.outstanding() == 0;
         let retx = seq < self.sb.high();
         if retx {
             self.sb.mark_retx(seq);
@@ -1086,7 +1091,7 @@ impl TcpSender {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
             tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced, cwr });
         }
-        if !self.rto_timer.is_armed() {
+        if rearm || !self.rto_timer.is_armed() {
             let at = now.saturating_add(self.rto());
             self.rto_timer.arm(&mut net.events, at);
         }
@@ -1780,6 +1785,13 @@ mod ns2_ecn_tests {
             assert_eq!(sent(&s).len(), sent_before, "nothing to retransmit");
             assert_eq!(s.stats.timeouts, 0, "not a timeout with data outstanding");
             assert_eq!(s.rto_timer.deadline, Some(at + s.rto()), "rearmed, no backoff");
+            // ns-2 `output`: a write with nothing outstanding sets the
+            // pending timer afresh, so its segment gets a whole RTO.
+            net.now = at + s.rto() / 2;
+            s.offered = Some(5);
+            s.try_send(&mut net);
+            assert_eq!(sent(&s).len(), sent_before + 1);
+            assert_eq!(s.rto_timer.deadline, Some(net.now + s.rto()), "set afresh at the send");
         }
     }
 
