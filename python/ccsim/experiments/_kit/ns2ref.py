@@ -65,9 +65,13 @@ NS2_TCP: Dict[str, Any] = {"rtt_estimator": "ns2", "halve_on_repeated_rto": True
 #: too (``ns2_singledup``), both traced against ns-2 on the GWA rows;
 #: together they make the E-TCP single-flow NewReno rows ns-2's to the
 #: packet (the window alone leaves 3 of 109 retransmissions apart;
-#: docs/validation.md). Sack1 has its own recovery (``recovery =
-#: "sack1"``) and takes neither.
-NS2_RENO: Dict[str, Any] = {"ns2_dupwnd": True, "ns2_singledup": True}
+#: docs/validation.md). And the timer of ``TcpAgent`` (``newtimer``:
+#: restarted at every ACK, its idle expiry restarting the window at one
+#: segment; ``output`` setting it afresh for a send with nothing
+#: outstanding), ``ns2_idle_restart``, traced on the GWA Telnets. Sack1
+#: has its own recovery and timer (``recovery = "sack1"``, which has this
+#: timer built in) and takes none of them.
+NS2_RENO: Dict[str, Any] = {"ns2_dupwnd": True, "ns2_singledup": True, "ns2_idle_restart": True}
 NS2_DUPWND_RECOVERIES = ("reno", "newreno")
 #: The metrics compared; each checked within :data:`TOL` of ns-2's.
 METRICS = ("utilisation", "loss_rate", "retransmits", "timeouts", "jain")
