@@ -20,7 +20,9 @@ it (``windowInit_`` 1, 0.1 s tick with ns-2's RTT estimator, no delayed
 ACKs, Reno) and ECN as ns-2's ``TcpAgent`` does it (ECT on
 retransmissions, ECE halving the window unrounded, below one segment from under two).
 The run is as close to ns-2's own as ccsim can make it: Reno's window as
-ns-2's ``RenoTcpAgent`` keeps it (``ns2_dupwnd``), every link in ns-2's
+ns-2's ``RenoTcpAgent`` keeps it (``ns2_dupwnd``), its retransmit timer
+restarted at every ACK, which restarts an idle Telnet's window at one
+segment (``ns2_idle_restart``), every link in ns-2's
 event order (``ties = "ns2"``: arrivals and resumes scheduled at
 transmission starts, so simultaneous arrivals from different hosts, which
 the LAN's equal delays make frequent, run in ns-2's order), and RED's and
