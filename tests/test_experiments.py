@@ -189,7 +189,7 @@ def test_ns2_mode_fields_and_engine_refusals():
     assert ns2ref.ns2_mode(dict(sack, pacing="token_bucket"))["recovery"] == "sack"
     assert ns2ref.ns2_mode(dict(sack, ecn=True))["recovery"] == "sack"
     hs = ns2ref.ns2_mode({"cc": "hstcp", "recovery": "sack", "cc_params": {"max_ssthresh": 100.0}})
-    assert hs["cc_params"] == {"max_ssthresh": 100.0, "ns2_first_decrease": True, "lss": "ns2"}
+    assert hs["cc_params"] == {"max_ssthresh": 100.0, "ns2_first_decrease": True, "ns2_decrease_num": True, "lss": "ns2"}
     assert "lss" not in ns2ref.ns2_mode({"cc": "hstcp", "cc_params": {"abc": True}})["cc_params"]
     # timestamps (XCP's agent, the paced-XCP paper): every-ACK estimator, ns-2's initial RTO
     ts = ns2ref.ns2_mode({"cc": "xcp", "recovery": "reno"}, timestamps=True)

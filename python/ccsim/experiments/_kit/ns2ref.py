@@ -14,8 +14,9 @@ ccsim's side runs in ns-2 mode (:func:`ns2_mode`): ns-2's RTT estimator and
 initial RTO (``rtt_estimator = "ns2"``), ns-2's repeated-timeout halving,
 the Reno and NewReno agents' window (``ns2_dupwnd``, ``ns2_singledup``:
 :data:`NS2_RENO`),
-HighSpeed's first decrease as ns-2 halves it and its Limited Slow-Start as
-ns-2's ``opencwnd`` applies it (``lss = "ns2"``), one ACK per segment
+HighSpeed's first decrease as ns-2 halves it, its decreases at small
+windows as ns-2's ``decrease_num_`` makes them (``ns2_decrease_num``) and
+its Limited Slow-Start as ns-2's ``opencwnd`` applies it (``lss = "ns2"``), one ACK per segment
 (``Agent/TCPSink``), ``windowInit_ 2`` and Limited Transmit
 (``singledup_ 1``), ns-2's start-up with a SYN (``syn = "ns2"``: ``syn_``
 and ``delay_growth_``, on by default in ns-2.35, which the recorded runs
@@ -128,8 +129,10 @@ NS2_RELEASE: Dict[str, Dict[str, Any]] = {"2.28": {"init_rto_s": 6.0, "dupthresh
 def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "2.35") -> Dict[str, Any]:
     """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); SACK recovery
     as ns-2's ``TCP/Sack1`` (``recovery = "sack1"``); HighSpeed also
-    halves on its first decrease as ns-2's ``slowdown`` does and runs
-    Limited Slow-Start as ns-2's ``opencwnd`` does (``lss = "ns2"``).
+    halves on its first decrease and keeps ``decrease_num_`` at small
+    windows as ns-2's ``slowdown`` does (``ns2_first_decrease``,
+    ``ns2_decrease_num``) and runs Limited Slow-Start as ns-2's
+    ``opencwnd`` does (``lss = "ns2"``).
 
     ``timestamps``: the agent ran with ns-2's ``timestamps_ true`` (the
     default of ``Agent/TCP/Reno/XCP``; the paced-XCP paper's "time-stamps
@@ -163,7 +166,7 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "
     if f.get("recovery") == "sack" and f.get("pacing", "none") == "none" and not f.get("ecn"):
         f["recovery"] = "sack1"
     if f.get("cc") == "hstcp":
-        params = dict(f.get("cc_params") or {}, ns2_first_decrease=True)
+        params = dict(f.get("cc_params") or {}, ns2_first_decrease=True, ns2_decrease_num=True)
         if not params.get("abc"):
             params["lss"] = "ns2"
         f["cc_params"] = params
@@ -203,7 +206,7 @@ def agents_note() -> str:
         return ("TCP-family flows in ns-2 mode (ccsim.experiments._kit.ns2ref.figure_flow: "
                 + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_TCP.items())
                 + "; Reno and NewReno recovery: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_RENO.items())
-                + "; Sack -> sack1 where unpaced; HSTCP ns2_first_decrease, lss = \"ns2\"; "
+                + "; Sack -> sack1 where unpaced; HSTCP ns2_first_decrease, ns2_decrease_num, lss = \"ns2\"; "
                 "agents with timestamps keep the every-ACK estimator; a paper that names an older release "
                 "gets its differing defaults, NS2_RELEASE: "
                 + "; ".join(f"{r}: " + ", ".join(f"{k} = {v}" for k, v in d.items()) for r, d in NS2_RELEASE.items())

@@ -29,6 +29,13 @@
 //!   changes the AIMD parameters). ns-2 halves instead on the connection's
 //!   first decrease and on any decrease in slow start (tcp.cc `slowdown`:
 //!   `first_decrease_ == 1 || slowstart` → `halfwin`): `ns2_first_decrease`.
+//! - At or below Low_Window ns-2 does not halve either, once the window has
+//!   been above it: `slowdown` stores each HighSpeed decrease b(cwnd) in
+//!   `decrease_num_` (initially 0.5), and its standard branch, taken at
+//!   `cwnd_ <= low_window_`, cuts to `decrease_num_ · w`, so a flow that
+//!   fell back to a small window keeps b of its last large-window decrease
+//!   (0.3-0.4 at a few hundred segments) instead of half: `ns2_decrease_num`.
+//!   Every `slowdown` runs that branch, a timeout's too (tcp.cc, ns-2.35).
 //!
 //! `a_b = "table"` uses RFC 3649 Appendix B instead of the formulas, as Linux
 //! (`tcp_highspeed.c`) and ns-3 do: 72 rows (w_i, b_i) with a = i + 1 on
@@ -91,6 +98,9 @@ pub struct HstcpConfig {
     pub table: bool,
     /// ns-2's halving on the first decrease and on decreases in slow start.
     pub ns2_first_decrease: bool,
+    /// ns-2's `decrease_num_`: at or below Low_Window the window keeps the
+    /// b(w) of the last decrease above it, not half (see the module doc).
+    pub ns2_decrease_num: bool,
     /// Limited Slow-Start as ns-2's `opencwnd` applies it (`lss = "ns2"`,
     /// see the module doc) instead of RFC 3742's rule.
     pub ns2_lss: bool,
@@ -191,6 +201,7 @@ impl Default for HstcpConfig {
             abc: false,
             table: false,
             ns2_first_decrease: false,
+            ns2_decrease_num: false,
             ns2_lss: false,
         }
     }
@@ -200,6 +211,9 @@ pub struct HighSpeed {
     cfg: HstcpConfig,
     /// A decrease has happened (ns-2 `first_decrease_ == 0`).
     decreased: bool,
+    /// ns-2's `decrease_num_` (`ns2_decrease_num`): b(cwnd) of the last
+    /// decrease above Low_Window, 0.5 before any.
+    decrease_num: f64,
     /// `lss = "ns2"`: ns-2's `last_cwnd_action_` is 0 or
     /// `CWND_ACTION_TIMEOUT`, so `opencwnd` applies Limited Slow-Start.
     lss_armed: bool,
@@ -217,6 +231,7 @@ impl HighSpeed {
             ln_low_p: math::ln(cfg.low_p),
             ln_span_p: math::ln(cfg.high_p) - math::ln(cfg.low_p),
             decreased: false,
+            decrease_num: 0.5,
             lss_armed: true,
             cfg,
         }
@@ -258,6 +273,12 @@ impl HighSpeed {
                     doc: "halve on the first decrease and in slow start (ns-2 slowdown)",
                 },
                 ParamDoc {
+                    name: "ns2_decrease_num",
+                    default: d.ns2_decrease_num.into(),
+                    doc: "at or below low_window keep b of the last decrease above it, not half (ns-2 slowdown's \
+                          decrease_num_)",
+                },
+                ParamDoc {
                     name: "lss",
                     default: "rfc3742".into(),
                     doc: "rfc3742 (+1 per ACK while cwnd <= max_ssthresh, then 1/K) | ns2 (tcp.cc opencwnd: \
@@ -281,8 +302,15 @@ impl HighSpeed {
         let abc = p.bool("abc", d.abc)?;
         let table = p.choice("a_b", "formula", &["formula", "table"])? == "table";
         let ns2_first_decrease = p.bool("ns2_first_decrease", d.ns2_first_decrease)?;
+        let ns2_decrease_num = p.bool("ns2_decrease_num", d.ns2_decrease_num)?;
         let ns2_lss = p.choice("lss", "rfc3742", &["rfc3742", "ns2"])? == "ns2";
         p.finish()?;
+        if ns2_decrease_num && table {
+            return Err(ConfigError::new(
+                format!("{base}.ns2_decrease_num"),
+                "true is not allowed with a_b = \"table\" (ns-2's decrease_num_ is its formula's b(w)); use a_b = \"formula\"",
+            ));
+        }
         if ns2_lss && abc {
             return Err(ConfigError::new(
                 format!("{base}.lss"),
@@ -311,6 +339,7 @@ impl HighSpeed {
             abc,
             table,
             ns2_first_decrease,
+            ns2_decrease_num,
             ns2_lss,
         }))
     }
@@ -405,10 +434,24 @@ impl CongestionControl for HighSpeed {
 
     /// RFC 3649: the window becomes (1 − b(cwnd))·cwnd; halve at or below
     /// Low_Window (and, with `ns2_first_decrease`, on the first decrease and
-    /// in slow start).
+    /// in slow start). With `ns2_decrease_num`, as ns-2's `slowdown`: a
+    /// decrease above Low_Window stores its b in `decrease_num_` (also when
+    /// the first-decrease rule then halves), and one at or below it keeps
+    /// `decrease_num_ · w`; the value is then not floored at 2 (ns-2 floors
+    /// `ssthresh_` only, and `recovery = "sack1"` takes it as `cwnd_`), so
+    /// callers floor ssthresh.
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         let halve = self.cfg.ns2_first_decrease && (!self.decreased || s.cwnd < s.ssthresh);
         self.decreased = true;
+        if self.cfg.ns2_decrease_num {
+            let kept = if s.cwnd > self.cfg.low_window {
+                self.decrease_num = self.b(s.cwnd);
+                1.0 - self.decrease_num
+            } else {
+                self.decrease_num
+            };
+            return s.cwnd * if halve { 0.5 } else { kept };
+        }
         let b = if halve { 0.5 } else { self.b(s.cwnd) };
         (s.cwnd * (1.0 - b)).max(2.0)
     }
@@ -611,6 +654,33 @@ mod tests {
     }
 
     #[test]
+    fn ns2_decrease_num_keeps_the_last_large_window_b_at_small_windows() {
+        // ns-2.35 tcp.cc `slowdown` (precisionReduce_ true, windowOption_ 8):
+        // above low_window_ the window keeps (1 - b(cwnd)) and decrease_num_
+        // becomes b(cwnd); at or below it the window keeps decrease_num_.
+        let cfg = HstcpConfig { ns2_decrease_num: true, ..Default::default() };
+        let mut h = HighSpeed::new(cfg.clone());
+        assert_eq!(h.ssthresh(&st(30.0, 1e9)), 15.0, "decrease_num_ starts at 0.5");
+        let b = h.b(1000.0);
+        assert!(b > 0.3 && b < 0.4, "b(1000) = {b}");
+        assert!((h.ssthresh(&st(1000.0, 1e9)) - 1000.0 * (1.0 - b)).abs() < 1e-9);
+        assert!((h.ssthresh(&st(30.0, 1e9)) - 30.0 * b).abs() < 1e-9, "30 keeps b(1000), not half");
+        assert!((h.ssthresh(&st(4.0, 1e9)) - 4.0 * b).abs() < 1e-9, "not floored: ns-2 floors ssthresh_ only");
+        let b200 = h.b(200.0);
+        h.ssthresh(&st(200.0, 1e9));
+        assert!((h.ssthresh(&st(20.0, 1e9)) - 20.0 * b200).abs() < 1e-9, "the last decrease above counts");
+        // The first-decrease rule halves, but decrease_num_ is still set.
+        let mut f = HighSpeed::new(HstcpConfig { ns2_first_decrease: true, ..cfg });
+        assert_eq!(f.ssthresh(&st(1000.0, 1e9)), 500.0);
+        assert!((f.ssthresh(&st(30.0, 10.0)) - 30.0 * b).abs() < 1e-9);
+        assert_eq!(f.ssthresh(&st(30.0, 40.0)), 15.0, "in slow start it halves");
+        // Without the option a small window halves whatever came before.
+        let mut plain = HighSpeed::new(HstcpConfig::default());
+        plain.ssthresh(&st(1000.0, 1e9));
+        assert_eq!(plain.ssthresh(&st(30.0, 1e9)), 15.0);
+    }
+
+    #[test]
     fn params_are_checked() {
         let m = |j: &str| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(j).unwrap();
         assert!(HighSpeed::from_params(&m("{}"), "flows[0]").is_ok());
@@ -630,5 +700,11 @@ mod tests {
         let e = HighSpeed::from_params(&m(r#"{"lss": "ns2", "abc": true}"#), "flows[0]").err().unwrap();
         assert_eq!(e.field, "flows[0].cc_params.lss");
         assert!(HighSpeed::from_params(&m(r#"{"lss": "ns2"}"#), "f").unwrap().cfg.ns2_lss);
+        let e = HighSpeed::from_params(&m(r#"{"ns2_decrease_num": true, "a_b": "table"}"#), "flows[0]").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc_params.ns2_decrease_num");
+        assert!(e.msg.contains("table"), "{}", e.msg);
+        let e = HighSpeed::from_params(&m(r#"{"ns2_decrease_num": 1}"#), "flows[0]").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc_params.ns2_decrease_num");
+        assert!(HighSpeed::from_params(&m(r#"{"ns2_decrease_num": true}"#), "f").unwrap().cfg.ns2_decrease_num);
     }
 }

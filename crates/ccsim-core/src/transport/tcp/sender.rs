@@ -485,7 +485,7 @@ impl TcpSender {
             if self.cfg.ecn_response == EcnResponse::Ns2 {
                 self.ns2_ecn_cut(net);
             } else {
-                self.st.ssthresh = self.cc.ssthresh(&self.st);
+                self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
                 self.st.cwnd = self.st.ssthresh;
             }
             self.recover = self.sb.high();
@@ -586,7 +586,7 @@ impl TcpSender {
         self.held = true;
         if self.state == State::Open && !self.cwr {
             self.sync(net.now);
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
             self.st.cwnd = self.st.cwnd.min(self.sb.pipe() as f64 + 1.0);
             self.cwnd_cnt = 0;
             self.recover = self.sb.high();
@@ -680,7 +680,7 @@ impl TcpSender {
                 self.st.ssthresh = half.floor().max(2.0);
                 self.st.cwnd = half;
             } else {
-                self.st.ssthresh = self.cc.ssthresh(&self.st);
+                self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
             }
         }
         self.ecn_cut = false;
@@ -805,7 +805,7 @@ impl TcpSender {
         if (!repeated || self.cfg.halve_on_repeated_rto) && !after_ecn {
             let window = if self.state == State::Recovery { self.st.cwnd.min(self.st.ssthresh) } else { self.st.cwnd };
             self.st.flight = self.st.flight.min(window.ceil() as u64);
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
         }
         self.st.cwnd = 1.0;
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
