@@ -266,6 +266,15 @@ impl TcpSender {
         self.st.min_rtt_s = self.rtt.min_rtt;
     }
 
+    /// The controller's decreased window as ssthresh, at least 2 segments
+    /// (RFC 5681 eq. 4; ns-2's `slowdown` floors `ssthresh_` at 2). A
+    /// controller may return less: HighSpeed's `ns2_decrease_num` gives
+    /// ns-2's unfloored `decreasewin`, which `recovery = "sack1"` takes as
+    /// cwnd.
+    fn cc_ssthresh(&mut self) -> f64 {
+        self.cc.ssthresh(&self.st).max(2.0)
+    }
+
     pub(super) fn clamp_cwnd(&mut self) {
         self.st.cwnd = self.st.cwnd.clamp(self.cwnd_floor(), self.st.max_cwnd);
     }
@@ -485,7 +494,7 @@ impl TcpSender {
             if self.cfg.ecn_response == EcnResponse::Ns2 {
                 self.ns2_ecn_cut(net);
             } else {
-                self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
+                self.st.ssthresh = self.cc_ssthresh();
                 self.st.cwnd = self.st.ssthresh;
             }
             self.recover = self.sb.high();
@@ -586,7 +595,7 @@ impl TcpSender {
         self.held = true;
         if self.state == State::Open && !self.cwr {
             self.sync(net.now);
-            self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
+            self.st.ssthresh = self.cc_ssthresh();
             self.st.cwnd = self.st.cwnd.min(self.sb.pipe() as f64 + 1.0);
             self.cwnd_cnt = 0;
             self.recover = self.sb.high();
@@ -680,7 +689,7 @@ impl TcpSender {
                 self.st.ssthresh = half.floor().max(2.0);
                 self.st.cwnd = half;
             } else {
-                self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
+                self.st.ssthresh = self.cc_ssthresh();
             }
         }
         self.ecn_cut = false;
@@ -805,7 +814,7 @@ impl TcpSender {
         if (!repeated || self.cfg.halve_on_repeated_rto) && !after_ecn {
             let window = if self.state == State::Recovery { self.st.cwnd.min(self.st.ssthresh) } else { self.st.cwnd };
             self.st.flight = self.st.flight.min(window.ceil() as u64);
-            self.st.ssthresh = self.cc.ssthresh(&self.st).max(2.0);
+            self.st.ssthresh = self.cc_ssthresh();
         }
         self.st.cwnd = 1.0;
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
