@@ -1,47 +1,87 @@
 //! Disjoint ranges of segments `[start, end)`, ordered: the receiver's
 //! out-of-order data and the sender's SACKed ranges.
 //!
-//! A range never spans more than the window (`rwnd_pkts`, at most
-//! `u32::MAX` segments, validated), so it is kept as its start and a
-//! 32-bit length: a B-tree leaf of eleven ranges is 152 bytes instead of
-//! 192 with a 64-bit end. A loss of thousands of segments in one window
-//! leaves as many ranges on both sides (B5: 20,000 holes), and these maps
-//! were a fifth of its peak heap (docs/performance.md).
-use std::collections::BTreeMap;
+//! A loss of thousands of segments in one window leaves as many ranges on
+//! both sides (B5: 20,000 holes), and these maps were a fifth of its peak
+//! heap (docs/performance.md), so a range is kept in 8 bytes: the low 32
+//! bits of its start and a 32-bit length, in a deque sorted by start. All
+//! ranges lie within one window (`rwnd_pkts`, at most `u32::MAX`
+//! segments, validated), so a start is rebuilt from the first range's,
+//! kept in full, by a wrapping difference, as TCP's own 32-bit sequence
+//! numbers are compared. Ranges come and go mostly at the ends (a hole
+//! filled at the cumulative ACK, new data above the highest), where a
+//! deque is O(1); one in the middle moves the shorter side.
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
 pub struct Intervals {
-    len_of: BTreeMap<u64, u32>,
+    /// (low 32 bits of the start, length), sorted by start.
+    ranges: VecDeque<(u32, u32)>,
+    /// The first range's start (meaningless while empty).
+    first_start: u64,
 }
 
-#[inline]
-fn range((&s, &len): (&u64, &u32)) -> (u64, u64) {
-    (s, s + len as u64)
-}
+/// Capacity kept by an emptied map; a larger one is freed, so that many
+/// flows' maps do not each hold the deque of their worst recovery.
+const KEEP_CAPACITY: usize = 64;
 
 impl Intervals {
+    /// Offset of a start (low 32 bits `lo`) above the first range's.
+    #[inline]
+    fn off(&self, lo: u32) -> u64 {
+        lo.wrapping_sub(self.first_start as u32) as u64
+    }
+
+    #[inline]
+    fn range_at(&self, i: usize) -> (u64, u64) {
+        let (lo, len) = self.ranges[i];
+        let s = self.first_start + self.off(lo);
+        (s, s + len as u64)
+    }
+
+    /// Number of ranges starting at or before `seq` (`strict`: before).
+    #[inline]
+    fn count_upto(&self, seq: u64, strict: bool) -> usize {
+        if seq < self.first_start || (strict && seq == self.first_start) || self.ranges.is_empty() {
+            return 0;
+        }
+        let key = seq - self.first_start;
+        if strict {
+            self.ranges.partition_point(|&(lo, _)| self.off(lo) < key)
+        } else {
+            self.ranges.partition_point(|&(lo, _)| self.off(lo) <= key)
+        }
+    }
+
+    /// Index of the range starting at `start`, if one does.
+    #[inline]
+    fn index_of(&self, start: u64) -> Option<usize> {
+        let i = self.count_upto(start, false).checked_sub(1)?;
+        (self.range_at(i).0 == start).then_some(i)
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.len_of.is_empty()
+        self.ranges.is_empty()
     }
 
     /// The first range.
     pub fn first(&self) -> Option<(u64, u64)> {
-        self.len_of.first_key_value().map(range)
+        (!self.ranges.is_empty()).then(|| self.range_at(0))
     }
 
     /// The last range.
     pub fn last(&self) -> Option<(u64, u64)> {
-        self.len_of.last_key_value().map(range)
+        self.ranges.len().checked_sub(1).map(|i| self.range_at(i))
     }
 
     /// The last range starting at or before `seq`.
     pub fn at_or_before(&self, seq: u64) -> Option<(u64, u64)> {
-        self.len_of.range(..=seq).next_back().map(range)
+        self.count_upto(seq, false).checked_sub(1).map(|i| self.range_at(i))
     }
 
     /// The last range starting before `seq`.
     pub fn before(&self, seq: u64) -> Option<(u64, u64)> {
-        self.len_of.range(..seq).next_back().map(range)
+        self.count_upto(seq, true).checked_sub(1).map(|i| self.range_at(i))
     }
 
     /// The range holding `seq`, if any.
@@ -51,29 +91,48 @@ impl Intervals {
 
     /// The end of the range starting at `start`, if one does.
     pub fn end_of(&self, start: u64) -> Option<u64> {
-        self.len_of.get(&start).map(|&len| start + len as u64)
+        self.index_of(start).map(|i| self.range_at(i).1)
     }
 
     /// Add `[start, end)`, which overlaps no range (the caller merges).
     pub fn insert(&mut self, start: u64, end: u64) {
         debug_assert!(end > start);
-        let len = u32::try_from(end - start).expect("a range spans at most the window, u32::MAX segments");
-        self.len_of.insert(start, len);
+        const SPAN: &str = "ranges span at most the window, u32::MAX segments";
+        let len = u32::try_from(end - start).expect(SPAN);
+        let entry = (start as u32, len);
+        if self.ranges.is_empty() || start < self.first_start {
+            if let Some((last_start, _)) = self.last() {
+                assert!(last_start - start <= u32::MAX as u64, "{SPAN}");
+            }
+            self.ranges.push_front(entry);
+            self.first_start = start;
+        } else {
+            assert!(start - self.first_start <= u32::MAX as u64, "{SPAN}");
+            let i = self.count_upto(start, false);
+            self.ranges.insert(i, entry);
+        }
     }
 
     /// Remove the range starting at `start`.
     pub fn remove(&mut self, start: u64) {
-        self.len_of.remove(&start);
+        let Some(i) = self.index_of(start) else { return };
+        if i == 0 && self.ranges.len() > 1 {
+            self.first_start = self.range_at(1).0;
+        }
+        self.ranges.remove(i);
+        if self.ranges.is_empty() && self.ranges.capacity() > KEEP_CAPACITY {
+            self.ranges = VecDeque::new();
+        }
     }
 
     /// The ranges from the last down to the one starting at or before `seq`.
     pub fn rev_to(&self, seq: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.len_of.range(..=seq).rev().map(range)
+        (0..self.count_upto(seq, false)).rev().map(|i| self.range_at(i))
     }
 
     /// The ranges, last first.
     pub fn iter_rev(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.len_of.iter().rev().map(range)
+        (0..self.ranges.len()).rev().map(|i| self.range_at(i))
     }
 }
 
@@ -108,5 +167,69 @@ mod tests {
         let start = 1 << 40;
         m.insert(start, start + u32::MAX as u64);
         assert_eq!(m.first(), Some((start, start + u32::MAX as u64)));
+    }
+
+    #[test]
+    fn starts_are_rebuilt_across_the_32_bit_wrap() {
+        let mut m = Intervals::default();
+        let w = 1u64 << 32;
+        m.insert(w - 3, w - 1);
+        m.insert(w + 5, w + 9);
+        m.insert(w - 10, w - 8);
+        assert_eq!(m.iter_rev().collect::<Vec<_>>(), [(w + 5, w + 9), (w - 3, w - 1), (w - 10, w - 8)]);
+        assert_eq!(m.containing(w + 6), Some((w + 5, w + 9)));
+        assert_eq!(m.before(w + 5), Some((w - 3, w - 1)));
+        m.remove(w - 10);
+        m.remove(w - 3);
+        assert_eq!(m.first(), Some((w + 5, w + 9)));
+        assert_eq!(m.at_or_before(w - 3), None);
+    }
+
+    #[test]
+    fn an_emptied_map_gives_back_a_large_deque() {
+        let mut m = Intervals::default();
+        for i in 0..1000 {
+            m.insert(3 * i, 3 * i + 1);
+        }
+        for i in 0..1000 {
+            m.remove(3 * i);
+        }
+        assert!(m.is_empty() && m.ranges.capacity() <= KEEP_CAPACITY);
+    }
+
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    proptest! {
+        /// Every query agrees with an ordered map of (start, end) under any
+        /// sequence of inserts of free ranges and removals, near a wrap of
+        /// the 32-bit starts.
+        #[test]
+        fn agrees_with_an_ordered_map(ops in prop::collection::vec((0u8..3, 0u64..400, 1u64..6), 1..300)) {
+            let base = (1u64 << 32) - 200;
+            let mut m = Intervals::default();
+            let mut model: BTreeMap<u64, u64> = BTreeMap::new();
+            for (op, at, len) in ops {
+                let (s, e) = (base + at, base + at + len);
+                if op < 2 {
+                    if model.range(..e).next_back().is_none_or(|(_, &me)| me <= s) {
+                        m.insert(s, e);
+                        model.insert(s, e);
+                    }
+                } else if let Some((&ms, _)) = model.range(..=s).next_back() {
+                    m.remove(ms);
+                    model.remove(&ms);
+                }
+                let r = |(a, b): (&u64, &u64)| (*a, *b);
+                prop_assert_eq!(m.first(), model.first_key_value().map(r));
+                prop_assert_eq!(m.last(), model.last_key_value().map(r));
+                prop_assert_eq!(m.at_or_before(s), model.range(..=s).next_back().map(r));
+                prop_assert_eq!(m.before(s), model.range(..s).next_back().map(r));
+                prop_assert_eq!(m.end_of(s), model.get(&s).copied());
+                prop_assert_eq!(m.containing(s + 1), model.range(..=s + 1).next_back().map(r).filter(|&(_, b)| b > s + 1));
+                prop_assert_eq!(m.rev_to(s).collect::<Vec<_>>(), model.range(..=s).rev().map(r).collect::<Vec<_>>());
+                prop_assert_eq!(m.iter_rev().count(), model.len());
+            }
+        }
     }
 }
