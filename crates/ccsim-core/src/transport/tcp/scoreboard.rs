@@ -14,10 +14,12 @@
 //!
 //! so `pipe = outstanding − n_sacked − n_lost + n_retx`, which is SetPipe()'s
 //! sum (a lost segment counts once if retransmitted, a retransmitted segment
-//! not yet deemed lost counts twice). SACKed ranges are kept as an interval
-//! map so a SACK block already known costs O(log n), and the boundary and the
-//! retransmission cursor only move forward: total work is linear in the
-//! number of segments sent. Reno and NewReno use the same board without
+//! not yet deemed lost counts twice). SACKed ranges are kept sorted
+//! (`Intervals`) so a SACK block already known costs O(log n) (a new range
+//! below the highest moves the ranges on its shorter side, rare: blocks
+//! mostly grow the highest range or start one above it), and the boundary
+//! and the retransmission cursor only move forward: total work is linear in
+//! the number of segments sent. Reno and NewReno use the same board without
 //! SACK information (losses are marked by dupacks and partial ACKs).
 use super::intervals::Intervals;
 use std::collections::VecDeque;
