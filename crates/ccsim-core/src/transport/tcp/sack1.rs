@@ -255,10 +255,6 @@ pub struct Sack1 {
     pub fastrecov: bool,
     /// `timeout_`: a timeout happened and no new ACK since.
     pub timeout: bool,
-    /// `last_cwnd_action_ == CWND_ACTION_TIMEOUT`: `slowdown` halves
-    /// ssthresh (not the controller's decrease) at the next fast
-    /// retransmission.
-    pub after_timeout: bool,
 }
 
 impl Default for Sack1 {
@@ -280,7 +276,6 @@ impl Sack1 {
             pipe: -1,
             fastrecov: false,
             timeout: false,
-            after_timeout: false,
         }
     }
 }
@@ -550,7 +545,7 @@ impl TcpSender {
         self.rtt.on_fast_retransmit();
         k.fastrecov = true;
         k.sb.mark_retran(ha + 1);
-        self.sack1_slowdown(k, net.now);
+        self.sack1_slowdown(net.now);
         self.state = State::Recovery;
         self.stats.fast_recoveries += 1;
         self.cc.on_event(&mut self.st, CcEvent::RecoveryStart);
@@ -562,9 +557,13 @@ impl TcpSender {
     /// retransmission, on w = min(cwnd, rwnd) unrounded
     /// (`precision_reduce_`): Reno halves (ssthresh ⌊w/2⌋, cwnd w/2);
     /// another controller gives its decreased window `target` (HighSpeed:
-    /// (1 − b(w))·w), ssthresh ⌊target⌋, or ⌊w/2⌋ for the first decrease
-    /// after a timeout (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
-    fn sack1_slowdown(&mut self, k: &mut Sack1, now: Time) {
+    /// (1 − b(w))·w), ssthresh ⌊target⌋. `slowdown`'s halving of
+    /// ssthresh when `last_cwnd_action_ == CWND_ACTION_TIMEOUT` never
+    /// applies here, even at the first fast retransmission after a
+    /// timeout: `Sack1TcpAgent::dupack_action` sets
+    /// `CWND_ACTION_DUPACK` before it calls `slowdown` (tcp-sack1.cc); it
+    /// is the timeout's own halving (`sack1_on_rto`).
+    fn sack1_slowdown(&mut self, now: Time) {
         let w = self.st.cwnd.min(self.awnd as f64);
         let (ssthresh, cwnd) = if self.cc.name() == "reno" {
             ((w / 2.0).floor(), w / 2.0)
@@ -574,10 +573,8 @@ impl TcpSender {
             self.st.cwnd = w;
             let target = self.cc.ssthresh(&self.st);
             self.st.cwnd = cwnd;
-            let ss = if k.after_timeout { (w / 2.0).floor() } else { target.floor() };
-            (ss, target)
+            (target.floor(), target)
         };
-        k.after_timeout = false;
         self.st.ssthresh = ssthresh.max(2.0);
         self.st.cwnd = cwnd;
     }
@@ -687,7 +684,6 @@ impl TcpSender {
                 self.st.ssthresh = (w / 2.0).floor().max(2.0);
             }
             self.st.cwnd = 1.0;
-            k.after_timeout = true;
             self.state = State::Loss;
             self.cc.on_event(&mut self.st, CcEvent::Timeout);
             self.clamp_cwnd();
@@ -896,6 +892,37 @@ mod tests {
         // 7 again although the receiver SACKed it (RFC 6675 §5.1 would not)
         assert_eq!(ack(&mut s, &mut net, 3.7, 6, &[(7, 11)]), vec![6, 7]);
         assert_eq!(s.st.cwnd, 2.0);
+    }
+
+    /// ns-2's `slowdown` halves ssthresh when `last_cwnd_action_` is
+    /// TIMEOUT, but Sack1's `dupack_action` sets DUPACK first, so the
+    /// first fast retransmission after a timeout takes HighSpeed's own
+    /// decrease for ssthresh too, not half the window.
+    #[test]
+    fn first_fast_retransmit_after_a_timeout_takes_the_controllers_decrease() {
+        let spec = serde_json::json!({
+            "recovery": "sack1", "cc": "hstcp", "rtt_estimator": "ns2", "ns2_bugfix": true,
+            "init_cwnd_pkts": 400.0, "init_ssthresh_pkts": 400.0, "ns2_boot_time_s": 0.0
+        });
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        net.now = crate::sim::time::from_secs(3.5);
+        s.on_rto(&mut net);
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 200.0), "the timeout halves");
+        // slow start to 200, then congestion avoidance past `recover_`
+        // (400), one segment acknowledged at a time
+        for a in 1..=410 {
+            ack(&mut s, &mut net, 3.6, a, &[]);
+        }
+        let w = s.st.cwnd;
+        assert!(w > 200.0 && w < 220.0, "{w}");
+        for n in 2..=4 {
+            ack(&mut s, &mut net, 3.7, 410, &[(411, 410 + n)]);
+        }
+        assert_eq!(state(&s).dupacks, 3);
+        assert!(state(&s).fastrecov);
+        // HighSpeed's b(w) at about 200 segments is 0.41: (1 - b)·w, not w/2
+        assert!(s.st.cwnd > 0.55 * w && s.st.cwnd < 0.65 * w, "{} of {w}", s.st.cwnd);
+        assert_eq!(s.st.ssthresh, s.st.cwnd.floor());
     }
 
     #[test]
