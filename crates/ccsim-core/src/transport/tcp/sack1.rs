@@ -31,7 +31,10 @@
 //!   halves: `ssthresh = ⌊w/2⌋` (at least 2), `cwnd = w/2` with `w =
 //!   min(cwnd, rwnd)` unrounded (`precision_reduce_`), not RFC 6675's
 //!   FlightSize/2. HighSpeed and the other controllers set the window
-//!   their own way (`ssthresh = ⌊target⌋`, `cwnd = target`).
+//!   their own way (`ssthresh = ⌊target⌋`, `cwnd = target`), also at the
+//!   first fast retransmission after a timeout (`dupack_action` sets
+//!   `CWND_ACTION_DUPACK` before `slowdown`, so its halving after a
+//!   TIMEOUT action never applies here).
 //! - **pipe** (`recv`, `send_much`): not RFC 6675's SetPipe() from the
 //!   scoreboard but a counter: −1 for every ACK in recovery, −1 more for a
 //!   partial ACK ("so that we never do worse than slow-start"), +1 for
