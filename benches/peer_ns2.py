@@ -2,8 +2,8 @@
 
     python benches/peer_ns2.py [--quick] [--json OUT.json] [NAME ...]
 
-For every row (``ccsim bench``'s B1-B5 plus the issue's long B1 variant) it
-runs the ccsim scenario and, where ns-2 can express it, the same dumbbell in
+For every row (``ccsim bench``'s B1-B5, the long B2 variant B2L, and the
+HighSpeed rows B2-hstcp and B2L-hstcp) it runs the ccsim scenario and the same dumbbell in
 ns-2.35 (the papers' own simulator, the ``ns`` command of the distribution's
 ``ns2`` package: ``apt-get install ns2``; this script never installs it),
 and reports both wall times and the ratio of bottleneck packets per
@@ -29,7 +29,14 @@ Mapping (ccsim -> ns-2), the same on every row:
   ``Agent/TCP/Sack1`` with ``Agent/TCPSink/Sack1`` (ns-2's own SACK, not
   RFC 6675, so the B5 rows simulate slightly different recoveries);
   ``window_`` 10,000,000 and ``windowInit_ 2`` (ccsim's ``rwnd_pkts`` and
-  ``init_cwnd_pkts``); every other ns-2 default as shipped.
+  ``init_cwnd_pkts``); every other ns-2 default as shipped. HighSpeed
+  (B2-hstcp, B2L-hstcp) is ns-2's ``windowOption_ 8`` on that NewReno agent with
+  ns-2's defaults (``low_window_`` 38, ``high_window_`` 83000, ``high_p_``
+  1e-7, ``high_decrease_`` 0.1, the same as ccsim's ``hstcp``, except that
+  ns-2 derives its Low_P as 1.5/38² = 1.04e-3 where ccsim's default is
+  RFC 3649's 1e-3), against ccsim's default ``hstcp`` (RFC 3649; its
+  ns-2-mode rules, ``ns2_first_decrease`` and the like, are off, as in
+  ``ccsim bench``).
 * all flows start at 0 (ccsim starts them at ``start_s = 0``).
 * bottleneck packets: departures from the forward bottleneck queue (ns-2
   ``monitor-queue``; ccsim ``links[bottleneck].tx_pkts``), divided by the
@@ -39,6 +46,11 @@ Mapping (ccsim -> ns-2), the same on every row:
   until 1 s of wall time is spent and keep the fastest repeat. ``ratio``
   times ns-2's whole process; ``ratio_run_only`` takes off ns-2's set-up
   (the same program stopped at time 0), the fairer figure for short rows.
+
+The rows of the protocols ns-2 cannot express as NewReno, Sack1 or
+HighSpeed on DropTail (E1: E-TCP; X1: XCP routers; R1: RED/ECN; G1: DRR
+with GWA) run in ccsim only, with a note in the ns-2 column, so that one
+run lists every row the engine-speed targets name.
 """
 from __future__ import annotations
 
@@ -73,7 +85,7 @@ for {{set i 0}} {{$i < $n}} {{incr i}} {{
     $ns queue-limit $r1 $s($i) 1000
     $ns queue-limit $r2 $d($i) 1000
     $ns queue-limit $d($i) $r2 1000
-    set tcp($i) [new {agent}]
+    set tcp($i) [new {agent}]{agent_opts}
     $tcp($i) set packetSize_ 1000
     $tcp($i) set window_ 10000000
     $tcp($i) set windowInit_ 2
@@ -99,6 +111,8 @@ $ns run
 """
 
 AGENTS = {"newreno": ("Agent/TCP/Newreno", "Agent/TCPSink"), "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1")}
+#: ccsim controller -> the ns-2 agent settings that select it.
+CONTROLLERS = {"reno": "", "hstcp": "\n    $tcp($i) set windowOption_ 8"}
 
 
 @dataclass
@@ -135,14 +149,15 @@ def ns2_script(d: dict) -> str:
     """The Tcl program of a ccsim dumbbell scenario dict (see the mapping)."""
     topo, flow = d["topology"], d["flows"][0]
     if (topo["kind"] != "dumbbell" or len(d["flows"]) != 1 or flow.get("transport", "tcp") != "tcp"
-            or flow.get("cc", "reno") != "reno"):
-        raise ValueError("ns-2 peer: only one-entry Reno dumbbells are mapped")
+            or flow.get("cc", "reno") not in CONTROLLERS or flow.get("cc_params")):
+        raise ValueError("ns-2 peer: only one-entry Reno and HighSpeed dumbbells are mapped")
     agent, sink = AGENTS[flow.get("recovery", "newreno")]
     bdelay = topo.get("bottleneck_delay_s", 0.01)
     edge_delay = (flow["rtt_s"] / 2 - bdelay) / 2
     return TCL.format(n=flow.get("count", 1), rate=repr(topo["bottleneck_rate_bps"]),
                       limit=topo["bottleneck_queue"]["limit_pkts"] + 1, edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
-                      edge_delay=repr(edge_delay), agent=agent, sink=sink, duration=d["duration_s"])
+                      edge_delay=repr(edge_delay), agent=agent, agent_opts=CONTROLLERS[flow.get("cc", "reno")],
+                      sink=sink, duration=d["duration_s"])
 
 
 def run_ns2_stdout(d: dict, ns: str) -> tuple:
@@ -182,8 +197,13 @@ def ns2_setup_s(d: dict, ns: str) -> float:
 
 
 #: The rows ns-2 can express, as ``ccsim bench`` defines them (B2L: B2 for
-#: 600 s, the long single-flow run).
-ROWS = ("B1", "B2", "B2L", "B3", "B4", "B5")
+#: 600 s, the long single-flow run; B2-hstcp and B2L-hstcp: B2 and B2L with
+#: HighSpeed). The 60-s single-flow rows (B1, B2, B2-hstcp) spend much of
+#: their run in the first slow start and its recovery; the engine-speed
+#: issue's single-flow target is on the 600-s run.
+ROWS = ("B1", "B2", "B2L", "B3", "B4", "B5", "B2-hstcp", "B2L-hstcp")
+#: The new protocols' rows, ccsim only (see the module doc).
+CCSIM_ONLY = {"E1": "E-TCP", "X1": "XCP routers", "R1": "RED/ECN", "G1": "DRR with GWA"}
 
 
 def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
@@ -191,7 +211,9 @@ def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
     r = run_isolated(name, quick)
     row = Row(name, r["wall_s"], int(round(r["bottleneck_pkts_per_s"] * r["wall_s"])),
               events_per_pkt=r["events_per_bottleneck_pkt"])
-    if ns is None:
+    if name in CCSIM_ONLY:
+        row.note = f"ccsim only ({CCSIM_ONLY[name]}: not NewReno, Sack1 or HighSpeed on DropTail)"
+    elif ns is None:
         row.note = "ns not installed (apt-get install ns2)"
     else:
         row.ns2_wall_s, row.ns2_pkts = run_ns2(d, ns)
@@ -201,14 +223,16 @@ def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(ROWS)})")
+    every = ROWS + tuple(CCSIM_ONLY)
+    ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(every)})")
     ap.add_argument("--quick", action="store_true", help="durations / 10")
     ap.add_argument("--json", metavar="OUT", help="write the rows as JSON")
     a = ap.parse_args(argv)
-    names = [n.upper() for n in a.names] or list(ROWS)
-    unknown = [n for n in names if n not in ROWS]
+    by_lower = {n.lower(): n for n in every}
+    unknown = [n for n in a.names if n.lower() not in by_lower]
     if unknown:
-        ap.error(f"unknown row(s) {', '.join(unknown)}; allowed: {', '.join(ROWS)}")
+        ap.error(f"unknown row(s) {', '.join(unknown)}; allowed: {', '.join(every)}")
+    names = [by_lower[n.lower()] for n in a.names] or list(every)
     ns = shutil.which("ns")
     rows = []
     print(f"{'row':8} {'ccsim wall':>11} {'ns-2 wall':>10} {'ns-2 set-up':>12} {'ccsim pkts/s':>13} "

@@ -22,7 +22,7 @@ from ccsim.bench import scenario
 
 #: Bench row -> training duration in simulated seconds: about half a
 #: second of the instrumented engine each, on a 2-core machine.
-ROWS = {"B2L": 200.0, "B3": 60.0, "B4": 5.0, "B5": 15.0, "E1": 10.0,
+ROWS = {"B2L": 200.0, "B2L-hstcp": 60.0, "B3": 60.0, "B4": 5.0, "B5": 15.0, "E1": 10.0,
         "X1": 10.0, "G1": 8.0, "R1": 60.0, "W1": 20.0}
 
 OUT = Path(__file__).resolve().parent / "pgo"

@@ -28,12 +28,31 @@ def test_tcl_maps_the_dumbbell():
     assert "Agent/TCP/Newreno" in tcl and "packetSize_ 1000" in tcl
     sack = peer.ns2_script(scenario("B5").to_dict())
     assert "Agent/TCP/Sack1" in sack and "Agent/TCPSink/Sack1" in sack and "2400000000.0bps" in sack
+    assert "windowOption_" not in tcl and "windowOption_" not in sack
+    # HighSpeed: ns-2's windowOption_ 8 on the NewReno agent, once per flow
+    hs = peer.ns2_script(scenario("B2-hstcp").to_dict())
+    assert "Agent/TCP/Newreno" in hs and hs.count("$tcp($i) set windowOption_ 8") == 1
 
 
 def test_unmappable_scenarios_are_refused():
     d = scenario("E1").to_dict()
-    with pytest.raises(ValueError, match="only one-entry Reno dumbbells"):
+    with pytest.raises(ValueError, match="only one-entry Reno and HighSpeed dumbbells"):
         peer.ns2_script(d)
+    # another controller, or HighSpeed with parameters ns-2 would not share
+    for cc in ("cubic", "htcp"):
+        with pytest.raises(ValueError, match="only one-entry Reno and HighSpeed"):
+            peer.ns2_script(scenario(f"B2-{cc}").to_dict())
+    d = scenario("B2-hstcp").to_dict()
+    d["flows"][0]["cc_params"] = {"low_window": 30}
+    with pytest.raises(ValueError, match="only one-entry Reno and HighSpeed"):
+        peer.ns2_script(d)
+
+
+def test_new_protocol_rows_run_in_ccsim_only():
+    row = peer.measure("R1", quick=True, ns=shutil.which("ns") or "/nonexistent/ns")
+    assert row.ccsim_pkts > 0 and row.ns2_wall_s is None and row.ratio is None
+    assert "ccsim only" in row.note and "RED" in row.note
+    assert set(peer.CCSIM_ONLY) == {"E1", "X1", "R1", "G1"}
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")

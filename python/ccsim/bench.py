@@ -11,7 +11,7 @@ All scenarios are dumbbells with 1040-byte packets (1000 B payload + 40 B
 header) and 100 Gb/s edge links whose delays make up each flow's RTT (the
 bottleneck's own delay is 1 ms). B1-B5 run NewReno (B5: SACK); ``B2L`` is
 B2 run for 600 s, the long single-flow row of the ns-2 comparison
-(``benches/peer_ns2.py``). Every row reports ``events_per_bottleneck_pkt``.
+(``benches/peer_ns2.py``), and ``B2L-hstcp`` the same with HighSpeed. Every row reports ``events_per_bottleneck_pkt``.
 
 Every queue of every row (bottleneck and edges, 1000-packet edge buffers
 as the default) orders a packet arriving at the instant a transmission
@@ -153,6 +153,8 @@ BENCHMARKS: Dict[str, Bench] = {
         Bench("B1", "1 flow, 100 Mb/s, RTT 100 ms, 20-pkt buffer", 1, 100e6, 0.100, 20, 60.0),
         Bench("B2", f"1 flow, {_B2[0]}", *_B2[1:]),
         Bench("B2L", f"B2 for 600 s (the ns-2 peer's long run): 1 flow, {_B2[0]}", *_B2[1:5], 600.0),
+        Bench("B2L-hstcp", f"B2L with cc = hstcp (the ns-2 peer's long HighSpeed run): 1 flow, {_B2[0]}",
+              *_B2[1:5], 600.0, cc="hstcp"),
         Bench("B3", "50 flows, 1 Gb/s, RTT 100 ms, 20-pkt buffer", 50, 1e9, 0.100, 20, 60.0),
         Bench("B4", "500 flows, 1 Gb/s, RTT 100 ms, 200-pkt buffer", 500, 1e9, 0.100, 200, 20.0),
         Bench("B5", "SACK, 1 flow, 1 Gb/s, RTT 70 ms, 6000-pkt buffer, 2.4 Gb/s edges",

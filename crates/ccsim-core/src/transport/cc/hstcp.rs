@@ -377,7 +377,13 @@ impl HighSpeed {
     /// Loss rate p(w) on the response line (RFC 3649 §5).
     pub fn p(&self, w: f64) -> f64 {
         let w = self.eval_w(w.max(self.cfg.low_window));
-        math::exp(self.ln_low_p + (math::ln(w) - self.ln_low_w) * self.ln_span_p / self.ln_span_w)
+        self.p_at(math::ln(w) - self.ln_low_w)
+    }
+
+    /// p at `lw` = ln(w) − ln(Low_Window), w on the response line.
+    #[inline]
+    fn p_at(&self, lw: f64) -> f64 {
+        math::exp(self.ln_low_p + lw * self.ln_span_p / self.ln_span_w)
     }
 
     /// Decrease fraction b(w): 0.5 at or below Low_Window.
@@ -388,11 +394,19 @@ impl HighSpeed {
         if w <= self.cfg.low_window {
             return 0.5;
         }
-        let w = self.eval_w(w);
-        (self.cfg.high_decrease - 0.5) * (math::ln(w) - self.ln_low_w) / self.ln_span_w + 0.5
+        self.b_at(math::ln(self.eval_w(w)) - self.ln_low_w)
     }
 
-    /// Increase a(w) in segments per RTT: 1 at or below Low_Window, never below 1.
+    /// b at `lw` = ln(w) − ln(Low_Window), w above Low_Window.
+    #[inline]
+    fn b_at(&self, lw: f64) -> f64 {
+        (self.cfg.high_decrease - 0.5) * lw / self.ln_span_w + 0.5
+    }
+
+    /// Increase a(w) in segments per RTT: 1 at or below Low_Window, never
+    /// below 1. Runs on every ACK in congestion avoidance, so b and p share
+    /// one logarithm (the same value each would compute: results are
+    /// unchanged).
     pub fn a(&self, w: f64) -> f64 {
         if self.cfg.table {
             return (table_row(w) + 1) as f64;
@@ -400,9 +414,10 @@ impl HighSpeed {
         if w <= self.cfg.low_window {
             return 1.0;
         }
-        let b = self.b(w);
         let we = self.eval_w(w);
-        (we * we * self.p(we) * 2.0 * b / (2.0 - b)).max(1.0)
+        let lw = math::ln(we) - self.ln_low_w;
+        let b = self.b_at(lw);
+        (we * we * self.p_at(lw) * 2.0 * b / (2.0 - b)).max(1.0)
     }
 }
 
