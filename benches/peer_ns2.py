@@ -207,7 +207,6 @@ CCSIM_ONLY = {"E1": "E-TCP", "X1": "XCP routers", "R1": "RED/ECN", "G1": "DRR wi
 
 
 def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
-    d = scenario(name, quick).to_dict()
     r = run_isolated(name, quick)
     row = Row(name, r["wall_s"], int(round(r["bottleneck_pkts_per_s"] * r["wall_s"])),
               events_per_pkt=r["events_per_bottleneck_pkt"])
@@ -216,6 +215,7 @@ def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
     elif ns is None:
         row.note = "ns not installed (apt-get install ns2)"
     else:
+        d = scenario(name, quick).to_dict()
         row.ns2_wall_s, row.ns2_pkts = run_ns2(d, ns)
         row.ns2_setup_s = ns2_setup_s(d, ns)
     return row

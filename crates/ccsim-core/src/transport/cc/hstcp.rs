@@ -458,17 +458,20 @@ impl CongestionControl for HighSpeed {
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         let halve = self.cfg.ns2_first_decrease && (!self.decreased || s.cwnd < s.ssthresh);
         self.decreased = true;
+        let kept = if !self.cfg.ns2_decrease_num {
+            1.0 - self.b(s.cwnd)
+        } else if s.cwnd > self.cfg.low_window {
+            self.decrease_num = self.b(s.cwnd);
+            1.0 - self.decrease_num
+        } else {
+            self.decrease_num
+        };
+        let w = s.cwnd * if halve { 0.5 } else { kept };
         if self.cfg.ns2_decrease_num {
-            let kept = if s.cwnd > self.cfg.low_window {
-                self.decrease_num = self.b(s.cwnd);
-                1.0 - self.decrease_num
-            } else {
-                self.decrease_num
-            };
-            return s.cwnd * if halve { 0.5 } else { kept };
+            w
+        } else {
+            w.max(2.0)
         }
-        let b = if halve { 0.5 } else { self.b(s.cwnd) };
-        (s.cwnd * (1.0 - b)).max(2.0)
     }
 }
 
