@@ -145,8 +145,11 @@ class Row:
         return (self.ccsim_pkts / self.ccsim_wall_s) / (self.ns2_pkts / run) if run > 0 else None
 
 
-def ns2_script(d: dict) -> str:
-    """The Tcl program of a ccsim dumbbell scenario dict (see the mapping)."""
+def ns2_script(d: dict, rng_seed: Optional[int] = None) -> str:
+    """The Tcl program of a ccsim dumbbell scenario dict (see the mapping).
+    ``rng_seed``: seed ns-2's default stream (``$defaultRNG seed``), from
+    which its agents draw their tick phases (``boot_time_``); without it
+    ns-2 runs with the stream's built-in seed, as the bench rows do."""
     topo, flow = d["topology"], d["flows"][0]
     if (topo["kind"] != "dumbbell" or len(d["flows"]) != 1 or flow.get("transport", "tcp") != "tcp"
             or flow.get("cc", "reno") not in CONTROLLERS or flow.get("cc_params")):
@@ -154,17 +157,20 @@ def ns2_script(d: dict) -> str:
     agent, sink = AGENTS[flow.get("recovery", "newreno")]
     bdelay = topo.get("bottleneck_delay_s", 0.01)
     edge_delay = (flow["rtt_s"] / 2 - bdelay) / 2
-    return TCL.format(n=flow.get("count", 1), rate=repr(topo["bottleneck_rate_bps"]),
+    tcl = TCL.format(n=flow.get("count", 1), rate=repr(topo["bottleneck_rate_bps"]),
                       limit=topo["bottleneck_queue"]["limit_pkts"] + 1, edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
                       edge_delay=repr(edge_delay), agent=agent, agent_opts=CONTROLLERS[flow.get("cc", "reno")],
                       sink=sink, duration=d["duration_s"])
+    if rng_seed is not None:
+        return tcl.replace("set ns [new Simulator]\n", f"set ns [new Simulator]\n$defaultRNG seed {int(rng_seed)}\n", 1)
+    return tcl
 
 
-def run_ns2_stdout(d: dict, ns: str) -> tuple:
+def run_ns2_stdout(d: dict, ns: str, rng_seed: Optional[int] = None) -> tuple:
     """Run the scenario dict ``d`` in ns-2: (wall seconds, stdout)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.tcl"
-        path.write_text(ns2_script(d))
+        path.write_text(ns2_script(d, rng_seed))
         t0 = time.perf_counter()
         out = subprocess.run([ns, str(path)], capture_output=True, text=True, check=True, cwd=tmp)
         return time.perf_counter() - t0, out.stdout

@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import ccsim
 from ccsim.experiments.gwa.ns2 import SETTINGS, buffer_pkts, scenario
@@ -66,9 +66,38 @@ def compare(scheme: str, kb: int, seed: int, telnet: bool, duration: float,
         f.write(tcl_params(st, scheme, buf, seed, ns_tr))
     subprocess.run(["ns", os.path.join(HERE, "gwa_topology.tcl"), params], check=True, capture_output=True)
     a, b = load(ns_tr, True), load(cc_tr, False)
+    return first_difference(a, b), a, b
+
+
+def first_difference(a: List[Event], b: List[Event]) -> int:
+    """How many events two sorted traces share from the start."""
     n = min(len(a), len(b))
-    same = next((i for i in range(n) if a[i] != b[i]), n)
-    return same, a, b
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def traced(out: Optional[str], run: Callable[[str], Tuple[int, List[Event], List[Event]]]
+           ) -> Optional[Tuple[int, List[Event], List[Event]]]:
+    """``run(workdir)`` (a ``compare``) in ``out`` or a temporary
+    directory, then :func:`report`; None (with a message) without ``ns``."""
+    if shutil.which("ns") is None:
+        print("error: ns-2.35 not found (apt-get install ns2)", file=sys.stderr)
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        d = out or tmp
+        os.makedirs(d, exist_ok=True)
+        res = run(d)
+    report(*res)
+    return res
+
+
+def report(same: int, ns2: List[Event], cc: List[Event]) -> None:
+    """Print the count of identical events and those around the first
+    difference, ns-2's beside ccsim's."""
+    print(f"ns-2 {len(ns2)} events, ccsim {len(cc)}; identical for the first {same}")
+    if same < min(len(ns2), len(cc)):
+        print(f"first difference at {ns2[same][1] / 1e6} s (event, us, type, flow, segment, CE):")
+        for i in range(max(0, same - 4), min(len(ns2), len(cc), same + 5)):
+            print(f"  {ns2[i]} | {cc[i]}{'' if ns2[i] == cc[i] else '  <<'}")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -81,19 +110,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--duration", type=float, default=25.0)
     ap.add_argument("--out", help="keep the traces here")
     a = ap.parse_args(argv)
-    if shutil.which("ns") is None:
-        print("error: ns-2.35 not found (apt-get install ns2)", file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory() as tmp:
-        d = a.out or tmp
-        os.makedirs(d, exist_ok=True)
-        same, ns2, cc = compare(a.scheme, a.kb, a.seed, a.telnet, a.duration, d, a.setting)
-    print(f"ns-2 {len(ns2)} events, ccsim {len(cc)}; identical for the first {same}")
-    if same < min(len(ns2), len(cc)):
-        print(f"first difference at {ns2[same][1] / 1e6} s (event, us, type, flow, segment, CE):")
-        for i in range(max(0, same - 4), min(len(ns2), len(cc), same + 5)):
-            print(f"  {ns2[i]} | {cc[i]}{'' if ns2[i] == cc[i] else '  <<'}")
-    return 0
+    res = traced(a.out, lambda d: compare(a.scheme, a.kb, a.seed, a.telnet, a.duration, d, a.setting))
+    return 2 if res is None else 0
 
 
 if __name__ == "__main__":

@@ -369,11 +369,14 @@ class Scenario(_Table):
     fairness_window_s: Optional[Number] = None
     #: ns-2's agent reset order as flow indices (docs/scenario.md)
     ns2_boot_order: Optional[List[int]] = None
+    #: order tied events by ns-2's floating-point clock (docs/scenario.md)
+    ns2_clock: Optional[bool] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     _nested: ClassVar[Dict[str, Any]] = {"topology": _topology, "flows": _flows}
     _key_order: ClassVar[Sequence[str]] = (
         "name", "seed", "duration_s", "warmup_s", "sample_interval_s", "fairness_window_s", "ns2_boot_order",
+        "ns2_clock",
     )
 
     # -- serialisation ----------------------------------------------------

@@ -73,11 +73,24 @@ impl Simulation {
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
         crate::scenario::validate(sc)?;
         let built = topology::build(sc)?;
+        let delays_s = built.delays_s;
         let mut net = Net::new(built.links, built.routes);
         net.seed = sc.seed;
         // ns-2's `$defaultRNG seed`, for the components that draw from it
         // (validated: any that does has a seed ns-2 accepts).
         net.ns2_rng = crate::sim::ns2rng::Ns2Rng::seeded(sc.seed).unwrap_or_default();
+        if sc.ns2_clock {
+            if let Some(l) = net.links.iter().find(|l| l.ties != crate::scenario::Ties::Ns2) {
+                return Err(ConfigError {
+                    field: "ns2_clock".into(),
+                    msg: format!(
+                        "true needs ties = \"ns2\" on every queue (ns-2's events per packet); link {} has ties = {}",
+                        l.name,
+                        serde_json::to_string(&l.ties).unwrap_or_default()
+                    ),
+                });
+            }
+        }
         let mut flows = FlowTable::default();
         // Workload entries (web users) place host pairs but no flow: each
         // placement gets an application that opens its own transfers.
@@ -91,7 +104,10 @@ impl Simulation {
         // numbered them.
         let is_tcp = |fp: &&topology::FlowPlacement| sc.flows[fp.entry].transport == "tcp";
         let order = built.flows.iter().filter(is_tcp).chain(built.flows.iter().filter(|fp| !is_tcp(fp)));
+        // each application's start as the scenario wrote it (ns-2's clock)
+        let mut app_starts = Vec::with_capacity(built.flows.len());
         for fp in order {
+            app_starts.push(fp.start_s);
             let spec = &sc.flows[fp.entry];
             let start = from_secs(fp.start_s);
             let index = placed[fp.entry];
@@ -125,6 +141,9 @@ impl Simulation {
             let nf = NewFlow { spec, src: fp.src, dst: fp.dst, route: fp.route, meta };
             let id = flows.create(&mut net, nf)?;
             apps.push(app::for_flow(spec, id, (start, stop), sc.seed, from_secs(sc.warmup_s)));
+        }
+        if sc.ns2_clock {
+            net.ns2_clock = Some(Box::new(crate::sim::ns2clock::Ns2Clock::new(delays_s, app_starts)));
         }
         if crate::scenario::validate::ns2_rng_user(sc).is_some() {
             ns2_boot_draws(&mut net, &mut flows, sc.ns2_boot_order.as_deref());
@@ -356,6 +375,9 @@ impl Simulation {
     /// Advance simulated time to `t_s` (capped at the duration).
     pub fn run_until(&mut self, t_s: f64) {
         let t = from_secs(t_s).min(self.duration);
+        if self.net.ns2_clock.is_some() {
+            self.run_ns2_clock(t);
+        }
         while let Some(tn) = self.net.events.peek_time() {
             if tn > t {
                 break;
@@ -375,6 +397,38 @@ impl Simulation {
         let now = self.net.now;
         for &l in &self.tapped {
             self.net.links[l].flush_taps(now);
+        }
+    }
+
+    /// `run_until`'s loop with ns-2's clock (`ns2_clock = true`): the
+    /// events of one integer instant run in the order of their ns-2
+    /// `double` times (`Ns2Clock::time_of`), equal ones in the order they
+    /// were scheduled; an event scheduled for the same instant while they
+    /// run takes its place among those still to run.
+    #[cold]
+    fn run_ns2_clock(&mut self, t: Time) {
+        let mut due: Vec<(f64, Event)> = Vec::new();
+        while let Some(tn) = self.net.events.peek_time() {
+            if tn > t {
+                break;
+            }
+            loop {
+                while self.net.events.peek_time() == Some(tn) {
+                    let e = self.net.events.pop().expect("peeked");
+                    let clock = self.net.ns2_clock.as_deref().expect("ns2 clock");
+                    let at = clock.time_of(&e, tn);
+                    // after every pending event of an equal or earlier time
+                    let k = due.partition_point(|&(x, _)| x <= at);
+                    due.insert(k, (at, e));
+                }
+                if due.is_empty() {
+                    break;
+                }
+                let (at, e) = due.remove(0);
+                self.net.now = tn;
+                self.net.ns2_clock.as_deref_mut().expect("ns2 clock").now = at;
+                self.dispatch(e);
+            }
         }
     }
 

@@ -91,6 +91,9 @@ pub struct Net {
     /// Some link is a sending host's interface (`txqueuelen`): without one,
     /// [`Net::local_queue_full`] answers without a route lookup per packet.
     local_queues: bool,
+    /// ns-2's floating-point clock, with `ns2_clock = true`: orders events
+    /// tied on one integer instant as ns-2 does (`sim::ns2clock`).
+    pub ns2_clock: Option<Box<crate::sim::ns2clock::Ns2Clock>>,
 }
 
 impl Net {
@@ -421,6 +424,10 @@ impl Net {
     fn transmit_ns2(&mut self, l: usize, id: PktId, arrive: Time) {
         if let Some(next) = self.next_hop(id) {
             self.links[next].inbound += 1;
+        }
+        if let Some(clock) = self.ns2_clock.as_deref_mut() {
+            let link = &self.links[l];
+            clock.transmit(id, l, self.pkts.get(id).size, link.rate_bps());
         }
         self.pkts.set_wire(id, arrive);
         self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), id);

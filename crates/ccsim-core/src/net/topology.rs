@@ -38,6 +38,9 @@ pub struct Builder {
     pub routes: Vec<Route>,
     route_idx: HashMap<Vec<usize>, u32>,
     seed: u64,
+    /// Each link's delay in seconds as the scenario gave it (the links
+    /// keep it in picoseconds; ns-2's clock needs the `double`).
+    pub delays_s: Vec<f64>,
 }
 
 impl Builder {
@@ -60,6 +63,7 @@ impl Builder {
         let name = format!("{}->{}", self.nodes[a], self.nodes[b]);
         let queue = super::queue::build(p.queue, "queue").expect("validated: queue specs build");
         let mut l = Link::new(id as u32, name, (a, b), p.rate_bps, from_secs(p.delay_s), queue, self.seed);
+        self.delays_s.push(p.delay_s);
         if p.loss > 0.0 {
             l.add_stage(Box::new(RandomLoss { p: p.loss }));
         }
@@ -134,6 +138,8 @@ pub struct Built {
     pub links: Vec<Link>,
     pub routes: Vec<Route>,
     pub flows: Vec<FlowPlacement>,
+    /// Each link's delay in seconds as the scenario gave it.
+    pub delays_s: Vec<f64>,
 }
 
 struct Chain<'a> {
@@ -235,7 +241,7 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
         let rtt_prop_s = 2.0 * (2.0 * edge_delay + path_delay);
         flows.push(FlowPlacement { entry, src, dst, route, start_s: start, rtt_prop_s });
     }
-    Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows })
+    Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows, delays_s: b.delays_s })
 }
 
 /// Build the network and every flow's routes from a validated scenario.
@@ -358,7 +364,7 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
                 let (src, dst) = (path[0], path[path.len() - 1]);
                 flows.push(FlowPlacement { entry, src, dst, route, start_s: start, rtt_prop_s });
             }
-            Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows })
+            Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows, delays_s: b.delays_s })
         }
     }
 }

@@ -101,6 +101,11 @@ pub struct Scenario {
     /// in this order (`world::ns2_boot_draws`); absent: flow order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_boot_order: Option<Vec<u32>>,
+    /// Order events that fall on one integer instant by the `double` times
+    /// ns-2's scheduler would give them (`sim::ns2clock`); every queue must
+    /// have `ties = "ns2"`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ns2_clock: bool,
 }
 
 fn d_droptail() -> String {

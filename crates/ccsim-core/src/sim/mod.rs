@@ -2,6 +2,7 @@
 //! and the draws made from them.
 pub mod events;
 pub mod math;
+pub mod ns2clock;
 pub mod ns2rng;
 pub mod rng;
 pub mod time;

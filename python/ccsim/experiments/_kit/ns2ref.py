@@ -132,7 +132,9 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "
     halves on its first decrease and keeps ``decrease_num_`` at small
     windows as ns-2's ``slowdown`` does (``ns2_first_decrease``,
     ``ns2_decrease_num``) and runs Limited Slow-Start as ns-2's
-    ``opencwnd`` does (``lss = "ns2"``).
+    ``opencwnd`` does (``lss = "ns2"``); Reno slow-starts as ``opencwnd``
+    does, one segment per ACK while cwnd < ssthresh without stopping at
+    ssthresh (``cc_params.slow_start = "ns2"``; not with ``abc``).
 
     ``timestamps``: the agent ran with ns-2's ``timestamps_ true`` (the
     default of ``Agent/TCP/Reno/XCP``; the paced-XCP paper's "time-stamps
@@ -165,6 +167,10 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "
         f.update(rtt_estimator="rfc6298", init_rto_s=NS2_INIT_RTO_S)
     if f.get("recovery") == "sack" and f.get("pacing", "none") == "none" and not f.get("ecn"):
         f["recovery"] = "sack1"
+    if f.get("cc", "reno") == "reno" and not (f.get("cc_params") or {}).get("abc"):
+        # tcp.cc `opencwnd`: +1 per ACK while cwnd_ < ssthresh_, not
+        # stopping at ssthresh_ (a fractional window passes it)
+        f["cc_params"] = dict(f.get("cc_params") or {}, slow_start="ns2")
     if f.get("cc") == "hstcp":
         params = dict(f.get("cc_params") or {}, ns2_first_decrease=True, ns2_decrease_num=True)
         if not params.get("abc"):
@@ -206,7 +212,7 @@ def agents_note() -> str:
         return ("TCP-family flows in ns-2 mode (ccsim.experiments._kit.ns2ref.figure_flow: "
                 + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_TCP.items())
                 + "; Reno and NewReno recovery: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_RENO.items())
-                + "; Sack -> sack1 where unpaced; HSTCP ns2_first_decrease, ns2_decrease_num, lss = \"ns2\"; "
+                + "; Sack -> sack1 where unpaced; Reno cc_params.slow_start = \"ns2\"; HSTCP ns2_first_decrease, ns2_decrease_num, lss = \"ns2\"; "
                 "agents with timestamps keep the every-ACK estimator; a paper that names an older release "
                 "gets its differing defaults, NS2_RELEASE: "
                 + "; ".join(f"{r}: " + ", ".join(f"{k} = {v}" for k, v in d.items()) for r, d in NS2_RELEASE.items())
@@ -223,20 +229,32 @@ NS2_QUEUE: Dict[str, Any] = {"ties": "arrival_first"}
 _QUEUE_KEYS = {"dumbbell": ("bottleneck_queue", "edge_queue"), "parking_lot": ("link_queue", "edge_queue")}
 
 
-def ns2_topology(topo: Dict[str, Any]) -> Dict[str, Any]:
-    """``topo`` with every queue in ns-2's event order (:data:`NS2_QUEUE`).
-    A built topology must spell out its queue tables (a default edge queue
-    would otherwise stay in ccsim's order)."""
+def ns2_topology(topo: Dict[str, Any], queue: Dict[str, Any] = NS2_QUEUE) -> Dict[str, Any]:
+    """``topo`` with every queue in ns-2's event order (:data:`NS2_QUEUE`,
+    or the fields ``queue``). A built topology must spell out its queue
+    tables (a default edge queue would otherwise stay in ccsim's order)."""
     t = dict(topo)
     if t.get("kind") == "custom":
-        t["links"] = [dict(l, **{k: {**l[k], **NS2_QUEUE} for k in ("queue", "reverse_queue") if l.get(k)})
+        t["links"] = [dict(l, **{k: {**l[k], **queue} for k in ("queue", "reverse_queue") if l.get(k)})
                       for l in t["links"]]
         return t
     for k in _QUEUE_KEYS[t["kind"]]:
         if k not in t:
             raise ValueError(f"ns2_topology: topology.{k} must be given explicitly")
-        t[k] = {**t[k], **NS2_QUEUE}
+        t[k] = {**t[k], **queue}
     return t
+
+
+def ns2_clock_scenario(sc: Dict[str, Any]) -> Dict[str, Any]:
+    """``sc`` (a scenario dict whose queue tables are spelled out) run in
+    ns-2's event order down to its floating-point clock: ``ties = "ns2"``
+    on every queue (an event per packet per hop, as ns-2 schedules them)
+    and ``ns2_clock = true`` (events tied on one picosecond run in the order
+    of the ``double`` times ns-2's scheduler gives them; docs/scenario.md).
+    About three times the events of ``arrival_first``; what the ``*-ns2``
+    comparisons with ns-2 itself run (on B3 the bottleneck trace is then
+    ns-2.35's event for event; docs/validation.md)."""
+    return dict(sc, topology=ns2_topology(sc["topology"], {"ties": "ns2"}), ns2_clock=True)
 
 
 def figure_scenario(sc: Dict[str, Any]) -> Dict[str, Any]:

@@ -47,13 +47,15 @@ PAPER = {"reference": REFERENCE.name, "metrics": ns2ref.METRICS, "tolerance": ns
 
 
 def scenario(row: Row, seed: int) -> Dict[str, Any]:
-    """The row's Fig 4 dumbbell with its flows and queues in ns-2 mode,
-    each flow with the tick phase ns-2 draws for it (``ns2_phases``)."""
+    """The row's Fig 4 dumbbell with its flows in ns-2 mode, each with the
+    tick phase ns-2 draws for it (``ns2_phases``), and the events in ns-2's
+    order down to its floating-point clock (``ns2_clock_scenario``: with
+    it each Fig 8 seed is ns-2's run of that seed; docs/validation.md)."""
     f = flow(row.protocol, rwnd_pkts=10_000_000)
     f.update(PROTOCOLS[row.protocol])
     sc = etcp_scenario(f"{ID}-{row.id}", row.duration_s, row.rate_bps, row.rtt_s, ns2ref.expand(f, row, seed))
-    sc.update(seed=seed, warmup_s=row.warmup_s, topology=ns2ref.ns2_topology(sc["topology"]))
-    return ns2ref.ns2_phases(sc)
+    sc.update(seed=seed, warmup_s=row.warmup_s)
+    return ns2ref.ns2_phases(ns2ref.ns2_clock_scenario(sc))
 
 
 scenarios, analyse, checks, plot = ns2ref.hooks(REF, scenario, ID, "E-TCP paper NewReno / HSTCP baselines: ccsim vs ns-2.35 (grey: ±5%)")

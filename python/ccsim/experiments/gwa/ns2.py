@@ -134,6 +134,8 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
            "init_cwnd_pkts": 1, "rwnd_pkts": st["window"], "clock_granularity_s": 0.1, "min_rto_s": 0.2,
            "init_rto_s": 3.0, "rtt_estimator": estimator, "ecn": scheme == "ecn",
            "ns2_bugfix": True, "halve_on_repeated_rto": True, "syn": "ns2", "ns2_idle_restart": True,
+           # tcp.cc opencwnd: +1 per ACK below ssthresh_, passing it
+           "cc_params": {"slow_start": "ns2"},
            # ns-2's RenoTcpAgent: Limited Transmit after a timeout too
            # (singledup_, tcp-reno.cc send_one; limited transmit is on, as
            # singledup_ 1 in ns-2.35), unrounded halving, dupwnd_ kept
@@ -158,6 +160,8 @@ def scenario(st: Dict[str, Any], scheme: str, buf: int, seed: int, estimator: st
     # every agent's tick phase from ns-2's stream, in ns-2's order (on a
     # DropTail row without Telnets these are the stream's only draws)
     sc["ns2_boot_order"] = ns2ref.boot_order(n, 2 if st["telnet"] else 1)
+    # ties broken by ns-2's floating-point clock, not by scheduling order
+    sc["ns2_clock"] = True
     return sc
 
 

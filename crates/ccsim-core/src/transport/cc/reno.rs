@@ -9,7 +9,13 @@
 //! papers ran ns-2. With `abc = true` the increase is per segment acknowledged
 //! (RFC 3465 byte counting, L = 2 in slow start), as Linux does; the two agree
 //! when every segment is ACKed and differ under delayed ACKs.
-use super::{abc_param, cong_avoid_ai, slow_start_units, CcState, CongestionControl, ControllerDoc};
+//!
+//! Slow start stops at ssthresh (RFC 5681 §3.1, Linux `tcp_slow_start`);
+//! with `slow_start = "ns2"` it adds one segment per ACK while cwnd <
+//! ssthresh, as ns-2's `opencwnd()` (tcp.cc) does, so a fractional window
+//! (after ns-2's unrounded halving and partial-ACK deflation) can pass
+//! ssthresh by up to one segment: 2.42 with ssthresh 3 becomes 3.42, not 3.
+use super::{abc_param, cong_avoid_ai, slow_start_units, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
 /// Reno's parameters (`cc_params`); `Default` is the one place the defaults
@@ -19,13 +25,16 @@ pub struct RenoConfig {
     /// Count segments acknowledged (RFC 3465, L = 2 in slow start) instead of
     /// ACKs. Default `false`: one unit per ACK, as ns-2's `opencwnd()`.
     pub abc: bool,
+    /// `slow_start = "ns2"`: +1 per ACK while cwnd < ssthresh, not capped
+    /// at ssthresh (ns-2's `opencwnd()`). Default `false` (RFC 5681).
+    pub ns2_slow_start: bool,
 }
 
 // Written out rather than derived: this impl is where the defaults live.
 #[allow(clippy::derivable_impls)]
 impl Default for RenoConfig {
     fn default() -> Self {
-        RenoConfig { abc: false }
+        RenoConfig { abc: false, ns2_slow_start: false }
     }
 }
 
@@ -43,7 +52,15 @@ impl Reno {
         ControllerDoc {
             name: "reno",
             doc: "Reno/NewReno window rules (RFC 5681): slow start, +1/RTT, halve on loss",
-            params: vec![abc_param(d.abc)],
+            params: vec![
+                abc_param(d.abc),
+                ParamDoc {
+                    name: "slow_start",
+                    default: "rfc5681".into(),
+                    doc: "rfc5681 (+1 per unit up to ssthresh) | ns2 (tcp.cc opencwnd: +1 per ACK while cwnd < \
+                          ssthresh, passing it by a fraction; needs abc = false)",
+                },
+            ],
         }
     }
 
@@ -51,8 +68,15 @@ impl Reno {
         let d = RenoConfig::default();
         let mut p = Params::new(p, &format!("{path}.cc_params"));
         let abc = p.bool("abc", d.abc)?;
+        let ns2_slow_start = p.choice("slow_start", "rfc5681", &["rfc5681", "ns2"])? == "ns2";
         p.finish()?;
-        Ok(Reno::new(RenoConfig { abc }))
+        if ns2_slow_start && abc {
+            return Err(ConfigError::new(
+                format!("{path}.cc_params.slow_start"),
+                "\"ns2\" is not allowed with abc = true (ns-2's opencwnd counts ACKs); use \"rfc5681\" or abc = false",
+            ));
+        }
+        Ok(Reno::new(RenoConfig { abc, ns2_slow_start }))
     }
 }
 
@@ -62,6 +86,15 @@ impl CongestionControl for Reno {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        if self.cfg.ns2_slow_start {
+            // tcp.cc `opencwnd`, `wnd_option_` 1: one step per ACK.
+            if s.in_slow_start() {
+                s.cwnd += 1.0;
+            } else {
+                cong_avoid_ai(s, s.cwnd, 1);
+            }
+            return;
+        }
         let n = slow_start_units(self.cfg.abc, s, acked, 0.0);
         if n > 0 {
             cong_avoid_ai(s, s.cwnd, n);
@@ -91,6 +124,21 @@ mod tests {
             r.cong_avoid(&mut s, 1);
         }
         assert!((s.cwnd - 101.0).abs() < 0.01, "cwnd {}", s.cwnd);
+    }
+    #[test]
+    fn ns2_slow_start_passes_ssthresh_by_a_fraction() {
+        // the B3 trace (docs/validation.md): cwnd_ 2.422 after a partial
+        // ACK's deflation, ssthresh_ 3; ns-2's full ACK opens it to 3.422
+        let mut s = st(2.422, 3.0);
+        Reno::new(RenoConfig { ns2_slow_start: true, ..RenoConfig::default() }).cong_avoid(&mut s, 2);
+        assert!((s.cwnd - 3.422).abs() < 1e-12, "cwnd {}", s.cwnd);
+        let mut s = st(2.422, 3.0);
+        Reno::new(RenoConfig::default()).cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 3.0);
+        // above ssthresh both add 1/cwnd per ACK
+        let mut s = st(4.0, 3.0);
+        Reno::new(RenoConfig { ns2_slow_start: true, ..RenoConfig::default() }).cong_avoid(&mut s, 3);
+        assert_eq!(s.cwnd, 4.25);
     }
     #[test]
     fn ssthresh_is_half_flight_with_floor_two() {

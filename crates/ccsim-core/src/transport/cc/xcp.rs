@@ -69,7 +69,7 @@ pub struct Xcp {
 
 impl Xcp {
     pub fn new(cfg: XcpConfig) -> Self {
-        let reno = super::reno::Reno::new(super::reno::RenoConfig { abc: cfg.abc });
+        let reno = super::reno::Reno::new(super::reno::RenoConfig { abc: cfg.abc, ..Default::default() });
         Xcp { cfg, reno, last: None, congested: false }
     }
 

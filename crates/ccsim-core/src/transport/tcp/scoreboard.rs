@@ -221,6 +221,17 @@ impl Scoreboard {
         self.scan = self.scan.max(seq + 1);
     }
 
+    /// The first outstanding segment is to go out again although a
+    /// go-back-N resend already covered it (ns-2's `output(last_ack_ + 1)`
+    /// at a duplicate ACK after a timeout): the next hole is it.
+    pub fn resend_first(&mut self) {
+        if let Some(f) = self.flags.front_mut().filter(|f| **f & RETX != 0) {
+            *f &= !RETX;
+            self.n_retx -= 1;
+        }
+        self.scan = self.base;
+    }
+
     /// The highest un-SACKed outstanding segment (rescue retransmission).
     pub fn highest_unsacked(&self) -> Option<u64> {
         let mut seq = self.high();

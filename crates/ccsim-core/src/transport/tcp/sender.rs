@@ -411,6 +411,9 @@ impl TcpSender {
                 // triggers the reduction; ns-2 `recv_newack_helper` skips
                 // `opencwnd` the same way).
                 State::Loss => {
+                    // ns-2 Reno `recv`: a new ACK drops `dupwnd_` (the
+                    // inflation of a retransmission in the loss state, below)
+                    self.st.cwnd -= std::mem::take(&mut self.dupwnd);
                     if ack >= self.recover {
                         self.state = State::Open;
                         self.cc.on_event(&mut self.st, CcEvent::LossEnd);
@@ -468,6 +471,34 @@ impl TcpSender {
                     if (self.dupacks >= self.cfg.dupthresh || lost) && (past_recover || after_ecn) {
                         self.enter_recovery(net, !after_ecn);
                     }
+                }
+                // ns-2's `RenoTcpAgent::dupack_action` after a timeout whose
+                // window an ECE then cut (`last_cwnd_action_ ==
+                // CWND_ACTION_ECN`, set by `ecn` after the timeout's
+                // CWND_ACTION_TIMEOUT): the third duplicate resends
+                // `last_ack_ + 1` (`output`, though the go-back-N already
+                // resent it) with no cut, restarts the timer and sets
+                // `dupwnd_ = numdupacks_`, each later duplicate adding one
+                // (`last_cwnd_action_` is then DUPACK); the go-back-N goes
+                // on from where it was (`t_seqno_`), under the inflated
+                // window, until the next new ACK drops the inflation.
+                State::Loss
+                    if self.ecn_cut
+                        && self.dupacks == self.cfg.dupthresh
+                        && self.cfg.ns2_bugfix
+                        && self.cfg.ecn_response == EcnResponse::Ns2 =>
+                {
+                    self.ecn_cut = false; // last_cwnd_action_ = DUPACK
+                    self.sb.resend_first();
+                    self.retransmit_first_lost(net, true);
+                    let at = net.now.saturating_add(self.rto());
+                    self.rto_timer.arm(&mut net.events, at);
+                    self.dupwnd = self.cfg.dupthresh as f64;
+                    self.st.cwnd += self.dupwnd;
+                }
+                State::Loss if self.dupwnd > 0.0 && self.dupacks > self.cfg.dupthresh => {
+                    self.dupwnd += 1.0;
+                    self.st.cwnd += 1.0;
                 }
                 State::Recovery if self.cfg.recovery != Recovery::Sack => {
                     self.st.cwnd = (self.st.cwnd + 1.0).min(self.st.max_cwnd);
@@ -736,7 +767,9 @@ impl TcpSender {
         // after which `ecn` reacts to the next ECE whatever `recover_`, and
         // calls `slowdown(CLOSE_CWND_*)`.
         self.ns2_after_timeout = self.cfg.ecn_response == EcnResponse::Ns2;
-        // ns-2 `RenoTcpAgent::timeout`: dupwnd_ = 0.
+        // ns-2 `RenoTcpAgent::timeout`: dupwnd_ = 0 (cwnd_, the window
+        // without it, is what `slowdown` halves below).
+        let ns2_cwnd = (self.st.cwnd - self.dupwnd).min(self.awnd as f64);
         self.dupwnd = 0.0;
         self.ns2_cong_action();
         if self.sb.outstanding() == 0 {
@@ -812,9 +845,18 @@ impl TcpSender {
         }
         let after_ecn = self.ecn_cut && self.sb.una() < self.recover;
         if (!repeated || self.cfg.halve_on_repeated_rto) && !after_ecn {
-            let window = if self.state == State::Recovery { self.st.cwnd.min(self.st.ssthresh) } else { self.st.cwnd };
-            self.st.flight = self.st.flight.min(window.ceil() as u64);
-            self.st.ssthresh = self.cc_ssthresh();
+            if self.cfg.ns2_dupwnd {
+                // ns-2's `slowdown(CLOSE_SSTHRESH_HALF | ...)`: ssthresh_
+                // is an int, (int)(windowd() / 2) of the window cwnd_,
+                // not of the flight (floor(w / 2) = floor(floor(w) / 2)).
+                self.st.flight = ns2_cwnd.max(0.0).floor() as u64;
+                self.st.ssthresh = self.cc_ssthresh().floor().max(2.0);
+            } else {
+                let window =
+                    if self.state == State::Recovery { self.st.cwnd.min(self.st.ssthresh) } else { self.st.cwnd };
+                self.st.flight = self.st.flight.min(window.ceil() as u64);
+                self.st.ssthresh = self.cc_ssthresh();
+            }
         }
         self.st.cwnd = 1.0;
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
@@ -1604,6 +1646,33 @@ mod ns2_ecn_tests {
         net.now = from_secs(t);
         let h = TcpHeader { ack, ece, ..Default::default() };
         s.on_packet(net, &Packet { flow: 0, kind: Kind::Ack, size: 40, l4: L4::Tcp(h), ..Default::default() });
+    }
+
+    /// ns-2's `RenoTcpAgent::dupack_action` after a timeout whose window
+    /// an ECE then cut (`last_cwnd_action_ == CWND_ACTION_ECN`): the third
+    /// duplicate ACK resends `last_ack_ + 1`, though the timeout's
+    /// go-back-N already resent it, with no second cut (the GWA LAN ECN
+    /// row's first difference from ns-2's trace, docs/validation.md).
+    #[test]
+    fn three_duplicates_after_a_timeout_and_an_ece_resend_the_first_segment() {
+        for bugfix in [false, true] {
+            let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
+                                          "recovery": "reno", "ns2_bugfix": bugfix, "ns2_dupwnd": true});
+            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            net.now = from_secs(5.0);
+            s.on_rto(&mut net); // resends 0
+            ack(&mut s, &mut net, 5.1, 1, false); // 0 arrived: go-back-N resends 1 and 2
+            ack(&mut s, &mut net, 5.2, 2, true); // 1 arrived; ECE: the cut after the timeout
+            let ssthresh = s.st.ssthresh;
+            let resends = |s: &TcpSender| sent(s).iter().filter(|x| x.0 == 2).count();
+            let before = resends(&s);
+            assert!(before >= 2, "2 sent and resent by the go-back-N: {:?}", sent(&s));
+            for i in 0..3 {
+                ack(&mut s, &mut net, 5.3 + 0.001 * i as f64, 2, false);
+            }
+            assert_eq!(resends(&s) - before, bugfix as usize, "bugfix {bugfix}: {:?}", sent(&s));
+            assert_eq!(s.st.ssthresh, ssthresh, "no second cut");
+        }
     }
 
     /// Ten segments sent, then the timer expires at 5 s.
