@@ -21,14 +21,16 @@
 //! (which schedule an event per packet, as ns-2 does). Events that share
 //! one integer instant then run in the order of their `double` times, equal
 //! ones in the order they were scheduled (ns-2's FIFO among equal times).
-//! Any other event (a timer, a flow's start) takes the exact time of its
-//! instant, correctly rounded: ns-2's would differ from it by the rounding
-//! of the sums that led to it, which decides nothing unless such an event
-//! ties with another. On B3 (50 NewReno flows, 60 s) that is enough for the
+//! So does a TCP sender's retransmission timer (`clock_ + rtt_timeout()`)
+//! and an application's start (as written). Any other event takes the
+//! exact time of its instant, correctly rounded: ns-2's would differ from
+//! it by the rounding of the sums that led to it, which decides nothing
+//! unless such an event ties with another. On B3 (50 NewReno flows, 60 s) that is enough for the
 //! bottleneck trace to be ns-2.35's, all 7,312,048 events of it, 490
 //! timeouts included (docs/validation.md).
-use super::events::{Event, EventKind};
+use super::events::{Event, EventKind, Owner};
 use super::Time;
+use std::collections::HashMap;
 
 /// Seconds of an integer picosecond time, correctly rounded: the `double`
 /// that reading the same decimal number gives (as ns-2 reads a delay or a
@@ -59,13 +61,22 @@ pub struct Ns2Clock {
     /// Per application: its start time as the scenario wrote it (ns-2's
     /// `$ns at START`), for its first event.
     start_s: Vec<f64>,
+    /// Per agent timer (owner index, slot): the deadline ns-2 would give it.
+    timer: HashMap<(u32, u8), f64>,
 }
 
 impl Ns2Clock {
     /// A clock for links of these delays and applications of these start
     /// times (seconds, as the scenario gave them).
     pub fn new(delay_s: Vec<f64>, start_s: Vec<f64>) -> Self {
-        Ns2Clock { now: 0.0, arrival: Vec::new(), resume: vec![0.0; delay_s.len()], delay_s, start_s }
+        Ns2Clock {
+            now: 0.0,
+            arrival: Vec::new(),
+            resume: vec![0.0; delay_s.len()],
+            delay_s,
+            start_s,
+            timer: HashMap::new(),
+        }
     }
 
     /// A packet starts on link `link` of `rate_bps` now: its arrival at
@@ -81,12 +92,19 @@ impl Ns2Clock {
         self.resume[link] = self.now + txt;
     }
 
+    /// A timer of `owner` set `delay` seconds (ns-2's `double`) from now
+    /// (`TimerHandler::resched`: `clock_ + delay`).
+    pub fn arm_timer(&mut self, owner: Owner, delay: f64) {
+        self.timer.insert((owner.idx, owner.slot), self.now + delay);
+    }
+
     /// ns-2's time of event `e` due at the integer instant `at`.
     pub fn time_of(&self, e: &Event, at: Time) -> f64 {
         let known = match e.to.kind {
             EventKind::PipeArrival => self.arrival.get(e.gen as usize).copied(),
             EventKind::LinkFree => self.resume.get(e.to.idx as usize).copied(),
             EventKind::AppTimer => self.start_s.get(e.to.idx as usize).copied(),
+            EventKind::AgentTimer => self.timer.get(&(e.to.idx, e.to.slot)).copied(),
             _ => None,
         };
         // A stored time belongs to this event only if it is of its instant
@@ -101,7 +119,6 @@ impl Ns2Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::events::Owner;
 
     #[test]
     fn ns2_times_of_a_tie_differ_by_rounding() {

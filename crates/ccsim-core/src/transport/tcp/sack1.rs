@@ -398,8 +398,7 @@ impl TcpSender {
     }
 
     fn sack1_arm_rto(&mut self, net: &mut Net) {
-        let at = net.now.saturating_add(self.rto());
-        self.rto_timer.arm(&mut net.events, at);
+        self.arm_rto(net);
     }
 
     /// `TcpAgent::output`: send segment `seq`; the timer starts if none is

@@ -300,8 +300,17 @@ impl TcpSender {
         (self.st.cwnd as i64).max(self.cwnd_floor() as i64) as u64
     }
 
-    pub(super) fn rto(&self) -> Time {
-        from_secs(self.rtt.rto())
+    /// (Re)start the retransmission timer one RTO from now; with ns-2's
+    /// clock (`ns2_clock`) also its `double` deadline, `clock_ +
+    /// rtt_timeout()` as ns-2's `TimerHandler::resched` puts it (the ns-2
+    /// estimator's RTO is ns-2's `double`: whole ticks times `tcp_tick_`,
+    /// times the backoff).
+    pub(super) fn arm_rto(&mut self, net: &mut Net) {
+        let rto = self.rtt.rto();
+        self.rto_timer.arm(&mut net.events, net.now.saturating_add(from_secs(rto)));
+        if let Some(clock) = net.ns2_clock.as_deref_mut() {
+            clock.arm_timer(self.rto_timer.owner(), rto);
+        }
     }
 
     /// `syn = "ns2"` (ns-2 `delay_growth_`): the ACK of the SYN alone (the
@@ -443,8 +452,7 @@ impl TcpSender {
             if self.sb.outstanding() == 0 && self.st.cwnd >= 1.0 && !self.cfg.ns2_idle_restart {
                 self.rto_timer.disarm();
             } else if restart_rto {
-                let at = now.saturating_add(self.rto());
-                self.rto_timer.arm(&mut net.events, at);
+                self.arm_rto(net);
             }
             if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
                 self.stats.completed_at = Some(now);
@@ -491,8 +499,7 @@ impl TcpSender {
                     self.ecn_cut = false; // last_cwnd_action_ = DUPACK
                     self.sb.resend_first();
                     self.retransmit_first_lost(net, true);
-                    let at = net.now.saturating_add(self.rto());
-                    self.rto_timer.arm(&mut net.events, at);
+                    self.arm_rto(net);
                     self.dupwnd = self.cfg.dupthresh as f64;
                     self.st.cwnd += self.dupwnd;
                 }
@@ -584,8 +591,7 @@ impl TcpSender {
         // ns-2 `newtimer`: the timer also runs at cwnd < 1 with nothing
         // outstanding, since only its expiry can reopen the window.
         if half < 1.0 || (backed_off && self.sb.outstanding() > 0) {
-            let at = net.now.saturating_add(self.rto());
-            self.rto_timer.arm(&mut net.events, at);
+            self.arm_rto(net);
         }
     }
 
@@ -642,8 +648,7 @@ impl TcpSender {
             self.clamp_cwnd();
         }
         if self.sb.outstanding() == 0 && !self.rto_timer.is_armed() {
-            let at = net.now.saturating_add(self.rto());
-            self.rto_timer.arm(&mut net.events, at);
+            self.arm_rto(net);
         }
     }
 
@@ -754,8 +759,7 @@ impl TcpSender {
         // dupack_action() and Linux (rearm on retransmitting the head) do:
         // otherwise, with a stable RTT (RTTVAR -> 0), the retransmission's
         // extra queueing delay behind a full buffer fires a spurious RTO.
-        let at = net.now.saturating_add(self.rto());
-        self.rto_timer.arm(&mut net.events, at);
+        self.arm_rto(net);
     }
 
     /// Retransmission timer expired (RFC 6298 §5.4–5.6, RFC 5681 eq. 4).
@@ -792,8 +796,7 @@ impl TcpSender {
                 self.rtt.forget_timed();
                 if self.cfg.ns2_idle_restart {
                     self.recover = self.sb.high();
-                    let at = net.now.saturating_add(self.rto());
-                    self.rto_timer.arm(&mut net.events, at);
+                    self.arm_rto(net);
                 }
                 self.try_send(net);
             } else if self.held {
@@ -873,8 +876,7 @@ impl TcpSender {
             // delayed `send_much` (below), not at once.
             self.retransmit_first_lost(net, true);
         }
-        let at = net.now.saturating_add(self.rto());
-        self.rto_timer.arm(&mut net.events, at);
+        self.arm_rto(net);
         self.try_send(net);
     }
 
@@ -1143,8 +1145,7 @@ impl TcpSender {
             tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced, cwr });
         }
         if rearm || !self.rto_timer.is_armed() {
-            let at = now.saturating_add(self.rto());
-            self.rto_timer.arm(&mut net.events, at);
+            self.arm_rto(net);
         }
         true
     }
@@ -1862,14 +1863,14 @@ mod ns2_ecn_tests {
             assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, ssthresh), "window restarts, ssthresh kept");
             assert_eq!(sent(&s).len(), sent_before, "nothing to retransmit");
             assert_eq!(s.stats.timeouts, 0, "not a timeout with data outstanding");
-            assert_eq!(s.rto_timer.deadline, Some(at + s.rto()), "rearmed, no backoff");
+            assert_eq!(s.rto_timer.deadline, Some(at + from_secs(s.rtt.rto())), "rearmed, no backoff");
             // ns-2 `output`: a write with nothing outstanding sets the
             // pending timer afresh, so its segment gets a whole RTO.
-            net.now = at + s.rto() / 2;
+            net.now = at + from_secs(s.rtt.rto()) / 2;
             s.offered = Some(5);
             s.try_send(&mut net);
             assert_eq!(sent(&s).len(), sent_before + 1);
-            assert_eq!(s.rto_timer.deadline, Some(net.now + s.rto()), "set afresh at the send");
+            assert_eq!(s.rto_timer.deadline, Some(net.now + from_secs(s.rtt.rto())), "set afresh at the send");
         }
     }
 
