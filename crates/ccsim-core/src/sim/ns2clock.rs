@@ -18,16 +18,16 @@
 //! current event's `double` time plus the delay in ns-2's own arithmetic)
 //! for the events whose ties ns-2 decides by it: a packet's arrival at the
 //! far end of a link and a link's resume, on links with `ties = "ns2"`
-//! (which schedule an event per packet, as ns-2 does). Events that share
-//! one integer instant then run in the order of their `double` times, equal
-//! ones in the order they were scheduled (ns-2's FIFO among equal times).
-//! So does a TCP sender's retransmission timer (`clock_ + rtt_timeout()`)
-//! and an application's start (as written). Any other event takes the
+//! (which schedule an event per packet, as ns-2 does), a TCP sender's
+//! retransmission timer (`clock_ + rtt_timeout()`), and an application's
+//! start (as written). Events that share one integer instant then run in
+//! the order of their `double` times, equal ones in the order they were
+//! scheduled (ns-2's FIFO among equal times). Any other event takes the
 //! exact time of its instant, correctly rounded: ns-2's would differ from
 //! it by the rounding of the sums that led to it, which decides nothing
-//! unless such an event ties with another. On B3 (50 NewReno flows, 60 s) that is enough for the
-//! bottleneck trace to be ns-2.35's, all 7,312,048 events of it, 490
-//! timeouts included (docs/validation.md).
+//! unless such an event ties with another. On B3 (50 NewReno flows, 60 s)
+//! that is enough for the bottleneck trace to be ns-2.35's, all 7,312,048
+//! events of it, 490 timeouts included (docs/validation.md).
 use super::events::{Event, EventKind, Owner};
 use super::Time;
 use std::collections::HashMap;
@@ -142,6 +142,14 @@ mod tests {
         c.now = 1.0;
         c.transmit(4, 0, 40, 1e9);
         assert_eq!(c.arrival[4], 1.0 + (txtime(40, 1e9) + 0.012_345_678_901_234_5));
+        // a timer takes the arming event's double plus ns-2's RTO double:
+        // three 0.1 s ticks are 0.30000000000000004, not 0.3
+        c.now = 0.01;
+        let rto = 3.0 * 0.1;
+        c.arm_timer(Owner::new(EventKind::AgentTimer, 5, 0), rto);
+        let e = Event { time: 0, seq: 0, to: Owner::new(EventKind::AgentTimer, 5, 0), gen: 1 };
+        assert_eq!(c.time_of(&e, 310_000_000_000), 0.01 + rto);
+        assert_ne!(0.01 + rto, secs(310_000_000_000));
         // an application's first event takes the start time as written
         let e = Event { time: 0, seq: 0, to: Owner::new(EventKind::AppTimer, 0, 0), gen: 0 };
         assert_eq!(c.time_of(&e, 250_000_000_000), 0.25);
