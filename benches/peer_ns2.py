@@ -158,9 +158,9 @@ def ns2_script(d: dict, rng_seed: Optional[int] = None) -> str:
     bdelay = topo.get("bottleneck_delay_s", 0.01)
     edge_delay = (flow["rtt_s"] / 2 - bdelay) / 2
     tcl = TCL.format(n=flow.get("count", 1), rate=repr(topo["bottleneck_rate_bps"]),
-                      limit=topo["bottleneck_queue"]["limit_pkts"] + 1, edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
-                      edge_delay=repr(edge_delay), agent=agent, agent_opts=CONTROLLERS[flow.get("cc", "reno")],
-                      sink=sink, duration=d["duration_s"])
+                     limit=topo["bottleneck_queue"]["limit_pkts"] + 1, edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
+                     edge_delay=repr(edge_delay), agent=agent, agent_opts=CONTROLLERS[flow.get("cc", "reno")],
+                     sink=sink, duration=d["duration_s"])
     if rng_seed is not None:
         return tcl.replace("set ns [new Simulator]\n", f"set ns [new Simulator]\n$defaultRNG seed {int(rng_seed)}\n", 1)
     return tcl
