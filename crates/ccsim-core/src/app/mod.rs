@@ -55,6 +55,18 @@ impl AppCtx<'_> {
         self.net.events.schedule(at, Owner::new(EventKind::AppTimer, self.app, slot), 0);
     }
 
+    /// Schedule event `slot` at `at`, `delay_s` seconds from now; with
+    /// ns-2's clock (`ns2_clock = true`) at ns-2's `clock_ + delay`
+    /// (`TimerHandler::resched`) instead (`Ns2Clock::arm_timer`).
+    pub fn schedule_after(&mut self, at: Time, delay_s: f64, slot: u8) {
+        let owner = Owner::new(EventKind::AppTimer, self.app, slot);
+        let at = match self.net.ns2_clock.as_deref_mut() {
+            Some(clock) => clock.arm_timer(owner, delay_s),
+            None => at,
+        };
+        self.net.events.schedule(at, owner, 0);
+    }
+
     /// Create a flow now, on an existing route (a host pair's), with the
     /// transport settings of `spec` (from `[[flows]]` entry `entry`);
     /// returns its id. Open its sender to start it.

@@ -143,7 +143,7 @@ impl Telnet {
         };
         let at = ctx.now().saturating_add(from_secs(dt));
         if self.stop.is_none_or(|s| at < s) {
-            ctx.schedule(at, SEND);
+            ctx.schedule_after(at, dt, SEND); // `timer_.resched(t)`
         }
     }
 

@@ -25,6 +25,10 @@ pub struct QueueView {
 
 pub struct LinkCtx<'a> {
     pub now: Time,
+    /// ns-2's `double` time of this instant with `ns2_clock = true`
+    /// (`crate::sim::ns2clock`), for rules ns-2 computes from its clock
+    /// (RED's idle period).
+    pub ns2_now: Option<f64>,
     /// Index of the link in `Net::links`.
     pub link: u32,
     pub rate_bps: f64,
@@ -82,6 +86,7 @@ pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::pack
     let mut ns2_rng = Ns2Rng::default();
     let mut ctx = LinkCtx {
         now: 0,
+        ns2_now: None,
         link: 0,
         rate_bps: 10e6,
         idle,

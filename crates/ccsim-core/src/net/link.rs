@@ -209,7 +209,8 @@ macro_rules! ctx {
     };
     ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $ns2:expr, $evicted:expr, $marks:expr, $view:expr) => {
         LinkCtx {
-            now: $now,
+            now: $now.0,
+            ns2_now: $now.1,
             link: $id,
             rate_bps: $rate,
             idle: $idle,
@@ -624,12 +625,13 @@ impl Link {
     #[inline]
     pub(crate) fn stages_enqueue(
         &mut self,
-        now: Time,
+        at: (Time, Option<f64>),
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
         id: PktId,
     ) -> Option<DropReason> {
+        let now = at.0;
         if !self.has_stages() {
             return None;
         }
@@ -637,7 +639,7 @@ impl Link {
         let view = self.queue_view(Some(pkts.get(id).flow));
         let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
-            let mut ctx = ctx!(now, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -650,12 +652,13 @@ impl Link {
     #[inline]
     pub(crate) fn enqueue(
         &mut self,
-        now: Time,
+        at: (Time, Option<f64>),
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
         id: PktId,
     ) -> bool {
+        let now = at.0;
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
@@ -664,7 +667,7 @@ impl Link {
         };
         let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
         let own = queue_owner(queue_own, self.seed, self.id);
-        let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
+        let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
         q.enqueue(&mut ctx, id, pkts)
     }
 
@@ -679,7 +682,7 @@ impl Link {
     #[inline]
     pub(crate) fn dequeue(
         &mut self,
-        now: Time,
+        at: (Time, Option<f64>),
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
@@ -689,7 +692,7 @@ impl Link {
             Queue::Dyn(q) => {
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
                 let own = queue_owner(queue_own, self.seed, self.id);
-                let mut ctx = ctx!(now, self.id, self.rate_bps, false, own, events, ns2, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, false, own, events, ns2, evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
@@ -697,8 +700,7 @@ impl Link {
         let Some(extras) = self.extras.as_mut() else { return Some(id) };
         let Extras { stages, evicted, .. } = &mut **extras;
         for s in stages {
-            let mut ctx =
-                ctx!(now, self.id, self.rate_bps, false, s.own, events, ns2, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, false, s.own, events, ns2, evicted, &mut self.c.marks, view);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
         Some(id)
@@ -709,11 +711,12 @@ impl Link {
         &mut self,
         slot: u8,
         gen: u32,
-        now: Time,
+        at: (Time, Option<f64>),
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
     ) {
+        let now = at.0;
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return };
@@ -721,13 +724,13 @@ impl Link {
         if slot == 0 {
             let own = queue_owner(queue_own, self.seed, self.id);
             if own.timer.fire(events, now, gen) {
-                let mut ctx = ctx!(now, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
         } else if let Some(s) = stages.get_mut(slot as usize - 1) {
             if s.own.timer.fire(events, now, gen) {
                 let mut ctx =
-                    ctx!(now, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
+                    ctx!(at, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
                 s.stage.on_timer(&mut ctx);
             }
         }

@@ -213,8 +213,14 @@ impl Net {
         self.pkts.free(id);
     }
 
+    /// ns-2's `double` time of this instant, with `ns2_clock = true`.
+    #[inline]
+    fn ns2_now(&self) -> Option<f64> {
+        self.ns2_clock.as_deref().map(|c| c.now)
+    }
+
     fn link_arrive(&mut self, l: usize, id: PktId) {
-        let now = self.now;
+        let (now, ns2_now) = (self.now, self.ns2_now());
         let link = &mut self.links[l];
         if link.virt {
             return self.virtual_arrive(l, id);
@@ -234,11 +240,13 @@ impl Net {
                 return self.drop_pkt(l, id, DropReason::Congestion);
             }
         } else {
-            if let Some(reason) = link.stages_enqueue(now, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id) {
+            if let Some(reason) =
+                link.stages_enqueue((now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng, id)
+            {
                 return self.drop_pkt(l, id, reason);
             }
             link.notify(TapEvent::Enqueue, now, &self.pkts, id);
-            let admitted = link.enqueue(now, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
+            let admitted = link.enqueue((now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
             while let Some(e) = self.links[l].pop_evicted() {
                 self.drop_pkt(l, e, DropReason::Congestion);
             }
@@ -299,9 +307,11 @@ impl Net {
     /// and schedule `LinkFree` while more wait.
     #[inline]
     fn serve(&mut self, l: usize) {
-        let now = self.now;
+        let (now, ns2_now) = (self.now, self.ns2_now());
         let link = &mut self.links[l];
-        let Some(id) = link.dequeue(now, &mut self.pkts, &mut self.events, &mut self.ns2_rng) else { return };
+        let Some(id) = link.dequeue((now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng) else {
+            return;
+        };
         link.notify(TapEvent::Dequeue, now, &self.pkts, id);
         self.transmit(l, id);
     }
@@ -421,13 +431,14 @@ impl Net {
     /// The packet is not cut through the next link (`Link::can_cut`).
     #[cold]
     #[inline(never)]
-    fn transmit_ns2(&mut self, l: usize, id: PktId, arrive: Time) {
+    fn transmit_ns2(&mut self, l: usize, id: PktId, mut arrive: Time) {
         if let Some(next) = self.next_hop(id) {
             self.links[next].inbound += 1;
         }
         if let Some(clock) = self.ns2_clock.as_deref_mut() {
-            let link = &self.links[l];
-            clock.transmit(id, l, self.pkts.get(id).size, link.rate_bps());
+            // both at ns-2's `double` times (`Ns2Clock::transmit`)
+            let link = &mut self.links[l];
+            (arrive, link.busy_until) = clock.transmit(id, l, self.pkts.get(id).size, link.rate_bps());
         }
         self.pkts.set_wire(id, arrive);
         self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), id);
@@ -478,7 +489,8 @@ impl Net {
     pub(crate) fn link_timer(&mut self, l: usize, slot: u8, gen: u32) {
         let now = self.now;
         self.links[l].integrate_queue(now);
-        self.links[l].on_timer(slot, gen, now, &mut self.pkts, &mut self.events, &mut self.ns2_rng);
+        let ns2_now = self.ns2_now();
+        self.links[l].on_timer(slot, gen, (now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng);
         while let Some(e) = self.links[l].pop_evicted() {
             self.drop_pkt(l, e, DropReason::Congestion);
         }

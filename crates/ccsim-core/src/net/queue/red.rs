@@ -30,6 +30,14 @@
 //! u from ns-2.35's default generator (`sim::ns2rng`), shared with every
 //! other consumer of it in event order, as `Random::uniform()` is.
 //!
+//! With ns-2's clock (`ns2_clock = true`, `LinkCtx::ns2_now`) the idle
+//! period is ns-2's too: `idletime_` is the `double` time of the resume
+//! that found the queue empty, `m = int(ptc * (now - idletime_))` on
+//! `double`s (an idle of exactly one packet time is then 0.99999… or
+//! 1.00000…1 as ns-2's sums round, where integer picoseconds give exactly
+//! 1), and the decay is `estimator`'s m + 1 successive multiplications by
+//! 1 − w_q rather than one power (they differ in the last bits).
+//!
 //! Not modelled: Adaptive RED (`adaptive_`), `cautious_` (the only user of
 //! `idle_pktsize_`), drop-front/random victims, `use_mark_p_ false`.
 use super::droptail::{Fifo, Limit};
@@ -39,6 +47,7 @@ use crate::net::packet::{Ecn, PacketPool, PktId};
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
 use crate::sim::math;
+use crate::sim::ns2clock;
 use crate::sim::time::{to_secs, tx_time};
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
@@ -240,6 +249,8 @@ pub struct Red {
     old: bool,
     /// When the link last went idle (end of the last transmission).
     idle_since: Time,
+    /// The same as ns-2's `double` (`idletime_`), with ns-2's clock.
+    idle_since_ns2: f64,
 }
 
 /// What the RED test decided for an arrival.
@@ -264,6 +275,7 @@ impl Red {
             count_bytes: 0,
             old: false,
             idle_since: 0,
+            idle_since_ns2: 0.0,
         }
     }
 
@@ -386,10 +398,24 @@ impl QueueDiscipline for Red {
         };
         // ns-2 `enque` / `estimator`: an idle period counts as m arrivals
         // to an empty queue, then this arrival's sample.
-        let m = if ctx.idle { (self.ptc * to_secs(ctx.now.saturating_sub(self.idle_since))).floor() } else { 0.0 };
         let q = self.qlen();
-        let decay = if m > 0.0 { math::powf(1.0 - self.w_q, m + 1.0) } else { 1.0 - self.w_q };
-        self.avg = self.avg * decay + self.w_q * q;
+        match ctx.ns2_now {
+            Some(now) => {
+                // red.cc `enque` and `estimator`, on ns-2's clock.
+                let m = if ctx.idle { (self.ptc * (now - self.idle_since_ns2)) as i64 } else { 0 };
+                for _ in 0..m {
+                    self.avg *= 1.0 - self.w_q;
+                }
+                self.avg *= 1.0 - self.w_q;
+                self.avg += self.w_q * q;
+            }
+            None => {
+                let idle_s = to_secs(ctx.now.saturating_sub(self.idle_since));
+                let m = if ctx.idle { (self.ptc * idle_s).floor() } else { 0.0 };
+                let decay = if m > 0.0 { math::powf(1.0 - self.w_q, m + 1.0) } else { 1.0 - self.w_q };
+                self.avg = self.avg * decay + self.w_q * q;
+            }
+        }
         self.count += 1;
         self.count_bytes += size as u64;
         let mut verdict = Verdict::Admit;
@@ -431,6 +457,10 @@ impl QueueDiscipline for Red {
             // ns-2 `deque` starts the idle clock when it finds the queue
             // empty, i.e. when this packet's transmission ends.
             self.idle_since = ctx.now + tx_time(size, ctx.rate_bps);
+            if let Some(now) = ctx.ns2_now {
+                // the resume's time: `clock_ + txt` (`LinkDelay::recv`)
+                self.idle_since_ns2 = now + ns2clock::txtime(size, ctx.rate_bps);
+            }
         }
         Some(id)
     }
@@ -471,6 +501,42 @@ mod tests {
         match Red::from_spec(&spec(body), "topology.bottleneck_queue") {
             Ok(_) => panic!("accepted: {body}"),
             Err(e) => e.to_string(),
+        }
+    }
+
+    /// On ns-2's clock (`ns2_now`) the idle period is ns-2's `double`
+    /// difference: an idle of exactly one packet time (0.4 ms at 10 Mb/s,
+    /// 500-byte mean) after a departure at 6.726868563 s reads as
+    /// 0.99999999999989 packets, m = 0 (red.cc `int(ptc * (now -
+    /// idletime_))`), where integer picoseconds give m = 1.
+    #[test]
+    fn idle_packets_on_ns2s_clock_are_counted_from_its_doubles() {
+        for ns2 in [true, false] {
+            test_ctx(false, |ctx, pool| {
+                let w = 0.01;
+                let mut r = Red::new(RedConfig { min_th: 1e9, max_th: 2e9, w_q: Some(w), ..cfg(Limit::Packets(100)) });
+                let at = |ctx: &mut LinkCtx, t: f64, idle: bool| {
+                    (ctx.now, ctx.ns2_now, ctx.idle) = (from_secs(t), ns2.then_some(t), idle);
+                };
+                let (t0, t1) = (6.726868563, 6.728068563); // t1 = t0 + 1.2 ms, as written
+                at(ctx, t0 - 0.01, false);
+                for _ in 0..3 {
+                    assert!(r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool));
+                }
+                at(ctx, t0, false);
+                for _ in 0..3 {
+                    r.dequeue(ctx, pool).unwrap(); // the last one leaves at t0 + 0.8 ms
+                }
+                let before = r.avg();
+                at(ctx, t1, true);
+                assert!(r.enqueue(ctx, pkt(pool, 1000, Ecn::NotEct), pool));
+                let m = if ns2 { 0 } else { 1 };
+                let mut expect = before;
+                for _ in 0..=m {
+                    expect *= 1.0 - w;
+                }
+                assert_eq!(r.avg(), expect, "ns2 clock {ns2}: m = {m}");
+            });
         }
     }
 

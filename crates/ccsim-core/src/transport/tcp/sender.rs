@@ -307,10 +307,11 @@ impl TcpSender {
     /// times the backoff).
     pub(super) fn arm_rto(&mut self, net: &mut Net) {
         let rto = self.rtt.rto();
-        self.rto_timer.arm(&mut net.events, net.now.saturating_add(from_secs(rto)));
-        if let Some(clock) = net.ns2_clock.as_deref_mut() {
-            clock.arm_timer(self.rto_timer.owner(), rto);
-        }
+        let at = match net.ns2_clock.as_deref_mut() {
+            Some(clock) => clock.arm_timer(self.rto_timer.owner(), rto),
+            None => net.now.saturating_add(from_secs(rto)),
+        };
+        self.rto_timer.arm(&mut net.events, at);
     }
 
     /// `syn = "ns2"` (ns-2 `delay_growth_`): the ACK of the SYN alone (the
@@ -365,9 +366,15 @@ impl TcpSender {
                 && ack < self.recover
                 && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Sack);
             // ns-2 newack: "don't end backoff if still in ECN-Echo with a
-            // congestion window of 1 packet" (the ECE is handled first there).
+            // congestion window of 1 packet" (`ect_ && ecn_backoff_ &&
+            // ecnecho`), with `ecn_backoff_` as `ecn` has just left it (the
+            // ECE is handled first there): set by a reaction at cwnd <= 1,
+            // cleared by one at a larger window, unchanged by an ECE it
+            // does not react to (`seqno <= recover_` after no timeout).
             let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
-            let hold = ns2_ecn && ece && (self.ecn_backoff || self.st.cwnd <= 1.0);
+            let reacts_first = self.ns2_after_timeout || ack > self.recover;
+            let ecn_backoff = if reacts_first { self.st.cwnd <= 1.0 } else { self.ecn_backoff };
+            let hold = ns2_ecn && ece && ecn_backoff;
             let backoff = self.rtt.backoff;
             self.rtt.on_new_ack(ack, r, partial, now);
             if hold {
@@ -421,11 +428,17 @@ impl TcpSender {
                 // `opencwnd` the same way).
                 State::Loss => {
                     // ns-2 Reno `recv`: a new ACK drops `dupwnd_` (the
-                    // inflation of a retransmission in the loss state, below)
-                    self.st.cwnd -= std::mem::take(&mut self.dupwnd);
+                    // inflation of a retransmission in the loss state,
+                    // below); an ECE that `ecn`, run first, reacts to halves
+                    // the inflated `windowd()` = cwnd_ + dupwnd_: left
+                    // inflated for the ECE step after this match.
+                    let dupwnd = std::mem::take(&mut self.dupwnd);
                     if ack >= self.recover {
                         self.state = State::Open;
                         self.cc.on_event(&mut self.st, CcEvent::LossEnd);
+                    }
+                    if !(ece && self.cfg.ecn && self.reacts_to_ece(self.sb.una())) {
+                        self.st.cwnd -= dupwnd;
                     }
                     if !ece {
                         self.cc.cong_avoid(&mut self.st, acked);
@@ -462,6 +475,15 @@ impl TcpSender {
         } else if ack == una && self.sb.outstanding() > 0 {
             self.dupacks += 1;
             self.sync(now);
+            // ns-2's `recv` runs `ecn` before a duplicate's own rules, so
+            // an ECE on the third duplicate itself makes that duplicate
+            // resend without a second cut (`dupack_action`'s ECN branch:
+            // `after_ecn` in the open state, the `State::Loss` arm after a
+            // timeout).
+            let ns2_ecn = self.cfg.ns2_bugfix && self.cfg.ecn_response == EcnResponse::Ns2;
+            if ns2_ecn && ece && self.reacts_to_ece(una) {
+                self.ece_reaction(net);
+            }
             match self.state {
                 State::Open => {
                     if self.local_cwr {
@@ -473,10 +495,17 @@ impl TcpSender {
                     // (ns-2 `RenoTcpAgent::dupack_action` with `bug_fix_`:
                     // after `CWND_ACTION_ECN` while `highest_ack_ <=
                     // recover_`, i.e. una <= recover, with ns-2's ECN agent)
-                    let ns2_ecn = self.cfg.ns2_bugfix && self.cfg.ecn_response == EcnResponse::Ns2;
                     let after_ecn = self.ecn_cut && (una < self.recover || (ns2_ecn && una == self.recover));
                     let past_recover = if self.cfg.ns2_bugfix { una > self.recover } else { una >= self.recover };
-                    if (self.dupacks >= self.cfg.dupthresh || lost) && (past_recover || after_ecn) {
+                    // ns-2 decides at the `numdupacks_`-th duplicate only
+                    // (`++dupacks_ == numdupacks_` -> `dupack_action`): a
+                    // later ECE cut does not make the next duplicate resend.
+                    let at_thresh = if self.cfg.ns2_bugfix {
+                        self.dupacks == self.cfg.dupthresh
+                    } else {
+                        self.dupacks >= self.cfg.dupthresh
+                    };
+                    if (at_thresh || lost) && (past_recover || after_ecn) {
                         self.enter_recovery(net, !after_ecn);
                     }
                 }
@@ -497,8 +526,13 @@ impl TcpSender {
                         && self.cfg.ecn_response == EcnResponse::Ns2 =>
                 {
                     self.ecn_cut = false; // last_cwnd_action_ = DUPACK
+                                          // `output(last_ack_ + 1)`, whatever the go-back-N
+                                          // covered; when that segment is new data sent after it,
+                                          // it is counted lost as well as resent, so the window
+                                          // (`t_seqno_ <= highest_ack_ + win`) is as before.
+                    self.sb.mark_lost_below(una + 1);
                     self.sb.resend_first();
-                    self.retransmit_first_lost(net, true);
+                    self.transmit(net, una, true);
                     self.arm_rto(net);
                     self.dupwnd = self.cfg.dupthresh as f64;
                     self.st.cwnd += self.dupwnd;
@@ -520,26 +554,8 @@ impl TcpSender {
             self.ecn_backoff = false;
         }
         let una = self.sb.una();
-        // ns-2 `TcpAgent::ecn`: `seqno > recover_ || last_cwnd_action_ ==
-        // CWND_ACTION_TIMEOUT`, so also the first ECE after a timeout.
         if ece && self.reacts_to_ece(una) {
-            self.ns2_after_timeout = false;
-            // RFC 3168 §6.1.2: react to ECN once per window, as to a loss,
-            // and say so with CWR on the next new data.
-            self.cwr_pending = true;
-            self.cwr_seq = Some(self.sb.high());
-            self.sync(now);
-            if self.cfg.ecn_response == EcnResponse::Ns2 {
-                self.ns2_ecn_cut(net);
-            } else {
-                self.st.ssthresh = self.cc_ssthresh();
-                self.st.cwnd = self.st.ssthresh;
-            }
-            self.recover = self.sb.high();
-            self.ecn_cut = true;
-            self.cwr = true;
-            self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
-            self.clamp_cwnd();
+            self.ece_reaction(net);
         }
         // A duplicate ACK below the threshold sends one segment by Limited
         // Transmit as ns-2's `send_one` does (tcp-reno.cc `recv`: `send_one`
@@ -573,6 +589,29 @@ impl TcpSender {
     /// (`window()` = ⌊cwnd⌋ = 0); at a window of at most one segment the
     /// first ECE arms `ecn_backoff_`, later ones back the timer off
     /// (restarted by ns-2's `newack`, which runs after `ecn`).
+    /// React to an ECE (once per window, `reacts_to_ece`): RFC 3168
+    /// §6.1.2 as for a loss, said with CWR on the next new data; ns-2's
+    /// `TcpAgent::ecn` with `ecn_response = "ns2"` (`seqno > recover_ ||
+    /// last_cwnd_action_ == CWND_ACTION_TIMEOUT`, so also the first ECE
+    /// after a timeout).
+    fn ece_reaction(&mut self, net: &mut Net) {
+        self.ns2_after_timeout = false;
+        self.cwr_pending = true;
+        self.cwr_seq = Some(self.sb.high());
+        self.sync(net.now);
+        if self.cfg.ecn_response == EcnResponse::Ns2 {
+            self.ns2_ecn_cut(net);
+        } else {
+            self.st.ssthresh = self.cc_ssthresh();
+            self.st.cwnd = self.st.ssthresh;
+        }
+        self.recover = self.sb.high();
+        self.ecn_cut = true;
+        self.cwr = true;
+        self.cc.on_event(&mut self.st, CcEvent::EcnEcho);
+        self.clamp_cwnd();
+    }
+
     fn ns2_ecn_cut(&mut self, net: &mut Net) {
         let mut backed_off = false;
         if self.st.cwnd <= 1.0 {
@@ -1674,6 +1713,112 @@ mod ns2_ecn_tests {
             assert_eq!(resends(&s) - before, bugfix as usize, "bugfix {bugfix}: {:?}", sent(&s));
             assert_eq!(s.st.ssthresh, ssthresh, "no second cut");
         }
+    }
+
+    /// ns-2's `recv` runs `ecn` before the duplicate's own rules: when the
+    /// third duplicate after a timeout carries the first ECE, that ECE sets
+    /// `CWND_ACTION_ECN` and the same duplicate resends `last_ack_ + 1`
+    /// (GWA LAN ECN 30 kB, seed 1, 11.42 s: ns-2's trace resends there).
+    #[test]
+    fn an_ece_on_the_third_duplicate_after_a_timeout_resends_at_once() {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
+                                      "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net); // resends 0
+        ack(&mut s, &mut net, 5.1, 1, false); // go-back-N resends 1 and 2
+        let resends = |s: &TcpSender| sent(s).iter().filter(|x| x.0 == 1).count();
+        let (before, ssthresh) = (resends(&s), s.st.ssthresh);
+        ack(&mut s, &mut net, 5.2, 1, false);
+        ack(&mut s, &mut net, 5.201, 1, false);
+        assert_eq!(resends(&s), before, "{:?}", sent(&s));
+        ack(&mut s, &mut net, 5.202, 1, true);
+        assert_eq!(resends(&s), before + 1, "the third duplicate, with the ECE, resends: {:?}", sent(&s));
+        assert!(s.st.ssthresh < ssthresh, "the ECE's cut");
+        assert_eq!(s.dupwnd, 3.0);
+    }
+
+    /// ns-2 decides at the third duplicate only (`++dupacks_ ==
+    /// numdupacks_`): after a timeout, duplicates at una = recover start
+    /// no recovery (`bug_fix_`), and an ECE cut on the seventh does not
+    /// make the eighth a fast retransmit (GWA LAN ECN 30 kB, seed 1,
+    /// 23.545 s). ccsim's own rule (`>=`) would retransmit there.
+    #[test]
+    fn an_ece_cut_after_the_third_duplicate_starts_no_recovery_in_ns2_mode() {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
+                                      "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net); // resends 0; recover = 10
+        ack(&mut s, &mut net, 5.1, 10, false); // 1-9 had arrived: open, sends 10 and 11
+        assert_eq!(s.state, State::Open);
+        let resends = |s: &TcpSender| sent(s).iter().filter(|x| x.0 == 10).count();
+        let before = resends(&s);
+        for i in 0..6 {
+            ack(&mut s, &mut net, 5.2 + 0.001 * i as f64, 10, false);
+        }
+        assert_eq!(resends(&s), before, "una = recover: no recovery");
+        let ssthresh = s.st.ssthresh;
+        ack(&mut s, &mut net, 5.21, 10, true); // the cut after the timeout
+        assert!(s.st.ssthresh < ssthresh);
+        ack(&mut s, &mut net, 5.211, 10, true);
+        assert_eq!(resends(&s), before, "{:?}", sent(&s));
+        assert_eq!(s.state, State::Open);
+    }
+
+    /// After a timeout whose window an ECE cut, with new data sent past the
+    /// go-back-N: ns-2's third duplicate resends `last_ack_ + 1` although
+    /// the go-back-N never covered it (`output` whatever the scoreboard
+    /// says), and the window stays `int(cwnd_) + dupwnd_` past
+    /// `highest_ack_` (`t_seqno_ <= highest_ack_ + win`): the resend is not
+    /// counted twice (GWA LAN ECN 60 kB, seed 2, 5.652 s).
+    #[test]
+    fn after_an_ece_the_third_duplicate_resends_new_data_and_keeps_the_window() {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
+                                      "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net); // resends 0 of 0-9
+        ack(&mut s, &mut net, 5.1, 8, false); // go-back-N: 8, 9
+        ack(&mut s, &mut net, 5.2, 9, false); // cwnd 3: 10, 11 (new data)
+        ack(&mut s, &mut net, 5.25, 9, true); // the ECE after the timeout: cut, recover = 12
+        ack(&mut s, &mut net, 5.3, 10, false); // still below recover
+        assert_eq!((s.state, s.st.cwnd), (State::Loss, 2.0));
+        ack(&mut s, &mut net, 5.4, 10, false);
+        ack(&mut s, &mut net, 5.5, 10, false);
+        let before = sent(&s).len();
+        ack(&mut s, &mut net, 5.6, 10, false);
+        let seqs: Vec<u64> = sent(&s)[before..].iter().map(|x| x.0).collect();
+        assert_eq!(seqs, [10, 12, 13, 14], "resend 10, then up to highest_ack_ + int(cwnd_) + dupwnd_");
+        // The ACK past recover with an ECE: `ecn` halves `windowd()` =
+        // cwnd_ + dupwnd_ = 2 + 3 before the new ACK drops dupwnd_ (GWA
+        // LAN ECN 60 kB, seed 6, 0.363 s).
+        ack(&mut s, &mut net, 5.7, 13, true);
+        assert_eq!((s.state, s.st.cwnd, s.st.ssthresh, s.dupwnd), (State::Open, 2.5, 2.0, 0.0));
+    }
+
+    /// ns-2's `newack` keeps the timer's backoff at an ECE only while
+    /// `ecn_backoff_`, as `ecn` (run first) has left it: an ECE it does not
+    /// react to (`seqno <= recover_`) at a one-segment window leaves it
+    /// clear, and the timed segment's sample ends the backoff (GWA LAN ECN
+    /// 30 kB with Telnets, seed 3, 13.73 s: ns-2's next timeout came 0.3 s
+    /// later, not 0.6 s).
+    #[test]
+    fn an_ece_not_reacted_to_at_one_segment_lets_the_sample_end_the_backoff() {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 2,
+                                      "rtt_estimator": "ns2", "recovery": "reno", "ns2_bugfix": true,
+                                      "ns2_dupwnd": true});
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net);
+        assert_eq!(s.rtt.backoff, 1);
+        ack(&mut s, &mut net, 5.1, 1, false); // go-back-N resends 1; 2 is new, timed
+        ack(&mut s, &mut net, 5.2, 2, true); // the cut after the timeout: cwnd 1
+        assert_eq!((s.st.cwnd, s.rtt.backoff, s.ecn_backoff), (1.0, 1, false));
+        ack(&mut s, &mut net, 5.3, 3, true); // 2's ACK, ECE at or below recover
+        assert_eq!(s.rtt.backoff, 0, "the sample ends the backoff");
+        ack(&mut s, &mut net, 5.4, 4, true); // reacted to at cwnd 1
+        assert_eq!((s.st.cwnd, s.ecn_backoff), (0.5, true));
     }
 
     /// Ten segments sent, then the timer expires at 5 s.
