@@ -70,6 +70,32 @@ def test_agents_run_ns2s_tcp_rules():
     assert (e["ecn"], e["ecn_retransmit_ect"], e["ecn_response"]) == (True, True, "ns2")
 
 
+def test_ns2_ecn_agents_negotiate_on_segment_0(tmp_path):
+    # ns-2's ECN agent sends segment 0 (the SYN) Not-ECT with ECN-Echo and
+    # the sink answers it with ECN-Echo (tcp.cc `output`, tcp-sink.cc
+    # `ack`), read from the ns-2 traces a user writes: the SYN and its ACK
+    # carry C, the next ACKs only after a mark.
+    import ccsim
+    from ccsim.experiments.gwa.ns2 import SETTINGS, buffer_pkts, scenario
+
+    st = dict(SETTINGS["gwa-lan"], telnet=False, dur=0.05, warm=0.025)
+    fwd, rev = tmp_path / "fwd.tr", tmp_path / "rev.tr"
+    ccsim.run(scenario(st, "ecn", buffer_pkts(30), 1), trace={"r0->r1": str(fwd), "r1->r0": str(rev)})
+
+    def first(path, kind, seq):
+        for line in path.read_text().split("\n"):
+            w = line.split()
+            if w and w[0] == "+" and w[4] == kind and w[10] == seq:
+                return w
+        raise AssertionError(f"no {kind} {seq} in {path}")
+
+    syn = first(fwd, "tcp", "0")
+    assert (syn[5], syn[6]) == ("40", "C------"), syn  # header only, ECE, not ECT
+    assert first(fwd, "tcp", "1")[6] == "------N"
+    assert first(rev, "ack", "0")[6] == "C------"
+    assert first(rev, "ack", "1")[6] == "-------"
+
+
 # --- gwa-ns2: the recorded ns-2.35 rows ---------------------------------
 
 from ccsim.experiments import Check  # noqa: E402

@@ -19,7 +19,8 @@
 //! - `type`: `tcp` (TCP and E-TCP data), `ack` (their ACKs), `cbr` (UDP,
 //!   which ns-2 scripts know as a CBR source over UDP).
 //! - `size`: simulated bytes on the wire (payload + `header_bytes`).
-//! - `flags`: ns-2's seven: `C` ECN-Echo (ACK), `A` congestion action
+//! - `flags`: ns-2's seven: `C` ECN-Echo (an ACK's, or ns-2's ECN
+//!   negotiation on a segment 0 with `ecn_response = "ns2"`), `A` congestion action
 //!   (CWR on data), `E` congestion experienced (CE), `N` ECN-capable
 //!   transport (ECT or CE); the others `-`.
 //! - `fid`: the flow id (`flows[i].id`); `src`/`dst`: `node.port` of the
@@ -67,7 +68,8 @@ pub fn fmt_time(t: Time) -> String {
 pub fn flags(p: &Packet) -> [u8; 7] {
     let mut f = *b"-------";
     if let L4::Tcp(h) = &p.l4 {
-        if p.kind == Kind::Ack && h.ece {
+        // an ACK's ECN-Echo, or ns-2's ECN negotiation on segment 0
+        if h.ece {
             f[0] = b'C';
         }
         if p.kind == Kind::Data && h.cwr {

@@ -32,6 +32,8 @@ pub struct TcpReceiver {
     ts_pending: Time,
     /// ECN-Echo latched by a CE mark, cleared by the sender's CWR.
     ece: bool,
+    /// The next ACK answers ns-2's ECN negotiation with ECE.
+    negotiate: bool,
     /// GWA: the window to advertise, from the latest data packet's B_n
     /// (0: none, the sender keeps its configured window).
     wnd: u32,
@@ -66,6 +68,7 @@ impl TcpReceiver {
             pending: 0,
             ts_pending: 0,
             ece: false,
+            negotiate: false,
             wnd: 0,
             ba_v: IP_OPT_NONE,
             delack_timer: Timer::new(receiver_timer(flow, 0)),
@@ -167,7 +170,8 @@ impl TcpReceiver {
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
         self.pending = 0;
         self.delack_timer.disarm();
-        let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece, wnd: self.wnd, ..Default::default() };
+        let ece = self.ece || std::mem::take(&mut self.negotiate);
+        let mut h = TcpHeader { ack: self.rcv_nxt, ece, wnd: self.wnd, ..Default::default() };
         if let Some(sk) = self.sacker.as_mut() {
             let mut out = [(0, 0); SACK1_BLOCKS];
             let ooo = &self.ooo;
@@ -226,6 +230,10 @@ impl ReceiverAgent for TcpReceiver {
             if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
                 *self.echo_fb.get_or_insert(0.0) += x.feedback_bytes_per_s as f64;
             }
+            // ns-2's ECN negotiation (tcp-sink.cc `ack`): a segment sent
+            // Not-ECT with ECE (an ns-2 agent's segment 0) is answered
+            // with ECE, once, whatever the marks.
+            self.negotiate = h.ece && pkt.ecn == Ecn::NotEct;
             self.on_data(net, h.seq, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce, h.cwr);
         }
     }

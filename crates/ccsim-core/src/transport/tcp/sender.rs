@@ -143,6 +143,11 @@ pub struct TcpSender {
     /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
     /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
     ecn_backoff: bool,
+    /// ns-2's `ect_` (`ecn_response = "ns2"`): a new ACK has carried ECE
+    /// (the negotiation's, on segment 0's ACK, or a mark's). Until then an
+    /// ECE neither stops the window's increase nor holds the backoff
+    /// (tcp.cc `recv_newack_helper`, `newack`).
+    ns2_ect: bool,
     /// ns-2's `dupwnd_` (`ns2_dupwnd`): the fast-recovery inflation, part
     /// of `st.cwnd` (which holds ns-2's `windowd()` = cwnd_ + dupwnd_)
     /// until the first new ACK takes it off again.
@@ -244,6 +249,7 @@ impl TcpSender {
             cwnd_cnt: 0,
             held: false,
             ecn_backoff: false,
+            ns2_ect: false,
             dupwnd: 0.0,
             ns2_after_timeout: false,
             timer_resent: false,
@@ -359,7 +365,18 @@ impl TcpSender {
                 self.sb.mark_sacked(s, e);
             }
         }
+        let ns2_resp = self.cfg.ecn_response == EcnResponse::Ns2;
+        let ns2_ecn = self.cfg.ecn && ns2_resp;
         if ack > una {
+            // The ACK of segment 0 (the SYN's, with `syn = "ns2"`) carries
+            // the negotiation's ECE; `ecn` reacts to it only after a
+            // timeout, and before `delay_growth_` sets the initial window.
+            if ns2_ecn && ece && una == 0 && self.reacts_to_ece(ack) {
+                self.ece_reaction(net);
+            }
+            // ns-2 `recv_newack_helper`: an ECE stops `opencwnd` only
+            // once `ect_` is set (by an earlier ECE-carrying ACK).
+            let blocks = ece && (!ns2_ecn || self.ns2_ect);
             let acked = ack - una;
             let r = to_secs(now.saturating_sub(ts_echo));
             let partial = self.state == State::Recovery
@@ -371,10 +388,9 @@ impl TcpSender {
             // ECE is handled first there): set by a reaction at cwnd <= 1,
             // cleared by one at a larger window, unchanged by an ECE it
             // does not react to (`seqno <= recover_` after no timeout).
-            let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
-            let reacts_first = self.ns2_after_timeout || ack > self.recover;
+            let reacts_first = self.ns2_after_timeout || ack > self.recover.max(1);
             let ecn_backoff = if reacts_first { self.st.cwnd <= 1.0 } else { self.ecn_backoff };
-            let hold = ns2_ecn && ece && ecn_backoff;
+            let hold = ns2_ecn && ece && ecn_backoff && self.ns2_ect;
             let backoff = self.rtt.backoff;
             self.rtt.on_new_ack(ack, r, partial, now);
             if hold {
@@ -398,7 +414,7 @@ impl TcpSender {
                 self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
             }
             match self.state {
-                State::Recovery if self.cfg.ns2_dupwnd && !partial => self.ns2_reno_exit(ece, acked),
+                State::Recovery if self.cfg.ns2_dupwnd && !partial => self.ns2_reno_exit(ece, blocks, acked),
                 State::Recovery if ack >= self.recover || self.cfg.recovery == Recovery::Reno => {
                     // Full ACK (or Reno's any new ACK): deflate to ssthresh.
                     self.state = State::Open;
@@ -440,11 +456,11 @@ impl TcpSender {
                     if !(ece && self.cfg.ecn && self.reacts_to_ece(self.sb.una())) {
                         self.st.cwnd -= dupwnd;
                     }
-                    if !ece {
+                    if !blocks {
                         self.cc.cong_avoid(&mut self.st, acked);
                     }
                 }
-                State::Open if ece => {}
+                State::Open if blocks => {}
                 // Linux 2.4 `tcp_may_raise_cwnd`: no increase in CWR;
                 // `tcp_try_to_open` runs `tcp_cwnd_down` instead.
                 State::Open if self.local_cwr => self.cwnd_down(),
@@ -453,10 +469,13 @@ impl TcpSender {
                 // at ssthresh. It differs only from a fractional window an
                 // unrounded ECN halving left below ssthresh (1.5 -> 2.5,
                 // where the cap gives 2).
-                State::Open if ns2_ecn && self.st.cwnd < self.st.ssthresh => self.st.cwnd += 1.0,
+                State::Open if ns2_resp && self.st.cwnd < self.st.ssthresh => self.st.cwnd += 1.0,
                 State::Open => self.cc.cong_avoid(&mut self.st, acked),
             }
             self.syn_acked(ack);
+            if ns2_ecn && ece {
+                self.ns2_ect = true;
+            }
             if let Some(h) = echo {
                 self.clamp_cwnd();
                 self.cc.on_feedback(&mut self.st, NetFeedback::Echo(h));
@@ -480,8 +499,8 @@ impl TcpSender {
             // resend without a second cut (`dupack_action`'s ECN branch:
             // `after_ecn` in the open state, the `State::Loss` arm after a
             // timeout).
-            let ns2_ecn = self.cfg.ns2_bugfix && self.cfg.ecn_response == EcnResponse::Ns2;
-            if ns2_ecn && ece && self.reacts_to_ece(una) {
+            let ns2_reno_ecn = self.cfg.ns2_bugfix && ns2_resp;
+            if ns2_reno_ecn && ece && self.reacts_to_ece(una) {
                 self.ece_reaction(net);
             }
             match self.state {
@@ -495,7 +514,7 @@ impl TcpSender {
                     // (ns-2 `RenoTcpAgent::dupack_action` with `bug_fix_`:
                     // after `CWND_ACTION_ECN` while `highest_ack_ <=
                     // recover_`, i.e. una <= recover, with ns-2's ECN agent)
-                    let after_ecn = self.ecn_cut && (una < self.recover || (ns2_ecn && una == self.recover));
+                    let after_ecn = self.ecn_cut && (una < self.recover || (ns2_reno_ecn && una == self.recover));
                     let past_recover = if self.cfg.ns2_bugfix { una > self.recover } else { una >= self.recover };
                     // ns-2 decides at the `numdupacks_`-th duplicate only
                     // (`++dupacks_ == numdupacks_` -> `dupack_action`): a
@@ -700,8 +719,12 @@ impl TcpSender {
     /// `ecn_response = "ns2"` an ACK of exactly the window of the last
     /// reduction (`una == recover`, e.g. the one ending a fast recovery)
     /// does not cut again: its ECE echoes a mark in that window.
+    /// ns-2's `recover_` starts at 0 (segment 0), which is `recover` 1
+    /// here: the negotiation's ECE on segment 0's ACK cuts only after a
+    /// timeout.
     fn reacts_to_ece(&self, una: u64) -> bool {
-        let past = if self.cfg.ecn_response == EcnResponse::Ns2 { una > self.recover } else { una >= self.recover };
+        let past =
+            if self.cfg.ecn_response == EcnResponse::Ns2 { una > self.recover.max(1) } else { una >= self.recover };
         self.ns2_after_timeout || (self.state == State::Open && past && self.cwr_seq.is_none_or(|c| una > c))
     }
 
@@ -711,7 +734,7 @@ impl TcpSender {
     /// here for the ECE step after this match), then `dupwnd_ = 0` without
     /// deflating cwnd_ to ssthresh, then `opencwnd` unless the ACK carries
     /// ECE (`recv_newack_helper`).
-    fn ns2_reno_exit(&mut self, ece: bool, acked: u64) {
+    fn ns2_reno_exit(&mut self, ece: bool, blocks: bool, acked: u64) {
         self.state = State::Open;
         self.cc.on_event(&mut self.st, CcEvent::RecoveryEnd);
         let una = self.sb.una();
@@ -720,7 +743,7 @@ impl TcpSender {
             self.st.cwnd -= self.dupwnd;
         }
         self.dupwnd = 0.0;
-        if !ece {
+        if !blocks {
             if self.cfg.ecn_response == EcnResponse::Ns2 && self.st.cwnd < self.st.ssthresh {
                 self.st.cwnd += 1.0;
             } else {
@@ -1150,13 +1173,17 @@ impl TcpSender {
         // router drops rather than marks them; ns-2 marks them ECT anyway.
         // A SYN is never ECT (RFC 3168 §6.1.1; ns-2 `output`: `ect() = 0`
         // for segment 0 with `syn_`).
-        let syn = seq < self.cfg.first_data_seg();
+        // ns-2's ECN agent negotiates on segment 0, a SYN or not: it goes
+        // Not-ECT with ECE set, and the sink echoes ECE on its ACK
+        // (`output`: `if (seqno == 0) ... ecnecho() = 1; ect() = 0`).
+        let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
+        let negotiate = self.cfg.ecn && ns2_ecn && seq == 0;
+        let syn = seq < self.cfg.first_data_seg() || negotiate;
         let ecn = if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
         // ns-2 `output` (SetCWRonRetransmit_, true since 2005) sets CWR on
         // the next segment, a retransmission too; the RFC on new data only.
-        let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
         let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending);
-        let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ..Default::default() });
+        let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ece: negotiate, ..Default::default() });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
         // bytes on the wire); routers on the path only ever lower it.
         // BA (§5): v starts unbounded (the option's largest value).
@@ -1677,9 +1704,18 @@ mod ns2_ecn_tests {
     use super::*;
     use crate::net::packet::{Kind, Packet, TcpHeader, L4};
 
+    /// A sender whose ECN negotiation is done: ns-2's sink answers segment
+    /// 0 with ECE, which sets the agent's `ect_`; these tests play a
+    /// receiver that starts with the data.
+    fn negotiated(spec: serde_json::Value) -> (TcpSender, Net) {
+        let (mut s, net) = TcpSender::on_test_link(spec, None, 1);
+        s.ns2_ect = true;
+        (s, net)
+    }
+
     fn sender(resp: &str, init_cwnd: u32) -> (TcpSender, Net) {
         let spec = serde_json::json!({"ecn": true, "ecn_response": resp, "init_cwnd_pkts": init_cwnd});
-        TcpSender::on_test_link(spec, None, 1)
+        negotiated(spec)
     }
 
     fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64, ece: bool) {
@@ -1698,7 +1734,7 @@ mod ns2_ecn_tests {
         for bugfix in [false, true] {
             let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
                                           "recovery": "reno", "ns2_bugfix": bugfix, "ns2_dupwnd": true});
-            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            let (mut s, mut net) = negotiated(spec);
             net.now = from_secs(5.0);
             s.on_rto(&mut net); // resends 0
             ack(&mut s, &mut net, 5.1, 1, false); // 0 arrived: go-back-N resends 1 and 2
@@ -1723,7 +1759,7 @@ mod ns2_ecn_tests {
     fn an_ece_on_the_third_duplicate_after_a_timeout_resends_at_once() {
         let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
                                       "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
-        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        let (mut s, mut net) = negotiated(spec);
         net.now = from_secs(5.0);
         s.on_rto(&mut net); // resends 0
         ack(&mut s, &mut net, 5.1, 1, false); // go-back-N resends 1 and 2
@@ -1747,7 +1783,7 @@ mod ns2_ecn_tests {
     fn an_ece_cut_after_the_third_duplicate_starts_no_recovery_in_ns2_mode() {
         let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
                                       "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
-        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        let (mut s, mut net) = negotiated(spec);
         net.now = from_secs(5.0);
         s.on_rto(&mut net); // resends 0; recover = 10
         ack(&mut s, &mut net, 5.1, 10, false); // 1-9 had arrived: open, sends 10 and 11
@@ -1776,7 +1812,7 @@ mod ns2_ecn_tests {
     fn after_an_ece_the_third_duplicate_resends_new_data_and_keeps_the_window() {
         let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
                                       "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
-        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        let (mut s, mut net) = negotiated(spec);
         net.now = from_secs(5.0);
         s.on_rto(&mut net); // resends 0 of 0-9
         ack(&mut s, &mut net, 5.1, 8, false); // go-back-N: 8, 9
@@ -1808,7 +1844,7 @@ mod ns2_ecn_tests {
         let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 2,
                                       "rtt_estimator": "ns2", "recovery": "reno", "ns2_bugfix": true,
                                       "ns2_dupwnd": true});
-        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        let (mut s, mut net) = negotiated(spec);
         net.now = from_secs(5.0);
         s.on_rto(&mut net);
         assert_eq!(s.rtt.backoff, 1);
@@ -1819,6 +1855,36 @@ mod ns2_ecn_tests {
         assert_eq!(s.rtt.backoff, 0, "the sample ends the backoff");
         ack(&mut s, &mut net, 5.4, 4, true); // reacted to at cwnd 1
         assert_eq!((s.st.cwnd, s.ecn_backoff), (0.5, true));
+    }
+
+    /// ns-2's ECN negotiation with `syn_`: the SYN's ACK carries ECE
+    /// (tcp-sink.cc echoes the SYN's ECE). `ecn` reacts to it only after
+    /// the SYN timed out (`CWND_ACTION_TIMEOUT`), before `delay_growth_`
+    /// sets the initial window, and that ACK sets `ect_`; the next ECE at a
+    /// one-segment window then backs the timer off again and holds it (GWA
+    /// LAN ECN 60 kB with Telnets, seeds 4 and 5: an FTP's dropped SYN).
+    #[test]
+    fn the_negotiation_ece_after_a_syn_timeout_cuts_and_sets_ect() {
+        let spec = |init: u32| {
+            serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": init, "syn": "ns2",
+                               "rtt_estimator": "ns2", "recovery": "reno", "ns2_bugfix": true,
+                               "ns2_dupwnd": true})
+        };
+        // no timeout: the negotiation's ECE cuts nothing
+        let (mut s, mut net) = TcpSender::on_test_link(spec(2), None, 1);
+        let ssthresh = s.st.ssthresh;
+        ack(&mut s, &mut net, 0.1, 1, true);
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.ns2_ect), (2.0, ssthresh, true));
+        // the SYN timed out
+        let (mut s, mut net) = TcpSender::on_test_link(spec(2), None, 1);
+        net.now = from_secs(3.0);
+        s.on_rto(&mut net);
+        assert_eq!(s.rtt.backoff, 1);
+        ack(&mut s, &mut net, 3.1, 1, true);
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.ecn_backoff, s.ns2_ect), (1.0, 2.0, true, true));
+        assert_eq!(sent(&s).last(), Some(&(1, true)), "segment 1 goes out, with CWR");
+        ack(&mut s, &mut net, 3.2, 2, true);
+        assert_eq!((s.st.cwnd, s.rtt.backoff), (0.5, 2), "backed off again at one segment, and held");
     }
 
     /// Ten segments sent, then the timer expires at 5 s.
@@ -1840,15 +1906,15 @@ mod ns2_ecn_tests {
     /// timeout's `slowdown(CLOSE_CWND_ONE)` sets `cong_action_`).
     #[test]
     fn the_timer_that_reopens_a_closed_window_keeps_its_backoff_and_sends_cwr() {
-        let (mut s, mut net) = sender("ns2", 1);
-        ack(&mut s, &mut net, 0.1, 1, true);
+        let (mut s, mut net) = ns2_syn_sender(1, false);
+        ack(&mut s, &mut net, 0.1, 2, true);
         assert_eq!((s.st.cwnd, s.window(), s.sb.outstanding()), (0.5, 0, 0));
         let backoff = s.rtt.backoff;
         net.now = from_secs(3.0);
         s.on_rto(&mut net);
         assert_eq!(s.rtt.backoff, backoff, "no backoff with nothing outstanding");
         assert_eq!(s.stats.timeouts, 0);
-        assert_eq!(sent(&s).last(), Some(&(1, true)), "the reopened segment carries CWR");
+        assert_eq!(sent(&s).last(), Some(&(2, true)), "the reopened segment carries CWR");
     }
 
     /// After a timeout, ns-2's `ecn` reacts to the next ECE whatever
@@ -1872,7 +1938,18 @@ mod ns2_ecn_tests {
     fn ns2_sender(init_cwnd: u32, bugfix: bool) -> (TcpSender, Net) {
         let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": init_cwnd,
                                       "ns2_bugfix": bugfix});
-        TcpSender::on_test_link(spec, None, 1)
+        negotiated(spec)
+    }
+
+    /// The same with `syn = "ns2"`, past the handshake (the SYN's ACK, with
+    /// the negotiation's ECE, at 0.05 s): segments 1 on are data.
+    fn ns2_syn_sender(init_cwnd: u32, bugfix: bool) -> (TcpSender, Net) {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": init_cwnd,
+                                      "ns2_bugfix": bugfix, "syn": "ns2"});
+        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        ack(&mut s, &mut net, 0.05, 1, true);
+        assert!(s.ns2_ect);
+        (s, net)
     }
 
     /// ns-2's Reno agent sets `recover_ = maxseq_` at a timeout when
@@ -1899,8 +1976,8 @@ mod ns2_ecn_tests {
     /// too: a later timeout with data outstanding cuts ssthresh again.
     #[test]
     fn the_timer_that_reopens_a_closed_window_ends_the_ecn_reduction() {
-        let (mut s, mut net) = ns2_sender(1, true);
-        ack(&mut s, &mut net, 0.1, 1, true);
+        let (mut s, mut net) = ns2_syn_sender(1, true);
+        ack(&mut s, &mut net, 0.1, 2, true);
         assert_eq!((s.window(), s.sb.outstanding()), (0, 0));
         net.now = from_secs(3.0);
         s.on_rto(&mut net); // nothing outstanding: reopens one segment
@@ -1940,7 +2017,7 @@ mod ns2_ecn_tests {
     fn a_duplicate_ack_after_a_timeout_sends_one_more_with_ns2_singledup() {
         for singledup in [false, true] {
             let spec = serde_json::json!({"init_cwnd_pkts": 4, "ns2_singledup": singledup});
-            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            let (mut s, mut net) = negotiated(spec);
             net.now = from_secs(5.0);
             s.on_rto(&mut net);
             let after_rto = sent(&s).len();
@@ -1964,7 +2041,7 @@ mod ns2_ecn_tests {
     fn ns2_singledup_sends_beyond_the_window_only_at_a_duplicate_ack() {
         for singledup in [false, true] {
             let spec = serde_json::json!({"init_cwnd_pkts": 2, "ns2_singledup": singledup});
-            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            let (mut s, mut net) = negotiated(spec);
             // The opening window (two segments), then application-limited:
             // as if those two were written (`write`).
             assert_eq!(sent(&s), [(0, false), (1, false)]);
@@ -1991,7 +2068,7 @@ mod ns2_ecn_tests {
     fn ns2_idle_restart_restarts_the_window_after_an_idle_rto() {
         for idle_restart in [false, true] {
             let spec = serde_json::json!({"init_cwnd_pkts": 4, "ns2_idle_restart": idle_restart});
-            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            let (mut s, mut net) = negotiated(spec);
             s.offered = Some(4); // an application-limited sender: four written
             ack(&mut s, &mut net, 0.1, 4, false);
             let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
@@ -2027,18 +2104,20 @@ mod ns2_ecn_tests {
     /// would give 1 and then 0, with no fraction left.)
     #[test]
     fn an_ece_halves_the_window_unrounded() {
-        let (mut s, mut net) = sender("ns2", 3);
-        ack(&mut s, &mut net, 0.1, 1, true);
+        let (mut s, mut net) = sender("ns2", 2);
+        // (segment 0's ACK cannot cut: ns-2's `recover_` starts at 0)
+        ack(&mut s, &mut net, 0.05, 1, false);
+        ack(&mut s, &mut net, 0.1, 2, true);
         assert_eq!((s.st.cwnd, s.st.ssthresh, s.window()), (1.5, 2.0, 1));
         assert!(!s.ecn_backoff);
-        // An ACK without ECE: slow start to 2.5; segment 3 goes out.
-        ack(&mut s, &mut net, 0.2, 2, false);
-        assert_eq!((s.st.cwnd, sent(&s).last().map(|x| x.0)), (2.5, Some(3)));
-        // The next window's ECE: 2.5 -> 1.25; segment 4 goes out.
-        ack(&mut s, &mut net, 0.3, 4, true);
-        assert_eq!((s.st.cwnd, s.window(), sent(&s).last().map(|x| x.0)), (1.25, 1, Some(4)));
+        // An ACK without ECE: slow start to 2.5; segment 4 goes out.
+        ack(&mut s, &mut net, 0.2, 3, false);
+        assert_eq!((s.st.cwnd, sent(&s).last().map(|x| x.0)), (2.5, Some(4)));
+        // The next window's ECE: 2.5 -> 1.25; segment 5 goes out.
+        ack(&mut s, &mut net, 0.3, 5, true);
+        assert_eq!((s.st.cwnd, s.window(), sent(&s).last().map(|x| x.0)), (1.25, 1, Some(5)));
         // And the next: 1.25 -> 0.625, closed, with no backoff armed.
-        ack(&mut s, &mut net, 0.4, 5, true);
+        ack(&mut s, &mut net, 0.4, 6, true);
         assert_eq!((s.st.cwnd, s.st.ssthresh, s.window()), (0.625, 2.0, 0));
         assert!(!s.ecn_backoff, "the reduction was made at 1.25 segments");
     }
@@ -2054,7 +2133,7 @@ mod ns2_ecn_tests {
         for ns2 in [true, false] {
             let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 7, "limited_transmit": false,
                                           "ns2_dupwnd": ns2});
-            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            let (mut s, mut net) = negotiated(spec);
             for k in 0..3 {
                 ack(&mut s, &mut net, 0.1 + 0.001 * k as f64, 0, false);
             }
@@ -2084,7 +2163,7 @@ mod ns2_ecn_tests {
         for (ns2, want) in [(true, 3.0), (false, 4.0)] {
             let spec = serde_json::json!({"recovery": "newreno", "init_cwnd_pkts": 8, "limited_transmit": false,
                                           "ns2_dupwnd": ns2});
-            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+            let (mut s, mut net) = negotiated(spec);
             for k in 0..4 {
                 ack(&mut s, &mut net, 0.1 + 0.001 * k as f64, 0, false);
             }
@@ -2111,11 +2190,12 @@ mod ns2_ecn_tests {
         for (ns2, want) in [(true, 4.0), (false, 2.0)] {
             let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 8, "limited_transmit": false,
                                           "ecn": true, "ecn_response": "ns2", "ns2_dupwnd": ns2});
-            let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
-            ack(&mut s, &mut net, 0.1, 1, true);
+            let (mut s, mut net) = negotiated(spec);
+            // (segment 0's ACK alone cannot cut: ns-2's `recover_` starts at 0)
+            ack(&mut s, &mut net, 0.1, 2, true);
             assert_eq!((s.st.cwnd, s.st.ssthresh), (4.0, 4.0));
             for k in 0..4 {
-                ack(&mut s, &mut net, 0.2 + 0.001 * k as f64, 1, false);
+                ack(&mut s, &mut net, 0.2 + 0.001 * k as f64, 2, false);
             }
             assert_eq!((s.st.cwnd, s.st.ssthresh, s.state), (8.0, 4.0, State::Recovery), "ns2 {ns2}");
             assert_eq!(sent(&s).iter().filter(|x| x.0 == 8).count(), 1, "ns2 {ns2}: {:?}", sent(&s));
@@ -2136,7 +2216,7 @@ mod ns2_ecn_tests {
     fn ns2_an_ece_acking_exactly_the_recovery_window_does_not_cut() {
         let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 8, "limited_transmit": false,
                                       "ecn": true, "ecn_response": "ns2", "ns2_dupwnd": true});
-        let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
+        let (mut s, mut net) = negotiated(spec);
         for k in 0..3 {
             ack(&mut s, &mut net, 0.1 + 0.001 * k as f64, 0, false);
         }
