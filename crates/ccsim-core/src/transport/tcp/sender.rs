@@ -1713,6 +1713,17 @@ mod ns2_ecn_tests {
         (s, net)
     }
 
+    /// ns-2's Reno ECN agent (`ns2_dupwnd`, `ns2_bugfix` as given) with
+    /// segments 0-9 out, whose timer expired at 5 s (resending 0).
+    fn reno_timed_out(bugfix: bool) -> (TcpSender, Net) {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
+                                      "recovery": "reno", "ns2_bugfix": bugfix, "ns2_dupwnd": true});
+        let (mut s, mut net) = negotiated(spec);
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net);
+        (s, net)
+    }
+
     fn sender(resp: &str, init_cwnd: u32) -> (TcpSender, Net) {
         let spec = serde_json::json!({"ecn": true, "ecn_response": resp, "init_cwnd_pkts": init_cwnd});
         negotiated(spec)
@@ -1732,11 +1743,7 @@ mod ns2_ecn_tests {
     #[test]
     fn three_duplicates_after_a_timeout_and_an_ece_resend_the_first_segment() {
         for bugfix in [false, true] {
-            let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
-                                          "recovery": "reno", "ns2_bugfix": bugfix, "ns2_dupwnd": true});
-            let (mut s, mut net) = negotiated(spec);
-            net.now = from_secs(5.0);
-            s.on_rto(&mut net); // resends 0
+            let (mut s, mut net) = reno_timed_out(bugfix); // resends 0
             ack(&mut s, &mut net, 5.1, 1, false); // 0 arrived: go-back-N resends 1 and 2
             ack(&mut s, &mut net, 5.2, 2, true); // 1 arrived; ECE: the cut after the timeout
             let ssthresh = s.st.ssthresh;
@@ -1757,11 +1764,7 @@ mod ns2_ecn_tests {
     /// (GWA LAN ECN 30 kB, seed 1, 11.42 s: ns-2's trace resends there).
     #[test]
     fn an_ece_on_the_third_duplicate_after_a_timeout_resends_at_once() {
-        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
-                                      "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
-        let (mut s, mut net) = negotiated(spec);
-        net.now = from_secs(5.0);
-        s.on_rto(&mut net); // resends 0
+        let (mut s, mut net) = reno_timed_out(true); // resends 0
         ack(&mut s, &mut net, 5.1, 1, false); // go-back-N resends 1 and 2
         let resends = |s: &TcpSender| sent(s).iter().filter(|x| x.0 == 1).count();
         let (before, ssthresh) = (resends(&s), s.st.ssthresh);
@@ -1781,11 +1784,7 @@ mod ns2_ecn_tests {
     /// 23.545 s). ccsim's own rule (`>=`) would retransmit there.
     #[test]
     fn an_ece_cut_after_the_third_duplicate_starts_no_recovery_in_ns2_mode() {
-        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
-                                      "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
-        let (mut s, mut net) = negotiated(spec);
-        net.now = from_secs(5.0);
-        s.on_rto(&mut net); // resends 0; recover = 10
+        let (mut s, mut net) = reno_timed_out(true); // resends 0; recover = 10
         ack(&mut s, &mut net, 5.1, 10, false); // 1-9 had arrived: open, sends 10 and 11
         assert_eq!(s.state, State::Open);
         let resends = |s: &TcpSender| sent(s).iter().filter(|x| x.0 == 10).count();
@@ -1810,11 +1809,7 @@ mod ns2_ecn_tests {
     /// counted twice (GWA LAN ECN 60 kB, seed 2, 5.652 s).
     #[test]
     fn after_an_ece_the_third_duplicate_resends_new_data_and_keeps_the_window() {
-        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10,
-                                      "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true});
-        let (mut s, mut net) = negotiated(spec);
-        net.now = from_secs(5.0);
-        s.on_rto(&mut net); // resends 0 of 0-9
+        let (mut s, mut net) = reno_timed_out(true); // resends 0 of 0-9
         ack(&mut s, &mut net, 5.1, 8, false); // go-back-N: 8, 9
         ack(&mut s, &mut net, 5.2, 9, false); // cwnd 3: 10, 11 (new data)
         ack(&mut s, &mut net, 5.25, 9, true); // the ECE after the timeout: cut, recover = 12
