@@ -220,7 +220,7 @@ impl Net {
     }
 
     fn link_arrive(&mut self, l: usize, id: PktId) {
-        let (now, ns2_now) = (self.now, self.ns2_now());
+        let now = self.now;
         let link = &mut self.links[l];
         if link.virt {
             return self.virtual_arrive(l, id);
@@ -240,6 +240,8 @@ impl Net {
                 return self.drop_pkt(l, id, DropReason::Congestion);
             }
         } else {
+            // (a field of its own: `link` holds `self.links`)
+            let ns2_now = self.ns2_clock.as_deref().map(|c| c.now);
             if let Some(reason) =
                 link.stages_enqueue((now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng, id)
             {
