@@ -367,13 +367,18 @@ impl TcpSender {
         }
         let ns2_resp = self.cfg.ecn_response == EcnResponse::Ns2;
         let ns2_ecn = self.cfg.ecn && ns2_resp;
-        if ack > una {
-            // The ACK of segment 0 (the SYN's, with `syn = "ns2"`) carries
-            // the negotiation's ECE; `ecn` reacts to it only after a
-            // timeout, and before `delay_growth_` sets the initial window.
-            if ns2_ecn && ece && una == 0 && self.reacts_to_ece(ack) {
-                self.ece_reaction(net);
+        // ns-2's `recv` (tcp-reno.cc, tcp-newreno.cc) runs `ecn(seqno)`
+        // before anything else on the ACK: the ACK's own rules (its RTT
+        // sample, the timer's backoff, the end of a recovery, the
+        // duplicate rules) then run on the window, backoff and `recover_`
+        // the reaction left.
+        if ns2_ecn && ece && self.ns2_reacts_to_ece(ack) {
+            if self.cwr && ack > self.recover {
+                self.end_cwr();
             }
+            self.ece_reaction(net);
+        }
+        if ack > una {
             // ns-2 `recv_newack_helper`: an ECE stops `opencwnd` only
             // once `ect_` is set (by an earlier ECE-carrying ACK).
             let blocks = ece && (!ns2_ecn || self.ns2_ect);
@@ -384,13 +389,8 @@ impl TcpSender {
                 && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Sack);
             // ns-2 newack: "don't end backoff if still in ECN-Echo with a
             // congestion window of 1 packet" (`ect_ && ecn_backoff_ &&
-            // ecnecho`), with `ecn_backoff_` as `ecn` has just left it (the
-            // ECE is handled first there): set by a reaction at cwnd <= 1,
-            // cleared by one at a larger window, unchanged by an ECE it
-            // does not react to (`seqno <= recover_` after no timeout).
-            let reacts_first = self.ns2_after_timeout || ack > self.recover.max(1);
-            let ecn_backoff = if reacts_first { self.st.cwnd <= 1.0 } else { self.ecn_backoff };
-            let hold = ns2_ecn && ece && ecn_backoff && self.ns2_ect;
+            // ecnecho`), with `ecn_backoff_` as `ecn` has just left it.
+            let hold = ns2_ecn && ece && self.ecn_backoff && self.ns2_ect;
             let backoff = self.rtt.backoff;
             self.rtt.on_new_ack(ack, r, partial, now);
             if hold {
@@ -404,17 +404,10 @@ impl TcpSender {
             self.cc.pkts_acked(&mut self.st, acked, Some(r));
             let mut restart_rto = true;
             if self.cwr && ack > self.recover {
-                // Linux `tcp_fastretrans_alert`: CWR ends once `snd_una`
-                // is beyond `high_seq` (the CWR segment has arrived).
-                self.cwr = false;
-                if std::mem::take(&mut self.local_cwr) {
-                    // Linux 2.4 `tcp_complete_cwr`.
-                    self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
-                }
-                self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
+                self.end_cwr();
             }
             match self.state {
-                State::Recovery if self.cfg.ns2_dupwnd && !partial => self.ns2_reno_exit(ece, blocks, acked),
+                State::Recovery if self.cfg.ns2_dupwnd && !partial => self.ns2_reno_exit(blocks, acked),
                 State::Recovery if ack >= self.recover || self.cfg.recovery == Recovery::Reno => {
                     // Full ACK (or Reno's any new ACK): deflate to ssthresh.
                     self.state = State::Open;
@@ -445,16 +438,11 @@ impl TcpSender {
                 State::Loss => {
                     // ns-2 Reno `recv`: a new ACK drops `dupwnd_` (the
                     // inflation of a retransmission in the loss state,
-                    // below); an ECE that `ecn`, run first, reacts to halves
-                    // the inflated `windowd()` = cwnd_ + dupwnd_: left
-                    // inflated for the ECE step after this match.
-                    let dupwnd = std::mem::take(&mut self.dupwnd);
+                    // below).
+                    self.st.cwnd -= std::mem::take(&mut self.dupwnd);
                     if ack >= self.recover {
                         self.state = State::Open;
                         self.cc.on_event(&mut self.st, CcEvent::LossEnd);
-                    }
-                    if !(ece && self.cfg.ecn && self.reacts_to_ece(self.sb.una())) {
-                        self.st.cwnd -= dupwnd;
                     }
                     if !blocks {
                         self.cc.cong_avoid(&mut self.st, acked);
@@ -491,19 +479,24 @@ impl TcpSender {
                 self.rto_timer.disarm();
                 self.tick_timer.disarm();
             }
-        } else if ack == una && self.sb.outstanding() > 0 {
+        } else if ack == una && (self.sb.outstanding() > 0 || self.cfg.ns2_singledup) {
+            // ns-2's `recv` counts every ACK of `last_ack_` as a duplicate,
+            // with nothing outstanding too (the ACK of a go-back-N resend
+            // of a segment that had arrived), and `send_one` may then send
+            // (below); RFC 5681 counts only with data outstanding.
             self.dupacks += 1;
             self.sync(now);
-            // ns-2's `recv` runs `ecn` before a duplicate's own rules, so
-            // an ECE on the third duplicate itself makes that duplicate
-            // resend without a second cut (`dupack_action`'s ECN branch:
-            // `after_ecn` in the open state, the `State::Loss` arm after a
-            // timeout).
+            // (An ECE on the third duplicate itself has been reacted to
+            // above, so that duplicate resends without a second cut:
+            // `dupack_action`'s ECN branch, `after_ecn` in the open state,
+            // the `State::Loss` arm after a timeout.)
             let ns2_reno_ecn = self.cfg.ns2_bugfix && ns2_resp;
-            if ns2_reno_ecn && ece && self.reacts_to_ece(una) {
-                self.ece_reaction(net);
-            }
             match self.state {
+                // With nothing outstanding there is nothing to repair.
+                // (ns-2's `dupack_action` would still run at the third such
+                // duplicate in a row and send `last_ack_ + 1`, new data, as
+                // a fast retransmission; ccsim does not model that.)
+                _ if self.sb.outstanding() == 0 => {}
                 State::Open => {
                     if self.local_cwr {
                         self.cwnd_down();
@@ -544,13 +537,18 @@ impl TcpSender {
                         && self.cfg.ns2_bugfix
                         && self.cfg.ecn_response == EcnResponse::Ns2 =>
                 {
-                    self.ecn_cut = false; // last_cwnd_action_ = DUPACK
-                                          // `output(last_ack_ + 1)`, whatever the go-back-N
-                                          // covered; when that segment is new data sent after it,
-                                          // it is counted lost as well as resent, so the window
-                                          // (`t_seqno_ <= highest_ack_ + win`) is as before.
+                    // last_cwnd_action_ = DUPACK
+                    self.ecn_cut = false;
+                    // `output(last_ack_ + 1)`, whatever the go-back-N
+                    // covered; when that segment is new data sent after it,
+                    // it is counted lost as well as resent, so the window
+                    // (`t_seqno_ <= highest_ack_ + win`) is as before.
                     self.sb.mark_lost_below(una + 1);
                     self.sb.resend_first();
+                    // `reset_rtx_timer(1, 0)` before `output`: the timer
+                    // restarts unbacked-off and the timed segment gives no
+                    // sample (`rtt_active_ = 0`).
+                    self.rtt.on_fast_retransmit();
                     self.transmit(net, una, true);
                     self.arm_rto(net);
                     self.dupwnd = self.cfg.dupthresh as f64;
@@ -573,7 +571,7 @@ impl TcpSender {
             self.ecn_backoff = false;
         }
         let una = self.sb.una();
-        if ece && self.reacts_to_ece(una) {
+        if ece && !ns2_ecn && self.reacts_to_ece(una) {
             self.ece_reaction(net);
         }
         // A duplicate ACK below the threshold sends one segment by Limited
@@ -591,6 +589,17 @@ impl TcpSender {
         } else {
             self.try_send(net);
         }
+    }
+
+    /// The end of CWR: Linux `tcp_fastretrans_alert` ends it once
+    /// `snd_una` is beyond `high_seq` (the CWR segment has arrived).
+    fn end_cwr(&mut self) {
+        self.cwr = false;
+        if std::mem::take(&mut self.local_cwr) {
+            // Linux 2.4 `tcp_complete_cwr`.
+            self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
+        }
+        self.cc.on_event(&mut self.st, CcEvent::CwrEnd);
     }
 
     /// ns-2's `slowdown(CLOSE_CWND_*)` sets `cong_action_` on every window
@@ -643,9 +652,12 @@ impl TcpSender {
         } else {
             self.ecn_backoff = false;
         }
+        // `windowd()` = cwnd_ + dupwnd_ (the inflation, kept apart as
+        // `dupwnd` and dropped by the ACK's own rules after this), capped
+        // by the receiver's window; cwnd_ becomes half of it.
         let half = self.st.cwnd.min(self.awnd as f64) / 2.0;
         self.st.ssthresh = half.floor().max(2.0);
-        self.st.cwnd = half;
+        self.st.cwnd = half + self.dupwnd;
         // ns-2 `newtimer`: the timer also runs at cwnd < 1 with nothing
         // outstanding, since only its expiry can reopen the window.
         if half < 1.0 || (backed_off && self.sb.outstanding() > 0) {
@@ -711,38 +723,34 @@ impl TcpSender {
     }
 
     /// Whether an ECE on an ACK leaving `una` unacknowledged cuts the
-    /// window: once per window (RFC 3168 §6.1.2; ns-2 `TcpAgent::ecn`:
-    /// `seqno > recover_`), and ns-2's first ECE after a timeout whatever
-    /// `recover_` (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`). ns-2's
-    /// `seqno` is the last segment acknowledged (`una - 1`) and `recover_`
-    /// is `maxseq_`, the last segment sent (`recover - 1`), so with
-    /// `ecn_response = "ns2"` an ACK of exactly the window of the last
-    /// reduction (`una == recover`, e.g. the one ending a fast recovery)
-    /// does not cut again: its ECE echoes a mark in that window.
-    /// ns-2's `recover_` starts at 0 (segment 0), which is `recover` 1
-    /// here: the negotiation's ECE on segment 0's ACK cuts only after a
-    /// timeout.
+    /// window: once per window (RFC 3168 §6.1.2), in the open state.
     fn reacts_to_ece(&self, una: u64) -> bool {
-        let past =
-            if self.cfg.ecn_response == EcnResponse::Ns2 { una > self.recover.max(1) } else { una >= self.recover };
-        self.ns2_after_timeout || (self.state == State::Open && past && self.cwr_seq.is_none_or(|c| una > c))
+        self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c)
+    }
+
+    /// ns-2's `TcpAgent::ecn` condition for an ACK of `ack` (tcp.cc):
+    /// `seqno > recover_`, or the first ECE after a timeout whatever
+    /// `recover_` (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`). ns-2's
+    /// `seqno` is the last segment acknowledged (`ack - 1`) and `recover_`
+    /// is `maxseq_`, the last segment sent (`recover - 1`), so an ACK of
+    /// exactly the window of the last reduction (`ack == recover`, e.g.
+    /// the one ending a fast recovery) does not cut again: its ECE echoes
+    /// a mark in that window. ns-2's `recover_` starts at 0 (segment 0),
+    /// which is `recover` 1 here: the negotiation's ECE on segment 0's ACK
+    /// cuts only after a timeout.
+    fn ns2_reacts_to_ece(&self, ack: u64) -> bool {
+        self.ns2_after_timeout || ack > self.recover.max(1)
     }
 
     /// The ACK ending a recovery with `ns2_dupwnd` (Reno's first new ACK,
-    /// NewReno's full ACK), as tcp-reno.cc and tcp-newreno.cc `recv` run it: `ecn` first, on the inflated window
-    /// (an ECE the sender reacts to halves cwnd_ + dupwnd_: left inflated
-    /// here for the ECE step after this match), then `dupwnd_ = 0` without
-    /// deflating cwnd_ to ssthresh, then `opencwnd` unless the ACK carries
-    /// ECE (`recv_newack_helper`).
-    fn ns2_reno_exit(&mut self, ece: bool, blocks: bool, acked: u64) {
+    /// NewReno's full ACK), as tcp-reno.cc and tcp-newreno.cc `recv` run it
+    /// (after `ecn`, above): `dupwnd_ = 0` without deflating cwnd_ to
+    /// ssthresh, then `opencwnd` unless the ACK carries ECE
+    /// (`recv_newack_helper`).
+    fn ns2_reno_exit(&mut self, blocks: bool, acked: u64) {
         self.state = State::Open;
         self.cc.on_event(&mut self.st, CcEvent::RecoveryEnd);
-        let una = self.sb.una();
-        let reacts = ece && self.cfg.ecn && self.reacts_to_ece(una);
-        if !reacts {
-            self.st.cwnd -= self.dupwnd;
-        }
-        self.dupwnd = 0.0;
+        self.st.cwnd -= std::mem::take(&mut self.dupwnd);
         if !blocks {
             if self.cfg.ecn_response == EcnResponse::Ns2 && self.st.cwnd < self.st.ssthresh {
                 self.st.cwnd += 1.0;
@@ -1735,6 +1743,81 @@ mod ns2_ecn_tests {
         s.on_packet(net, &Packet { flow: 0, kind: Kind::Ack, size: 40, l4: L4::Tcp(h), ..Default::default() });
     }
 
+    /// The third duplicate's resend after a timeout and an ECE goes through
+    /// ns-2's `reset_rtx_timer(1, 0)`, which ends the timing
+    /// (`rtt_active_ = 0`): the segment timed before it gives no sample
+    /// (GWA many flows, ECN 800 kB, seed 3, flow 48: ns-2's next sample
+    /// came from a segment sent after the resend, 1.557 s; ccsim had taken
+    /// a 0.63 s one at 1.287 s and kept a larger RTO).
+    #[test]
+    fn ns2_the_third_duplicates_resend_after_an_ece_ends_the_timing() {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 10, "recovery": "reno",
+                                      "ns2_bugfix": true, "ns2_dupwnd": true, "rtt_estimator": "ns2",
+                                      "clock_granularity_s": 0.1, "ns2_boot_time_s": 0.0});
+        let (mut s, mut net) = negotiated(spec); // 0-9 out, 0 timed
+        net.now = from_secs(5.0);
+        s.on_rto(&mut net); // resends 0; no segment timed
+        ack(&mut s, &mut net, 5.1, 8, false); // go-back-N: 8, 9
+        ack(&mut s, &mut net, 5.2, 9, false); // 10, 11: new data, 10 timed
+        ack(&mut s, &mut net, 5.25, 9, true); // the ECE after the timeout
+        ack(&mut s, &mut net, 5.3, 10, false);
+        for t in [5.4, 5.5, 5.6] {
+            ack(&mut s, &mut net, t, 10, false); // the third resends 10, then sends 12-14
+        }
+        ack(&mut s, &mut net, 5.7, 13, false); // 12, sent after the resend, is timed
+        assert_eq!(s.rtt.srtt, Some(0.1), "12's sample (0.1 s), not 10's (0.5 s)");
+    }
+
+    /// ns-2's `recv` runs `ecn` before `newack`: an ECE at a one-segment
+    /// window that backs the timer off past 8 clobbers SRTT first
+    /// (`rtt_backoff`), so the ACK's sample restarts the estimate (SRTT =
+    /// 0.2 s, RTTVAR = 0.1 s: RTO 0.6 s, times 16 = 9.6 s), where a
+    /// sample taken first would have gone into the old SRTT of 0.1 s and
+    /// left a base of 0.4 s (6.4 s). (GWA many flows, ECN 200 kB, seed 1,
+    /// flow 60 at 3.91 s: ns-2's next timeout came at 13.51 s, ccsim's had
+    /// come at 10.31 s.)
+    #[test]
+    fn ns2_an_ece_backing_off_past_8_restarts_the_estimate_before_the_acks_sample() {
+        let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 1, "recovery": "reno",
+                                      "ns2_bugfix": true, "ns2_dupwnd": true, "rtt_estimator": "ns2",
+                                      "clock_granularity_s": 0.1, "min_rto_s": 0.2, "ns2_boot_time_s": 0.0});
+        let (mut s, mut net) = negotiated(spec); // 0 out at 0 s, timed
+        ack(&mut s, &mut net, 0.1, 1, false); // a 0.1 s sample; 1 and 2 out, 1 timed
+        assert_eq!(s.rtt.srtt, Some(0.1));
+        // as after two timeouts and an ECE at a one-segment window
+        (s.st.cwnd, s.ecn_backoff, s.rtt.backoff) = (1.0, true, 3);
+        ack(&mut s, &mut net, 0.35, 2, true); // 1's ACK, a sample of 2 ticks, with ECE
+        assert_eq!((s.rtt.backoff, s.st.cwnd), (4, 0.5));
+        assert_eq!(s.rtt.srtt, Some(0.2));
+        assert!((s.rtt.rttvar - 0.1).abs() < 1e-12 && (s.rtt.rto() - 9.6).abs() < 1e-9, "{}", s.rtt.rto());
+    }
+
+    /// ns-2's `recv` counts an ACK of `last_ack_` as a duplicate with
+    /// nothing outstanding too, and `send_one` lets a segment out on it
+    /// (`t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`): here the ACK of the
+    /// timeout's resend of segment 0, which had arrived, after an ECE
+    /// closed the window to half a segment. Without it the next segment
+    /// waits for the timer (GWA many flows, ECN 400 kB, seed 1, flow 99
+    /// at 0.914 s: ns-2 sent, ccsim waited 0.3 s).
+    #[test]
+    fn ns2_a_duplicate_with_nothing_outstanding_sends_one_segment() {
+        for singledup in [true, false] {
+            let spec = serde_json::json!({"ecn": true, "ecn_response": "ns2", "init_cwnd_pkts": 4,
+                                          "recovery": "reno", "ns2_bugfix": true, "ns2_dupwnd": true,
+                                          "ns2_singledup": singledup});
+            let (mut s, mut net) = negotiated(spec); // 0-3 out
+            net.now = from_secs(5.0);
+            s.on_rto(&mut net); // resends 0
+            ack(&mut s, &mut net, 5.1, 4, true); // 0-3 had arrived; the ECE after the timeout
+            assert_eq!((s.st.cwnd, s.sb.outstanding()), (0.5, 0));
+            let before = sent(&s).len();
+            ack(&mut s, &mut net, 5.2, 4, true); // the resent 0's ACK
+            let out: Vec<u64> = sent(&s)[before..].iter().map(|x| x.0).collect();
+            let want: &[u64] = if singledup { &[4] } else { &[] };
+            assert_eq!(out, want, "ns2_singledup {singledup}");
+        }
+    }
+
     /// ns-2's `RenoTcpAgent::dupack_action` after a timeout whose window
     /// an ECE then cut (`last_cwnd_action_ == CWND_ACTION_ECN`): the third
     /// duplicate ACK resends `last_ack_ + 1`, though the timeout's
@@ -1823,9 +1906,11 @@ mod ns2_ecn_tests {
         assert_eq!(seqs, [10, 12, 13, 14], "resend 10, then up to highest_ack_ + int(cwnd_) + dupwnd_");
         // The ACK past recover with an ECE: `ecn` halves `windowd()` =
         // cwnd_ + dupwnd_ = 2 + 3 before the new ACK drops dupwnd_ (GWA
-        // LAN ECN 60 kB, seed 6, 0.363 s).
+        // LAN ECN 60 kB, seed 6, 0.363 s), and moves `recover_` to the
+        // last segment sent (14), so the ACK's own rules see 13 below it.
         ack(&mut s, &mut net, 5.7, 13, true);
-        assert_eq!((s.state, s.st.cwnd, s.st.ssthresh, s.dupwnd), (State::Open, 2.5, 2.0, 0.0));
+        assert_eq!((s.state, s.st.cwnd, s.st.ssthresh, s.dupwnd), (State::Loss, 2.5, 2.0, 0.0));
+        assert_eq!(s.recover, 15);
     }
 
     /// ns-2's `newack` keeps the timer's backoff at an ECE only while
@@ -2178,11 +2263,11 @@ mod ns2_ecn_tests {
     /// cut (dupwnd_ 3, then 4: windowd() 8, which sends segment 8); the
     /// ACK ending recovery carries ECE beyond recover_, and ns-2's `ecn`,
     /// run before dupwnd_ is dropped, halves the inflated 8 to 4. Without
-    /// `ns2_dupwnd` the window is deflated to ssthresh 4 first and halved
-    /// to 2.
+    /// `ns2_dupwnd` the halving comes first too, then the deflation to
+    /// the ssthresh it set (4): not the deflated window halved (2).
     #[test]
     fn ns2_dupwnd_an_ece_ending_recovery_halves_the_inflated_window() {
-        for (ns2, want) in [(true, 4.0), (false, 2.0)] {
+        for ns2 in [true, false] {
             let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 8, "limited_transmit": false,
                                           "ecn": true, "ecn_response": "ns2", "ns2_dupwnd": ns2});
             let (mut s, mut net) = negotiated(spec);
@@ -2195,7 +2280,7 @@ mod ns2_ecn_tests {
             assert_eq!((s.st.cwnd, s.st.ssthresh, s.state), (8.0, 4.0, State::Recovery), "ns2 {ns2}");
             assert_eq!(sent(&s).iter().filter(|x| x.0 == 8).count(), 1, "ns2 {ns2}: {:?}", sent(&s));
             ack(&mut s, &mut net, 0.3, 9, true);
-            assert_eq!((s.st.cwnd, s.state), (want, State::Open), "ns2 {ns2}");
+            assert_eq!((s.st.cwnd, s.state), (4.0, State::Open), "ns2 {ns2}");
         }
     }
 
