@@ -84,8 +84,10 @@ ETCP_UTILISATION = 0.88
 ETCP_B, ETCP_P0 = 25.0, 0.01
 EDGE_RATE_BPS, EDGE_DELAY_S, EDGE_BUFFER = 100e9, 0.005, 1000
 #: Places in the bottleneck queue for the M/D/1/K model: the 20 waiting
-#: behind the packet being serialised, plus that one (ccsim's and ns-2's
-#: DropTail limit counts the waiting packets).
+#: behind the packet being serialised, plus that one (ccsim's DropTail
+#: limit counts the waiting packets; ns-2's `queue-limit 20` would hold 19
+#: waiting, and the paper's M/M/1/B counts the one in service in its
+#: B = 20: docs/validation.md, "Queue limit", an open item).
 QUEUE_K = BUFFER + 1
 
 #: flows.0 fields of each baseline (§VI-A; see the module docstring).
