@@ -12,6 +12,14 @@ use crate::sim::ns2rng::Ns2Rng;
 use crate::sim::rng::Rng;
 use crate::sim::{EventQueue, Time, Timer};
 
+/// The instant a link's owners act at: ccsim's integer time and, with
+/// `ns2_clock = true`, ns-2's `double` of it (`crate::sim::ns2clock`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Now {
+    pub t: Time,
+    pub ns2: Option<f64>,
+}
+
 /// What a stage sees of its link's queue: the waiting packets and bytes
 /// and, on enqueue with a per-flow discipline, the arriving packet's flow's
 /// own backlog (GWA-RR's q_i); on dequeue, after the departing packet left. Queue disciplines get an empty view (they

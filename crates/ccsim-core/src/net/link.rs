@@ -10,7 +10,7 @@
 //! event in the global queue; a `LinkFree` event exists only while packets
 //! wait. A packet that finds the link idle is admitted by the discipline and
 //! taken straight back out, so it still costs a single event.
-use super::ctx::{LinkCtx, OwnerState, QueueView};
+use super::ctx::{LinkCtx, Now, OwnerState, QueueView};
 use super::packet::{Packet, PacketPool, PktId, NO_PKT};
 use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
@@ -209,8 +209,8 @@ macro_rules! ctx {
     };
     ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $ns2:expr, $evicted:expr, $marks:expr, $view:expr) => {
         LinkCtx {
-            now: $now.0,
-            ns2_now: $now.1,
+            now: $now.t,
+            ns2_now: $now.ns2,
             link: $id,
             rate_bps: $rate,
             idle: $idle,
@@ -625,13 +625,13 @@ impl Link {
     #[inline]
     pub(crate) fn stages_enqueue(
         &mut self,
-        at: (Time, Option<f64>),
+        at: Now,
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
         id: PktId,
     ) -> Option<DropReason> {
-        let now = at.0;
+        let now = at.t;
         if !self.has_stages() {
             return None;
         }
@@ -652,13 +652,13 @@ impl Link {
     #[inline]
     pub(crate) fn enqueue(
         &mut self,
-        at: (Time, Option<f64>),
+        at: Now,
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
         id: PktId,
     ) -> bool {
-        let now = at.0;
+        let now = at.t;
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
@@ -682,7 +682,7 @@ impl Link {
     #[inline]
     pub(crate) fn dequeue(
         &mut self,
-        at: (Time, Option<f64>),
+        at: Now,
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
@@ -711,12 +711,12 @@ impl Link {
         &mut self,
         slot: u8,
         gen: u32,
-        at: (Time, Option<f64>),
+        at: Now,
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
     ) {
-        let now = at.0;
+        let now = at.t;
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return };

@@ -20,6 +20,7 @@ pub mod topology;
 pub(crate) mod vfifo;
 
 pub use ctx::LinkCtx;
+use ctx::Now;
 pub use link::Link;
 use packet::NO_PKT;
 pub use packet::{Packet, PacketPool, PktId};
@@ -213,10 +214,10 @@ impl Net {
         self.pkts.free(id);
     }
 
-    /// ns-2's `double` time of this instant, with `ns2_clock = true`.
+    /// This instant, with ns-2's `double` of it under `ns2_clock = true`.
     #[inline]
-    fn ns2_now(&self) -> Option<f64> {
-        self.ns2_clock.as_deref().map(|c| c.now)
+    fn now_at(&self) -> Now {
+        Now { t: self.now, ns2: self.ns2_clock.as_deref().map(|c| c.now) }
     }
 
     fn link_arrive(&mut self, l: usize, id: PktId) {
@@ -241,14 +242,12 @@ impl Net {
             }
         } else {
             // (a field of its own: `link` holds `self.links`)
-            let ns2_now = self.ns2_clock.as_deref().map(|c| c.now);
-            if let Some(reason) =
-                link.stages_enqueue((now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng, id)
-            {
+            let at = Now { t: now, ns2: self.ns2_clock.as_deref().map(|c| c.now) };
+            if let Some(reason) = link.stages_enqueue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id) {
                 return self.drop_pkt(l, id, reason);
             }
             link.notify(TapEvent::Enqueue, now, &self.pkts, id);
-            let admitted = link.enqueue((now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
+            let admitted = link.enqueue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
             while let Some(e) = self.links[l].pop_evicted() {
                 self.drop_pkt(l, e, DropReason::Congestion);
             }
@@ -309,12 +308,12 @@ impl Net {
     /// and schedule `LinkFree` while more wait.
     #[inline]
     fn serve(&mut self, l: usize) {
-        let (now, ns2_now) = (self.now, self.ns2_now());
+        let at = self.now_at();
         let link = &mut self.links[l];
-        let Some(id) = link.dequeue((now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng) else {
+        let Some(id) = link.dequeue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng) else {
             return;
         };
-        link.notify(TapEvent::Dequeue, now, &self.pkts, id);
+        link.notify(TapEvent::Dequeue, at.t, &self.pkts, id);
         self.transmit(l, id);
     }
 
@@ -491,8 +490,8 @@ impl Net {
     pub(crate) fn link_timer(&mut self, l: usize, slot: u8, gen: u32) {
         let now = self.now;
         self.links[l].integrate_queue(now);
-        let ns2_now = self.ns2_now();
-        self.links[l].on_timer(slot, gen, (now, ns2_now), &mut self.pkts, &mut self.events, &mut self.ns2_rng);
+        let at = self.now_at();
+        self.links[l].on_timer(slot, gen, at, &mut self.pkts, &mut self.events, &mut self.ns2_rng);
         while let Some(e) = self.links[l].pop_evicted() {
             self.drop_pkt(l, e, DropReason::Congestion);
         }
