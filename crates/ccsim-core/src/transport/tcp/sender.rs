@@ -531,12 +531,7 @@ impl TcpSender {
                 // (`last_cwnd_action_` is then DUPACK); the go-back-N goes
                 // on from where it was (`t_seqno_`), under the inflated
                 // window, until the next new ACK drops the inflation.
-                State::Loss
-                    if self.ecn_cut
-                        && self.dupacks == self.cfg.dupthresh
-                        && self.cfg.ns2_bugfix
-                        && self.cfg.ecn_response == EcnResponse::Ns2 =>
-                {
+                State::Loss if self.ecn_cut && self.dupacks == self.cfg.dupthresh && ns2_reno_ecn => {
                     // last_cwnd_action_ = DUPACK
                     self.ecn_cut = false;
                     // `output(last_ack_ + 1)`, whatever the go-back-N
@@ -610,14 +605,7 @@ impl TcpSender {
         }
     }
 
-    /// ns-2's `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`
-    /// (tcp.cc): with `precisionReduce_` (ns-2.35's default since
-    /// 2006/1/24) cwnd = `windowd()`/2 = min(cwnd, rwnd)/2 unrounded and
-    /// ssthresh = max(⌊that⌋, 2), so a window under two segments closes
-    /// (`window()` = ⌊cwnd⌋ = 0); at a window of at most one segment the
-    /// first ECE arms `ecn_backoff_`, later ones back the timer off
-    /// (restarted by ns-2's `newack`, which runs after `ecn`).
-    /// React to an ECE (once per window, `reacts_to_ece`): RFC 3168
+    /// React to an ECE (once per window: `reacts_to_ece`, or `ns2_reacts_to_ece`): RFC 3168
     /// §6.1.2 as for a loss, said with CWR on the next new data; ns-2's
     /// `TcpAgent::ecn` with `ecn_response = "ns2"` (`seqno > recover_ ||
     /// last_cwnd_action_ == CWND_ACTION_TIMEOUT`, so also the first ECE
@@ -640,6 +628,13 @@ impl TcpSender {
         self.clamp_cwnd();
     }
 
+    /// ns-2's `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`
+    /// (tcp.cc): with `precisionReduce_` (ns-2.35's default since
+    /// 2006/1/24) cwnd = `windowd()`/2 = min(cwnd, rwnd)/2 unrounded and
+    /// ssthresh = max(⌊that⌋, 2), so a window under two segments closes
+    /// (`window()` = ⌊cwnd⌋ = 0); at a window of at most one segment the
+    /// first ECE arms `ecn_backoff_`, later ones back the timer off
+    /// (restarted by ns-2's `newack`, which runs after `ecn`).
     fn ns2_ecn_cut(&mut self, net: &mut Net) {
         let mut backed_off = false;
         if self.st.cwnd <= 1.0 {
