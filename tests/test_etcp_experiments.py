@@ -57,7 +57,7 @@ def test_hstcp_response_and_overflow():
 
 def test_fig15_two_way_model_limits():
     # no reverse flows: the forward queue holds no ACKs, and the model is
-    # the one-way M/D/1/21 equilibrium exactly
+    # the one-way M/D/1/K equilibrium exactly
     for rate in (1e8, 1e9):
         one = model(rate, [fig15.RTT] * 25)
         two = fig15.two_way_model(rate, 25, n_reverse=0)

@@ -28,8 +28,12 @@ def test_gwa_queues_and_agents():
     rr = gwa.queue("GWA-RR", 60)
     # per-flow queues served one packet per visit (plain round robin)
     assert rr == {"kind": "drr", "limit_pkts": 60, "gwa": "rr", "quantum_bytes": 1040}
-    assert gwa.queue("GWA-FCFS", 60) == {"kind": "droptail", "limit_pkts": 60, "gwa": "fcfs"}
-    assert gwa.queue("BA-FCFS", 60) == {"kind": "droptail", "limit_pkts": 60, "gwa": "ba"}
+    # a buffer of B kB is ns-2's queue-limit B: its DropTail (the FCFS
+    # routers) holds B - 1 waiting, its RED B (drop-tail.cc, red.cc)
+    assert gwa.queue("GWA-FCFS", 60) == {"kind": "droptail", "limit_pkts": 59, "gwa": "fcfs"}
+    assert gwa.queue("BA-FCFS", 60) == {"kind": "droptail", "limit_pkts": 59, "gwa": "ba"}
+    assert gwa.queue("DropTail", 60) == {"kind": "droptail", "limit_pkts": 59}
+    assert gwa.queue("RED", 60)["limit_pkts"] == 60 and gwa.queue("ECN", 60)["limit_pkts"] == 60
     caps = {s: {k for k in ("ecn", "gwa", "ba") if gwa.agent(s, 64).get(k)} for s in gwa.SCHEMES}
     assert caps == {"DropTail": set(), "RED": set(), "ECN": {"ecn"}, "GWA-RR": {"gwa"}, "GWA-FCFS": {"gwa"},
                     "BA-FCFS": {"ba"}}

@@ -34,6 +34,20 @@ def test_tcl_maps_the_dumbbell():
     assert "Agent/TCP/Newreno" in hs and hs.count("$tcp($i) set windowOption_ 8") == 1
 
 
+def test_a_papers_droptail_queue_limit_maps_back_to_itself():
+    # droptail_waiting reads a paper's ns-2 "queue-limit B" as B - 1 waiting;
+    # the peer's Tcl maps ccsim's waiting places back to ns-2's queue-limit
+    from ccsim.experiments._kit.ns2ref import droptail_waiting
+
+    for b in (2, 20, 40, 6000):
+        sc = scenario("B3").to_dict()
+        sc["topology"]["bottleneck_queue"]["limit_pkts"] = droptail_waiting(b)
+        assert f"$ns queue-limit $r1 $r2 {b}\n" in peer.ns2_script(sc)
+    for bad in (1, 0, 20.0, True):
+        with pytest.raises(ValueError, match=f"queue_limit: {bad!r} is not allowed; must be an int >= 2"):
+            droptail_waiting(bad)
+
+
 def test_unmappable_scenarios_are_refused():
     d = scenario("E1").to_dict()
     with pytest.raises(ValueError, match="only one-entry Reno and HighSpeed dumbbells"):

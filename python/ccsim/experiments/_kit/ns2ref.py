@@ -224,6 +224,22 @@ def agents_note() -> str:
 #: does (docs/scenario.md, ``ties``; docs/validation.md, "ns-2's order of a
 #: tied arrival and departure").
 NS2_QUEUE: Dict[str, Any] = {"ties": "arrival_first"}
+def droptail_waiting(queue_limit: int) -> int:
+    """ccsim's DropTail ``limit_pkts`` (packets waiting behind the one being
+    sent) for a paper's ns-2 DropTail of ``queue-limit`` packets.
+
+    ns-2's ``DropTail::enque`` drops an arrival when ``length() + 1 >=
+    qlim_`` (drop-tail.cc), and the packet being sent has left ``q_``: a
+    ``queue-limit B`` holds B - 1 waiting plus the one in service. (ns-2's
+    RED, red.cc, drops when ``qlen >= qlim`` before the arrival is queued:
+    B waiting, ccsim's ``limit_pkts = B`` as it is.) A paper's "queue of B
+    packets" in ns-2 is read so (docs/validation.md, "Queue limit")."""
+    if isinstance(queue_limit, bool) or not isinstance(queue_limit, int) or queue_limit < 2:
+        raise ValueError(f"queue_limit: {queue_limit!r} is not allowed; must be an int >= 2 "
+                         "(ns-2's DropTail with queue-limit 1 drops every arrival)")
+    return queue_limit - 1
+
+
 #: The queue tables of each built topology kind (a custom topology's are on
 #: its links).
 _QUEUE_KEYS = {"dumbbell": ("bottleneck_queue", "edge_queue"), "parking_lot": ("link_queue", "edge_queue")}

@@ -2,7 +2,8 @@
 buffer high speed networks) experiments.
 
 Setup shared by all (§VI-A): the dumbbell of Fig 4, a 20-packet DropTail
-bottleneck, edge links of 100 Gb/s, 5 ms and 1000 packets, 1040-byte
+bottleneck (ns-2's ``queue-limit 20``: 19 waiting behind the one being
+sent, :data:`BUFFER`), edge links of 100 Gb/s, 5 ms and 1000 packets, 1040-byte
 packets (1000-byte payload), TCP window limit 10,000,000, round-trip
 propagation 50/100/200 ms (bottleneck one-way delay RTT/2 - 10 ms), 300 s
 runs, utilisation = receiver goodput / bottleneck rate.
@@ -69,7 +70,15 @@ from .._kit.setups import HEADER, MSS, PKT_BYTES, dumbbell, flow, protocol_field
 
 SOURCE = "E-TCP (small-buffer high-speed CC)"
 
-BUFFER = 20
+#: The bottleneck's DropTail limit in ccsim's terms (packets waiting behind
+#: the one being sent). The paper's "20-packet buffer" (§VI-A) is ns-2's
+#: ``queue-limit 20``, which drops when ``length() + 1 >= qlim_``
+#: (drop-tail.cc): 19 waiting plus the one in service. The paper's own
+#: loss model reads B the same way: §II's M/M/1/B, p = (1 - rho) rho^B /
+#: (1 - rho^(B+1)), counts the packet in service in B = 20
+#: (docs/validation.md, "Queue limit"). ``etcp-ns2`` keeps the limit of its
+#: recorded ns-2 runs (``Row.buffer_pkts``).
+BUFFER = 19
 #: ns-2 HSTCP (windowOption_ 8) sets Low_P = 1.5 / Low_Window^2.
 HSTCP_LOW_WINDOW, HSTCP_HIGH_WINDOW, HSTCP_HIGH_P, HSTCP_HIGH_DECREASE = 38.0, 83000.0, 1e-7, 0.1
 HSTCP_LOW_P = 1.5 / HSTCP_LOW_WINDOW ** 2
@@ -83,12 +92,12 @@ ETCP_UTILISATION = 0.88
 #: E-TCP's parameters (§III-A) and edge links (§VI-A).
 ETCP_B, ETCP_P0 = 25.0, 0.01
 EDGE_RATE_BPS, EDGE_DELAY_S, EDGE_BUFFER = 100e9, 0.005, 1000
-#: Places in the bottleneck queue for the M/D/1/K model: the 20 waiting
-#: behind the packet being serialised, plus that one (ccsim's DropTail
-#: limit counts the waiting packets; ns-2's `queue-limit 20` would hold 19
-#: waiting, and the paper's M/M/1/B counts the one in service in its
-#: B = 20: docs/validation.md, "Queue limit", an open item).
+#: Places in the bottleneck queue for the M/D/1/K model: the :data:`BUFFER`
+#: waiting behind the packet being serialised, plus that one: K = 20, the
+#: paper's B.
 QUEUE_K = BUFFER + 1
+#: The model's name in check names and labels.
+MODEL_QUEUE = f"M/D/1/{QUEUE_K}"
 
 #: flows.0 fields of each baseline (§VI-A; see the module docstring).
 PROTOCOLS: Dict[str, dict] = {
@@ -160,10 +169,11 @@ def etcp_flow(name: str = "E-TCP", **fields: Any) -> Dict[str, Any]:
     return d
 
 
-def etcp_topology(rate_bps: float, rtt_s: float = 0.1, *, reverse_loss: Optional[float] = None) -> dict:
+def etcp_topology(rate_bps: float, rtt_s: float = 0.1, *, reverse_loss: Optional[float] = None,
+                  buffer_pkts: int = BUFFER) -> dict:
     """The Fig 4 dumbbell (§VI-A) at ``rate_bps`` with round-trip
     propagation ``rtt_s`` for flows that do not set their own ``rtt_s``."""
-    topo = dumbbell(rate_bps, BUFFER, delay_s=round(rtt_s / 2 - 2 * EDGE_DELAY_S, 9), edge_rate_bps=EDGE_RATE_BPS,
+    topo = dumbbell(rate_bps, buffer_pkts, delay_s=round(rtt_s / 2 - 2 * EDGE_DELAY_S, 9), edge_rate_bps=EDGE_RATE_BPS,
                     edge_delay_s=EDGE_DELAY_S, edge_buffer_pkts=EDGE_BUFFER)
     if reverse_loss is not None:
         topo["bottleneck_reverse_loss"] = reverse_loss
@@ -171,10 +181,11 @@ def etcp_topology(rate_bps: float, rtt_s: float = 0.1, *, reverse_loss: Optional
 
 
 def etcp_scenario(name: str, duration_s: float, rate_bps: float, rtt_s: float, flows: List[Dict[str, Any]], *,
-                  sample_interval_s: float = 0.0, **extra: Any) -> dict:
+                  sample_interval_s: float = 0.0, buffer_pkts: int = BUFFER, **extra: Any) -> dict:
     """A scenario on :func:`etcp_topology` (``extra``: top-level fields
     such as ``fairness_window_s``)."""
-    sc = scenario(name, duration_s, etcp_topology(rate_bps, rtt_s), flows, sample_interval_s=sample_interval_s)
+    sc = scenario(name, duration_s, etcp_topology(rate_bps, rtt_s, buffer_pkts=buffer_pkts), flows,
+                  sample_interval_s=sample_interval_s)
     sc.update(extra)
     return sc
 
@@ -237,7 +248,7 @@ MB_SHOWN_LINK = 1
 
 def multibranch_scenario(name: str, duration_s: float, flow: Dict[str, Any], *, sample_interval_s: float = 0.1) -> dict:
     """Fig 13 as a parking lot: :data:`MB_LINKS` links, edges as Fig 4
-    (100 Gb/s, 5 ms, 1000 packets), 20-packet DropTail; one flow of the
+    (100 Gb/s, 5 ms, 1000 packets), the 20-packet DropTail of :data:`BUFFER`; one flow of the
     ``flow`` fields per entry of :data:`MB_HOPS`, all starting uniformly in
     the first 100 ms (as §VI-C; §VI-F does not say)."""
     topo = {"kind": "parking_lot", "n_links": MB_LINKS, "link_rate_bps": MB_RATE_BPS, "link_delay_s": MB_DELAY_S,

@@ -19,9 +19,9 @@ Checks: goodput utilisation vs 94.7% (5%, the tolerance used for the
 papers' goodputs); the ratio of the 50 ms flow's mean window to the 200 ms
 flow's (paper: 1, "the same size"; 10%: a window per RTT-proportional
 share, as TCP's, would give 0.25) and of the 100 ms flow's; the mean
-window, loss and goodput against the M/D/1/21 equilibrium of 50 flows with
+window, loss and goodput against the M/D/1/20 equilibrium of 50 flows with
 these RTTs (:func:`ccsim.experiments.etcp.model`: one window W for all with
-sum_i W / tau_i = rho C; W = 163, loss 0.0218, goodput 0.936; 2%, 2%, 3%;
+sum_i W / tau_i = rho C; W = 163, loss 0.0218, goodput 0.934; 2%, 2%, 3%;
 the goodput over the steady state, the loss as drops / arrivals summed
 over it).
 Steady state: the last two thirds of the run.
@@ -41,7 +41,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series
 from .._kit.figures import grid, save, style_axes
-from . import SOURCE as _SOURCE, etcp_flow, etcp_scenario, model, steady_loss
+from . import MODEL_QUEUE, SOURCE as _SOURCE, etcp_flow, etcp_scenario, model, steady_loss
 
 ID = "etcp-fig10"
 SOURCE = f"{_SOURCE}, Fig 10"
@@ -96,11 +96,11 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
               ccsim=round(r200, 4), tolerance=0.10, source="paper"),
         Check(f"window of the 50 ms flow / window of the 100 ms flow, {tag} (same size)", paper=PAPER["window_ratio"],
               ccsim=round(r100, 4), tolerance=0.10, source="paper"),
-        Check(f"mean window over the 50 flows vs M/D/1/21 equilibrium model, {tag}", paper=round(a.m["window"], 2),
+        Check(f"mean window over the 50 flows vs {MODEL_QUEUE} equilibrium model, {tag}", paper=round(a.m["window"], 2),
               ccsim=round(float(w.mean()), 2), tolerance=0.02, source="model"),
-        Check(f"bottleneck loss vs M/D/1/21 equilibrium model, {tag}", paper=round(a.m["loss"], 5),
+        Check(f"bottleneck loss vs {MODEL_QUEUE} equilibrium model, {tag}", paper=round(a.m["loss"], 5),
               ccsim=round(a.loss, 5), tolerance=0.02, source="model"),
-        Check(f"goodput utilisation, {tag}, vs M/D/1/21 equilibrium model",
+        Check(f"goodput utilisation, {tag}, vs {MODEL_QUEUE} equilibrium model",
               paper=round(a.m["goodput_utilisation"], 4), ccsim=round(a.steady_goodput_u, 4), tolerance=0.03, source="model"),
     ]
 

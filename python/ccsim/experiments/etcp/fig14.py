@@ -18,7 +18,7 @@ Checks:
   equilibrium, not its noise, would show), and the second link's loss rate
   likewise;
 * model: the network equilibrium of the same topology
-  (:func:`ccsim.models.etcp.network_equilibrium`: M/D/1/21 links fed by
+  (:func:`ccsim.models.etcp.network_equilibrium`: M/D/1/20 links fed by
   Poisson traffic, each connection's loss compounded over its links, its
   window the per-packet law at that loss): windows of connections 1 and 2
   (5%: their windows of ~45 and ~90 packets move by a few packets per

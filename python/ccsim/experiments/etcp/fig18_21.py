@@ -10,7 +10,7 @@ packets/s, b = 25, p0 = 0.01; equilibrium x* = 2/(p - p0) whatever the RTT.
   "the sending rates of all connections converge to the same speed".
   Checks: the 50 ms flow's mean rate over the 200 ms flow's (paper 1; 10%)
   and over the 100 ms flow's; the mean rate and the loss against the
-  M/D/1/21 equilibrium of 50 rate-controlled flows (2%).
+  M/D/1/20 equilibrium of 50 rate-controlled flows (2%).
 * Fig 19 (§VII-C-2): one flow at 1 Gb/s, 100 ms: "We expect the sending
   rate to be stable at 120200 packets per second and the packet loss rate a
   little above 0.01". Checks: the steady rate against 120,200 (5%, as Fig
@@ -54,7 +54,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, flow_series
 from .._kit.figures import grid, save, style_axes
-from . import (ETCP, ETCP_P0, ETCP_STYLE, MB_SHOWN_LINK, SOURCE as _SOURCE, chain_links, etcp_flow, etcp_point,
+from . import (ETCP, ETCP_P0, ETCP_STYLE, MB_SHOWN_LINK, MODEL_QUEUE, SOURCE as _SOURCE, chain_links, etcp_flow, etcp_point,
                etcp_scenario, frame, model, multibranch_model, multibranch_scenario, steady_loss, steady_mean)
 from .fig10 import RTTS as HET_RTTS, RATE as HET_RATE, SHOWN as HET_SHOWN
 
@@ -164,10 +164,10 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
     out.append(Check(f"Fig 18: rate of the 50 ms flow / rate of the 100 ms flow, {tag} (same speed)",
                      paper=PAPER["rate_ratio"], ccsim=round(float(x[HET_SHOWN[0]] / x[HET_SHOWN[1]]), 4),
                      tolerance=0.10, source="paper"))
-    out.append(Check(f"Fig 18: mean rate over the 50 flows (pkt/s) vs M/D/1/21 equilibrium model, {tag}",
+    out.append(Check(f"Fig 18: mean rate over the 50 flows (pkt/s) vs {MODEL_QUEUE} equilibrium model, {tag}",
                      paper=round(float(f18["model"]["rate_pps"]), 1), ccsim=round(float(x.mean()), 1),
                      tolerance=0.02, source="model"))
-    out.append(Check(f"Fig 18: bottleneck loss vs M/D/1/21 equilibrium model, {tag}",
+    out.append(Check(f"Fig 18: bottleneck loss vs {MODEL_QUEUE} equilibrium model, {tag}",
                      paper=round(f18["model"]["loss"], 5), ccsim=round(f18["loss"], 5), tolerance=0.02, source="model"))
     f19 = a.fig19
     tag = f"steady state ({f19['t0']:g} s on)"
@@ -175,9 +175,9 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
                      tolerance=0.05, source="paper"))
     out.append(Check(f"Fig 19: bottleneck loss a little above p0, {tag}", paper=f"> {PAPER['p0']}",
                      ccsim=round(f19["loss"], 6), ok=bool(f19["loss"] > PAPER["p0"]), source="paper"))
-    out.append(Check(f"Fig 19: sending rate vs M/D/1/21 equilibrium model, {tag}",
+    out.append(Check(f"Fig 19: sending rate vs {MODEL_QUEUE} equilibrium model, {tag}",
                      paper=round(float(f19["model"]["rate_pps"]), 1), ccsim=round(f19["rate"], 1), tolerance=0.02, source="model"))
-    out.append(Check(f"Fig 19: bottleneck loss vs M/D/1/21 equilibrium model, {tag}",
+    out.append(Check(f"Fig 19: bottleneck loss vs {MODEL_QUEUE} equilibrium model, {tag}",
                      paper=round(f19["model"]["loss"], 6), ccsim=round(f19["loss"], 6), tolerance=0.02, source="model"))
     e = a.fig20
     u = e.set_index(["protocol", "rtt_s", "rate_bps"])["goodput_utilization"]
@@ -195,7 +195,7 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
         row = e[(e["protocol"] == "E-TCP rate") & (e["rtt_s"] == rtt) & (e["rate_bps"] == rate)].iloc[0]
         startup = (math.log2(max(row.model_window, 2.0) / 2.0) + 2.0) * rtt / row.duration_s
         if row.model_window >= MODEL_MIN_WINDOW and startup <= 0.02:
-            out.append(Check(f"{tag}: rate variant goodput utilisation vs M/D/1/21 equilibrium model",
+            out.append(Check(f"{tag}: rate variant goodput utilisation vs {MODEL_QUEUE} equilibrium model",
                              paper=round(float(row.model_goodput_utilization), 4), ccsim=round(r, 4), tolerance=0.03, source="model"))
     f21 = a.fig21
     (a1, b1), (a2, b2) = f21["win"]

@@ -4,8 +4,9 @@ large buffers (§VIII; setup: :mod:`ccsim.experiments.etcp`).
 Setting (§VIII): the Fig 4 dumbbell with the bottleneck buffer "equal to
 the delay bandwidth product" ("which is 12000 packets" at 1 Gb/s and
 100 ms, 24000 at 200 ms: the BDP in 1040-byte packets to two significant
-digits, the rule used at every rate), b = 1.25 x buffer, p0 = 0.01, the
-rate variant, one flow, 300 s.
+digits, the rule used at every rate; read, like the 20-packet buffer, as
+ns-2's ``queue-limit B``: B - 1 waiting behind the one being sent),
+b = 1.25 x buffer, p0 = 0.01, the rate variant, one flow, 300 s.
 
 * Fig 22 (1 Gb/s, 100 ms): "The large buffer in this case caused a huge
   delay in the congestion feedback, which lead to a big over shoot and
@@ -67,9 +68,11 @@ def _flow(rate: float, rtt: float) -> dict:
 
 
 def _scenario(name: str, dur: float, rate: float, rtt: float, sample: float) -> dict:
-    sc = etcp_scenario(name, dur, rate, rtt, [_flow(rate, rtt)], sample_interval_s=sample)
-    sc["topology"]["bottleneck_queue"]["limit_pkts"] = buffer_pkts(rate, rtt)
-    return sc
+    """The paper's buffer B read as ns-2's ``queue-limit B`` (as the
+    20-packet buffer of :data:`.BUFFER`): B - 1 waiting behind the one
+    being sent."""
+    return etcp_scenario(name, dur, rate, rtt, [_flow(rate, rtt)], sample_interval_s=sample,
+                         buffer_pkts=buffer_pkts(rate, rtt) - 1)
 
 
 def settings(quick: bool):
@@ -88,7 +91,8 @@ def scenarios(quick: bool) -> List[Sweep]:
 
 
 def model(rate: float, rtt: float) -> dict:
-    return equilibrium(capacity_pps(rate), [rtt], buffer_pkts(rate, rtt) + 1, variant="rate", queue="overflow")
+    """Large-buffer equilibrium with K = B places (B - 1 waiting plus the one in service)."""
+    return equilibrium(capacity_pps(rate), [rtt], buffer_pkts(rate, rtt), variant="rate", queue="overflow")
 
 
 def analyse(runs: Runs, quick: bool) -> Analysis:

@@ -20,11 +20,12 @@ second half). The window's mean over it is the "equilibrium".
 
 Model (:func:`ccsim.experiments.etcp.model`): exponential pacing makes the
 packets reaching the bottleneck a Poisson stream at ``W / srtt``, and the
-bottleneck serves fixed-size packets with 21 places (20 waiting + 1 in
-service), an M/D/1/21 queue. The controller holds the loss at which its
-per-packet rule balances (``p = (p0 + 2/W)/(1 + p0 + 2/W)``), and the queue
-gives that loss at one offered load: rho = 0.962, W = 11,576 packets, loss
-0.01007, link utilisation 0.953 (goodput 0.916 of the 1040-byte capacity).
+bottleneck serves fixed-size packets with 20 places (19 waiting + 1 in
+service: ns-2's ``queue-limit 20``), an M/D/1/20 queue. The controller holds
+the loss at which its per-packet rule balances (``p = (p0 + 2/W)/(1 + p0 +
+2/W)``), and the queue gives that loss at one offered load: rho = 0.959,
+W = 11,529 packets, loss 0.01007, link utilisation 0.949 (goodput 0.912 of
+the 1040-byte capacity; with 20 waiting, M/D/1/21: 0.962, 11,576, 0.916).
 The paper's 12,020 assumes the link is full; its own M/M/1/B reasoning of
 §III gives 88% (and would put W at 10,686).
 
@@ -52,7 +53,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, flow_series
 from .._kit.figures import grid, save, style_axes
-from . import (ETCP_P0, SOURCE as _SOURCE, bdp_pkts, etcp_flow, etcp_scenario, model, steady_loss, steady_mean)
+from . import (ETCP_P0, MODEL_QUEUE, SOURCE as _SOURCE, bdp_pkts, etcp_flow, etcp_scenario, model, steady_loss, steady_mean)
 from ...models.etcp import loss_at_window
 
 ID = "etcp-fig5"
@@ -118,11 +119,11 @@ def checks(a: Analysis, quick: bool) -> List[Check]:
               tolerance=0.02, source="paper"),
         Check(f"bottleneck loss a little above p0, {tag}", paper=f"> {PAPER['p0']}", ccsim=round(a.loss, 6),
               ok=bool(a.loss > PAPER["p0"]), source="paper"),
-        Check(f"window W vs M/D/1/21 equilibrium model, {tag}", paper=round(a.m["window"], 1), ccsim=round(a.w, 1),
+        Check(f"window W vs {MODEL_QUEUE} equilibrium model, {tag}", paper=round(a.m["window"], 1), ccsim=round(a.w, 1),
               tolerance=0.02, source="model"),
         Check(f"loss vs the controller's equilibrium at the measured W, (p0 + 2/W)/(1 + p0 + 2/W), {tag}",
               paper=round(loss_at_window(a.w), 6), ccsim=round(a.loss, 6), tolerance=0.02, source="model"),
-        Check(f"goodput utilisation, {tag}, vs M/D/1/21 equilibrium model",
+        Check(f"goodput utilisation, {tag}, vs {MODEL_QUEUE} equilibrium model",
               paper=round(a.m["goodput_utilisation"], 4), ccsim=round(a.steady_goodput_u, 4), tolerance=0.02, source="model"),
         Check("sender's loss estimate vs bottleneck loss rate (whole run; consistency)", paper=round(a.link_loss, 6),
               ccsim=round(a.loss_est, 6), tolerance=0.02, source="consistency"),
@@ -134,7 +135,7 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
     ax = axes[0][0]
     ax.plot(a.fs["time_s"], a.fs["cwnd"], lw=0.6, label="W (ccsim)")
     ax.axhline(PAPER["window"], color="k", ls="--", lw=0.8, label="paper: 12020")
-    ax.axhline(a.m["window"], color="gray", ls=":", lw=0.8, label=f"M/D/1/21 model: {a.m['window']:.0f}")
+    ax.axhline(a.m["window"], color="gray", ls=":", lw=0.8, label=f"{MODEL_QUEUE} model: {a.m['window']:.0f}")
     style_axes(ax, None, "window (packets)", title="Fig 5: one E-TCP flow, 1 Gb/s, 100 ms, 20-packet DropTail")
     ax = axes[1][0]
     ax.plot(a.ls["time_s"], a.ls["queue_pkts"], lw=0.4)

@@ -16,7 +16,7 @@ obvious effect on the throughput". Checked: at every rate of at least
 baseline's; the two pacings differ by at most 0.03 (a marker on the 0-1
 axis, as for the curves that "overlap" in ``etcp-fig8``); and, where the
 equilibrium window is at least 100 packets, the goodput matches the
-M/D/1/21 equilibrium model (:func:`ccsim.experiments.etcp.model`; Poisson
+M/D/1/20 equilibrium model (:func:`ccsim.experiments.etcp.model`; Poisson
 arrivals, which holds for exponential pacing only) within 3%, on runs
 where slow start (log2(W) + 2 round trips) takes at most 2% of the run
 (the model has no slow start).
@@ -60,7 +60,7 @@ from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import falls_pairwise, sequence, steady_state
 from .._kit.figures import STYLE, grid, save
 from .._kit.setups import MSS
-from . import (BUFFER, ETCP, ETCP_STYLE, ETCP_UTILISATION, FAST_MI_RATE_BPS, PKT_BYTES, PROTOCOLS,
+from . import (BUFFER, ETCP, ETCP_STYLE, ETCP_UTILISATION, FAST_MI_RATE_BPS, MODEL_QUEUE, PKT_BYTES, PROTOCOLS,
                SOURCE as _SOURCE, TCP, base_scenario, etcp_flow, etcp_point, etcp_scenario, frame, model, point)
 from .overflow import climb_rtts, steady_cycle
 
@@ -243,7 +243,7 @@ def _etcp_checks(rtt: float, e: pd.DataFrame, base: pd.DataFrame) -> List[Check]
         r = e[(e["protocol"] == "E-TCP") & (e["rate_bps"] == rate)]
         if len(r) and r.iloc[0].model_window >= MODEL_MIN_WINDOW and startup_share(r.iloc[0]) <= 0.02:
             r = r.iloc[0]
-            out.append(Check(f"E-TCP, {tag}, {at}: goodput utilisation vs M/D/1/21 equilibrium model "
+            out.append(Check(f"E-TCP, {tag}, {at}: goodput utilisation vs {MODEL_QUEUE} equilibrium model "
                              f"(W = {r.model_window:.0f})", paper=round(float(r.model_goodput_utilization), 4),
                              ccsim=round(float(r.goodput_utilization), 4), tolerance=0.03, source="model"))
     return out
@@ -314,7 +314,7 @@ def _checks(proto: str, rtt: float, s, duration: float) -> List[Check]:
         for _, r in ok_rows.iterrows():
             # Tolerance: pipe-limited, the fluid sawtooth (as for NewReno,
             # 5%). Train-limited, the overflow threshold is uncertain by one
-            # packet (an arrival finding B = 20 waiting, or B + 1 counting the
+            # packet (an arrival finding B = 19 waiting, or B + 1 counting the
             # packet in service; fractional per-ACK increments shift a
             # train's extra-packet count by one), i.e. 5% of Delta and so
             # 5% of w for STCP (Delta = 0.01 w) and ~8% for HSTCP
@@ -346,7 +346,7 @@ def plot(a: Analysis, out_dir: Path, quick: bool) -> Path:
         es = e[e["protocol"] == "E-TCP"].sort_values("rate_bps")
         if len(es):
             ax.plot(es["rate_bps"], es["model_goodput_utilization"], ":", color="k", lw=0.8,
-                    label="E-TCP M/D/1/21 model")
+                    label=f"E-TCP {MODEL_QUEUE} model")
         m = sub[sub["protocol"] == "NewReno"].sort_values("rate_bps")
         ax.plot(m["rate_bps"], m["model_utilization"], ":", color="gray", label="AIMD sawtooth (NewReno, link)")
         for proto, color in (("HSTCP", "tab:green"), ("STCP", "tab:red")):

@@ -17,9 +17,9 @@ Utilisation = total goodput / capacity.
   arrivals summed over it, :func:`ccsim.experiments.etcp.steady_loss`): the mean over flows of
   each flow's mean W against 240 (5%, as for Fig 5's "close to"), the
   bottleneck loss against 0.018 (3%: the value is stated to two digits,
-  ±2.8%), and both against the M/D/1/21 equilibrium model of 50
+  ±2.8%), and both against the M/D/1/20 equilibrium model of 50
   exponentially paced flows (:func:`ccsim.experiments.etcp.model`: W =
-  237.4, loss 0.0181; 2%), plus the loss against the controller's law at
+  236.7, loss 0.0181; 2%), plus the loss against the controller's law at
   the measured W. The plot shows three flows (0, 17 and 34; the paper's
   are "randomly selected"), the bottleneck queue and the loss rate per
   sample and cumulated.
@@ -63,7 +63,7 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, falls_pairwise, sequence
 from .._kit.figures import STYLE, grid, save, style_axes
-from . import (ETCP_STYLE, PROTOCOLS, SOURCE as _SOURCE, base_scenario, etcp_flow, etcp_point,
+from . import (ETCP_STYLE, MODEL_QUEUE, PROTOCOLS, SOURCE as _SOURCE, base_scenario, etcp_flow, etcp_point,
                etcp_scenario, frame, model, point, steady_loss)
 
 ID = "etcp-fig7-9"
@@ -204,9 +204,9 @@ def fig7_checks(a: Analysis, quick: bool) -> List[Check]:
             out.append(Check(f"{tag}: bottleneck loss rate (Fig 7)", paper=PAPER["loss"],
                              ccsim=round(r.steady_loss, 5), tolerance=0.03, source="paper"))
         if (rate, rtt) in featured(quick):
-            out.append(Check(f"{tag}: mean window per flow vs M/D/1/21 equilibrium of 50 flows",
+            out.append(Check(f"{tag}: mean window per flow vs {MODEL_QUEUE} equilibrium of 50 flows",
                              paper=round(r.model_window, 2), ccsim=round(r.window_mean, 2), tolerance=0.02, source="model"))
-            out.append(Check(f"{tag}: bottleneck loss vs M/D/1/21 equilibrium of 50 flows",
+            out.append(Check(f"{tag}: bottleneck loss vs {MODEL_QUEUE} equilibrium of 50 flows",
                              paper=round(r.model_loss, 5), ccsim=round(r.steady_loss, 5), tolerance=0.02, source="model"))
             out.append(Check(f"{tag}: loss vs the controller's law at the measured W, (p0 + 2/W)/(1 + p0 + 2/W)",
                              paper=round(loss_at_window(r.window_mean), 5), ccsim=round(r.steady_loss, 5),
@@ -231,7 +231,7 @@ def fig8_checks(a: Analysis) -> List[Check]:
         out.append(Check(f"E-TCP, {_tag(rate, rtt)}: utilisation above every baseline's (best: {b.protocol}) (§VI-C)",
                          paper=f"> {b.goodput_utilization:.4f}", ccsim=round(x, 4), ok=bool(x > b.goodput_utilization), source="paper"))
     for (rate, rtt), r in e.set_index(key).iterrows():
-        out.append(Check(f"E-TCP, {_tag(rate, rtt)}: goodput utilisation, steady state ({a.t0:g} s on), vs M/D/1/21 "
+        out.append(Check(f"E-TCP, {_tag(rate, rtt)}: goodput utilisation, steady state ({a.t0:g} s on), vs {MODEL_QUEUE} "
                          "equilibrium of 50 flows", paper=round(r.model_goodput_utilization, 4),
                          ccsim=round(r.steady_goodput_utilization, 4), tolerance=0.03, source="model"))
     # Fig 8 caption: "the two curves of NewReno and HSTCP overlap". Curves

@@ -32,9 +32,17 @@ capabilities: the paper counts the Telnet connections in n_f (§6.1).
 Choices where the paper is silent (docs/experiments.md, "GWA paper"):
 
 * Buffers are given in kbytes; ns-2 queue limits count packets, so a
-  buffer of B kbytes is ``limit_pkts = B`` packets (one 1000-byte MSS per
-  kbyte, as the receiver's 64 kbytes are ns-2's ``window_ 64``). GWA's
-  B_t is then B x 1040 bytes on the wire (``gwa_pkt_bytes``).
+  buffer of B kbytes is ns-2's ``queue-limit B`` (one 1000-byte MSS per
+  kbyte, as the receiver's 64 kbytes are ns-2's ``window_ 64``). In ccsim's
+  terms (packets waiting behind the one being sent) that is B - 1 for the
+  "standard FCFS queuing" routers of DropTail, GWA-FCFS and BA-FCFS (ns-2's
+  DropTail drops at ``length() + 1 >= qlim_``:
+  :func:`.._kit.ns2ref.droptail_waiting`) and B for RED and ECN (red.cc
+  drops at ``qlen >= qlim`` before queueing the arrival) and for GWA-RR's
+  per-flow queues (the authors' RR router is not available; ns-2's DRR
+  limits the bytes waiting). Since 2026-11-26; before, B waiting for all.
+  GWA's B_t is the queue's limit x 1040 bytes on the wire
+  (``gwa_pkt_bytes``), what the router can hold.
 * RED in packet mode with ns-2's defaults of the time (ns-2.1b,
   1999-2000): ``bytes_ false``, ``q_weight_ 0.002``, ``wait_ true``,
   ``mean_pktsize_ 500``; thresholds may be fractional (30 kB: 2.5 and 7.5).
@@ -83,6 +91,7 @@ from ...results import Results
 from .. import Check
 from .._kit import Sweep
 from .._kit.analysis import jain
+from .._kit.ns2ref import droptail_waiting
 from .._kit.setups import PKT_BYTES, flow, scenario
 
 SOURCE = "GWA (generalized window advertising)"
@@ -114,10 +123,10 @@ STYLE = {"DropTail": "o-", "RED": "s-", "ECN": "^-", "GWA-RR": "v-", "GWA-FCFS":
 
 def queue(scheme: str, buffer_kb: float) -> Dict[str, Any]:
     """The bottleneck queue table of ``scheme`` with a buffer of
-    ``buffer_kb`` kbytes (= packets, see the package docstring)."""
+    ``buffer_kb`` kbytes (ns-2's ``queue-limit``, see the package docstring)."""
     limit = int(round(buffer_kb))
     if scheme in ("DropTail", "GWA-FCFS", "BA-FCFS"):
-        q: Dict[str, Any] = {"kind": "droptail", "limit_pkts": limit}
+        q: Dict[str, Any] = {"kind": "droptail", "limit_pkts": droptail_waiting(limit)}
         if scheme == "GWA-FCFS":
             q["gwa"] = "fcfs"
         elif scheme == "BA-FCFS":

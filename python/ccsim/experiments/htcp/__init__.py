@@ -10,6 +10,11 @@ experiments unless stated:
   of each flow, the paper's ``T_d``): §2 measures time in RTTs and calls
   ``T_d`` "the round-trip time when the queue is empty". (The other reading,
   100 ms one way, would double every BDP; it is not run.)
+* **"queue 40 packets"** (each caption's queue) is ns-2's DropTail
+  ``queue-limit 40``: 39 waiting behind the one being sent
+  (:func:`.._kit.ns2ref.droptail_waiting`, since 2026-11-26; before, 40
+  waiting). The models (full-queue RTT, ``T_d + q_max/C``, the window at
+  overflow, BDP + q_max) take the waiting count, the queue ccsim runs.
 * Packets: ns-2 defaults, 1000-byte payload plus 40 bytes of header (1040 on
   the wire); one ACK per segment; initial window 2 (both also part of ns-2
   mode, below).

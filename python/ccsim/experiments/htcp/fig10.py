@@ -17,6 +17,7 @@ import numpy as np
 from ...models import htcp as M
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.figures import grid, plot_cwnd, save
 from . import plot_distance, second_flow_events, SOURCE as _SOURCE, bdp_pkts, convergence, dumbbell, tcp_flow, windows
 
@@ -29,7 +30,7 @@ DESCRIPTION = "two H-TCP flows (beta 0.5) converge to fairness in ~4 epochs, 500
 #: Fig 10: flow 2 converges to fairness in "approximately 4" congestion epochs.
 PAPER = {"epochs": 4, "fair_share": 0.5}
 
-RATE, RTT, QUEUE = 500e6, 0.1, 500
+RATE, RTT, QUEUE = 500e6, 0.1, droptail_waiting(500)
 
 
 def setting(quick: bool):

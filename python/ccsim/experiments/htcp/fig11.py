@@ -23,6 +23,7 @@ import pandas as pd
 
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.analysis import backoffs, congestion_events
 from .._kit.figures import grid, plot_cwnd, save
 from . import SOURCE as _SOURCE, dumbbell, full_rtt_s, tcp_flow, windows
@@ -37,7 +38,7 @@ DESCRIPTION = "H-TCP and standard TCP co-existing on 5 Mb/s, 100 ms, 44 pkts"
 #: flows "co-exist" (no number: read as equal shares).
 PAPER = {"delta_l_s": 19.0, "goodput_ratio": 1.0, "window_ratio": 1.0}
 
-RATE, RTT, QUEUE = 5e6, 0.1, 44
+RATE, RTT, QUEUE = 5e6, 0.1, droptail_waiting(44)
 DELTA_L = [PAPER["delta_l_s"], 1.9, 1.0]  # primary (caption, seconds), then sensitivity
 RATIO_TOL = 0.10
 

@@ -19,6 +19,7 @@ import pandas as pd
 from ...models import htcp as M
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.analysis import backoffs, bottleneck_series
 from .._kit.figures import grid, plot_cwnd, save
 from . import SOURCE as _SOURCE, bdp_pkts, dumbbell, full_rtt_s, tcp_flow
@@ -37,7 +38,7 @@ PAPER = {
     "adaptive_utilisation": 1.0,
 }
 
-RATE, RTT, QUEUE = 20e6, 0.1, 50
+RATE, RTT, QUEUE = 20e6, 0.1, droptail_waiting(50)
 VARIANTS = {"fixed beta 0.5 (Fig 12)": {"adaptive_backoff": False, "fixed_beta": 0.5},
             "adaptive backoff (Fig 13)": {"adaptive_backoff": True, "adaptive_reset": True}}
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.figures import grid, plot_cwnd, save
 from . import plot_distance, second_flow_events, SOURCE as _SOURCE, convergence, dumbbell, full_rtt_s, tcp_flow
 
@@ -30,7 +31,7 @@ PAPER = {
     "epochs": 4,             # convergence in about 4 epochs with beta = 0.5
 }
 
-RATE, RTT, QUEUE = 20e6, 0.1, 50
+RATE, RTT, QUEUE = 20e6, 0.1, droptail_waiting(50)
 
 
 def setting(quick: bool):

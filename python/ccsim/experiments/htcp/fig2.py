@@ -20,6 +20,7 @@ import pandas as pd
 from ...models import htcp as model
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.analysis import backoffs, congestion_events
 from .._kit.figures import grid, plot_cwnd, save
 from . import SOURCE as _SOURCE, aimd_flow, drops, dumbbell, full_rtt_s, windows
@@ -33,7 +34,7 @@ DESCRIPTION = "window fairness of two AIMD sources with alpha = 2(1 - beta), 10 
 #: Eq. 6 / Theorem 2.1: alpha_i / (1 - beta_i) equal -> equal windows at congestion.
 PAPER = {"window_ratio": 1.0}
 
-NET = dict(rate_bps=10e6, rtt_s=0.1, queue_pkts=40)
+NET = dict(rate_bps=10e6, rtt_s=0.1, queue_pkts=droptail_waiting(40))
 PAIRS = [(1.5, 0.25), (0.4, 0.8)]  # second source; the first is (1, 0.5)
 RATIO_TOL = 0.10
 

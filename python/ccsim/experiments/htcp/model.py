@@ -41,6 +41,7 @@ import pandas as pd
 from ...models import htcp as M
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.analysis import backoffs, congestion_events
 from .._kit.figures import grid, plot_cwnd, save
 from . import (PKT_BYTES, SETTLE, SOURCE as _SOURCE, aimd_flow, bdp_pkts, convergence, drops, dumbbell,
@@ -55,7 +56,7 @@ DESCRIPTION = "positive-matrix model: Perron eigenvector, rise time, unsynchroni
 #: §2 (ii): "n_r ~ 4" epochs for beta = 0.5.
 PAPER = {"rise_time_epochs": 4}
 
-RATE, RTT, QUEUE = 10e6, 0.1, 40
+RATE, RTT, QUEUE = 10e6, 0.1, droptail_waiting(40)
 MODEL_B = [(1.0, 0.5), (2.0, 0.5), (1.0, 0.75), (1.5, 0.25)]
 MODEL_C_RTTS = [0.10, 0.15, 0.20]
 #: (C): send jitter, one data packet's service time at the bottleneck (module doc).

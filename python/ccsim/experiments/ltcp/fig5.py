@@ -26,6 +26,7 @@ from ...models.aimd import bdp_packets
 from ...models.ltcp import climb_time_s, layer_of, layer_window
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.analysis import flow_series, nanmedian, window_cuts
 from .._kit.figures import grid, style_axes, save
 from . import BETA, DEFAULT_BUFFER, PKT_BYTES, PROTOS, RTT, SOURCE as _SOURCE, W_T, dumbbell, flow, scenario
@@ -46,7 +47,7 @@ def setting(quick: bool):
 
 def scenarios(quick: bool) -> List[Sweep]:
     rate, buf, duration = setting(quick)
-    base = scenario("ltcp-fig5", duration, dumbbell(rate, buf), [flow("TCP")], sample=0.1)
+    base = scenario("ltcp-fig5", duration, dumbbell(rate, droptail_waiting(buf)), [flow("TCP")], sample=0.1)
     return [Sweep(base, [{"flows": [flow(p)]} for p in PROTOS], PROTOS)]
 
 
@@ -88,7 +89,7 @@ def recoveries(g, events: List[int]) -> List[float]:
 def analyse(runs: Runs, quick: bool) -> Analysis:
     rate, buf, _ = setting(quick)
     bdp = bdp_packets(rate, RTT, PKT_BYTES)
-    w_max = bdp + buf  # the window at which the DropTail buffer overflows
+    w_max = bdp + droptail_waiting(buf)  # the window at which the DropTail buffer overflows
     rows, series, rates = [], {}, {}
     for proto, res in zip(PROTOS, runs.results()):
         g = flow_series(res, 0)

@@ -18,6 +18,7 @@ from ...models.aimd import bdp_packets, sawtooth_utilization
 from ...models.ltcp import climb_time_s, layer_of
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.analysis import count_cuts
 from .._kit.figures import COLOR, grid, paper_points, save, style_axes
 from . import (BETA, EDGE_RATE, PAYLOAD, PKT_BYTES, PROTOS, RTT, SOURCE as _SOURCE, W_T, bdp_buffer, dumbbell,
@@ -49,14 +50,14 @@ def scenarios(quick: bool) -> List[Sweep]:
     points, labels = [], []
     for r in rates:
         for p in PROTOS:
-            pt = {"topology.bottleneck_rate_bps": r, "topology.bottleneck_queue.limit_pkts": bdp_buffer(r),
+            pt = {"topology.bottleneck_rate_bps": r, "topology.bottleneck_queue.limit_pkts": droptail_waiting(bdp_buffer(r)),
                   "flows": [flow(p)]}
             if r >= EDGE_RATE:
                 # The access link is no faster than the bottleneck, so the
                 # queue forms at the sender's access link: it gets the same
                 # BDP buffer (ns-2 gives every link a queue; the paper sets
                 # "the buffersize at the router" to the BDP).
-                pt["topology.edge_queue.limit_pkts"] = bdp_buffer(r)
+                pt["topology.edge_queue.limit_pkts"] = droptail_waiting(bdp_buffer(r))
             points.append(pt)
             labels.append(p)
     return [Sweep(base, points, labels)]

@@ -22,6 +22,7 @@ import pandas as pd
 
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.analysis import jain
 from .._kit.figures import grid, style_axes, save
 from . import DEFAULT_BUFFER, PAPER_LTCP_MIN_JAIN, PAYLOAD, SOURCE as _SOURCE, dumbbell, flow, scenario
@@ -56,7 +57,7 @@ def scenarios(quick: bool) -> List[Sweep]:
         if d is not None:
             f["stop_s"] = (s + d) * scale
         flows.append(f)
-    return [Sweep(scenario("ltcp-fig7", 1600.0 * scale, dumbbell(rate, buf), flows, sample=1.0 * scale))]
+    return [Sweep(scenario("ltcp-fig7", 1600.0 * scale, dumbbell(rate, droptail_waiting(buf)), flows, sample=1.0 * scale))]
 
 
 def analyse(runs: Runs, quick: bool) -> Analysis:

@@ -23,6 +23,7 @@ from ...models.aimd import bdp_packets
 from ...models.ltcp import mixed_equilibrium
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
+from .._kit.ns2ref import droptail_waiting
 from .._kit.figures import grid, save
 from . import (BETA, DEFAULT_BUFFER, EDGE_RATE, PAYLOAD, PKT_BYTES, RTT, SOURCE as _SOURCE, W_T, dumbbell, flow,
                scenario)
@@ -44,7 +45,7 @@ def setting(quick: bool):
 
 def scenarios(quick: bool) -> List[Sweep]:
     rates, head = setting(quick)
-    base = scenario("ltcp-fig8", 2 * head, dumbbell(1e9, DEFAULT_BUFFER), [flow("LTCP")], warmup=head)
+    base = scenario("ltcp-fig8", 2 * head, dumbbell(1e9, droptail_waiting(DEFAULT_BUFFER)), [flow("LTCP")], warmup=head)
     mixes = {"LTCP+10TCP": [flow("LTCP"), flow("TCP", count=N_TCP, start_s=head)]}
     if not quick:
         mixes["10TCP alone"] = [flow("TCP", count=N_TCP, start_s=head)]
@@ -56,7 +57,7 @@ def scenarios(quick: bool) -> List[Sweep]:
                 # access link as slow as the bottleneck: the LTCP flow's
                 # queue forms there (alone for 300 s), so it gets the
                 # routers' default 6000 packets, not an unlimited queue
-                pt["topology.edge_queue.limit_pkts"] = DEFAULT_BUFFER
+                pt["topology.edge_queue.limit_pkts"] = droptail_waiting(DEFAULT_BUFFER)
             points.append(pt)
             labels.append((r, m))
     return [Sweep(base, points, labels)]
