@@ -35,8 +35,8 @@ checked where their assumptions hold:
   It is compared with the bottleneck utilisation over the last third of the
   run, where the model's climb from the post-slow-start window ends before
   that third starts.
-* FAST: with B = 20 the queueing delay never exceeds 20 x 8320 bits / C,
-  below the 0.75 ms mi_threshold_ once C > 222 Mb/s, so FAST never leaves its
+* FAST: with B = 19 waiting the queueing delay never exceeds 19 x 8320 bits / C,
+  below the 0.75 ms mi_threshold_ once C > 211 Mb/s, so FAST never leaves its
   multiplicative-increase start-up there; its window cycles at a level set in
   packets by the buffer, and its goodput is the same at 1, 2.5 and 5 Gb/s.
 
