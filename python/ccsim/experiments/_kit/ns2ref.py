@@ -224,6 +224,8 @@ def agents_note() -> str:
 #: does (docs/scenario.md, ``ties``; docs/validation.md, "ns-2's order of a
 #: tied arrival and departure").
 NS2_QUEUE: Dict[str, Any] = {"ties": "arrival_first"}
+
+
 def droptail_waiting(queue_limit: int) -> int:
     """ccsim's DropTail ``limit_pkts`` (packets waiting behind the one being
     sent) for a paper's ns-2 DropTail of ``queue-limit`` packets.

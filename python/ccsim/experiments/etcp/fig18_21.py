@@ -54,8 +54,8 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, flow_series
 from .._kit.figures import grid, save, style_axes
-from . import (ETCP, ETCP_P0, ETCP_STYLE, MB_SHOWN_LINK, MODEL_QUEUE, SOURCE as _SOURCE, chain_links, etcp_flow, etcp_point,
-               etcp_scenario, frame, model, multibranch_model, multibranch_scenario, steady_loss, steady_mean)
+from . import (ETCP, ETCP_P0, ETCP_STYLE, MB_SHOWN_LINK, MODEL_QUEUE, SOURCE as _SOURCE, chain_links, etcp_flow,
+               etcp_point, etcp_scenario, frame, model, multibranch_model, multibranch_scenario, steady_loss, steady_mean)
 from .fig10 import RTTS as HET_RTTS, RATE as HET_RATE, SHOWN as HET_SHOWN
 
 ID = "etcp-fig18-21"

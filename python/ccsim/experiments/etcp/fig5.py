@@ -53,7 +53,8 @@ from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, flow_series
 from .._kit.figures import grid, save, style_axes
-from . import (ETCP_P0, MODEL_QUEUE, SOURCE as _SOURCE, bdp_pkts, etcp_flow, etcp_scenario, model, steady_loss, steady_mean)
+from . import (ETCP_P0, MODEL_QUEUE, SOURCE as _SOURCE, bdp_pkts, etcp_flow, etcp_scenario, model, steady_loss,
+               steady_mean)
 from ...models.etcp import loss_at_window
 
 ID = "etcp-fig5"

@@ -50,7 +50,8 @@ def scenarios(quick: bool) -> List[Sweep]:
     points, labels = [], []
     for r in rates:
         for p in PROTOS:
-            pt = {"topology.bottleneck_rate_bps": r, "topology.bottleneck_queue.limit_pkts": droptail_waiting(bdp_buffer(r)),
+            pt = {"topology.bottleneck_rate_bps": r,
+                  "topology.bottleneck_queue.limit_pkts": droptail_waiting(bdp_buffer(r)),
                   "flows": [flow(p)]}
             if r >= EDGE_RATE:
                 # The access link is no faster than the bottleneck, so the

@@ -57,7 +57,8 @@ def scenarios(quick: bool) -> List[Sweep]:
         if d is not None:
             f["stop_s"] = (s + d) * scale
         flows.append(f)
-    return [Sweep(scenario("ltcp-fig7", 1600.0 * scale, dumbbell(rate, droptail_waiting(buf)), flows, sample=1.0 * scale))]
+    topo = dumbbell(rate, droptail_waiting(buf))
+    return [Sweep(scenario("ltcp-fig7", 1600.0 * scale, topo, flows, sample=1.0 * scale))]
 
 
 def analyse(runs: Runs, quick: bool) -> Analysis:
