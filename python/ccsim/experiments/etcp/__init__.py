@@ -65,7 +65,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from .._kit.ns2ref import figure_flow
+from .._kit.ns2ref import droptail_waiting, figure_flow
 from .._kit.setups import HEADER, MSS, PKT_BYTES, dumbbell, flow, protocol_fields, scenario
 
 SOURCE = "E-TCP (small-buffer high-speed CC)"
@@ -78,7 +78,7 @@ SOURCE = "E-TCP (small-buffer high-speed CC)"
 #: (1 - rho^(B+1)), counts the packet in service in B = 20
 #: (docs/validation.md, "Queue limit"). ``etcp-ns2`` keeps the limit of its
 #: recorded ns-2 runs (``Row.buffer_pkts``).
-BUFFER = 19
+BUFFER = droptail_waiting(20)
 #: ns-2 HSTCP (windowOption_ 8) sets Low_P = 1.5 / Low_Window^2.
 HSTCP_LOW_WINDOW, HSTCP_HIGH_WINDOW, HSTCP_HIGH_P, HSTCP_HIGH_DECREASE = 38.0, 83000.0, 1e-7, 0.1
 HSTCP_LOW_P = 1.5 / HSTCP_LOW_WINDOW ** 2

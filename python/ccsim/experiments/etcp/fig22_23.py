@@ -45,6 +45,7 @@ from ...models.etcp import equilibrium
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, falls_pairwise, flow_series, sequence
+from .._kit.ns2ref import droptail_waiting
 from .._kit.figures import grid, save, style_axes
 from .._kit.setups import MSS
 from . import PKT_BYTES, SOURCE as _SOURCE, bdp_pkts, capacity_pps, etcp_flow, etcp_scenario, steady_loss, steady_mean
@@ -72,7 +73,7 @@ def _scenario(name: str, dur: float, rate: float, rtt: float, sample: float) -> 
     20-packet buffer of :data:`.BUFFER`): B - 1 waiting behind the one
     being sent."""
     return etcp_scenario(name, dur, rate, rtt, [_flow(rate, rtt)], sample_interval_s=sample,
-                         buffer_pkts=buffer_pkts(rate, rtt) - 1)
+                         buffer_pkts=droptail_waiting(buffer_pkts(rate, rtt)))
 
 
 def settings(quick: bool):

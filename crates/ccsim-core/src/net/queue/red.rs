@@ -251,15 +251,15 @@ pub struct Red {
     idle_since: Time,
     /// The same as ns-2's `double` (`idletime_`), with ns-2's clock.
     idle_since_ns2: f64,
-    /// (1 − w_q)^k for k below [`DECAY_MEMO`], each computed by
+    /// (1 − w_q)^k for k below [`DECAY_MEMO`] (`Red::decay`), each computed by
     /// `math::powf` the first time an idle period needs it (NaN until
     /// then; reset with w_q): the same bits as the call, without its
     /// cost at every arrival after an idle period (about 250
     /// instructions, 5% of a lightly loaded RED link's per packet, R1).
-    decay: Vec<f64>,
+    decay_memo: Vec<f64>,
 }
 
-/// Idle decays remembered per queue (`Red::decay`): idle periods of up
+/// Idle decays remembered per queue (`Red::decay_memo`): idle periods of up
 /// to this many packet times, the usual ones at a link that idles
 /// between packets.
 const DECAY_MEMO: usize = 256;
@@ -287,7 +287,7 @@ impl Red {
             old: false,
             idle_since: 0,
             idle_since_ns2: 0.0,
-            decay: Vec::new(),
+            decay_memo: Vec::new(),
         }
     }
 
@@ -360,14 +360,14 @@ impl Red {
         let unit = if c.bytes { c.mean_pktsize as f64 } else { 1.0 };
         self.min_th = if c.min_th > 0.0 { c.min_th } else { 5f64.max(0.005 * self.ptc / 2.0) * unit };
         self.max_th = if c.max_th > 0.0 { c.max_th } else { 3.0 * self.min_th };
-        self.decay = vec![f64::NAN; DECAY_MEMO];
+        self.decay_memo = vec![f64::NAN; DECAY_MEMO];
     }
 
     /// (1 − w_q)^k for an integral k ≥ 0, as `math::powf` gives it
     /// (remembered below [`DECAY_MEMO`]).
     fn decay(&mut self, k: f64) -> f64 {
         let w = self.w_q;
-        match self.decay.get_mut(k as usize) {
+        match self.decay_memo.get_mut(k as usize) {
             Some(d) => {
                 if d.is_nan() {
                     *d = math::powf(1.0 - w, k);
