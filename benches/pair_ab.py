@@ -5,7 +5,8 @@
 ``OLD_RUN`` and ``NEW_RUN`` are the engine's ``run`` example of two builds
 (``cargo build --release -p ccsim-core --example run`` in two worktrees:
 ``target/release/examples/run``); ``ROW`` is a ``ccsim bench`` row
-(:func:`ccsim.bench.scenario`), cut to ``--duration`` simulated seconds.
+(:func:`ccsim.bench.scenario`) or a scenario file (``.toml`` or
+``.json``, validated first), cut to ``--duration`` simulated seconds.
 
 Why pairs: on a shared host one binary's wall time wanders by tens of per
 cent from run to run (docs/performance.md, twenty-sixth session), far more
@@ -91,16 +92,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("old", help="the old build's run example (target/release/examples/run)")
     ap.add_argument("new", help="the new build's run example")
-    ap.add_argument("row", help="a ccsim bench row (B3, X1, G1, ...)")
+    ap.add_argument("row", help="a ccsim bench row (B3, X1, G1, ...) or a scenario file (.toml, .json)")
     ap.add_argument("--duration", type=float, default=None, help="simulated seconds (default: the row's)")
     ap.add_argument("--pairs", type=int, default=10, help="pairs to run (default 10)")
     ap.add_argument("--json", type=Path, default=None, help="write the comparison here")
     args = ap.parse_args(argv)
 
+    from ccsim import UserError, load_scenario
     from ccsim.bench import BENCHMARKS, scenario
 
-    if args.row not in BENCHMARKS:
-        ap.error(f"row: unknown bench row {args.row!r}; allowed: {', '.join(BENCHMARKS)}")
+    is_file = args.row.endswith((".toml", ".json"))
+    if not is_file and args.row not in BENCHMARKS:
+        ap.error(
+            f"row: unknown bench row {args.row!r}; allowed: {', '.join(BENCHMARKS)}, or a scenario file (.toml, .json)"
+        )
     if args.pairs < 1:
         ap.error(f"--pairs: {args.pairs} is not allowed; at least 1")
     if args.duration is not None and not args.duration > 0:
@@ -112,21 +117,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if len(cores) < 2:
         ap.error(f"pairs need two cores to run on; this process may use {len(cores)}")
 
-    sc = scenario(args.row)
-    if args.duration is not None:
-        sc = sc.replace(duration_s=args.duration)
+    try:
+        sc = load_scenario(args.row) if is_file else scenario(args.row)
+        if args.duration is not None:
+            sc = sc.replace(duration_s=args.duration)
+        sc.validate()
+    except UserError as e:
+        ap.error(f"row: {e}")
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, f"{args.row}.json")
+        path = os.path.join(d, "scenario.json")
         Path(path).write_text(sc.to_json())
         try:
             r = compare(args.old, args.new, path, args.pairs, cores[:2])
         except RuntimeError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
-    r["row"] = args.row
+    r["row"] = args.row if not is_file else os.path.basename(args.row)
     r["duration_s"] = sc.duration_s
     print(
-        f"{args.row} ({sc.duration_s:g} s), {args.pairs} pairs: new/old median {r['median_ratio']:.3f} "
+        f"{r['row']} ({sc.duration_s:g} s), {args.pairs} pairs: new/old median {r['median_ratio']:.3f} "
         f"[{r['min_ratio']:.3f}, {r['max_ratio']:.3f}]; old median {statistics.median(r['wall_old_s']):.3f} s, "
         f"new median {statistics.median(r['wall_new_s']):.3f} s; events {r['events_old']} -> {r['events_new']}; "
         f"results {'identical' if r['same_results'] else 'DIFFER'}"

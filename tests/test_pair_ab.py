@@ -69,3 +69,30 @@ def test_bad_input_is_named(tmp_path, capsys):
     broken.chmod(0o755)
     assert pair_ab.main([eng, str(broken), "B1", "--pairs", "1"]) == 1
     assert "exited with 3" in capsys.readouterr().err
+
+
+@two_cores
+def test_a_scenario_file_is_a_row(tmp_path, capsys):
+    # A scenario of one's own (here B1 with another name and RTT), run as
+    # written but for --duration; a bad file is refused with its field.
+    from ccsim.bench import scenario
+
+    sc = scenario("B1").to_dict()
+    sc["name"] = "mine"
+    (tmp_path / "mine.json").write_text(json.dumps(sc))
+    old = fake_engine(tmp_path, "old", 2.0, 0.5)
+    new = fake_engine(tmp_path, "new", 1.0, 0.5)
+    out = tmp_path / "r.json"
+    args = [old, new, str(tmp_path / "mine.json"), "--duration", "2", "--pairs", "2", "--json", str(out)]
+    assert pair_ab.main(args) == 0
+    r = json.loads(out.read_text())
+    assert (r["row"], r["duration_s"], r["median_ratio"]) == ("mine.json", 2, pytest.approx(0.5))
+    assert "mine.json (2 s), 2 pairs" in capsys.readouterr().out
+    sc["duration_s"] = -1
+    (tmp_path / "bad.json").write_text(json.dumps(sc))
+    with pytest.raises(SystemExit):
+        pair_ab.main([old, new, str(tmp_path / "bad.json")])
+    assert "duration_s: -1 is not allowed" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        pair_ab.main([old, new, str(tmp_path / "none.toml")])
+    assert "none.toml: no such file" in capsys.readouterr().err
