@@ -50,3 +50,41 @@ def test_cli_rounds_names_each_round_in_its_progress_lines(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert [line.split(":")[0] for line in err.splitlines()] == [
         "running B5 (round 1/2)", "running E1 (round 1/2)", "running B5 (round 2/2)", "running E1 (round 2/2)"]
+
+
+def _differences(a, b, path=""):
+    """The paths at which two scenario dicts differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [path]
+
+
+def test_own_dumbbells_differ_from_their_rows_only_in_the_mechanism():
+    # vs_own_pkts means "the mechanism's cost" only while the two rows share
+    # network, flow count, RTTs, pacing and duration.
+    allowed = {
+        "X1": {".name", ".topology.bottleneck_queue.xcp", ".flows[0].cc"},
+        "G1": {".name", ".topology.bottleneck_queue.kind", ".topology.bottleneck_queue.gwa", ".flows[0].gwa"},
+        "R1": {".name", ".topology.bottleneck_queue.kind", ".topology.bottleneck_queue.bytes",
+               ".topology.bottleneck_queue.min_th", ".topology.bottleneck_queue.max_th",
+               ".topology.bottleneck_queue.w_q", ".topology.bottleneck_queue.max_p",
+               ".topology.bottleneck_queue.ecn", ".flows[0].ecn"},
+    }
+    for name, paths in allowed.items():
+        own = bench.BENCHMARKS[name].own
+        diff = set(_differences(bench.scenario(name).to_dict(), bench.scenario(own).to_dict()))
+        assert ".name" in diff and diff <= paths, (name, own, sorted(diff - paths))
+
+
+def test_vs_own_pkts_is_a_rows_packet_rate_over_its_own_dumbbells():
+    rows = [_row(name="B3", bottleneck_pkts_per_s=4.0e6), _row(name="X1", bottleneck_pkts_per_s=2.0e6),
+            _row(name="X1-dt", bottleneck_pkts_per_s=2.5e6), _row(name="G1", bottleneck_pkts_per_s=2.2e6)]
+    bench.add_controller_ratios(rows)
+    by = {r["name"]: r for r in rows}
+    assert by["X1"]["vs_own_pkts"] == 0.8 and by["X1"]["vs_B3_pkts"] == 0.5
+    assert "vs_own_pkts" not in by["G1"], "G1-dt did not run"
+    assert "vs_own_pkts" not in by["X1-dt"] and "vs_B3_pkts" not in by["X1-dt"]
+    line = next(line for line in format_table(rows).splitlines() if line.startswith("X1 "))
+    assert line.endswith("vs B3 pkts/s 0.50 vs X1-dt pkts/s 0.80")

@@ -65,6 +65,21 @@ GWA row (target: at least 70% of B3's bottleneck packets per wall-second,
   BDP, 12020 packets (B3's 20 packets would give each flow under one
   packet of window); the run is loss-free.
 
+The router mechanism's own cost (no target; ``vs_own_pkts``): each of X1,
+G1 and R1 is also compared with its own network and flows with the
+mechanism taken out, a DropTail bottleneck and Reno flows with the same
+pacing, so that the issues' intent ("the per-packet router work must stay
+cheap") is measured apart from the workload's shape, which B3 does not
+share (one RTT, a third-full pipe: docs/performance.md):
+
+- ``X1-dt``: X1's dumbbell (100 flows, RTT 64-100 ms, 622 Mb/s, 6130
+  packets, token-bucket pacing) with paced Reno flows on DropTail: X1's
+  ``vs_own_pkts`` is the cost of XCP's router and agent.
+- ``G1-dt``: G1's dumbbell (50 flows, 1 Gb/s, RTT 100 ms, 12020 packets)
+  with Reno flows on a DropTail FIFO: G1's ``vs_own_pkts`` is the cost of
+  GWA-RR, its round robin included.
+- R1's own dumbbell is B3 (``vs_own_pkts`` = ``vs_B3_pkts``).
+
 Memory soak row (target: peak memory flat, within 5%, from 10^8 to 10^9
 events):
 
@@ -139,6 +154,10 @@ class Bench:
     #: soak rows: the event count at which peak memory is first read (the
     #: second reading is at the end of the run)
     soak_checkpoint: Optional[int] = None
+    #: router-mechanism rows (X1, G1, R1): the row of the same network,
+    #: flow count and pacing with the mechanism taken out (a DropTail
+    #: bottleneck, Reno flows), the mechanism's own cost (``vs_own_pkts``)
+    own: Optional[str] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -172,14 +191,19 @@ BENCHMARKS: Dict[str, Bench] = {
        for sfx, what, transport in (("", "", "tcp"), ("-etcp", " over E-TCP", "etcp"))]
     + [Bench("X1", "100 paced XCP flows (conservative), 622 Mb/s, RTT 64-100 ms, BDP buffer (6130 pkts)",
              100, 622e6, 0.0, 6130, 100.0, cc="xcp", recovery="reno", rtt_range_s=(0.064, 0.100),
-             pacing="token_bucket", xcp={"params": "conservative"})]
+             pacing="token_bucket", xcp={"params": "conservative"}, own="X1-dt"),
+       Bench("X1-dt", "X1's dumbbell without XCP: 100 paced Reno flows, DropTail, 622 Mb/s, RTT 64-100 ms, "
+             "6130 pkts", 100, 622e6, 0.0, 6130, 100.0, cc="reno", recovery="reno", rtt_range_s=(0.064, 0.100),
+             pacing="token_bucket")]
     + [Bench("R1", "B3 with a marking RED bottleneck (thresholds 1/12, 3/12 of 20 pkts) and ECN flows", 50, 1e9,
              0.100, 20, 60.0, red=(("bytes", False), ("min_th", 20 / 12), ("max_th", 5.0), ("w_q", 0.002),
-                                  ("max_p", 0.1), ("ecn", True)))]
+                                  ("max_p", 0.1), ("ecn", True)), own="B3")]
     + [Bench("S1", "memory soak: B3 for 1600 s (about 1.07e9 events), peak RSS at 1e8 events and at the end",
              50, 1e9, 0.100, 20, 1600.0, soak_checkpoint=10**8)]
     + [Bench("G1", "B3 with GWA-RR: 50 gwa flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, BDP buffer (12020 pkts)",
-             50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr")]
+             50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr", own="G1-dt"),
+       Bench("G1-dt", "G1's dumbbell without GWA-RR: 50 Reno flows, DropTail, 1 Gb/s, RTT 100 ms, 12020 pkts",
+             50, 1e9, 0.100, 12020, 60.0)]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -374,7 +398,10 @@ def run_all(names: Optional[List[str]] = None, quick: bool = False, progress=Non
 def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
     """Give each controller row ``vs_base`` = its events/s over its NewReno
     base row's (``B2`` or ``B2cap``), when the base ran in the same batch
-    (target: >= 0.85)."""
+    (target: >= 0.85); the E-TCP, XCP, RED and GWA rows their bottleneck
+    packets/s over B5's or B3's (``vs_B5_pkts``, ``vs_B3_pkts``: the
+    targets), and the router-mechanism rows over their own dumbbell's
+    (``vs_own_pkts``, no target), each when that row ran too."""
     eps = {r["name"]: r["events_per_s"] for r in rows}
     pps = {r["name"]: r["bottleneck_pkts_per_s"] for r in rows}
     for r in rows:
@@ -386,6 +413,8 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
         bn = BENCHMARKS[r["name"]]
         if (bn.cc == "xcp" or bn.red or bn.gwa) and "B3" in pps:
             r["vs_B3_pkts"] = r["bottleneck_pkts_per_s"] / pps["B3"]
+        if bn.own in pps:
+            r["vs_own_pkts"] = r["bottleneck_pkts_per_s"] / pps[bn.own]
 
 
 def format_table(rows: List[Dict[str, Any]]) -> str:
@@ -403,6 +432,7 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
             + (f" vs B5 pkts/s {r['vs_B5_pkts']:.2f}" if "vs_B5_pkts" in r else "")
             + (f" vs B3 pkts/s {r['vs_B3_pkts']:.2f}" if "vs_B3_pkts" in r else "")
+            + (f" vs {BENCHMARKS[r['name']].own} pkts/s {r['vs_own_pkts']:.2f}" if "vs_own_pkts" in r else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
         )
     return "\n".join(lines)
