@@ -432,7 +432,8 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             + (f" {r['vs_base']:>7.2f}" if "vs_base" in r else "")
             + (f" vs B5 pkts/s {r['vs_B5_pkts']:.2f}" if "vs_B5_pkts" in r else "")
             + (f" vs B3 pkts/s {r['vs_B3_pkts']:.2f}" if "vs_B3_pkts" in r else "")
-            + (f" vs {BENCHMARKS[r['name']].own} pkts/s {r['vs_own_pkts']:.2f}" if "vs_own_pkts" in r else "")
+            + (f" vs {BENCHMARKS[r['name']].own} pkts/s {r['vs_own_pkts']:.2f}"
+               if "vs_own_pkts" in r and BENCHMARKS[r["name"]].own != "B3" else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
         )
     return "\n".join(lines)
