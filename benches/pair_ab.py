@@ -15,14 +15,20 @@ other does not remove a slowdown that lasts a few seconds. Here the two
 builds run *at the same time*, each pinned to a core of its own, and
 swap cores at every pair, so whatever slows the host meanwhile slows
 both; the figure of merit is the median over pairs of new wall / old
-wall. The script also says whether the two builds' results are the same
-(the summary without ``wall_s`` and ``events``): a change meant to be a
-pure speed-up must leave them byte-identical.
+wall. With it come a 95% confidence interval for that median (from the
+order statistics, distribution-free; six pairs or more) and the sign
+test's p-value against "no change" (the median ratio is 1), both from
+``scipy.stats.quantile_test``: a change whose interval holds 1 is below
+what these pairs can resolve. The script also says whether the two
+builds' results are the same (the summary without ``wall_s`` and
+``events``): a change meant to be a pure speed-up must leave them
+byte-identical.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -56,6 +62,22 @@ def _comparable(summary: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in ("wall_s", "events")}
 
 
+def summarize(ratios: Sequence[float]) -> Dict[str, Any]:
+    """Median, range, the median's 95% confidence interval (None below six
+    pairs, too few for one) and the sign test's p-value for a median of 1."""
+    from scipy.stats import quantile_test
+
+    t = quantile_test(list(ratios), q=1.0, p=0.5)
+    ci = t.confidence_interval(0.95)
+    return {
+        "median_ratio": statistics.median(ratios),
+        "min_ratio": min(ratios),
+        "max_ratio": max(ratios),
+        "median_ci95": None if math.isnan(ci.low) else [float(ci.low), float(ci.high)],
+        "sign_test_p": float(t.pvalue),
+    }
+
+
 def compare(old: str, new: str, scenario_path: str, pairs: int, cores: Sequence[int] = (0, 1)) -> Dict[str, Any]:
     """Run ``pairs`` pairs of the two binaries on the scenario file; the
     walls, the new/old ratio per pair and its median, the event counts,
@@ -79,9 +101,7 @@ def compare(old: str, new: str, scenario_path: str, pairs: int, cores: Sequence[
         "wall_old_s": walls_old,
         "wall_new_s": walls_new,
         "ratio_new_over_old": ratios,
-        "median_ratio": statistics.median(ratios),
-        "min_ratio": min(ratios),
-        "max_ratio": max(ratios),
+        **summarize(ratios),
         "events_old": events[0],
         "events_new": events[1],
         "same_results": same,
@@ -136,7 +156,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     r["duration_s"] = sc.duration_s
     print(
         f"{r['row']} ({sc.duration_s:g} s), {args.pairs} pairs: new/old median {r['median_ratio']:.3f} "
-        f"[{r['min_ratio']:.3f}, {r['max_ratio']:.3f}]; old median {statistics.median(r['wall_old_s']):.3f} s, "
+        f"[{r['min_ratio']:.3f}, {r['max_ratio']:.3f}], 95% CI "
+        + ("needs 6 pairs" if r["median_ci95"] is None else "[{:.3f}, {:.3f}]".format(*r["median_ci95"]))
+        + f", sign test p {r['sign_test_p']:.2g}; old median {statistics.median(r['wall_old_s']):.3f} s, "
         f"new median {statistics.median(r['wall_new_s']):.3f} s; events {r['events_old']} -> {r['events_new']}; "
         f"results {'identical' if r['same_results'] else 'DIFFER'}"
     )

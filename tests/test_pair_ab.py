@@ -96,3 +96,30 @@ def test_a_scenario_file_is_a_row(tmp_path, capsys):
     with pytest.raises(SystemExit):
         pair_ab.main([old, new, str(tmp_path / "none.toml")])
     assert "none.toml: no such file" in capsys.readouterr().err
+
+
+def test_summary_interval_and_sign_test_follow_the_binomial():
+    # Twelve ratios: the 95% interval of the median is the 3rd and 10th of
+    # them in order (P(Bin(12, 1/2) <= 2) = 79/4096 < 0.025 <
+    # P(<= 3) = 299/4096), whatever their values.
+    ratios = [1.10, 0.93, 0.95, 0.96, 0.97, 0.98, 0.99, 0.91, 1.01, 1.02, 1.05, 0.90]
+    s = pair_ab.summarize(ratios)
+    assert s["median_ci95"] == pytest.approx([0.93, 1.02])
+    assert (s["median_ratio"], s["min_ratio"], s["max_ratio"]) == pytest.approx((0.975, 0.90, 1.10))
+    # Sign test against a median of 1: 8 of 12 below, two-sided.
+    from math import comb
+    assert s["sign_test_p"] == pytest.approx(2 * sum(comb(12, k) for k in range(8, 13)) / 4096)
+    # Six pairs all faster: p = 2 / 2^6, the interval the smallest and largest.
+    s = pair_ab.summarize([0.70, 0.72, 0.71, 0.75, 0.74, 0.73])
+    assert s["sign_test_p"] == pytest.approx(2 / 64) and s["median_ci95"] == pytest.approx([0.70, 0.75])
+    # Fewer than six pairs cannot give a 95% interval.
+    assert pair_ab.summarize([0.9, 0.8, 0.85])["median_ci95"] is None
+
+
+@two_cores
+def test_the_printed_line_has_the_interval(tmp_path, capsys):
+    old = fake_engine(tmp_path, "old", 2.0, 0.5)
+    new = fake_engine(tmp_path, "new", 1.0, 0.5)
+    assert pair_ab.main([old, new, "B1", "--duration", "1", "--pairs", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "median 0.500 [0.500, 0.500], 95% CI [0.500, 0.500], sign test p 0.031;" in out
