@@ -21,10 +21,10 @@ test's p-value against "no change" (the median ratio is 1), both from
 ``scipy.stats.quantile_test``: a change whose interval holds 1 is below
 what these pairs can resolve. The interval takes the pairs as
 independent; a host's slow spells can span several pairs, so an
-interval from a short batch that excludes 1 still wants a second batch. The script also says whether the two
-builds' results are the same (the summary without ``wall_s`` and
-``events``): a change meant to be a pure speed-up must leave them
-byte-identical.
+interval from a short batch that excludes 1 still wants a second
+batch. The script also says whether the two builds' results are the
+same (the summary without ``wall_s`` and ``events``): a change meant
+to be a pure speed-up must leave them byte-identical.
 """
 from __future__ import annotations
 

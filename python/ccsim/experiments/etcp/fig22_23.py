@@ -45,8 +45,8 @@ from ...models.etcp import equilibrium
 from .. import Check
 from .._kit import Analysis, Runs, Sweep
 from .._kit.analysis import bottleneck_series, falls_pairwise, flow_series, sequence
-from .._kit.ns2ref import droptail_waiting
 from .._kit.figures import grid, save, style_axes
+from .._kit.ns2ref import droptail_waiting
 from .._kit.setups import MSS
 from . import PKT_BYTES, SOURCE as _SOURCE, bdp_pkts, capacity_pps, etcp_flow, etcp_scenario, steady_loss, steady_mean
 
