@@ -441,8 +441,13 @@ impl Simulation {
     fn dispatch(&mut self, e: Event) {
         let i = e.to.idx as usize;
         match e.to.kind {
-            EventKind::PipeArrival => {
-                if let Some(id) = self.net.pipe_arrival(i) {
+            EventKind::PipeArrival | EventKind::LineArrival => {
+                let end = if e.to.kind == EventKind::PipeArrival {
+                    self.net.pipe_arrival(i)
+                } else {
+                    self.net.line_arrival(i)
+                };
+                if let Some(id) = end {
                     let pkt = *self.net.pkts.get(id);
                     self.net.pkts.free(id);
                     if let Some(done) = self.flows.deliver(&mut self.net, &pkt) {

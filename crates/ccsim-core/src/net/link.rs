@@ -7,7 +7,8 @@
 //! occupies the link until `t + size·8/rate` and reaches the far end `delay`
 //! later. Because a link delivers in FIFO order, the packet is appended to
 //! the pipe at once with its arrival time and only the pipe's head has an
-//! event in the global queue; a `LinkFree` event exists only while packets
+//! event in the global queue (or it joins a wire shared with sibling links,
+//! `net::line`); a `LinkFree` event exists only while packets
 //! wait. A packet that finds the link idle is admitted by the discipline and
 //! taken straight back out, so it still costs a single event.
 use super::ctx::{LinkCtx, Now, OwnerState, QueueView};
@@ -98,6 +99,8 @@ struct Extras {
 pub(crate) struct Pipe {
     pub head: PktId,
     pub tail: PktId,
+    /// The link's packets in flight: on this FIFO and on the wire it
+    /// shares with sibling links (`net::line`).
     pub len: u32,
 }
 

@@ -10,6 +10,7 @@
 //! route, or, at the end of the route, returns it for delivery to the flow's
 //! endpoint. A packet carries its flow and its position in the flow's route.
 pub mod ctx;
+pub(crate) mod line;
 pub mod link;
 pub mod packet;
 pub mod queue;
@@ -95,6 +96,10 @@ pub struct Net {
     /// ns-2's floating-point clock, with `ns2_clock = true`: orders events
     /// tied on one integer instant as ns-2 does (`sim::ns2clock`).
     pub ns2_clock: Option<Box<crate::sim::ns2clock::Ns2Clock>>,
+    /// Per link, the shared wire it puts its packets on when they arrive in
+    /// order (`line::NO_LINE`: none), and the shared wires (`net::line`).
+    link_line: Vec<u32>,
+    lines: Vec<line::Line>,
 }
 
 impl Net {
@@ -128,7 +133,37 @@ impl Net {
             hops.extend_from_slice(&r.rev);
             route_span.push(Span { fwd, fwd_len: r.fwd.len() as u32, rev, rev_len: r.rev.len() as u32 });
         }
-        Net { links, hops, route_span, local_queues, ..Default::default() }
+        let mut net = Net { links, hops, route_span, local_queues, ..Default::default() };
+        net.share_wires();
+        net
+    }
+
+    /// Give every link its own wire (no shared wires, `net::line`): runs
+    /// then order the arrivals of one instant on sibling links by when
+    /// each was scheduled, as before shared wires, for comparisons. Call
+    /// before the first packet is sent.
+    pub fn unshare_wires(&mut self) {
+        self.regroup_wires(false);
+    }
+
+    /// Group the links into shared wires again (`net::line`), as `new`
+    /// does: after their tie orders changed (`Link::set_ties`). Call
+    /// before the first packet is sent.
+    pub fn share_wires(&mut self) {
+        self.regroup_wires(true);
+    }
+
+    fn regroup_wires(&mut self, shared: bool) {
+        assert!(self.lines.iter().all(|l| l.head == NO_PKT), "wires regrouped with packets on a shared wire");
+        let (link_line, n) =
+            if shared { line::assign(&self.links) } else { (vec![line::NO_LINE; self.links.len()], 0) };
+        self.link_line = link_line;
+        self.lines = vec![line::Line::default(); n];
+    }
+
+    /// How many shared wires the links are grouped into (`net::line`).
+    pub fn shared_wires(&self) -> usize {
+        self.lines.len()
     }
 
     /// Make link `l` a sending host's interface holding `n` packets (or
@@ -413,8 +448,23 @@ impl Net {
         }
         self.pkts.get_mut(id).hop = hop as u16;
         self.pkts.set_wire(id, arrive);
+        let k = self.link_line[on];
+        if k != line::NO_LINE && self.lines[k as usize].tail_at <= arrive {
+            // In order behind the shared wire's last packet (`net::line`).
+            let ln = &mut self.lines[k as usize];
+            if ln.head == NO_PKT {
+                self.events.schedule(arrive, Owner::new(EventKind::LineArrival, k, 0), id);
+                ln.head = id;
+            } else {
+                self.pkts.set_wire_next(ln.tail, id);
+            }
+            ln.tail = id;
+            ln.tail_at = arrive;
+            self.links[on].pipe.len += 1;
+            return;
+        }
         let link = &mut self.links[on];
-        if link.pipe.len == 0 {
+        if link.pipe.head == NO_PKT {
             self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, on as u32, 0), id);
             link.pipe.head = id;
         } else {
@@ -526,8 +576,42 @@ impl Net {
         } else {
             link.pipe.tail = NO_PKT;
         }
-        link.notify(TapEvent::Deliver, self.now, &self.pkts, id);
         let next = self.next_hop(id);
+        self.arrive_at_end(l, id, next)
+    }
+
+    /// The head of shared wire `k` (`net::line`) arrives at the far end of
+    /// its link; returns it if its route ends there (as `pipe_arrival`).
+    pub(crate) fn line_arrival(&mut self, k: usize) -> Option<PktId> {
+        let ln = &mut self.lines[k];
+        let id = ln.head;
+        let next = self.pkts.wire(id).1;
+        ln.head = next;
+        if next != NO_PKT {
+            let (t, after) = self.pkts.wire(next);
+            self.events.schedule(t, Owner::new(EventKind::LineArrival, k as u32, 0), next);
+            self.pkts.prefetch(next);
+            if after != NO_PKT {
+                self.pkts.prefetch_head(after);
+            }
+        } else {
+            ln.tail = NO_PKT;
+        }
+        // The packet's link and the next, from one read of its route.
+        let (l, next) = {
+            let p = self.pkts.get(id);
+            let (path, hop) = (self.path(p.flow, p.is_ack()), p.hop as usize);
+            (path[hop] as usize, path.get(hop + 1).map(|&n| n as usize))
+        };
+        self.links[l].pipe.len -= 1;
+        self.arrive_at_end(l, id, next)
+    }
+
+    /// Packet `id` reaches the far end of link `l`: on to the next link of
+    /// its route, `next`, or returned for delivery if its route ends here.
+    #[inline(always)]
+    fn arrive_at_end(&mut self, l: usize, id: PktId, next: Option<usize>) -> Option<PktId> {
+        self.links[l].notify(TapEvent::Deliver, self.now, &self.pkts, id);
         let p = self.pkts.get_mut(id);
         p.hop += 1;
         match next {
@@ -565,6 +649,12 @@ impl Net {
                     packet::prefetch_lines(&l.pipe);
                 }
             }
+            EventKind::LineArrival if near => {
+                if let Some(next) = self.pkts.wire_next(gen) {
+                    self.pkts.prefetch_head(next);
+                }
+            }
+            EventKind::LineArrival => self.pkts.prefetch(gen),
             EventKind::LinkFree if !near => {
                 if let Some(l) = self.links.get(idx as usize) {
                     packet::prefetch_lines(l);
@@ -578,7 +668,22 @@ impl Net {
     /// far end) and its arrival time.
     pub fn pipe_front(&self, l: usize) -> Option<(Time, PktId)> {
         let head = self.links[l].pipe.head;
-        (head != NO_PKT).then(|| (self.pkts.wire(head).0, head))
+        let own = (head != NO_PKT).then(|| (self.pkts.wire(head).0, head));
+        let k = self.link_line[l];
+        if k == line::NO_LINE {
+            return own;
+        }
+        // the first of the shared wire's packets that crosses link `l`
+        let mut id = self.lines[k as usize].head;
+        while id != NO_PKT {
+            let p = self.pkts.get(id);
+            if self.path(p.flow, p.is_ack())[p.hop as usize] as usize == l {
+                let on_line = (self.pkts.wire(id).0, id);
+                return Some(own.map_or(on_line, |o| o.min(on_line)));
+            }
+            id = self.pkts.wire(id).1;
+        }
+        own
     }
 
     /// Packets on link `l`'s wire at the current time: its pipe, less the
@@ -674,10 +779,13 @@ mod tests {
     /// and a2 (1000 B) at 0: a2 starts at 1 us and reaches C at 12 us. B
     /// sends b1 (500 B) at 1.5 us: it also reaches C at 12 us. ns-2
     /// scheduled a2's arrival when a2's transmission started (1 us),
-    /// before b1's (1.5 us), so C takes a2 first; ccsim's pipe schedules
-    /// a2's arrival only when a1 arrives (11 us), after b1's. Returns the
-    /// flows in the order they leave C's wire, and the events run.
-    fn two_feeders_run(ties: Ties) -> (Vec<u32>, u64) {
+    /// before b1's (1.5 us), so C takes a2 first; so does the wire A and
+    /// B share (`net::line`: equal delay and rate, both into C's node),
+    /// on which a2 was placed first; on wires of their own
+    /// (`unshare_wires`) a2's arrival is scheduled only when a1 arrives
+    /// (11 us), after b1's. Returns the flows in the order they leave C's
+    /// wire, and the events run.
+    fn two_feeders_run(ties: Ties, shared: bool) -> (Vec<u32>, u64) {
         use super::queue::{DropTail, Limit, Queue};
         let q = || Queue::DropTail(DropTail::new(Limit::Packets(10)));
         let us = 1_000_000;
@@ -689,6 +797,10 @@ mod tests {
         let links = vec![mk(0, (0, 2), 8e9), mk(1, (1, 2), 8e9), mk(2, (2, 3), 1e9)];
         let routes = vec![Route { fwd: vec![0, 2], rev: vec![0] }, Route { fwd: vec![1, 2], rev: vec![1] }];
         let mut net = Net::new(links, routes);
+        assert_eq!(net.lines.len(), usize::from(ties == Ties::ArrivalFirst), "A and B share a wire");
+        if !shared {
+            net.unshare_wires();
+        }
         net.add_flow(0, 0);
         net.add_flow(1, 1);
         net.send(Packet { flow: 0, size: 1000, ..Default::default() });
@@ -700,8 +812,13 @@ mod tests {
             match e.to.kind {
                 EventKind::LinkFree => net.link_free(e.to.idx as usize, e.gen),
                 EventKind::AgentTimer => net.send(Packet { flow: 1, size: 500, ..Default::default() }),
-                EventKind::PipeArrival => {
-                    if let Some(id) = net.pipe_arrival(e.to.idx as usize) {
+                EventKind::PipeArrival | EventKind::LineArrival => {
+                    let end = if e.to.kind == EventKind::PipeArrival {
+                        net.pipe_arrival(e.to.idx as usize)
+                    } else {
+                        net.line_arrival(e.to.idx as usize)
+                    };
+                    if let Some(id) = end {
                         out.push(net.pkts.get(id).flow);
                         net.pkts.free(id);
                     }
@@ -715,10 +832,13 @@ mod tests {
 
     #[test]
     fn ns2_ties_order_arrivals_from_two_links_by_transmission_start() {
-        let (ccsim, ev_ccsim) = two_feeders_run(Ties::ArrivalFirst);
-        let (ns2, ev_ns2) = two_feeders_run(Ties::Ns2);
+        let (ccsim, ev_ccsim) = two_feeders_run(Ties::ArrivalFirst, false);
+        let (shared, ev_shared) = two_feeders_run(Ties::ArrivalFirst, true);
+        let (ns2, ev_ns2) = two_feeders_run(Ties::Ns2, true);
         assert_eq!(ccsim, [0, 1, 0], "a1, then b1 before a2 (pipe order)");
+        assert_eq!(shared, [0, 0, 1], "a1, then a2 before b1 (placed on the shared wire first)");
         assert_eq!(ns2, [0, 0, 1], "a1, then a2 before b1 (ns-2's order)");
+        assert_eq!(ev_shared, ev_ccsim, "a shared wire has one event per arrival too");
         // Ns2 has an event per hop and a resume per transmission.
         assert!(ev_ns2 > ev_ccsim, "{ev_ns2} vs {ev_ccsim}");
     }

@@ -27,6 +27,9 @@ pub enum EventKind {
     Sample = 5,
     /// End of warm-up: snapshot the counters.
     WarmupEnd = 6,
+    /// The head of shared wire `idx` (`net::line`) reaches its link's far
+    /// end.
+    LineArrival = 7,
 }
 
 impl EventKind {
@@ -39,7 +42,8 @@ impl EventKind {
             3 => EventKind::LinkTimer,
             4 => EventKind::AppTimer,
             5 => EventKind::Sample,
-            _ => EventKind::WarmupEnd,
+            6 => EventKind::WarmupEnd,
+            _ => EventKind::LineArrival,
         }
     }
 }
