@@ -20,12 +20,15 @@
 //! serialiser sends them one after the other), so the two FIFOs together
 //! deliver exactly the arrivals of the link, at their times. What lines
 //! change is the order among events of one instant: a line's arrivals of
-//! one instant come in the order they were sent, and the line's event
-//! takes its place among other events of that instant when it was
-//! scheduled (when the packet before it arrived, or when it joined an
-//! empty line). The first is ns-2's order (it schedules each arrival when
-//! the packet's transmission starts, and runs equal times first in,
-//! first out).
+//! one instant come in the order the packets were put on it, and the
+//! line's event takes its place among other events of that instant when
+//! it was scheduled (when the packet before it arrived, or when it joined
+//! an empty line). A packet is put on a wire when its transmission there
+//! starts, or earlier when that start is known in advance (a virtual
+//! FIFO's, a cut-through's): so tied arrivals on a line mostly come in the
+//! order their transmissions started, which is ns-2's order (it schedules
+//! each arrival then, and runs equal times first in, first out), as in
+//! `net::tests::ns2_ties_order_arrivals_from_two_links_by_transmission_start`.
 //!
 //! Only links with `Ties::ArrivalFirst` share wires. With `Ties::Ns2`
 //! every packet has its own event, as in ns-2. With `Ties::EventOrder` a
