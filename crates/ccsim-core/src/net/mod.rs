@@ -565,19 +565,25 @@ impl Net {
                 link.pipe.tail = NO_PKT;
             }
         } else if next != NO_PKT {
-            let (t, after) = self.pkts.wire(next);
-            self.events.schedule(t, Owner::new(EventKind::PipeArrival, l as u32, 0), next);
-            // The next arrival's packet and the wire link after it are read
-            // at the next event of this pipe: start loading both now.
-            self.pkts.prefetch(next);
-            if after != NO_PKT {
-                self.pkts.prefetch_head(after);
-            }
+            self.schedule_head(Owner::new(EventKind::PipeArrival, l as u32, 0), next);
         } else {
             link.pipe.tail = NO_PKT;
         }
         let next = self.next_hop(id);
         self.arrive_at_end(l, id, next)
+    }
+
+    /// Schedule the arrival of `next`, now the head of a wire, for `to`.
+    /// Its packet and the wire link after it are read at that event:
+    /// start loading both now.
+    #[inline(always)]
+    fn schedule_head(&mut self, to: Owner, next: PktId) {
+        let (t, after) = self.pkts.wire(next);
+        self.events.schedule(t, to, next);
+        self.pkts.prefetch(next);
+        if after != NO_PKT {
+            self.pkts.prefetch_head(after);
+        }
     }
 
     /// The head of shared wire `k` (`net::line`) arrives at the far end of
@@ -588,12 +594,7 @@ impl Net {
         let next = self.pkts.wire(id).1;
         ln.head = next;
         if next != NO_PKT {
-            let (t, after) = self.pkts.wire(next);
-            self.events.schedule(t, Owner::new(EventKind::LineArrival, k as u32, 0), next);
-            self.pkts.prefetch(next);
-            if after != NO_PKT {
-                self.pkts.prefetch_head(after);
-            }
+            self.schedule_head(Owner::new(EventKind::LineArrival, k as u32, 0), next);
         } else {
             ln.tail = NO_PKT;
         }
