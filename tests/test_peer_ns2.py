@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ccsim.bench import scenario
+from ccsim.bench import BENCHMARKS, scenario
 
 _PATH = Path(__file__).resolve().parents[1] / "benches" / "peer_ns2.py"
 spec = importlib.util.spec_from_file_location("peer_ns2", _PATH)
@@ -50,23 +50,98 @@ def test_a_papers_droptail_queue_limit_maps_back_to_itself():
 
 def test_unmappable_scenarios_are_refused():
     d = scenario("E1").to_dict()
-    with pytest.raises(ValueError, match="only one-entry Reno and HighSpeed dumbbells"):
+    with pytest.raises(ValueError, match="only one-entry unpaced Reno, HighSpeed and XCP dumbbells"):
         peer.ns2_script(d)
     # another controller, or HighSpeed with parameters ns-2 would not share
     for cc in ("cubic", "htcp"):
-        with pytest.raises(ValueError, match="only one-entry Reno and HighSpeed"):
+        with pytest.raises(ValueError, match="only one-entry unpaced Reno, HighSpeed and XCP"):
             peer.ns2_script(scenario(f"B2-{cc}").to_dict())
     d = scenario("B2-hstcp").to_dict()
     d["flows"][0]["cc_params"] = {"low_window": 30}
-    with pytest.raises(ValueError, match="only one-entry Reno and HighSpeed"):
+    with pytest.raises(ValueError, match="only one-entry unpaced Reno, HighSpeed and XCP"):
+        peer.ns2_script(d)
+    # ns-2.35 has no token-bucket pacing, no GWA, and only XCP's original parameters
+    for row in ("X1", "X1-dt", "G1"):
+        with pytest.raises(ValueError, match="only one-entry unpaced Reno, HighSpeed and XCP"):
+            peer.ns2_script(scenario(row).to_dict())
+    d = scenario("X1u").to_dict()
+    d["topology"]["bottleneck_queue"]["xcp"] = {"params": "conservative"}
+    with pytest.raises(ValueError, match="only the original parameters"):
+        peer.ns2_script(d)
+    d = scenario("G1-drr").to_dict()
+    d["topology"]["bottleneck_queue"]["quantum_bytes"] = 250
+    with pytest.raises(ValueError, match="is not mapped"):
+        peer.ns2_script(d)
+    d = scenario("X1u").to_dict()
+    d["flows"][0]["recovery"] = "newreno"
+    with pytest.raises(ValueError, match="ns-2.35's XCP agent is Reno"):
         peer.ns2_script(d)
 
 
+def test_mechanism_rows_map_to_ns2s_queues_and_agents():
+    red = peer.ns2_script(scenario("R1").to_dict())
+    assert "1ms RED\n" in red and "$ns queue-limit $r1 $r2 20\n" in red  # RED's limit: the waiting places
+    for line in ("bytes_ false", "queue_in_bytes_ false", "thresh_ 1.6666666666666667", "maxthresh_ 5.0",
+                 "q_weight_ 0.002", "linterm_ 10.0", "setbit_ true"):
+        assert f"\nQueue/RED set {line}\n" in red, line
+    assert "$tcp($i) set ecn_ 1" in red and "Agent/TCP/Newreno" in red
+    # XCP: the router's capacity on both directions after the limit it copies
+    xcp = peer.ns2_script(scenario("X1u").to_dict())
+    assert "1ms XCP\n" in xcp and "$ns queue-limit $r2 $r1 6131\n" in xcp
+    assert xcp.count("set-link-capacity 622000000.0") == 2
+    assert xcp.index("queue-limit $r2 $r1") < xcp.index("set-link-capacity")
+    assert "Agent/TCP/Reno/XCP" in xcp and "Agent/TCPSink/XCPSink" in xcp and "timestamps_ true" in xcp
+    # each flow's RTT and start as ccsim drew them from the seed
+    from ccsim._native import core, dumps
+    d = scenario("X1u").to_dict()
+    flows = json.loads(core().Simulation(dumps(dict(d, duration_s=1e-9))).finish())["flows"]
+    assert len(flows) == 100 and len({f["rtt_prop_s"] for f in flows}) == 100
+    for i in (0, 57, 99):
+        e = (flows[i]["rtt_prop_s"] / 2 - 0.001) / 2
+        assert f"\nset edel({i}) {e!r}\nset start({i}) {flows[i]['start_s']!r}\n" in xcp
+        assert 0.064 <= flows[i]["rtt_prop_s"] <= 0.100 and 0 <= flows[i]["start_s"] <= 10
+    assert "$edel($i)s DropTail" in xcp and '$ns at $start($i) "$ftp($i) start"' in xcp
+    dt = peer.ns2_script(scenario("X1u-dt").to_dict())
+    assert "1ms DropTail\n" in dt and "[new Agent/TCP/Reno]" in dt and "XCP" not in dt and "set edel(99)" in dt
+    # DRR: a byte limit of limit_pkts full-size packets, ccsim's quantum
+    drr = peer.ns2_script(scenario("G1-drr").to_dict())
+    assert "1ms DRR\n" in drr and "Queue/DRR set blimit_ 12500800\n" in drr and "quantum_ 1500" in drr
+    assert f"buckets_ {peer.DRR_BUCKETS}\n" in drr and "mask_ 0" in drr
+
+
+def test_drr_buckets_keep_the_flows_apart():
+    # ns-2.35 drr.cc DRR::hash of a node address (mask_ 0), then % buckets_:
+    # the dumbbell's data sources (s_i: 2, 4, ...) and ACK sources (d_i: 3,
+    # 5, ...) each fall in distinct queues, as ccsim's one queue per flow
+    def ns2_hash(i):
+        k = i + (i >> 8) + ~(i >> 4)
+        return (k - int(k / ((2 << 23) - 1)) * ((2 << 23) - 1)) + 1  # C's % truncates
+
+    for n in (1, 50, 100, 500):
+        for first in (2, 3):
+            b = [ns2_hash(first + 2 * i) % peer.DRR_BUCKETS for i in range(n)]
+            assert len(set(b)) == n, n
+    # the sharing it would have with ns-2's default of 16 buckets
+    assert len({ns2_hash(2 + 2 * i) % 16 for i in range(50)}) < 50
+
+
 def test_new_protocol_rows_run_in_ccsim_only():
-    row = peer.measure("R1", quick=True, ns=shutil.which("ns") or "/nonexistent/ns")
+    row = peer.measure("X1", quick=True, ns=shutil.which("ns") or "/nonexistent/ns")
     assert row.ccsim_pkts > 0 and row.ns2_wall_s is None and row.ratio is None
-    assert "ccsim only" in row.note and "RED" in row.note
-    assert set(peer.CCSIM_ONLY) == {"E1", "X1", "R1", "G1"}
+    assert "ccsim only" in row.note and "paced XCP" in row.note
+    assert set(peer.CCSIM_ONLY) == {"E1", "X1", "X1-dt", "G1"}
+    # every row the peer names is a benchmark, each once
+    every = peer.ROWS + peer.MECHANISM_ROWS + tuple(peer.CCSIM_ONLY)
+    assert len(set(every)) == len(every) and set(every) <= set(BENCHMARKS)
+
+
+def test_rows_against_b3_in_each_simulator():
+    rows = [peer.Row("B3", 1.0, 4000, ns2_wall_s=10.0, ns2_pkts=4000),
+            peer.Row("X1u", 2.0, 4000, ns2_wall_s=40.0, ns2_pkts=8000),
+            peer.Row("X1", 1.0, 1000)]
+    rel = peer.of_b3(rows)
+    assert rel["X1u"] == pytest.approx((0.5, 0.5)) and rel["X1"] == (0.25, None) and "B3" not in rel
+    assert peer.of_b3(rows[1:]) == {}
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
@@ -82,6 +157,23 @@ def test_short_row_in_both_simulators():
     assert row.ns2_setup_s > 0
     # (taking the set-up off ns-2's time makes it faster: a lower ratio)
     assert row.ratio_run_only is None or row.ratio_run_only < row.ratio
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
+def test_mechanism_rows_in_both_simulators(monkeypatch):
+    # XCP: ns-2.35's Queue/XCP and XCP agents on X1u's dumbbell with
+    # ccsim's drawn RTTs and starts move the same work as ccsim (as B1 above)
+    row = peer.measure("X1u", quick=True, ns=shutil.which("ns"))
+    assert row.ns2_pkts > 100_000 and abs(row.ccsim_pkts - row.ns2_pkts) / row.ns2_pkts < 0.1
+    # DRR: ns-2's Queue/DRR ran with every flow in its own bucket (a
+    # reported collision raises in run_ns2_stdout)
+    row = peer.measure("G1-drr", quick=True, ns=shutil.which("ns"))
+    assert row.ns2_pkts > 100_000 and row.ccsim_pkts > 100_000
+    # ... which it does with ns-2's 16 default buckets: refused
+    monkeypatch.setattr(peer, "DRR_BUCKETS", 16)
+    d = dict(scenario("G1-drr").to_dict(), duration_s=0.3)
+    with pytest.raises(RuntimeError, match="shared a queue between flows"):
+        peer.run_ns2_stdout(d, shutil.which("ns"))
 
 
 # validation/gwa_compare.py: the GWA paper's DropTail/RED/ECN rows in both.

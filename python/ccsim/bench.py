@@ -80,6 +80,15 @@ share (one RTT, a third-full pipe: docs/performance.md):
   GWA-RR, its round robin included.
 - R1's own dumbbell is B3 (``vs_own_pkts`` = ``vs_B3_pkts``).
 
+The mechanism rows as ns-2.35 can run them (``benches/peer_ns2.py`` runs
+them in both simulators and reports each against B3 in each; no target):
+
+- ``X1u``: X1 with unpaced flows and XCP's original parameters (ns-2.35
+  has no token-bucket pacing, and its ``Queue/XCP`` fixes alpha, beta and
+  gamma); ``X1u-dt``, its own dumbbell: unpaced Reno on DropTail.
+- ``G1-drr``: G1's DRR bottleneck without the GWA stage and Reno flows
+  (ns-2.35 has ``Queue/DRR`` but no GWA); its own dumbbell is G1-dt.
+
 Memory soak row (target: peak memory flat, within 5%, from 10^8 to 10^9
 events):
 
@@ -195,6 +204,14 @@ BENCHMARKS: Dict[str, Bench] = {
        Bench("X1-dt", "X1's dumbbell without XCP: 100 paced Reno flows, DropTail, 622 Mb/s, RTT 64-100 ms, "
              "6130 pkts", 100, 622e6, 0.0, 6130, 100.0, cc="reno", recovery="reno", rtt_range_s=(0.064, 0.100),
              pacing="token_bucket")]
+    # The mechanism rows as ns-2.35 can run them (benches/peer_ns2.py): its
+    # XCP has no pacing and only the original parameters, and it has DRR
+    # but no GWA.
+    + [Bench("X1u", "X1 as ns-2.35 runs it: 100 unpaced XCP flows, original parameters, 622 Mb/s, RTT 64-100 ms, "
+             "6130 pkts", 100, 622e6, 0.0, 6130, 100.0, cc="xcp", recovery="reno", rtt_range_s=(0.064, 0.100),
+             xcp={"params": "original"}, own="X1u-dt"),
+       Bench("X1u-dt", "X1u's dumbbell without XCP: 100 unpaced Reno flows, DropTail, 622 Mb/s, RTT 64-100 ms, "
+             "6130 pkts", 100, 622e6, 0.0, 6130, 100.0, cc="reno", recovery="reno", rtt_range_s=(0.064, 0.100))]
     + [Bench("R1", "B3 with a marking RED bottleneck (thresholds 1/12, 3/12 of 20 pkts) and ECN flows", 50, 1e9,
              0.100, 20, 60.0, red=(("bytes", False), ("min_th", 20 / 12), ("max_th", 5.0), ("w_q", 0.002),
                                   ("max_p", 0.1), ("ecn", True)), own="B3")]
@@ -203,7 +220,9 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("G1", "B3 with GWA-RR: 50 gwa flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, BDP buffer (12020 pkts)",
              50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr", own="G1-dt"),
        Bench("G1-dt", "G1's dumbbell without GWA-RR: 50 Reno flows, DropTail, 1 Gb/s, RTT 100 ms, 12020 pkts",
-             50, 1e9, 0.100, 12020, 60.0)]
+             50, 1e9, 0.100, 12020, 60.0),
+       Bench("G1-drr", "G1 as ns-2.35 runs it (DRR, no GWA): 50 Reno flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, "
+             "12020 pkts", 50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", own="G1-dt")]
 }
 
 #: Short benchmarks repeat until this much wall time is spent (best repeat reported).
@@ -411,7 +430,7 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
         if BENCHMARKS[r["name"]].transport == "etcp" and "B5" in pps:
             r["vs_B5_pkts"] = r["bottleneck_pkts_per_s"] / pps["B5"]
         bn = BENCHMARKS[r["name"]]
-        if (bn.cc == "xcp" or bn.red or bn.gwa) and "B3" in pps:
+        if (bn.cc == "xcp" or bn.red or bn.queue_kind != "droptail") and "B3" in pps:
             r["vs_B3_pkts"] = r["bottleneck_pkts_per_s"] / pps["B3"]
         if bn.own in pps:
             r["vs_own_pkts"] = r["bottleneck_pkts_per_s"] / pps[bn.own]
