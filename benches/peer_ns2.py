@@ -223,9 +223,10 @@ def ns2_queue(q: dict, rate_bps: float, wire_bytes: int) -> tuple:
                         for a, b in (("$r1", "$r2"), ("$r2", "$r1")))
         return "XCP", XCP_GLOBALS, setup, limit + 1
     if kind == "red" and set(extra) <= set(_RED_KEYS):
-        lines = "".join("\nQueue/RED set " + _RED_KEYS[k].format(v=_tcl_value(v), inv=repr(1.0 / v) if k == "max_p"
-                                                                   and v else "")
-                        for k, v in extra.items())
+        lines = ""
+        for k, v in extra.items():
+            inv = repr(1.0 / v) if k == "max_p" else ""  # ns-2's linterm_ is 1/max_p (max_p > 0 by validation)
+            lines += "\nQueue/RED set " + _RED_KEYS[k].format(v=_tcl_value(v), inv=inv)
         return "RED", lines, "", limit
     if kind == "drr" and not extra:
         glob = (f"\nQueue/DRR set blimit_ {limit * wire_bytes}\nQueue/DRR set buckets_ {DRR_BUCKETS}"
