@@ -144,6 +144,20 @@ def test_rows_against_b3_in_each_simulator():
     assert peer.of_b3(rows[1:]) == {}
 
 
+def test_rounds_keep_each_simulators_fastest_run():
+    a = peer.Row("X1u", 2.0, 4000, ns2_wall_s=30.0, ns2_pkts=3900, ns2_setup_s=1.2)
+    b = peer.Row("X1u", 2.5, 4000, ns2_wall_s=28.0, ns2_pkts=3900, ns2_setup_s=0.9)
+    k = peer.keep_fastest(peer.keep_fastest(None, a), b)
+    assert (k.ccsim_wall_s, k.ns2_wall_s, k.ns2_setup_s) == (2.0, 28.0, 0.9)
+    assert (k.ccsim_pkts, k.ns2_pkts) == (4000, 3900)
+    # ccsim-only rows have no ns-2 time to keep
+    c = peer.keep_fastest(peer.Row("X1", 3.0, 10), peer.Row("X1", 2.0, 10))
+    assert c.ccsim_wall_s == 2.0 and c.ns2_wall_s is None
+    # both simulators are deterministic: a round that moved other packets is an error
+    with pytest.raises(RuntimeError, match="rounds moved different packets"):
+        peer.keep_fastest(a, peer.Row("X1u", 2.0, 4001, ns2_wall_s=30.0, ns2_pkts=3900))
+
+
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 not installed (apt-get install ns2)")
 def test_short_row_in_both_simulators():
     row = peer.measure("B1", quick=True, ns=shutil.which("ns"))
