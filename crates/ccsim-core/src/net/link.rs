@@ -76,6 +76,8 @@ struct StageSlot {
 #[derive(Default)]
 struct Extras {
     stages: Vec<StageSlot>,
+    /// Some stage acts on dequeue (`Stage::acts_on_dequeue`).
+    dequeue_stages: bool,
     taps: Vec<Box<dyn Tap>>,
     /// The queue's RNG and timer, made on first use (DropTail needs none).
     queue_own: Option<OwnerState>,
@@ -356,7 +358,7 @@ impl Link {
         if !idle {
             let fits = match &self.queue {
                 Queue::DropTail(q) => q.fits(pkts, bytes, size),
-                Queue::Dyn(_) => unreachable!("a virtual FIFO is a DropTail"),
+                Queue::Drr(_) | Queue::Dyn(_) => unreachable!("a virtual FIFO is a DropTail"),
             };
             if !fits {
                 return None;
@@ -482,6 +484,7 @@ impl Link {
             rng: rng::stream(self.seed, stage.stream(), self.id as u64),
             timer: Timer::new(Owner::new(EventKind::LinkTimer, self.id, slot as u8)),
         };
+        extras.dequeue_stages |= stage.acts_on_dequeue();
         extras.stages.push(StageSlot { stage, own });
         self.update_virtual();
     }
@@ -624,21 +627,21 @@ impl Link {
         }
     }
 
-    /// Run the stages' `on_enqueue`; the reason if one dropped the packet.
+    /// Run the stages' `on_enqueue` (`idle`: the serialiser is free and
+    /// nothing waits); the reason if one dropped the packet.
     #[inline]
     pub(crate) fn stages_enqueue(
         &mut self,
         at: Now,
+        idle: bool,
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
         id: PktId,
     ) -> Option<DropReason> {
-        let now = at.t;
         if !self.has_stages() {
             return None;
         }
-        let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let view = self.queue_view(Some(pkts.get(id).flow));
         let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
@@ -650,22 +653,27 @@ impl Link {
         None
     }
 
-    /// Offer the packet to the discipline; evictions are left for
-    /// `pop_evicted`.
+    /// Offer the packet to the discipline (`idle` as for
+    /// `stages_enqueue`); evictions are left for `pop_evicted`.
     #[inline]
     pub(crate) fn enqueue(
         &mut self,
         at: Now,
+        idle: bool,
         pkts: &mut PacketPool,
         events: &mut EventQueue,
         ns2: &mut Ns2Rng,
         id: PktId,
     ) -> bool {
-        let now = at.t;
-        let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
             Queue::DropTail(q) => return q.admit(idle, id, pkts.get(id).size),
+            // DRR needs only the idle flag and the eviction list.
+            Queue::Drr(q) => {
+                let p = pkts.get(id);
+                let evicted = &mut self.extras.get_or_insert_with(Default::default).evicted;
+                return q.admit(idle, id, p.flow, p.size, evicted);
+            }
             Queue::Dyn(q) => q,
         };
         let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
@@ -692,6 +700,7 @@ impl Link {
     ) -> Option<PktId> {
         let id = match &mut self.queue {
             Queue::DropTail(q) => q.take()?,
+            Queue::Drr(q) => q.take()?,
             Queue::Dyn(q) => {
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
                 let own = queue_owner(queue_own, self.seed, self.id);
@@ -699,6 +708,9 @@ impl Link {
                 q.dequeue(&mut ctx, pkts)?
             }
         };
+        if !self.extras.as_ref().is_some_and(|e| e.dequeue_stages) {
+            return Some(id);
+        }
         let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return Some(id) };
         let Extras { stages, evicted, .. } = &mut **extras;

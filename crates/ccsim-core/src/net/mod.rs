@@ -278,11 +278,15 @@ impl Net {
         } else {
             // (a field of its own: `link` holds `self.links`)
             let at = Now { t: now, ns2: self.ns2_clock.as_deref().map(|c| c.now) };
-            if let Some(reason) = link.stages_enqueue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id) {
+            // The same for the stages and the discipline: a stage neither
+            // queues nor serves.
+            let idle = can_serve && link.queue.len_pkts() == 0;
+            if let Some(reason) = link.stages_enqueue(at, idle, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id)
+            {
                 return self.drop_pkt(l, id, reason);
             }
             link.notify(TapEvent::Enqueue, now, &self.pkts, id);
-            let admitted = link.enqueue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
+            let admitted = link.enqueue(at, idle, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
             while let Some(e) = self.links[l].pop_evicted() {
                 self.drop_pkt(l, e, DropReason::Congestion);
             }

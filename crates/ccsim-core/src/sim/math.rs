@@ -91,9 +91,50 @@ pub fn powi(mut a: f64, n: i32) -> f64 {
     }
 }
 
+/// `x.ceil()` for `x >= 0` (and NaN, infinities), without a call.
+///
+/// Not for precision (`ceil` is exact): for speed. Without SSE4.1's
+/// `roundsd`, which x86_64's baseline lacks, `f64::ceil` is a call into the
+/// C library, and GWA's per-packet window stamp and Reno's per-ACK slow
+/// start each paid for one (docs/performance.md). Below 2^52 a
+/// non-negative f64 truncates exactly to an integer; at or above it (and
+/// for NaN, infinities and both zeros) every value is its own ceiling.
+#[inline]
+pub fn ceil_nonneg(x: f64) -> f64 {
+    debug_assert!(x >= 0.0 || x.is_nan(), "ceil_nonneg of {x}");
+    if x >= 4_503_599_627_370_496.0 || x <= 0.0 || x.is_nan() {
+        return x; // (and -0.0 stays -0.0)
+    }
+    let t = x as u64 as f64;
+    if t < x {
+        t + 1.0
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ceil_nonneg_is_ceil() {
+        let two52 = 4_503_599_627_370_496.0f64;
+        let mut xs = vec![0.0, -0.0, 1e-300, 0.5, 1.0, 1.0 + f64::EPSILON, 2.5, 1e6 - 0.25, 12_020.0 * 1040.0 / 3.0];
+        xs.extend([two52 - 0.5, two52, two52 + 2.0, 1e300, f64::MAX, f64::INFINITY, f64::NAN]);
+        // a sweep of fractions around integers of every magnitude
+        for e in 0..60 {
+            let v = (1u64 << e) as f64;
+            xs.extend([v, v - 0.25, v + 0.75, v * (1.0 + f64::EPSILON), f64::from_bits(v.to_bits() - 1)]);
+        }
+        for x in xs {
+            let (got, want) = (ceil_nonneg(x), x.ceil());
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "ceil({x}) = {got}, want {want}"
+            );
+        }
+    }
 
     /// `libm`'s results at chosen points, bit for bit, next to the correctly
     /// rounded results derived independently with mpmath at 200 significant

@@ -41,9 +41,12 @@ pub trait QueueDiscipline: Send {
 /// A link's discipline. DropTail, on every link of every paper's
 /// topology, is dispatched statically (its calls inline into the link's
 /// per-packet path); any other discipline goes through the trait object,
-/// and one that profiling shows hot gets a variant of its own.
+/// and one that profiling shows hot gets a variant of its own: DRR, whose
+/// bottleneck serves every packet through `LinkFree` (boxed: the link
+/// keeps its size).
 pub enum Queue {
     DropTail(DropTail),
+    Drr(Box<Drr>),
     Dyn(Box<dyn QueueDiscipline>),
 }
 
@@ -51,6 +54,7 @@ macro_rules! dispatch {
     ($q:expr, $x:ident => $call:expr) => {
         match $q {
             Queue::DropTail($x) => $call,
+            Queue::Drr($x) => $call,
             Queue::Dyn($x) => $call,
         }
     };

@@ -126,6 +126,10 @@ impl Stage for DropList {
         "drop_list"
     }
 
+    fn acts_on_dequeue(&self) -> bool {
+        false
+    }
+
     fn on_enqueue(&mut self, _ctx: &mut LinkCtx, pkt: &mut Packet) -> Verdict {
         if pkt.kind != Kind::Data || self.flow.is_some_and(|f| f != pkt.flow) {
             return Verdict::Pass;

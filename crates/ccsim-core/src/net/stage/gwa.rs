@@ -45,6 +45,7 @@ use crate::net::packet::{Kind, Packet, IP_OPT_NONE};
 use crate::net::span::SpanVec;
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
+use crate::sim::math::ceil_nonneg;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
@@ -246,8 +247,8 @@ impl Gwa {
     /// kb/s, rounded down (at least 1).
     fn space(&self, n_f: f64, rate_bps: f64, queue_bytes: u64, flow_bytes: Option<u64>) -> f64 {
         match self.mode {
-            Mode::Rr => (self.buffer_bytes / n_f - flow_bytes.unwrap_or(0) as f64).ceil().max(0.0),
-            Mode::Fcfs => ((self.buffer_bytes - queue_bytes as f64) / n_f).ceil().max(0.0),
+            Mode::Rr => ceil_nonneg((self.buffer_bytes / n_f - flow_bytes.unwrap_or(0) as f64).max(0.0)),
+            Mode::Fcfs => ceil_nonneg(((self.buffer_bytes - queue_bytes as f64) / n_f).max(0.0)),
             Mode::Ba => (rate_bps / n_f / 1e3).floor().max(1.0),
         }
     }
@@ -256,6 +257,10 @@ impl Gwa {
 impl Stage for Gwa {
     fn name(&self) -> &'static str {
         "gwa"
+    }
+
+    fn acts_on_dequeue(&self) -> bool {
+        false
     }
 
     fn on_enqueue(&mut self, ctx: &mut LinkCtx, pkt: &mut Packet) -> Verdict {

@@ -34,6 +34,10 @@ impl Stage for RandomLoss {
         "random_loss"
     }
 
+    fn acts_on_dequeue(&self) -> bool {
+        false
+    }
+
     /// The stream ccsim has always used for link loss, so results keep
     /// their draws.
     fn stream(&self) -> Stream {

@@ -43,6 +43,12 @@ pub trait Stage: Send + Any {
     fn on_enqueue(&mut self, ctx: &mut LinkCtx, pkt: &mut Packet) -> Verdict;
     /// A packet leaves the queue for the serialiser.
     fn on_dequeue(&mut self, _ctx: &mut LinkCtx, _pkt: &mut Packet) {}
+    /// Whether `on_dequeue` does anything: a link whose stages all say no
+    /// skips building their contexts for every departing packet. `true`
+    /// unless a stage overrides it (a stage that forgets is only slower).
+    fn acts_on_dequeue(&self) -> bool {
+        true
+    }
     /// The stage's timer (armed with `ctx.arm_timer`) expired.
     fn on_timer(&mut self, _ctx: &mut LinkCtx) {}
     /// For tests and tools that adjust a stage during a run.

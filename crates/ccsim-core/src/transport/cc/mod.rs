@@ -142,7 +142,7 @@ pub struct FeedbackSample {
 /// (Linux `tcp_slow_start`).
 pub fn slow_start(s: &mut CcState, acked: u64) -> u64 {
     let room = (s.ssthresh - s.cwnd).max(0.0);
-    let used = (acked as f64).min(room.ceil());
+    let used = (acked as f64).min(crate::sim::math::ceil_nonneg(room));
     s.cwnd = (s.cwnd + used).min(s.ssthresh.max(s.cwnd));
     acked - used as u64
 }
