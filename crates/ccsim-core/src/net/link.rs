@@ -708,17 +708,31 @@ impl Link {
                 q.dequeue(&mut ctx, pkts)?
             }
         };
+        self.stages_dequeue(at, pkts, events, ns2, id);
+        Some(id)
+    }
+
+    /// The stages' `on_dequeue` for packet `id`, which has left the queue
+    /// for the serialiser.
+    #[inline]
+    pub(crate) fn stages_dequeue(
+        &mut self,
+        at: Now,
+        pkts: &mut PacketPool,
+        events: &mut EventQueue,
+        ns2: &mut Ns2Rng,
+        id: PktId,
+    ) {
         if !self.extras.as_ref().is_some_and(|e| e.dequeue_stages) {
-            return Some(id);
+            return;
         }
         let view = self.queue_view(None);
-        let Some(extras) = self.extras.as_mut() else { return Some(id) };
+        let Some(extras) = self.extras.as_mut() else { return };
         let Extras { stages, evicted, .. } = &mut **extras;
         for s in stages {
             let mut ctx = ctx!(at, self.id, self.rate_bps, false, s.own, events, ns2, evicted, &mut self.c.marks, view);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
-        Some(id)
     }
 
     /// Timer `slot` of this link fired (0: the queue, `i`: stage `i - 1`).

@@ -286,6 +286,13 @@ impl Net {
                 return self.drop_pkt(l, id, reason);
             }
             link.notify(TapEvent::Enqueue, now, &self.pkts, id);
+            if idle && link.queue.passes_idle() {
+                // Admitted and taken straight back (`Queue::passes_idle`):
+                // on a DRR bottleneck, most ACKs of the other direction.
+                link.stages_dequeue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
+                link.notify(TapEvent::Dequeue, now, &self.pkts, id);
+                return self.transmit(l, id);
+            }
             let admitted = link.enqueue(at, idle, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
             while let Some(e) = self.links[l].pop_evicted() {
                 self.drop_pkt(l, e, DropReason::Congestion);

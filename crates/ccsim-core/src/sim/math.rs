@@ -105,7 +105,8 @@ pub fn ceil_nonneg(x: f64) -> f64 {
     if x >= 4_503_599_627_370_496.0 || x <= 0.0 || x.is_nan() {
         return x; // (and -0.0 stays -0.0)
     }
-    let t = x as u64 as f64;
+    // (through i64: one `cvttsd2si`, where u64 needs a branch and a fix-up)
+    let t = x as i64 as f64;
     if t < x {
         t + 1.0
     } else {

@@ -542,6 +542,25 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_packet_at_an_idle_link_leaves_the_state_as_it_was() {
+        // What `Queue::passes_idle` relies on: at an idle, empty DRR a
+        // packet of any size (below, at and above the quantum) is admitted,
+        // taken straight back, and leaves no queue, deficit or turn behind,
+        // so later service is as if it never passed.
+        test_ctx(true, |ctx, pool| {
+            let mut q = Drr::new(Limit::Packets(3), 250, None);
+            for size in [40u32, 250, 1040, 9000] {
+                let id = pkt(pool, 5, size);
+                assert!(q.enqueue(ctx, id, pool));
+                assert_eq!(q.dequeue(ctx, pool), Some(id));
+                assert_eq!((q.len_pkts(), q.len_bytes(), q.active.len()), (0, 0, 0));
+                let fq = &q.queues[5];
+                assert_eq!((fq.deficit, fq.turn, fq.fifo.len(), fq.bytes), (0, false, 0, 0), "size {size}");
+            }
+        });
+    }
+
+    #[test]
     fn buckets_hash_flows_into_shared_queues() {
         test_ctx(false, |ctx, pool| {
             let mut q = Drr::new(Limit::Packets(100), 1500, Some(1));

@@ -73,6 +73,17 @@ impl Queue {
     pub fn on_timer(&mut self, ctx: &mut LinkCtx, pkts: &mut PacketPool) {
         dispatch!(self, q => q.on_timer(ctx, pkts))
     }
+    /// Whether a packet arriving at an idle link (serialiser free, nothing
+    /// waiting) is admitted and handed straight back with the discipline's
+    /// state as it was: then the link sends it without the round trip
+    /// through the queue. True of DropTail and DRR (a lone packet's queue
+    /// is made, served and emptied, its deficit back at 0); not of RED,
+    /// whose average moves on every arrival, nor of a discipline behind
+    /// the trait object.
+    #[inline]
+    pub fn passes_idle(&self) -> bool {
+        matches!(self, Queue::DropTail(_) | Queue::Drr(_))
+    }
     #[inline]
     pub fn len_pkts(&self) -> usize {
         dispatch!(self, q => q.len_pkts())
