@@ -25,6 +25,14 @@ interval from a short batch that excludes 1 still wants a second
 batch. The script also says whether the two builds' results are the
 same (the summary without ``wall_s`` and ``events``): a change meant
 to be a pure speed-up must leave them byte-identical.
+
+``--one-core``: each pair's two runs one after the other on one core, the
+order alternating. A row that is sensitive to the shared caches (G1, with
+megabytes of packets and 50 flows' state touched in turn) can be slowed
+by its own twin on the other core more than by the host; then sequential
+pairs resolve what simultaneous ones cannot (docs/performance.md,
+thirty-first session), at the price of the host changing between the two
+runs of a pair.
 """
 from __future__ import annotations
 
@@ -80,19 +88,30 @@ def summarize(ratios: Sequence[float]) -> Dict[str, Any]:
     }
 
 
-def compare(old: str, new: str, scenario_path: str, pairs: int, cores: Sequence[int] = (0, 1)) -> Dict[str, Any]:
+def compare(
+    old: str, new: str, scenario_path: str, pairs: int, cores: Sequence[int] = (0, 1), one_core: bool = False
+) -> Dict[str, Any]:
     """Run ``pairs`` pairs of the two binaries on the scenario file; the
     walls, the new/old ratio per pair and its median, the event counts,
-    and whether the results are the same."""
+    and whether the results are the same. ``one_core``: each pair's runs
+    in turn on ``cores[0]``, the new build first in every other pair."""
     walls_old: List[float] = []
     walls_new: List[float] = []
     same = True
     events = (None, None)
     for i in range(pairs):
-        c_old, c_new = (cores[0], cores[1]) if i % 2 == 0 else (cores[1], cores[0])
-        p_old = _start(old, scenario_path, c_old)
-        p_new = _start(new, scenario_path, c_new)
-        a, b = _finish(p_old, old), _finish(p_new, new)
+        if one_core:
+            if i % 2 == 0:
+                a = _finish(_start(old, scenario_path, cores[0]), old)
+                b = _finish(_start(new, scenario_path, cores[0]), new)
+            else:
+                b = _finish(_start(new, scenario_path, cores[0]), new)
+                a = _finish(_start(old, scenario_path, cores[0]), old)
+        else:
+            c_old, c_new = (cores[0], cores[1]) if i % 2 == 0 else (cores[1], cores[0])
+            p_old = _start(old, scenario_path, c_old)
+            p_new = _start(new, scenario_path, c_new)
+            a, b = _finish(p_old, old), _finish(p_new, new)
         walls_old.append(a["wall_s"])
         walls_new.append(b["wall_s"])
         same = same and _comparable(a) == _comparable(b)
@@ -118,6 +137,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--duration", type=float, default=None, help="simulated seconds (default: the row's)")
     ap.add_argument("--pairs", type=int, default=10, help="pairs to run (default 10)")
     ap.add_argument("--json", type=Path, default=None, help="write the comparison here")
+    ap.add_argument(
+        "--one-core",
+        action="store_true",
+        help="run each pair's two builds one after the other on one core, order alternating",
+    )
     args = ap.parse_args(argv)
 
     from ccsim import UserError, load_scenario
@@ -136,8 +160,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             ap.error(f"{name}: {path!r} is not an executable file")
     cores = sorted(os.sched_getaffinity(0))
-    if len(cores) < 2:
-        ap.error(f"pairs need two cores to run on; this process may use {len(cores)}")
+    if len(cores) < 2 and not args.one_core:
+        ap.error(f"pairs need two cores to run on; this process may use {len(cores)} (or use --one-core)")
 
     try:
         sc = load_scenario(args.row) if is_file else scenario(args.row)
@@ -150,7 +174,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         path = os.path.join(d, "scenario.json")
         Path(path).write_text(sc.to_json())
         try:
-            r = compare(args.old, args.new, path, args.pairs, cores[:2])
+            r = compare(args.old, args.new, path, args.pairs, cores[:2], one_core=args.one_core)
         except RuntimeError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1

@@ -123,3 +123,35 @@ def test_the_printed_line_has_the_interval(tmp_path, capsys):
     assert pair_ab.main([old, new, "B1", "--duration", "1", "--pairs", "6"]) == 0
     out = capsys.readouterr().out
     assert "median 0.500 [0.500, 0.500], 95% CI [0.500, 0.500], sign test p 0.031;" in out
+
+
+def logging_engine(tmp_path: Path, name: str, wall: float) -> str:
+    """A stand-in that appends (name, start, end, core set) to a shared log
+    and takes a little time, so overlapping runs would show."""
+    p = tmp_path / name
+    log = tmp_path / "log.jsonl"
+    p.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, sys, time\n"
+        "t0 = time.monotonic(); time.sleep(0.05); t1 = time.monotonic()\n"
+        f"open({str(log)!r}, 'a').write(json.dumps([{name!r}, t0, t1, sorted(os.sched_getaffinity(0))]) + '\\n')\n"
+        f"print(json.dumps({{'wall_s': {wall}, 'events': 7}}))\n"
+    )
+    p.chmod(p.stat().st_mode | stat.S_IXUSR)
+    return str(p)
+
+
+def test_one_core_runs_each_pair_in_turn_on_one_core(tmp_path):
+    old = logging_engine(tmp_path, "old", 2.0)
+    new = logging_engine(tmp_path, "new", 1.0)
+    out = tmp_path / "r.json"
+    assert pair_ab.main([old, new, "B1", "--duration", "1", "--pairs", "4", "--one-core", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["median_ratio"] == pytest.approx(0.5) and r["same_results"] is True
+    runs = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    # old first in even pairs, new first in odd ones
+    assert [n for n, *_ in runs] == ["old", "new", "new", "old", "old", "new", "new", "old"]
+    # one after the other, never at the same time, all on one core
+    for (_, _, end, _), (_, start, _, _) in zip(runs, runs[1:]):
+        assert start >= end
+    assert len({tuple(c) for *_, c in runs}) == 1 and len(runs[0][3]) == 1
