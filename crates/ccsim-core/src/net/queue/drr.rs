@@ -208,6 +208,7 @@ impl Drr {
     fn queue_bytes(&self, i: usize) -> u64 {
         self.queues.get(i).map_or(0, |q| q.bytes)
     }
+
     /// Offer an arriving packet of `flow` (`size` bytes); `idle`: the
     /// serialiser is free and nothing waits (the packet goes straight into
     /// service). Packets evicted by the longest-queue drop are pushed to
