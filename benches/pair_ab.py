@@ -101,12 +101,11 @@ def compare(
     events = (None, None)
     for i in range(pairs):
         if one_core:
-            if i % 2 == 0:
-                a = _finish(_start(old, scenario_path, cores[0]), old)
-                b = _finish(_start(new, scenario_path, cores[0]), new)
-            else:
-                b = _finish(_start(new, scenario_path, cores[0]), new)
-                a = _finish(_start(old, scenario_path, cores[0]), old)
+            done = {}
+            for k in (0, 1) if i % 2 == 0 else (1, 0):  # old first in even pairs
+                binary = (old, new)[k]
+                done[k] = _finish(_start(binary, scenario_path, cores[0]), binary)
+            a, b = done[0], done[1]
         else:
             c_old, c_new = (cores[0], cores[1]) if i % 2 == 0 else (cores[1], cores[0])
             p_old = _start(old, scenario_path, c_old)
