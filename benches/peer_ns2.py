@@ -158,8 +158,8 @@ XCP_GLOBALS = "\nAgent/TCP set timestamps_ true\nAgent/TCP set tcpTick_ 0.0001"
 DRR_BUCKETS = 1024
 #: Queue keys each mapping reads (besides ``kind`` and ``limit_pkts``);
 #: ``ties`` orders tied events and has no ns-2 counterpart to set.
-_RED_KEYS = {"bytes": "bytes_ {v}\nQueue/RED set queue_in_bytes_ {v}", "min_th": "thresh_ {v}",
-             "max_th": "maxthresh_ {v}", "w_q": "q_weight_ {v}", "max_p": "linterm_ {inv}", "ecn": "setbit_ {v}",
+_RED_KEYS = {"bytes": "bytes_ {v}\nQueue/RED set queue_in_bytes_ {v}", "min_th_pkts": "thresh_ {v}",
+             "max_th_pkts": "maxthresh_ {v}", "w_q": "q_weight_ {v}", "max_p": "linterm_ {inv}", "ecn": "setbit_ {v}",
              "gentle": "gentle_ {v}", "wait": "wait_ {v}", "mean_pktsize": "mean_pktsize_ {v}",
              "mark_p": "mark_p_ {v}"}
 

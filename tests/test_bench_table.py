@@ -68,7 +68,7 @@ def test_own_dumbbells_differ_from_their_rows_only_in_the_mechanism():
         "X1": {".name", ".topology.bottleneck_queue.xcp", ".flows[0].cc"},
         "G1": {".name", ".topology.bottleneck_queue.kind", ".topology.bottleneck_queue.gwa", ".flows[0].gwa"},
         "R1": {".name", ".topology.bottleneck_queue.kind", ".topology.bottleneck_queue.bytes",
-               ".topology.bottleneck_queue.min_th", ".topology.bottleneck_queue.max_th",
+               ".topology.bottleneck_queue.min_th_pkts", ".topology.bottleneck_queue.max_th_pkts",
                ".topology.bottleneck_queue.w_q", ".topology.bottleneck_queue.max_p",
                ".topology.bottleneck_queue.ecn", ".flows[0].ecn"},
     }

@@ -178,33 +178,44 @@ def test_ns2_figures_are_the_declared_ones():
     assert {i for i, e in REGISTRY.items() if e.agents() is not None} == NS2_FIGURES
 
 
+def _engine_flow(flow):
+    """``flow`` as the engine normalises it (every default filled)."""
+    from ccsim.experiments._kit import ns2ref
+
+    return ns2ref.engine_flow(flow)
+
+
 def test_ns2_mode_fields_and_engine_refusals():
     from ccsim.experiments._kit import ns2ref
 
     sack = {"cc": "reno", "recovery": "sack", "pacing": "none"}
     f = ns2ref.ns2_mode(sack)
-    assert f["recovery"] == "sack1" and all(f[k] == v for k, v in ns2ref.NS2_TCP.items())
-    assert ns2ref.ns2_mode(f) == f  # idempotent
+    assert f["tcp_model"] == "ns2" and ns2ref.ns2_mode(f) == f  # idempotent
+    e = _engine_flow(f)
+    assert e["recovery"] == "sack1" and all(e[k] == v for k, v in ns2ref.NS2_TCP.items())
+    # a base flow's own value of a rule the personality decides does not carry over
+    assert _engine_flow(ns2ref.ns2_mode(dict(sack, init_cwnd_pkts=10, ns2_dupwnd=True)))["init_cwnd_pkts"] == 2
     # sack1 refuses pacing and ECN: those keep RFC 6675 SACK, the rest of the mode applies
-    assert ns2ref.ns2_mode(dict(sack, pacing="token_bucket"))["recovery"] == "sack"
-    assert ns2ref.ns2_mode(dict(sack, ecn=True))["recovery"] == "sack"
-    hs = ns2ref.ns2_mode({"cc": "hstcp", "recovery": "sack", "cc_params": {"max_ssthresh": 100.0}})
+    assert _engine_flow(ns2ref.ns2_mode(dict(sack, pacing="token_bucket")))["recovery"] == "sack"
+    assert _engine_flow(ns2ref.ns2_mode(dict(sack, ecn=True)))["recovery"] == "sack"
+    hs = _engine_flow(ns2ref.ns2_mode({"cc": "hstcp", "recovery": "sack", "cc_params": {"max_ssthresh": 100.0}}))
     assert hs["cc_params"] == {"max_ssthresh": 100.0, "ns2_first_decrease": True, "ns2_decrease_num": True, "lss": "ns2"}
-    assert "lss" not in ns2ref.ns2_mode({"cc": "hstcp", "cc_params": {"abc": True}})["cc_params"]
+    assert "lss" not in _engine_flow(ns2ref.ns2_mode({"cc": "hstcp", "cc_params": {"abc": True}}))["cc_params"]
     # timestamps (XCP's agent, the paced-XCP paper): every-ACK estimator, ns-2's initial RTO
-    ts = ns2ref.ns2_mode({"cc": "xcp", "recovery": "reno"}, timestamps=True)
+    ts = _engine_flow(ns2ref.ns2_mode({"cc": "reno", "recovery": "reno"}, timestamps=True))
     assert ts["rtt_estimator"] == "rfc6298" and ts["init_rto_s"] == ns2ref.NS2_INIT_RTO_S and ts["syn"] == "ns2"
     # a named older release (the paced-XCP paper's 2.28): its initial RTO, and
     # numdupacksFrac_ on the Sack1 agent only (the engine refuses it elsewhere)
     old = ns2ref.ns2_mode(sack, release="2.28")
     assert (old["init_rto_s"], old["dupthresh_frac"]) == (6.0, 100) and ns2ref.ns2_mode(old, release="2.28") == old
+    assert _engine_flow(old)["recovery"] == "sack1"
     paced = ns2ref.ns2_mode(dict(sack, pacing="token_bucket"), release="2.28")
     assert paced["init_rto_s"] == 6.0 and "dupthresh_frac" not in paced
     with pytest.raises(ValueError, match="release"):
         ns2ref.ns2_mode(sack, release="2.20")
     from ccsim.experiments.pxcp import flow as pxcp_flow
 
-    hs = pxcp_flow("HSTCP", "N.P.", 2)
+    hs = _engine_flow(pxcp_flow("HSTCP", "N.P.", 2))
     assert (hs["recovery"], hs["dupthresh_frac"], hs["init_rto_s"]) == ("sack1", 100, 6.0)
 
 
@@ -213,7 +224,8 @@ def test_ns2_figure_switch_and_checks_json(monkeypatch, tmp_path):
     from ccsim.experiments._kit import ns2ref
     from ccsim.experiments.etcp import baseline, PROTOCOLS
 
-    assert baseline("HSTCP")["recovery"] == "sack1" and baseline("NewReno")["syn"] == "ns2"
+    assert baseline("HSTCP")["tcp_model"] == "ns2" and _engine_flow(baseline("HSTCP"))["recovery"] == "sack1"
+    assert _engine_flow(baseline("NewReno"))["syn"] == "ns2"
     note = REGISTRY["etcp-fig6"].agents()
     assert note.startswith("TCP-family flows in ns-2 mode")
     assert checks_document([], note)["agents"] == note and "agents" not in checks_document([])

@@ -15,7 +15,7 @@ def test_red_and_ecn_queues_follow_section_6():
     # "lower and upper thresholds ... 1/12-th and 3/12-th the buffer size",
     # p_b linear to 0.1, probability 1 above the upper threshold (not gentle)
     q = gwa.queue("RED", 120)
-    assert (q["kind"], q["limit_pkts"], q["min_th"], q["max_th"], q["max_p"], q["gentle"]) == \
+    assert (q["kind"], q["limit_pkts"], q["min_th_pkts"], q["max_th_pkts"], q["max_p"], q["gentle"]) == \
         ("red", 120, pytest.approx(10), pytest.approx(30), 0.1, False)
     assert "ecn" not in q
     e = gwa.queue("ECN", 120)

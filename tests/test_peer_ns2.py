@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ccsim.bench import BENCHMARKS, scenario
+from ccsim.experiments._kit import ns2ref
 
 _PATH = Path(__file__).resolve().parents[1] / "benches" / "peer_ns2.py"
 spec = importlib.util.spec_from_file_location("peer_ns2", _PATH)
@@ -201,7 +202,7 @@ def test_gwa_rows_map_the_same_network_to_both_simulators():
     bneck = sc["topology"]["links"][0]
     assert (bneck["from"], bneck["to"], bneck["rate_bps"]) == ("r0", "r1", 10e6)
     q = bneck["queue"]
-    assert (q["min_th"], q["max_th"], q["max_p"], q["gentle"], q["ecn_mark_above_max"]) == (20, 60, 0.1, False, True)
+    assert (q["min_th_pkts"], q["max_th_pkts"], q["max_p"], q["gentle"], q["ecn_mark_above_max"]) == (20, 60, 0.1, False, True)
     tcl = gwa_compare.tcl_params(st, "ecn", 240, 2, "/tmp/x.tr")
     taus, _ = gwa_compare.draw(st, 2)
     # the same tau_i on both sides, inside the paper's 1-10 ms
@@ -313,6 +314,8 @@ def test_baseline_rows_map_to_tcl_as_ccsim_builds_them():
     assert tcl.count("new Agent/TCP/Sack1]") == 50 and "windowOption_ 8" in tcl and "max_ssthresh_ 100" in tcl
     for f in sc["flows"]:
         assert f'$ns at {f["start_s"]} "$ftp(' in tcl
+        assert f["tcp_model"] == "ns2"
+        f = ns2ref.engine_flow(f)  # the personality's fields, spelled out
         assert f["rtt_estimator"] == "ns2" and f["ns2_bugfix"] and f["cc_params"]["ns2_first_decrease"]
         # ns-2's defaults, which the recorded runs kept: its SYN start-up
         # and its Limited Slow-Start
@@ -390,7 +393,7 @@ def test_syn_maps_to_ns2s_start_up_switches():
     tcl = ns2_baselines.tcl(sc)
     assert "$tcp(0) set delay_growth_ false\n" in tcl and "syn_" not in tcl
     sc["flows"][0]["syn"] = "yes"
-    with pytest.raises(ValueError, match="allowed: ns2, none, ns2_no_delay_growth"):
+    with pytest.raises(ValueError, match='syn: "yes" is not allowed; allowed: "none", "ns2", "ns2_no_delay_growth"'):
         ns2_baselines.tcl(sc)
 
 
@@ -483,7 +486,7 @@ def test_xcp_chain_maps_the_same_network_to_both_simulators():
     assert sc["topology"]["link_queue"]["limit_bytes"] == 6_375_500
     for f, d in zip(c["flows"], sc["flows"]):
         assert d["hops"] == [f["first"], f["last"]] and (d.get("direction") == "reverse") == bool(f["dir"])
-        assert d["mss_bytes"] + d["header_bytes"] == 1000 and d["syn"] == "ns2" and d["cc_params"] == {}
+        assert d["mss_bytes"] + d["header_bytes"] == 1000 and d["tcp_model"] == "ns2" and d["cc_params"] == {}
     import ccsim
 
     r = ccsim.run(sc)

@@ -161,8 +161,8 @@ def test_queue_passthrough_params():
 def test_red_helper_writes_a_flat_red_table():
     from ccsim.scenario import RED
 
-    q = RED(limit_pkts=120, min_th=10, max_th=30, ecn=True, ecn_mark_above_max=True)
+    q = RED(limit_pkts=120, min_th_pkts=10, max_th_pkts=30, ecn=True, ecn_mark_above_max=True)
     d = q.to_dict()
     assert d["kind"] == "red" and d["limit_pkts"] == 120
-    assert d["min_th"] == 10 and d["max_th"] == 30 and d["ecn"] is True and d["ecn_mark_above_max"] is True
+    assert d["min_th_pkts"] == 10 and d["max_th_pkts"] == 30 and d["ecn"] is True and d["ecn_mark_above_max"] is True
     assert "extra" not in d

@@ -36,7 +36,7 @@ SCENARIO = {
         "nodes": ["a", "b", "c"],
         "links": [
             {"from": "a", "to": "b", "rate_bps": 10e6, "delay_s": 0.01,
-             "queue": {"kind": "red", "limit_pkts": 30, "min_th": 5, "max_th": 15, "ecn": True, "bytes": False}},
+             "queue": {"kind": "red", "limit_pkts": 30, "min_th_pkts": 5, "max_th_pkts": 15, "ecn": True, "bytes": False}},
             {"from": "b", "to": "c", "rate_bps": 100e6, "delay_s": 0.005,
              "queue": {"kind": "droptail", "limit_pkts": 1000}},
         ],

@@ -153,6 +153,7 @@ def tcl(sc: Dict[str, Any]) -> str:
     for i, f in enumerate(sc["flows"]):
         if f.get("count", 1) != 1:
             raise ValueError("flows must be expanded to one entry each (ns2ref.expand)")
+        f = ns2ref.engine_flow(f)  # the personality's fields, spelled out
         edge_delay = topo.get("edge_delay_s")
         if edge_delay is None:
             edge_delay = (f["rtt_s"] / 2 - bdelay) / 2

@@ -133,7 +133,7 @@ def run_ns2(mode, d, seed):
 def scenario(mode, seed):
     ecn = mode != "red"
     q = (
-        f'{{ kind = "red", limit_pkts = {BUF}, min_th = {BUF / 12}, max_th = {3 * BUF / 12}, max_p = 0.1, '
+        f'{{ kind = "red", limit_pkts = {BUF}, min_th_pkts = {BUF / 12}, max_th_pkts = {3 * BUF / 12}, max_p = 0.1, '
         f"gentle = false, bytes = false, ecn = {str(ecn).lower()}, "
         f"ecn_mark_above_max = {str(mode == 'gwa').lower()} }}"
     )

@@ -213,7 +213,7 @@ BENCHMARKS: Dict[str, Bench] = {
        Bench("X1u-dt", "X1u's dumbbell without XCP: 100 unpaced Reno flows, DropTail, 622 Mb/s, RTT 64-100 ms, "
              "6130 pkts", 100, 622e6, 0.0, 6130, 100.0, cc="reno", recovery="reno", rtt_range_s=(0.064, 0.100))]
     + [Bench("R1", "B3 with a marking RED bottleneck (thresholds 1/12, 3/12 of 20 pkts) and ECN flows", 50, 1e9,
-             0.100, 20, 60.0, red=(("bytes", False), ("min_th", 20 / 12), ("max_th", 5.0), ("w_q", 0.002),
+             0.100, 20, 60.0, red=(("bytes", False), ("min_th_pkts", 20 / 12), ("max_th_pkts", 5.0), ("w_q", 0.002),
                                   ("max_p", 0.1), ("ecn", True)), own="B3")]
     + [Bench("S1", "memory soak: B3 for 1600 s (about 1.07e9 events), peak RSS at 1e8 events and at the end",
              50, 1e9, 0.100, 20, 1600.0, soak_checkpoint=10**8)]

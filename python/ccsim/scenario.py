@@ -26,7 +26,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._native import MAX_DEPTH, UserError, check_values, validate
 
@@ -146,8 +146,8 @@ def DropTail(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None
 
 
 def RED(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None, **params: Any) -> Queue:
-    """RED queue (``kind = "red"``); ``params`` are its keys (``min_th``,
-    ``max_th``, ``w_q``, ``max_p``, ``gentle``, ``wait``, ``bytes``,
+    """RED queue (``kind = "red"``); ``params`` are its keys (``min_th_pkts``/
+    ``max_th_pkts`` or ``min_th_bytes``/``max_th_bytes``, ``w_q``, ``max_p``, ``gentle``, ``wait``, ``bytes``,
     ``mean_pktsize``, ``ecn``, ``mark_p``, ``ecn_mark_above_max``; see
     docs/scenario.md)."""
     return Queue(kind="red", limit_pkts=limit_pkts, limit_bytes=limit_bytes, extra=dict(params))
@@ -278,6 +278,7 @@ class Flow(_Table):
 
     count: Optional[int] = None
     transport: Optional[str] = None
+    tcp_model: Optional[str] = None
     cc: Optional[str] = None
     cc_params: Optional[Dict[str, Any]] = None
     recovery: Optional[str] = None
@@ -518,20 +519,79 @@ def read_scenario_dict(path: Union[str, os.PathLike]) -> Dict[str, Any]:
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
+        data = tomllib.loads(text) if suffix == ".toml" else json.loads(text, object_pairs_hook=_Pairs)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: invalid {suffix[1:].upper()}: {exc}") from None
+        raise UserError(f"{path}: invalid {suffix[1:].upper()}: {_duplicate_hint(exc, text)}") from None
     except RecursionError:
         # the parsers recurse per level (tomllib fails near 500, json near 1000)
         raise UserError(_too_deep(path, text)) from None
     if not isinstance(data, dict):
         raise UserError(f"{path}: a scenario must be a table/object at the top level")
+    dup = _first_duplicate(data, "")
+    if dup:
+        raise UserError(f"{path}: scenario.{dup}: this key appears more than once; give each key once")
+    data = _as_dicts(data)
     try:
         check_values(data)
     except UserError as exc:
         # a date or a too-deep list names its field; say which file holds it
         raise UserError(f"{path}: {exc}") from None
     return data
+
+
+class _Pairs(dict):
+    """A JSON object that remembers its repeated keys. RFC 8259 §4 leaves a
+    repeated name to the parser and Python's keeps the last value, so a
+    scenario with ``"cc"`` twice would silently run with one of them."""
+
+    def __init__(self, pairs: List[Tuple[str, Any]]):
+        super().__init__(pairs)
+        self.repeated = [k for i, (k, _) in enumerate(pairs) if any(k == q for q, _ in pairs[:i])]
+
+
+def _first_duplicate(v: Any, path: str) -> Optional[str]:
+    """The field path of the first repeated key in a parsed JSON document."""
+    if isinstance(v, _Pairs) and v.repeated:
+        return _join(path, v.repeated[0])
+    if isinstance(v, dict):
+        for k, x in v.items():
+            found = _first_duplicate(x, _join(path, k))
+            if found:
+                return found
+    if isinstance(v, list):
+        for i, x in enumerate(v):
+            found = _first_duplicate(x, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _join(path: str, key: str) -> str:
+    """``path.key``, or ``key`` at the top level."""
+    return f"{path}.{key}" if path else key
+
+
+def _as_dicts(v: Any) -> Any:
+    """The document with plain dicts (the engine and the cache key see the
+    same types whatever parser read the file)."""
+    if isinstance(v, dict):
+        return {k: _as_dicts(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_as_dicts(x) for x in v]
+    return v
+
+
+def _duplicate_hint(exc: Exception, text: str) -> str:
+    """tomllib's message for a key written twice says "Cannot overwrite a
+    value" with a line and column; name the key too."""
+    msg = str(exc)
+    at = re.search(r"at line (\d+)", msg)
+    lines = text.splitlines()
+    if "overwrite" in msg and at and 0 < int(at.group(1)) <= len(lines):
+        key = lines[int(at.group(1)) - 1].split("=", 1)[0].strip().strip("[]").strip()
+        if key:
+            return f"key {key!r} is given more than once ({msg})"
+    return msg
 
 
 def _too_deep(path: Path, text: str) -> str:

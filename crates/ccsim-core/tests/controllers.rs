@@ -315,7 +315,7 @@ fn stcp_two_flows_keep_their_unfair_ratio() {
     assert_eq!(convergence_time("stcp"), None);
 }
 
-/// Regression for the RTO ssthresh rule (min(FlightSize, cwnd), sender.rs
+/// Regression for the RTO ssthresh rule (min(FlightSize, cwnd), tcp/sender/rto.rs
 /// `on_rto`): one CUBIC flow whose slow start overshoots a 100 Mb/s, 40 ms
 /// path (BDP + buffer = 960 packets). With ssthresh taken from the whole
 /// FlightSize at the RTO that ends the failed first recovery, every later

@@ -194,8 +194,8 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
     let red = table(
         b,
         vec![
-            ("min_th", float(b, 1.0..20.0)),
-            ("max_th", float(b, 20.0..60.0)),
+            ("min_th_pkts", float(b, 1.0..20.0)),
+            ("max_th_pkts", float(b, 20.0..60.0)),
             ("w_q", float(b, 0.0001..0.1)),
             ("max_p", float(b, 0.01..0.5)),
             ("gentle", boolean(b)),
@@ -268,8 +268,8 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
                 t.insert("gwa".into(), Value::String("fcfs".into()));
             }
             t.extend(gwa);
-            if b < 2 && t.contains_key("max_th") && !t.contains_key("min_th") {
-                t.remove("max_th");
+            if b < 2 && t.contains_key("max_th_pkts") && !t.contains_key("min_th_pkts") {
+                t.remove("max_th_pkts");
             }
             if let Some(x) = xcp {
                 t.insert("xcp".into(), x);

@@ -37,7 +37,7 @@ fn run_toml(t: &str) -> (Results, u64) {
 }
 
 /// GWA-paper thresholds (1/12 and 3/12 of a 1200-packet buffer), marking.
-const ECN_Q: &str = "limit_pkts = 1200, min_th = 100, max_th = 300, bytes = false, gentle = false, \
+const ECN_Q: &str = "limit_pkts = 1200, min_th_pkts = 100, max_th_pkts = 300, bytes = false, gentle = false, \
                      w_q = 0.002, ecn = true, ecn_mark_above_max = true";
 
 #[test]
@@ -100,7 +100,7 @@ fn ecn_flows_through_marking_red_lose_nothing_and_halve_once_per_rtt() {
 
 #[test]
 fn red_without_ecn_drops_early_below_the_buffer() {
-    let q = "limit_pkts = 1200, min_th = 100, max_th = 300, bytes = false, gentle = false, w_q = 0.002";
+    let q = "limit_pkts = 1200, min_th_pkts = 100, max_th_pkts = 300, bytes = false, gentle = false, w_q = 0.002";
     let (r, marks) = run_toml(&dumbbell(10, q, "ecn = true", 20.0));
     let l = &r.links[FWD_BNECK];
     assert_eq!(marks, 0, "ecn = false never marks");
@@ -110,7 +110,7 @@ fn red_without_ecn_drops_early_below_the_buffer() {
     assert!(l.utilization > 0.9);
     // ns-2's mark_p: ECN-capable packets are dropped, not marked, once
     // p_b >= 0.1 (avg >= max_th, non-gentle), and marked below it
-    let q2 = "limit_pkts = 1200, min_th = 100, max_th = 300, bytes = false, gentle = false, w_q = 0.002, ecn = true";
+    let q2 = "limit_pkts = 1200, min_th_pkts = 100, max_th_pkts = 300, bytes = false, gentle = false, w_q = 0.002, ecn = true";
     let (r2, marks2) = run_toml(&dumbbell(10, q2, "ecn = true", 20.0));
     assert!(marks2 > 0);
     assert!(r2.links[FWD_BNECK].drops < l.drops, "marking replaces most early drops");
@@ -141,8 +141,8 @@ fn byte_and_packet_mode_both_control_the_queue() {
     // The same thresholds in bytes (1040-byte packets: ~24/72 packets) and
     // in packets; after the slow-start transient, early drops hold the
     // queue far below the 300-packet buffer in both modes.
-    let bytes = "limit_bytes = 312000, min_th = 25000, max_th = 75000, w_q = 0.002";
-    let pkts = "limit_pkts = 300, bytes = false, min_th = 25, max_th = 75, w_q = 0.002";
+    let bytes = "limit_bytes = 312000, min_th_bytes = 25000, max_th_bytes = 75000, w_q = 0.002";
+    let pkts = "limit_pkts = 300, bytes = false, min_th_pkts = 25, max_th_pkts = 75, w_q = 0.002";
     let (rb, _, mb, db) = run_watching(&dumbbell(10, bytes, "", 20.0), 5.0);
     let (rp, mp, _, dp) = run_watching(&dumbbell(10, pkts, "", 20.0), 5.0);
     for (name, r, d) in [("bytes", &rb, db), ("packets", &rp, dp)] {
@@ -388,7 +388,7 @@ fn retransmissions_are_not_ect_unless_ns2_style_is_asked_for() {
     // A marking RED queue whose buffer the flows overflow: drops force
     // retransmissions. RFC 3168 §6.1.5 sends them Not-ECT; ns-2's
     // TcpAgent::output (ecn_retransmit_ect = true) sends them ECT.
-    let q = "limit_pkts = 30, min_th = 5, max_th = 15, bytes = false, w_q = 0.002, ecn = true";
+    let q = "limit_pkts = 30, min_th_pkts = 5, max_th_pkts = 15, bytes = false, w_q = 0.002, ecn = true";
     let mut counts = vec![];
     for extra in ["ecn = true", "ecn = true\necn_retransmit_ect = true"] {
         let mut s = sim(&dumbbell(8, q, extra, 20.0));
@@ -411,7 +411,7 @@ fn retransmissions_are_not_ect_unless_ns2_style_is_asked_for() {
 fn ns2_ecn_response_halves_the_window_within_rwnd() {
     // ns-2 TcpAgent::ecn -> slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF):
     // cwnd = windowd()/2 = min(cwnd, rwnd)/2 (precisionReduce_), ssthresh
-    // its integer part; the fractional case is a unit test in sender.rs.
+    // its integer part; the fractional case is a unit test in tcp/sender/ns2_ecn_tests.rs.
     let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\necn_response = \"ns2\"\nrtt_s = 0.05\nrwnd_pkts = 200");
     let mut sim = d.sim();
     sim.net.links[FWD_BNECK].add_stage(Box::new(MarkNth { nth: 3000, seen: 0 }));

@@ -125,7 +125,8 @@ fn shortflow_runs_free_files_conserve_packets_and_are_deterministic() {
 /// The entry's transport settings reach every file; stop_s ends the files.
 #[test]
 fn files_use_the_entry_transport_and_stop() {
-    let toml = shortflow(40, 100e6, 100, 6.0, "", "cc = \"xcp\"\npacing = \"token_bucket\"\nstop_s = 4.0");
+    let toml = shortflow(40, 100e6, 100, 6.0, "", "cc = \"xcp\"\npacing = \"token_bucket\"\nstop_s = 4.0")
+        .replace("bottleneck_queue = { limit_pkts = 100 }", "bottleneck_queue = { limit_pkts = 100, xcp = true }");
     let r = run(&parse(&toml));
     let t = &r.transfers;
     assert!(t.len() > 100);

@@ -499,6 +499,11 @@ impl Link {
         self.extras.as_ref().is_some_and(|e| !e.stages.is_empty())
     }
 
+    /// Whether a stage named `name` is installed (its `Stage::name`).
+    pub fn has_stage_named(&self, name: &str) -> bool {
+        self.extras.as_ref().is_some_and(|e| e.stages.iter().any(|s| s.stage.name() == name))
+    }
+
     /// The first installed stage of type `T`, to adjust it during a run.
     pub fn stage_mut<T: Stage>(&mut self) -> Option<&mut T> {
         self.extras.as_mut()?.stages.iter_mut().find_map(|s| s.stage.as_any_mut().downcast_mut::<T>())

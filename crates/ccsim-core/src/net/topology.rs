@@ -248,7 +248,32 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
 pub fn build(sc: &Scenario) -> Result<Built, ConfigError> {
     let mut built = build_shape(sc)?;
     sending_interfaces(sc, &mut built)?;
+    xcp_paths(sc, &built)?;
     Ok(built)
+}
+
+/// An XCP sender (`cc = "xcp"`) takes its window from the feedback of XCP
+/// routers on its path (Katabi et al. 2002 §3.1: the sender's own
+/// H_feedback is its wish; only routers lower it). With no XCP router on
+/// the forward path nothing lowers it: the window jumps to the largest
+/// the sender asks for and the flow floods the path. That is a scenario
+/// mistake, refused here with the fix named.
+fn xcp_paths(sc: &Scenario, built: &Built) -> Result<(), ConfigError> {
+    for fp in &built.flows {
+        let f = &sc.flows[fp.entry];
+        if f.transport != "tcp" || f.cc.as_deref() != Some("xcp") {
+            continue;
+        }
+        let fwd = &built.routes[fp.route as usize].fwd;
+        if !fwd.iter().any(|&l| built.links[l as usize].has_stage_named(super::stage::xcp::NAME)) {
+            return Err(ConfigError::new(
+                format!("flows[{}].cc", fp.entry),
+                "\"xcp\" needs an XCP router on the flow's path, and none of its links has one: set xcp = true \
+                 on the bottleneck's queue table (or use another controller)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `txqueuelen_pkts`: the first link of each such flow's route is its

@@ -4,6 +4,7 @@
 //! field path, the offending value and what is allowed, e.g.
 //! `scenario.flows[2].cc: unknown value "cubicc"; allowed: reno`.
 //! See docs/scenario.md for every field, unit and default.
+mod dupkeys;
 pub mod params;
 pub(crate) mod validate;
 
@@ -319,6 +320,10 @@ pub struct FlowSpec {
     // -- TCP's fields: `None` means the default (transport::tcp::defaults);
     // normalisation fills them in for TCP flows, and other transports
     // reject them when given.
+    /// TCP: the personality whose values the TCP fields left out take,
+    /// `rfc` or `ns2` (`transport::tcp::personality`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_model: Option<crate::transport::tcp::TcpModel>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -774,6 +779,7 @@ impl Scenario {
     /// Parse JSON, then validate.
     pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
         let v: Value = serde_json::from_str(s).map_err(|e| ConfigError::new("", format!("invalid JSON: {e}")))?;
+        dupkeys::check_json(s)?;
         // error path only: the text parsed once, so it parses again
         let reread = || serde_json::from_str::<Value>(s).ok();
         parse_doc(

@@ -28,6 +28,24 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// An optional flag (absent: `None`).
+    pub fn opt_bool(&mut self, key: &'static str) -> Result<Option<bool>, ConfigError> {
+        self.used.insert(key);
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(_) => self.bool(key, false).map(Some),
+        }
+    }
+
+    /// A field that no longer exists: present, it is an error that names
+    /// what replaced it (`instead`), never a value read in an old unit.
+    pub fn renamed(&self, key: &'static str, instead: &str) -> Result<(), ConfigError> {
+        match self.map.get(key) {
+            None => Ok(()),
+            Some(_) => Err(self.err(key, format!("this field was renamed: use {instead}"))),
+        }
+    }
+
     /// A number in `[lo, hi]`.
     pub fn f64_in(&mut self, key: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, ConfigError> {
         self.used.insert(key);

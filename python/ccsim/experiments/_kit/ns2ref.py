@@ -10,20 +10,15 @@ re-runs ccsim's side and checks it against the recorded ns-2 numbers. CI
 has no ns-2, so ns-2's side is read from the file (its date and versions
 are in it).
 
-ccsim's side runs in ns-2 mode (:func:`ns2_mode`): ns-2's RTT estimator and
-initial RTO (``rtt_estimator = "ns2"``), ns-2's repeated-timeout halving,
-the Reno and NewReno agents' window (``ns2_dupwnd``, ``ns2_singledup``:
-:data:`NS2_RENO`),
-HighSpeed's first decrease as ns-2 halves it, its decreases at small
-windows as ns-2's ``decrease_num_`` makes them (``ns2_decrease_num``) and
-its Limited Slow-Start as ns-2's ``opencwnd`` applies it (``lss = "ns2"``), one ACK per segment
-(``Agent/TCPSink``), ``windowInit_ 2`` and Limited Transmit
-(``singledup_ 1``), ns-2's start-up with a SYN (``syn = "ns2"``: ``syn_``
-and ``delay_growth_``, on by default in ns-2.35, which the recorded runs
-kept), and ns-2's own SACK recovery: a flow the paper ran as
-``TCP/Sack1`` (ccsim's ``recovery = "sack"`` in the reproductions) runs
-with ``recovery = "sack1"``, ccsim's model of that agent, validated
-segment for segment against ns-2 (docs/validation.md, "TCP/Sack1").
+ccsim's side runs in ns-2 mode (:func:`ns2_mode`): the engine's ns-2.35
+personality, ``tcp_model = "ns2"`` (docs/tcp-models.md lists its rules:
+ns-2's RTT estimator and initial RTO, repeated-timeout halving, the Reno
+and NewReno agents' window, timer and Limited Transmit, HighSpeed's and
+Reno's ns-2 slow start and decreases, one ACK per segment, ``windowInit_
+2``, the SYN, and ns-2's own SACK agent: a flow the paper ran as
+``TCP/Sack1``, ``recovery = "sack"`` in the reproductions, runs ccsim's
+model of that agent, validated segment for segment against ns-2 in
+docs/validation.md, "TCP/Sack1").
 
 The flows of a row start at times drawn from the row's seed
 (:func:`starts`), written into both simulators' scenarios.
@@ -127,14 +122,15 @@ NS2_RELEASE: Dict[str, Dict[str, Any]] = {"2.28": {"init_rto_s": 6.0, "dupthresh
 
 
 def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "2.35") -> Dict[str, Any]:
-    """``flow`` with ns-2's TCP defaults (:data:`NS2_TCP`); SACK recovery
-    as ns-2's ``TCP/Sack1`` (``recovery = "sack1"``); HighSpeed also
-    halves on its first decrease and keeps ``decrease_num_`` at small
-    windows as ns-2's ``slowdown`` does (``ns2_first_decrease``,
-    ``ns2_decrease_num``) and runs Limited Slow-Start as ns-2's
-    ``opencwnd`` does (``lss = "ns2"``); Reno slow-starts as ``opencwnd``
-    does, one segment per ACK while cwnd < ssthresh without stopping at
-    ssthresh (``cc_params.slow_start = "ns2"``; not with ``abc``).
+    """``flow`` as ns-2.35's agent: the engine's ns-2 personality
+    (``tcp_model = "ns2"``, docs/tcp-models.md), which sets ns-2's value of
+    every TCP rule the flow leaves out: :data:`NS2_TCP`, the Reno-family
+    window, timer and Limited Transmit (:data:`NS2_RENO`) with Reno and
+    NewReno recovery, ``recovery = "sack"`` as ns-2's ``TCP/Sack1``
+    (``sack1``) where that agent runs (unpaced, without ECN; the papers'
+    paced SACK agents were their own patches of it), Reno's and
+    HighSpeed's slow start and decreases as ns-2's (``cc_params``), and the
+    initial RTO of 3 s.
 
     ``timestamps``: the agent ran with ns-2's ``timestamps_ true`` (the
     default of ``Agent/TCP/Reno/XCP``; the paced-XCP paper's "time-stamps
@@ -146,44 +142,46 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "
     keeps them as integers in ``tcpTick_`` units, which at the papers'
     fine ticks is not resolved; its backoff ends when its timed segment is
     acknowledged, ccsim's with the next sample) with ns-2's initial RTO
-    (:data:`NS2_INIT_RTO_S`); the rest of :data:`NS2_TCP` applies as is.
-
-    Combinations the engine refuses keep the closest valid setting: a
-    paced or ECN flow keeps ``recovery = "sack"`` (RFC 6675), as ``sack1``
-    refuses pacing and ECN (ns-2's Sack1 agent has neither; the papers'
-    paced SACK agents were their own patches of it), and HighSpeed with
-    ``abc`` keeps ccsim's Limited Slow-Start (``lss = "ns2"`` refuses
-    ``abc``). Idempotent: a flow already in ns-2 mode is returned equal.
+    (:data:`NS2_INIT_RTO_S`); the rest of the personality applies as is.
+    Idempotent: a flow already in ns-2 mode is returned equal.
 
     ``release``: ``"2.35"`` (the mode above) or an older release a paper
     names (:data:`NS2_RELEASE`), whose differing defaults then apply on
     top."""
-    f = dict(flow, **NS2_TCP)
-    # spelled out either way, so a sweep point switching a flow's protocol
-    # leaves none of the base flow's behind
-    reno_family = f.get("recovery") in NS2_DUPWND_RECOVERIES
-    f.update({k: v if reno_family else False for k, v in NS2_RENO.items()})
+    # The personality decides every field it covers: a value the base flow
+    # spelled out for one of them (a sweep switching the protocol) does not
+    # carry over into the figure's ns-2 agent.
+    f = {k: v for k, v in flow.items() if k not in NS2_TCP and k not in NS2_RENO}
+    f["tcp_model"] = "ns2"
+    abc = (f.get("cc_params") or {}).get("abc")
+    decided = {"reno": () if abc else ("slow_start",),
+               "hstcp": ("ns2_first_decrease", "ns2_decrease_num") + (() if abc else ("lss",))}
+    drop = decided.get(f.get("cc", "reno"), ())
+    if drop and f.get("cc_params"):
+        f["cc_params"] = {k: v for k, v in f["cc_params"].items() if k not in drop}
     if timestamps:
-        f.update(rtt_estimator="rfc6298", init_rto_s=NS2_INIT_RTO_S)
-    if f.get("recovery") == "sack" and f.get("pacing", "none") == "none" and not f.get("ecn"):
-        f["recovery"] = "sack1"
-    if f.get("cc", "reno") == "reno" and not (f.get("cc_params") or {}).get("abc"):
-        # tcp.cc `opencwnd`: +1 per ACK while cwnd_ < ssthresh_, not
-        # stopping at ssthresh_ (a fractional window passes it)
-        f["cc_params"] = dict(f.get("cc_params") or {}, slow_start="ns2")
-    if f.get("cc") == "hstcp":
-        params = dict(f.get("cc_params") or {}, ns2_first_decrease=True, ns2_decrease_num=True)
-        if not params.get("abc"):
-            params["lss"] = "ns2"
-        f["cc_params"] = params
+        f["rtt_estimator"] = "rfc6298"
     if release != "2.35":
         if release not in NS2_RELEASE:
             raise ValueError(f"release {release!r}: allowed 2.35, {', '.join(NS2_RELEASE)}")
         old = NS2_RELEASE[release]
         f["init_rto_s"] = old["init_rto_s"]
-        if f.get("recovery") == "sack1":
+        sack1 = f.get("recovery") == "sack1" or (
+            f.get("recovery") == "sack" and f.get("pacing", "none") == "none" and not f.get("ecn"))
+        if sack1:
             f["dupthresh_frac"] = old["dupthresh_frac"]
     return f
+
+
+def engine_flow(flow: Dict[str, Any]) -> Dict[str, Any]:
+    """``flow`` as the engine normalises it: every field its personality and
+    the defaults fill in (what a peer mapping to ns-2 reads)."""
+    from ...scenario import Scenario
+
+    sc = {"duration_s": 1, "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 1e6,
+                                        "bottleneck_queue": {"kind": "droptail", "limit_pkts": 5}},
+          "flows": [dict(flow, count=1)]}
+    return dict(Scenario.from_dict(sc).normalized()["flows"][0], count=flow.get("count", 1))
 
 
 #: Whether the reproductions of the papers' ns-2 figures run their
@@ -209,12 +207,9 @@ def agents_note() -> str:
     ``ccsim reproduce`` prints and ``checks.json`` records (``agents``)
     for an experiment that declares ``NS2_FIGURE = True``."""
     if FIGURES_IN_NS2_MODE:
-        return ("TCP-family flows in ns-2 mode (ccsim.experiments._kit.ns2ref.figure_flow: "
-                + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_TCP.items())
-                + "; Reno and NewReno recovery: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in NS2_RENO.items())
-                + "; Sack -> sack1 where unpaced; Reno cc_params.slow_start = \"ns2\"; HSTCP ns2_first_decrease, ns2_decrease_num, lss = \"ns2\"; "
-                "agents with timestamps keep the every-ACK estimator; a paper that names an older release "
-                "gets its differing defaults, NS2_RELEASE: "
+        return ("TCP-family flows in ns-2 mode (ccsim.experiments._kit.ns2ref.figure_flow: tcp_model = \"ns2\", "
+                "ns-2.35's agents, docs/tcp-models.md; agents with timestamps keep the every-ACK estimator; "
+                "a paper that names an older release gets its differing defaults, NS2_RELEASE: "
                 + "; ".join(f"{r}: " + ", ".join(f"{k} = {v}" for k, v in d.items()) for r, d in NS2_RELEASE.items())
                 + ", dupthresh_frac on sack1 only)")
     return "TCP-family flows with ccsim's RFC defaults (CCSIM_NS2_MODE=0: not the papers' ns-2 settings)"

@@ -133,8 +133,8 @@ def queue(scheme: str, buffer_kb: float) -> Dict[str, Any]:
             q["gwa"] = "ba"
         return q
     if scheme in ("RED", "ECN"):
-        q = {"kind": "red", "limit_pkts": limit, "min_th": RED_MIN_FRACTION * limit,
-             "max_th": RED_MAX_FRACTION * limit, "max_p": RED_MAX_P, "gentle": False, "bytes": False,
+        q = {"kind": "red", "limit_pkts": limit, "min_th_pkts": RED_MIN_FRACTION * limit,
+             "max_th_pkts": RED_MAX_FRACTION * limit, "max_p": RED_MAX_P, "gentle": False, "bytes": False,
              "w_q": RED_W_Q, "wait": True}
         if scheme == "ECN":
             q.update(ecn=True, ecn_mark_above_max=True)

@@ -106,7 +106,7 @@ def queue(scheme: str, buf: int) -> Dict[str, Any]:
     if scheme == "droptail":
         return {"kind": "droptail", "limit_pkts": buf}
     ecn = scheme == "ecn"
-    return {"kind": "red", "limit_pkts": buf, "min_th": buf / 12, "max_th": 3 * buf / 12, "max_p": 0.1,
+    return {"kind": "red", "limit_pkts": buf, "min_th_pkts": buf / 12, "max_th_pkts": 3 * buf / 12, "max_p": 0.1,
             "w_q": 0.002, "gentle": False, "wait": True, "bytes": False, "mean_pktsize": 500,
             "ecn": ecn, "ecn_mark_above_max": ecn}
 

@@ -66,15 +66,26 @@ pub const KIND: QueueKind = QueueKind {
             },
             ParamDoc { name: "limit_bytes", default: serde_json::Value::Null, doc: "physical buffer in bytes waiting" },
             ParamDoc {
-                name: "min_th",
-                default: json!(0),
-                doc: "lower threshold of the average (packets; bytes if bytes = true); 0: ns-2 automatic \
-                      max(5, 5 ms x C/2) packets (x mean_pktsize in byte mode)",
+                name: "min_th_pkts",
+                default: serde_json::Value::Null,
+                doc: "lower threshold of the average in packets (packet mode); absent or 0: ns-2 automatic \
+                      max(5, 5 ms x C/2) packets",
             },
             ParamDoc {
-                name: "max_th",
-                default: json!(0),
-                doc: "upper threshold (same unit); 0: 3 x min_th; needs min_th when set",
+                name: "max_th_pkts",
+                default: serde_json::Value::Null,
+                doc: "upper threshold in packets; absent or 0: 3 x min_th; needs min_th_pkts when set",
+            },
+            ParamDoc {
+                name: "min_th_bytes",
+                default: serde_json::Value::Null,
+                doc: "lower threshold in bytes (byte mode, ns-2 bytes_ and queue_in_bytes_); absent or 0: the \
+                      automatic one x mean_pktsize",
+            },
+            ParamDoc {
+                name: "max_th_bytes",
+                default: serde_json::Value::Null,
+                doc: "upper threshold in bytes; absent or 0: 3 x min_th; needs min_th_bytes when set",
             },
             ParamDoc {
                 name: "w_q",
@@ -98,9 +109,10 @@ pub const KIND: QueueKind = QueueKind {
             },
             ParamDoc {
                 name: "bytes",
-                default: json!(true),
-                doc: "byte mode (ns-2 bytes_ and queue_in_bytes_, both true by default): average and thresholds \
-                      in bytes, p scaled by size/mean_pktsize, count in mean_pktsize units",
+                default: serde_json::Value::Null,
+                doc: "byte mode (ns-2 bytes_ and queue_in_bytes_): average in bytes, p scaled by size/mean_pktsize, \
+                      count in mean_pktsize units; absent: the thresholds' unit, or without thresholds the \
+                      buffer's (limit_bytes: byte mode)",
             },
             ParamDoc {
                 name: "mean_pktsize",
@@ -188,6 +200,45 @@ fn threshold(field: &str, x: f64) -> Result<(), ConfigError> {
         Ok(())
     } else {
         Err(ConfigError::new(field, format!("must be a finite number >= 0 (0: automatic), got {x}")))
+    }
+}
+
+/// RED's unit, from the fields that name it. Thresholds carry their unit
+/// in their name (`min_th_pkts`/`max_th_pkts` or `min_th_bytes`/
+/// `max_th_bytes`), and that unit is the average's: byte mode (ns-2's
+/// `bytes_` and `queue_in_bytes_`) with `_bytes`, packet mode with `_pkts`.
+/// Without thresholds (automatic ones), `bytes` chooses, and without it the
+/// buffer's unit does (`limit_bytes`: byte mode). A bare number is never
+/// read in a unit the user did not write. Returns (byte mode, (min_th,
+/// max_th) with 0 for automatic, the unit's field suffix).
+fn resolve_unit(
+    path: &str,
+    pkts: (Option<f64>, Option<f64>),
+    bytes: (Option<f64>, Option<f64>),
+    bytes_given: Option<bool>,
+    limit: &Limit,
+) -> Result<(bool, (f64, f64), &'static str), ConfigError> {
+    let any = |t: (Option<f64>, Option<f64>)| t.0.is_some() || t.1.is_some();
+    let pair = |t: (Option<f64>, Option<f64>)| (t.0.unwrap_or(0.0), t.1.unwrap_or(0.0));
+    let conflict = |field: &str, unit: &str| {
+        ConfigError::new(
+            format!("{path}.bytes"),
+            format!("{} contradicts {field} (thresholds in {unit}); leave bytes out", bytes_given.unwrap_or(false)),
+        )
+    };
+    match (any(pkts), any(bytes)) {
+        (true, true) => Err(ConfigError::new(
+            format!("{path}.min_th_bytes"),
+            "give the thresholds in one unit: min_th_pkts/max_th_pkts or min_th_bytes/max_th_bytes",
+        )),
+        (true, false) if bytes_given == Some(true) => Err(conflict("min_th_pkts/max_th_pkts", "packets")),
+        (false, true) if bytes_given == Some(false) => Err(conflict("min_th_bytes/max_th_bytes", "bytes")),
+        (true, false) => Ok((false, pair(pkts), "pkts")),
+        (false, true) => Ok((true, pair(bytes), "bytes")),
+        (false, false) => {
+            let b = bytes_given.unwrap_or(matches!(limit, Limit::Bytes(_)));
+            Ok((b, (0.0, 0.0), if b { "bytes" } else { "pkts" }))
+        }
     }
 }
 
@@ -293,13 +344,15 @@ impl Red {
 
     pub fn from_spec(q: &QueueSpec, path: &str) -> Result<Red, ConfigError> {
         let mut p = Params::new(&q.extra, path);
-        let min_th = p.f64_with("min_th", 0.0, threshold)?;
-        let max_th = p.f64_with("max_th", 0.0, threshold)?;
+        p.renamed("min_th", "min_th_pkts (packets) or min_th_bytes (bytes)")?;
+        p.renamed("max_th", "max_th_pkts (packets) or max_th_bytes (bytes)")?;
+        let th_pkts = (p.opt_f64_with("min_th_pkts", threshold)?, p.opt_f64_with("max_th_pkts", threshold)?);
+        let th_bytes = (p.opt_f64_with("min_th_bytes", threshold)?, p.opt_f64_with("max_th_bytes", threshold)?);
         let w_q = p.opt_f64_with("w_q", in_unit)?;
         let max_p = p.f64_with("max_p", 0.1, in_unit)?;
         let gentle = p.bool("gentle", true)?;
         let wait = p.bool("wait", true)?;
-        let bytes = p.bool("bytes", true)?;
+        let bytes_given = p.opt_bool("bytes")?;
         let mean_pktsize = p.u64_in("mean_pktsize", 500, 1, 1_000_000)? as u32;
         let ecn = p.bool("ecn", false)?;
         let mark_p = p.f64_with("mark_p", 0.1, in_unit)?;
@@ -307,16 +360,17 @@ impl Red {
         let ns2_rng = p.choice("rng", "ccsim", &["ccsim", "ns2"])? == "ns2";
         p.finish_with("queue kind \"red\"", &["kind", "limit_pkts", "limit_bytes"])?;
         let limit = Limit::from_fields(q, path)?;
+        let (bytes, (min_th, max_th), unit) = resolve_unit(path, th_pkts, th_bytes, bytes_given, &limit)?;
         if max_th > 0.0 && min_th == 0.0 {
             return Err(ConfigError::new(
-                format!("{path}.max_th"),
-                "set min_th too (an automatic min_th could exceed a given max_th)",
+                format!("{path}.max_th_{unit}"),
+                format!("set min_th_{unit} too (an automatic min_th could exceed a given max_th)"),
             ));
         }
         if max_th > 0.0 && max_th <= min_th {
             return Err(ConfigError::new(
-                format!("{path}.max_th"),
-                format!("must be greater than min_th ({min_th}), got {max_th}"),
+                format!("{path}.max_th_{unit}"),
+                format!("must be greater than min_th_{unit} ({min_th}), got {max_th}"),
             ));
         }
         if ecn_mark_above_max && !ecn {
@@ -902,9 +956,9 @@ mod tests {
     fn parameter_errors_are_named() {
         let e = build_err("limit_pkts = 100\nmax_p = 2");
         assert!(e.contains("topology.bottleneck_queue.max_p") && e.contains("must be in (0, 1], got 2"), "{e}");
-        let e = build_err("limit_pkts = 100\nmin_th = 30\nmax_th = 10");
+        let e = build_err("limit_pkts = 100\nmin_th_pkts = 30\nmax_th_pkts = 10");
         assert!(e.contains("bottleneck_queue.max_th") && e.contains("greater than min_th"), "{e}");
-        let e = build_err("limit_pkts = 100\nmax_th = 10");
+        let e = build_err("limit_pkts = 100\nmax_th_pkts = 10");
         assert!(e.contains("bottleneck_queue.max_th") && e.contains("min_th"), "{e}");
         let e = build_err("limit_pkts = 100\necn_mark_above_max = true");
         assert!(e.contains("bottleneck_queue.ecn_mark_above_max") && e.contains("ecn = true"), "{e}");
@@ -912,7 +966,7 @@ mod tests {
         assert!(e.contains("bottleneck_queue.w_q") && e.contains("(0, 1]"), "{e}");
         let e = build_err("limit_pkts = 100\nmark_p = -1");
         assert!(e.contains("bottleneck_queue.mark_p"), "{e}");
-        let e = build_err("limit_pkts = 100\nmin_th = -1");
+        let e = build_err("limit_pkts = 100\nmin_th_pkts = -1");
         assert!(e.contains("bottleneck_queue.min_th"), "{e}");
         let e = build_err("limit_pkts = 100\nmean_pktsize = 0");
         assert!(e.contains("bottleneck_queue.mean_pktsize"), "{e}");
@@ -920,11 +974,13 @@ mod tests {
         assert!(e.contains("bottleneck_queue.gentle"), "{e}");
         let e = build_err("limit_pkts = 100\nmaxp = 0.1");
         assert!(e.contains("bottleneck_queue.maxp") && e.contains("max_p"), "{e}");
-        let e = build_err("min_th = 5");
+        let e = build_err("min_th_pkts = 5");
         assert!(e.contains("no limit given"), "{e}");
         let e = build_err("limit_pkts = 0");
         assert!(e.contains("a red queue holds at least 1 packet"), "{e}");
-        let r = Red::from_spec(&spec("limit_bytes = 60000\nmin_th = 5000\nmax_th = 15000\necn = true"), "q").unwrap();
+        let r =
+            Red::from_spec(&spec("limit_bytes = 60000\nmin_th_bytes = 5000\nmax_th_bytes = 15000\necn = true"), "q")
+                .unwrap();
         assert_eq!(r.cfg.limit, Limit::Bytes(60000));
         assert!(r.cfg.bytes && r.cfg.ecn && r.cfg.gentle && r.cfg.wait);
     }

@@ -41,6 +41,10 @@ use crate::sim::time::from_secs;
 use crate::sim::Time;
 use crate::transport::cc::ParamDoc;
 use rand::Rng as _;
+
+/// The stage's name (`Stage::name`), by which a flow's path is searched
+/// for an XCP router.
+pub const NAME: &str = "xcp";
 use serde_json::{Map, Value};
 use std::any::Any;
 
@@ -274,7 +278,7 @@ impl XcpRouter {
 
 impl Stage for XcpRouter {
     fn name(&self) -> &'static str {
-        "xcp"
+        NAME
     }
 
     /// L1-L6.

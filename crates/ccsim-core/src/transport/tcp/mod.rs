@@ -4,12 +4,14 @@
 //! cumulative/SACK/delayed ACKs. Sequence numbers count segments, as in ns-2.
 pub mod intervals;
 pub mod pacing;
+pub mod personality;
 pub mod receiver;
 pub mod rtt;
 pub mod sack1;
 pub mod scoreboard;
 pub mod sender;
 
+pub use personality::TcpModel;
 pub use receiver::TcpReceiver;
 pub use rtt::RttEstimatorKind;
 pub use sender::TcpSender;
@@ -207,6 +209,11 @@ pub fn txqueuelen_valid(path: &str, n: u64) -> Result<(), ConfigError> {
 
 /// TCP's own fields (besides the common ones) with what they mean.
 pub const FIELDS: &[(&str, &str)] = &[
+    (
+        "tcp_model",
+        "rfc (the RFCs' TCP) | ns2 (ns-2.35's agents): the personality whose values every TCP field left out takes \
+         (docs/tcp-models.md)",
+    ),
     ("cc", "congestion controller (ccsim list controllers)"),
     ("cc_params", "the controller's parameter table"),
     ("recovery", "loss recovery: reno | newreno | sack | sack1 (ccsim list recoveries)"),
@@ -292,6 +299,9 @@ pub enum EcnResponse {
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
     use defaults as d;
+    if *f.tcp_model.get_or_insert(TcpModel::Rfc) == TcpModel::Ns2 {
+        personality::fill_ns2(f);
+    }
     f.cc.get_or_insert_with(|| d::CC.to_string());
     f.cc_params.get_or_insert_with(Default::default);
     f.recovery.get_or_insert(d::RECOVERY);
@@ -443,8 +453,9 @@ impl TcpConfig {
             total_bytes: f.bytes,
             syn: f.syn.unwrap_or(defaults::SYN),
         };
-        // The controller validates its own parameter table.
-        build_cc(spec, path)?;
+        // The controller validates its own parameter table (with what the
+        // personality added to it).
+        build_cc(&f, path)?;
         at_least(&p("bucket_pkts"), cfg.bucket_pkts, 1.0)?;
         at_least(&p("init_cwnd_pkts"), cfg.init_cwnd, 1.0)?;
         at_least(&p("init_ssthresh_pkts"), cfg.init_ssthresh, 2.0)?;

@@ -1,0 +1,149 @@
+//! TCP personalities (`tcp_model`): which TCP a flow's defaults describe.
+//!
+//! A personality is a set of defaults, not a mode the code branches on:
+//! it decides the value of every TCP field the flow leaves out, and a
+//! field the flow gives always wins, so a researcher can name ns-2.35 and
+//! then switch one of its rules off to see what that rule changes.
+//!
+//! - `rfc` (the default): the TCP of the RFCs, RFC 5681 congestion
+//!   control, RFC 6582 NewReno, RFC 6675 SACK recovery, RFC 6298 RTO,
+//!   RFC 3042 Limited Transmit, RFC 3168 ECN ([`super::defaults`]).
+//! - `ns2`: the agents of ns-2.35, the papers' simulator, as ccsim
+//!   follows them event for event (docs/tcp-models.md lists each rule
+//!   with its ns-2 source): `rtt_estimator = "ns2"` (one timed segment
+//!   per RTT, whole ticks), `init_rto_s = 3` (`rtxcur_init_`),
+//!   `halve_on_repeated_rto` and `ns2_bugfix` (`bug_fix_`), one ACK per
+//!   segment (`Agent/TCPSink`), `init_cwnd_pkts = 2` (`windowInit_`),
+//!   the SYN as segment 0 (`syn_`, `delay_growth_`); with Reno or NewReno
+//!   recovery the agents' window (`ns2_dupwnd`), `singledup_`
+//!   (`ns2_singledup`) and timer (`ns2_idle_restart`); `recovery =
+//!   "sack"` as ns-2's `Agent/TCP/Sack1` (`sack1`) where that agent runs
+//!   (unpaced, without ECN); Reno's slow start as `opencwnd`
+//!   (`cc_params.slow_start = "ns2"`), HighSpeed's decreases and Limited
+//!   Slow-Start as ns-2's (`ns2_first_decrease`, `ns2_decrease_num`,
+//!   `lss = "ns2"`; not with `abc`); an ECN flow's retransmissions ECT
+//!   (`ecn_retransmit_ect`) and, with Reno, ns-2's ECE halving
+//!   (`ecn_response = "ns2"`).
+//!
+//! ns-2's order of simultaneous events is a property of the network, not
+//! of a flow: it is the queues' `ties` and the scenario's `ns2_clock`
+//! (docs/scenario.md).
+use super::{EcnResponse, PacingKind, Recovery, RttEstimatorKind, Syn};
+use crate::scenario::FlowSpec;
+use serde_json::Value;
+
+/// A flow's TCP personality (`tcp_model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpModel {
+    #[default]
+    Rfc,
+    Ns2,
+}
+
+/// ns-2.35's `rtxcur_init_`: the RTO before the first sample.
+pub const NS2_INIT_RTO_S: f64 = 3.0;
+
+/// Fill the fields of an `ns2` flow that it leaves out with ns-2.35's
+/// values; the RFC defaults then fill the rest.
+pub fn fill_ns2(f: &mut FlowSpec) {
+    f.rtt_estimator.get_or_insert(RttEstimatorKind::Ns2);
+    f.init_rto_s.get_or_insert(NS2_INIT_RTO_S);
+    f.halve_on_repeated_rto.get_or_insert(true);
+    f.ns2_bugfix.get_or_insert(true);
+    f.delayed_ack.get_or_insert(false);
+    f.init_cwnd_pkts.get_or_insert(2.0);
+    f.limited_transmit.get_or_insert(true);
+    f.syn.get_or_insert(Syn::Ns2);
+    let ecn = f.ecn.unwrap_or(false);
+    let paced = f.pacing.is_some_and(|p| p != PacingKind::None);
+    if f.recovery == Some(Recovery::Sack) && !paced && !ecn {
+        f.recovery = Some(Recovery::Sack1);
+    }
+    let reno_family = matches!(f.recovery.unwrap_or(super::defaults::RECOVERY), Recovery::Reno | Recovery::NewReno);
+    f.ns2_dupwnd.get_or_insert(reno_family);
+    f.ns2_singledup.get_or_insert(reno_family);
+    f.ns2_idle_restart.get_or_insert(reno_family);
+    let cc = f.cc.clone().unwrap_or_else(|| super::defaults::CC.to_string());
+    if ecn {
+        f.ecn_retransmit_ect.get_or_insert(true);
+        if cc == "reno" {
+            f.ecn_response.get_or_insert(EcnResponse::Ns2);
+        }
+    }
+    let params = f.cc_params.get_or_insert_with(Default::default);
+    let abc = params.get("abc").is_some_and(|v| v != &Value::Bool(false));
+    let mut default = |k: &str, v: Value| {
+        params.entry(k).or_insert(v);
+    };
+    match cc.as_str() {
+        "reno" if !abc => default("slow_start", Value::from("ns2")),
+        "hstcp" => {
+            default("ns2_first_decrease", Value::Bool(true));
+            default("ns2_decrease_num", Value::Bool(true));
+            if !abc {
+                default("lss", Value::from("ns2"));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(j: serde_json::Value) -> FlowSpec {
+        let mut f: FlowSpec = serde_json::from_value(j).unwrap();
+        super::super::fill_defaults(&mut f);
+        f
+    }
+
+    #[test]
+    fn ns2_fills_only_what_the_flow_leaves_out() {
+        let f = filled(serde_json::json!({"tcp_model": "ns2"}));
+        assert_eq!(f.rtt_estimator, Some(RttEstimatorKind::Ns2));
+        assert_eq!((f.init_rto_s, f.init_cwnd_pkts, f.syn), (Some(3.0), Some(2.0), Some(Syn::Ns2)));
+        assert_eq!((f.ns2_dupwnd, f.ns2_singledup, f.ns2_idle_restart), (Some(true), Some(true), Some(true)));
+        assert_eq!(f.cc_params.as_ref().unwrap()["slow_start"], "ns2");
+        // a rule switched off stays off; the others keep ns-2's value
+        let f = filled(serde_json::json!({"tcp_model": "ns2", "ns2_dupwnd": false, "init_cwnd_pkts": 10}));
+        assert_eq!((f.ns2_dupwnd, f.ns2_singledup, f.init_cwnd_pkts), (Some(false), Some(true), Some(10.0)));
+        // the every-ACK estimator keeps ns-2's initial RTO
+        let f = filled(serde_json::json!({"tcp_model": "ns2", "rtt_estimator": "rfc6298"}));
+        assert_eq!(f.init_rto_s, Some(3.0));
+    }
+
+    #[test]
+    fn ns2_sack_is_the_sack1_agent_where_it_runs() {
+        let rec = |j| filled(j).recovery.unwrap();
+        assert_eq!(rec(serde_json::json!({"tcp_model": "ns2", "recovery": "sack"})), Recovery::Sack1);
+        assert_eq!(rec(serde_json::json!({"tcp_model": "ns2", "recovery": "sack", "ecn": true})), Recovery::Sack);
+        let paced = serde_json::json!({"tcp_model": "ns2", "recovery": "sack", "pacing": "interval"});
+        assert_eq!(rec(paced), Recovery::Sack);
+        let f = filled(serde_json::json!({"tcp_model": "ns2", "recovery": "sack"}));
+        assert_eq!(f.ns2_dupwnd, Some(false), "Sack1 has its own window");
+    }
+
+    #[test]
+    fn ns2_controller_and_ecn_rules() {
+        let f = filled(serde_json::json!({"tcp_model": "ns2", "cc": "hstcp"}));
+        let p = f.cc_params.unwrap();
+        assert_eq!((p["ns2_first_decrease"].clone(), p["lss"].clone()), (Value::Bool(true), Value::from("ns2")));
+        let f = filled(serde_json::json!({"tcp_model": "ns2", "cc": "reno", "cc_params": {"abc": 2}}));
+        assert!(!f.cc_params.unwrap().contains_key("slow_start"), "abc keeps its own slow start");
+        let f = filled(serde_json::json!({"tcp_model": "ns2", "ecn": true}));
+        assert_eq!((f.ecn_response, f.ecn_retransmit_ect), (Some(EcnResponse::Ns2), Some(true)));
+        let f = filled(serde_json::json!({"tcp_model": "ns2", "ecn": true, "cc": "cubic"}));
+        assert_eq!(f.ecn_response, Some(EcnResponse::Rfc3168), "ns-2's halving is Reno's");
+    }
+
+    #[test]
+    fn rfc_is_the_default_and_names_no_ns2_rule() {
+        let f = filled(serde_json::json!({}));
+        assert_eq!(f.tcp_model, Some(TcpModel::Rfc));
+        assert_eq!(f.rtt_estimator, Some(RttEstimatorKind::Rfc6298));
+        assert_eq!((f.ns2_dupwnd, f.ns2_bugfix, f.syn), (Some(false), Some(false), Some(Syn::None)));
+        assert!(f.cc_params.unwrap().is_empty());
+    }
+}

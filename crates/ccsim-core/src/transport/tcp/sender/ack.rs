@@ -1,0 +1,98 @@
+//! An arriving ACK: what every TCP does with it (scoreboard, RTT sample,
+//! timer, controller, completion), around the rules its recovery strategy
+//! supplies ([`super::recovery`]).
+use super::recovery::{ns2::Ns2Agents, rfc::Rfc, NewAck, RecoveryOps, Strategy};
+use super::*;
+
+impl TcpSender {
+    /// Process an ACK. `echo` is the congestion header the ACK carried
+    /// back, handed to the controller on a new ACK after its window rule
+    /// (as ns-2's `XcpRenoTcpAgent::recv_newack_helper` runs Reno's, then
+    /// XCP's). The SACK blocks are read from `h` where they are used (RFC
+    /// 6675's scoreboard, ns-2's Sack1), not copied out for every ACK.
+    pub(super) fn on_ack(&mut self, net: &mut Net, h: &TcpHeader, ts_echo: Time, echo: Option<CongestionHeader>) {
+        if self.sack1.is_some() {
+            let n = h.n_sack as usize;
+            let mut sack = [(0, 0); MAX_SACK_BLOCKS];
+            for (i, b) in sack.iter_mut().enumerate().take(n) {
+                *b = h.sack_block(i);
+            }
+            return self.sack1_on_ack(net, h.ack, &sack[..n], ts_echo, echo);
+        }
+        match self.strategy {
+            Strategy::Rfc => self.ack_with::<Rfc>(net, h, ts_echo, echo),
+            Strategy::Ns2Agents => self.ack_with::<Ns2Agents>(net, h, ts_echo, echo),
+        }
+    }
+
+    /// The ACK under recovery strategy `R`.
+    fn ack_with<R: RecoveryOps>(
+        &mut self,
+        net: &mut Net,
+        h: &TcpHeader,
+        ts_echo: Time,
+        echo: Option<CongestionHeader>,
+    ) {
+        let now = net.now;
+        let una = self.sb.una();
+        let (ack, ece) = (h.ack.min(self.sb.high()), h.ece);
+        if self.cfg.recovery == Recovery::Sack {
+            for (s, e) in h.sack_blocks() {
+                self.sb.mark_sacked(s, e);
+            }
+        }
+        R::ack_arrives(self, net, ack, ece);
+        if ack > una {
+            let blocks = ece && R::ece_blocks(self, ack);
+            let acked = ack - una;
+            let r = to_secs(now.saturating_sub(ts_echo));
+            let partial = self.state == State::Recovery
+                && ack < self.recover
+                && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Sack);
+            let keep_backoff = R::keeps_backoff(self, ece);
+            let backoff = self.rtt.backoff;
+            self.rtt.on_new_ack(ack, r, partial, now);
+            if keep_backoff {
+                self.rtt.backoff = backoff;
+            }
+            self.timer_resent = false;
+            self.sb.advance(ack);
+            self.dupacks = 0;
+            self.lt_sent = 0;
+            self.sync(now);
+            self.cc.pkts_acked(&mut self.st, acked, Some(r));
+            if self.cwr && ack > self.recover {
+                self.end_cwr();
+            }
+            let restart_rto = R::new_ack(self, net, NewAck { ack, acked, blocks, partial });
+            self.syn_acked(ack);
+            R::after_new_ack(self, ece);
+            if let Some(h) = echo {
+                self.clamp_cwnd();
+                self.cc.on_feedback(&mut self.st, NetFeedback::Echo(h));
+            }
+            self.clamp_cwnd();
+            // RFC 6298 §5.2: the timer stops when everything sent is
+            // acknowledged, and restarts with each new ACK otherwise.
+            if self.sb.outstanding() == 0 && self.st.cwnd >= 1.0 && R::stops_idle_timer(self) {
+                self.rto_timer.disarm();
+            } else if restart_rto {
+                self.arm_rto(net);
+            }
+            if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
+                self.stats.completed_at = Some(now);
+                self.rto_timer.disarm();
+                self.tick_timer.disarm();
+            }
+        } else if ack == una && (self.sb.outstanding() > 0 || R::counts_idle_duplicates(self)) {
+            self.dupacks += 1;
+            self.sync(now);
+            // With nothing outstanding there is nothing to repair.
+            if self.sb.outstanding() > 0 {
+                R::dup_ack(self, net, una);
+            }
+        }
+        R::ece(self, net, ece);
+        R::send(self, net);
+    }
+}

@@ -1,0 +1,485 @@
+//! The TCP sender: windowing, loss recovery, RTO and pacing, around a
+//! pluggable congestion controller.
+//!
+//! States (Linux `tcp_ca_state` in miniature):
+//! - `Open`: new data while FlightSize < cwnd (+ Limited Transmit, RFC 3042).
+//! - `Recovery`: fast recovery after DupThresh duplicate ACKs (or, with SACK,
+//!   once `IsLost(HighACK+1)`). Reno leaves on any new ACK (RFC 5681 §3.2),
+//!   NewReno on a full ACK, retransmitting one hole per partial ACK
+//!   (RFC 6582 §3.2, the "Impatient" timer variant), SACK on a cumulative
+//!   ACK ≥ RecoveryPoint, sending by NextSeg() while cwnd − pipe ≥ 1
+//!   (RFC 6675 §5, no cwnd inflation). A lost retransmission is repaired
+//!   only by the RTO: NextSeg() rule (1.a) never picks a hole at or below
+//!   HighRxt again, and the rescue retransmission (rule 4) waits for the
+//!   new data to run out (RFC 6675 §4, §5.1; docs/controllers.md, "A lost
+//!   fast retransmission").
+//! - `Loss`: after an RTO, every un-SACKed segment is lost; the sender slow
+//!   starts from una, resending holes in order (go-back-N without SACK),
+//!   until `recover` (HighData at the timeout) is acknowledged.
+//!
+//! A new recovery starts only when una ≥ `recover` (RFC 6582 §3.2; ns-2's
+//! `bugFix_` for Reno), so one window's losses cause one window reduction.
+//!
+//! `recovery = "sack1"` (ns-2's `TCP/Sack1`) replaces the ACK, timeout and
+//! sending rules with [`super::sack1`]'s; the other modes never reach it.
+//!
+//! Layout: `mod.rs` holds the sender's state and the agent interface;
+//! `ack.rs` what every TCP does with an ACK, around the rules of the
+//! flow's recovery strategy (`recovery/`: the RFCs' in `rfc.rs`, ns-2.35's
+//! Reno and NewReno agents in `ns2.rs`); `next_seg.rs` RFC 6675's
+//! NextSeg(); `send.rs` Limited Transmit, pacing and the transmission;
+//! `rto.rs` the timer's expiry; `ecn.rs` the reaction to ECE and CWR;
+//! `cwr.rs` Linux's CWR on local congestion.
+//!
+//! `syn = "ns2"` starts as ns-2's agents do: segment 0 is a header-only
+//! SYN sent alone, and its ACK opens the initial window ([`super::Syn`]).
+//!
+//! `send_jitter_s` (ns-2's `overhead_`, tcp.cc `send_much`): a send the
+//! window allows is not made at once but after a uniformly random delay in
+//! [0, `send_jitter_s`), and then as a burst of everything the window allows
+//! at that moment; while that delay runs, further sends wait for it. ns-2
+//! inserts it "to avoid phase effects" (Floyd & Jacobson, "On Traffic Phase
+//! Effects in Packet-Switched Gateways"): without it, flows on a drop-tail
+//! queue can lock into a fixed phase, so the same flows lose packets at
+//! every overflow. ns-2 calls `output` directly, without the delay, for the
+//! fast retransmission, NewReno's partial-ACK retransmission and Limited
+//! Transmit (`send_one`); those are direct here too. The retransmission
+//! after a timeout goes through `send_much` in ns-2, so it is delayed.
+use super::pacing::Pacer;
+use super::rtt::{RttEstimator, RttEstimatorKind};
+use super::sack1::Sack1;
+use super::scoreboard::Scoreboard;
+use super::{EcnResponse, PacingKind, Recovery, Syn, TcpConfig};
+use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
+use crate::net::Net;
+use crate::sim::rng::Rng;
+use crate::sim::time::{from_secs, to_secs};
+use crate::sim::{Time, Timer};
+use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, NetFeedback};
+use crate::transport::{sender_timer, SenderAgent, SenderReport};
+
+mod ack;
+mod cwr;
+mod ecn;
+mod next_seg;
+#[cfg(test)]
+mod jitter_tests;
+#[cfg(test)]
+mod ns2_ecn_tests;
+pub(super) mod recovery;
+mod rto;
+mod send;
+#[cfg(test)]
+mod tests;
+
+/// BA-TCP's v before any router lowered it (kb/s): no bound.
+pub const BA_UNBOUNDED: u32 = IP_OPT_NONE - 1;
+
+/// The sender's timer slots.
+const RTO: u8 = 0;
+const PACE: u8 = 1;
+const TICK: u8 = 2;
+/// ns-2's `delsnd_timer_`: the delayed send of `send_jitter_s`.
+const DELSND: u8 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Open,
+    Recovery,
+    Loss,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub data_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub completed_at: Option<Time>,
+    /// Sends held back because the sending host's interface queue was
+    /// full (`txqueuelen_pkts`), and the CWR reductions that caused.
+    pub local_holds: u64,
+    pub local_cwrs: u64,
+}
+
+/// One departure, recorded when a trace is enabled (pacing tests).
+#[derive(Clone, Copy, Debug)]
+pub struct SendRecord {
+    pub time: Time,
+    pub seq: u64,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// Pacing interval srtt/cwnd in force at this departure (seconds).
+    pub interval_s: Option<f64>,
+    pub tokens_after: Option<f64>,
+    pub forced: bool,
+    /// The segment carried CWR.
+    pub cwr: bool,
+}
+
+pub struct TcpSender {
+    pub flow: u32,
+    pub cfg: TcpConfig,
+    pub cc: Box<dyn CongestionControl>,
+    pub st: CcState,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    pub state: State,
+    /// The loss-recovery rules this flow runs ([`recovery`]).
+    strategy: recovery::Strategy,
+    dupacks: u32,
+    /// Segments sent by Limited Transmit since the last new ACK: RFC 5681
+    /// §3.2 step 2 excludes them from the FlightSize that sets ssthresh.
+    lt_sent: u64,
+    recover: u64,
+    rescue_rxt: Option<u64>,
+    partial_seen: bool,
+    pacer: Pacer,
+    /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
+    cwr_pending: bool,
+    /// The receiver's latest advertised window (segments); `cfg.rwnd`
+    /// until an ACK advertises one (GWA: W_a = min(B_r, B_n)).
+    pub(super) awnd: u64,
+    /// The segment that carries (or will carry) that CWR: ECE on ACKs up to
+    /// it echoes the same congestion event (the receiver repeats ECE until
+    /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
+    cwr_seq: Option<u64>,
+    /// The last window reduction was an ECE one and its window is not yet
+    /// acknowledged (`una < recover`): a loss detected in it is repaired
+    /// by fast retransmit without a second reduction (RFC 3168 §6.1.2, ns-2
+    /// `NewRenoTcpAgent::dupack_action` after `CWND_ACTION_ECN`).
+    ecn_cut: bool,
+    /// Linux's `CA_CWR`: an ECE reduction whose window is not yet
+    /// acknowledged beyond `recover`; `CcEvent::CwrEnd` when it is, unless
+    /// a fast recovery or a timeout took over (they clear it).
+    cwr: bool,
+    /// Linux 2.4's `CA_CWR` entered on local congestion (`txqueuelen_pkts`:
+    /// `tcp_transmit_skb` -> `tcp_enter_cwr`): the window shrinks by
+    /// `tcp_cwnd_down` on each ACK and does not grow until CWR ends.
+    local_cwr: bool,
+    /// Linux's `snd_cwnd_cnt` during that reduction (one decrement per
+    /// second ACK).
+    cwnd_cnt: u32,
+    /// A send was held back at the full interface queue and not made
+    /// since: the timer then retries it even with nothing outstanding
+    /// (Linux's zero-window probe timer, `tcp_check_probe_timer`).
+    held: bool,
+    /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
+    /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
+    ecn_backoff: bool,
+    /// ns-2's `ect_` (`ecn_response = "ns2"`): a new ACK has carried ECE
+    /// (the negotiation's, on segment 0's ACK, or a mark's). Until then an
+    /// ECE neither stops the window's increase nor holds the backoff
+    /// (tcp.cc `recv_newack_helper`, `newack`).
+    ns2_ect: bool,
+    /// ns-2's `dupwnd_` (`ns2_dupwnd`): the fast-recovery inflation, part
+    /// of `st.cwnd` (which holds ns-2's `windowd()` = cwnd_ + dupwnd_)
+    /// until the first new ACK takes it off again.
+    dupwnd: f64,
+    /// ns-2's `last_cwnd_action_ == CWND_ACTION_TIMEOUT`
+    /// (`ecn_response = "ns2"`): set by every expiry of the timer, cleared
+    /// by the next ECE reaction or fast retransmit.
+    ns2_after_timeout: bool,
+    /// The timer has resent the head since the last new ACK (RFC 5681
+    /// §3.1: a repeated RTO keeps ssthresh).
+    pub(super) timer_resent: bool,
+    pub(super) rto_timer: Timer,
+    pace_timer: Timer,
+    pub(super) tick_timer: Timer,
+    /// ns-2's `delsnd_timer_` (`send_jitter_s > 0` only): armed, it holds
+    /// every send that is not direct until it fires.
+    pub(super) delsnd_timer: Timer,
+    /// The delays of `send_jitter_s`, one draw per arming (ns-2
+    /// `Random::uniform(overhead_)`), from the flow's own stream.
+    jitter_rng: Rng,
+    pub app_active: bool,
+    pub(super) total_segs: Option<u64>,
+    /// Segments the application has written (`write`, one each; Telnet);
+    /// `None`: the whole transfer is available at `open` (bulk).
+    pub(super) offered: Option<u64>,
+    /// ns-2 Sack1's state (`recovery = "sack1"` only).
+    pub(super) sack1: Option<Box<Sack1>>,
+    /// `syn = "ns2"`: the timer fired before anything was acknowledged, so
+    /// the SYN's ACK opens one segment (ns-2 `bugfix_ss_`, see [`Syn`]).
+    pub(super) syn_timed_out: bool,
+    pub stats: SenderStats,
+    pub trace: Option<Vec<SendRecord>>,
+}
+
+enum Next {
+    New,
+    Retx(u64),
+}
+
+impl TcpSender {
+    /// `seed`: the scenario's seed, for the flow's `send_jitter_s` draws.
+    /// ns-2's `TcpAgent::reset` draw, `boot_time_ = Random::uniform(tcpTick_)`,
+    /// from ns-2's default stream `u` (`Simulation::new`): the tick phase
+    /// of an agent with ns-2's estimator, unless `ns2_boot_time_s` gave it.
+    pub(crate) fn draw_ns2_boot_time(&mut self, u: f64) {
+        if self.cfg.rtt_estimator == RttEstimatorKind::Ns2 && !self.cfg.boot_time_given {
+            self.cfg.boot_time = u * self.cfg.granularity;
+            self.rtt.set_boot_time(self.cfg.boot_time);
+        }
+    }
+
+    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, seed: u64) -> Self {
+        let strategy = recovery::Strategy::of(&cfg);
+        let awnd = cfg.rwnd;
+        // ns-2 `set_initial_window`: one segment until the SYN is answered
+        let init = if cfg.syn == Syn::Ns2 { 1.0 } else { cfg.init_cwnd };
+        let st = CcState {
+            cwnd: init.min(cfg.max_cwnd),
+            ssthresh: cfg.init_ssthresh,
+            max_cwnd: cfg.max_cwnd,
+            now: 0,
+            flight: 0,
+            srtt_s: None,
+            min_rtt_s: None,
+            mss_bytes: cfg.mss,
+        };
+        let pacer = match cfg.pacing {
+            PacingKind::None => Pacer::None,
+            PacingKind::Interval => Pacer::Interval { last_send: None },
+            PacingKind::TokenBucket => Pacer::token_bucket(cfg.bucket_pkts),
+        };
+        TcpSender {
+            flow,
+            rtt: match cfg.rtt_estimator {
+                RttEstimatorKind::Rfc6298 => RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity),
+                RttEstimatorKind::Ns2 => {
+                    RttEstimator::ns2(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity, cfg.boot_time)
+                }
+            },
+            sb: Scoreboard::new(cfg.dupthresh),
+            total_segs: cfg.total_segs(),
+            sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
+            syn_timed_out: false,
+            cfg,
+            cc,
+            st,
+            state: State::Open,
+            strategy,
+            dupacks: 0,
+            lt_sent: 0,
+            recover: 0,
+            rescue_rxt: None,
+            partial_seen: false,
+            pacer,
+            cwr_pending: false,
+            awnd,
+            cwr_seq: None,
+            ecn_cut: false,
+            cwr: false,
+            local_cwr: false,
+            cwnd_cnt: 0,
+            held: false,
+            ecn_backoff: false,
+            ns2_ect: false,
+            dupwnd: 0.0,
+            ns2_after_timeout: false,
+            timer_resent: false,
+            rto_timer: Timer::new(sender_timer(flow, RTO)),
+            pace_timer: Timer::new(sender_timer(flow, PACE)),
+            tick_timer: Timer::new(sender_timer(flow, TICK)),
+            delsnd_timer: Timer::new(sender_timer(flow, DELSND)),
+            jitter_rng: crate::sim::rng::stream(seed, crate::sim::rng::Stream::SendJitter, flow as u64),
+            app_active: false,
+            offered: None,
+            stats: SenderStats::default(),
+            trace: None,
+        }
+    }
+
+    pub(super) fn sync(&mut self, now: Time) {
+        self.st.now = now;
+        self.st.flight = self.sb.outstanding();
+        self.st.srtt_s = self.rtt.srtt;
+        self.st.min_rtt_s = self.rtt.min_rtt;
+    }
+
+    /// The controller's decreased window as ssthresh, at least 2 segments
+    /// (RFC 5681 eq. 4; ns-2's `slowdown` floors `ssthresh_` at 2). A
+    /// controller may return less: HighSpeed's `ns2_decrease_num` gives
+    /// ns-2's unfloored `decreasewin`, which `recovery = "sack1"` takes as
+    /// cwnd.
+    fn cc_ssthresh(&mut self) -> f64 {
+        self.cc.ssthresh(&self.st).max(2.0)
+    }
+
+    pub(super) fn clamp_cwnd(&mut self) {
+        self.st.cwnd = self.st.cwnd.clamp(self.cwnd_floor(), self.st.max_cwnd);
+    }
+
+    /// The smallest window: one segment, or none under ns-2's ECN response
+    /// (`TcpAgent::ecn` halves a one-segment window to half a segment).
+    fn cwnd_floor(&self) -> f64 {
+        if self.cfg.ecn_response == EcnResponse::Ns2 {
+            0.0
+        } else {
+            1.0
+        }
+    }
+
+    /// cwnd in whole segments, as the sending rules count it: the floor
+    /// of cwnd, at least `cwnd_floor`. Both are never negative, so the
+    /// float-to-integer cast (truncation) is that floor, without a call to
+    /// the soft `floor` of baseline x86-64 on every send.
+    /// (The cast is to i64, one `cvttsd2si` on x86-64, where u64 takes a
+    /// dozen instructions; they differ only from 2^63 segments on.)
+    #[inline]
+    fn window(&self) -> u64 {
+        (self.st.cwnd as i64).max(self.cwnd_floor() as i64) as u64
+    }
+
+    /// (Re)start the retransmission timer one RTO from now; with ns-2's
+    /// clock (`ns2_clock`) also its `double` deadline, `clock_ +
+    /// rtt_timeout()` as ns-2's `TimerHandler::resched` puts it (the ns-2
+    /// estimator's RTO is ns-2's `double`: whole ticks times `tcp_tick_`,
+    /// times the backoff).
+    pub(super) fn arm_rto(&mut self, net: &mut Net) {
+        let rto = self.rtt.rto();
+        let at = match net.ns2_clock.as_deref_mut() {
+            Some(clock) => clock.arm_timer(self.rto_timer.owner(), rto),
+            None => net.now.saturating_add(from_secs(rto)),
+        };
+        self.rto_timer.arm(&mut net.events, at);
+    }
+
+    /// `syn = "ns2"` (ns-2 `delay_growth_`): the ACK of the SYN alone (the
+    /// cumulative ACK `ack` = 1, ns-2's `last_ack_ == 0`) sets the window
+    /// to the initial one, after that ACK's increase; one segment if the
+    /// timer fired first (`bugfix_ss_`). Each agent's `recv` does this
+    /// right after `recv_newack_helper`, before sending.
+    pub(super) fn syn_acked(&mut self, ack: u64) {
+        if self.cfg.syn == Syn::Ns2 && ack == 1 {
+            let init = if self.syn_timed_out { 1.0 } else { self.cfg.init_cwnd };
+            self.st.cwnd = init.min(self.st.max_cwnd);
+        }
+    }
+
+    /// A timeout with nothing acknowledged yet: ns-2's `TcpAgent::timeout`
+    /// sets `wnd_init_ = 1` (`bugfix_ss_`), which `syn = "ns2"` then opens
+    /// with.
+    pub(super) fn note_timeout_before_any_ack(&mut self) {
+        if self.sb.una() == 0 {
+            self.syn_timed_out = true;
+        }
+    }
+}
+
+impl SenderAgent for TcpSender {
+    fn open(&mut self, net: &mut Net) {
+        self.app_active = true;
+        self.sync(net.now);
+        if let Some(p) = self.cc.tick_interval_s(&self.st) {
+            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)));
+        }
+        self.try_send(net);
+    }
+
+    fn close(&mut self) {
+        self.app_active = false;
+    }
+
+    /// The application writes one more segment (an MSS of payload); from
+    /// the first write on, only written segments are sent (Telnet).
+    fn write(&mut self, net: &mut Net) {
+        self.offered = Some(self.offered.unwrap_or(0) + 1);
+        self.try_send(net);
+    }
+
+    fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
+        let Some(h) = pkt.tcp() else { return };
+        if h.wnd > 0 {
+            self.awnd = (h.wnd as u64).min(self.cfg.rwnd);
+        }
+        if self.cfg.ba && pkt.ip_opt < BA_UNBOUNDED {
+            // BA-TCP: the echoed min_j v_ij, times delta_i (the smallest RTT
+            // seen: the round-trip propagation delay plus serialisation).
+            if let Some(delta) = self.rtt.min_rtt {
+                self.awnd = self.cfg.ba_window(pkt.ip_opt, delta);
+            }
+        }
+        self.on_ack(net, h, pkt.ts, pkt.cong);
+    }
+
+    fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
+        let now = net.now;
+        match slot {
+            RTO if self.rto_timer.fire(&mut net.events, now, gen) => self.on_rto(net),
+            PACE if self.pace_timer.fire(&mut net.events, now, gen) => self.try_send(net),
+            TICK if self.tick_timer.fire(&mut net.events, now, gen) => self.on_tick(net),
+            // ns-2 `timeout_nonrtx(TCP_TIMER_DELSND)`: `send_much(1, ...)`
+            DELSND if self.delsnd_timer.fire(&mut net.events, now, gen) => self.send_much(net, true),
+            _ => {}
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.stats.completed_at.is_some()
+    }
+
+    fn report(&self) -> SenderReport {
+        SenderReport {
+            data_sent: self.stats.data_sent,
+            retransmits: self.stats.retransmits,
+            timeouts: self.stats.timeouts,
+            fast_recoveries: self.stats.fast_recoveries,
+            cwnd: self.st.cwnd,
+            ssthresh: self.st.ssthresh,
+            srtt_s: self.rtt.srtt,
+            completed_at: self.stats.completed_at,
+            awnd_pkts: (self.cfg.gwa || self.cfg.ba).then_some(self.awnd as f64),
+            ..Default::default()
+        }
+    }
+
+    fn last_feedback(&self) -> Option<FeedbackSample> {
+        self.cc.last_feedback()
+    }
+}
+
+#[cfg(test)]
+impl TcpSender {
+    /// A sender of `spec` (JSON fields; `cc` replaces the spec's
+    /// controller) on a one-link network whose events are never run: the
+    /// test plays the receiver and reads what was sent from the trace.
+    pub(super) fn on_test_link(
+        spec: serde_json::Value,
+        cc: Option<Box<dyn CongestionControl>>,
+        seed: u64,
+    ) -> (TcpSender, Net) {
+        use crate::net::{link::Link, Route};
+        use crate::scenario::{FlowSpec, QueueSpec};
+        let spec: FlowSpec = serde_json::from_value(spec).unwrap();
+        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
+        let cc = cc.unwrap_or_else(|| super::build_cc(&spec, "flow").unwrap());
+        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
+        let link = Link::new(0, "l".into(), (0, 1), 1e12, 0, q, 1);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        net.add_flow(0, 0);
+        let mut s = TcpSender::new(0, cfg, cc, seed);
+        s.trace = Some(Vec::new());
+        s.open(&mut net);
+        (s, net)
+    }
+
+    /// Run the pending delayed send (`send_jitter_s`) at its deadline: the
+    /// events before it are dropped (tests that play the receiver never run
+    /// the network). Returns the segments it sent.
+    pub(super) fn fire_delsnd(&mut self, net: &mut Net) -> Vec<u64> {
+        use crate::sim::events::EventKind;
+        let at = self.delsnd_timer.deadline.expect("a delayed send is pending");
+        loop {
+            let ev = net.events.pop().expect("the delayed send's event");
+            if ev.to.kind == EventKind::AgentTimer && ev.to.idx == self.flow && ev.to.slot == DELSND {
+                assert_eq!(ev.time, at);
+                net.now = at;
+                let before = self.trace.as_ref().map_or(0, Vec::len);
+                self.on_timer(net, DELSND, ev.gen);
+                return self.trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect());
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Loss recovery as a strategy, in the spirit of ns-3's `TcpRecoveryOps`
+//! but covering everything the TCPs ccsim runs do differently on an ACK:
+//! the window rule of a new ACK and the exit from recovery and loss
+//! ([`RecoveryOps::new_ack`]), the duplicate ACK and fast retransmit
+//! ([`RecoveryOps::dup_ack`]), the reaction to ECE ([`RecoveryOps::ece`])
+//! and what the ACK sends ([`RecoveryOps::send`]). The core
+//! ([`super::ack`]) keeps the scoreboard, RTT, timers, transmission and the
+//! controller calls, and calls these at fixed points.
+//!
+//! - [`rfc::Rfc`]: RFC 5681 Reno, RFC 6582 NewReno, RFC 6675 SACK, with
+//!   RFC 3168 ECN ([`rfc`]).
+//! - [`ns2::Ns2Agents`]: ns-2.35's `RenoTcpAgent` and `NewRenoTcpAgent`,
+//!   each of whose rules is a field a flow may switch off ([`ns2`]).
+//! - ns-2.35's `Sack1TcpAgent` keeps its own ACK, timeout and sending
+//!   rules in [`crate::transport::tcp::sack1`].
+//!
+//! The strategies are zero-sized types chosen once per flow
+//! ([`Strategy::of`]); each ACK is dispatched on that choice to code
+//! monomorphised for it, so a strategy costs no indirect call.
+use super::*;
+
+pub(super) mod ns2;
+pub(super) mod rfc;
+
+/// Which strategy a flow's sender runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    Rfc,
+    Ns2Agents,
+}
+
+impl Strategy {
+    /// ns-2's agents when any of their rules is on, else the RFCs'.
+    pub fn of(cfg: &TcpConfig) -> Strategy {
+        let ns2 = cfg.ns2_dupwnd
+            || cfg.ns2_bugfix
+            || cfg.ns2_singledup
+            || cfg.ns2_idle_restart
+            || cfg.ecn_response == EcnResponse::Ns2
+            || cfg.send_jitter_s > 0.0;
+        if ns2 {
+            Strategy::Ns2Agents
+        } else {
+            Strategy::Rfc
+        }
+    }
+}
+
+/// A new cumulative ACK as the core has read it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NewAck {
+    pub ack: u64,
+    /// Segments it newly acknowledges.
+    pub acked: u64,
+    /// Its ECE holds the window (the strategy's [`RecoveryOps::ece_blocks`]).
+    pub blocks: bool,
+    /// It acknowledges part of a NewReno or SACK recovery's window.
+    pub partial: bool,
+}
+
+/// The rules a recovery strategy supplies (associated functions on the
+/// sender: the strategies hold no state of their own).
+pub(super) trait RecoveryOps {
+    /// Before the ACK's own rules (ns-2's `recv` runs `ecn()` first).
+    fn ack_arrives(_s: &mut TcpSender, _net: &mut Net, _ack: u64, _ece: bool) {}
+    /// Whether an ECE on the new ACK of `ack` holds the window.
+    fn ece_blocks(s: &TcpSender, ack: u64) -> bool;
+    /// Whether the timer's backoff survives a new ACK carrying `ece`.
+    fn keeps_backoff(_s: &TcpSender, _ece: bool) -> bool {
+        false
+    }
+    /// The window rule of a new ACK in each state, and the exit from
+    /// recovery and loss; whether the retransmission timer restarts.
+    fn new_ack(s: &mut TcpSender, net: &mut Net, a: NewAck) -> bool;
+    /// After a new ACK's window rule and the controller's feedback.
+    fn after_new_ack(_s: &mut TcpSender, _ece: bool) {}
+    /// Whether the timer stops when everything sent is acknowledged.
+    fn stops_idle_timer(_s: &TcpSender) -> bool {
+        true
+    }
+    /// Whether an ACK of una counts as a duplicate with nothing outstanding.
+    fn counts_idle_duplicates(_s: &TcpSender) -> bool {
+        false
+    }
+    /// A duplicate ACK with data outstanding (the core has counted it).
+    fn dup_ack(s: &mut TcpSender, net: &mut Net, una: u64);
+    /// After the ACK's rules: the reaction to ECE, once per window.
+    fn ece(s: &mut TcpSender, net: &mut Net, ece: bool);
+    /// What the ACK lets out.
+    fn send(s: &mut TcpSender, net: &mut Net) {
+        s.try_send(net);
+    }
+}
+
+impl TcpSender {
+    /// Fast recovery's start once the strategy has set ssthresh and cwnd:
+    /// retransmit the first lost segment (RFC 5681 §3.2 step 4, RFC 6675
+    /// §5 step 4) and restart the timer with it, as ns-2's
+    /// `dupack_action` and Linux (rearm on retransmitting the head) do;
+    /// otherwise, with a stable RTT (RTTVAR -> 0), the retransmission's
+    /// extra queueing delay behind a full buffer fires a spurious RTO.
+    pub(super) fn start_recovery(&mut self, net: &mut Net) {
+        self.state = State::Recovery;
+        self.partial_seen = false;
+        self.rescue_rxt = Some(self.sb.una() + 1);
+        self.stats.fast_recoveries += 1;
+        self.cc.on_event(&mut self.st, CcEvent::RecoveryStart);
+        self.sb.mark_lost_below(self.sb.una() + 1);
+        self.rtt.on_fast_retransmit();
+        self.retransmit_first_lost(net, true);
+        self.arm_rto(net);
+    }
+}

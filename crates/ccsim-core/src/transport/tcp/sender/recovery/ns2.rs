@@ -1,0 +1,270 @@
+//! ns-2.35's Reno and NewReno agents (tcp.cc, tcp-reno.cc,
+//! tcp-newreno.cc), as ccsim follows them event for event on the papers'
+//! scenarios. Each rule is a flow field that `tcp_model = "ns2"` turns on
+//! and a flow may turn off, where the RFCs' rule then applies:
+//! `ns2_dupwnd` (the window and its inflation `dupwnd_`), `ns2_bugfix`
+//! (`bug_fix_`), `ns2_singledup` (`singledup_`), `ecn_response = "ns2"`
+//! (`TcpAgent::ecn`), `send_jitter_s` (`overhead_`). docs/tcp-models.md
+//! lists them with their sources.
+use super::{NewAck, RecoveryOps};
+use crate::transport::tcp::sender::*;
+
+pub struct Ns2Agents;
+
+impl RecoveryOps for Ns2Agents {
+    /// ns-2's `recv` (tcp-reno.cc, tcp-newreno.cc) runs `ecn(seqno)`
+    /// before anything else on the ACK: the ACK's own rules (its RTT
+    /// sample, the timer's backoff, the end of a recovery, the duplicate
+    /// rules) then run on the window, backoff and `recover_` the reaction
+    /// left.
+    fn ack_arrives(s: &mut TcpSender, net: &mut Net, ack: u64, ece: bool) {
+        if ns2_ecn(s) && ece && s.ns2_reacts_to_ece(ack) {
+            if s.cwr && ack > s.recover {
+                s.end_cwr();
+            }
+            s.ece_reaction(net);
+        }
+    }
+
+    /// `recv_newack_helper`: an ECE stops `opencwnd` only once `ect_` is
+    /// set (by an earlier ECE-carrying ACK).
+    fn ece_blocks(s: &TcpSender, ack: u64) -> bool {
+        match s.cfg.ecn_response {
+            EcnResponse::Ns2 => !s.cfg.ecn || s.ns2_ect,
+            EcnResponse::Rfc3168 => s.ece_blocks_growth(ack),
+        }
+    }
+
+    /// `newack`: "don't end backoff if still in ECN-Echo with a congestion
+    /// window of 1 packet" (`ect_ && ecn_backoff_ && ecnecho`), with
+    /// `ecn_backoff_` as `ecn` has just left it.
+    fn keeps_backoff(s: &TcpSender, ece: bool) -> bool {
+        ns2_ecn(s) && ece && s.ecn_backoff && s.ns2_ect
+    }
+
+    fn new_ack(s: &mut TcpSender, net: &mut Net, a: NewAck) -> bool {
+        let mut restart_rto = true;
+        match s.state {
+            State::Recovery if s.cfg.ns2_dupwnd && !a.partial => reno_exit(s, a.blocks, a.acked),
+            State::Recovery if a.ack >= s.recover || s.cfg.recovery == Recovery::Reno => {
+                s.state = State::Open;
+                s.st.cwnd = s.st.ssthresh;
+                s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+            }
+            State::Recovery if s.cfg.recovery == Recovery::NewReno => {
+                // `partialnewack` deflates first, then sends.
+                if s.cfg.ns2_dupwnd {
+                    partial_deflate(s, a.acked);
+                }
+                s.sb.mark_lost_below(a.ack + 1);
+                s.retransmit_first_lost(net, true);
+                if !s.cfg.ns2_dupwnd {
+                    s.st.cwnd = (s.st.cwnd - a.acked as f64 + 1.0).max(1.0);
+                }
+                restart_rto = !s.partial_seen;
+                s.partial_seen = true;
+            }
+            State::Recovery => {}
+            State::Loss => {
+                // Reno's `recv`: a new ACK drops `dupwnd_` (the inflation
+                // of a retransmission in the loss state, `dup_ack`).
+                s.st.cwnd -= std::mem::take(&mut s.dupwnd);
+                if a.ack >= s.recover {
+                    s.state = State::Open;
+                    s.cc.on_event(&mut s.st, CcEvent::LossEnd);
+                }
+                if !a.blocks {
+                    s.cc.cong_avoid(&mut s.st, a.acked);
+                }
+            }
+            State::Open if a.blocks => {}
+            State::Open if s.local_cwr => s.cwnd_down(),
+            // `opencwnd` with ns-2's ECN response (Reno): slow start adds
+            // one segment while cwnd < ssthresh, not capped at ssthresh;
+            // it differs only from a fractional window an unrounded ECN
+            // halving left below ssthresh (1.5 -> 2.5, where the cap gives 2).
+            State::Open if s.cfg.ecn_response == EcnResponse::Ns2 && s.st.cwnd < s.st.ssthresh => s.st.cwnd += 1.0,
+            State::Open => s.cc.cong_avoid(&mut s.st, a.acked),
+        }
+        restart_rto
+    }
+
+    fn after_new_ack(s: &mut TcpSender, ece: bool) {
+        if ns2_ecn(s) && ece {
+            s.ns2_ect = true;
+        }
+    }
+
+    /// `newtimer` restarts the timer at every new ACK (`ns2_idle_restart`).
+    fn stops_idle_timer(s: &TcpSender) -> bool {
+        !s.cfg.ns2_idle_restart
+    }
+
+    /// `recv` counts every ACK of `last_ack_` as a duplicate, with nothing
+    /// outstanding too (the ACK of a go-back-N resend of a segment that
+    /// had arrived), and `send_one` may then send.
+    fn counts_idle_duplicates(s: &TcpSender) -> bool {
+        s.cfg.ns2_singledup
+    }
+
+    fn dup_ack(s: &mut TcpSender, net: &mut Net, una: u64) {
+        // An ECE on the third duplicate itself has been reacted to in
+        // `ack_arrives`, so that duplicate resends without a second cut.
+        let reno_ecn = s.cfg.ns2_bugfix && s.cfg.ecn_response == EcnResponse::Ns2;
+        match s.state {
+            State::Open => {
+                if s.local_cwr {
+                    s.cwnd_down();
+                }
+                let lost = s.cfg.recovery == Recovery::Sack && s.sb.lost_hi() > una;
+                // After an ECE reduction in this window, repair the loss
+                // without reducing again (`dupack_action` with `bug_fix_`
+                // after `CWND_ACTION_ECN` while `highest_ack_ <= recover_`).
+                let after_ecn = s.ecn_cut && (una < s.recover || (reno_ecn && una == s.recover));
+                let past_recover = if s.cfg.ns2_bugfix { una > s.recover } else { una >= s.recover };
+                // `++dupacks_ == numdupacks_` -> `dupack_action`: a later ECE
+                // cut does not make the next duplicate resend.
+                let at_thresh =
+                    if s.cfg.ns2_bugfix { s.dupacks == s.cfg.dupthresh } else { s.dupacks >= s.cfg.dupthresh };
+                if (at_thresh || lost) && (past_recover || after_ecn) {
+                    enter_recovery(s, net, !after_ecn);
+                }
+            }
+            // `dupack_action` after a timeout whose window an ECE then cut
+            // (`last_cwnd_action_ == CWND_ACTION_ECN`): the third duplicate
+            // resends `last_ack_ + 1` (though the go-back-N already did)
+            // with no cut, restarts the timer and sets `dupwnd_ =
+            // numdupacks_`, each later duplicate adding one; the go-back-N
+            // goes on under the inflated window until the next new ACK.
+            State::Loss if s.ecn_cut && s.dupacks == s.cfg.dupthresh && reno_ecn => {
+                s.ecn_cut = false; // last_cwnd_action_ = DUPACK
+                                   // `output(last_ack_ + 1)`: counted lost as well as resent,
+                                   // so the window (`t_seqno_ <= highest_ack_ + win`) stays.
+                s.sb.mark_lost_below(una + 1);
+                s.sb.resend_first();
+                // `reset_rtx_timer(1, 0)` before `output`: no backoff, and
+                // the timed segment gives no sample (`rtt_active_ = 0`).
+                s.rtt.on_fast_retransmit();
+                s.transmit(net, una, true);
+                s.arm_rto(net);
+                s.dupwnd = s.cfg.dupthresh as f64;
+                s.st.cwnd += s.dupwnd;
+            }
+            State::Loss if s.dupwnd > 0.0 && s.dupacks > s.cfg.dupthresh => {
+                s.dupwnd += 1.0;
+                s.st.cwnd += 1.0;
+            }
+            State::Recovery if s.cfg.recovery != Recovery::Sack => {
+                s.st.cwnd = (s.st.cwnd + 1.0).min(s.st.max_cwnd);
+                if s.cfg.ns2_dupwnd {
+                    s.dupwnd += 1.0;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn ece(s: &mut TcpSender, net: &mut Net, ece: bool) {
+        if !ece {
+            s.ecn_backoff = false;
+        }
+        if ece && !ns2_ecn(s) && s.reacts_to_ece(s.sb.una()) {
+            s.ece_reaction(net);
+        }
+    }
+
+    /// A duplicate ACK below the threshold sends one segment by Limited
+    /// Transmit as `send_one` does (tcp-reno.cc `recv`: `send_one` and no
+    /// `send_much` for dupacks_ < numdupacks_): at once, past any pending
+    /// delayed send (`send_jitter_s`), and with `ns2_singledup` (unpaced)
+    /// only now, at this ACK, when new data is there to send (an
+    /// application-limited flow's later write waits for the window).
+    fn send(s: &mut TcpSender, net: &mut Net) {
+        let one = s.ns2_send_one() && (s.state == State::Open || s.state == State::Loss);
+        let jitter_one = s.cfg.send_jitter_s > 0.0 && s.state == State::Open;
+        if (one || jitter_one) && (1..s.cfg.dupthresh).contains(&s.dupacks) {
+            if s.stats.completed_at.is_none() {
+                s.send_next(net, s.window() + s.lt_allowance());
+            }
+        } else {
+            s.try_send(net);
+        }
+    }
+}
+
+/// ns-2's ECN agent: ECN with `TcpAgent::ecn`'s response.
+fn ns2_ecn(s: &TcpSender) -> bool {
+    s.cfg.ecn && s.cfg.ecn_response == EcnResponse::Ns2
+}
+
+/// Fast retransmit as `dupack_action`; `cut`: `slowdown` (false when an
+/// ECE reduction already cut in this window). With `ns2_dupwnd`,
+/// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` with
+/// `precisionReduce_`: cwnd_ = windowd()/2 unrounded, ssthresh its floor
+/// (at least 2), and `dupwnd_ = numdupacks_` on top; after an ECN
+/// reduction `recover_` stays where `ecn` put it.
+fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
+    s.ns2_after_timeout = false;
+    if cut {
+        s.queue_cwr();
+        s.st.flight = s.sb.outstanding() - s.lt_sent;
+        if s.cfg.ns2_dupwnd {
+            let half = s.st.cwnd.min(s.awnd as f64) / 2.0;
+            s.st.ssthresh = half.floor().max(2.0);
+            s.st.cwnd = half;
+        } else {
+            s.st.ssthresh = s.cc_ssthresh();
+        }
+    }
+    s.ecn_cut = false;
+    s.cwr = false;
+    s.local_cwr = false;
+    if s.cfg.ns2_dupwnd {
+        s.dupwnd = s.cfg.dupthresh as f64;
+        s.st.cwnd += s.dupwnd;
+    } else {
+        s.st.cwnd = match s.cfg.recovery {
+            Recovery::Sack => s.st.ssthresh,
+            _ => s.st.ssthresh + s.cfg.dupthresh as f64,
+        };
+    }
+    s.clamp_cwnd();
+    if cut || !s.cfg.ns2_dupwnd {
+        s.recover = s.sb.high();
+    }
+    s.start_recovery(net);
+}
+
+/// The ACK ending a recovery with `ns2_dupwnd` (Reno's first new ACK,
+/// NewReno's full ACK), as `recv` runs it (after `ecn`): `dupwnd_ = 0`
+/// without deflating cwnd_ to ssthresh, then `opencwnd` unless the ACK
+/// carries ECE (`recv_newack_helper`).
+fn reno_exit(s: &mut TcpSender, blocks: bool, acked: u64) {
+    s.state = State::Open;
+    s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+    s.st.cwnd -= std::mem::take(&mut s.dupwnd);
+    if !blocks {
+        if s.cfg.ecn_response == EcnResponse::Ns2 && s.st.cwnd < s.st.ssthresh {
+            s.st.cwnd += 1.0;
+        } else {
+            s.cc.cong_avoid(&mut s.st, acked);
+        }
+    }
+}
+
+/// A partial ACK of `acked` segments in a NewReno recovery with
+/// `ns2_dupwnd`, as `partialnewack` (with `partial_window_deflation_`,
+/// ns-2.35's default): dupwnd_ loses `acked - 1` while it exceeds
+/// `acked`; otherwise cwnd_ loses `acked - dupwnd_` (not below 1) and
+/// dupwnd_ stays 1 to flag the recovery; cwnd_ is not opened.
+fn partial_deflate(s: &mut TcpSender, acked: u64) {
+    let deflate = acked as f64;
+    let mut cwnd_ = s.st.cwnd - s.dupwnd;
+    if s.dupwnd > deflate {
+        s.dupwnd -= deflate - 1.0;
+    } else {
+        cwnd_ = (cwnd_ - (deflate - s.dupwnd)).max(1.0);
+        s.dupwnd = 1.0;
+    }
+    s.st.cwnd = cwnd_ + s.dupwnd;
+}

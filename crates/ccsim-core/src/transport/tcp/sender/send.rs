@@ -1,0 +1,237 @@
+//! What goes out next and how: RFC 6675's NextSeg(), Limited Transmit
+//! (RFC 3042), pacing, ns-2's delayed send, and the transmission itself.
+use super::*;
+
+impl TcpSender {
+    pub(super) fn retransmit_first_lost(&mut self, net: &mut Net, forced: bool) {
+        if let Some(s) = self.sb.next_unsent_hole() {
+            if s < self.sb.lost_hi() {
+                self.transmit(net, s, forced);
+            }
+        }
+    }
+
+    pub(super) fn has_new_data(&self) -> bool {
+        // Gerla et al. eq. 1: W_t = min(W_c, W_a) - W_u; cwnd is applied by
+        // the caller, the advertised window here. (A SYN goes with the
+        // first write: ns-2's `output` adds it to `curseq_`.)
+        self.app_active
+            && self.total_segs.is_none_or(|t| self.sb.high() < t)
+            && self.offered.is_none_or(|o| self.sb.high() < o + self.cfg.first_data_seg())
+            && self.sb.outstanding() < self.awnd
+    }
+
+    /// The segments the sending rules allow out: the window plus Limited
+    /// Transmit's allowance (open: against FlightSize) as a standing one,
+    /// which a segment written later may use too (RFC 3042, Linux's
+    /// `tcp_packets_in_flight` less the duplicates). ns-2 grants it only
+    /// at a duplicate ACK's arrival (`ns2_singledup`, [`Self::lt_allowance`]),
+    /// and any other send under the window alone. A send changes none of the
+    /// inputs (a held one ends the burst), so a burst computes it once.
+    pub(super) fn send_limit(&self) -> u64 {
+        let cwnd = self.window();
+        if self.ns2_send_one() {
+            cwnd
+        } else {
+            cwnd + self.lt_allowance()
+        }
+    }
+
+    /// Limited Transmit only at a duplicate ACK's arrival, as ns-2's
+    /// `send_one` (`ns2_singledup`). A paced sender keeps the standing
+    /// allowance: its segments leave when the pacer releases them, never
+    /// at a duplicate's instant (ns-2's Reno agents have no pacer; the
+    /// papers' paced TCPs are this pacer on them).
+    pub(super) fn ns2_send_one(&self) -> bool {
+        self.cfg.ns2_singledup && matches!(self.pacer, Pacer::None)
+    }
+
+    /// Limited Transmit's allowance beyond the window: one segment per
+    /// duplicate ACK up to `dupthresh - 1` in the open state (RFC 3042;
+    /// with `limited_transmit`), and with `ns2_singledup` also after a
+    /// timeout ([`Self::singledup_allowance`]).
+    pub(super) fn lt_allowance(&self) -> u64 {
+        if self.state == State::Open {
+            if self.cfg.limited_transmit {
+                self.dupacks.min(2) as u64
+            } else {
+                0
+            }
+        } else {
+            self.singledup_allowance()
+        }
+    }
+
+    /// Send while the window, the receiver and the pacer allow (after the
+    /// `send_jitter_s` delay, if set).
+    pub fn try_send(&mut self, net: &mut Net) {
+        self.send_much(net, false);
+    }
+
+    /// ns-2 `send_much(force)`: with `send_jitter_s`, a send that is not
+    /// `force`d waits for a pending delayed send, or arms one if the window
+    /// is open (tcp.cc: `if (!force && delsnd_timer_.status() ==
+    /// TIMER_PENDING) return;` ... `delsnd_timer_.resched(Random::uniform(
+    /// overhead_))`); the timer's expiry sends with `force`. Without
+    /// `send_jitter_s` every send is direct.
+    pub(super) fn send_much(&mut self, net: &mut Net, force: bool) {
+        if self.stats.completed_at.is_some() {
+            return;
+        }
+        if self.sack1.is_some() {
+            return self.sack1_send_much(net, force);
+        }
+        if !force && self.cfg.send_jitter_s > 0.0 {
+            if !self.delsnd_timer.is_armed() && self.next_segment_available() {
+                self.arm_delsnd(net);
+            }
+            return;
+        }
+        let now = net.now;
+        let limit = self.send_limit();
+        loop {
+            let release = self.pacer.release_time(now, self.st.cwnd, self.rtt.srtt);
+            if release > now {
+                if self.next_segment_available() {
+                    self.pace_timer.arm(&mut net.events, release);
+                }
+                return;
+            }
+            if !self.send_next(net, limit) {
+                return;
+            }
+        }
+    }
+
+    /// Send the segment `next_segment` picks under `limit`
+    /// ([`Self::send_limit`]), if any; whether one was sent.
+    pub(super) fn send_next(&mut self, net: &mut Net, limit: u64) -> bool {
+        match self.next_segment(limit) {
+            None => false,
+            Some(Next::New) => {
+                // Beyond cwnd only on Limited Transmit's allowance, which
+                // is nonzero only after a duplicate ACK.
+                let lt = self.state == State::Open && self.dupacks > 0 && self.sb.outstanding() >= self.window();
+                let s = self.sb.high();
+                if !self.transmit(net, s, false) {
+                    return false;
+                }
+                if lt {
+                    self.lt_sent += 1; // beyond cwnd: Limited Transmit (RFC 3042)
+                }
+                true
+            }
+            Some(Next::Retx(s)) => self.transmit(net, s, false),
+        }
+    }
+
+    /// Arm ns-2's `delsnd_timer_` `Random::uniform(overhead_)` from now.
+    pub(in crate::transport::tcp) fn arm_delsnd(&mut self, net: &mut Net) {
+        use rand::Rng as _;
+        let u: f64 = self.jitter_rng.gen();
+        let at = net.now.saturating_add(from_secs(u * self.cfg.send_jitter_s));
+        self.delsnd_timer.arm(&mut net.events, at);
+    }
+
+    /// Whether a segment would be sent if the pacer allowed it (no side effects).
+    pub(super) fn next_segment_available(&self) -> bool {
+        self.within_limit(self.send_limit())
+    }
+
+    /// The gate of [`Self::next_segment`] under `limit`: open, new data
+    /// and FlightSize below it; otherwise `pipe` below it.
+    #[inline]
+    pub(super) fn within_limit(&self, limit: u64) -> bool {
+        if self.state == State::Open {
+            self.has_new_data() && self.sb.outstanding() < limit
+        } else {
+            self.sb.pipe() < limit
+        }
+    }
+
+    /// ns-2's `singledup_` after a timeout (`ns2_singledup`): each of the
+    /// first duplicate ACKs lets one more segment out (tcp-reno.cc
+    /// `send_one`: `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`), as
+    /// Limited Transmit does in the open state.
+    pub(super) fn singledup_allowance(&self) -> u64 {
+        if self.state == State::Loss && self.cfg.ns2_singledup && self.cfg.limited_transmit {
+            self.dupacks.min(self.cfg.dupthresh.saturating_sub(1)) as u64
+        } else {
+            0
+        }
+    }
+
+    /// Send segment `seq`; false if it was held back at the full interface
+    /// queue (`txqueuelen_pkts`, [`Self::on_local_congestion`]). ns-2's
+    /// Sack1 agent (`recovery = "sack1"`) keeps its own send state and has
+    /// no local congestion: its segments go to the queue like any packet
+    /// and are dropped there when it is full.
+    pub(in crate::transport::tcp) fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) -> bool {
+        if self.sack1.is_none() && net.local_queue_full(self.flow) {
+            self.on_local_congestion(net);
+            return false;
+        }
+        self.held = false;
+        let now = net.now;
+        // ns-2 `output`: a send with nothing outstanding (`highest_ack_ ==
+        // maxseq_`) sets the timer afresh even when it is pending, which
+        // with `ns2_idle_restart` it is (rearmed at every ACK and at every
+        // idle expiry): the segment gets a whole RTO.
+        let rearm = self.cfg.ns2_idle_restart && self.sb.outstanding() == 0;
+        let retx = seq < self.sb.high();
+        if retx {
+            self.sb.mark_retx(seq);
+            self.stats.retransmits += 1;
+        } else {
+            self.sb.on_send_new();
+        }
+        self.rtt.on_send(seq, !retx, to_secs(now));
+        self.stats.data_sent += 1;
+        let size = self.cfg.header + self.cfg.payload(seq);
+        // RFC 3168 §6.1.5: retransmissions go Not-ECT, so a congested
+        // router drops rather than marks them; ns-2 marks them ECT anyway.
+        // A SYN is never ECT (RFC 3168 §6.1.1; ns-2 `output`: `ect() = 0`
+        // for segment 0 with `syn_`).
+        // ns-2's ECN agent negotiates on segment 0, a SYN or not: it goes
+        // Not-ECT with ECE set, and the sink echoes ECE on its ACK
+        // (`output`: `if (seqno == 0) ... ecnecho() = 1; ect() = 0`).
+        let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
+        let negotiate = self.cfg.ecn && ns2_ecn && seq == 0;
+        let syn = seq < self.cfg.first_data_seg() || negotiate;
+        let ecn = if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
+        // ns-2 `output` (SetCWRonRetransmit_, true since 2005) sets CWR on
+        // the next segment, a retransmission too; the RFC on new data only.
+        let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending);
+        let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ece: negotiate, ..Default::default() });
+        // GWA §2: the sender sets B_n = B_max (here the receiver window in
+        // bytes on the wire); routers on the path only ever lower it.
+        // BA (§5): v starts unbounded (the option's largest value).
+        let ip_opt = match (self.cfg.gwa, self.cfg.ba) {
+            (true, _) => self.cfg.gwa_b_max(),
+            (_, true) => BA_UNBOUNDED,
+            _ => IP_OPT_NONE,
+        };
+        self.st.srtt_s = self.rtt.srtt;
+        let cong = self.cc.cong_header(&self.st, size);
+        net.send(Packet {
+            flow: self.flow,
+            kind: Kind::Data,
+            size,
+            ts: now,
+            ecn,
+            ip_opt,
+            l4,
+            cong,
+            ..Default::default()
+        });
+        self.pacer.on_send(now);
+        if let Some(tr) = self.trace.as_mut() {
+            let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
+            tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced, cwr });
+        }
+        if rearm || !self.rto_timer.is_armed() {
+            self.arm_rto(net);
+        }
+        true
+    }
+}
