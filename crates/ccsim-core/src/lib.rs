@@ -21,6 +21,7 @@ pub mod app;
 pub mod catalog;
 pub mod flow;
 pub mod net;
+pub mod parts;
 pub mod scenario;
 pub mod sim;
 pub mod stats;

@@ -71,7 +71,7 @@ fn ns2_boot_draws(net: &mut Net, flows: &mut FlowTable, order: Option<&[u32]>) {
 impl Simulation {
     /// Validate and build; every error names the offending field.
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
-        crate::scenario::validate(sc)?;
+        crate::parts::validate(sc)?;
         let built = topology::build(sc)?;
         let delays_s = built.delays_s;
         let mut net = Net::new(built.links, built.routes);

@@ -33,9 +33,9 @@ pub mod web;
 
 use crate::flow::{FlowMeta, FlowTable, NewFlow, TransferTag};
 use crate::net::Net;
+use crate::scenario::params::ParamDoc;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::{EventKind, Owner, Time};
-use crate::transport::cc::ParamDoc;
 
 /// What an application can do when one of its events fires.
 pub struct AppCtx<'a> {

@@ -46,13 +46,13 @@
 use super::transfer::{self, above_one, at_least_one, Endpoint, SizeLaw};
 use super::{AppCtx, AppKind, Application, Factory, Placement};
 use crate::flow::TransferTag;
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::scenario::validate::positive;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::rng::Rng;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
-use crate::transport::cc::ParamDoc;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 

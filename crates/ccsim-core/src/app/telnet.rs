@@ -22,13 +22,13 @@
 //! counted; results report `app_delay_count`, `app_delay_mean_s` and
 //! `app_delay_max_s` for the flow.
 use super::{AppCtx, AppKind, Application};
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::scenario::validate::positive;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::rng::{self, Rng, Stream};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
-use crate::transport::cc::ParamDoc;
 use serde_json::{Map, Value};
 
 /// ns-2's `interval_` as the GWA paper set it (s).

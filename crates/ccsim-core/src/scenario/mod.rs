@@ -5,13 +5,27 @@
 //! `scenario.flows[2].cc: unknown value "cubicc"; allowed: reno`.
 //! See docs/scenario.md for every field, unit and default.
 mod dupkeys;
+pub mod kinds;
 pub mod params;
 pub(crate) mod validate;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use validate::validate;
+/// What the parts of the engine above the scenario check and fill in for
+/// it. The scenario is the bottom layer: it knows the fields' names and
+/// units, and each registry (queue disciplines, transports, applications)
+/// validates its own part's table and fills its own defaults
+/// (`crate::parts::Engine` implements this over the registries).
+pub trait Parts {
+    /// A queue table at `field` (its discipline, stages and options).
+    fn queue(&self, field: &str, q: &QueueSpec) -> Result<(), ConfigError>;
+    /// A flow entry at `path` (`flows[i]`): its transport's and
+    /// application's fields.
+    fn flow(&self, f: &FlowSpec, path: &str) -> Result<(), ConfigError>;
+    /// Fill the entry's transport and application fields with defaults.
+    fn fill_defaults(&self, f: &mut FlowSpec);
+}
 
 /// A configuration error: the field path and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -323,15 +337,15 @@ pub struct FlowSpec {
     /// TCP: the personality whose values the TCP fields left out take,
     /// `rfc` or `ns2` (`transport::tcp::personality`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcp_model: Option<crate::transport::tcp::TcpModel>,
+    pub tcp_model: Option<kinds::TcpModel>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc_params: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<crate::transport::tcp::Recovery>,
+    pub recovery: Option<kinds::Recovery>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pacing: Option<crate::transport::tcp::PacingKind>,
+    pub pacing: Option<kinds::PacingKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bucket_pkts: Option<f64>,
     // -- common: packet size of every transport
@@ -370,7 +384,7 @@ pub struct FlowSpec {
     /// TCP: RTT estimator and RTO rules, `rfc6298` (every ACK timed) or
     /// `ns2` (ns-2.35's one timed segment per RTT in `tcpTick_` units).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rtt_estimator: Option<crate::transport::tcp::rtt::RttEstimatorKind>,
+    pub rtt_estimator: Option<kinds::RttEstimatorKind>,
     /// TCP: a backed-off repeat RTO halves ssthresh again (ns-2's
     /// `TcpAgent::timeout`), instead of keeping it (RFC 5681 §3.1, Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -414,7 +428,7 @@ pub struct FlowSpec {
     /// TCP: how an ECN flow reduces on ECE, `rfc3168` or `ns2` (ns-2.35's
     /// `TcpAgent::ecn`, which can close the window to 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_response: Option<crate::transport::tcp::EcnResponse>,
+    pub ecn_response: Option<kinds::EcnResponse>,
     /// TCP: GWA-TCP (Gerla et al. §2): data carry the IP option B_n set to
     /// B_max, routers with a `gwa` stage lower it, and the receiver
     /// advertises W_a = min(rwnd, B_n).
@@ -430,7 +444,7 @@ pub struct FlowSpec {
     /// alone, the initial window once it is ACKed; `ns2_no_delay_growth`:
     /// the SYN leads the initial window), see `transport::tcp::Syn`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub syn: Option<crate::transport::tcp::Syn>,
+    pub syn: Option<kinds::Syn>,
     /// TCP: ns-2's `overhead_` (tcp.cc `send_much`): a send the window
     /// allows waits a uniformly random delay in [0, value) seconds, drawn
     /// from the seed, then leaves with everything the window allows; 0 (the
@@ -459,7 +473,7 @@ pub struct FlowSpec {
     // -- E-TCP's fields (transport::etcp::FIELDS; `None` means the
     // default, transport::etcp::defaults)
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<crate::transport::etcp::Variant>,
+    pub variant: Option<kinds::Variant>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub b: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -473,7 +487,7 @@ pub struct FlowSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_w_pkts: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rtx_timer: Option<crate::transport::etcp::RtxTimer>,
+    pub rtx_timer: Option<kinds::RtxTimer>,
     /// UDP only: sending rate in b/s on the wire (payload + header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_bps: Option<f64>,
@@ -731,15 +745,15 @@ fn topology_detail<V: for<'de> serde::Deserializer<'de>>(kind: &str, t: V) -> Op
 /// every parse).
 fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
     v: V,
+    parts: &dyn Parts,
     detail: impl FnOnce() -> Option<ConfigError>,
     doc: impl FnOnce() -> Option<Value>,
 ) -> Result<Scenario, ConfigError> {
     match serde_path_to_error::deserialize::<_, Scenario>(v) {
         Ok(mut sc) => {
-            validate(&sc)?;
+            validate::validate(&sc, parts)?;
             for f in &mut sc.flows {
-                crate::transport::fill_defaults(f);
-                crate::app::fill_defaults(f);
+                parts.fill_defaults(f);
             }
             Ok(sc)
         }
@@ -776,14 +790,16 @@ fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
 }
 
 impl Scenario {
-    /// Parse JSON, then validate.
-    pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
+    /// Parse JSON, then validate with `parts` (`Scenario::from_json` does
+    /// it with the engine's registries).
+    pub fn from_json_with(s: &str, parts: &dyn Parts) -> Result<Scenario, ConfigError> {
         let v: Value = serde_json::from_str(s).map_err(|e| ConfigError::new("", format!("invalid JSON: {e}")))?;
         dupkeys::check_json(s)?;
         // error path only: the text parsed once, so it parses again
         let reread = || serde_json::from_str::<Value>(s).ok();
         parse_doc(
             v,
+            parts,
             || {
                 let mut t = reread()?.get_mut("topology")?.take();
                 let kind = t.as_object_mut()?.remove("kind")?;
@@ -794,13 +810,15 @@ impl Scenario {
     }
 
     /// Parse TOML (from its own value type, so `nan` and `inf` reach
-    /// validation and are named in the error), then validate.
-    pub fn from_toml(s: &str) -> Result<Scenario, ConfigError> {
+    /// validation and are named in the error), then validate with `parts`
+    /// (`Scenario::from_toml` does it with the engine's registries).
+    pub fn from_toml_with(s: &str, parts: &dyn Parts) -> Result<Scenario, ConfigError> {
         let v: toml::Value = toml::from_str(s).map_err(|e| ConfigError::new("", format!("invalid TOML: {e}")))?;
         // error path only: the text parsed once, so it parses again
         let reread = || toml::from_str::<toml::Value>(s).ok();
         parse_doc(
             v,
+            parts,
             || {
                 let mut t = reread()?.as_table_mut()?.remove("topology")?;
                 let kind = t.as_table_mut()?.remove("kind")?;

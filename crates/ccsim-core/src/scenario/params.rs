@@ -4,6 +4,16 @@ use super::ConfigError;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
+/// A parameter of a free-form table as `ccsim list` describes it: its
+/// name, default and meaning. Every registry (queues, stages,
+/// controllers, applications) documents its table with these.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub default: Value,
+    pub doc: &'static str,
+}
+
 pub struct Params<'a> {
     map: &'a Map<String, Value>,
     path: String,

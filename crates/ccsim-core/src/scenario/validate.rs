@@ -88,37 +88,17 @@ fn probability(field: &str, p: f64) -> R {
     }
 }
 
-/// A queue table: its discipline (from the queue registry) validates it.
-pub(crate) fn queue(field: &str, q: &QueueSpec) -> R {
-    let queue = crate::net::queue::build(q, field)?;
-    let (_, gwa) = crate::net::stage::gwa::from_queue_table(q, field)?;
-    let rr = q.extra.get("gwa").and_then(|v| v.as_str()) == Some("rr");
-    if gwa.is_some() && rr && queue.flow_len_bytes(0).is_none() {
-        return Err(err(
-            format!("{field}.gwa"),
-            format!(
-                "\"rr\" needs a discipline with per-flow queues; kind \"{}\" has one shared queue (use gwa = \"fcfs\")",
-                q.kind
-            ),
-        ));
-    }
-    if let Some(v) = &q.xcp {
-        crate::net::stage::xcp::XcpParams::from_value(v, &format!("{field}.xcp"))?;
-    }
-    Ok(())
-}
-
-fn topology(t: &Topology) -> R {
+fn topology(t: &Topology, parts: &dyn Parts) -> R {
     match t {
         Topology::Dumbbell(d) => {
             positive("topology.bottleneck_rate_bps", d.bottleneck_rate_bps)?;
             non_negative("topology.bottleneck_delay_s", d.bottleneck_delay_s)?;
-            queue("topology.bottleneck_queue", &d.bottleneck_queue)?;
+            parts.queue("topology.bottleneck_queue", &d.bottleneck_queue)?;
             probability("topology.bottleneck_loss", d.bottleneck_loss)?;
             probability("topology.bottleneck_reverse_loss", d.bottleneck_reverse_loss)?;
             positive("topology.edge_rate_bps", d.edge_rate_bps)?;
             non_negative("topology.edge_delay_s", d.edge_delay_s)?;
-            queue("topology.edge_queue", &d.edge_queue)
+            parts.queue("topology.edge_queue", &d.edge_queue)
         }
         Topology::ParkingLot(p) => {
             if !(1..=MAX_PARKING_LOT_LINKS).contains(&p.n_links) {
@@ -129,12 +109,12 @@ fn topology(t: &Topology) -> R {
             }
             positive("topology.link_rate_bps", p.link_rate_bps)?;
             non_negative("topology.link_delay_s", p.link_delay_s)?;
-            queue("topology.link_queue", &p.link_queue)?;
+            parts.queue("topology.link_queue", &p.link_queue)?;
             probability("topology.link_loss", p.link_loss)?;
             probability("topology.link_reverse_loss", p.link_reverse_loss)?;
             positive("topology.edge_rate_bps", p.edge_rate_bps)?;
             non_negative("topology.edge_delay_s", p.edge_delay_s)?;
-            queue("topology.edge_queue", &p.edge_queue)
+            parts.queue("topology.edge_queue", &p.edge_queue)
         }
         Topology::Custom(c) => {
             if c.nodes.is_empty() {
@@ -177,9 +157,9 @@ fn topology(t: &Topology) -> R {
                 }
                 positive(&format!("{f}.rate_bps"), l.rate_bps)?;
                 non_negative(&format!("{f}.delay_s"), l.delay_s)?;
-                queue(&format!("{f}.queue"), &l.queue)?;
+                parts.queue(&format!("{f}.queue"), &l.queue)?;
                 if let Some(q) = &l.reverse_queue {
-                    queue(&format!("{f}.reverse_queue"), q)?;
+                    parts.queue(&format!("{f}.reverse_queue"), q)?;
                 }
                 probability(&format!("{f}.loss"), l.loss)?;
                 probability(&format!("{f}.reverse_loss"), l.reverse_loss)?;
@@ -189,16 +169,15 @@ fn topology(t: &Topology) -> R {
     }
 }
 
-fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
+fn flow(i: usize, f: &FlowSpec, sc: &Scenario, parts: &dyn Parts) -> R {
     let p = |k: &str| format!("flows[{i}].{k}");
     if f.count == 0 {
         return Err(err(p("count"), "0 is not allowed; must be >= 1"));
     }
     bytes(&p("mss_bytes"), f.mss_bytes, 1)?;
     bytes(&p("header_bytes"), f.header_bytes, 0)?;
-    // The transport checks its own fields and rejects the others'.
-    crate::transport::validate(f, &format!("flows[{i}]"))?;
-    crate::app::validate(f, &format!("flows[{i}]"))?;
+    // The transport and the application check their own fields.
+    parts.flow(f, &format!("flows[{i}]"))?;
     non_negative(&p("start_s"), f.start_s)?;
     non_negative(&p("start_spread_s"), f.start_spread_s)?;
     if let Some(stop) = f.stop_s {
@@ -271,8 +250,9 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario) -> R {
     }
 }
 
-/// Check every field of `sc`.
-pub fn validate(sc: &Scenario) -> R {
+/// Check every field of `sc`; the registries above the scenario check
+/// their own tables through `parts` (queues, transports, applications).
+pub fn validate(sc: &Scenario, parts: &dyn Parts) -> R {
     positive("duration_s", sc.duration_s)?;
     non_negative("warmup_s", sc.warmup_s)?;
     if sc.warmup_s >= sc.duration_s {
@@ -283,12 +263,12 @@ pub fn validate(sc: &Scenario) -> R {
     }
     non_negative("sample_interval_s", sc.sample_interval_s)?;
     positive("fairness_window_s", sc.fairness_window_s)?;
-    topology(&sc.topology)?;
+    topology(&sc.topology, parts)?;
     if sc.flows.is_empty() {
         return Err(err("flows", "empty; a scenario needs at least one flow"));
     }
     for (i, f) in sc.flows.iter().enumerate() {
-        flow(i, f, sc)?;
+        flow(i, f, sc, parts)?;
     }
     ns2_seed(sc)?;
     ns2_boot_order(sc)?;

@@ -6,9 +6,9 @@
 use super::{QueueDiscipline, QueueKind};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{PacketPool, PktId};
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
-use crate::transport::cc::ParamDoc;
 use std::collections::VecDeque;
 
 pub const KIND: QueueKind = QueueKind {

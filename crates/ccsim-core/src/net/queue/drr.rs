@@ -50,9 +50,9 @@ use super::{QueueDiscipline, QueueKind};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{PacketPool, PktId};
 use crate::net::span::SpanVec;
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
-use crate::transport::cc::ParamDoc;
 use std::collections::VecDeque;
 
 /// The default quantum (bytes): see the module doc.

@@ -12,8 +12,8 @@ pub mod red;
 
 use super::ctx::LinkCtx;
 use crate::net::packet::{PacketPool, PktId};
+use crate::scenario::params::ParamDoc;
 use crate::scenario::{ConfigError, QueueSpec};
-use crate::transport::cc::ParamDoc;
 pub use droptail::{DropTail, Fifo, Limit};
 pub use drr::Drr;
 pub use red::Red;

@@ -44,13 +44,13 @@ use super::droptail::{Fifo, Limit};
 use super::{QueueDiscipline, QueueKind};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{Ecn, PacketPool, PktId};
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
 use crate::sim::math;
 use crate::sim::ns2clock;
 use crate::sim::time::{to_secs, tx_time};
 use crate::sim::Time;
-use crate::transport::cc::ParamDoc;
 use rand::Rng as _;
 use serde_json::json;
 

@@ -21,8 +21,8 @@
 use super::{DropReason, Stage, StageKind, Verdict};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{Kind, Packet};
+use crate::scenario::params::ParamDoc;
 use crate::scenario::{ConfigError, QueueSpec};
-use crate::transport::cc::ParamDoc;
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::collections::{BTreeSet, HashMap};

@@ -43,12 +43,12 @@ use super::{Stage, StageKind, Verdict};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{Kind, Packet, IP_OPT_NONE};
 use crate::net::span::SpanVec;
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::scenario::{ConfigError, QueueSpec};
 use crate::sim::math::ceil_nonneg;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
-use crate::transport::cc::ParamDoc;
 use serde_json::{Map, Value};
 use std::any::Any;
 

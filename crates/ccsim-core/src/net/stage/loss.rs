@@ -6,9 +6,9 @@
 use super::{DropReason, Stage, StageKind, Verdict};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::Packet;
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::sim::rng::Stream;
-use crate::transport::cc::ParamDoc;
 use rand::Rng as _;
 use std::any::Any;
 

@@ -12,9 +12,9 @@ pub mod xcp;
 
 use super::ctx::LinkCtx;
 use super::packet::Packet;
+use crate::scenario::params::ParamDoc;
 use crate::scenario::ConfigError;
 use crate::sim::rng::Stream;
-use crate::transport::cc::ParamDoc;
 use serde_json::{Map, Value};
 use std::any::Any;
 

@@ -34,12 +34,12 @@
 use super::{Stage, StageKind, Verdict};
 use crate::net::ctx::LinkCtx;
 use crate::net::packet::{CongestionHeader, Packet};
+use crate::scenario::params::ParamDoc;
 use crate::scenario::params::Params;
 use crate::scenario::ConfigError;
 use crate::sim::math;
 use crate::sim::time::from_secs;
 use crate::sim::Time;
-use crate::transport::cc::ParamDoc;
 use rand::Rng as _;
 
 /// The stage's name (`Stage::name`), by which a flow's path is searched

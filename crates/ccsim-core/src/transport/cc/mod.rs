@@ -205,13 +205,7 @@ pub fn slow_start_units(abc: bool, s: &mut CcState, acked: u64, max_ssthresh: f6
     }
 }
 
-/// Parameter description for `ccsim list`.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct ParamDoc {
-    pub name: &'static str,
-    pub default: serde_json::Value,
-    pub doc: &'static str,
-}
+pub use crate::scenario::params::ParamDoc;
 
 /// The `abc` switch every window-based controller shares (see `ack_units`),
 /// with the default from the controller's config type.

@@ -15,40 +15,19 @@
 //!   whose intervals are exponential with mean tau_r / W by default.
 //!
 //! Where the paper is silent the choice is a parameter, documented on the
-//! field and in docs/experiments.md ("E-TCP: choices where the paper is
-//! silent").
+//! field and in docs/etcp.md ("Choices where the paper is silent").
 pub mod control;
 pub mod receiver;
 pub mod reliable;
 pub mod sender;
 pub mod signal;
 
+pub use crate::scenario::kinds::{RtxTimer, Variant};
 pub use receiver::EtcpReceiver;
 pub use sender::EtcpSender;
 
 use super::{Endpoints, Receiver, Sender, TransportKind};
 use crate::scenario::{ConfigError, FlowSpec};
-
-/// What the controller adjusts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Variant {
-    /// §III-A: a window W; the rate timer's mean interval is tau_r / W.
-    Window,
-    /// §VII-A: a rate x in packets/s; mean interval 1 / x (RTT-friendly).
-    Rate,
-}
-
-/// How long the reliability layer's retransmission timer runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RtxTimer {
-    /// TCP's RTO from the same estimator (srtt + 4 rttvar, floored at
-    /// `min_rto_s`, doubled per consecutive expiry).
-    Rto,
-    /// The estimated RTT itself, the literal reading of §IV.
-    Srtt,
-}
 
 /// E-TCP's fields and their defaults: the one place they are written.
 pub mod defaults {

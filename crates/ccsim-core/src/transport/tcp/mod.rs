@@ -11,9 +11,8 @@ pub mod sack1;
 pub mod scoreboard;
 pub mod sender;
 
-pub use personality::TcpModel;
+pub use crate::scenario::kinds::{EcnResponse, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel};
 pub use receiver::TcpReceiver;
-pub use rtt::RttEstimatorKind;
 pub use sender::TcpSender;
 
 use super::{cc, Endpoints, Receiver, Sender, TransportKind};
@@ -21,59 +20,6 @@ use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use serde_json::Map;
-
-/// Loss recovery: which RFC the sender follows after a loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Recovery {
-    /// RFC 5681 §3.2: leave fast recovery on any new ACK.
-    Reno,
-    /// RFC 6582: stay in recovery until `recover` is acknowledged, one
-    /// retransmission per partial ACK.
-    NewReno,
-    /// RFC 6675: scoreboard, `pipe`, NextSeg().
-    Sack,
-    /// ns-2.35's `Agent/TCP/Sack1` with `Agent/TCPSink/Sack1` (the papers'
-    /// simulator): its own pipe counter, no inflation, every hole below the
-    /// highest SACK retransmitted, the exit burst, go-back-N after a
-    /// timeout ([`sack1`]).
-    Sack1,
-}
-
-/// How a TCP flow starts (`syn`): ns-2.35's one-way agents model the
-/// connection set-up as a SYN that is segment 0 of the data stream
-/// (tcp.cc `TcpAgent::output`: with `syn_`, segment 0 goes out with no
-/// payload at `tcpip_base_hdr_size_` bytes and `curseq_` grows by one, so
-/// the data are segments 1, 2, ...). It is timed, ACKed by the sink and
-/// retransmitted by the timer like any segment.
-///
-/// - `None`: no SYN; the data start at segment 0 with `init_cwnd_pkts`
-///   (ns-2 with `syn_ false` and `delay_growth_ false`).
-/// - `Ns2`: ns-2's defaults (`syn_ true`, `delay_growth_ true`,
-///   ns-default.tcl since 2001): the window starts at one segment
-///   (`TcpAgent::set_initial_window`), so the SYN goes alone, and the ACK
-///   of segment 0 sets it to the initial window (`recv` of each agent,
-///   tcp.cc, tcp-newreno.cc, tcp-sack1.cc: `if (last_ack_ == 0 &&
-///   delay_growth_) cwnd_ = initial_window()`, after that ACK's
-///   `opencwnd`). If the timer fired before any ACK, the initial window is
-///   one segment (`TcpAgent::timeout`, `bugfix_ss_`: `wnd_init_ = 1`).
-/// - `Ns2NoDelayGrowth`: `syn_ true`, `delay_growth_ false`: the SYN leads
-///   the first window of `init_cwnd_pkts` segments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Syn {
-    None,
-    Ns2,
-    Ns2NoDelayGrowth,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PacingKind {
-    None,
-    Interval,
-    TokenBucket,
-}
 
 /// The registry entry (`transport = "tcp"`).
 pub const KIND: TransportKind = TransportKind {
@@ -270,31 +216,6 @@ pub const FIELDS: &[(&str, &str)] = &[
          delay_growth_) | ns2_no_delay_growth (the SYN leads the initial window)",
     ),
 ];
-
-/// How an ECN-capable sender reduces when an ACK carries ECE (once per
-/// window either way).
-///
-/// - `Rfc3168` (§6.1.2): as for a loss, ssthresh = the controller's
-///   decrease of FlightSize (Reno: max(FlightSize/2, 2)) and cwnd =
-///   ssthresh, so the window never drops below 2 segments.
-/// - `Ns2`: ns-2.35's `TcpAgent::ecn` and `slowdown(CLOSE_CWND_HALF |
-///   CLOSE_SSTHRESH_HALF)` (tcp.cc) with its default `precisionReduce_`
-///   (true since 2006/1/24): cwnd = windowd()/2 = min(cwnd, rwnd)/2
-///   unrounded, ssthresh its integer part but at least 2. From a window
-///   under two segments cwnd falls below 1 and `window()` = ⌊cwnd⌋ = 0:
-///   nothing new leaves until an ACK without ECE reopens it (ns-2's
-///   `opencwnd`, +1 in slow start, not capped at ssthresh) or the
-///   retransmission timer fires, and a second ECE after a reduction made
-///   at a window of at most one segment backs the timer off (`ecn_backoff_`,
-///   `rtt_backoff`), which then stays backed off while ACKs carry ECE. RFC 3168 §6.1.2 asks for
-///   the same pause at cwnd = 1 ("only send a new packet when the
-///   retransmit timer expires").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnResponse {
-    Rfc3168,
-    Ns2,
-}
 
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {

@@ -32,15 +32,6 @@ use super::{EcnResponse, PacingKind, Recovery, RttEstimatorKind, Syn};
 use crate::scenario::FlowSpec;
 use serde_json::Value;
 
-/// A flow's TCP personality (`tcp_model`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TcpModel {
-    #[default]
-    Rfc,
-    Ns2,
-}
-
 /// ns-2.35's `rtxcur_init_`: the RTO before the first sample.
 pub const NS2_INIT_RTO_S: f64 = 3.0;
 
@@ -141,7 +132,7 @@ mod tests {
     #[test]
     fn rfc_is_the_default_and_names_no_ns2_rule() {
         let f = filled(serde_json::json!({}));
-        assert_eq!(f.tcp_model, Some(TcpModel::Rfc));
+        assert_eq!(f.tcp_model, Some(crate::transport::tcp::TcpModel::Rfc));
         assert_eq!(f.rtt_estimator, Some(RttEstimatorKind::Rfc6298));
         assert_eq!((f.ns2_dupwnd, f.ns2_bugfix, f.syn), (Some(false), Some(false), Some(Syn::None)));
         assert!(f.cc_params.unwrap().is_empty());

@@ -27,17 +27,10 @@
 //! `min_rtt` (the smallest per-ACK sample) is kept by both: delay-based
 //! controllers (Vegas, FAST) and BA-TCP read it, and ns-2 gives those their
 //! own fine-grained timing.
+pub use crate::scenario::kinds::RttEstimatorKind;
 use crate::sim::math;
 use crate::sim::time::to_secs;
 use crate::sim::Time;
-
-/// Which estimator a TCP flow runs (`rtt_estimator`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RttEstimatorKind {
-    Rfc6298,
-    Ns2,
-}
 
 /// Fraction bits of ns-2's `t_srtt_` (`T_SRTT_BITS`) and `t_rttvar_`
 /// (`T_RTTVAR_BITS`), and the RTTVAR multiplier exponent (`rttvar_exp_`).

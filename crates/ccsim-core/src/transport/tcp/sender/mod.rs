@@ -61,9 +61,9 @@ use crate::transport::{sender_timer, SenderAgent, SenderReport};
 mod ack;
 mod cwr;
 mod ecn;
-mod next_seg;
 #[cfg(test)]
 mod jitter_tests;
+mod next_seg;
 #[cfg(test)]
 mod ns2_ecn_tests;
 pub(super) mod recovery;

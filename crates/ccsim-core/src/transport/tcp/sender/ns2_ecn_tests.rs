@@ -112,8 +112,8 @@ fn ns2_a_duplicate_with_nothing_outstanding_sends_one_segment() {
 /// ns-2's `RenoTcpAgent::dupack_action` after a timeout whose window
 /// an ECE then cut (`last_cwnd_action_ == CWND_ACTION_ECN`): the third
 /// duplicate ACK resends `last_ack_ + 1`, though the timeout's
-/// go-back-N already resent it, with no second cut (the GWA LAN ECN
-/// row's first difference from ns-2's trace, docs/validation.md).
+/// go-back-N already resent it, with no second cut (found on the GWA LAN
+/// ECN row's trace; docs/decisions/2026-11-25-ns2-ecn-agent.md).
 #[test]
 fn three_duplicates_after_a_timeout_and_an_ece_resend_the_first_segment() {
     for bugfix in [false, true] {
@@ -621,9 +621,9 @@ fn ns2_dupwnd_an_ece_ending_recovery_halves_the_inflated_window() {
 /// fast recovery by acknowledging exactly that window (ack 8 after
 /// recover_ = 7, segments 0-7) echoes a mark in it and is ignored; the
 /// next one, for segment 8, cuts. Traced on the LAN ECN row with
-/// Telnets (docs/validation.md): cutting at the first, as ccsim did,
-/// put CWR on segment 8 and cleared the receiver's ECE, so the second
-/// cut was missed.
+/// Telnets (docs/validation.md): cutting at the first would put CWR on
+/// segment 8 and clear the receiver's ECE, so the second cut would be
+/// missed.
 #[test]
 fn ns2_an_ece_acking_exactly_the_recovery_window_does_not_cut() {
     let spec = serde_json::json!({"recovery": "reno", "init_cwnd_pkts": 8, "limited_transmit": false,

@@ -2,8 +2,9 @@
 //! but covering everything the TCPs ccsim runs do differently on an ACK:
 //! the window rule of a new ACK and the exit from recovery and loss
 //! ([`RecoveryOps::new_ack`]), the duplicate ACK and fast retransmit
-//! ([`RecoveryOps::dup_ack`]), the reaction to ECE ([`RecoveryOps::ece`])
-//! and what the ACK sends ([`RecoveryOps::send`]). The core
+//! ([`RecoveryOps::dup_ack`]), the reaction to ECE ([`RecoveryOps::ece`]),
+//! what the ACK sends ([`RecoveryOps::send`]) and the retransmission
+//! timer's expiry ([`RecoveryOps::rto`]). The core
 //! ([`super::ack`]) keeps the scoreboard, RTT, timers, transmission and the
 //! controller calls, and calls these at fixed points.
 //!
@@ -36,6 +37,7 @@ impl Strategy {
             || cfg.ns2_bugfix
             || cfg.ns2_singledup
             || cfg.ns2_idle_restart
+            || cfg.halve_on_repeated_rto
             || cfg.ecn_response == EcnResponse::Ns2
             || cfg.send_jitter_s > 0.0;
         if ns2 {
@@ -90,6 +92,9 @@ pub(super) trait RecoveryOps {
     fn send(s: &mut TcpSender, net: &mut Net) {
         s.try_send(net);
     }
+    /// The retransmission timer's expiry: ssthresh, the loss state, and
+    /// an expiry with nothing outstanding.
+    fn rto(s: &mut TcpSender, net: &mut Net);
 }
 
 impl TcpSender {

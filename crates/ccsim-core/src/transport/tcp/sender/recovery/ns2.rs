@@ -190,6 +190,88 @@ impl RecoveryOps for Ns2Agents {
             s.try_send(net);
         }
     }
+
+    /// tcp.cc `timeout` and `slowdown`, tcp-reno.cc `RenoTcpAgent::timeout`.
+    fn rto(s: &mut TcpSender, net: &mut Net) {
+        // ns-2 `timeout`: every expiry sets `last_cwnd_action_` to TIMEOUT,
+        // after which `ecn` reacts to the next ECE whatever `recover_`, and
+        // calls `slowdown(CLOSE_CWND_*)`.
+        s.ns2_after_timeout = s.cfg.ecn_response == EcnResponse::Ns2;
+        // ns-2 `RenoTcpAgent::timeout`: dupwnd_ = 0 (cwnd_, the window
+        // without it, is what `slowdown` halves below).
+        let ns2_cwnd = (s.st.cwnd - s.dupwnd).min(s.awnd as f64);
+        s.dupwnd = 0.0;
+        if s.cfg.ecn_response == EcnResponse::Ns2 {
+            s.ns2_cong_action();
+        }
+        if s.sb.outstanding() == 0 {
+            if s.cfg.ecn_response == EcnResponse::Ns2 {
+                // ns-2 `timeout` sets `recover_ = maxseq_` and, on every
+                // expiry, `last_cwnd_action_ = CWND_ACTION_TIMEOUT`: an
+                // ECN reduction before it no longer spares a later
+                // timeout's ssthresh cut.
+                s.ecn_cut = false;
+                s.recover = s.sb.high();
+            }
+            if s.st.cwnd < 1.0 || s.cfg.ns2_idle_restart {
+                // ns-2 `timeout` with no outstanding data (after an ECN cut
+                // to 0, or idle with `ns2_idle_restart`): the window is one
+                // segment, no retransmission and no ssthresh cut
+                // (`slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)`), and,
+                // as `restart_bugfix_` (true by default) has it, no backoff
+                // either (`reset_rtx_timer(0, 0)`, which rearms the timer).
+                s.st.cwnd = 1.0;
+                s.rtt.forget_timed();
+                if s.cfg.ns2_idle_restart {
+                    s.recover = s.sb.high();
+                    s.arm_rto(net);
+                }
+                s.try_send(net);
+            } else if s.held {
+                // Linux's probe timer (`tcp_probe_timer`): nothing is
+                // outstanding to clock a retry of the held segment.
+                s.try_send(net);
+            }
+            return;
+        }
+        let repeated = s.count_timeout(net);
+        // ssthresh as the RFC strategy sets it (its `rto`), except: the
+        // window `slowdown` halves is cwnd_ without the inflation, whose
+        // recovery a timeout cut (an RTO in recovery after a slow-start
+        // overshoot: ns-2 52 -> 26, where the inflated cwnd gave 80); a
+        // repeated timeout halves again with `halve_on_repeated_rto`
+        // (`slowdown(CLOSE_SSTHRESH_HALF)` on every timeout); none after
+        // `CWND_ACTION_ECN` (`CLOSE_CWND_ONE` only).
+        if s.cfg.ns2_bugfix && s.cfg.ecn_response == EcnResponse::Ns2 {
+            // ns-2 `RenoTcpAgent::timeout` (tcp-reno.cc, NewReno's too):
+            // `if (bug_fix_) recover_ = maxseq_` before `TcpAgent::timeout`
+            // tests `highest_ack_ < recover_`, so with data outstanding the
+            // timeout after an ECN reduction is the ECN one (`slowdown(
+            // CLOSE_CWND_ONE)`, no ssthresh cut, no `++nrexmit_`) however
+            // much of that reduction's window has been acknowledged.
+            s.recover = s.sb.high();
+        }
+        let after_ecn = s.ecn_cut && s.sb.una() < s.recover;
+        if (!repeated || s.cfg.halve_on_repeated_rto) && !after_ecn {
+            if s.cfg.ns2_dupwnd {
+                // ns-2's `slowdown(CLOSE_SSTHRESH_HALF | ...)`: ssthresh_
+                // is an int, (int)(windowd() / 2) of the window cwnd_,
+                // not of the flight (floor(w / 2) = floor(floor(w) / 2)).
+                s.st.flight = ns2_cwnd.max(0.0).floor() as u64;
+                s.st.ssthresh = s.cc_ssthresh().floor().max(2.0);
+            } else {
+                let window = if s.state == State::Recovery { s.st.cwnd.min(s.st.ssthresh) } else { s.st.cwnd };
+                s.st.flight = s.st.flight.min(window.ceil() as u64);
+                s.st.ssthresh = s.cc_ssthresh();
+            }
+        }
+        if s.cfg.ecn_response != EcnResponse::Ns2 {
+            s.queue_cwr();
+        }
+        // With send_jitter_s, `timeout` resends through the delayed
+        // `send_much`, not at once.
+        s.enter_loss(net, s.cfg.send_jitter_s == 0.0);
+    }
 }
 
 /// ns-2's ECN agent: ECN with `TcpAgent::ecn`'s response.

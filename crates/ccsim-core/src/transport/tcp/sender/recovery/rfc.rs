@@ -82,6 +82,35 @@ impl RecoveryOps for Rfc {
             s.ece_reaction(net);
         }
     }
+
+    /// RFC 5681 §3.1 eq. (4): ssthresh = max(FlightSize/2, 2) (the
+    /// controller's decrease), FlightSize capped by the window (in
+    /// recovery the window without its inflation), as Linux (`snd_cwnd`)
+    /// does: uncapped, an RTO that ends a failed SACK recovery would count
+    /// the SACKed data sent during it and set ssthresh far above what the
+    /// path holds. Only "if the given segment has not yet been resent by
+    /// way of the retransmission timer": a backed-off repeat keeps
+    /// ssthresh (Linux `tcp_enter_loss`); nor is it lowered again inside
+    /// the window of an ECE reduction (RFC 3168 §6.1.2). With nothing
+    /// outstanding, only a segment held at a full interface queue is
+    /// retried (Linux's probe timer).
+    fn rto(s: &mut TcpSender, net: &mut Net) {
+        if s.sb.outstanding() == 0 {
+            if s.held {
+                s.try_send(net);
+            }
+            return;
+        }
+        let repeated = s.count_timeout(net);
+        let after_ecn = s.ecn_cut && s.sb.una() < s.recover;
+        if !repeated && !after_ecn {
+            let window = if s.state == State::Recovery { s.st.cwnd.min(s.st.ssthresh) } else { s.st.cwnd };
+            s.st.flight = s.st.flight.min(window.ceil() as u64);
+            s.st.ssthresh = s.cc_ssthresh();
+        }
+        s.queue_cwr();
+        s.enter_loss(net, true);
+    }
 }
 
 /// Fast retransmit (RFC 5681 §3.2 steps 2-4; RFC 6675 §5 steps 3-4):
