@@ -120,6 +120,7 @@ def test_flows_that_cannot_fit_on_disk_are_refused_before_running(tmp_path, monk
     assert m, err
     assert float(m.group(1)) > 0
     assert not (out / "summary.json").exists()
+    assert not out.exists(), "a refused run leaves no empty directory behind"
     # --csv counts the CSV copies too
     sim = simulation(_many(2000, sample_interval_s=0))
     assert output_estimate(sim, csv=True)["tables"] > output_estimate(sim)["tables"]

@@ -248,6 +248,34 @@ def test_tcpdump_reads_the_pcaps(run):
     assert "CE" in out.stdout and "ECT(0)" in out.stdout
 
 
+def ip_id_base(f: int, ack: bool) -> int:
+    """The documented first IP identification of flow f's data or ACKs
+    (docs/cli.md): the top 16 bits of the sender's or receiver's ISN."""
+    return ((~isn(f) & 0xFFFFFFFF) if ack else isn(f)) >> 16
+
+
+def test_ip_ids_count_each_flow_direction_and_timestamps_echo(run):
+    _, _, paths = run
+    for key, ack in (("fwd", False), ("rev", True)):
+        ids = defaultdict(list)
+        for _, buf in read_pcap(paths[key]):
+            ip = dpkt.ip.IP(buf)
+            f = (ip.data.dport if ack else ip.data.sport) - 10000
+            ids[f].append(ip.id)
+            if ip.p == dpkt.ip.IP_PROTO_TCP:
+                opts = dict(dpkt.tcp.parse_opts(ip.data.opts))
+                tsval, tsecr = struct.unpack("!II", opts[dpkt.tcp.TCP_OPT_TIMESTAMP])
+                # data: TSecr 0 (the sender keeps no TS.Recent, docs/cli.md);
+                # ACKs echo the data's send time, at most their own TSval
+                assert tsecr == 0 if not ack else tsecr <= tsval
+        assert sorted(ids) == ([0, 1, 2] if ack else [0, 1, 2, 3])
+        for f, got in ids.items():
+            # +1 per packet of the flow direction (retransmissions included), mod 2^16
+            assert got == [(ip_id_base(f, ack) + k) % 65536 for k in range(len(got))], f
+            assert len(got) > 100
+        assert len({ip_id_base(f, ack) for f in ids}) == len(ids), "distinct per flow"
+
+
 def test_unknown_link_is_a_named_error(tmp_path, capsys):
     with pytest.raises(UserError, match=r'pcap: unknown link "x->y"; allowed: a->b, b->a, b->c, c->b'):
         ccsim.run(SCENARIO, pcap={"x->y": tmp_path / "x.pcap"})

@@ -18,7 +18,7 @@ See docs/python-api.md and docs/scenario.md.
 
 from __future__ import annotations
 
-from ._native import UserError
+from ._native import ScenarioWarning, UserError
 from .results import Results
 from .runner import run
 from .scenario import (
@@ -83,6 +83,7 @@ __all__ = [
     "with_overrides",
     "Results",
     "UserError",
+    "ScenarioWarning",
     "catalog",
     "__version__",
 ]

@@ -25,6 +25,12 @@ class UserError(ValueError):
     """
 
 
+class ScenarioWarning(UserWarning):
+    """A scenario that runs but probably not as meant (a flow that starts
+    after the run ends). The CLI prints these as ``warning: <message>`` on
+    stderr; the message names the field and the value."""
+
+
 def core() -> ModuleType:
     """Return the compiled engine module, importing it on first use."""
     global _core

@@ -1,17 +1,24 @@
-"""The ``ccsim`` command line: run, sweep, list, reproduce, report, bench.
+"""The ``ccsim`` command line: run, sweep, list, reproduce, report, bench, fuzz.
 
 Errors in the user's input (missing file, bad TOML/JSON, invalid scenario,
 unknown experiment, bad ``--grid``) are printed as ``error: <message>`` on
 stderr with exit status 2 and no traceback: the message from the engine
-already names the field, and a traceback would bury it. Anything else is a
-bug and keeps its traceback.
+already names the field, and a traceback would bury it; so are an output
+directory that cannot be written and running out of memory. Anything else
+is a bug and keeps its traceback. A scenario that runs but probably not as
+meant (:class:`ScenarioWarning`) gets a ``warning: <message>`` line. When
+the reader of stdout goes away (``| head -1``) the command ends quietly
+with status 0, as Unix tools do.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -93,7 +100,8 @@ def parse_grid(items: Sequence[str]) -> Dict[str, List[Any]]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run
+    from .plots import plot_all, remove_plots
+    from .runner import ensure_output_dir, run
     from .scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
@@ -101,15 +109,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     taps = {k: {link: out / f"{tap_file_stem(link)}.{ext}" for link in getattr(args, k) or []}
             for k, ext in (("pcap", "pcap"), ("trace", "tr"))}
     if taps["pcap"] or taps["trace"]:
-        out.mkdir(parents=True, exist_ok=True)
+        ensure_output_dir(out)
     res = run(scenario, progress=False if args.quiet else args.progress, pcap=taps["pcap"], trace=taps["trace"],
               _fields=("--pcap", "--trace"), _out=(out, args.csv))
     res.write(out, csv=args.csv)
-    made = []
-    if not args.no_plots:
-        from .plots import plot_all
-
-        made = plot_all(res, out, cwnd_by=args.cwnd_by)
+    # --no-plots also removes the plots of an earlier run in a reused directory
+    made = [] if args.no_plots else plot_all(res, out, cwnd_by=args.cwnd_by)
+    if args.no_plots:
+        remove_plots(out)
     print(res.table())
     print(f"\nwrote {out}/summary.json, meta.json, flows.parquet, links.parquet, *_series.parquet"
           + (", *.csv" if args.csv else "")
@@ -148,9 +155,26 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             paths += write_table(summary, args.out, stem="sweep_summary")
             print("\nmean and 95% confidence half-width over seeds:")
             print(summary.to_string(index=False))
+            _warn_identical_seeds(df, args.seeds)
     n_cached = int(df["cached"].sum()) if "cached" in df else 0
     print(f"\n{len(df)} runs ({n_cached} from cache); wrote {', '.join(str(p) for p in paths)}")
     return 0
+
+
+def _warn_identical_seeds(df, seeds: int) -> None:
+    """One warning when the seeds of a point gave identical runs: the
+    scenario has no random component there, and its replications (and the
+    zero confidence half-width) say nothing."""
+    from .sweep import identical_replications
+
+    same, replicated = identical_replications(df)
+    if not same:
+        return
+    where = "every point" if same == replicated else f"{same} of {replicated} points"
+    print(f"warning: --seeds {seeds}: the runs of {where} are identical for every seed: the scenario has no "
+          "random component that the seed changes (such as start_spread_s, rtt_range_s, a loss probability or "
+          "a RED queue), so its replications repeat one run and their 95% half-width of 0 is no confidence "
+          "interval; add a random component to replicate, or drop --seeds", file=sys.stderr)
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -244,6 +268,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     index = build_report(args.dir, args.out, progress=False if args.quiet else None)
     print(f"wrote {index} (open it in a browser; it needs no server)")
     return 0
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from .fuzz import command
+
+    if args.cases < 1:
+        raise UserError(f"--cases must be >= 1, got {args.cases}")
+    if args.seed < 0:
+        raise UserError(f"--seed must be >= 0, got {args.seed}")
+    return command(args.cases, args.seed, Path(args.out), progress=False if args.quiet else None)
 
 
 def _bench_names() -> List[str]:
@@ -398,7 +432,53 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the list N times, interleaved, and keep each row's fastest round (default 1); "
                         "makes the ratios between rows (vs_B5_pkts, vs_B3_pkts) robust to load swings")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("fuzz", help="run random scenarios and check TCP invariants; write failing scenarios",
+                       description="Run CASES random researcher-style scenarios (scenario i of --seed is always "
+                                   "the same) and check each against invariants no correct TCP breaks (no long "
+                                   "cwnd <= 1 without timeouts, no retransmission without a loss or timeout, "
+                                   "packet conservation, no starved flow in a homogeneous scenario; "
+                                   "docs/reliability.md). Every failing scenario is written to OUT as "
+                                   "fuzz-SEED-I.json, which 'ccsim run' accepts, with OUT/violations.txt. "
+                                   "Exit status 1 if any invariant broke.")
+    p.add_argument("--cases", type=int, default=200, metavar="N", help="scenarios to run (default 200)")
+    p.add_argument("--seed", type=int, default=1, metavar="S", help="generator seed (default 1)")
+    p.add_argument("--out", default="fuzz-out", metavar="DIR", help="where failing scenarios go (default fuzz-out)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_fuzz)
     return ap
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe or socket whose reader has gone (poll
+    reports an error on it), as opposed to another broken pipe."""
+    import select
+
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poll.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _warnings_as_lines():
+    """Print :class:`ScenarioWarning` as ``warning: <message>`` on stderr
+    (no file and line of ccsim's source); other warnings as Python does."""
+    from ._native import ScenarioWarning
+
+    with warnings.catch_warnings():
+        show = warnings.showwarning
+
+        def showwarning(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, ScenarioWarning):
+                print(f"warning: {message}", file=sys.stderr)
+            else:
+                show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = showwarning
+        yield
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -409,9 +489,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if getattr(args, "seeds", None) is not None and args.seeds < 1:
         parser.error(f"--seeds must be >= 1, got {args.seeds}")
     try:
-        return int(args.func(args) or 0)
+        with _warnings_as_lines():
+            code = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError as exc:
+        if not _stdout_closed():
+            print(f"error: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        # The reader of stdout has gone (`ccsim run ... | head -1`): end
+        # quietly as Unix tools do, and keep the interpreter's own flush at
+        # exit from failing again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: out of memory: the run needs more memory than this process may use (the check before a run "
+              "estimates about 24 kB per flow and 300 B per series row, and this scenario needs more); run fewer "
+              "flows, use a larger sample_interval_s (or 0 for no series), or allow the process more memory "
+              "(ulimit -v)", file=sys.stderr)
         return 2
     except OSError as exc:
         # Unwritable --out, full disk, ...: the user's environment, not a bug.

@@ -14,13 +14,18 @@ from typing import List, Optional, Union
 from .results import Results
 
 __all__ = ["plot_all", "plot_cwnd", "plot_queue", "plot_loss", "mark_warmup", "save_figure", "MAX_LEGEND",
-           "CWND_GROUPS"]
+           "CWND_GROUPS", "PLOT_FILES", "remove_plots"]
 
 #: Up to this many entries the legend sits inside the axes; beyond it goes
 #: outside on the right (and ``plot_cwnd(by="auto")`` groups flows by entry).
 MAX_LEGEND = 10
 
 PathLike = Union[str, os.PathLike]
+
+#: Every file :func:`plot_all` may write. A plot it does not write (skipped,
+#: or ``ccsim run --no-plots``) is removed from the directory, so a reused
+#: output directory never shows a plot of an earlier run beside these results.
+PLOT_FILES = ("cwnd.png", "queue.png", "loss.png")
 
 
 def pyplot():
@@ -194,7 +199,8 @@ def plot_loss(res: Results, path: PathLike) -> Optional[Path]:
 
 def plot_all(res: Results, out_dir: PathLike, cwnd_by: str = "auto") -> List[Path]:
     """Write cwnd.png, queue.png and loss.png into ``out_dir``; plots whose
-    series are empty (e.g. ``sample_interval_s = 0``) are skipped.
+    series are empty (e.g. ``sample_interval_s = 0``) are skipped, and an
+    earlier run's file of that name is removed (:func:`remove_plots`).
     ``cwnd_by`` groups the cwnd plot (see :func:`plot_cwnd`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -203,4 +209,18 @@ def plot_all(res: Results, out_dir: PathLike, cwnd_by: str = "auto") -> List[Pat
         plot_queue(res, out / "queue.png"),
         plot_loss(res, out / "loss.png"),
     ]
-    return [p for p in made if p is not None]
+    made = [p for p in made if p is not None]
+    remove_plots(out, keep=[p.name for p in made])
+    return made
+
+
+def remove_plots(out_dir: PathLike, keep=()) -> List[Path]:
+    """Delete the :data:`PLOT_FILES` in ``out_dir`` other than ``keep``
+    (names); returns the paths removed."""
+    gone = []
+    for name in PLOT_FILES:
+        path = Path(out_dir) / name
+        if name not in keep and path.is_file():
+            path.unlink()
+            gone.append(path)
+    return gone

@@ -1,29 +1,42 @@
 """``ccsim.run``: one scenario through the engine, with optional progress.
 
-The engine advances in chunks of about 1% of simulated time rather than one
-``finish()`` call, for two reasons: a progress bar can show simulated seconds,
-and Ctrl-C is honoured between chunks (``run_until`` releases the GIL but
-Python only handles signals when it regains control).
+The engine advances in chunks of simulated time rather than one
+``finish()`` call, for two reasons: a progress bar can show simulated
+seconds, and Ctrl-C is honoured between chunks (``run_until`` releases the
+GIL but Python only handles signals when it regains control). Each chunk
+aims at :data:`CHUNK_WALL_S` of wall time (the first is tiny, and the next
+is scaled by how long the last took), so the bar moves and Ctrl-C answers
+within a fraction of a second however slow the scenario is; a chunk is at
+most :data:`CHUNK_FRACTION` of the duration. Chunking does not change
+results: ``run_until`` processes exactly the events up to its time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shutil
+import time
+import warnings
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
-from ._native import UserError, core, dumps
+from ._native import ScenarioWarning, UserError, core, dumps
 from .results import Results
 from .scenario import Scenario, as_scenario_dict
 
 __all__ = ["run"]
 
-#: Fraction of the duration simulated per ``run_until`` call.
+#: Largest fraction of the duration simulated per ``run_until`` call.
 CHUNK_FRACTION = 0.01
-#: Seconds of wall time before a bar appears: short runs stay silent.
-PROGRESS_DELAY_S = 1.0
+#: Fraction of the duration of the first ``run_until`` call.
+FIRST_CHUNK_FRACTION = 1e-5
+#: Wall seconds each later ``run_until`` call aims at.
+CHUNK_WALL_S = 0.25
+#: Seconds of wall time before the default bar (``progress=None``, on a
+#: terminal) appears: runs shorter than that stay silent.
+PROGRESS_DELAY_S = 2.0
 
 
 #: Bytes of one cell of an output table on disk, at most: Parquet stores a
@@ -71,6 +84,26 @@ def output_estimate(sim, csv: bool = False) -> Dict[str, float]:
         "tables": summary + (flows * FLOW_COLUMNS + links * LINK_COLUMNS) * cell,
         "series": samples * sample_bytes,
     }
+
+
+def ensure_output_dir(out: Union[str, os.PathLike], field: str = "--out") -> Path:
+    """Create the directory ``out`` (and its parents) and check that a file
+    can be written in it; otherwise a :class:`UserError` naming ``field``,
+    the directory and the operating system's reason."""
+    import tempfile
+
+    path = Path(out)
+    try:
+        if path.exists() and not path.is_dir():
+            raise UserError(f"{field} {os.fspath(out)!r}: is a file, not a directory; give a directory to write into")
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise UserError(f"{field} {os.fspath(out)!r}: cannot create or write the output directory: "
+                        f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename not in (None, os.fspath(out))
+                                                    else "")) from None
+    return path
 
 
 def free_bytes(out: Union[str, os.PathLike]) -> float:
@@ -131,6 +164,23 @@ def simulation(scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike]):
         raise UserError(str(exc)) from exc
 
 
+def late_starts(scenario: Mapping[str, Any], duration_s: float) -> List[str]:
+    """A warning per ``[[flows]]`` entry of a valid ``scenario`` whose
+    ``start_s`` is not before the end of the run: its flows never send.
+    Such a scenario is valid (a sweep over ``duration_s`` may cut a late
+    flow off), so it runs; its flows' rows show 0 goodput."""
+    out = []
+    for i, f in enumerate(scenario.get("flows") or []):
+        start = f.get("start_s", 0.0) if isinstance(f, Mapping) else 0.0
+        if isinstance(start, (int, float)) and not isinstance(start, bool) and start >= duration_s:
+            n = f.get("count", 1)
+            flows = ("its flow starts", "sends") if n == 1 else (f"its {n} flows start", "send")
+            out.append(f"scenario.flows[{i}].start_s: {start:g} s is not before duration_s ({duration_s:g} s): "
+                       f"{flows[0]} after the run ends and {flows[1]} nothing (0 goodput); start_s must be < "
+                       f"{duration_s:g} for the flow to run")
+    return out
+
+
 Taps = Optional[Mapping[str, Union[str, os.PathLike]]]
 
 
@@ -164,9 +214,11 @@ def run(
 
     ``scenario`` is a :class:`Scenario`, a plain dict in the schema of
     docs/scenario.md, or a path to a .toml/.json file. ``progress=True``
-    shows a tqdm bar of simulated seconds on a terminal (it is suppressed
-    when stderr is not a TTY, and for runs shorter than about a second);
-    ``None`` means "only on a TTY".
+    shows a tqdm bar on stderr from the start, terminal or not: simulated
+    seconds done and in total, events per second of wall time and the
+    time left; ``None`` shows it only when stderr is a terminal and the
+    run has lasted :data:`PROGRESS_DELAY_S` (about two seconds), so short
+    runs stay silent; ``False`` never shows it.
 
     ``pcap`` and ``trace`` map link names (as ``Results.links`` lists them,
     e.g. ``"r0->r1"``, or ``"bottleneck"`` / ``"bottleneck-rev"`` on a
@@ -175,44 +227,53 @@ def run(
     (docs/cli.md, "Packet captures and ns-2 traces"). Files stream to disk;
     taps never change the simulation's results.
 
-    ``_out = (directory, csv)`` (``ccsim run``) first checks that the results
-    files will fit on that directory's disk (:func:`check_output_space`).
+    ``_out = (directory, csv)`` (``ccsim run``) first creates that directory
+    and checks that it is writable (:func:`ensure_output_dir`) and that the
+    results files will fit on its disk (:func:`check_output_space`).
     """
-    if _out is not None:
-        scenario = as_scenario_dict(scenario)
+    scenario = as_scenario_dict(scenario)
     sim = simulation(scenario)
+    for msg in late_starts(scenario, float(sim.duration_s)):
+        warnings.warn(msg, ScenarioWarning, stacklevel=2)
     if _out is not None:
-        check_output_space(sim, scenario, *_out)
+        existed = Path(_out[0]).exists()
+        ensure_output_dir(_out[0])
+        try:
+            check_output_space(sim, scenario, *_out)
+        except UserError:
+            if not existed:  # a refused run leaves no empty directory behind
+                with contextlib.suppress(OSError):
+                    Path(_out[0]).rmdir()
+            raise
     _attach(sim, pcap, "pcap", _fields[0])
     _attach(sim, trace, "trace", _fields[1])
     duration = float(sim.duration_s)
-    step = max(duration * CHUNK_FRACTION, 1e-9)
-    bar = None
-    if progress is not False:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(
-            total=duration,
-            unit="sim-s",
-            desc="simulating",
-            # disable=None: tqdm switches itself off when not on a TTY.
-            disable=None,
-            delay=PROGRESS_DELAY_S,
-            bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} sim-s [{elapsed}<{remaining}]",
-        )
+    bar = _progress_bar(duration, progress)
     try:
         t = float(sim.now_s)
+        step = max(duration * FIRST_CHUNK_FRACTION, 1e-9)
+        largest = max(duration * CHUNK_FRACTION, 1e-9)
+        start, events0 = time.perf_counter(), int(sim.events)
         while t < duration:
             target = min(duration, t + step)
+            began = time.perf_counter()
             sim.run_until(target)
+            took = time.perf_counter() - began
             now = float(sim.now_s)
             if bar is not None:
+                wall = time.perf_counter() - start
+                if wall > 0:
+                    bar.set_postfix_str(f"{_si((int(sim.events) - events0) / wall)} events/s", refresh=False)
                 bar.update(now - t)
             # Guard against an engine that stops short of the target (for
             # example when the event queue empties): finish() completes it.
             if now <= t:
                 break
             t = now
+            # the next chunk: about CHUNK_WALL_S of wall time at the pace of
+            # this one (growing at most 4x a chunk)
+            grow = CHUNK_WALL_S / took if took > 0 else 4.0
+            step = min(largest, max(step * min(grow, 4.0), 1e-9))
         try:
             raw = sim.finish()
         except OSError as exc:
@@ -221,3 +282,30 @@ def run(
     finally:
         if bar is not None:
             bar.close()
+
+
+def _progress_bar(duration: float, progress: Optional[bool]):
+    """The bar of :func:`run` (see its ``progress``), or None."""
+    if progress is False:
+        return None
+    import sys
+
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=duration,
+        desc="simulating",
+        file=sys.stderr,
+        # disable=None: tqdm switches itself off when stderr is not a TTY.
+        disable=None if progress is None else False,
+        delay=PROGRESS_DELAY_S if progress is None else 0,
+        bar_format="{l_bar}{bar}| {n:.4g}/{total:.4g} sim-s [{elapsed}<{remaining}{postfix}]",
+    )
+
+
+def _si(x: float) -> str:
+    """``2.1M``: a rate with an SI prefix, three digits."""
+    for div, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.3g}{prefix}"
+    return f"{x:.3g}"

@@ -44,7 +44,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
@@ -523,18 +523,9 @@ def summarise(df: pd.DataFrame, over: str = "seed") -> pd.DataFrame:
     for n < 2); ``n`` is the number of replications. Rows stay in first-
     appearance order so the table reads like the grid.
     """
-    metrics = [m for m in SUMMARY_METRICS if m in df.columns]
-    metrics += sorted(c for c in df.columns if c.startswith("goodput_mean_") and c not in metrics)
-    skip = set(metrics) | {over, "key", "cached", "events", "wall_s"} | {c for c in df.columns
-                                                                        if c.startswith("flows_")}
-    by = [c for c in df.columns if c not in skip]
-    if not by:
-        groups = [((), df)]
-    else:
-        keyed = df[by].apply(lambda r: json.dumps(list(r), default=str), axis=1)
-        groups = [(k, df[keyed == k]) for k in dict.fromkeys(keyed)]
+    metrics, by, groups = _replications(df, over)
     out = []
-    for _, g in groups:
+    for g in groups:
         row: Dict[str, Any] = {c: g[c].iloc[0] for c in by}
         n = len(g)
         row["n"] = n
@@ -548,6 +539,32 @@ def summarise(df: pd.DataFrame, over: str = "seed") -> pd.DataFrame:
             row[f"{m}_ci95"] = t_quantile_975(k - 1) * std / math.sqrt(k) if k > 1 else float("nan")
         out.append(row)
     return pd.DataFrame(out)
+
+
+def _replications(df: pd.DataFrame, over: str) -> Tuple[List[str], List[str], List[pd.DataFrame]]:
+    """The metric columns of ``df``, the columns that identify a sweep
+    point, and the rows of each point (its replications over ``over``)."""
+    metrics = [m for m in SUMMARY_METRICS if m in df.columns]
+    metrics += sorted(c for c in df.columns if c.startswith("goodput_mean_") and c not in metrics)
+    skip = set(metrics) | {over, "key", "cached", "events", "wall_s"} | {c for c in df.columns
+                                                                        if c.startswith("flows_")}
+    by = [c for c in df.columns if c not in skip]
+    if not by:
+        return metrics, by, [df]
+    keyed = df[by].apply(lambda r: json.dumps(list(r), default=str), axis=1)
+    return metrics, by, [df[keyed == k] for k in dict.fromkeys(keyed)]
+
+
+def identical_replications(df: pd.DataFrame, over: str = "seed") -> Tuple[int, int]:
+    """How many sweep points ran two or more replications over ``over``
+    whose metrics are all identical, and how many ran two or more: a
+    scenario with no random component gives the same run for every seed."""
+    metrics, _, groups = _replications(df, over)
+    replicated = [g for g in groups if len(g) >= 2]
+    if not metrics:
+        return 0, len(replicated)
+    same = sum(all(g[m].astype(str).nunique() == 1 for m in metrics) for g in replicated)
+    return same, len(replicated)
 
 
 def _dask_client(address: Optional[str], workers: Optional[int]):

@@ -140,6 +140,59 @@ fn queue_limits() {
 }
 
 #[test]
+fn byte_limits_must_hold_a_packet_that_crosses_the_link() {
+    let q = "{ limit_pkts = 20 }";
+    // 100 bytes: no 1040-byte data packet fits on r0->r1
+    check(
+        &with(DUMBBELL, q, "{ limit_bytes = 100 }"),
+        "topology.bottleneck_queue.limit_bytes",
+        &["100 is not allowed", "r0->r1", "1040 bytes", "mss_bytes 1000 + header_bytes 40", ">= 1040"],
+    );
+    check(
+        &with(DUMBBELL, q, "{ kind = \"drr\", limit_bytes = 1039 }"),
+        "topology.bottleneck_queue.limit_bytes",
+        &["1039 is not allowed", ">= 1040"],
+    );
+    let big = with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\nmss_bytes = 1460\nheader_bytes = 52");
+    check(
+        &with(&big, q, "{ limit_bytes = 1500 }"),
+        "topology.bottleneck_queue.limit_bytes",
+        &["1500 is not allowed", "1512 bytes", "mss_bytes 1460 + header_bytes 52"],
+    );
+    // a finite transfer's last, shorter segment is the smallest packet
+    let finite = with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\nbytes = 2500");
+    check(&with(&finite, q, "{ limit_bytes = 539 }"), "topology.bottleneck_queue.limit_bytes", &["540 bytes"]);
+    // one packet exactly fits; edge queues are checked alike
+    assert!(Simulation::new(&Scenario::from_toml(&with(DUMBBELL, q, "{ limit_bytes = 1040 }")).unwrap()).is_ok());
+    check(
+        &with(DUMBBELL, "[[flows]]", "edge_queue = { limit_bytes = 500 }\n[[flows]]"),
+        "topology.edge_queue.limit_bytes",
+        &["500 is not allowed", "s0->r0"],
+    );
+    // a direction that carries ACKs (40 bytes) holds them: a 100-byte
+    // reverse queue is a (small) queue, not a refusal
+    let rev = with(
+        CUSTOM,
+        "{ from = \"b\", to = \"c\", rate_bps = 10e6, delay_s = 0.01, queue = { limit_pkts = 20 } }",
+        "{ from = \"b\", to = \"c\", rate_bps = 10e6, delay_s = 0.01, queue = { limit_pkts = 20 }, \
+         reverse_queue = { limit_bytes = 100 } }",
+    );
+    assert!(Simulation::new(&Scenario::from_toml(&rev).unwrap()).is_ok());
+    check(
+        &with(&rev, "reverse_queue = { limit_bytes = 100 }", "reverse_queue = { limit_bytes = 39 }"),
+        "topology.links[1].reverse_queue.limit_bytes",
+        &["39 is not allowed", "c->b", "ACKs: flows[0].header_bytes = 40"],
+    );
+    // a link no flow crosses (c->d) is not checked
+    let idle = with(
+        CUSTOM,
+        "{ from = \"c\", to = \"d\", rate_bps = 10e6, delay_s = 0.01, queue = { limit_pkts = 20 } }",
+        "{ from = \"c\", to = \"d\", rate_bps = 10e6, delay_s = 0.01, queue = { limit_bytes = 10 } }",
+    );
+    assert!(Simulation::new(&Scenario::from_toml(&idle).unwrap()).is_ok());
+}
+
+#[test]
 fn unknown_names_list_what_is_allowed() {
     check(
         &with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\ncc = \"cubicc\""),

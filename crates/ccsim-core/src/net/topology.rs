@@ -25,6 +25,8 @@ pub struct LinkParams<'a> {
     pub queue: &'a QueueSpec,
     pub loss: f64,
     pub monitored: bool,
+    /// Which queue table of the scenario `queue` is ([`queue_tables`]).
+    pub table: u32,
 }
 
 /// Generic builder: nodes, duplex links (two directed `Link`s) and routes.
@@ -41,6 +43,8 @@ pub struct Builder {
     /// Each link's delay in seconds as the scenario gave it (the links
     /// keep it in picoseconds; ns-2's clock needs the `double`).
     pub delays_s: Vec<f64>,
+    /// Each link's queue table ([`LinkParams::table`]).
+    pub tables: Vec<u32>,
 }
 
 impl Builder {
@@ -64,6 +68,7 @@ impl Builder {
         let queue = super::queue::build(p.queue, "queue").expect("validated: queue specs build");
         let mut l = Link::new(id as u32, name, (a, b), p.rate_bps, from_secs(p.delay_s), queue, self.seed);
         self.delays_s.push(p.delay_s);
+        self.tables.push(p.table);
         if p.loss > 0.0 {
             l.add_stage(Box::new(RandomLoss { p: p.loss }));
         }
@@ -140,6 +145,8 @@ pub struct Built {
     pub flows: Vec<FlowPlacement>,
     /// Each link's delay in seconds as the scenario gave it.
     pub delays_s: Vec<f64>,
+    /// Each link's queue table ([`queue_tables`]).
+    pub tables: Vec<u32>,
 }
 
 struct Chain<'a> {
@@ -186,8 +193,9 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
     let routers: Vec<usize> = (0..=c.n).map(|i| b.node(&format!("r{i}"))).collect();
     let mut bneck = Vec::new();
     for i in 0..c.n {
-        let fwd = LinkParams { rate_bps: c.rate, delay_s: c.delay, queue: c.queue, loss: c.loss, monitored: true };
-        let rev = LinkParams { rate_bps: c.rate, delay_s: c.delay, queue: c.queue, loss: c.rev_loss, monitored: true };
+        let (rate_bps, delay_s, queue) = (c.rate, c.delay, c.queue);
+        let fwd = LinkParams { rate_bps, delay_s, queue, loss: c.loss, monitored: true, table: 0 };
+        let rev = LinkParams { rate_bps, delay_s, queue, loss: c.rev_loss, monitored: true, table: 0 };
         bneck.push(b.duplex(routers[i], routers[i + 1], fwd, rev));
     }
     let mut flows = Vec::new();
@@ -224,8 +232,14 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
             }
         };
         let (src, dst) = (b.node(&format!("s{id}")), b.node(&format!("d{id}")));
-        let edge =
-            |d: f64| LinkParams { rate_bps: c.edge_rate, delay_s: d, queue: c.edge_queue, loss: 0.0, monitored: false };
+        let edge = |d: f64| LinkParams {
+            rate_bps: c.edge_rate,
+            delay_s: d,
+            queue: c.edge_queue,
+            loss: 0.0,
+            monitored: false,
+            table: 1,
+        };
         let (entry_router, exit_router) = match f.direction {
             Direction::Forward => (routers[first], routers[last + 1]),
             Direction::Reverse => (routers[last + 1], routers[first]),
@@ -241,13 +255,14 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
         let rtt_prop_s = 2.0 * (2.0 * edge_delay + path_delay);
         flows.push(FlowPlacement { entry, src, dst, route, start_s: start, rtt_prop_s });
     }
-    Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows, delays_s: b.delays_s })
+    Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows, delays_s: b.delays_s, tables: b.tables })
 }
 
 /// Build the network and every flow's routes from a validated scenario.
 pub fn build(sc: &Scenario) -> Result<Built, ConfigError> {
     let mut built = build_shape(sc)?;
     sending_interfaces(sc, &mut built)?;
+    byte_limits_hold_a_packet(sc, &built)?;
     xcp_paths(sc, &built)?;
     Ok(built)
 }
@@ -272,6 +287,113 @@ fn xcp_paths(sc: &Scenario, built: &Built) -> Result<(), ConfigError> {
                  on the bottleneck's queue table (or use another controller)",
             ));
         }
+    }
+    Ok(())
+}
+
+/// The scenario's queue tables as `LinkParams::table` numbers them: the
+/// field path of each and the table. A custom link `i` has tables `2i`
+/// (`queue`) and `2i + 1` (`reverse_queue`, or `queue` again without one).
+fn queue_tables(sc: &Scenario) -> Vec<(String, &QueueSpec)> {
+    match &sc.topology {
+        Topology::Dumbbell(d) => vec![
+            ("topology.bottleneck_queue".into(), &d.bottleneck_queue),
+            ("topology.edge_queue".into(), &d.edge_queue),
+        ],
+        Topology::ParkingLot(p) => {
+            vec![("topology.link_queue".into(), &p.link_queue), ("topology.edge_queue".into(), &p.edge_queue)]
+        }
+        Topology::Custom(c) => c
+            .links
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| {
+                let rev = match &l.reverse_queue {
+                    Some(q) => (format!("topology.links[{i}].reverse_queue"), q),
+                    None => (format!("topology.links[{i}].queue"), &l.queue),
+                };
+                [(format!("topology.links[{i}].queue"), &l.queue), rev]
+            })
+            .collect(),
+    }
+}
+
+/// The smallest packets a flow of `[[flows]]` entry `e` sends on the wire,
+/// in bytes, each with the fields that make it: `[data, ACKs]`, data along
+/// its route and ACKs back (none for UDP). A bulk or on/off source sends
+/// full segments (`mss_bytes + header_bytes`), a finite transfer may end
+/// with a shorter one, a SYN is a header alone; other applications are
+/// taken to send packets as small as a header.
+fn smallest_packets(sc: &Scenario, e: usize) -> [Option<(u64, String)>; 2] {
+    use crate::scenario::kinds::Syn;
+    let f = &sc.flows[e];
+    let (mss, hdr) = (f.mss_bytes as u64, f.header_bytes as u64);
+    let header = || Some((hdr.max(1), format!("flows[{e}].header_bytes = {hdr}")));
+    let full = matches!((f.transport.as_str(), f.app.as_deref()), (_, None | Some("bulk")) | ("udp", Some("onoff")));
+    let syn = matches!(f.syn, Some(Syn::Ns2 | Syn::Ns2NoDelayGrowth));
+    let data = if !full || syn {
+        header()
+    } else {
+        let last = f.bytes.filter(|&b| b > 0).map_or(mss, |b| (b - 1) % mss + 1);
+        let what = if last < mss {
+            format!("the last segment of flows[{e}].bytes = {}: {last} + header_bytes {hdr}", f.bytes.unwrap_or(0))
+        } else {
+            format!("flows[{e}]: mss_bytes {mss} + header_bytes {hdr}")
+        };
+        Some((last + hdr, what))
+    };
+    let acks = if f.transport == "udp" { None } else { header() };
+    [data, acks]
+}
+
+/// A byte-limited queue must hold at least one of the packets that cross
+/// its link direction: below the smallest, it admits a packet only when
+/// the link is idle and drops every one that finds it busy (`limit_pkts =
+/// 0` is refused for the same reason). Links whose queue a flow's
+/// `txqueuelen_pkts` replaced are not checked, nor links no packet crosses.
+fn byte_limits_hold_a_packet(sc: &Scenario, built: &Built) -> Result<(), ConfigError> {
+    let tables = queue_tables(sc);
+    if tables.iter().all(|(_, q)| q.limit_bytes.is_none()) {
+        return Ok(());
+    }
+    let mut sizes: Vec<[Option<u64>; 2]> = Vec::new();
+    let mut smallest = vec![u64::MAX; built.links.len()];
+    for fp in &built.flows {
+        while sizes.len() <= fp.entry {
+            sizes.push(smallest_packets(sc, sizes.len()).map(|p| p.map(|(b, _)| b)));
+        }
+        let route = &built.routes[fp.route as usize];
+        for (links, size) in [&route.fwd, &route.rev].into_iter().zip(sizes[fp.entry]) {
+            let Some(size) = size else { continue };
+            for &l in links {
+                smallest[l as usize] = smallest[l as usize].min(size);
+            }
+        }
+    }
+    for (l, link) in built.links.iter().enumerate() {
+        let (path, q) = &tables[built.tables[l] as usize];
+        let (Some(limit), size) = (q.limit_bytes, smallest[l]) else { continue };
+        if link.txqueuelen.is_some() || size == u64::MAX || limit >= size {
+            continue;
+        }
+        // the first flow that sends a packet of that size over the link
+        let what = built.flows.iter().find_map(|fp| {
+            let route = &built.routes[fp.route as usize];
+            let [data, acks] = smallest_packets(sc, fp.entry);
+            let on = |links: &[u32], p: Option<(u64, String)>, kind: &str| {
+                p.filter(|p| p.0 == size && links.contains(&(l as u32))).map(|p| format!("{kind}: {}", p.1))
+            };
+            on(&route.fwd, data, "data").or_else(|| on(&route.rev, acks, "ACKs"))
+        });
+        return Err(ConfigError::new(
+            format!("{path}.limit_bytes"),
+            format!(
+                "{limit} is not allowed: the smallest packet that crosses link {} is {size} bytes ({}), so the \
+                 queue could hold no packet and would drop every one that finds the link busy; must be >= {size}",
+                link.name,
+                what.unwrap_or_default()
+            ),
+        ));
     }
     Ok(())
 }
@@ -346,7 +468,7 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
             for n in &c.nodes {
                 b.node(n);
             }
-            for l in &c.links {
+            for (i, l) in c.links.iter().enumerate() {
                 let (x, y) = (b.node(&l.from), b.node(&l.to));
                 let fwd = LinkParams {
                     rate_bps: l.rate_bps,
@@ -354,6 +476,7 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
                     queue: &l.queue,
                     loss: l.loss,
                     monitored: l.monitor,
+                    table: 2 * i as u32,
                 };
                 let rq = l.reverse_queue.as_ref().unwrap_or(&l.queue);
                 let rev = LinkParams {
@@ -362,6 +485,7 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
                     queue: rq,
                     loss: l.reverse_loss,
                     monitored: l.monitor,
+                    table: 2 * i as u32 + 1,
                 };
                 b.duplex(x, y, fwd, rev);
             }
@@ -389,7 +513,14 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
                 let (src, dst) = (path[0], path[path.len() - 1]);
                 flows.push(FlowPlacement { entry, src, dst, route, start_s: start, rtt_prop_s });
             }
-            Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows, delays_s: b.delays_s })
+            Ok(Built {
+                nodes: b.nodes,
+                links: b.links,
+                routes: b.routes,
+                flows,
+                delays_s: b.delays_s,
+                tables: b.tables,
+            })
         }
     }
 }

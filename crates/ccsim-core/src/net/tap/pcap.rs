@@ -12,6 +12,11 @@
 //! event), so the file holds exactly the link's `tx_pkts`; drops are not
 //! on the wire and appear only in the ns-2 trace. Only headers are
 //! captured (`caplen` < `len`); see [`super::wire`] for what they contain.
+//! The IP identification counts the packets of each flow direction in the
+//! file (from [`wire::ip_id_base`], +1 per packet, modulo 2^16): a
+//! retransmission gets a new one, as from a real stack. A packet captured
+//! on two links carries the same number in both files only when none of
+//! its flow direction's packets were dropped between them.
 //! Records stream through a buffered writer: nothing is held in memory.
 use super::super::packet::Packet;
 use super::wire::{self, FlowWire};
@@ -56,6 +61,8 @@ pub struct PcapTap {
     /// Used for a flow created after the tap was attached (a workload's
     /// transfers): their addresses are not known here.
     fallback: FlowWire,
+    /// Packets written so far per flow, data and ACKs (IP identification).
+    sent: Vec<[u16; 2]>,
     pub packets: u64,
     err: Option<io::Error>,
 }
@@ -65,7 +72,7 @@ impl PcapTap {
     /// describes flow `f`.
     pub fn new(mut out: Box<dyn Write + Send>, flows: Vec<FlowWire>, fallback: FlowWire) -> Self {
         let err = out.write_all(&global_header()).err();
-        PcapTap { out, flows, fallback, packets: 0, err }
+        PcapTap { out, flows, fallback, sent: Vec::new(), packets: 0, err }
     }
 }
 
@@ -79,7 +86,14 @@ impl Tap for PcapTap {
             dst: u32::MAX - 2 - 2 * pkt.flow,
             ..self.fallback
         });
-        let (bytes, len) = wire::headers(pkt, &w, now);
+        let f = pkt.flow as usize;
+        if self.sent.len() <= f {
+            self.sent.resize(f + 1, [0, 0]);
+        }
+        let n = &mut self.sent[f][pkt.is_ack() as usize];
+        let ip_id = wire::ip_id_base(pkt.flow, pkt.is_ack()).wrapping_add(*n);
+        *n = n.wrapping_add(1);
+        let (bytes, len) = wire::headers(pkt, &w, now, ip_id);
         let r = self
             .out
             .write_all(&record_header(now, bytes.len() as u32, len.max(bytes.len() as u32)))
@@ -125,5 +139,37 @@ mod tests {
         assert_eq!(u32::from_le_bytes(r[12..16].try_into().unwrap()), 1052);
         assert_eq!(b.len(), 24 + 16 + 52, "one record: only the dequeue is on the wire");
         assert_eq!(b[40], 0x45);
+    }
+
+    #[test]
+    fn ip_ids_count_packets_per_flow_direction() {
+        let buf = Shared::default();
+        let w = FlowWire { src: 0, dst: 1, mss: 1000, header: 40 };
+        let mut t = PcapTap::new(Box::new(buf.clone()), vec![w, w], w);
+        let data = |flow| Packet { flow, size: 1040, ..Default::default() };
+        let ack = |flow| Packet { flow, size: 40, kind: crate::net::packet::Kind::Ack, ..Default::default() };
+        for p in [data(0), data(0), ack(0), data(1), data(0), ack(0), data(5)] {
+            t.on_event(TapEvent::Dequeue, 1, 0, &p);
+        }
+        t.finish().unwrap();
+        let b = buf.0.lock().unwrap().clone();
+        let mut ids = Vec::new();
+        let mut at = 24;
+        while at < b.len() {
+            let caplen = u32::from_le_bytes(b[at + 8..at + 12].try_into().unwrap()) as usize;
+            let ip = &b[at + 16..at + 16 + caplen];
+            ids.push(u16::from_be_bytes([ip[4], ip[5]]));
+            assert_eq!(wire::checksum(&ip[..20]), 0, "the IP checksum covers the id");
+            at += 16 + caplen;
+        }
+        let base = wire::ip_id_base;
+        let d0 = base(0, false);
+        let a0 = base(0, true);
+        assert_eq!(
+            ids,
+            [d0, d0.wrapping_add(1), a0, base(1, false), d0.wrapping_add(2), a0.wrapping_add(1), base(5, false)]
+        );
+        assert_ne!(d0, a0);
+        assert_ne!(d0, base(1, false));
     }
 }

@@ -14,9 +14,14 @@
 //!   likewise `ISN + ack · mss`. The receiver sends no data, so its own
 //!   sequence number is its ISN ([`peer_isn`]) throughout.
 //! - Options (RFC 7323 §3, RFC 2018 §3): every TCP packet carries a
-//!   timestamp (TSval in microseconds of simulated time: a data segment's
-//!   send time; an ACK's TSecr echoes the data it acknowledges, as ccsim's
-//!   receivers do); ACKs carry their SACK blocks in bytes. An XCP congestion
+//!   timestamp in microseconds of simulated time. A data segment's TSval
+//!   is its send time and its TSecr is 0: a real sender echoes the TSval
+//!   of the last ACK it received, but ccsim's senders keep no such value
+//!   and a packet carries one timestamp only (its send time, or on an ACK
+//!   the echo), so the tap cannot know it. An ACK's TSval is the time it
+//!   crosses the tapped link and its TSecr echoes the send time of the
+//!   data it acknowledges, as ccsim's receivers do. ACKs carry their SACK
+//!   blocks in bytes. An XCP congestion
 //!   header is TCP option 253 (RFC 4727's experimental kind) holding
 //!   H_cwnd, H_rtt, H_feedback as IEEE-754 f32s; SACK blocks that no longer
 //!   fit in the 40 option bytes are left out, as a real stack does.
@@ -24,6 +29,8 @@
 //!   ECE on ACKs that echo a mark, CWR on data that answer one.
 //! - GWA's IP-level option (B_n / v) is IPv4 option 158 (RFC 4727's
 //!   experimental copy-class-0 option 30) with the 32-bit value.
+//! - IP identification: the caller's per-flow, per-direction counter
+//!   (the pcap tap numbers the packets it writes, [`ip_id_base`]).
 //! - Lengths: IP total length = real header lengths + the segment's payload
 //!   (the simulated size minus the flow's `header_bytes`); the payload is
 //!   not captured. Checksums: the IP header checksum (RFC 791 §3.1) is
@@ -70,6 +77,13 @@ pub fn isn(f: u32) -> u32 {
 /// Initial sequence number of flow `f`'s receiver.
 pub fn peer_isn(f: u32) -> u32 {
     !isn(f)
+}
+
+/// First IP identification of flow `f`'s data (`ack = false`) and ACKs:
+/// distinct per flow and direction, the same in every run.
+pub fn ip_id_base(f: u32, ack: bool) -> u16 {
+    let h = if ack { peer_isn(f) } else { isn(f) };
+    (h >> 16) as u16
 }
 
 /// Microseconds of simulated time (picoseconds), as a 32-bit TCP timestamp.
@@ -160,9 +174,10 @@ pub fn seg_to_seq(base: u32, seg: u64, mss: u32) -> u32 {
     base.wrapping_add(seg.wrapping_mul(mss as u64) as u32)
 }
 
-/// The IPv4 + transport headers of `p` crossing a link at `now`; returns
-/// the headers and the IP total length (headers + uncaptured payload).
-pub fn headers(p: &Packet, w: &FlowWire, now: Time) -> (Vec<u8>, u32) {
+/// The IPv4 + transport headers of `p` crossing a link at `now`, with IP
+/// identification `ip_id`; returns the headers and the IP total length
+/// (headers + uncaptured payload).
+pub fn headers(p: &Packet, w: &FlowWire, now: Time, ip_id: u16) -> (Vec<u8>, u32) {
     let payload = p.size.saturating_sub(w.header);
     let (mut src, mut dst) = (node_addr(w.src), node_addr(w.dst));
     if p.is_ack() {
@@ -263,7 +278,8 @@ pub fn headers(p: &Packet, w: &FlowWire, now: Time) -> (Vec<u8>, u32) {
     ip.push(0x40 | ihl as u8);
     ip.push(tos);
     ip.extend_from_slice(&(total.min(65_535) as u16).to_be_bytes());
-    ip.extend_from_slice(&[0, 0, 0x40, 0]); // identification, DF, fragment offset 0
+    ip.extend_from_slice(&ip_id.to_be_bytes());
+    ip.extend_from_slice(&[0x40, 0]); // DF, fragment offset 0
     ip.push(64); // TTL
     ip.push(proto);
     ip.extend_from_slice(&[0, 0]);
@@ -301,18 +317,21 @@ mod tests {
         // RFC 1071 §3's worked example: sum 0xddf2, checksum its complement.
         assert_eq!(checksum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), !0xddf2);
         // A header with its checksum filled in sums to zero.
-        let (h, _) = headers(&data(0), &W, 0);
+        let (h, _) = headers(&data(0), &W, 0, 0);
         assert_eq!(checksum(&h[..20]), 0);
     }
 
     #[test]
     fn tcp_data_header_bytes() {
-        let (h, total) = headers(&data(7), &W, 2_000_000_000);
+        let (h, total) = headers(&data(7), &W, 2_000_000_000, 0xBEEF);
         // IPv4: version 4, IHL 5, ECT(0), total = 20 + 32 + 1000 payload.
         assert_eq!(h[0], 0x45);
         assert_eq!(h[1], 0b10);
         assert_eq!(total, 20 + 32 + 1000);
         assert_eq!(u16::from_be_bytes([h[2], h[3]]), 1052);
+        assert_eq!(u16::from_be_bytes([h[4], h[5]]), 0xBEEF, "identification");
+        assert_eq!(&h[6..8], &[0x40, 0], "DF, offset 0");
+        assert_eq!(checksum(&h[..20]), 0);
         assert_eq!(h[9], 6);
         assert_eq!(&h[12..16], &[10, 0, 0, 1]);
         assert_eq!(&h[16..20], &[10, 0, 0, 4]);
@@ -340,7 +359,7 @@ mod tests {
         th.push_sack((7, 9));
         th.push_sack((11, 12));
         let p = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 3_000_000_000, l4: L4::Tcp(th), ..Default::default() };
-        let (h, total) = headers(&p, &W, 9_000_000_000);
+        let (h, total) = headers(&p, &W, 9_000_000_000, 1);
         assert_eq!(h[1], 0, "Not-ECT");
         assert_eq!(&h[12..16], &[10, 0, 0, 4], "ACKs go sink to source");
         let t = &h[20..];
@@ -371,7 +390,7 @@ mod tests {
             cong: Some(CongestionHeader::Xcp(x)),
             ..Default::default()
         };
-        let (h, _) = headers(&p, &W, 0);
+        let (h, _) = headers(&p, &W, 0, 0);
         let t = &h[20..];
         assert_eq!(t[12] >> 4, 15, "60-byte TCP header, the maximum");
         assert_eq!(&t[32..36], &[1, 1, 253, 14]);
@@ -390,7 +409,7 @@ mod tests {
             ..Default::default()
         };
         let w = FlowWire { header: 28, ..W };
-        let (h, total) = headers(&p, &w, 0);
+        let (h, total) = headers(&p, &w, 0, 0);
         assert_eq!(h[0], 0x47, "IHL 7 with the 8-byte option");
         assert_eq!(h[1], 0b11, "CE");
         assert_eq!(checksum(&h[..28]), 0);
@@ -407,7 +426,7 @@ mod tests {
     fn etcp_is_udp_with_its_header_as_payload() {
         let e = EtcpHeader { cc_seq: 9, dseq: 4, ..Default::default() };
         let p = Packet { flow: 1, size: 1040, l4: L4::Etcp(e), ..Default::default() };
-        let (h, total) = headers(&p, &W, 0);
+        let (h, total) = headers(&p, &W, 0, 0);
         assert_eq!(h[9], 17);
         assert_eq!(total, 20 + 8 + 1000);
         let u = &h[20..];

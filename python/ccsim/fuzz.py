@@ -1,0 +1,737 @@
+"""Random researcher-style scenarios and the invariants a correct TCP keeps.
+
+:func:`scenario` draws the kind of small experiment a researcher writes by
+hand (any controller, recovery, ECN, queue, pacing, delayed ACKs, initial
+window, RTT mix, staggered starts, finite transfers, two-way traffic,
+parking lots) as a plain dict that ``ccsim.run`` and ``ccsim run FILE``
+accept. :func:`check` holds a run's results to invariants that no correct
+TCP breaks whatever the configuration, so a violation is an engine bug,
+not a tuning question. ``tests/test_invariants.py`` runs a few hundred
+cases in CI; ``ccsim fuzz`` runs as many as asked (docs/reliability.md,
+"Invariants over random scenarios").
+
+Scenario ``index`` of ``seed`` is a pure function of the two numbers (and
+of this module), so a failure is reproduced by ``scenario(seed, index)`` or
+by the JSON file ``ccsim fuzz`` writes for it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence
+
+from ._native import UserError, core, validate
+from .results import Results
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "INVARIANTS",
+    "Case",
+    "Violation",
+    "cases",
+    "check",
+    "command",
+    "is_homogeneous",
+    "needs_trace",
+    "read_trace",
+    "run_case",
+    "scenario",
+    "tally",
+    "write_case",
+]
+
+#: The controllers and recoveries drawn from. Fixed here rather than read
+#: from the engine's registry so that a scenario's draw does not move when
+#: something is registered; tests/test_invariants.py checks that these are
+#: every registered one but those in ``EXCLUDED_CONTROLLERS``.
+CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "fast", "vegas")
+RECOVERIES = ("reno", "newreno", "sack", "sack1")
+
+#: Registered controllers that cannot run on a plain TCP path, with why.
+EXCLUDED_CONTROLLERS = {"xcp": "needs XCP routers on the path"}
+
+#: Invariant names, in the order :func:`check` reports them. ``rejected``
+#: and ``crashed`` are not properties of TCP: the engine refused a scenario
+#: the generator believes valid, or failed while running it.
+INVARIANTS = ("cwnd_stall", "spurious_retransmit", "conservation", "fair_share", "ece_echo", "rejected", "crashed")
+
+#: The share of the fair share below which a flow of a homogeneous scenario
+#: is starved.
+FAIR_SHARE_FLOOR = 0.02
+
+#: A stall at cwnd <= 1 is "long" beyond this many RTTs, and beyond
+#: ``STALL_MIN_S`` seconds.
+STALL_RTTS = 20
+STALL_MIN_S = 2.0
+
+
+# --------------------------------------------------------------------------
+# the generator
+# --------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> Dict[str, Any]:
+    return json.loads(core().catalog())
+
+
+def _red_params() -> set:
+    return {p["name"] for e in _catalog()["queues"] if e["name"] == "red" for p in e["params"]}
+
+
+def _red(rng: random.Random, limit: int, ecn: bool) -> Dict[str, Any]:
+    """A RED table with thresholds in packets, spelled as the engine names
+    the packet unit (``min_th_pkts`` where it exists, else ``min_th`` with
+    ``bytes = false``)."""
+    # w_q as researchers set it (Floyd's 0.002 and around): ns-2's automatic
+    # weight at these rates averages over seconds, so in a run of a few
+    # seconds RED would never leave drop-tail behaviour.
+    q: Dict[str, Any] = {"kind": "red", "limit_pkts": limit, "ecn": ecn, "gentle": rng.random() < 0.7,
+                         "w_q": rng.choice((0.001, 0.002, 0.005, 0.02))}
+    params = _red_params()
+    if rng.random() < 0.8:
+        lo = max(1, round(limit * rng.uniform(0.05, 0.3)))
+        hi = max(lo + 1, min(limit, round(lo * rng.uniform(2.0, 4.0))))
+        if "min_th_pkts" in params:
+            q.update(min_th_pkts=lo, max_th_pkts=hi)
+        else:
+            q.update(min_th=lo, max_th=hi)
+    if "bytes" in params:
+        q["bytes"] = False
+    return q
+
+
+def _queue(rng: random.Random, limit: int, any_ecn: bool) -> Dict[str, Any]:
+    kind = rng.choice(("droptail", "red", "drr"))
+    if kind == "red":
+        # RED marks only with ecn on the queue; with ECN flows it mostly is.
+        return _red(rng, limit, rng.random() < (0.85 if any_ecn else 0.3))
+    return {"kind": kind, "limit_pkts": limit}
+
+
+def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
+    """One flow entry's TCP settings (``ecn`` forced when given). Sack1
+    (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
+    for the other recoveries."""
+    rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
+    flow: Dict[str, Any] = {
+        "transport": "tcp",
+        "cc": rng.choice(CONTROLLERS),
+        "recovery": rec,
+        "delayed_ack": rng.random() < 0.5,
+        "init_cwnd_pkts": rng.choice((2, 10)),
+    }
+    if rec != "sack1":
+        flow["ecn"] = rng.random() < 0.5 if ecn is None else ecn
+        flow["pacing"] = rng.choice(("none", "interval", "token_bucket"))
+        if flow["pacing"] == "token_bucket":
+            flow["bucket_pkts"] = rng.choice((1, 2, 4))
+    return flow
+
+
+def _bdp_pkts(rate_bps: float, rtt_s: float, pkt_bytes: int = 1040) -> float:
+    return rate_bps * rtt_s / (8 * pkt_bytes)
+
+
+def _settle_s(rate_bps: float, rtt_s: float, limit_pkts: int, flows: int, pkt_bytes: int) -> float:
+    """How long a flow takes to move by its fair window (its share of the
+    path's BDP and buffer) at one packet per RTT: the additive time scale
+    on which every controller here converges at low windows (Reno's and
+    its Reno-friendly regions' increase, Vegas's +-1 per RTT). Shorter runs
+    can leave identical flows apart for reasons no bug explains: Vegas
+    flows that overshot in slow start drain a standing queue of hundreds
+    of packets one packet per RTT, and a late flow waits for them."""
+    return (_bdp_pkts(rate_bps, rtt_s, pkt_bytes) + limit_pkts) / flows * rtt_s
+
+
+def _homogeneous(rng: random.Random, seed: int, index: int) -> Dict[str, Any]:
+    """A scenario :func:`is_homogeneous` accepts, so the fair-share
+    invariant is exercised on a good share of the cases: a rate at which a
+    flow can open its fair window within 14 s (:func:`_settle_s`)."""
+    rtt = round(rng.uniform(0.01, 0.1), 3)
+    delay = round(rng.uniform(0.001, rtt / 2 - 0.002), 4)
+    count = rng.randint(2, 8)
+    factor = rng.choice((0.25, 0.5, 1.0, 2.0))
+    fits = []
+    for rate in (10e6, 20e6, 50e6, 100e6):
+        limit = max(20, round(_bdp_pkts(rate, rtt) * factor))
+        if _settle_s(rate, rtt, limit, count, 1040) <= 14.0:
+            fits.append((rate, limit))
+    rate, limit = rng.choice(fits) if fits else (10e6, 20)
+    settle = max(5.0, 40 * rtt, _settle_s(rate, rtt, limit, count, 1040))
+    flow = _tcp(rng)
+    flow.update(count=count, rtt_s=rtt, start_s=0.0, start_spread_s=round(rng.uniform(0, 1), 3))
+    return {
+        "name": f"fuzz-{seed}-{index}",
+        "seed": rng.randrange(1, 2**31),
+        "duration_s": round(max(rng.uniform(6, 15), settle + 2.0), 2),
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate_bps": rate,
+            "bottleneck_delay_s": delay,
+            "bottleneck_queue": _queue(rng, limit, bool(flow.get("ecn"))),
+        },
+        "flows": [flow],
+    }
+
+
+def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict[str, Any]:
+    """Anything goes: several entries, each with its own TCP, RTT, start,
+    size and direction, on a dumbbell or a parking lot. ``ecn``: every flow
+    ECN-capable behind RED with ECN on and a physical buffer well above
+    ``max_th``, so that marks rather than drops carry the congestion
+    signal and many runs drop nothing (the no-spurious-retransmission
+    invariant needs such runs)."""
+    parking = rng.random() < 0.3
+    n_links = rng.randint(2, 3) if parking else 1
+    rate = rng.choice((10e6, 20e6, 50e6, 100e6))
+    delay = round(rng.uniform(0.001, 0.02), 4)
+    duration = round(rng.uniform(3, 15), 2)
+    entries = [_tcp(rng, True if ecn else None) for _ in range(rng.randint(1, 4))]
+    any_ecn = any(e.get("ecn") for e in entries)
+    rtt_mix = rng.choice(("one", "per_entry", "list", "range"))
+    common_rtt = round(rng.uniform(0.01, 0.2), 3)
+    total = 0
+    for e in entries:
+        count = rng.randint(1, max(1, min(4, 8 - total)))
+        total += count
+        e["count"] = count
+        if parking:
+            first = rng.randrange(n_links)
+            e["hops"] = [first, rng.randrange(first, n_links)]
+        hops = e["hops"][1] - e["hops"][0] + 1 if parking else 1
+        floor = 2 * hops * delay + 0.002  # the builder needs the path's own delay
+        if rtt_mix == "one":
+            rtt: Any = max(common_rtt, round(floor + 0.001, 4))
+        elif rtt_mix == "per_entry" or (rtt_mix == "list" and count == 1):
+            rtt = round(rng.uniform(floor, floor + 0.2), 4)
+        elif rtt_mix == "list":
+            rtt = [round(rng.uniform(floor, floor + 0.2), 4) for _ in range(count)]
+        else:
+            lo = round(rng.uniform(floor, floor + 0.1), 4)
+            e["rtt_range_s"] = [lo, round(lo + rng.uniform(0.001, 0.15), 4)]
+            rtt = None
+        if rtt is not None:
+            e["rtt_s"] = rtt
+        if rng.random() < 0.4:
+            e["start_s"] = round(rng.uniform(0, duration / 2), 3)
+        if count > 1 and rng.random() < 0.4:
+            e["start_spread_s"] = round(rng.uniform(0, duration / 3), 3)
+        if rng.random() < 0.3:
+            e["bytes"] = rng.choice((15_000, 100_000, 500_000, 2_000_000, 8_000_000))
+        if rng.random() < 0.3:
+            e["direction"] = "reverse"
+    limit = rng.choice((5, 10, 20, 50, 100, 200, max(5, round(_bdp_pkts(rate, common_rtt)))))
+    if ecn:
+        queue = _red(rng, limit, True)
+        queue["limit_pkts"] = limit * rng.choice((2, 10, 100))
+        # Marks above max_th too (the GWA paper's routers), so that only the
+        # physical buffer drops ECN-capable packets.
+        queue["ecn_mark_above_max"] = rng.random() < 0.5
+    else:
+        queue = _queue(rng, limit, any_ecn)
+    if parking:
+        topo: Dict[str, Any] = {"kind": "parking_lot", "n_links": n_links, "link_rate_bps": rate,
+                                "link_delay_s": delay, "link_queue": queue}
+        loss_keys = ("link_loss", "link_reverse_loss")
+    else:
+        topo = {"kind": "dumbbell", "bottleneck_rate_bps": rate, "bottleneck_delay_s": delay,
+                "bottleneck_queue": queue}
+        loss_keys = ("bottleneck_loss", "bottleneck_reverse_loss")
+    if rng.random() < 0.1:
+        topo[rng.choice(loss_keys)] = rng.choice((1e-4, 1e-3, 1e-2))
+    return {
+        "name": f"fuzz-{seed}-{index}",
+        "seed": rng.randrange(1, 2**31),
+        "duration_s": duration,
+        "topology": topo,
+        "flows": entries,
+    }
+
+
+def scenario(seed: int, index: int) -> Dict[str, Any]:
+    """Scenario ``index`` of ``seed``: a dict for ``ccsim.run``. A quarter
+    are homogeneous (one TCP, one RTT, long-lived flows on a dumbbell), 30%
+    all-ECN behind marking RED, the rest mix everything."""
+    rng = random.Random(seed * 2**32 + index)
+    kind = rng.random()
+    if kind < 0.25:
+        return _homogeneous(rng, seed, index)
+    return _mixed(rng, seed, index, ecn=kind < 0.55)
+
+
+# --------------------------------------------------------------------------
+# the invariants
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Violation:
+    invariant: str
+    detail: str
+    flow: Optional[int] = None
+
+    def __str__(self) -> str:
+        where = f"flow {self.flow}: " if self.flow is not None else ""
+        return f"{self.invariant}: {where}{self.detail}"
+
+
+def _flow_label(flow: Mapping[str, Any], entry: Mapping[str, Any], queue: str) -> str:
+    """What a researcher needs to place a failing flow: its TCP and the
+    bottleneck's queue."""
+    ecn = "ecn" if entry.get("ecn") else "no-ecn"
+    return (f"{flow.get('cc')}/{flow.get('recovery')}/{ecn}/pacing={flow.get('pacing')}"
+            f"/delack={entry.get('delayed_ack')}/iw={entry.get('init_cwnd_pkts')} over {queue}")
+
+
+def _bottleneck_queue(sc: Mapping[str, Any]) -> Dict[str, Any]:
+    topo = sc["topology"]
+    return topo.get("bottleneck_queue") or topo.get("link_queue") or {}
+
+
+def _queue_label(sc: Mapping[str, Any]) -> str:
+    q = _bottleneck_queue(sc)
+    kind = q.get("kind", "droptail")
+    return f"{kind}{'+ecn' if q.get('ecn') else ''}({q.get('limit_pkts', q.get('limit_bytes'))})"
+
+
+def _configured_loss(sc: Mapping[str, Any]) -> bool:
+    """Any random loss the scenario asks for, on any link or queue."""
+    topo = sc["topology"]
+    if any(float(v or 0) > 0 for k, v in topo.items() if k.endswith("loss")):
+        return True
+    for link in topo.get("links", []) or []:
+        if float(link.get("loss", 0) or 0) > 0 or float(link.get("reverse_loss", 0) or 0) > 0:
+            return True
+    text = json.dumps(topo)
+    return '"drop_list"' in text or '"random_loss"' in text
+
+
+def _backoff_span(timeouts: int, base_rto: float, max_rto: float) -> float:
+    """The longest time ``timeouts`` expiries can hold a window at one
+    segment: after the i-th expiry (i = 1..k) the sender waits one backed-off
+    RTO, base * 2**i capped at ``max_rto``, before the next expiry or the
+    ACK that reopens the window."""
+    return sum(min(max_rto, base_rto * 2**i) for i in range(1, timeouts + 1))
+
+
+def check_cwnd_stall(sc: Mapping[str, Any], res: Results) -> List[Violation]:
+    """No flow sits at cwnd <= 1 for long without the timeouts that explain it.
+
+    Outside a retransmission timeout a TCP window is at least two segments
+    (RFC 5681 and RFC 3168 floor ssthresh at 2), so a window of one lasts
+    only while the backed-off retransmission timer runs. Long means more
+    than max(20 RTTs, 2 s) of sampled time, and more than the timer's
+    backoff over the flow's timeouts can account for (:func:`_backoff_span`,
+    on an RTO bounded above by max(init RTO, min RTO, G + 5 x the largest
+    smoothed RTT the flow showed)).
+    """
+    fs = res.flow_series
+    if fs.empty or "cwnd" not in fs:
+        return []
+    dt = float(sc.get("sample_interval_s", 0.1))
+    entries = sc["flows"]
+    out = []
+    flows = res.flows
+    for _, f in flows.iterrows():
+        if f.get("transport", "tcp") != "tcp":
+            continue
+        rows = fs[fs["flow"] == f["id"]]
+        stalled = int((rows["cwnd"] <= 1.0).sum())
+        if not stalled:
+            continue
+        entry = entries[int(f["entry"])]
+        rtt = float(f["rtt_prop_s"])
+        k = int(f["timeouts"])
+        srtt_max = float(rows["srtt_s"].max()) if rows["srtt_s"].notna().any() else 0.0
+        base = max(float(entry["init_rto_s"]), float(entry["min_rto_s"]),
+                   float(entry["clock_granularity_s"]) + 5 * srtt_max)
+        allowed = max(STALL_RTTS * rtt, STALL_MIN_S,
+                      _backoff_span(k, base, float(entry["max_rto_s"])) + (k + 1) * dt)
+        if stalled * dt > allowed:
+            out.append(Violation(
+                "cwnd_stall",
+                f"cwnd <= 1 for {stalled * dt:.2f} s of samples with {k} timeouts (allowed {allowed:.2f} s), "
+                f"{int(f['retransmits'])} retransmissions, goodput {float(f['goodput_bps']) / 1e6:.3g} Mb/s; "
+                + _flow_label(f, entry, _queue_label(sc)),
+                int(f["id"])))
+    return out
+
+
+def check_spurious_retransmit(sc: Mapping[str, Any], res: Results) -> List[Violation]:
+    """No retransmission in a run where nothing was lost and no timer fired.
+
+    Builder topologies route every flow on one static path of FIFO (or
+    per-flow FIFO) queues, so nothing is reordered: without a drop, a
+    random loss or a timeout there is no duplicate ACK and no hole, and every
+    retransmission is spurious.
+    """
+    links, flows = res.links, res.flows
+    if sc["topology"]["kind"] == "custom" or _configured_loss(sc) or flows.empty:
+        return []
+    if int(links["drops"].sum()) or int(links["random_losses"].sum()) or int(flows["timeouts"].sum()):
+        return []
+    out = []
+    entries = sc["flows"]
+    for _, f in flows[flows["retransmits"] > 0].iterrows():
+        entry = entries[int(f["entry"])]
+        out.append(Violation(
+            "spurious_retransmit",
+            f"{int(f['retransmits'])} retransmissions in a run with no drop, no random loss and no timeout; "
+            + _flow_label(f, entry, _queue_label(sc)),
+            int(f["id"])))
+    return out
+
+
+def check_conservation(sc: Mapping[str, Any], res: Results) -> List[Violation]:
+    """Every packet created is delivered, dropped or still in the network;
+    the network walk agrees with the packet pool; and (from time 0, so only
+    without a warm-up) the drops are the links' drops and random losses."""
+    c = res.conservation
+    keys = ("created", "delivered", "dropped", "in_flight", "live_in_pool")
+    if any(k not in c for k in keys):
+        return [Violation("conservation", f"missing counters: {sorted(set(keys) - set(c))}")]
+    out = []
+    if c["created"] != c["delivered"] + c["dropped"] + c["in_flight"]:
+        out.append(Violation("conservation", f"created {c['created']} != delivered {c['delivered']} + "
+                                             f"dropped {c['dropped']} + in flight {c['in_flight']}"))
+    if c["in_flight"] != c["live_in_pool"]:
+        out.append(Violation("conservation", f"in flight {c['in_flight']} by the network walk, "
+                                             f"{c['live_in_pool']} live in the packet pool"))
+    links = res.links
+    if float(sc.get("warmup_s", 0) or 0) == 0 and not links.empty:
+        lost = int(links["drops"].sum()) + int(links["random_losses"].sum())
+        if lost != c["dropped"]:
+            out.append(Violation("conservation", f"dropped {c['dropped']} but the links dropped or lost {lost}"))
+    return out
+
+
+def _one_value(v: Any) -> Optional[float]:
+    """The single RTT an ``rtt_s`` or ``rtt_range_s`` gives, or None if it
+    gives several."""
+    if v is None:
+        return None
+    vals = [float(x) for x in v] if isinstance(v, (list, tuple)) else [float(v)]
+    return vals[0] if vals and max(vals) - min(vals) < 1e-12 else None
+
+
+#: Flow fields that may differ between the entries of a homogeneous scenario.
+_PLACEMENT = {"count", "start_s", "start_spread_s"}
+
+
+def is_homogeneous(sc: Mapping[str, Any]) -> bool:
+    """One TCP (every entry's settings equal but count and start), one RTT,
+    at most 8 flows all forward and long-lived (no ``bytes``, no
+    ``stop_s``, bulk), all starting within one second, a dumbbell
+    bottleneck buffer of at least 20 packets, and a run long enough after
+    the last start: max(5 s, 40 RTTs, :func:`_settle_s`). ``sc`` is a
+    normalised scenario (:func:`ccsim.validate`), so absent fields are
+    spelled out."""
+    topo = sc["topology"]
+    if topo["kind"] != "dumbbell" or int(topo["bottleneck_queue"].get("limit_pkts", 0) or 0) < 20:
+        return False
+    flows = sc["flows"]
+    if sum(int(f["count"]) for f in flows) > 8:
+        return False
+    settings = [{k: v for k, v in f.items() if k not in _PLACEMENT} for f in flows]
+    if any(s != settings[0] for s in settings):
+        return False
+    f0 = settings[0]
+    if f0.get("transport") != "tcp" or f0.get("app", "bulk") != "bulk" or f0.get("direction") != "forward":
+        return False
+    if f0.get("bytes") is not None or f0.get("stop_s") is not None:
+        return False
+    rtt = _one_value(f0.get("rtt_s")) if "rtt_s" in f0 else _one_value(f0.get("rtt_range_s"))
+    if rtt is None and "rtt_s" not in f0 and "rtt_range_s" not in f0:
+        rtt = 2 * (float(topo["bottleneck_delay_s"]) + 2 * float(topo["edge_delay_s"]))
+    if rtt is None:
+        return False
+    first = min(float(f["start_s"]) for f in flows)
+    last = max(float(f["start_s"]) + float(f["start_spread_s"]) for f in flows)
+    if last - first > 1.0:
+        return False
+    return float(sc["duration_s"]) - last >= _long_enough_s(sc, rtt)
+
+
+def _long_enough_s(sc: Mapping[str, Any], rtt: float) -> float:
+    """The time a homogeneous scenario's flows need to come near their
+    shares: max(5 s, 40 RTTs, :func:`_settle_s`)."""
+    topo, flows = sc["topology"], sc["flows"]
+    n = sum(int(f["count"]) for f in flows)
+    settle = _settle_s(float(topo["bottleneck_rate_bps"]), rtt, int(topo["bottleneck_queue"]["limit_pkts"]), n,
+                       int(flows[0]["mss_bytes"]) + int(flows[0]["header_bytes"]))
+    return max(5.0, 40 * rtt, settle)
+
+
+def check_fair_share(sc: Mapping[str, Any], res: Results) -> List[Violation]:
+    """In a homogeneous scenario (:func:`is_homogeneous`) no flow gets less
+    than 2% of its fair share of the bottleneck's payload rate: identical
+    flows see the same path and the same rules, so a starved one is stuck,
+    not unlucky.
+
+    "Long enough" is counted on the flow's own time with its window open:
+    the time its window sat at one segment, waiting on backed-off
+    retransmission timers (which :func:`check_cwnd_stall` holds to its
+    timeouts), is not time it could use. A flow whose lone retransmissions
+    keep meeting a full drop-tail queue waits 1 + 2 + 4 s on three
+    timeouts: silent for a whole short run without any fault of its own.
+    """
+    if not is_homogeneous(sc) or res.flows.empty:
+        return []
+    topo, f0 = sc["topology"], sc["flows"][0]
+    mss, hdr = int(f0["mss_bytes"]), int(f0["header_bytes"])
+    n = len(res.flows)
+    fair = float(topo["bottleneck_rate_bps"]) * mss / (mss + hdr) / n
+    dt = float(sc.get("sample_interval_s", 0.1))
+    fs = res.flow_series
+    end, warmup = float(sc["duration_s"]), float(sc.get("warmup_s", 0) or 0)
+    out = []
+    for _, f in res.flows.iterrows():
+        if float(f["goodput_bps"]) < FAIR_SHARE_FLOOR * fair:
+            at_one = int((fs[fs["flow"] == f["id"]]["cwnd"] <= 1.0).sum()) if "cwnd" in fs else 0
+            usable = end - max(float(f["start_s"]), warmup) - at_one * dt
+            if usable < _long_enough_s(sc, float(f["rtt_prop_s"])):
+                continue
+            out.append(Violation(
+                "fair_share",
+                f"goodput {float(f['goodput_bps']) / 1e6:.3g} Mb/s < {FAIR_SHARE_FLOOR:.0%} of the fair share "
+                f"{fair / 1e6:.3g} Mb/s ({n} flows), {int(f['retransmits'])} retransmissions, "
+                f"{int(f['timeouts'])} timeouts; " + _flow_label(f, f0, _queue_label(sc)),
+                int(f["id"])))
+    return out
+
+
+#: The two bottleneck directions of a dumbbell, by the names taps take.
+TRACED_LINKS = ("bottleneck", "bottleneck-rev")
+
+
+def needs_trace(sc: Mapping[str, Any]) -> bool:
+    """Whether the ECE-echo invariant applies: a dumbbell whose bottleneck
+    marks (RED with ``ecn``) and at least one ECN flow. ``sc`` normalised."""
+    topo = sc["topology"]
+    q = topo.get("bottleneck_queue") or {}
+    return (topo["kind"] == "dumbbell" and q.get("kind") == "red" and bool(q.get("ecn"))
+            and any(f.get("transport") == "tcp" and f.get("ecn") for f in sc["flows"]))
+
+
+def read_trace(path: Path) -> "pd.DataFrame":
+    """An ns-2 format trace (docs/cli.md) as a table with the ECN flags
+    (``ece``, ``cwr``, ``ce``) as booleans."""
+    import pandas as pd
+
+    names = ["ev", "t", "from", "to", "type", "size", "flags", "fid", "src", "dst", "seq", "pktid"]
+    df = pd.read_csv(path, sep=" ", header=None, names=names,
+                     dtype={"ev": str, "type": str, "flags": str, "src": str, "dst": str})
+    for col, ch in (("ece", "C"), ("cwr", "A"), ("ce", "E")):
+        df[col] = df["flags"].str.contains(ch, regex=False)
+    return df
+
+
+def _times(df: "pd.DataFrame") -> "np.ndarray":
+    return df["t"].to_numpy(dtype=float)
+
+
+def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd.DataFrame"]) -> List[Violation]:
+    """The ECE echo ends within an RTT of the reduction's CWR (RFC 3168
+    §6.1.2-6.1.3), from the traces of both bottleneck directions.
+
+    Receiver: an ACK that reaches the sender's side with ECE more than a
+    round trip after a CWR segment reached the receiver's side must echo a
+    CE mark that arrived after that CWR. Sender: an ECE ACK acknowledging
+    the last CWR segment sent (or arriving before any), outside a loss
+    recovery, reports congestion no reduction has answered, so some segment
+    sent from then until the first new segment certainly sent after the ACK
+    arrived (one propagation RTT later at the bottleneck) carries CWR.
+    During a loss recovery (from a retransmission until the ACK of all
+    data sent before it) ECE is left alone, as Linux does: the recovery
+    answers for its window, and a receiver still echoing after it ends is
+    answered then. "Round trip" is the flow's propagation RTT plus both
+    bottleneck queues at their largest; every uncertainty of timing goes
+    the sender's way, so only a plain breach is reported.
+    """
+    import numpy as np
+
+    if not needs_trace(sc) or any(k not in traces for k in TRACED_LINKS):
+        return []
+    links = {row["name"]: row for _, row in res.links.iterrows()}
+    rate = float(sc["topology"]["bottleneck_rate_bps"])
+    qdelay = sum(8.0 * float(links[k]["max_queue_bytes"]) / rate for k in ("r0->r1", "r1->r0") if k in links)
+    entries, out = sc["flows"], []
+    for _, f in res.flows.iterrows():
+        entry = entries[int(f["entry"])]
+        if f.get("transport", "tcp") != "tcp" or not entry.get("ecn"):
+            continue
+        fwd = entry.get("direction", "forward") == "forward"
+        data, acks = (traces[TRACED_LINKS[0]], traces[TRACED_LINKS[1]]) if fwd else \
+            (traces[TRACED_LINKS[1]], traces[TRACED_LINKS[0]])
+        fid = int(f["id"])
+        d = data[(data["fid"] == fid) & (data["type"] == "tcp")]
+        a = acks[(acks["fid"] == fid) & (acks["type"] == "ack") & (acks["ev"] == "r") & acks["ece"]]
+        if a.empty:
+            continue
+        rtt = float(f["rtt_prop_s"])
+        slack = rtt + qdelay
+        label = _flow_label(f, entry, _queue_label(sc))
+        arrived = d[d["ev"] == "r"]
+        cwr_in, ce_in = _times(arrived[arrived["cwr"]]), _times(arrived[arrived["ce"]])
+        t_ece = _times(a)
+        # Receiver side.
+        i = np.searchsorted(cwr_in, t_ece - slack, side="left") - 1
+        has = i >= 0
+        t_cwr = np.where(has, cwr_in[np.maximum(i, 0)], np.nan) if len(cwr_in) else np.full(len(t_ece), np.nan)
+        marked_since = np.searchsorted(ce_in, t_ece, side="right") - np.searchsorted(ce_in, t_cwr, side="left")
+        bad = has & (marked_since <= 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            out.append(Violation(
+                "ece_echo",
+                f"ACK with ECE at {t_ece[k]:.4f} s, {t_ece[k] - t_cwr[k]:.3f} s after a CWR segment reached the "
+                f"receiver, no CE mark since ({int(bad.sum())} such ACKs); " + label, fid))
+            continue
+        # Sender side: segments as they entered the bottleneck ('+', or 'd'
+        # alone for a random loss), in order.
+        sent = d[d["ev"].isin(["+", "d"])].drop_duplicates("pktid").sort_values("t", kind="stable")
+        t_sent = _times(sent)
+        seq = sent["seq"].to_numpy(dtype=np.int64)
+        cwr = sent["cwr"].to_numpy(dtype=bool)
+        high = np.concatenate(([-1], np.maximum.accumulate(seq)[:-1]))  # highest sent before each
+        new = seq > high
+        t_new = t_sent[new]
+        t_cwr_sent, seq_cwr = t_sent[cwr], seq[cwr]
+        last_cwr = np.maximum.accumulate(seq_cwr) if len(seq_cwr) else seq_cwr
+        # A retransmission opens a loss recovery that lasts until the ACK of
+        # everything sent before it.
+        t_rtx, recover = t_sent[~new], np.maximum.accumulate(high[~new]) if (~new).any() else high[:0]
+        for t, ack in zip(t_ece, a["seq"].to_numpy(dtype=np.int64)):
+            j = np.searchsorted(t_cwr_sent, t + rtt, side="right") - 1
+            if j >= 0 and ack < last_cwr[j]:
+                continue  # an echo of a window a reduction already answered
+            r = np.searchsorted(t_rtx, t + rtt, side="right") - 1
+            if r >= 0 and ack < recover[r]:
+                continue  # in loss recovery, which answers for its window; the echo outlives it
+            n = np.searchsorted(t_new, t + rtt, side="left")
+            if n >= len(t_new):
+                continue  # no new data after it: nothing could carry CWR
+            lo = np.searchsorted(t_cwr_sent, t, side="right")
+            if lo < len(t_cwr_sent) and t_cwr_sent[lo] <= t_new[n]:
+                continue
+            out.append(Violation(
+                "ece_echo",
+                f"ACK of segment {int(ack)} with ECE at {t:.4f} s answers no CWR, and new data followed at "
+                f"{t_new[n]:.4f} s without CWR; " + label, fid))
+            break
+    return out
+
+
+CHECKS = (check_cwnd_stall, check_spurious_retransmit, check_conservation, check_fair_share)
+
+
+def check(sc: Mapping[str, Any], res: Results,
+          traces: Optional[Mapping[str, "pd.DataFrame"]] = None) -> List[Violation]:
+    """Every invariant on one run; the ECE-echo one only with ``traces``
+    (:func:`read_trace` of :data:`TRACED_LINKS`). ``sc`` may be the scenario
+    as written or normalised; it is normalised here so that every default
+    is explicit."""
+    norm = validate(dict(sc))
+    found = [v for chk in CHECKS for v in chk(norm, res)]
+    if traces is not None:
+        found += check_ece_echo(norm, res, traces)
+    return found
+
+
+# --------------------------------------------------------------------------
+# running
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    seed: int
+    index: int
+    scenario: Dict[str, Any]
+    violations: List[Violation] = field(default_factory=list)
+
+    @property
+    def stem(self) -> str:
+        return f"fuzz-{self.seed}-{self.index}"
+
+
+def run_case(seed: int, index: int, sc: Optional[Dict[str, Any]] = None) -> Case:
+    """Generate (unless given), run and check one scenario. A scenario the
+    engine refuses or an exception in the run is a violation of its own."""
+    from .runner import run
+
+    sc = scenario(seed, index) if sc is None else sc
+    case = Case(seed, index, sc)
+    try:
+        traced = needs_trace(validate(sc))
+        with tempfile.TemporaryDirectory(prefix="ccsim-fuzz-") as tmp:
+            paths = {k: Path(tmp) / f"{k}.tr" for k in TRACED_LINKS} if traced else None
+            res = run(sc, trace=paths)
+            traces = {k: read_trace(p) for k, p in paths.items()} if paths else None
+    except UserError as exc:
+        case.violations.append(Violation("rejected", str(exc)))
+        return case
+    except Exception as exc:  # noqa: BLE001 - any other failure of the engine is the finding
+        case.violations.append(Violation("crashed", f"{type(exc).__name__}: {exc}"))
+        return case
+    case.violations.extend(check(sc, res, traces))
+    return case
+
+
+def cases(n: int, seed: int, start: int = 0) -> Iterator[Case]:
+    """Run and check scenarios ``start`` .. ``start + n - 1`` of ``seed``."""
+    for i in range(start, start + n):
+        yield run_case(seed, i)
+
+
+def write_case(case: Case, out_dir: Path, fresh: bool = False) -> Path:
+    """Write a failing case's scenario as ``DIR/fuzz-SEED-INDEX.json`` (what
+    ``ccsim run`` reads) and add its violations to ``DIR/violations.txt``
+    (started afresh when ``fresh``)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{case.stem}.json"
+    path.write_text(json.dumps(case.scenario, indent=2) + "\n", encoding="utf-8")
+    with open(out_dir / "violations.txt", "w" if fresh else "a", encoding="utf-8") as fh:
+        for v in case.violations:
+            fh.write(f"{path.name}: {v}\n")
+    return path
+
+
+def tally(found: Sequence[Case]) -> Dict[str, int]:
+    """Violations by invariant, over cases (a case counts once per invariant
+    it breaks)."""
+    counts = {name: 0 for name in INVARIANTS}
+    for case in found:
+        for name in {v.invariant for v in case.violations}:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def command(n: int, seed: int, out: Path, progress: Optional[bool] = None) -> int:
+    """``ccsim fuzz``: run ``n`` cases of ``seed`` with a progress bar, write
+    each failing one to ``out`` as it is found (an interrupted run keeps
+    what it found), print a summary line; 1 if any invariant broke."""
+    from tqdm.auto import tqdm
+
+    failed: List[Case] = []
+    with tqdm(total=n, unit="case", desc="fuzz", disable=None if progress is None else not progress) as bar:
+        for case in cases(n, seed):
+            if case.violations:
+                write_case(case, out, fresh=not failed)
+                failed.append(case)
+                bar.set_postfix(failing=len(failed))
+            bar.update(1)
+    counts = {k: v for k, v in tally(failed).items() if v}
+    by = ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
+    print(f"fuzz: {n} cases (seed {seed}), {len(failed)} failing; violations by invariant: {by}"
+          + (f"; wrote {len(failed)} scenarios and violations.txt to {out}" if failed else ""))
+    return 1 if failed else 0

@@ -1,0 +1,344 @@
+"""Invariants over random scenarios (ccsim.fuzz; docs/reliability.md,
+"Invariants over random scenarios").
+
+Three parts: each invariant's checker fed a fabricated result that breaks
+it (so every invariant can fail, and says so), the generator's
+reproducibility and coverage, and a CI-sized fuzz run with its CLI.
+
+Budget: ``CCSIM_INVARIANT_CASES`` scenarios (default 300, about 20 s on
+one core) of seed ``CCSIM_INVARIANT_SEED`` (default 1);
+``ccsim fuzz --cases 10000`` is the long run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ccsim import cli, fuzz
+from ccsim._native import core, validate
+from ccsim.results import Results
+
+CASES = int(os.environ.get("CCSIM_INVARIANT_CASES", "300"))
+SEED = int(os.environ.get("CCSIM_INVARIANT_SEED", "1"))
+
+# --------------------------------------------------------------------------
+# fabricated results
+# --------------------------------------------------------------------------
+
+DT = 0.1
+RATE = 10e6
+
+
+def dumbbell(queue=None, flows=None, **top):
+    return {
+        "duration_s": 10.0,
+        "sample_interval_s": DT,
+        "topology": {"kind": "dumbbell", "bottleneck_rate_bps": RATE, "bottleneck_delay_s": 0.01,
+                     "bottleneck_queue": queue or {"kind": "droptail", "limit_pkts": 50}, **top},
+        "flows": flows or [{"count": 2, "cc": "reno", "rtt_s": 0.1}],
+    }
+
+
+def flow_row(i, entry=0, **kw):
+    row = {"id": i, "entry": entry, "transport": "tcp", "cc": "reno", "recovery": "newreno", "pacing": "none",
+           "rtt_prop_s": 0.1, "start_s": 0.0, "goodput_bps": 4.5e6, "retransmits": 0, "timeouts": 0}
+    row.update(kw)
+    return row
+
+
+def link_row(name, **kw):
+    row = {"name": name, "drops": 0, "random_losses": 0, "marks": 0, "max_queue_bytes": 0,
+           "monitored": name in ("r0->r1", "r1->r0")}
+    row.update(kw)
+    return row
+
+
+def fake(flows=None, links=None, conservation=None, cwnd=None):
+    """A healthy two-flow result unless told otherwise. ``cwnd``: flow id ->
+    list of cwnd samples (others sample 10 for 100 samples)."""
+    flows = flows or [flow_row(0), flow_row(1)]
+    links = links or [link_row("r0->r1"), link_row("r1->r0"), link_row("s0->r0")]
+    cons = {"created": 100, "delivered": 90, "dropped": sum(l["drops"] + l["random_losses"] for l in links),
+            "in_flight": 10, "live_in_pool": 10}
+    cons["delivered"] = 90 - cons["dropped"]
+    cons.update(conservation or {})
+    series = {"time_s": [], "flow": [], "cwnd": [], "ssthresh": [], "srtt_s": [], "goodput_bps": []}
+    for f in flows:
+        samples = (cwnd or {}).get(f["id"], [10.0] * 100)
+        for k, c in enumerate(samples):
+            series["time_s"].append(round((k + 1) * DT, 6))
+            series["flow"].append(f["id"])
+            series["cwnd"].append(c)
+            series["ssthresh"].append(20.0)
+            series["srtt_s"].append(0.1)
+            series["goodput_bps"].append(1e6)
+    return Results({"flows": flows, "links": links, "conservation": cons, "series": {"flows": series}})
+
+
+def names(violations):
+    return [v.invariant for v in violations]
+
+
+def test_the_healthy_fabrication_breaks_nothing():
+    assert fuzz.check(dumbbell(), fake()) == []
+
+
+# --------------------------------------------------------------------------
+# each invariant can fail
+# --------------------------------------------------------------------------
+
+
+def test_cwnd_stall_without_timeouts_is_reported():
+    res = fake(cwnd={0: [10.0] * 50 + [1.0] * 30 + [2.0] * 20})  # 3 s at one segment, no timeout
+    found = fuzz.check(dumbbell(), res)
+    assert names(found) == ["cwnd_stall"] and found[0].flow == 0, found
+    assert "3.00 s" in found[0].detail and "0 timeouts" in found[0].detail
+
+
+def test_cwnd_stall_longer_than_its_timeouts_can_hold_is_reported():
+    # One timeout holds cwnd at 1 for at most one backed-off RTO (2 x 1 s
+    # initial RTO) plus a sample either side: 2.2 s, less than 3 s.
+    res = fake(flows=[flow_row(0, timeouts=1), flow_row(1)], cwnd={0: [10.0] * 50 + [1.0] * 30 + [2.0] * 20})
+    assert names(fuzz.check(dumbbell(), res)) == ["cwnd_stall"]
+
+
+def test_cwnd_stall_explained_by_backed_off_timeouts_is_not():
+    res = fake(flows=[flow_row(0, timeouts=3), flow_row(1)], cwnd={0: [10.0] * 50 + [1.0] * 30 + [2.0] * 20})
+    assert fuzz.check(dumbbell(), res) == []
+
+
+def test_short_cwnd_stall_is_not_reported():
+    res = fake(cwnd={0: [10.0] * 50 + [1.0] * 15 + [2.0] * 35})  # 1.5 s < max(20 RTTs, 2 s)
+    assert fuzz.check(dumbbell(), res) == []
+
+
+def test_retransmission_without_loss_or_timeout_is_reported():
+    res = fake(flows=[flow_row(0, retransmits=7), flow_row(1)])
+    found = fuzz.check(dumbbell(), res)
+    assert names(found) == ["spurious_retransmit"] and found[0].flow == 0
+    assert "7 retransmissions" in found[0].detail
+
+
+@pytest.mark.parametrize("why", ["drop", "random_loss", "timeout", "configured_loss"])
+def test_retransmission_with_a_cause_is_not_reported(why):
+    links = [link_row("r0->r1", drops=int(why == "drop"), random_losses=int(why == "random_loss")),
+             link_row("r1->r0")]
+    res = fake(flows=[flow_row(0, retransmits=7, timeouts=int(why == "timeout")), flow_row(1)], links=links)
+    sc = dumbbell(bottleneck_loss=0.01) if why == "configured_loss" else dumbbell()
+    assert "spurious_retransmit" not in names(fuzz.check(sc, res))
+
+
+@pytest.mark.parametrize("broken, says", [
+    ({"created": 101}, "created 101"),
+    ({"live_in_pool": 11}, "live in the packet pool"),
+    ({"dropped": 3, "delivered": 87}, "links dropped or lost 0"),
+])
+def test_conservation_breaks_are_reported(broken, says):
+    found = fuzz.check(dumbbell(), fake(conservation=broken))
+    assert names(found) == ["conservation"] and says in found[0].detail, found
+
+
+def test_starved_flow_of_a_homogeneous_scenario_is_reported():
+    fair = RATE * 1000 / 1040 / 2
+    res = fake(flows=[flow_row(0, goodput_bps=0.01 * fair), flow_row(1, goodput_bps=0.99 * fair)])
+    found = fuzz.check(dumbbell(), res)
+    assert names(found) == ["fair_share"] and found[0].flow == 0
+
+
+def test_starved_flow_that_waited_on_its_timers_for_most_of_the_run_is_not():
+    # Six of its ten seconds at one segment, explained by three timeouts:
+    # four seconds with an open window are not long enough to claim a share.
+    fair = RATE * 1000 / 1040 / 2
+    res = fake(flows=[flow_row(0, goodput_bps=0.01 * fair, timeouts=3), flow_row(1, goodput_bps=0.99 * fair)],
+               cwnd={0: [10.0] * 40 + [1.0] * 60})
+    assert fuzz.check(dumbbell(), res) == []
+
+
+def test_starved_flow_of_a_mixed_scenario_is_not():
+    sc = dumbbell(flows=[{"cc": "reno", "rtt_s": 0.1}, {"cc": "cubic", "rtt_s": 0.1}])
+    res = fake(flows=[flow_row(0, goodput_bps=1e3), flow_row(1, entry=1, cc="cubic")])
+    assert fuzz.check(sc, res) == []
+
+
+@pytest.mark.parametrize("change, homogeneous", [
+    ({}, True),
+    ({"flows": [{"count": 9, "cc": "reno", "rtt_s": 0.1}]}, False),                    # > 8 flows
+    ({"flows": [{"count": 2, "cc": "reno", "rtt_s": [0.1, 0.2]}]}, False),             # two RTTs
+    ({"flows": [{"count": 2, "cc": "reno", "rtt_s": 0.1, "bytes": 10**6}]}, False),    # finite
+    ({"flows": [{"count": 2, "cc": "reno", "rtt_s": 0.1, "start_spread_s": 2}]}, False),
+    ({"flows": [{"count": 2, "cc": "reno", "rtt_s": 0.1, "direction": "reverse"}]}, False),
+    ({"flows": [{"cc": "reno", "rtt_s": 0.1}, {"cc": "reno", "rtt_s": 0.1, "start_s": 0.5}]}, True),
+    ({"queue": {"kind": "droptail", "limit_pkts": 19}}, False),                        # small buffer
+    ({"duration_s": 4.0}, False),                                                      # too short
+])
+def test_homogeneous_means_one_tcp_one_rtt_few_long_flows_and_a_buffer(change, homogeneous):
+    sc = dumbbell(queue=change.get("queue"), flows=change.get("flows"))
+    sc["duration_s"] = change.get("duration_s", sc["duration_s"])
+    assert fuzz.is_homogeneous(validate(sc)) is homogeneous
+
+
+ECN = dumbbell(queue={"kind": "red", "limit_pkts": 100, "ecn": True},
+               flows=[{"count": 1, "cc": "reno", "ecn": True, "rtt_s": 0.1}])
+
+
+def traces(tmp_path, data, acks):
+    """Traces of the forward (data) and reverse (ACK) bottleneck of flow 0
+    from (event, time, flags, seq) tuples, read back as ccsim.fuzz reads a
+    run's traces."""
+    out = {}
+    for name, rows, kind, size, ends in (("bottleneck", data, "tcp", 1040, "0 1"),
+                                         ("bottleneck-rev", acks, "ack", 40, "1 0")):
+        path = tmp_path / f"{name}.tr"
+        path.write_text("".join(f"{ev} {t} {ends} {kind} {size} {flags} 0 2.0 3.0 {seq} {k}\n"
+                                for k, (ev, t, flags, seq) in enumerate(rows)))
+        out[name] = fuzz.read_trace(path)
+    return out
+
+
+def one_flow():
+    return fake(flows=[flow_row(0)], links=[link_row("r0->r1"), link_row("r1->r0")])
+
+
+def test_ece_echoed_long_after_the_cwr_arrived_is_reported(tmp_path):
+    data = [("r", 0.40, "----E-N", 9), ("+", 0.50, "---A--N", 10), ("r", 0.51, "---A--N", 10)]
+    acks = [("r", 2.0, "C------", 10)]
+    found = fuzz.check(ECN, one_flow(), traces(tmp_path, data, acks))
+    assert names(found) == ["ece_echo"] and "no CE mark since" in found[0].detail, found
+
+
+def test_ece_echoing_a_mark_after_the_cwr_is_not(tmp_path):
+    data = [("+", 0.50, "---A--N", 10), ("r", 0.51, "---A--N", 10), ("r", 1.5, "----E-N", 20)]
+    acks = [("r", 2.0, "C------", 20)]
+    assert fuzz.check(ECN, one_flow(), traces(tmp_path, data, acks)) == []
+
+
+def test_ece_answered_by_new_data_without_cwr_is_reported(tmp_path):
+    data = [("+", 0.1 * k, "------N", k) for k in range(1, 6)] + [("+", 1.5, "------N", 6)]
+    acks = [("r", 1.0, "C------", 3)]
+    found = fuzz.check(ECN, one_flow(), traces(tmp_path, data, acks))
+    assert names(found) == ["ece_echo"] and "answers no CWR" in found[0].detail, found
+
+
+@pytest.mark.parametrize("why", ["cwr", "echo", "recovery"])
+def test_ece_with_cwr_sent_or_owed_elsewhere_is_not(tmp_path, why):
+    data = [("+", 0.1 * k, "---A--N" if why == "echo" and k == 4 else "------N", k) for k in range(1, 6)]
+    if why == "recovery":
+        data.append(("+", 0.9, "-------", 2))  # a retransmission: recovery until 5 is acknowledged
+    data.append(("+", 1.5, "---A--N" if why == "cwr" else "------N", 6))
+    acks = [("r", 1.0, "C------", 3)]
+    assert fuzz.check(ECN, one_flow(), traces(tmp_path, data, acks)) == []
+
+
+def test_a_refused_scenario_is_a_finding():
+    case = fuzz.run_case(0, 0, {"duration_s": 1, "topology": {"kind": "dumbbell"}, "flows": []})
+    assert names(case.violations) == ["rejected"]
+
+
+# --------------------------------------------------------------------------
+# the generator
+# --------------------------------------------------------------------------
+
+
+def test_generator_draws_every_registered_controller_and_recovery():
+    catalog = json.loads(core().catalog())
+    registered = {e["name"] for e in catalog["controllers"]}
+    assert set(fuzz.CONTROLLERS) == registered - set(fuzz.EXCLUDED_CONTROLLERS)
+    assert set(fuzz.RECOVERIES) == {e["name"] for e in catalog["recoveries"]}
+
+
+def test_generator_is_reproducible_and_valid():
+    for i in range(100):
+        sc = fuzz.scenario(SEED, i)
+        assert sc == fuzz.scenario(SEED, i)
+        validate(sc)
+    assert fuzz.scenario(SEED, 0) != fuzz.scenario(SEED + 1, 0)
+
+
+def test_generator_covers_every_dimension():
+    seen = {}
+
+    def see(key, value):
+        seen.setdefault(key, set()).add(json.dumps(value) if isinstance(value, (list, dict)) else value)
+
+    for i in range(CASES):
+        sc = validate(fuzz.scenario(SEED, i))
+        topo = sc["topology"]
+        q = topo.get("bottleneck_queue") or topo["link_queue"]
+        see("topology", topo["kind"])
+        see("queue", q["kind"] + ("+ecn" if q.get("ecn") else ""))
+        see("random_loss", any(v for k, v in topo.items() if k.endswith("loss")))
+        see("homogeneous", fuzz.is_homogeneous(sc))
+        see("traced", fuzz.needs_trace(sc))
+        see("entries", min(len(sc["flows"]), 2))
+        for f in sc["flows"]:
+            for key in ("cc", "recovery", "ecn", "pacing", "delayed_ack", "init_cwnd_pkts", "direction"):
+                see(key, f[key])
+            see("finite", f.get("bytes") is not None)
+            see("staggered", f["start_s"] > 0 or f["start_spread_s"] > 0)
+            see("rtt", "rtt_range_s" if "rtt_range_s" in f else "list" if isinstance(f.get("rtt_s"), list) else
+                "one")
+    assert seen["cc"] == set(fuzz.CONTROLLERS)
+    assert seen["recovery"] == set(fuzz.RECOVERIES)
+    assert seen["pacing"] == {"none", "interval", "token_bucket"}
+    assert seen["queue"] == {"droptail", "drr", "red", "red+ecn"}
+    assert seen["topology"] == {"dumbbell", "parking_lot"}
+    assert seen["direction"] == {"forward", "reverse"}
+    assert seen["init_cwnd_pkts"] == {2.0, 10.0}
+    assert seen["rtt"] == {"one", "list", "rtt_range_s"}
+    for key in ("ecn", "delayed_ack", "finite", "staggered", "random_loss", "homogeneous", "traced"):
+        assert seen[key] == {False, True}, key
+    assert seen["entries"] == {1, 2}
+
+
+# --------------------------------------------------------------------------
+# the CI run and the CLI
+# --------------------------------------------------------------------------
+
+
+def test_random_scenarios_keep_the_invariants():
+    failing = [c for c in fuzz.cases(CASES, SEED) if c.violations]
+    assert not failing, f"{len(failing)} of {CASES} scenarios of seed {SEED} break invariants:\n" + "\n".join(
+        f"  fuzz.scenario({c.seed}, {c.index}): {v}" for c in failing for v in c.violations)
+
+
+def test_fuzz_cli_passes_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(fuzz, "check", lambda sc, res, traces=None: [])
+    assert cli.main(["fuzz", "--cases", "3", "--seed", "5", "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "fuzz: 3 cases (seed 5), 0 failing" in capsys.readouterr().out
+    assert not (tmp_path / "out").exists()
+
+
+def test_fuzz_cli_writes_every_failing_scenario_for_ccsim_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(fuzz, "check",
+                        lambda sc, res, traces=None: [fuzz.Violation("conservation", "forced")] if
+                        sc["name"].endswith("-1") else [])
+    out = tmp_path / "out"
+    assert cli.main(["fuzz", "--cases", "3", "--seed", "5", "--out", str(out), "--quiet"]) == 1
+    line = capsys.readouterr().out
+    assert "3 cases (seed 5), 1 failing; violations by invariant: conservation 1" in line
+    assert sorted(p.name for p in out.iterdir()) == ["fuzz-5-1.json", "violations.txt"]
+    assert (out / "violations.txt").read_text() == "fuzz-5-1.json: conservation: forced\n"
+    assert json.loads((out / "fuzz-5-1.json").read_text()) == fuzz.scenario(5, 1)
+    assert cli.main(["run", str(out / "fuzz-5-1.json"), "--out", str(tmp_path / "run"), "--no-plots",
+                     "--quiet"]) == 0
+
+
+def exit_code(args):
+    try:
+        return cli.main(args)
+    except SystemExit as exc:  # argparse's own usage errors
+        return exc.code
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--cases", "0"], "error: --cases must be >= 1, got 0"),
+    (["--seed", "-1"], "error: --seed must be >= 0, got -1"),
+    (["--cases", "many"], "error: argument --cases: invalid int value: 'many'"),
+])
+def test_fuzz_cli_refuses_bad_arguments(args, says, capsys, tmp_path):
+    assert exit_code(["fuzz", "--out", str(tmp_path), *args]) == 2
+    assert says in capsys.readouterr().err
