@@ -9,7 +9,7 @@
 ``.json``, validated first), cut to ``--duration`` simulated seconds.
 
 Why pairs: on a shared host one binary's wall time wanders by tens of per
-cent from run to run (docs/performance.md, twenty-sixth session), far more
+cent from run to run (docs/decisions/2026-11-26-paired-timing.md), far more
 than most engine changes move it, and interleaving runs one after the
 other does not remove a slowdown that lasts a few seconds. Here the two
 builds run *at the same time*, each pinned to a core of its own, and
@@ -30,8 +30,8 @@ to be a pure speed-up must leave them byte-identical.
 order alternating. A row that is sensitive to the shared caches (G1, with
 megabytes of packets and 50 flows' state touched in turn) can be slowed
 by its own twin on the other core more than by the host; then sequential
-pairs resolve what simultaneous ones cannot (docs/performance.md,
-thirty-first session), at the price of the host changing between the two
+pairs resolve what simultaneous ones cannot
+(docs/decisions/2026-11-27-drr-without-context.md), at the price of the host changing between the two
 runs of a pair.
 """
 from __future__ import annotations

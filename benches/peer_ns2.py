@@ -23,9 +23,8 @@ Mapping (ccsim -> ns-2), the same on every row:
 * packets: ns-2's ``packetSize_`` is the payload (``TcpAgent::output``
   adds the 40-byte ``headersize()``), so ccsim's 1000-byte payload plus 40
   bytes of headers is ``packetSize_ 1000``, 1040 bytes on the wire; ACKs
-  are 40 bytes on both sides. (Before 2026-11-23 this mapping had
-  ``packetSize_ 1040`` and ``queue-limit`` = ``limit_pkts``: ns-2 sent
-  1080-byte packets into a queue one packet shorter.)
+  are 40 bytes on both sides
+  (docs/decisions/2026-11-23-ns2-packet-size-and-queue-limit.md).
 * agents: NewReno is ``Agent/TCP/Newreno`` with ``Agent/TCPSink``; SACK is
   ``Agent/TCP/Sack1`` with ``Agent/TCPSink/Sack1`` (ns-2's own SACK, not
   RFC 6675, so the B5 rows simulate slightly different recoveries);

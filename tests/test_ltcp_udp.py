@@ -104,7 +104,7 @@ def test_ltcp_udp_quick(quick_run):
     # are not asserted: test_experiments.py snapshots every value): UDP keeps
     # its rate; after the second onset LTCP settles to capacity - UDP;
     # both protocols' climbs after UDP stops match the layer model run on
-    # the path's own round trip (udp.pair_rtt_s; docs/experiments.md).
+    # the path's own round trip (udp.pair_rtt_s).
     not_paper = {c.quantity: c.ok for c in checks if c.source != "paper"}
     for q, v in not_paper.items():
         if "UDP goodput while on" in q or "while UDP off" in q or "climb to 95%" in q:

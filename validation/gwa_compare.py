@@ -40,7 +40,21 @@ ns-2's come from its trace-queue file through validation/red_compare.py's
 ``trace_queue_stats``; ccsim's are its own link and flow results.
 Each number is the mean over the seeds. Needs ``ns`` (skips with a message
 without it) and the ccsim package; see docs/validation.md, "GWA paper
-rows". The JSON written to --out is described in docs/validation.md.
+rows".
+
+The JSON written to --out (``gwa-ns2`` reads it and refuses one whose
+settings differ from the scenarios it builds): ``source`` ("ns-2"),
+``ns2_version``, ``ccsim_version``, ``date``, ``seeds``, ``quick``,
+``settings`` (name -> n, rate_b, rate_a [b/s], tau_b, tau_r, tau_i [lo, hi]
+[s], window [segments], telnet, rto_diag (whether the ``ccsim_rfc6298``
+column was run), dur, warm [s], buffers_kb), ``schemes``, ``metrics``, and
+``rows``: one per setting x buffer x scheme with ``setting``, ``scheme``,
+``buffer_kb``, ``buffer_pkts``, ``ns2`` and ``ccsim`` (metric -> mean over
+seeds: goodput_avg, goodput_min, goodput_max as fractions of the
+bottleneck rate, drop_prob, marks, avg_queue_pkts, max_queue_pkts,
+timeouts), ``ratio`` (ccsim / ns-2, 1 when both are 0, inf when only
+ns-2's is 0) and, for gwa-lan, ``ccsim_rfc6298`` (ccsim with
+``rtt_estimator = "rfc6298"``, same metrics).
 """
 import argparse
 import datetime
@@ -207,7 +221,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="one short row per setting (no --out default)")
     ap.add_argument("--setting", action="append", choices=sorted(SETTINGS))
     ap.add_argument("--out", default=None,
-                    help=f"write the rows as JSON (docs/validation.md has the schema; gwa-ns2 reads {REFERENCE})")
+                    help=f"write the rows as JSON (this module's docstring has the schema; gwa-ns2 reads {REFERENCE})")
     ap.add_argument("--ccsim-only", metavar="FILE",
                     help=f"re-run ccsim's side of the rows recorded in FILE (e.g. {REFERENCE}), keeping ns-2's; "
                          "no ns needed")

@@ -1,8 +1,7 @@
 """How the order of exactly tied arrivals moves the GWA LAN rows (docs/validation.md,
 "GWA paper rows"): ccsim's side of every ``gwa-lan`` DropTail, RED and ECN row
-over the recorded seeds as ``gwa-ns2`` runs it (``as_run``: since
-2026-11-25 every queue with ``ties = "ns2"``; before, ``"arrival_first"``,
-which the table in docs/validation.md was measured with) and with the
+over the recorded seeds as ``gwa-ns2`` runs it (``as_run``: every queue
+with ``ties = "ns2"``) and with the
 exact ties between hosts broken by offsetting host i's access delay by
 (i + 1) x 10 ps (and, ``offsets-rev``, by (N - i) x 10 ps), the ties rule
 unchanged, against the recorded ns-2.35 numbers. ccsim only (about a minute); no ns-2 needed.

@@ -300,7 +300,7 @@ DEFAULTS: List[Default] = [
         "scheduler runs equal times in insertion order (`Scheduler::EventKey` `operator<`: `m_ts`, "
         "then `m_uid`), so an arrival scheduled a hop earlier runs before the departure; as ns-2",
         "`ties = \"event_order\"` (the departure's `LinkFree` first)",
-        "`ties = \"arrival_first\"` on every queue (since 2026-11-24, tenth session)",
+        "`ties = \"arrival_first\"` on every queue",
         "ccsim",
     ),
     Default(

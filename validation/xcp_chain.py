@@ -1,5 +1,5 @@
 """The paced-XCP paper's networks in ns-2.35 and in ccsim, side by side
-(docs/validation.md, "XCP (issue 9)").
+(docs/validation.md, "XCP").
 
     python -m validation.xcp_chain fig1 [fig4] [--flows N] [--duration S] [--warmup S] [--json FILE]
 

@@ -1,5 +1,5 @@
 # ns-2.35 reference run for ccsim's XCP on the paced-XCP paper's networks
-# (docs/validation.md, "XCP (issue 9)"): a chain of Queue/XCP links
+# (docs/validation.md, "XCP"): a chain of Queue/XCP links
 # r0 -> r1 -> ... -> rN (N = 1: the dumbbell, N = 3: the parking lot), each
 # flow on its own two edge links, Agent/TCP/Reno/XCP senders with
 # Agent/TCPSink/XCPSink and FTP.

@@ -16,8 +16,8 @@ B2 run for 600 s, the long single-flow row of the ns-2 comparison
 Every queue of every row (bottleneck and edges, 1000-packet edge buffers
 as the default) orders a packet arriving at the instant a transmission
 ends as ns-2.35 does, the peer the rows are compared with (``ties =
-"arrival_first"``, docs/scenario.md; since 2026-11-25, before that ccsim's
-``event_order``). In that order a DropTail link without stages computes
+"arrival_first"``, docs/scenario.md; ccsim's default is ``event_order``,
+docs/decisions/2026-11-25-virtual-fifo.md). In that order a DropTail link without stages computes
 its departures at arrival (a virtual FIFO), with no event per queued
 departure.
 

@@ -180,8 +180,8 @@ pub struct FlowTable {
     /// Per flow id, its slot in `ends` (`NOT_LIVE` once freed): the rows'
     /// `state` says the same, but a row is hundreds of bytes and an
     /// arriving packet needs only this, so the lookup reads a dense array
-    /// (a row's line was a cache miss at every delivery with 100 flows and
-    /// megabytes of packets in flight, docs/performance.md).
+    /// (a row's line is a cache miss at every delivery with 100 flows and
+    /// megabytes of packets in flight, docs/decisions/2026-11-25-per-hop-layout.md).
     live: Vec<u32>,
     /// Most flows alive at once.
     live_max: usize,

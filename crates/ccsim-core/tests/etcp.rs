@@ -81,9 +81,8 @@ fn rate_equilibrium_is_independent_of_the_rtt() {
     // Not at tau = 0.05 s (b tau = 1.25: a loss cuts x by 27%): there the
     // sender's one-RTT feedback delay matters and the law above no longer
     // describes the flow (simulated 0.89 x*, law 0.85 x*; 8 seeds x 1200 s,
-    // 2026-11-23). This test used to assert 5% of x* at 0.05 s on one
-    // seed of 300 s, which held by that seed's luck (0.95; seeds 3-8 gave
-    // 0.78-0.90 with the same code).
+    // 2026-11-23). A 5% bound on x* at 0.05 s from one seed of 300 s would
+    // hold by that seed's luck (seed 1 gives 0.95, seeds 3-8 0.78-0.90).
     let (p, p0, b) = (0.03, 0.01, 25.0);
     let exact = per_packet_eq(p, p0);
     for rtt in [0.2, 0.8] {

@@ -114,7 +114,7 @@ fn feedback_only_converges_for_many_flows_and_mixed_rtts() {
     }
 }
 
-/// ns-2.35's 100-flow dumbbell (docs/validation.md, "XCP (issue 9)": 20
+/// ns-2.35's 100-flow dumbbell (docs/validation.md, "XCP": 20
 /// Mb/s, RTT 40 ms, 200-packet buffer, 1050-byte packets): there every
 /// flow gets 0.20 Mb/s, the queue peaks at 51 packets in the start-up and
 /// holds ~4 after it, no drops, because `Agent/TCP/Reno/XCP` adds nothing

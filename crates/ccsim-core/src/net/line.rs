@@ -7,8 +7,8 @@
 //! bottleneck, pacing) each edge's next arrival lies a whole round of the
 //! flows ahead: hundreds of events pending, each scheduled far ahead into
 //! the event queue's wheel, where its bucket is sorted on the way out
-//! (docs/performance.md: G1, 53% of its events through the wheel against
-//! B3's 1.6%). Yet edges of equal delay and rate that leave one link (a
+//! (docs/decisions/2026-11-27-shared-wires.md: G1, 53% of its events
+//! through the wheel against B3's 1.6%). Yet edges of equal delay and rate that leave one link (a
 //! bottleneck's far edges) or enter one node (the senders' edges into a
 //! router) receive their packets in time order, each arriving a fixed
 //! delay after it was sent: one FIFO for them all keeps their arrivals in

@@ -119,12 +119,12 @@ impl Default for Pipe {
 /// inbound count, when the serialiser is free, the flags, the wire, the
 /// delay, the stages pointer, the memo's sizes; 64 bytes), then the queue
 /// (its length decides a cut too), then the counters. Laid out by the
-/// compiler these were spread over six lines of the struct, and with one
-/// edge link per flow a hop from a busy bottleneck onto a cold edge link
-/// missed on each (docs/performance.md). Not over-aligned: a 64-byte
-/// alignment put the hot part in one line, but an over-aligned vector
-/// grows by copying where glibc's `realloc` remaps, which raised the
-/// building peak of a 6,000-link topology by 2.7 MB.
+/// compiler these spread over six lines of the struct, and with one edge
+/// link per flow a hop from a busy bottleneck onto a cold edge link misses
+/// on each (docs/decisions/2026-11-25-per-hop-layout.md). Not
+/// over-aligned: a 64-byte alignment puts the hot part in one line, but an
+/// over-aligned vector grows by copying where glibc's `realloc` remaps,
+/// which raises the building peak of a 6,000-link topology by 2.7 MB.
 #[repr(C)]
 pub struct Link {
     /// The one link every packet of this link comes from, if there is one
@@ -173,11 +173,11 @@ pub struct Link {
     /// still ahead, so the counters it gives are those of the
     /// event-by-event run at every instant. Entries already reached are
     /// dropped in a batch when the log is full, not one per cut: a check
-    /// of the oldest entry on every cut was a visible share of the
-    /// cut-through walk. Packing makes an entry 8 bytes, not 16: the
-    /// log holds every packet on the feeder's wire, and at 16 bytes it
-    /// was what kept B5's and B2L's peak memory above the engine's before
-    /// the cut-through (docs/performance.md).
+    /// of the oldest entry on every cut is a visible share of the
+    /// cut-through walk. Packing makes an entry 8 bytes, not 16: the log
+    /// holds every packet on the feeder's wire, and 16-byte entries cost
+    /// B2L 4% and B4 9% more peak memory
+    /// (docs/decisions/2026-11-23-cut-through-idle-hops.md).
     ahead: VecDeque<u64>,
     /// Until when `c.q_area_*` are integrated.
     q_since: Time,

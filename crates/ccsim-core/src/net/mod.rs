@@ -67,10 +67,10 @@ pub struct Net {
     /// The routes (shared by every flow between the same host pair): each
     /// route's forward then reverse links, concatenated, and per route
     /// where its two lie in it (`Span`): what a hop reads, in one small
-    /// array. Kept as `Route` rows, a hop read a flow's route number, the
-    /// route's row and then the row's own heap vector, three dependent
+    /// array. Kept as `Route` rows, a hop would read a flow's route number,
+    /// the route's row and then the row's own heap vector, three dependent
     /// loads on lines of their own, each a cache miss when megabytes of
-    /// packets are in flight (docs/performance.md).
+    /// packets are in flight (docs/decisions/2026-11-25-per-hop-layout.md).
     hops: Vec<u32>,
     route_span: Vec<Span>,
     /// Per flow: its route, and how many of its packets are in the
@@ -378,10 +378,10 @@ impl Net {
     /// are scheduled (their sequence numbers), and the event count.
     ///
     /// Always inlined: in `link_arrive`'s idle path, where most packets of
-    /// a lightly loaded bottleneck cut through, the call's entry and exit
-    /// were about 2% of B3's instructions (B3 −2.0%, B5 −0.4%, B2L +0.5%
-    /// instructions; user time B3 −3 to −6%, B4 −3%, B2L and B5 unchanged;
-    /// docs/performance.md).
+    /// a lightly loaded bottleneck cut through, a call's entry and exit
+    /// cost about 2% of B3's instructions (inlined: B3 −2.0%, B5 −0.4%,
+    /// B2L +0.5% instructions; user time B3 −3 to −6%, B4 −3%, B2L and B5
+    /// level; docs/decisions/2026-11-25-per-hop-layout.md).
     #[inline(always)]
     fn transmit(&mut self, l: usize, id: PktId) {
         let now = self.now;

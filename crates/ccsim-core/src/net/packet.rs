@@ -256,16 +256,16 @@ pub const NO_PKT: PktId = PktId::MAX;
 /// Beside each packet its slot keeps the packet's place on a link's wire:
 /// when it arrives at the far end and the packet behind it. Links chain
 /// the packets they carry through these (an intrusive FIFO), so the wire
-/// needs no memory of its own: a per-link `VecDeque` kept the capacity of
-/// the most packets ever on that wire, and the sum of those maxima grew
-/// with run length (the S1 soak, docs/performance.md).
+/// needs no memory of its own: a per-link `VecDeque` would keep the
+/// capacity of the most packets ever on that wire, a sum that grows with
+/// run length (the S1 soak; docs/decisions/2026-11-23-wires-through-packet-pool.md).
 ///
 /// A slot is 104 bytes, the wire link first and then the packet with its
 /// router-visible header in front, at any offset. Aligning slots to 64
-/// bytes (128-byte slots, the header always in the slot's first line) was
-/// tried: no timing moved beyond this machine's noise, and the 24 bytes
-/// of padding per packet raised B5's peak memory by a quarter (6.0 ->
-/// 7.5 MB; docs/performance.md, "Peak memory").
+/// bytes (128-byte slots, the header always in the slot's first line)
+/// gains no measurable time, and its 24 bytes of padding per packet raise
+/// B5's peak memory by a quarter (6.0 -> 7.5 MB;
+/// docs/decisions/2026-11-23-packet-slot-size.md).
 ///
 /// The free list is chained through the free slots' wire links (a free
 /// packet is on no wire), most recently freed first, so it needs no
@@ -278,7 +278,7 @@ pub struct PacketPool {
     free_len: usize,
 }
 
-/// Slots reserved up front. Grown by doubling from nothing, the slab left
+/// Slots reserved up front. Grown by doubling from nothing, a slab leaves
 /// every smaller copy behind in the heap (4 + 8 + ... + 512 slots, about
 /// as much again as the last), pages that stay resident; a reservation
 /// touches only the pages of the slots used. 2,048 slots (213 KB) is
@@ -286,7 +286,7 @@ pub struct PacketPool {
 /// of the heap where the other vectors grow: B1 (about 1,000 packets at
 /// its peak) keeps 228 KB of anonymous memory at its peak against 292 KB
 /// with 1,024 slots in the heap, the larger rows the same within their
-/// run-to-run spread (docs/performance.md, "Ranges in 8 bytes").
+/// run-to-run spread (docs/decisions/2026-11-26-packet-slab-reservation.md).
 const INITIAL_SLOTS: usize = 2048;
 
 impl Default for PacketPool {

@@ -164,18 +164,17 @@ const RANK_SORT_MAX: usize = 16;
 /// stored straight at its place in `f` with no second array.
 ///
 /// Why: with many flows of different RTTs (X1: 100 paced flows, RTT 64-100
-/// ms) the events of a bucket were scheduled in no particular order, and
-/// the insertion sort that was here mispredicted its loop exit about once
-/// per event: half of `refill`'s samples, a tenth of X1's run time. The
-/// n² compares (at most 256) cost less than those mispredictions: X1
-/// 3% faster in paired runs, a Reno dumbbell with X1's RTT spread 4.6%
-/// (a third of its buckets hold more than 8, hence a cap of 16), B3
-/// (whose events rarely reach the wheel) unchanged (docs/performance.md,
-/// twenty-seventh session). Its first version sorted through a key array
-/// and an entry array (640 bytes) and copied the result back: the arrays'
-/// zeroing and the copy were library `memset` and `memcpy` calls per
-/// bucket, 1.4-4.7% of G1's and 1.7% of X1's profile samples on an Intel
-/// Xeon, none now (twenty-eighth session).
+/// ms) the events of a bucket are scheduled in no particular order, and an
+/// insertion sort mispredicts its loop exit about once per event: half of
+/// `refill`'s samples, a tenth of X1's run time. The n² compares (at most
+/// 256) cost less than those mispredictions: X1 3% faster in paired runs,
+/// a Reno dumbbell with X1's RTT spread 4.6% (a third of its buckets hold
+/// more than 8, hence a cap of 16), B3 (whose events rarely reach the
+/// wheel) level. The ranks are computed in place and each entry stored
+/// from the bucket's nodes: sorting through key and entry arrays would
+/// add library `memset` and `memcpy` calls per bucket, 1.4-4.7% of G1's
+/// and 1.7% of X1's samples on an Intel Xeon
+/// (docs/decisions/2026-11-26-wheel-rank-sort.md).
 #[inline(always)]
 fn rank_sort(f: &mut [Entry], from: impl Fn(usize) -> Entry) {
     let n = f.len();
@@ -224,10 +223,10 @@ struct Node {
 ///
 /// Why: with hundreds of flows several hundred events are pending, each
 /// flow's next one about one packet interval of its own ahead (a pacing
-/// timer, the head of a long pipe), so nearly every event went through
-/// the heap that was here before, and its pops were a fifth of X1's and
-/// G1's time (docs/performance.md). A bucket insert and a bucket take are
-/// O(1); the width follows the measured spacing of events so that a
+/// timer, the head of a long pipe), so with the heap alone nearly every
+/// event would go through it, and its pops would be a fifth of X1's and
+/// G1's time (docs/decisions/2026-11-24-timing-wheel.md). A bucket insert
+/// and a bucket take are O(1); the width follows the measured spacing of events so that a
 /// bucket holds a few (`tune`). The pop order depends only on the keys,
 /// so results are identical whatever the width (the tests compare with a
 /// `BTreeMap`).

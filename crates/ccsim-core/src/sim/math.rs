@@ -96,7 +96,8 @@ pub fn powi(mut a: f64, n: i32) -> f64 {
 /// Not for precision (`ceil` is exact): for speed. Without SSE4.1's
 /// `roundsd`, which x86_64's baseline lacks, `f64::ceil` is a call into the
 /// C library, and GWA's per-packet window stamp and Reno's per-ACK slow
-/// start each paid for one (docs/performance.md). Below 2^52 a
+/// start would each pay for one
+/// (docs/decisions/2026-11-27-drr-without-context.md). Below 2^52 a
 /// non-negative f64 truncates exactly to an integer; at or above it (and
 /// for NaN, infinities and both zeros) every value is its own ceiling.
 #[inline]

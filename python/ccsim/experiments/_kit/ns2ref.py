@@ -61,7 +61,7 @@ NS2_TCP: Dict[str, Any] = {"rtt_estimator": "ns2", "halve_on_repeated_rto": True
 #: too (``ns2_singledup``), both traced against ns-2 on the GWA rows;
 #: together they make the E-TCP single-flow NewReno rows ns-2's to the
 #: packet (the window alone leaves 3 of 109 retransmissions apart;
-#: docs/validation.md). And the timer of ``TcpAgent`` (``newtimer``:
+#: docs/decisions/2026-11-25-ns2-reno-window.md). And the timer of ``TcpAgent`` (``newtimer``:
 #: restarted at every ACK, its idle expiry restarting the window at one
 #: segment; ``output`` setting it afresh for a send with nothing
 #: outstanding), ``ns2_idle_restart``, traced on the GWA Telnets. Sack1

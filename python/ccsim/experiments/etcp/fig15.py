@@ -24,7 +24,7 @@ best of the TCPs in Fig 15) at every (M, rate).
 ``--quick``: 50 Mb/s, M = 1 and 25, E-TCP and paced NewReno, 10 s.
 
 Why E-TCP's forward utilisation with M = 25, 50 falls with the rate
-(:func:`two_way_model`, docs/experiments.md): each flow holds the loss
+(:func:`two_way_model`, docs/decisions/2026-11-25-etcp-two-way-utilisation.md): each flow holds the loss
 p = (p0 + 2/W)/(1 + p0 + 2/W) of its window, and W per flow grows with the
 rate, so p falls towards p0 and the bottleneck is run less hard (one way
 too: 25 flows, 0.959 -> 0.932 from 100 Mb/s to 1 Gb/s in the one-way

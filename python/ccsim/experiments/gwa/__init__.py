@@ -40,7 +40,8 @@ Choices where the paper is silent (docs/experiments.md, "GWA paper"):
   :func:`.._kit.ns2ref.droptail_waiting`) and B for RED and ECN (red.cc
   drops at ``qlen >= qlim`` before queueing the arrival) and for GWA-RR's
   per-flow queues (the authors' RR router is not available; ns-2's DRR
-  limits the bytes waiting). Since 2026-11-26; before, B waiting for all.
+  limits the bytes waiting;
+  docs/decisions/2026-11-26-papers-buffers-as-ns2-queue-limit.md).
   GWA's B_t is the queue's limit x 1040 bytes on the wire
   (``gwa_pkt_bytes``), what the router can hold.
 * RED in packet mode with ns-2's defaults of the time (ns-2.1b,

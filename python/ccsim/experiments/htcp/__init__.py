@@ -12,8 +12,8 @@ experiments unless stated:
   100 ms one way, would double every BDP; it is not run.)
 * **"queue 40 packets"** (each caption's queue) is ns-2's DropTail
   ``queue-limit 40``: 39 waiting behind the one being sent
-  (:func:`.._kit.ns2ref.droptail_waiting`, since 2026-11-26; before, 40
-  waiting). The models (full-queue RTT, ``T_d + q_max/C``, the window at
+  (:func:`.._kit.ns2ref.droptail_waiting`;
+  docs/decisions/2026-11-26-papers-buffers-as-ns2-queue-limit.md). The models (full-queue RTT, ``T_d + q_max/C``, the window at
   overflow, BDP + q_max) take the waiting count, the queue ccsim runs.
 * Packets: ns-2 defaults, 1000-byte payload plus 40 bytes of header (1040 on
   the wire); one ACK per segment; initial window 2 (both also part of ns-2

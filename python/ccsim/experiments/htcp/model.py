@@ -19,7 +19,7 @@ first second, run 400 s and 600 s, and average the events after 60 s.
 service time at the bottleneck (:data:`JITTER_C_S`): §2.1 derives Fig 6's
 analytic prediction "assuming sufficient randomization of drops", and without
 it the drop-tail queue locks the three flows into a phase in which the 100 ms
-flow misses most drops (see docs/experiments.md). The amount is the one
+flow misses most drops (docs/decisions/2026-11-23-htcp-send-jitter.md). The amount is the one
 ns-2's own phase-effect test uses (``tcl/test/test-suite-simple.tcl``,
 ``phase2``: ``overhead_`` 0.01 s, one 1000-byte packet at its 800 kb/s
 bottleneck); ns-2's manual cites Floyd & Jacobson, "On Traffic Phase Effects

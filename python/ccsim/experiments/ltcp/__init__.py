@@ -9,8 +9,8 @@ RFC 6675 SACK recovery), LTCP = the same agent with the §IV-B layering,
 W_T = 50, beta = 0.15, FTP (infinite) sources, a large receiver window.
 A queue of B packets is ns-2's DropTail ``queue-limit B``: B - 1 waiting
 behind the one being sent in ccsim's terms
-(:func:`.._kit.ns2ref.droptail_waiting`; since 2026-11-26, before, B
-waiting), for the routers' 6000 and the BDP buffers of §V-A alike
+(:func:`.._kit.ns2ref.droptail_waiting`;
+docs/decisions/2026-11-26-papers-buffers-as-ns2-queue-limit.md), for the routers' 6000 and the BDP buffers of §V-A alike
 (``ltcp-ns2`` keeps the limits its ns-2 runs were recorded with).
 Packets: 1000-byte payloads in 1040-byte packets (ns-2 default); the
 paper's utilisation figures are payload goodput (its LTCP figures are exactly

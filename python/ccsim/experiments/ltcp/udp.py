@@ -60,12 +60,13 @@ interval ending at its time stamp):
 * the TCP baseline: its climb times against the same model at 1/2 per RTT,
   and that it climbs back more slowly and carries less in the off-periods.
 
-Until the sender-local queue existed (docs/experiments.md, ``ltcp-udp``)
-the bottleneck was a router DropTail queue: at the first UDP onset LTCP's
-beta = 0.15 cut was far too small for a link that just halved, its
-retransmissions met the still-full queue and an RTO followed. With the
-testbed's transmit queue, LTCP loses nothing: local congestion makes it
-hold segments and reduce through CWR.
+The bottleneck is the testbed's transmit queue, not a router DropTail
+queue: with a router queue, LTCP's beta = 0.15 cut at the first UDP onset
+is far too small for a link that just halved, its retransmissions meet
+the still-full queue and an RTO follows
+(docs/decisions/2026-11-24-ltcp-testbed-transmit-queue.md). With the
+transmit queue LTCP loses nothing: local congestion makes it hold
+segments and reduce through CWR.
 
 ``--quick``: 100 Mb/s, the UDP rate scaled to the same fraction of the link
 (46.7 Mb/s of payload), the buffer scaled with the BDP (667 packets),

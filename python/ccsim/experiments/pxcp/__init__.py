@@ -40,8 +40,8 @@ Common setting (§4.1-4.2), ns-2.28 in the paper:
   N s/(alpha d C) above the capacity parameter, +0.63 of 622 Mb/s at 800
   flows with C.P., and fill the rule-of-thumb buffer (a 30 s run of 800
   paced flows: 6.4 MB maximum queue, 7,222 drops on the bottleneck), where
-  the paper reports ~90% utilisation and 124,040 bytes at every N;
-  docs/experiments.md has the numbers.
+  the paper reports ~90% utilisation and 124,040 bytes at every N
+  (docs/decisions/2026-11-24-xcp-end-system-as-ns2.md).
 * XCP routers on the bottleneck links (both directions, as ns-2's
   ``duplex-link ... XCP``), with ACK bytes counted in the input traffic (the
   paper's modification, ``count_acks``). Parameter sets (§4.1): O.P.

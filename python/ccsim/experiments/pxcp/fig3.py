@@ -21,7 +21,7 @@ every link, XCP routers with the conservative parameter set (C.P.) and ACK
 bytes counted on both bottleneck directions (none on the access links),
 XCP windows driven by the routers' feedback alone
 (``reno_increase = false``, §2's ``cwnd = max(cwnd + H_feedback, s)``;
-see ``pxcp-fig1``'s section of docs/experiments.md for why), Reno recovery
+docs/decisions/2026-11-24-xcp-end-system-as-ns2.md for why), Reno recovery
 for XCP, HSTCP with SACK and ns-2's Low_P; they come from
 ``pxcp/__init__`` (:func:`.flow`, :func:`.dumbbell`, :data:`.PROTOCOLS`).
 

@@ -2,9 +2,11 @@
 //! out-of-order data and the sender's SACKed ranges.
 //!
 //! A loss of thousands of segments in one window leaves as many ranges on
-//! both sides (B5: 20,000 holes), and these maps were a fifth of its peak
-//! heap (docs/performance.md), so a range is kept in 8 bytes: the low 32
-//! bits of its start and a 32-bit length, in a deque sorted by start. All
+//! both sides (B5: 20,000 holes); as B-trees of 12-16-byte ranges these
+//! maps would be a fifth of its peak heap
+//! (docs/decisions/2026-11-26-sack-ranges-8-bytes.md), so a range is kept
+//! in 8 bytes: the low 32 bits of its start and a 32-bit length, in a
+//! deque sorted by start. All
 //! ranges lie within one window (`rwnd_pkts`, at most `u32::MAX`
 //! segments, validated), so a start is rebuilt from the first range's,
 //! kept in full, by a wrapping difference, as TCP's own 32-bit sequence
