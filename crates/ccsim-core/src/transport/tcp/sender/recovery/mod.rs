@@ -98,6 +98,19 @@ pub(super) trait RecoveryOps {
 }
 
 impl TcpSender {
+    /// A new ACK in the loss state: the state ends once `recover` (HighData
+    /// at the timeout) is acknowledged, and the window grows (slow start
+    /// from one segment) unless the ACK's ECE holds it.
+    pub(super) fn loss_ack(&mut self, a: NewAck) {
+        if a.ack >= self.recover {
+            self.state = State::Open;
+            self.cc.on_event(&mut self.st, CcEvent::LossEnd);
+        }
+        if !a.blocks {
+            self.cc.cong_avoid(&mut self.st, a.acked);
+        }
+    }
+
     /// Fast recovery's start once the strategy has set ssthresh and cwnd:
     /// retransmit the first lost segment (RFC 5681 §3.2 step 4, RFC 6675
     /// §5 step 4) and restart the timer with it, as ns-2's

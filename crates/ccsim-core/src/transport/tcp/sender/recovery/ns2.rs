@@ -69,13 +69,7 @@ impl RecoveryOps for Ns2Agents {
                 // Reno's `recv`: a new ACK drops `dupwnd_` (the inflation
                 // of a retransmission in the loss state, `dup_ack`).
                 s.st.cwnd -= std::mem::take(&mut s.dupwnd);
-                if a.ack >= s.recover {
-                    s.state = State::Open;
-                    s.cc.on_event(&mut s.st, CcEvent::LossEnd);
-                }
-                if !a.blocks {
-                    s.cc.cong_avoid(&mut s.st, a.acked);
-                }
+                s.loss_ack(a);
             }
             State::Open if a.blocks => {}
             State::Open if s.local_cwr => s.cwnd_down(),

@@ -33,15 +33,7 @@ impl RecoveryOps for Rfc {
                 s.partial_seen = true;
             }
             State::Recovery => {} // SACK: NextSeg() repairs, pipe gates
-            State::Loss => {
-                if a.ack >= s.recover {
-                    s.state = State::Open;
-                    s.cc.on_event(&mut s.st, CcEvent::LossEnd);
-                }
-                if !a.blocks {
-                    s.cc.cong_avoid(&mut s.st, a.acked);
-                }
-            }
+            State::Loss => s.loss_ack(a),
             State::Open if a.blocks => {}
             // Linux 2.4 `tcp_may_raise_cwnd`: no increase in CWR;
             // `tcp_try_to_open` runs `tcp_cwnd_down` instead.
