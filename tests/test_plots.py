@@ -83,17 +83,18 @@ def test_plotted_data_match_the_table(sweep_dir):
         sub = table[table[HUE] == cc]
         want = sub.groupby(X)["goodput_mean_bps"].agg(["mean", "std", "count"]).sort_index()
         assert list(want["count"]) == [3, 3]
-        np.testing.assert_allclose(line.get_xdata(), RATES)
-        np.testing.assert_allclose(line.get_ydata(), want["mean"].to_numpy(), rtol=1e-12)
+        # drawn in the axis units: rate in Mb/s, goodput in Mb/s
+        np.testing.assert_allclose(line.get_xdata(), np.array(RATES) * 1e-6)
+        np.testing.assert_allclose(line.get_ydata(), want["mean"].to_numpy() * 1e-6, rtol=1e-12)
         # 95% CI with n = 3: t(0.975, 2) = 4.303
         half = 4.303 * want["std"].to_numpy() / math.sqrt(3)
         segs = bars.get_segments()
         assert len(segs) == 2
         for (x0, lo), (x1, hi) in segs:
-            i = RATES.index(x0)
+            i = [round(r * 1e-6, 9) for r in RATES].index(round(x0, 9))
             assert x0 == x1
-            assert lo == pytest.approx(want["mean"].iloc[i] - half[i], rel=1e-9)
-            assert hi == pytest.approx(want["mean"].iloc[i] + half[i], rel=1e-9)
+            assert lo == pytest.approx((want["mean"].iloc[i] - half[i]) * 1e-6, rel=1e-9)
+            assert hi == pytest.approx((want["mean"].iloc[i] + half[i]) * 1e-6, rel=1e-9)
         stds.extend(want["std"])
     assert max(stds) > 0  # the seeds really differ, so the bars are tested
     assert ax.get_xscale() == "linear"  # one decade only
@@ -236,8 +237,14 @@ def test_small_run_legend_per_flow_no_udp_entry(tmp_path, captured):
 def test_warmup_shaded_on_every_plot(tmp_path, captured):
     res = _mixed_run(n_reno=2, n_cubic=1, warmup=0.5)
     made = plots.plot_all(res, tmp_path)
-    assert [p.name for p in made] == ["cwnd.png", "queue.png", "loss.png"]
-    for fig in captured:
+    names = [p.name for p in made]
+    assert names == ["cwnd.png", "queue.png", "loss.png", "goodput.png", "flow_loss.png", "link_drops.png",
+                     "jain.png"]
+    # every plot against time shades it (the bar charts are totals after it)
+    timed = {"cwnd.png", "queue.png", "loss.png", "goodput.png", "jain.png"}
+    for name, fig in zip(names, captured):
+        if name not in timed:
+            continue
         ax = fig.axes[0]
         spans = [p for p in ax.patches if p.get_label().startswith("warm-up")]
         assert len(spans) == 1, [p.get_label() for p in ax.patches]
@@ -439,3 +446,161 @@ def test_fields_and_metrics_from_column_order():
     assert sweep_metrics(df) == ["goodput_mean_bps", "goodput_tcp_mean_bps", "utilization"]
     drawn = plot_sweep(df, "flows.*.rtt_s", "goodput_tcp_mean_bps")
     assert list(drawn.data["mean"]) == [1.0, 2.0] and drawn.path is None
+
+
+# --------------------------------------------------------------------------
+# the researcher's plots of `ccsim run` (issue 52)
+# --------------------------------------------------------------------------
+
+
+def _dumbbell(queue=None, flows=None, duration=3.0, dt=0.05, **extra):
+    return {"name": "rp", "duration_s": duration, "sample_interval_s": dt, **extra,
+            "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 10e6, "bottleneck_delay_s": 0.005,
+                         "bottleneck_queue": queue or {"kind": "droptail", "limit_pkts": 20}},
+            "flows": flows or [{"count": 3, "cc": "reno", "rtt_s": 0.04}]}
+
+
+def _titles(fig):
+    return " ".join([a.get_title() for a in fig.axes] + [t.get_text() for t in fig.texts])
+
+
+def test_new_plots_written_when_their_data_exist(tmp_path, captured):
+    res = ccsim.run(_dumbbell(queue={"kind": "red", "limit_pkts": 100, "min_th_pkts": 5, "max_th_pkts": 15,
+                                     "ecn": True},
+                              flows=[{"count": 3, "cc": "reno", "rtt_s": 0.04, "ecn": True},
+                                     {"count": 4, "cc": "cubic", "rtt_s": 0.04, "bytes": 30_000,
+                                      "start_spread_s": 1.0}],
+                              warmup_s=0.5))
+    assert_conserved(res)
+    assert int(res.links["marks"].sum()) > 0 and res.flows["fct_s"].notna().sum() >= plots.MIN_FCT_SAMPLES
+    made = [p.name for p in plots.plot_all(res, tmp_path, fairness_window_s=0.5)]
+    assert made == list(plots.PLOT_FILES)
+    for name in made:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    figs = dict(zip(made, captured))
+    # goodput: the window is stated, one line per flow, the bottleneck for scale
+    ax = figs["goodput.png"].axes[0]
+    assert "0.2 s moving window" in ax.get_title() and "preceding 0.2 s" in ax.get_ylabel()
+    assert "Mb/s" in ax.get_ylabel()
+    texts = _legend_texts(ax)
+    assert texts[0].startswith("warm-up") and texts[-1] == "bottleneck rate" and len(texts) == 1 + 7 + 1
+    # the moving average is that of the per-interval series
+    fs = res.flow_series[res.flow_series["flow"] == 0].set_index("time_s")["goodput_bps"]
+    line = next(l for l in ax.get_lines() if l.get_label() == "flow 0 reno")
+    want = fs.rolling(4, min_periods=4).mean().to_numpy() / 1e6
+    np.testing.assert_allclose(np.asarray(line.get_ydata(), float), want, rtol=1e-9, equal_nan=True)
+    # flow loss: per TCP flow bars, and the note on marks
+    fig = figs["flow_loss.png"]
+    assert len(fig.axes[0].patches) == 7 and "see link_drops.png" in _titles(fig)
+    assert [p.get_height() for p in fig.axes[0].patches] == list(res.flows["retransmits"])
+    # link drops and marks: the marks are there, and called run totals
+    fig = figs["link_drops.png"]
+    ax = fig.axes[0]
+    assert "ECN marks (CE)" in _legend_texts(ax) and "run totals after the 0.5 s warm-up" in ax.get_title()
+    mon = res.links[res.links["monitored"].astype(bool) | (res.links[["drops", "marks"]].sum(axis=1) > 0)]
+    heights = [p.get_height() for p in ax.patches]
+    assert sorted(heights) == sorted(list(mon["drops"]) + list(mon["marks"]))
+    # FCT CDF over the completed transfers
+    ax = figs["fct.png"].axes[0]
+    n_done = int(res.flows["fct_s"].notna().sum())
+    assert f"({n_done} transfers completed)" in ax.get_title() and ax.get_xlabel() == "flow completion time (s)"
+    # Jain over time, the window stated
+    ax = figs["jain.png"].axes[0]
+    assert "0.5 s sliding window" in ax.get_title() and ax.get_ylim() == (0.0, 1.05)
+    np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), res.fairness_series["jain"])
+
+
+def test_new_plots_not_written_without_their_data(tmp_path):
+    # no series (sample_interval_s = 0), no TCP flow, no finite transfer:
+    # only the link totals remain, and earlier files of the others go
+    for name in plots.PLOT_FILES:
+        (tmp_path / name).write_bytes(b"old")
+    res = ccsim.run(_dumbbell(dt=0, flows=[{"transport": "udp", "rate_bps": 12e6}]))
+    made = [p.name for p in plots.plot_all(res, tmp_path)]
+    assert made == ["link_drops.png"]
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["link_drops.png"]
+    # TCP without marks or completed transfers: no fct.png, no marks bar, and the title says so
+    res = ccsim.run(_dumbbell(duration=1.0))
+    made = [p.name for p in plots.plot_all(res, tmp_path)]
+    assert "fct.png" not in made and {"goodput.png", "flow_loss.png", "link_drops.png", "jain.png"} <= set(made)
+    # fewer than MIN_FCT_SAMPLES completed transfers: no CDF
+    res = ccsim.run(_dumbbell(duration=1.0, flows=[{"count": 2, "cc": "reno", "rtt_s": 0.04, "bytes": 20_000}]))
+    assert res.flows["fct_s"].notna().sum() == 2
+    assert plots.plot_fct(res, tmp_path / "fct.png") is None
+
+
+def test_link_drops_says_no_marks(tmp_path, captured):
+    res = ccsim.run(_dumbbell(duration=1.0))
+    plots.plot_link_drops(res, tmp_path / "l.png")
+    ax = captured[-1].axes[0]
+    assert "no ECN marks" in ax.get_title() and _legend_texts(ax) == ["queue drops"]
+
+
+def test_goodput_many_flows_busiest_and_others(tmp_path, captured):
+    res = _mixed_run(n_reno=14, n_cubic=4, warmup=0.0)
+    plots.plot_goodput(res, tmp_path / "g.png")
+    ax = captured[-1].axes[0]
+    texts = _legend_texts(ax)
+    assert len(texts) == plots.MAX_GOODPUT_LINES + 1  # the busiest 11, others, bottleneck
+    assert "others: mean of 8 flows" in texts and "(11 busiest of 19 flows)" in ax.get_title()
+    busiest = res.flow_series.groupby("flow")["goodput_bps"].mean().sort_values(ascending=False, kind="stable")
+    shown = sorted(int(t.split()[1]) for t in texts if t.startswith("flow "))
+    assert shown == sorted(busiest.index[:11])
+
+
+def test_goodput_window_choice():
+    assert plots.goodput_window(0.1, 20.0) == 8  # duration / 25
+    assert plots.goodput_window(0.05, 1.5) == 4  # at least 4 intervals
+    assert plots.goodput_window(0.1, 1000.0) == 10  # at most 1 s
+    assert plots.goodput_window(2.0, 1000.0) == 1  # one interval longer than 1 s
+
+
+def test_cwnd_axis_not_ruined_by_a_recovery_spike(tmp_path, captured):
+    # one NewReno flow, 20-packet buffer, pipe ~103 packets: the slow-start
+    # overshoot's recovery inflates the window (duplicate ACKs) to ~210
+    # packets against a steady ~90
+    res = ccsim.run(_dumbbell(duration=30.0, dt=0.01, flows=[{"count": 1, "cc": "reno", "rtt_s": 0.1}]))
+    cwnd = res.flow_series["cwnd"].dropna()
+    assert cwnd.max() > 2 * cwnd.median()
+    top = plots.cwnd_ylimit([cwnd])
+    assert top is not None and top == pytest.approx(1.2 * np.percentile(cwnd, 99))
+    plots.plot_cwnd(res, tmp_path / "c.png")
+    fig = captured[-1]
+    ax = fig.axes[0]
+    assert ax.get_ylim()[1] == pytest.approx(top) and ax.get_ylim()[1] < cwnd.max()
+    assert "axis cut at 1.2 \u00d7 p99" in ax.get_ylabel()
+    (marks,) = ax.collections
+    offs = marks.get_offsets()
+    assert len(offs) == int((cwnd > top).sum()) and np.all(np.asarray(offs)[:, 1] == pytest.approx(top))
+    assert f"up to {cwnd.max():,.0f} packets" in " ".join(t.get_text() for t in ax.texts)
+
+
+def test_cwnd_axis_left_alone_without_spikes(tmp_path, captured):
+    assert plots.cwnd_ylimit([pd.Series([10.0] * 200)]) is None
+    assert plots.cwnd_ylimit([pd.Series([10.0] * 200 + [100.0])]) == pytest.approx(12.0)
+
+
+def test_sweep_plot_human_labels_and_units(sweep_dir):
+    drawn = plot_sweep(sweep_dir, X, "goodput_mean_bps", hue=HUE)
+    ax = drawn.ax
+    assert ax.get_xlabel() == "bottleneck rate (Mb/s)"
+    assert ax.get_ylabel().startswith("mean goodput per flow (Mb/s)")
+    assert ax.get_legend().get_title().get_text() == "congestion control"
+    from ccsim.sweep_plot import axis_label
+
+    assert axis_label("flows.3.rtt_s") == "round-trip propagation delay (ms)"
+    assert axis_label("topology.edge_delay_s") == "edge delay (s)"  # fallback: last component, unit suffix
+    assert axis_label("flows.0.app_params.users") == "users"
+
+
+def test_sweep_plot_bounded_ci_note():
+    # two seeds near the bound: the t interval (t = 12.71) leaves [0, 1]
+    df = pd.DataFrame({"topology.bottleneck_rate_bps": [1e6, 1e6, 2e6, 2e6], "seed": [1, 2, 1, 2],
+                       "goodput_mean_bps": [1.0, 1.0, 1.0, 1.0], "utilization": [0.97, 0.99, 0.5, 0.5]})
+    drawn = plot_sweep(df, "topology.bottleneck_rate_bps", "utilization")
+    notes = [t.get_text().replace("\n", " ") for t in drawn.ax.texts]
+    assert len(notes) == 1 and "1 bar leaves [0, 1]: with 2 seeds the Student t interval is wide" in notes[0]
+    drawn = plot_sweep(df, "topology.bottleneck_rate_bps", "utilization", err="std")
+    assert not drawn.ax.texts
+    drawn = plot_sweep(df.assign(utilization=[0.5, 0.52, 0.5, 0.5]), "topology.bottleneck_rate_bps", "utilization")
+    assert not drawn.ax.texts

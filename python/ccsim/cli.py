@@ -114,7 +114,9 @@ def cmd_run(args: argparse.Namespace) -> int:
               _fields=("--pcap", "--trace"), _out=(out, args.csv))
     res.write(out, csv=args.csv)
     # --no-plots also removes the plots of an earlier run in a reused directory
-    made = [] if args.no_plots else plot_all(res, out, cwnd_by=args.cwnd_by)
+    # jain.png states the window; the engine's default is 1 s
+    window = getattr(scenario, "fairness_window_s", None) or 1.0
+    made = [] if args.no_plots else plot_all(res, out, cwnd_by=args.cwnd_by, fairness_window_s=window)
     if args.no_plots:
         remove_plots(out)
     print(res.table())

@@ -39,7 +39,7 @@ import pandas as pd
 from ._native import UserError
 
 __all__ = ["SweepPlot", "load_sweep_table", "sweep_fields", "sweep_metrics", "plot_sweep", "t_quantile_975",
-           "ERROR_KINDS"]
+           "ERROR_KINDS", "FIELD_LABELS", "BOUNDED_METRICS", "axis_label"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -47,6 +47,62 @@ PathLike = Union[str, os.PathLike]
 NOT_METRICS = ("key", "cached")
 #: ``err`` values: 95% CI of the mean (Student t), sample std, none.
 ERROR_KINDS = ("ci95", "std", "none")
+
+#: Axis names of fields and metrics: a dotted path (``flows.*`` and
+#: ``flows.N`` match any flow entry) or its last component -> (name, unit,
+#: factor applied to the values). Anything else falls back on the last
+#: path component, its unit suffix (``_bps``, ``_s``, ``_pkts``, ``_bytes``)
+#: turned into a unit.
+FIELD_LABELS: Dict[str, Any] = {
+    "topology.bottleneck_rate_bps": ("bottleneck rate", "Mb/s", 1e-6),
+    "topology.bottleneck_delay_s": ("bottleneck one-way delay", "ms", 1e3),
+    "topology.bottleneck_queue.limit_pkts": ("bottleneck queue limit", "packets", 1.0),
+    "topology.bottleneck_queue.limit_bytes": ("bottleneck queue limit", "bytes", 1.0),
+    "topology.access_rate_bps": ("access link rate", "Mb/s", 1e-6),
+    "topology.access_delay_s": ("access link delay", "ms", 1e3),
+    "flows.*.cc": ("congestion control", "", 1.0),
+    "flows.*.rtt_s": ("round-trip propagation delay", "ms", 1e3),
+    "flows.*.count": ("flows in the entry", "", 1.0),
+    "flows.*.rate_bps": ("sending rate", "Mb/s", 1e-6),
+    "flows.*.start_s": ("start time", "s", 1.0),
+    "flows.*.recovery": ("loss recovery", "", 1.0),
+    "seed": ("seed", "", 1.0),
+    "duration_s": ("duration", "s", 1.0),
+    "warmup_s": ("warm-up", "s", 1.0),
+    "goodput_mean_bps": ("mean goodput per flow", "Mb/s", 1e-6),
+    "goodput_total_bps": ("total goodput", "Mb/s", 1e-6),
+    "goodput_tcp_mean_bps": ("mean TCP goodput per flow", "Mb/s", 1e-6),
+    "utilization": ("bottleneck utilization", "", 1.0),
+    "loss_rate": ("bottleneck loss rate", "", 1.0),
+    "jain_index": ("Jain's fairness index", "", 1.0),
+    "events": ("events", "", 1.0),
+    "wall_s": ("wall-clock time", "s", 1.0),
+}
+_SUFFIX_UNITS = (("_bps", "Mb/s", 1e-6), ("_pkts", "packets", 1.0), ("_bytes", "bytes", 1.0), ("_s", "s", 1.0))
+#: Metrics that lie in [0, 1]: a confidence interval leaving it gets a note.
+BOUNDED_METRICS = ("utilization", "loss_rate", "jain_index")
+
+
+def _field_meta(path: str):
+    """(name, unit, factor) of a field or metric path (see FIELD_LABELS)."""
+    import re
+
+    generic = re.sub(r"^flows\.\d+\.", "flows.*.", path)
+    for key in (path, generic, path.rsplit(".", 1)[-1]):
+        if key in FIELD_LABELS:
+            return FIELD_LABELS[key]
+    last = path.rsplit(".", 1)[-1]
+    for suffix, unit, factor in _SUFFIX_UNITS:
+        if last.endswith(suffix) and len(last) > len(suffix):
+            return last[: -len(suffix)].replace("_", " "), unit, factor
+    return last.replace("_", " "), "", 1.0
+
+
+def axis_label(path: str) -> str:
+    """``topology.bottleneck_rate_bps`` -> ``bottleneck rate (Mb/s)``."""
+    name, unit, _ = _field_meta(path)
+    return f"{name} ({unit})" if unit else name
+
 
 # t_{0.975, df} for df = 1..30 (two-sided 95%); beyond, the Cornish-Fisher
 # expansion below is within 1e-4.
@@ -218,16 +274,18 @@ def plot_sweep(sweep: Union[PathLike, pd.DataFrame], x: str, y: str, hue: Option
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
     hue_values = list(pd.unique(df[hue])) if hue else [None]
+    _, _, xf = _field_meta(x)
+    _, _, yf = _field_meta(y)
     for i, hv in enumerate(hue_values):
         sub = data[data["hue"].astype(str) == str(hv)] if hue else data
         if sub.empty:
             continue
-        xs = sub["x"].astype(float).to_numpy() if numeric_x else sub["pos"].to_numpy()
-        yerr = sub["err"].fillna(0.0).to_numpy()
+        xs = sub["x"].astype(float).to_numpy() * xf if numeric_x else sub["pos"].to_numpy()
+        yerr = sub["err"].fillna(0.0).to_numpy() * yf
         has_err = bool((sub["n"] > 1).any() and err != "none")
-        ax.errorbar(xs, sub["mean"].to_numpy(), yerr=yerr if has_err else None, fmt="o-", ms=4, lw=1.2,
+        ax.errorbar(xs, sub["mean"].to_numpy() * yf, yerr=yerr if has_err else None, fmt="o-", ms=4, lw=1.2,
                     capsize=3 if has_err else 0, color=f"C{i % 10}",
-                    label=f"{_label(hv)}" if hue else y)
+                    label=f"{_label(hv)}" if hue else axis_label(y))
     if not numeric_x:
         ax.set_xticks(range(len(pd.unique(df["_x"]))))
         ax.set_xticklabels(list(pd.unique(df["_x"])), rotation=30 if len(pd.unique(df["_x"])) > 6 else 0)
@@ -238,18 +296,24 @@ def plot_sweep(sweep: Union[PathLike, pd.DataFrame], x: str, y: str, hue: Option
         if not numeric_x:
             raise UserError(f"--logx needs a numeric --x field; {x!r} holds text")
         ax.set_xscale("log")
-    ax.set_xlabel(x)
+    ax.set_xlabel(axis_label(x))
     nmax = int(data["n"].max())
     what = {"ci95": "95% CI of the mean (Student t)", "std": "\u00b11 sample std", "none": ""}[err]
-    ylabel = y + (f"  (mean of {nmax} seeds; bars: {what})" if nmax > 1 and what else "")
+    ylabel = axis_label(y) + (f"  (mean of {nmax} seeds; bars: {what})" if nmax > 1 and what else "")
     ax.set_ylabel(ylabel, fontsize="small" if len(ylabel) > 40 else None)
     ax.grid(True, alpha=0.3)
     if hue:
-        kw: Dict[str, Any] = dict(title=hue, fontsize="small")
+        kw: Dict[str, Any] = dict(title=axis_label(hue), fontsize="small")
         if len(hue_values) > 10:
             kw.update(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + len(hue_values) // 25)
         ax.legend(**kw)
-    ax.set_title(title or f"{y} vs {x}" + (f" by {hue}" if hue else ""))
+    ax.set_title(title or f"{axis_label(y)} vs {axis_label(x)}" + (f" by {axis_label(hue)}" if hue else ""))
+    note = bounded_note(data, y, err)
+    if note:
+        import textwrap
+
+        ax.annotate("\n".join(textwrap.wrap(note, 80)), xy=(0.0, -0.16), xycoords="axes fraction", va="top",
+                    fontsize="small")
     path = None
     if out is not None:
         path = Path(out)
@@ -262,6 +326,21 @@ def plot_sweep(sweep: Union[PathLike, pd.DataFrame], x: str, y: str, hue: Option
         plt.close(fig)
     return SweepPlot(ax=ax, data=data.drop(columns=[c for c in ("pos",) if c in data]).reset_index(drop=True),
                      path=path)
+
+
+def bounded_note(data: pd.DataFrame, y: str, err: str) -> Optional[str]:
+    """For a metric bounded to [0, 1] (BOUNDED_METRICS), a note when a
+    confidence bar leaves [0, 1], saying why; else None."""
+    if err != "ci95" or y.rsplit(".", 1)[-1] not in BOUNDED_METRICS:
+        return None
+    d = data[(data["n"] > 1) & data["err"].notna()]
+    out = d[(d["mean"] - d["err"] < 0) | (d["mean"] + d["err"] > 1)]
+    if out.empty:
+        return None
+    nmin = int(out["n"].min())
+    return (f"{len(out)} bar{'s leave' if len(out) != 1 else ' leaves'} [0, 1]: with {nmin} seed{'s' if nmin != 1 else ''} "
+            f"the Student t interval is wide (t = {t_quantile_975(nmin - 1):.2f} x std / \u221an); the metric "
+            f"itself stays in [0, 1]. More seeds narrow it.")
 
 
 def default_out(sweep_dir: PathLike, x: str, y: str, hue: Optional[str]) -> Path:
