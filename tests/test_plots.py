@@ -589,7 +589,8 @@ def test_sweep_plot_human_labels_and_units(sweep_dir):
     from ccsim.sweep_plot import axis_label
 
     assert axis_label("flows.3.rtt_s") == "round-trip propagation delay (ms)"
-    assert axis_label("topology.edge_delay_s") == "edge delay (s)"  # fallback: last component, unit suffix
+    assert axis_label("topology.edge_delay_s") == "edge link one-way delay (ms)"
+    assert axis_label("topology.link_delay_s") == "link delay (s)"  # fallback: last component, unit suffix
     assert axis_label("flows.0.app_params.users") == "users"
 
 
