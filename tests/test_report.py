@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -300,3 +301,24 @@ def test_reproduction_dir_itself(quick_run, tmp_path):
     assert main(["report", str(d), "--quiet"]) == 0
     for site in (d / "report", d / "site2"):
         assert sorted(p.name for p in site.iterdir() if p.is_dir()) == ["assets", EXP]
+
+
+def _table_after(page: str, heading: str) -> list:
+    """The body rows (cell texts) of the first table after ``heading``."""
+    i = page.index(heading)
+    table = page[page.index("<table", i):page.index("</table>", i)]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
+
+
+def test_sweep_page_summarises_points_in_grid_order(site):
+    """The summary merges each point's replications (mean, 95% CI, n) and
+    lists the points by the swept values, numbers by value; the cached
+    runs follow the same order, not their hash order."""
+    page = (site / "sweeps-buffers" / "index.html").read_text()
+    summary = [r for r in _table_after(page, "Summary (mean, 95% CI, n)") if r]
+    assert [r[:3] for r in summary] == [["5", "hstcp", "1"], ["5", "reno", "1"],
+                                        ["20", "hstcp", "1"], ["20", "reno", "1"]]
+    runs = [r for r in _table_after(page, "cached runs)") if r]
+    limits = [int(re.search(r"limit_pkts = (\d+)", r[2]).group(1)) for r in runs]
+    assert limits == sorted(limits) and len(runs) == 4

@@ -585,13 +585,65 @@ def _figures_html(names: Sequence[str]) -> str:
                      f"<figcaption>{esc(n)}</figcaption></figure>" for n in names)
 
 
-def _runs_table(runs: Sequence[CachedRun], scen_names: Dict[str, str]) -> str:
+def _value_key(v: Any) -> Tuple[int, Any]:
+    """A sort key that orders numbers by value (also when written as
+    text, as sweep.csv holds them) and other values by their text."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return (1, str(v))
+    return (0, x) if not math.isnan(x) else (2, "")
+
+
+def _sweep_summary(sw: SweepResult) -> str:
+    """The sweep's points with their replications merged
+    (:func:`ccsim.sweep.summarise`: mean, 95% Student-t half-width, n),
+    sorted by the swept fields in grid order."""
+    import pandas as pd
+
+    from .sweep import summarise
+
+    if not sw.rows:
+        return '<p class="muted">no runs in sweep.csv.</p>'
+    df = pd.DataFrame(sw.rows)
+    for c in df.columns:
+        num = pd.to_numeric(df[c], errors="coerce")
+        if num.notna().sum() == df[c].replace("", float("nan")).notna().sum():
+            df[c] = num
+    summary = summarise(df)
+    metrics = [c[:-5] for c in summary.columns if c.endswith("_mean")]
+    params = [c for c in summary.columns if c != "n" and not any(c.startswith(m + "_") for m in metrics)]
+    order = [c for c in (sw.grid or {}) if c in params] + [c for c in params if c not in (sw.grid or {})]
+    rows = sorted(summary.to_dict("records"), key=lambda r: [_value_key(r[c]) for c in order])
+    head = order + ["n"] + metrics
+    body = []
+    for r in rows:
+        cells = [esc(fmt_num(r[c])) for c in order] + [str(int(r["n"]))]
+        for m in metrics:
+            mean, ci = r[f"{m}_mean"], r[f"{m}_ci95"]
+            half = "" if ci is None or (isinstance(ci, float) and math.isnan(ci)) else f" ± {fmt_num(ci)}"
+            cells.append(esc(fmt_num(mean)) + esc(half))
+        body.append(cells)
+    note = ('<p class="muted">Each point\'s replications (seeds) merged: mean ± the half-width of the '
+            "two-sided 95% Student-t confidence interval of the mean (none with one replication); n "
+            "replications; rows sorted by the swept fields.</p>")
+    return note + _html_table(head, body)
+
+
+def _runs_table(runs: Sequence[CachedRun], scen_names: Dict[str, str],
+                order: Sequence[str] = ()) -> str:
+    """The cached runs, sorted by their values of the swept fields
+    ``order`` (then by the rest of their overrides)."""
     if not runs:
         return '<p class="muted">no cached runs (runs/) in this directory.</p>'
     cols = ("goodput_mean_bps", "utilization", "loss_rate", "jain_index", "events")
     out = ['<table class="runs"><thead><tr><th>scenario file</th><th>name</th><th>overrides</th>'
            + "".join(f"<th>{c}</th>" for c in cols) + "</tr></thead><tbody>"]
-    for r in runs:
+
+    def key(r: CachedRun) -> List[Any]:
+        return ([_value_key(r.overrides.get(c)) for c in order]
+                + [(k, _value_key(v)) for k, v in sorted(r.overrides.items())])
+    for r in sorted(runs, key=key):
         over = ", ".join(f"{k} = {json.dumps(v)}" for k, v in r.overrides.items()) or "(base scenario)"
         fn = scen_names[r.key]
         out.append(f'<tr><td><a href="scenarios/{esc(fn)}"><code>{esc(fn)}</code></a></td>'
@@ -740,10 +792,11 @@ def _sweep_page(sw: SweepResult, site: Path, slug: str, out_arg: str) -> str:
         parts.append(f'<p class="muted">No single command: {esc(sw.grid_note)}. Each run\'s scenario is '
                      "listed below and runs with <code>ccsim run</code>.</p>")
     parts.append("<h2>Figures</h2>" + _figures_html(fig_names))
+    parts.append("<h2>Summary (mean, 95% CI, n)</h2>" + _sweep_summary(sw))
     parts.append('<h2>Sweep table (<a href="sweep.csv">sweep.csv</a>)</h2>')
     parts.append(_html_table(sw.columns, [[r.get(c, "") for c in sw.columns] for r in sw.rows]))
     parts.append(f"<h2>Scenarios ({len(sw.runs)} cached runs)</h2>")
-    parts.append(_runs_table(sw.runs, scen))
+    parts.append(_runs_table(sw.runs, scen, list(sw.grid or {})))
     return _page(f"{title}: ccsim report", "\n".join(parts), up="../")
 
 
