@@ -37,36 +37,6 @@ fn create(path: &std::path::Path, field: &str) -> Result<Box<dyn std::io::Write 
     Ok(Box::new(std::io::BufWriter::with_capacity(1 << 16, f)))
 }
 
-/// The soft address-space limit of this process (`RLIMIT_AS`, `ulimit
-/// -v`) and the address space it maps now, in bytes, from
-/// /proc/self/limits and /proc/self/status; `None` without a limit (or
-/// where there is no /proc).
-fn address_space_limit() -> Option<(f64, f64)> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let soft = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?.split_whitespace().next()?;
-    let limit: f64 = soft.parse().ok()?; // "unlimited" does not parse
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmSize:"))?.split_whitespace().next()?.parse().ok()?;
-    Some((limit, kb * 1024.0))
-}
-
-/// The memory check of validation (`MemAvailable`) against the room left
-/// under the process's address-space limit as well: a run must fit in the
-/// smaller of the two, or an allocation fails mid-build.
-fn address_space(sc: &Scenario) -> Result<(), ConfigError> {
-    let Some((limit, used)) = address_space_limit() else { return Ok(()) };
-    let room = (limit - used).max(0.0);
-    crate::scenario::validate::resources(sc, Some(room)).map_err(|mut e| {
-        let what = format!(
-            "this process, under its address-space limit (ulimit -v: {:.3} GB, {:.3} GB of it in use), has",
-            limit / 1e9,
-            used / 1e9
-        );
-        e.msg = e.msg.replace("this machine has", &what);
-        e
-    })
-}
-
 /// The draws ns-2's TCP agents make from its default stream before the
 /// run: `TcpAgent::reset` draws `boot_time_ = Random::uniform(tcpTick_)`
 /// when each agent is created and once more when `$ns run` resets every
@@ -102,7 +72,6 @@ impl Simulation {
     /// Validate and build; every error names the offending field.
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
         crate::parts::validate(sc)?;
-        address_space(sc)?;
         let built = topology::build(sc)?;
         let delays_s = built.delays_s;
         let mut net = Net::new(built.links, built.routes);

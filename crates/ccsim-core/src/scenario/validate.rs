@@ -272,7 +272,10 @@ pub fn validate(sc: &Scenario, parts: &dyn Parts) -> R {
     }
     ns2_seed(sc)?;
     ns2_boot_order(sc)?;
-    resources(sc, available_memory_bytes())
+    match available_memory() {
+        Some((bytes, who)) => resources_of(sc, bytes, &who),
+        None => Ok(()),
+    }
 }
 
 /// The first field that asks for ns-2's default random stream (`rng =
@@ -365,31 +368,70 @@ pub const BYTES_PER_SERIES_ROW: f64 = 300.0;
 
 /// `MemAvailable` of /proc/meminfo; `None` where there is none (then
 /// nothing is refused).
-fn available_memory_bytes() -> Option<f64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024.0)
+/// The memory a run may use, and who has it (for the message): the
+/// machine's `MemAvailable`, or, when smaller, the room left under this
+/// process's soft address-space limit (`RLIMIT_AS`, `ulimit -v`), where
+/// an allocation would fail mid-build however much the machine has free.
+/// `None` where neither figure is available.
+fn available_memory() -> Option<(f64, String)> {
+    let machine = (|| {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024.0)
+    })();
+    let machine = machine.map(|m| (m, "this machine has".to_string()));
+    let process = address_space_limit().map(|(limit, used)| {
+        let who = format!(
+            "this process, under its address-space limit (ulimit -v: {}, {} of it in use), has",
+            gb(limit),
+            gb(used)
+        );
+        ((limit - used).max(0.0), who)
+    });
+    match (machine, process) {
+        (Some(m), Some(p)) => Some(if p.0 < m.0 { p } else { m }),
+        (m, p) => m.or(p),
+    }
+}
+
+/// The soft address-space limit of this process and the address space it
+/// maps now, in bytes, from /proc/self/limits and /proc/self/status;
+/// `None` without a limit (or where there is no /proc).
+fn address_space_limit() -> Option<(f64, f64)> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let soft = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?.split_whitespace().next()?;
+    let limit: f64 = soft.parse().ok()?; // "unlimited" does not parse
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmSize:"))?.split_whitespace().next()?.parse().ok()?;
+    Some((limit, kb * 1024.0))
 }
 
 fn gb(bytes: f64) -> String {
     format!("{:.3} GB", bytes / 1e9)
 }
 
-/// Refuse, before running, a scenario whose flows or series cannot fit in
-/// `available` bytes (instead of the allocator aborting or the machine
-/// swapping mid-run), naming the field that decides it.
+/// [`resources_of`] against `available` bytes of this machine (`None`:
+/// unknown, nothing refused), as the tests state it.
+#[cfg(test)]
 pub fn resources(sc: &Scenario, available: Option<f64>) -> R {
-    let Some(avail) = available else { return Ok(()) };
+    match available {
+        Some(avail) => resources_of(sc, avail, "this machine has"),
+        None => Ok(()),
+    }
+}
+
+/// Refuse, before running, a scenario whose flows or series cannot fit in
+/// the `avail` bytes `who` ("this machine has") has, instead of the
+/// allocator aborting or the machine swapping mid-run, naming the field
+/// that decides it.
+fn resources_of(sc: &Scenario, avail: f64, who: &str) -> R {
     let flows: f64 = sc.flows.iter().map(|f| f.count as f64).sum();
     let flow_bytes = flows * BYTES_PER_FLOW;
     // the entry to blame when the flows do not fit: the largest
     let too_many = |why: String| {
         let (i, f) = sc.flows.iter().enumerate().max_by_key(|(_, f)| f.count).expect("validated: flows");
-        err(
-            format!("flows[{i}].count"),
-            format!("{} is too many: {why}; this machine has {} available", f.count, gb(avail)),
-        )
+        err(format!("flows[{i}].count"), format!("{} is too many: {why}; {who} {} available", f.count, gb(avail)))
     };
     if flow_bytes > avail {
         return Err(too_many(format!(
@@ -426,7 +468,7 @@ pub fn resources(sc: &Scenario, available: Option<f64>) -> R {
                 "sample_interval_s",
                 format!(
                     "{} s gives {} samples x {} series rows (flows and monitored links) = about {} of series; \
-                     this machine has {} available beside the flows' {}: use sample_interval_s >= {} s, or 0 for \
+                     {who} {} available beside the flows' {}: use sample_interval_s >= {} s, or 0 for \
                      no series",
                     num(sc.sample_interval_s),
                     num(samples),
