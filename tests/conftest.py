@@ -82,14 +82,34 @@ def small_toml(tmp_path: Path, small: Scenario) -> Path:
 
 
 @pytest.fixture(scope="session")
-def quick_run(tmp_path_factory):
+def quick_run(tmp_path_factory, request):
     """``quick_run(ID) -> (out_dir, checks)``: the experiment's ``--quick``
-    run with one worker, made once per test session and shared by every
-    test that asks for it (the generic one in test_experiments.py and the
-    paper-specific ones)."""
+    run, made once per test session and shared by every test that asks for
+    it (the generic one in test_experiments.py and the paper-specific ones).
+
+    When the session holds tests of several experiments (the whole suite),
+    the first call reproduces all of them at once the way ``ccsim reproduce
+    --all --quick`` does (one pool on every core; :mod:`ccsim.reproduce`),
+    so the suite exercises that path; an experiment it failed fails its
+    tests with the error. A lone experiment runs by itself with one worker.
+    """
+    from ccsim.reproduce import reproduce_all
+
     done: dict = {}
+    errors: dict = {}
+    wanted = sorted({item.callspec.params["exp_id"] for item in request.session.items
+                     if "quick_run" in getattr(item, "fixturenames", ())
+                     and "exp_id" in getattr(getattr(item, "callspec", None), "params", {})
+                     and item.callspec.params["exp_id"] in REGISTRY})
 
     def run(exp_id: str):
+        if not done and not errors and len(wanted) > 1 and exp_id in wanted:
+            root = tmp_path_factory.mktemp("reproduce-all")
+            outcome = reproduce_all(root, True, [REGISTRY[i] for i in wanted], progress=False, report=False)
+            done.update({i: (root / i, c) for i, c in outcome.checks.items()})
+            errors.update(outcome.errors)
+        if exp_id in errors:
+            pytest.fail(f"reproduce --all --quick: {exp_id} failed: {errors[exp_id]}")
         if exp_id not in done:
             out = tmp_path_factory.mktemp(exp_id)
             done[exp_id] = (out, REGISTRY[exp_id].run(out, True, 1))

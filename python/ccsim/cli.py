@@ -233,6 +233,13 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from .experiments import get, print_checks, summary_line, write_checks
 
+    if args.all:
+        return _reproduce_all(args)
+    if args.id is None:
+        raise UserError("reproduce needs an experiment id (ccsim list experiments) or --all")
+    for flag, given in (("--paper", args.paper), ("--dask", args.dask)):
+        if given:
+            raise UserError(f"{flag} goes with --all (one experiment runs on this machine's cores)")
     exp = get(args.id)
     out = Path(args.out or Path("results") / exp.id)
     out.mkdir(parents=True, exist_ok=True)
@@ -261,6 +268,46 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     print(f"wrote {path}")
     # The summary line is printed last on its own so scripts can grep it.
     print(summary_line(checks))
+    return 0
+
+
+def _reproduce_all(args: argparse.Namespace) -> int:
+    """``ccsim reproduce --all``: see :mod:`ccsim.reproduce`."""
+    from tqdm.auto import tqdm
+
+    from .experiments import summary_line
+    from .reproduce import PAPERS, format_counts, hms, paper_of, reproduce_all, select, workers_default
+
+    if args.id is not None:
+        raise UserError(f"give an experiment id or --all, not both (got {args.id!r} and --all)")
+    if args.replot:
+        raise UserError("--replot redraws one experiment (ccsim reproduce ID --replot); with --all every "
+                        "cached run is reused anyway, so rerunning --all recomputes nothing that finished")
+    exps = select(args.paper)
+    out = Path(args.out or "results")
+    papers = [p for p in PAPERS if any(paper_of(e) == p for e in exps)]
+    where = f"the Dask cluster at {args.dask}" if args.dask else f"{workers_default(args.workers)} workers"
+    print(f"reproduce --all{' --quick' if args.quick else ''}: {len(exps)} experiments of "
+          f"{', '.join(papers)} into {out}/ on {where}")
+    progress = False if args.quiet else args.progress
+
+    def done(exp_id: str, checks, error) -> None:
+        line = f"{exp_id}: {summary_line(checks)}" if checks is not None else f"{exp_id}: FAILED: {error}"
+        tqdm.write(line, file=sys.stdout)
+
+    outcome = reproduce_all(out, args.quick, exps, workers=args.workers,
+                            backend="dask" if args.dask else "process", address=args.dask,
+                            progress=progress, on_experiment=done)
+    print()
+    for line in format_counts(outcome):
+        print(line)
+    print(f"runs: {outcome.runs_computed} computed, {outcome.runs_cached} cached; "
+          f"wall time {hms(outcome.wall_s)}")
+    print(f"wrote {out / 'reproduce-all.json'} and {outcome.report}")
+    if outcome.errors:
+        print(f"error: {len(outcome.errors)} experiment{'s' if len(outcome.errors) != 1 else ''} failed: "
+              + "; ".join(f"{i}: {e}" for i, e in outcome.errors.items()), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -398,11 +445,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("what", nargs="?", choices=LIST_KINDS, help="list only this kind (default: all)")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("reproduce", help="reproduce a paper experiment and compare with the paper")
-    p.add_argument("id", help="experiment id (ccsim list experiments)")
+    p = sub.add_parser("reproduce", help="reproduce a paper experiment (or --all of them) and compare with the paper",
+                       description="Run one experiment (ID) or every experiment (--all) and compare ccsim with "
+                                   "the paper, its models and ns-2.35. With --all the runs of all experiments "
+                                   "share one pool and one progress bar, each experiment lands in OUT/ID, the "
+                                   "HTML report in OUT/report and the totals in OUT/reproduce-all.json; an "
+                                   "interrupted --all resumes from the cached runs.")
+    p.add_argument("id", nargs="?", default=None, help="experiment id (ccsim list experiments)")
+    p.add_argument("--all", action="store_true",
+                   help="every experiment of the five papers (or of --paper), then the report")
+    p.add_argument("--paper", action="append", default=None, choices=("etcp", "ltcp", "htcp", "pxcp", "gwa"),
+                   help="with --all: only this paper's experiments (repeatable)")
     p.add_argument("--quick", action="store_true", help="smaller, faster version")
-    p.add_argument("--out", default=None, help="output directory (default results/ID)")
+    p.add_argument("--out", default=None, help="output directory (default results/ID; with --all, results)")
     p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="with --all: run on the Dask scheduler at ADDRESS (docs/cluster.md)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar of each sweep's runs with ETA; cached runs count as done "
                         "(default: on a terminal)")

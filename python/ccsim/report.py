@@ -809,6 +809,46 @@ def _slug(rel: str, used: set) -> str:
     return slug
 
 
+def _anchor(paper: str) -> str:
+    return "paper-" + (re.sub(r"[^A-Za-z0-9]+", "-", paper).strip("-").lower() or "other")
+
+
+def _source_counts(reps: Sequence[Reproduction]) -> str:
+    """``paper 12/15, model 4/4`` summed over ``reps``."""
+    tot: Dict[str, List[int]] = {}
+    for r in reps:
+        for s, (ok, n) in r.by_source().items():
+            t = tot.setdefault(s, [0, 0])
+            t[0] += ok
+            t[1] += n
+    return ", ".join(f"{s} {tot[s][0]}/{tot[s][1]}" for s in SOURCES if s in tot) or "none"
+
+
+def _index_table(reps: Sequence[Tuple[str, Reproduction]]) -> str:
+    head = ["experiment", "paper", "figure", "setting"] + [f"{s} checks" for s in SOURCES] + ["open deviations"]
+    rows = ['<table class="index"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head)
+            + "</tr></thead><tbody>"]
+    for slug, r in reps:
+        bs = r.by_source()
+        cells = [f'<td><a href="{esc(slug)}/index.html">{esc(r.exp_id or r.rel)}</a>'
+                 + (f'<br><span class="muted">{esc(r.rel)}</span>' if r.rel != (r.exp_id or "") else "")
+                 + "</td>",
+                 f"<td>{esc(r.paper or '-')}</td>", f"<td>{esc(r.figure or '-')}</td>",
+                 f"<td>{esc(r.setting.split(' (')[0])}</td>"]
+        for s in SOURCES:
+            if s in bs:
+                ok, tot = bs[s]
+                cls = "num ok" if ok == tot else "num bad"
+                cells.append(f'<td class="{cls}" data-source="{esc(s)}">{ok}/{tot}</td>')
+            else:
+                cells.append(f'<td class="num muted" data-source="{esc(s)}">-</td>')
+        nd = len(r.deviations)
+        cells.append(f'<td class="num {"bad" if nd else "ok"}" data-deviations="{nd}">{nd}</td>')
+        rows.append(f'<tr data-experiment="{esc(r.exp_id or r.rel)}">' + "".join(cells) + "</tr>")
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
 def _index(entries: Sequence[Tuple[str, Union[Reproduction, SweepResult]]], root: Path) -> str:
     reps = [(s, e) for s, e in entries if isinstance(e, Reproduction)]
     sweeps = [(s, e) for s, e in entries if isinstance(e, SweepResult)]
@@ -820,28 +860,20 @@ def _index(entries: Sequence[Tuple[str, Union[Reproduction, SweepResult]]], root
         n_dev = sum(len(r.deviations) for _, r in reps)
         parts.append(f"<h2>Reproductions</h2><p>{n_ok} of {n_all} checks within tolerance; "
                      f"{n_dev} open deviation{'s' if n_dev != 1 else ''}.</p>")
-        head = ["experiment", "paper", "figure", "setting"] + [f"{s} checks" for s in SOURCES] + ["open deviations"]
-        rows = ['<table class="index"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head)
-                + "</tr></thead><tbody>"]
+        # One section per paper, in the order the experiments came.
+        papers: Dict[str, List[Tuple[str, Reproduction]]] = {}
         for slug, r in reps:
-            bs = r.by_source()
-            cells = [f'<td><a href="{esc(slug)}/index.html">{esc(r.exp_id or r.rel)}</a>'
-                     + (f'<br><span class="muted">{esc(r.rel)}</span>' if r.rel != (r.exp_id or "") else "")
-                     + "</td>",
-                     f"<td>{esc(r.paper or '-')}</td>", f"<td>{esc(r.figure or '-')}</td>",
-                     f"<td>{esc(r.setting.split(' (')[0])}</td>"]
-            for s in SOURCES:
-                if s in bs:
-                    ok, tot = bs[s]
-                    cls = "num ok" if ok == tot else "num bad"
-                    cells.append(f'<td class="{cls}" data-source="{esc(s)}">{ok}/{tot}</td>')
-                else:
-                    cells.append(f'<td class="num muted" data-source="{esc(s)}">-</td>')
-            nd = len(r.deviations)
-            cells.append(f'<td class="num {"bad" if nd else "ok"}" data-deviations="{nd}">{nd}</td>')
-            rows.append(f'<tr data-experiment="{esc(r.exp_id or r.rel)}">' + "".join(cells) + "</tr>")
-        rows.append("</tbody></table>")
-        parts.append("\n".join(rows))
+            papers.setdefault(r.paper or "other results", []).append((slug, r))
+        if len(papers) > 1:
+            parts.append("<p>" + " · ".join(f'<a href="#{esc(_anchor(p))}">{esc(p)}</a>' for p in papers) + "</p>")
+        for paper, mine in papers.items():
+            if len(papers) > 1:
+                parts.append(f'<h3 id="{esc(_anchor(paper))}">{esc(paper)}</h3>')
+                parts.append(f'<p class="paper-summary" data-paper="{esc(paper)}">'
+                             f"{len(mine)} experiment{'s' if len(mine) != 1 else ''}; checks by source: "
+                             f"{esc(_source_counts([r for _, r in mine]))}; "
+                             f"{sum(len(r.deviations) for _, r in mine)} open deviations.</p>")
+            parts.append(_index_table(mine))
     if sweeps:
         parts.append("<h2>Sweeps</h2>")
         rows = ['<table class="index sweeps"><thead><tr><th>sweep</th><th>scenario</th><th>runs</th><th>grid</th>'

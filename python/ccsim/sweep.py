@@ -52,7 +52,7 @@ from ._native import UserError, core, dumps, validate
 from .results import Results
 from .scenario import Scenario, as_scenario_dict, with_overrides
 
-__all__ = ["sweep", "expand_grid", "run_key", "load_run", "write_table", "summarise", "t_quantile_975",
+__all__ = ["sweep", "execute", "progress_into", "expand_grid", "run_key", "load_run", "write_table", "summarise", "t_quantile_975",
            "RunSpec", "MissingRuns", "BACKENDS"]
 
 #: ``inprocess`` runs in the calling process (debuggers work), ``process``
@@ -617,6 +617,69 @@ def progress_default(progress: Optional[bool]):
         _PROGRESS_DEFAULT.reset(token)
 
 
+#: A progress bar that sweeps report into instead of drawing their own
+#: (:func:`progress_into`).
+_SHARED_BAR: contextvars.ContextVar[Optional[Any]] = contextvars.ContextVar("shared_bar", default=None)
+
+
+@contextlib.contextmanager
+def progress_into(bar: Any):
+    """Within this block, every sweep adds its runs still to compute to
+    ``bar``'s total and advances it as they finish, drawing no bar of its
+    own: one bar over many sweeps (``ccsim reproduce --all``)."""
+    token = _SHARED_BAR.set(bar)
+    try:
+        yield
+    finally:
+        _SHARED_BAR.reset(token)
+
+
+def execute(payloads: Mapping[Any, str], collect, workers: Optional[int] = None, backend: str = "process",
+            address: Optional[str] = None) -> None:
+    """Run every scenario JSON of ``payloads`` (tag -> scenario JSON) on
+    ``backend`` and call ``collect(tag, get)`` as each finishes, where
+    ``get()`` returns the results JSON or raises the run's error. Runs go
+    to the workers in the order of ``payloads``. Interrupted (Ctrl-C, or
+    ``collect`` raising), the queue is dropped and the workers stopped;
+    what ``collect`` already stored stays."""
+    if not payloads:
+        return
+    n_workers = min(workers or os.cpu_count() or 1, max(len(payloads), 1))
+    if backend == "dask":
+        client, cluster = _dask_client(address, workers)
+        try:
+            from dask.distributed import as_completed as dask_completed
+
+            futures = {client.submit(_run_json, p, pure=False, key=f"ccsim-{_tag_name(t)}"): t
+                       for t, p in payloads.items()}
+            for fut in dask_completed(futures):
+                collect(futures[fut], fut.result)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    elif backend == "inprocess":
+        # In-process: no pickling, and tracebacks/debuggers work as usual.
+        for tag, p in payloads.items():
+            collect(tag, lambda p=p: _run_json(p))
+    else:
+        with ProcessPoolExecutor(max_workers=n_workers, initializer=_worker_init,
+                                 initargs=(os.getpid(),)) as pool:
+            futures = {pool.submit(_run_json, p): t for t, p in payloads.items()}
+            try:
+                for fut in as_completed(futures):
+                    collect(futures[fut], fut.result)
+            except BaseException:
+                # Interrupted or failed: keep what finished, drop the queue.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+
+
+def _tag_name(tag: Any) -> str:
+    """A Dask task key for a payload tag (a run key, or a tuple holding one)."""
+    return "-".join(map(str, tag)) if isinstance(tag, tuple) else str(tag)
+
+
 def sweep(
     base_scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike],
     grid: Grid,
@@ -681,10 +744,15 @@ def sweep(
     if todo and not run:
         raise MissingRuns(out, [specs[idx[0]] for idx in todo.values()], len(specs))
 
-    bar = None
+    bar, shared = None, _SHARED_BAR.get()
     if progress is None:
         progress = _PROGRESS_DEFAULT.get()
-    if progress is not False and todo:
+    if shared is not None and todo:
+        # A caller's bar over more than this sweep (``ccsim reproduce --all``):
+        # this sweep's new runs join its total.
+        shared.total += len(todo)
+        shared.refresh()
+    elif progress is not False and todo:
         from tqdm.auto import tqdm
 
         n_cached = len(specs) - sum(map(len, todo.values()))
@@ -700,6 +768,8 @@ def sweep(
             rows[i] = _row(specs[i], results, False)
         if bar is not None:
             bar.update(len(idx))
+        elif shared is not None:
+            shared.update(1)
 
     def failed(key: str, exc: BaseException) -> UserError:
         return UserError(f"sweep run {describe_run(specs[todo[key][0]])} failed: {exc}")
@@ -714,37 +784,7 @@ def sweep(
 
     try:
         payloads = {key: dumps(specs[idx[0]].scenario) for key, idx in todo.items()}
-        n_workers = min(workers or os.cpu_count() or 1, max(len(payloads), 1))
-        if not payloads:
-            pass
-        elif backend == "dask":
-            client, cluster = _dask_client(address, workers)
-            try:
-                from dask.distributed import as_completed as dask_completed
-
-                futures = {client.submit(_run_json, p, pure=False, key=f"ccsim-{k}"): k
-                           for k, p in payloads.items()}
-                for fut in dask_completed(futures):
-                    collect(futures[fut], fut.result)
-            finally:
-                client.close()
-                if cluster is not None:
-                    cluster.close()
-        elif backend == "inprocess":
-            # In-process: no pickling, and tracebacks/debuggers work as usual.
-            for key, p in payloads.items():
-                collect(key, lambda p=p: _run_json(p))
-        else:
-            with ProcessPoolExecutor(max_workers=n_workers, initializer=_worker_init,
-                                     initargs=(os.getpid(),)) as pool:
-                futures = {pool.submit(_run_json, p): k for k, p in payloads.items()}
-                try:
-                    for fut in as_completed(futures):
-                        collect(futures[fut], fut.result)
-                except BaseException:
-                    # Interrupted or failed: keep what finished, drop the queue.
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+        execute(payloads, collect, workers=workers, backend=backend, address=address)
     finally:
         if bar is not None:
             bar.close()
