@@ -556,10 +556,13 @@ def test_goodput_window_choice():
 
 
 def test_cwnd_axis_not_ruined_by_a_recovery_spike(tmp_path, captured):
-    # one NewReno flow, 20-packet buffer, pipe ~103 packets: the slow-start
+    # one NewReno flow (RFC 6582's inflation; SACK recovery has none), one
+    # ACK per segment, 20-packet buffer, pipe ~103 packets: the slow-start
     # overshoot's recovery inflates the window (duplicate ACKs) to ~210
     # packets against a steady ~90
-    res = ccsim.run(_dumbbell(duration=30.0, dt=0.01, flows=[{"count": 1, "cc": "reno", "rtt_s": 0.1}]))
+    res = ccsim.run(_dumbbell(duration=30.0, dt=0.01, flows=[{"count": 1, "cc": "reno", "rtt_s": 0.1,
+                                                              "recovery": "newreno", "init_cwnd_pkts": 2,
+                                                              "delayed_ack": False}]))
     cwnd = res.flow_series["cwnd"].dropna()
     assert cwnd.max() > 2 * cwnd.median()
     top = plots.cwnd_ylimit([cwnd])

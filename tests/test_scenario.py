@@ -62,8 +62,15 @@ def test_normalized_fills_defaults(small):
     norm = small.normalized()
     assert norm["seed"] == 1
     assert norm["warmup_s"] == 0
-    assert norm["flows"][0]["recovery"] == "newreno"
+    # the rfc personality's defaults: SACK, IW 10, Linux's delayed ACKs (200 ms at most)
+    f = norm["flows"][0]
+    assert (f["tcp_model"], f["recovery"], f["init_cwnd_pkts"]) == ("rfc", "sack", 10)
+    assert (f["delayed_ack"], f["delack_model"], f["delack_timeout_s"]) == (True, "linux", 0.2)
     assert norm["topology"]["edge_rate_bps"] == 100e9
+    # ns-2.35's: NewReno, IW 2, an ACK per segment (DelAckSink's fixed 100 ms timer if asked)
+    g = small.replace(flows=[Flow(tcp_model="ns2")]).normalized()["flows"][0]
+    assert (g["recovery"], g["init_cwnd_pkts"], g["delayed_ack"]) == ("newreno", 2, False)
+    assert (g["delack_model"], g["delack_timeout_s"]) == ("fixed", 0.1)
 
 
 def test_with_overrides():

@@ -97,7 +97,7 @@ def test_list_applications():
 
 
 def test_bench_w1_row():
-    from ccsim.bench import BENCHMARKS, run_one, scenario
+    from ccsim.bench import BENCHMARKS, ROW_TCP, run_one, scenario
 
     d = scenario("W1").to_dict()
     f = d["flows"][0]
@@ -108,7 +108,7 @@ def test_bench_w1_row():
     # W1-etcp: the same users, E-TCP transfers
     e = scenario("W1-etcp").to_dict()["flows"][0]
     assert e.pop("transport") == "etcp" and "cc" not in e and "recovery" not in e
-    assert e == {k: v for k, v in f.items() if k not in ("cc", "recovery")}
+    assert e == {k: v for k, v in f.items() if k not in ("cc", "recovery", *ROW_TCP)}
     row = run_one("W1", quick=True)
     assert row["transfers"] > 2 * row["live_flows_max"] > 0  # 10 s (quick): users still ramping up
     assert row["events"] > 0 and row["peak_rss_mb"] > 0

@@ -168,9 +168,9 @@ DEFAULTS: List[Default] = [
     Default(
         "initial window",
         "10 segments (`TcpSocket::InitialCwnd`)",
-        "2 segments (`init_cwnd_pkts`)",
-        "2 segments",
-        "ns-3",
+        "10 segments (`init_cwnd_pkts`)",
+        "2 segments (the settings the comparison was recorded with)",
+        "both",
         {"ns3::TcpSocket::InitialCwnd": "2"},
     ),
     Default(
@@ -221,9 +221,9 @@ DEFAULTS: List[Default] = [
     Default(
         "ACK ratio (delayed ACKs)",
         "every 2nd segment, 200 ms timer (`TcpSocket::DelAckCount` 2)",
+        "every 2nd segment after 16 quick ACKs, an adaptive 40-200 ms timer (`delayed_ack`, `delack_model = \"linux\"`)",
         "every segment (`delayed_ack = false`)",
-        "every segment",
-        "ns-3",
+        "both",
         {"ns3::TcpSocket::DelAckCount": "1"},
     ),
     Default(
@@ -237,7 +237,7 @@ DEFAULTS: List[Default] = [
     Default(
         "SACK",
         "on (`TcpSocketBase::Sack`)",
-        "off (`recovery = \"newreno\"`)",
+        "on (`recovery = \"sack\"`)",
         "per scenario: ns-3 `Sack` true with ccsim `recovery = \"sack\"`, false with `\"newreno\"`",
         "both, per scenario",
     ),

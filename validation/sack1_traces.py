@@ -243,7 +243,7 @@ def scenario(case: Case, boot_time: float) -> Dict[str, Any]:
                      "edge_rate_bps": 100e9, "edge_queue": {"kind": "droptail", "limit_pkts": case.buffer_pkts}},
         "flows": [{"cc": case.cc, "recovery": "sack1", "rtt_s": RTT, "mss_bytes": MSS,
                    "header_bytes": 40 if case.syn else 0, "syn": "ns2" if case.syn else "none",
-                   "rwnd_pkts": case.rwnd, "init_cwnd_pkts": 2, "limited_transmit": True,
+                   "rwnd_pkts": case.rwnd, "init_cwnd_pkts": 2, "limited_transmit": True, "delayed_ack": False,
                    "rtt_estimator": "ns2", "ns2_bugfix": True, "halve_on_repeated_rto": True,
                    "ns2_boot_time_s": boot_time,
                    **({"dupthresh_frac": case.numdupacks_frac} if case.numdupacks_frac else {}),

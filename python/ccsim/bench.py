@@ -239,20 +239,26 @@ EDGE_QUEUE_PKTS = 1000
 QUICK_FACTOR = 10.0
 
 
+#: The rows' TCP besides cc and recovery: one ACK per segment and an
+#: initial window of 2, as every row's recorded history (benches/results)
+#: ran, whatever the ``rfc`` personality's defaults become.
+ROW_TCP = {"init_cwnd_pkts": 2, "delayed_ack": False}
+
+
 def scenario(name: str, quick: bool = False) -> Scenario:
     """The benchmark scenario ``name`` (B1..B5, B2-<cc>, E1, E5, W1, W1-etcp)."""
     b = BENCHMARKS[name]
-    tcp = {"cc": b.cc, "recovery": b.recovery} if b.transport == "tcp" else {"transport": b.transport}
+    tcp = {"cc": b.cc, "recovery": b.recovery, **ROW_TCP} if b.transport == "tcp" else {"transport": b.transport}
     if b.app is not None:
         flow = Flow(count=b.flows, **tcp, mss_bytes=1000, header_bytes=40,
                     rtt_range_s=list(b.rtt_range_s) if b.rtt_range_s else None, rtt_step_s=b.rtt_step_s,
                     app=b.app, app_params=dict(b.app_params or ()))
     elif b.transport == "tcp" and b.rtt_range_s is not None:
-        flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000, header_bytes=40,
+        flow = Flow(count=b.flows, **tcp, mss_bytes=1000, header_bytes=40,
                     rtt_range_s=list(b.rtt_range_s), rwnd_pkts=b.rwnd_pkts, pacing=b.pacing, start_spread_s=10.0)
     elif b.transport == "tcp":
         ecn = True if b.red and dict(b.red).get("ecn") else None
-        flow = Flow(count=b.flows, cc=b.cc, recovery=b.recovery, mss_bytes=1000,
+        flow = Flow(count=b.flows, **tcp, mss_bytes=1000,
                     header_bytes=40, rtt_s=b.rtt_s, rwnd_pkts=b.rwnd_pkts, ecn=ecn,
                     gwa=True if b.gwa else None)
     else:

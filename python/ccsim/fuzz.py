@@ -129,6 +129,8 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
         "delayed_ack": rng.random() < 0.5,
         "init_cwnd_pkts": rng.choice((2, 10)),
     }
+    if flow["delayed_ack"]:
+        flow["delack_model"] = rng.choice(("fixed", "linux"))
     if rec != "sack1":
         flow["ecn"] = rng.random() < 0.5 if ecn is None else ecn
         flow["pacing"] = rng.choice(("none", "interval", "token_bucket"))
@@ -289,7 +291,8 @@ def _flow_label(flow: Mapping[str, Any], entry: Mapping[str, Any], queue: str) -
     bottleneck's queue."""
     ecn = "ecn" if entry.get("ecn") else "no-ecn"
     return (f"{flow.get('cc')}/{flow.get('recovery')}/{ecn}/pacing={flow.get('pacing')}"
-            f"/delack={entry.get('delayed_ack')}/iw={entry.get('init_cwnd_pkts')} over {queue}")
+            f"/delack={entry.get('delack_model') if entry.get('delayed_ack') else False}"
+            f"/iw={entry.get('init_cwnd_pkts')} over {queue}")
 
 
 def _bottleneck_queue(sc: Mapping[str, Any]) -> Dict[str, Any]:

@@ -294,6 +294,7 @@ class Flow(_Table):
     dupthresh_frac: Optional[int] = None
     limited_transmit: Optional[bool] = None
     delayed_ack: Optional[bool] = None
+    delack_model: Optional[str] = None
     delack_timeout_s: Optional[Number] = None
     min_rto_s: Optional[Number] = None
     max_rto_s: Optional[Number] = None

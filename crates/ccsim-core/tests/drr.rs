@@ -18,7 +18,7 @@ fn lan(n: u32, q: &str, flow_extra: &str, duration: f64) -> String {
 }
 
 fn run_toml(t: &str) -> Results {
-    run(&Scenario::from_toml(t).unwrap_or_else(|e| panic!("{e}\n{t}")))
+    run(&Scenario::from_toml(&common::classic_toml(t)).unwrap_or_else(|e| panic!("{e}\n{t}")))
 }
 
 #[test]
@@ -97,7 +97,10 @@ fn drr_runs_are_deterministic() {
 fn drr_fields_are_validated_with_named_errors() {
     let bad = |q: &str| {
         let t = lan(2, q, "", 6.0);
-        Scenario::from_toml(&t).and_then(|s| ccsim_core::Simulation::new(&s).map(|_| ())).unwrap_err().to_string()
+        Scenario::from_toml(&common::classic_toml(&t))
+            .and_then(|s| ccsim_core::Simulation::new(&s).map(|_| ()))
+            .unwrap_err()
+            .to_string()
     };
     let e = bad("{ kind = \"drr\", limit_bytes = 30000, quantum_bytes = 0 }");
     assert!(e.contains("bottleneck_queue.quantum_bytes"), "{e}");

@@ -30,7 +30,7 @@ fn lan(n: u32, buffer_bytes: u64, gwa: &str, flow_extra: &str, duration: f64) ->
 }
 
 fn run_toml(t: &str) -> Results {
-    run(&Scenario::from_toml(t).unwrap_or_else(|e| panic!("{e}\n{t}")))
+    run(&Scenario::from_toml(&common::classic_toml(t)).unwrap_or_else(|e| panic!("{e}\n{t}")))
 }
 
 fn goodputs(r: &Results) -> Vec<f64> {
@@ -128,7 +128,7 @@ impl QueueDiscipline for FlowRr {
 /// `buffer` bytes carrying a GWA-RR stage.
 fn rr_sim(n: u32, buffer: u64, duration: f64) -> Simulation {
     let t = lan(n, buffer, "", "gwa = true", duration);
-    let sc = Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}"));
+    let sc = Scenario::from_toml(&common::classic_toml(&t)).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&sc).unwrap();
     let link = &mut sim.net.links[FWD_BNECK];
     link.queue = Queue::from(FlowRr { limit: buffer, ..Default::default() });
@@ -159,7 +159,10 @@ fn gwa_rr_never_drops_and_shares_equally_at_any_buffer() {
 fn gwa_fields_are_validated_with_named_errors() {
     let bad = |q: &str, extra: &str| {
         let t = lan(2, 30_000, "", extra, 6.0).replace("{ limit_bytes = 30000 }", q);
-        Scenario::from_toml(&t).and_then(|s| Simulation::new(&s).map(|_| ())).unwrap_err().to_string()
+        Scenario::from_toml(&common::classic_toml(&t))
+            .and_then(|s| Simulation::new(&s).map(|_| ()))
+            .unwrap_err()
+            .to_string()
     };
     let e = bad("{ limit_bytes = 30000, gwa = \"rr\" }", "");
     assert!(e.contains("bottleneck_queue.gwa") && e.contains("per-flow"), "{e}");
@@ -171,7 +174,10 @@ fn gwa_fields_are_validated_with_named_errors() {
     assert!(e.contains("gwa_tau_s") && e.contains("only allowed with gwa = \"rr\", \"fcfs\" or \"ba\""), "{e}");
     let t = "name = \"x\"\nduration_s = 1\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e6\n\
              bottleneck_queue = { limit_pkts = 5 }\n[[flows]]\ntransport = \"udp\"\nrate_bps = 1e5\ngwa = true\n";
-    let e = Scenario::from_toml(t).and_then(|s| Simulation::new(&s).map(|_| ())).unwrap_err().to_string();
+    let e = Scenario::from_toml(&common::classic_toml(t))
+        .and_then(|s| Simulation::new(&s).map(|_| ()))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("flows[0].gwa") && e.contains("transport = \"tcp\""), "{e}");
 }
 
@@ -249,7 +255,7 @@ fn ba_fcfs_empties_the_buffer_and_equalises_rtt_spread_flows() {
     // `ba = true` on the queue is the same router as gwa = "ba"
     let alias = run_toml(&wan(10, "ba", "ba = true").replace("gwa = \"ba\"", "ba = true"));
     assert_eq!(alias.to_json().replace("wall_s", ""), ba.to_json().replace("wall_s", ""));
-    let e = Scenario::from_toml(&wan(2, "", "ba = true\ngwa = true"))
+    let e = Scenario::from_toml(&common::classic_toml(&wan(2, "", "ba = true\ngwa = true")))
         .and_then(|s| Simulation::new(&s).map(|_| ()))
         .unwrap_err()
         .to_string();

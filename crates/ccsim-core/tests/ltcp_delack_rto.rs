@@ -53,6 +53,8 @@ mss_bytes = 1448
 header_bytes = 52
 rtt_s = 0.07
 delayed_ack = {delayed_ack}
+delack_model = "fixed"
+init_cwnd_pkts = 2
 rwnd_pkts = 23172
 "#
     );

@@ -33,7 +33,7 @@ fn phase(s2_delay: f64, jitter: [f64; 2], seed: u64, dur: f64, start1: f64) -> R
         flow("s1", start1, jitter[0]),
         flow("s2", 1.0, jitter[1]),
     );
-    run(&ccsim_core::Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}")))
+    run(&ccsim_core::Scenario::from_toml(&common::classic_toml(&toml)).unwrap_or_else(|e| panic!("{e}\n{toml}")))
 }
 
 /// A run's per-flow and per-link summary.

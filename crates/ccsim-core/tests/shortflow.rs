@@ -154,7 +154,17 @@ fn shortflow_fields_are_validated_with_named_errors() {
     assert!(e.starts_with("scenario.flows[0].app_params.mean_pkts: unknown field for app = \"shortflow\""), "{e}");
     let e = err("app = \"shortflow\"", "app = \"shortflow\"\nbytes = 1000");
     assert!(e.starts_with("scenario.flows[0].bytes: not allowed with app = \"shortflow\""), "{e}");
-    let e = err("app = \"shortflow\"", "app = \"shortflow\"\ntransport = \"udp\"\nrate_bps = 1e6");
+    // (the TCP fields the test dumbbell pins go too: UDP takes none)
+    let udp = base.replacen("recovery = \"newreno\"\ninit_cwnd_pkts = 2\ndelayed_ack = false\n", "", 1);
+    assert_ne!(udp, base);
+    let e = Scenario::from_toml(&udp.replacen(
+        "app = \"shortflow\"",
+        "app = \"shortflow\"\ntransport = \"udp\"\nrate_bps = 1e6",
+        1,
+    ))
+    .and_then(|sc| Simulation::new(&sc).map(|_| ()))
+    .unwrap_err()
+    .to_string();
     assert_eq!(
         e,
         "scenario.flows[0].app: \"shortflow\" needs a transport that takes bytes; transport \"udp\" does not"

@@ -27,7 +27,7 @@ fn telnet(interval: f64, duration: f64, warmup: f64, loss: f64, more: &str) -> S
 }
 
 fn sim(t: &str) -> Simulation {
-    Simulation::new(&Scenario::from_toml(t).unwrap_or_else(|e| panic!("{e}\n{t}"))).unwrap()
+    Simulation::new(&Scenario::from_toml(&common::classic_toml(t)).unwrap_or_else(|e| panic!("{e}\n{t}"))).unwrap()
 }
 
 /// One-way delay of a 1040-byte segment on the idle path: three hops'
@@ -118,7 +118,7 @@ fn delay_includes_retransmission_time_under_loss() {
 #[test]
 fn only_telnet_flows_report_delay_columns() {
     let t = telnet(0.1, 10.0, 2.0, 0.0, "[[flows]]\ncc = \"reno\"\n");
-    let r: Results = run(&Scenario::from_toml(&t).unwrap());
+    let r: Results = run(&Scenario::from_toml(&common::classic_toml(&t)).unwrap());
     let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
     let flows = json["flows"].as_array().unwrap();
     let tf = flows.iter().find(|f| f["app_delay_count"].is_u64()).expect("the telnet flow has the columns");
@@ -126,8 +126,10 @@ fn only_telnet_flows_report_delay_columns() {
     let bulk = flows.iter().filter(|f| f.get("app_delay_count").is_none()).count();
     assert_eq!(bulk, 1, "the bulk flow has none");
     // the scenario normalises the telnet parameters
-    let sc =
-        Scenario::from_toml(&telnet(0.1, 1.0, 0.0, 0.0, "").replace("app_params = { interval_s = 0.1 }", "")).unwrap();
+    let sc = Scenario::from_toml(
+        &common::classic_toml(&telnet(0.1, 1.0, 0.0, 0.0, "")).replace("app_params = { interval_s = 0.1 }", ""),
+    )
+    .unwrap();
     assert_eq!(sc.flows[0].app_params.as_ref().unwrap()["interval_s"], 0.1);
 }
 
@@ -160,7 +162,7 @@ fn ns2_rng_writes_at_ns2s_exponential_draws() {
     }
     assert!(exact * 10 >= sends.len() * 8, "{exact} of {} at their write", sends.len());
     // A seed ns-2's `$defaultRNG seed` refuses is a named error.
-    let e = Scenario::from_toml(&t.replace("seed = 11", "seed = 0"))
+    let e = Scenario::from_toml(&common::classic_toml(&t.replace("seed = 11", "seed = 0")))
         .and_then(|sc| Simulation::new(&sc).map(|_| ()))
         .expect_err("seed 0 with ns-2's stream")
         .to_string();
@@ -187,7 +189,10 @@ fn ns2_boot_order_gives_each_flow_the_draw_of_its_place() {
     assert_eq!(boots("ns2_boot_order = [2, 0, 1]\n"), vec![u[4], u[5], u[3]]);
     let e = |order: &str| {
         let text = t.replace("seed = 11\n", &format!("seed = 11\n{order}\n"));
-        Scenario::from_toml(&text).and_then(|sc| Simulation::new(&sc).map(|_| ())).expect_err(order).to_string()
+        Scenario::from_toml(&common::classic_toml(&text))
+            .and_then(|sc| Simulation::new(&sc).map(|_| ()))
+            .expect_err(order)
+            .to_string()
     };
     let dup = e("ns2_boot_order = [2, 0, 0]");
     assert!(dup.contains("ns2_boot_order[2]") && dup.contains("already"), "{dup}");
@@ -202,7 +207,7 @@ fn ns2_boot_order_gives_each_flow_the_draw_of_its_place() {
         (0..3).map(|f| sim(&alone).tcp_sender(f).unwrap().cfg.boot_time).collect::<Vec<f64>>(),
         vec![u[4], u[5], u[3]]
     );
-    let seed0 = Scenario::from_toml(&alone.replace("seed = 11", "seed = 0"))
+    let seed0 = Scenario::from_toml(&common::classic_toml(&alone.replace("seed = 11", "seed = 0")))
         .and_then(|sc| Simulation::new(&sc).map(|_| ()))
         .expect_err("seed 0 with ns-2's stream")
         .to_string();

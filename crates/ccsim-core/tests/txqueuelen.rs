@@ -30,7 +30,7 @@ fn host(local_bps: f64, duration_s: f64, warmup_s: f64, flows: &[&str]) -> Strin
 }
 
 fn scenario(toml: &str) -> Scenario {
-    Scenario::from_toml(toml).unwrap_or_else(|e| panic!("test scenario rejected: {e}\n{toml}"))
+    Scenario::from_toml(&common::classic_toml(toml)).unwrap_or_else(|e| panic!("test scenario rejected: {e}\n{toml}"))
 }
 
 const TCP: &str = "cc = \"reno\"\nrecovery = \"sack\"\ntxqueuelen_pkts = 100\n";
@@ -200,7 +200,7 @@ fn senders_without_local_congestion_meet_the_queue_as_any_packet() {
 }
 
 fn rejected(toml: &str) -> String {
-    match Scenario::from_toml(toml).and_then(|sc| Simulation::new(&sc).map(|_| ())) {
+    match Scenario::from_toml(&common::classic_toml(toml)).and_then(|sc| Simulation::new(&sc).map(|_| ())) {
         Ok(()) => panic!("accepted:\n{toml}"),
         Err(e) => e.to_string(),
     }

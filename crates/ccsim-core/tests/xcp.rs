@@ -29,7 +29,7 @@ fn scenario_with(
          [[flows]]\ncount = {n}\ncc = \"xcp\"\nstart_spread_s = 0.5\n{rtts}\n{flow_extra}\n",
         dur * 0.5
     );
-    Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}"))
+    Scenario::from_toml(&common::classic_toml(&t)).unwrap_or_else(|e| panic!("{e}\n{t}"))
 }
 
 fn scenario(n: u32, rate_bps: f64, rtt: (f64, f64), buf_pkts: u64, dur: f64, xcp: &str, extra: &str) -> Scenario {
@@ -176,7 +176,7 @@ cc = "xcp"
 cc_params = { reno_increase = false }
 route = ["s", "a", "b", "c", "d"]
 "#;
-    let sc = Scenario::from_toml(t).unwrap();
+    let sc = Scenario::from_toml(&common::classic_toml(t)).unwrap();
     let mut sim = Simulation::new(&sc).unwrap();
     let r = sim.run();
     assert_conserved(&r);

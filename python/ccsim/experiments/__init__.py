@@ -250,7 +250,8 @@ def drive(module: ModuleType, out_dir: Path, quick: bool, workers: Optional[int]
     runs = Runs.collect(first_stage(module, quick), out_dir, workers, run=not replot)
     after = getattr(module, "scenarios_after", None)
     if after is not None:
-        more = Runs.collect(_in_ns2_order(module, after(runs, quick)), out_dir, workers, run=not replot)
+        more = Runs.collect(_with_paper_tcp(_in_ns2_order(module, after(runs, quick))), out_dir, workers,
+                            run=not replot)
         runs = Runs(out_dir, runs.sweeps + more.sweeps, runs.frames + more.frames)
     a = module.analyse(runs, quick)
     write_table(a.table, out_dir, module.ID)
@@ -262,9 +263,39 @@ def drive(module: ModuleType, out_dir: Path, quick: bool, workers: Optional[int]
 def first_stage(module: ModuleType, quick: bool) -> List[Any]:
     """The sweeps :func:`drive` runs first for a figure module: its
     ``scenarios(quick)``, with an ns-2 figure's links in ns-2's tie order
-    (:func:`_in_ns2_order`). ``ccsim report`` plans them to tell a quick
+    (:func:`_in_ns2_order`) and the papers' TCP in what the flows leave out
+    (:func:`_with_paper_tcp`). ``ccsim report`` plans them to tell a quick
     run's cache from a full one's."""
-    return _in_ns2_order(module, module.scenarios(quick))
+    return _with_paper_tcp(_in_ns2_order(module, module.scenarios(quick)))
+
+
+def _with_paper_tcp(sweeps: Iterable[Any]) -> List[Any]:
+    """Every sweep with the papers' TCP where its flows say nothing
+    (:data:`._kit.setups.PAPER_TCP`), in its base and in the points that
+    give whole flows (``flows`` or ``flows.N``), so that a change of the
+    engine's defaults never moves a reproduction."""
+    import re
+
+    from ..scenario import as_scenario_dict
+    from ._kit.runs import Sweep
+    from ._kit.setups import paper_tcp
+
+    def point(p: Dict[str, Any]) -> Dict[str, Any]:
+        out = {}
+        for k, v in p.items():
+            if k == "flows" and isinstance(v, list):
+                v = [paper_tcp(f) for f in v]
+            elif re.fullmatch(r"flows\.\d+", k) and isinstance(v, dict):
+                v = paper_tcp(v)
+            out[k] = v
+        return out
+
+    out = []
+    for s in sweeps:
+        base = as_scenario_dict(s.base)
+        base = {**base, "flows": [paper_tcp(f) for f in base.get("flows", [])]}
+        out.append(Sweep(base, [point(p) for p in s.points], s.labels))
+    return out
 
 
 def _in_ns2_order(module: ModuleType, sweeps: Iterable[Any]) -> List[Any]:

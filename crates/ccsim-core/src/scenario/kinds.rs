@@ -24,6 +24,19 @@ pub enum Recovery {
     Sack1,
 }
 
+/// How a receiver that delays ACKs decides when (`delack_model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DelackModel {
+    /// RFC 1122 §4.2.3.2 / RFC 5681 §4.2 with a fixed timer: an ACK for
+    /// every second in-order segment, else after `delack_timeout_s` (ns-2's
+    /// `DelAckSink`, `interval_` 100 ms).
+    Fixed,
+    /// Linux's: quick ACKs at the start, an adaptive timeout of 40 ms and
+    /// up, at most `delack_timeout_s` (`transport::tcp::delack`).
+    Linux,
+}
+
 /// How a TCP flow starts (`syn`): ns-2.35's one-way agents model the
 /// connection set-up as a SYN that is segment 0 of the data stream
 /// (tcp.cc `TcpAgent::output`: with `syn_`, segment 0 goes out with no

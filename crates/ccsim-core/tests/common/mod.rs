@@ -113,7 +113,7 @@ impl Dumbbell {
             s.push_str(f);
             s.push('\n');
         }
-        s
+        classic_toml(&s)
     }
 
     pub fn scenario(&self) -> Scenario {
@@ -128,6 +128,62 @@ impl Dumbbell {
     pub fn run(&self) -> Results {
         run(&self.scenario())
     }
+}
+
+/// A scenario document with the TCP these tests' closed forms and
+/// expectations were written for, in every TCP `[[flows]]` table that says
+/// nothing else: one ACK per segment, NewReno recovery, an initial window
+/// of 2, and `delack_model = "fixed"` where a table asks for delayed ACKs
+/// (the defaults before the `rfc` personality took SACK, an initial window
+/// of 10 and Linux's delayed ACKs). Other transports are left as they are.
+pub fn classic_toml(doc: &str) -> String {
+    let mut out = String::new();
+    let mut table: Vec<&str> = Vec::new();
+    let mut in_flow = false;
+    let flush = |out: &mut String, table: &mut Vec<&str>, in_flow: bool| {
+        for l in table.iter() {
+            out.push_str(l);
+            out.push('\n');
+        }
+        if in_flow {
+            out.push_str(&classic_pins(table));
+        }
+        table.clear();
+    };
+    for line in doc.lines() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            flush(&mut out, &mut table, in_flow);
+            in_flow = t.starts_with("[[flows]]");
+        }
+        table.push(line);
+    }
+    flush(&mut out, &mut table, in_flow);
+    out
+}
+
+/// The lines [`classic_toml`] adds to one `[[flows]]` table.
+fn classic_pins(table: &[&str]) -> String {
+    let value = |k: &str| {
+        table.iter().find_map(|l| {
+            let l = l.trim_start();
+            let rest = l.strip_prefix(k)?.trim_start();
+            rest.strip_prefix('=').map(|v| v.trim().to_string())
+        })
+    };
+    if value("transport").is_some_and(|v| v != "\"tcp\"") {
+        return String::new();
+    }
+    let mut out = String::new();
+    for (k, v) in [("recovery", "\"newreno\""), ("init_cwnd_pkts", "2"), ("delayed_ack", "false")] {
+        if value(k).is_none() {
+            out.push_str(&format!("{k} = {v}\n"));
+        }
+    }
+    if value("delayed_ack").as_deref() == Some("true") && value("delack_model").is_none() {
+        out.push_str("delack_model = \"fixed\"\n");
+    }
+    out
 }
 
 /// Link indices of a dumbbell: 0 forward bottleneck, 1 reverse bottleneck,

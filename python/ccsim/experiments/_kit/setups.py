@@ -64,6 +64,22 @@ def flow(name: str, cc_params: Optional[Dict[str, Any]] = None, **fields: Any) -
     return d
 
 
+#: The papers' TCP, in every field a TCP flow of an experiment leaves out:
+#: NewReno recovery, an initial window of 2, one ACK per segment, and a
+#: flow that asks for delayed ACKs gets the fixed timer (ns-2's
+#: ``DelAckSink``). These were the ``rfc`` personality's defaults when the
+#: reproductions were made; the personality now follows Linux and ns-3
+#: (SACK, an initial window of 10, Linux's delayed ACKs), and the
+#: experiments keep their own TCP (:func:`paper_tcp`, applied by the driver).
+PAPER_TCP = {"recovery": "newreno", "init_cwnd_pkts": 2, "delayed_ack": False, "delack_model": "fixed"}
+
+
+def paper_tcp(flow: Dict[str, Any]) -> Dict[str, Any]:
+    """``flow`` (a ``[[flows]]`` dict) with :data:`PAPER_TCP` in the fields
+    it leaves out, if it is a TCP flow (other transports untouched)."""
+    return {**PAPER_TCP, **flow} if flow.get("transport", "tcp") == "tcp" else flow
+
+
 def dumbbell(rate_bps: float, buffer_pkts: int, *, delay_s: Optional[float] = None,
              edge_rate_bps: Optional[float] = None, edge_delay_s: Optional[float] = None,
              edge_buffer_pkts: Optional[int] = None, loss: Optional[float] = None) -> Dict[str, Any]:
@@ -90,5 +106,5 @@ def scenario(name: str, duration_s: float, topology: Dict[str, Any], flows: List
                     topology=topology, flows=flows).to_dict()
 
 
-__all__ = ["MSS", "HEADER", "PKT_BYTES", "PROTOCOLS", "protocol", "protocol_fields", "flow", "dumbbell",
-           "scenario"]
+__all__ = ["MSS", "HEADER", "PKT_BYTES", "PROTOCOLS", "PAPER_TCP", "protocol", "protocol_fields", "flow",
+           "paper_tcp", "dumbbell", "scenario"]

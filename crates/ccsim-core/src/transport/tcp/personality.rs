@@ -6,14 +6,18 @@
 //! then switch one of its rules off to see what that rule changes.
 //!
 //! - `rfc` (the default): the TCP of the RFCs, RFC 5681 congestion
-//!   control, RFC 6582 NewReno, RFC 6675 SACK recovery, RFC 6298 RTO,
-//!   RFC 3042 Limited Transmit, RFC 3168 ECN ([`super::defaults`]).
+//!   control, RFC 6675 SACK recovery (RFC 6582 NewReno and Reno on
+//!   request), RFC 6928's initial window of 10, RFC 5681 §4.2 delayed
+//!   ACKs timed as Linux does, RFC 6298 RTO, RFC 3042 Limited Transmit,
+//!   RFC 3168 ECN ([`super::defaults`]).
 //! - `ns2`: the agents of ns-2.35, the papers' simulator, as ccsim
 //!   follows them event for event (docs/tcp-models.md lists each rule
 //!   with its ns-2 source): `rtt_estimator = "ns2"` (one timed segment
 //!   per RTT, whole ticks), `init_rto_s = 3` (`rtxcur_init_`),
 //!   `halve_on_repeated_rto` and `ns2_bugfix` (`bug_fix_`), one ACK per
-//!   segment (`Agent/TCPSink`), `init_cwnd_pkts = 2` (`windowInit_`),
+//!   segment (`Agent/TCPSink`; with `delayed_ack`, `DelAckSink`'s fixed
+//!   timer), `init_cwnd_pkts = 2` (`windowInit_`), NewReno recovery
+//!   (`Agent/TCP/Newreno`, the papers' baseline),
 //!   the SYN as segment 0 (`syn_`, `delay_growth_`); with Reno or NewReno
 //!   recovery the agents' window (`ns2_dupwnd`), `singledup_`
 //!   (`ns2_singledup`) and timer (`ns2_idle_restart`); `recovery =
@@ -28,7 +32,7 @@
 //! ns-2's order of simultaneous events is a property of the network, not
 //! of a flow: it is the queues' `ties` and the scenario's `ns2_clock`
 //! (docs/scenario.md).
-use super::{EcnResponse, PacingKind, Recovery, RttEstimatorKind, Syn};
+use super::{DelackModel, EcnResponse, PacingKind, Recovery, RttEstimatorKind, Syn};
 use crate::scenario::FlowSpec;
 use serde_json::Value;
 
@@ -42,7 +46,9 @@ pub fn fill_ns2(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(NS2_INIT_RTO_S);
     f.halve_on_repeated_rto.get_or_insert(true);
     f.ns2_bugfix.get_or_insert(true);
+    f.recovery.get_or_insert(Recovery::NewReno);
     f.delayed_ack.get_or_insert(false);
+    f.delack_model.get_or_insert(DelackModel::Fixed);
     f.init_cwnd_pkts.get_or_insert(2.0);
     f.limited_transmit.get_or_insert(true);
     f.syn.get_or_insert(Syn::Ns2);
@@ -51,7 +57,7 @@ pub fn fill_ns2(f: &mut FlowSpec) {
     if f.recovery == Some(Recovery::Sack) && !paced && !ecn {
         f.recovery = Some(Recovery::Sack1);
     }
-    let reno_family = matches!(f.recovery.unwrap_or(super::defaults::RECOVERY), Recovery::Reno | Recovery::NewReno);
+    let reno_family = matches!(f.recovery, Some(Recovery::Reno | Recovery::NewReno));
     f.ns2_dupwnd.get_or_insert(reno_family);
     f.ns2_singledup.get_or_insert(reno_family);
     f.ns2_idle_restart.get_or_insert(reno_family);

@@ -6,10 +6,14 @@
 //! above a hole costs O(log n) per arrival. The first SACK block always holds
 //! the segment that triggered the ACK; the others repeat the most recently
 //! reported blocks (RFC 2018 §4). Out-of-order segments and segments that
-//! fill a hole are ACKed at once even with delayed ACKs.
+//! fill a hole are ACKed at once even with delayed ACKs. When an in-order
+//! segment is ACKed at once and how long its ACK may wait otherwise is the
+//! flow's `delack_model`: a fixed timer, or Linux's quick ACKs and
+//! adaptive timeout ([`super::delack`]).
 //!
 //! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
 //! ones instead ([`super::sack1::Sacker`]), 8 bytes each on the wire.
+use super::delack::LinuxDelack;
 use super::intervals::Intervals;
 use super::sack1::{Sacker, SACK1_BLOCKS};
 use super::TcpConfig;
@@ -40,6 +44,8 @@ pub struct TcpReceiver {
     /// BA: the latest data packet's v, echoed in the ACK's option.
     ba_v: u32,
     delack_timer: Timer,
+    /// `delack_model = "linux"` with delayed ACKs: quick ACKs and the ATO.
+    linux: Option<Box<LinuxDelack>>,
     /// XCP: feedback of the data received since the last ACK, summed
     /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`), echoed in the next ACK.
     echo_fb: Option<f64>,
@@ -72,6 +78,8 @@ impl TcpReceiver {
             wnd: 0,
             ba_v: IP_OPT_NONE,
             delack_timer: Timer::new(receiver_timer(flow, 0)),
+            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
+                .then(|| Box::new(LinuxDelack::new(cfg.rwnd, crate::sim::time::from_secs(cfg.init_rto)))),
             echo_fb: None,
             delivered_bytes: 0,
             rx_bytes: 0,
@@ -87,6 +95,18 @@ impl TcpReceiver {
         let old = self.rcv_nxt;
         let had_hole = !self.ooo.is_empty();
         self.rx_bytes += size as u64;
+        if let Some(l) = self.linux.as_mut() {
+            // Linux enters quick ACKs at a CE mark only when not already
+            // echoing one (`TCP_ECN_DEMAND_CWR` not set).
+            let first_ce = ce && (cwr || !self.ece);
+            if seq < old || self.ooo.containing(seq).is_some() {
+                l.on_duplicate();
+            } else if seq == old {
+                l.on_data(net.now, first_ce);
+            } else {
+                l.on_out_of_order(first_ce);
+            }
+        }
         self.ece = (self.ece && !cwr) || ce;
         if let Some(sk) = self.sacker.as_mut() {
             self.last_dup = seq < old || self.ooo.containing(seq).is_some();
@@ -126,17 +146,24 @@ impl TcpReceiver {
                 self.ts_pending = ts;
             }
             self.pending += 1;
-            if self.pending >= 2 {
+            let quick = self.linux.as_ref().is_some_and(|l| l.quick());
+            if self.pending >= 2 || quick {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
-                let at = net.now.saturating_add(self.cfg.delack_timeout);
-                self.delack_timer.arm(&mut net.events, at);
+                let wait = match self.linux.as_ref() {
+                    Some(l) => l.delay(self.cfg.delack_timeout),
+                    None => self.cfg.delack_timeout,
+                };
+                self.delack_timer.arm(&mut net.events, net.now.saturating_add(wait));
             }
         }
     }
 
     fn on_delack(&mut self, net: &mut Net) {
         if self.pending > 0 {
+            if let Some(l) = self.linux.as_mut() {
+                l.on_timeout();
+            }
             self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
         }
     }
@@ -170,6 +197,9 @@ impl TcpReceiver {
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
         self.pending = 0;
         self.delack_timer.disarm();
+        if let Some(l) = self.linux.as_mut() {
+            l.on_ack_sent();
+        }
         let ece = self.ece || std::mem::take(&mut self.negotiate);
         let mut h = TcpHeader { ack: self.rcv_nxt, ece, wnd: self.wnd, ..Default::default() };
         if let Some(sk) = self.sacker.as_mut() {

@@ -1,0 +1,214 @@
+//! Linux's delayed ACKs (`delack_model = "linux"`): when a receiver that
+//! delays ACKs answers at once, and how long it waits otherwise.
+//!
+//! RFC 5681 §4.2 (and RFC 1122 §4.2.3.2) only bound a delayed ACK: one at
+//! least every second full-sized segment, none later than 500 ms. Linux
+//! (net/ipv4/tcp_input.c `tcp_event_data_recv`, `__tcp_ack_snd_check`,
+//! `tcp_incr_quickack`; tcp_output.c `tcp_send_delayed_ack`; tcp_timer.c
+//! `tcp_delack_timer_handler`) adds what a researcher comparing with real
+//! hosts sees:
+//!
+//! - **Quick ACKs.** The first data segment puts the receiver in quick-ACK
+//!   mode for min(16, rwnd / 2) ACKs (`TCP_MAX_QUICKACKS`), each segment
+//!   ACKed at once, so slow start is not slowed by delayed ACKs; so do a
+//!   gap in the data longer than the receiver's RTO and a segment received
+//!   twice (the sender may have timed out), and, for two ACKs, the first
+//!   CE mark of an ECN episode, since the sender may have a small window
+//!   (`tcp_ecn_check_ce`). Every ACK sent uses up one; the last one
+//!   resets the ACK timeout to its minimum.
+//! - **An adaptive ACK timeout (ATO).** It starts at 40 ms (`TCP_ATO_MIN`)
+//!   and follows the segments' inter-arrival time m: m <= 20 ms gives
+//!   ato/2 + 20 ms, m < ato gives ato/2 + m (at most the RTO). A delayed
+//!   ACK waits min(ato, `delack_timeout_s`), the latter Linux's 200 ms
+//!   `TCP_DELACK_MAX`; an expiry with an ACK owed doubles the ATO (at most
+//!   the RTO), the "missed" delayed ACK of `tcp_delack_timer_handler`.
+//!
+//! What is not modelled, and why: the bound by the receiver's own smoothed
+//! RTT (a pure receiver has none without the handshake, which ccsim's flows
+//! do not run, so Linux would not apply it either), so the receiver's RTO
+//! is the initial one (`init_rto_s`, Linux's 1 s `TCP_TIMEOUT_INIT`);
+//! interactive ping-pong mode (ccsim's receivers send no data); and SACK
+//! compression after the third duplicate ACK (`tcp_sack_compress`), which
+//! delays ACKs above a hole by up to 1 ms: every segment out of order or
+//! filling a hole is ACKed at once, as RFC 5681 §4.2 asks.
+use crate::sim::Time;
+
+/// `TCP_ATO_MIN` (HZ/25), also `TCP_DELACK_MIN`.
+pub const ATO_MIN: Time = 40_000_000_000;
+/// `TCP_MAX_QUICKACKS`.
+pub const MAX_QUICKACKS: u32 = 16;
+/// Quick ACKs after the first CE mark of an episode (`tcp_ecn_check_ce`).
+pub const CE_QUICKACKS: u32 = 2;
+
+/// One receiver's quick-ACK count and ACK timeout.
+#[derive(Clone, Debug)]
+pub struct LinuxDelack {
+    quick: u32,
+    ato: Time,
+    last_rcv: Option<Time>,
+    /// The receiver's RTO (bounds the ATO; a longer gap restarts quick ACKs).
+    rto: Time,
+    /// `rwnd / 2`, the most quick ACKs the window allows (at least 2).
+    window_quickacks: u32,
+}
+
+impl LinuxDelack {
+    pub fn new(rwnd_pkts: u64, rto: Time) -> Self {
+        let q = u32::try_from(rwnd_pkts / 2).unwrap_or(u32::MAX);
+        LinuxDelack { quick: 0, ato: 0, last_rcv: None, rto, window_quickacks: if q == 0 { 2 } else { q } }
+    }
+
+    fn incr_quickack(&mut self, max: u32) {
+        self.quick = self.quick.max(self.window_quickacks.min(max));
+    }
+
+    fn enter_quickack(&mut self, max: u32) {
+        self.incr_quickack(max);
+        self.ato = ATO_MIN;
+    }
+
+    /// An in-order data segment arrived at `now` (`tcp_event_data_recv`);
+    /// `first_ce`: it carries the first CE mark since the last CWR.
+    pub fn on_data(&mut self, now: Time, first_ce: bool) {
+        match self.last_rcv {
+            None => {
+                self.incr_quickack(MAX_QUICKACKS);
+                self.ato = ATO_MIN;
+            }
+            Some(t) => {
+                let m = now.saturating_sub(t);
+                if m <= ATO_MIN / 2 {
+                    self.ato = self.ato / 2 + ATO_MIN / 2;
+                } else if m < self.ato {
+                    self.ato = (self.ato / 2 + m).min(self.rto);
+                } else if m > self.rto {
+                    self.incr_quickack(MAX_QUICKACKS);
+                }
+            }
+        }
+        self.last_rcv = Some(now);
+        if first_ce {
+            self.enter_quickack(CE_QUICKACKS);
+        }
+    }
+
+    /// A segment above a hole (`tcp_data_queue_ofo`): only its CE mark
+    /// counts; the ACK goes at once anyway.
+    pub fn on_out_of_order(&mut self, first_ce: bool) {
+        if first_ce {
+            self.enter_quickack(CE_QUICKACKS);
+        }
+    }
+
+    /// A segment received before (`tcp_data_queue`: a retransmission the
+    /// receiver did not need): the sender may have timed out, so quick ACKs
+    /// again.
+    pub fn on_duplicate(&mut self) {
+        self.enter_quickack(MAX_QUICKACKS);
+    }
+
+    /// In quick-ACK mode: ACK this segment at once.
+    pub fn quick(&self) -> bool {
+        self.quick > 0
+    }
+
+    /// How long a delayed ACK may wait, at most `max` (`tcp_send_delayed_ack`).
+    pub fn delay(&self, max: Time) -> Time {
+        self.ato.min(max)
+    }
+
+    /// An ACK went out (`tcp_dec_quickack_mode`).
+    pub fn on_ack_sent(&mut self) {
+        if self.quick > 0 {
+            self.quick -= 1;
+            if self.quick == 0 {
+                self.ato = ATO_MIN;
+            }
+        }
+    }
+
+    /// The delayed-ACK timer fired with an ACK owed: the ATO was too short.
+    pub fn on_timeout(&mut self) {
+        self.ato = (self.ato * 2).min(self.rto);
+    }
+
+    pub fn ato(&self) -> Time {
+        self.ato
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MS: Time = 1_000_000_000;
+
+    #[test]
+    fn the_first_segment_starts_sixteen_quick_acks_or_half_the_window() {
+        let mut d = LinuxDelack::new(10_000, 1000 * MS);
+        d.on_data(0, false);
+        assert_eq!((d.quick, d.ato), (16, ATO_MIN));
+        for _ in 0..16 {
+            assert!(d.quick());
+            d.on_ack_sent();
+        }
+        assert!(!d.quick());
+        let mut small = LinuxDelack::new(6, 1000 * MS);
+        small.on_data(0, false);
+        assert_eq!(small.quick, 3);
+        let mut tiny = LinuxDelack::new(1, 1000 * MS);
+        tiny.on_data(0, false);
+        assert_eq!(tiny.quick, 2, "a window below two segments still gets two (Linux: 0 -> 2)");
+    }
+
+    #[test]
+    fn the_ato_follows_the_inter_arrival_time() {
+        let mut d = LinuxDelack::new(10_000, 1000 * MS);
+        d.on_data(0, false);
+        // back-to-back segments: ato/2 + 20 ms, a fixed point at 40 ms
+        d.on_data(MS, false);
+        assert_eq!(d.ato(), 40 * MS);
+        // 30 ms apart (> 20 ms, < ato = 40 ms): ato/2 + m = 50 ms
+        d.on_data(31 * MS, false);
+        assert_eq!(d.ato(), 50 * MS);
+        // a gap as long as the ATO or longer, but within the RTO: unchanged
+        d.on_data(131 * MS, false);
+        assert_eq!(d.ato(), 50 * MS);
+        // bounded by the RTO
+        let mut r = LinuxDelack::new(10_000, 45 * MS);
+        r.on_data(0, false);
+        r.ato = 80 * MS;
+        r.on_data(30 * MS, false);
+        assert_eq!(r.ato(), 45 * MS);
+    }
+
+    #[test]
+    fn a_gap_longer_than_the_rto_and_a_first_ce_restart_quick_acks() {
+        let mut d = LinuxDelack::new(10_000, 1000 * MS);
+        d.on_data(0, false);
+        d.quick = 0;
+        d.on_data(500 * MS, false);
+        assert!(!d.quick());
+        d.on_data(1600 * MS, false);
+        assert_eq!(d.quick, 16);
+        d.quick = 0;
+        d.ato = 100 * MS;
+        d.on_data(1601 * MS, true);
+        assert_eq!((d.quick, d.ato), (2, ATO_MIN));
+    }
+
+    #[test]
+    fn a_missed_delayed_ack_doubles_the_ato_and_the_delay_is_capped() {
+        let mut d = LinuxDelack::new(10_000, 300 * MS);
+        d.on_data(0, false);
+        d.on_timeout();
+        assert_eq!(d.ato(), 80 * MS);
+        d.on_timeout();
+        d.on_timeout();
+        assert_eq!(d.ato(), 300 * MS, "at most the RTO");
+        assert_eq!(d.delay(200 * MS), 200 * MS, "at most TCP_DELACK_MAX");
+        // leaving quick-ACK mode resets the ATO to its minimum
+        d.quick = 1;
+        d.on_ack_sent();
+        assert_eq!(d.ato(), ATO_MIN);
+    }
+}

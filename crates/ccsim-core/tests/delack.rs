@@ -1,0 +1,50 @@
+//! Delayed ACKs as a whole transfer sees them: a finite transfer's
+//! completion time is the same as with an ACK per segment, except for a
+//! last odd segment, whose ACK waits the model's timeout: 100 ms with the
+//! fixed timer, Linux's 40 ms ATO with `delack_model = "linux"`, and not
+//! at all while Linux's 16 quick ACKs of the start last.
+mod common;
+use common::*;
+
+/// Completion time of one `segments`-segment transfer over an idle 10 Mb/s,
+/// 100 ms path with an initial window of 10, for the given ACK fields.
+fn fct(segments: u64, ack: &str) -> f64 {
+    let r = Dumbbell::new(10e6, 100, 3.0)
+        .flow(&format!(
+            "cc = \"reno\"\nrecovery = \"sack\"\ninit_cwnd_pkts = 10\nrtt_s = 0.1\nmss_bytes = 1000\nbytes = {}\n{ack}",
+            segments * 1000
+        ))
+        .run();
+    assert_conserved(&r);
+    r.flows[0].fct_s.expect("the transfer completes")
+}
+
+const MS: f64 = 1e-3;
+
+#[test]
+fn the_sixteen_quick_acks_cover_the_start_and_the_seventeenth_segment_waits_the_ato() {
+    let linux = "delayed_ack = true\ndelack_model = \"linux\"";
+    for n in [1, 10, 16] {
+        // every segment of the quick-ACK phase is ACKed at once
+        assert_eq!(fct(n, linux), fct(n, "delayed_ack = false"), "{n} segments");
+    }
+    // the 17th segment is the first one delayed, alone: it waits TCP_ATO_MIN
+    let d = fct(17, linux) - fct(17, "delayed_ack = false");
+    assert!((d - 40.0 * MS).abs() < 1e-9, "{d}");
+    // 18: ACKed with the 17th at once (every second segment)
+    assert!(fct(18, linux) - fct(18, "delayed_ack = false") < 1e-9);
+}
+
+#[test]
+fn the_fixed_timer_delays_an_odd_last_segment_by_its_timeout() {
+    let fixed = "delayed_ack = true\ndelack_model = \"fixed\"";
+    // segment 1 alone in the first window: no quick ACKs, the full 100 ms
+    let d = fct(1, fixed) - fct(1, "delayed_ack = false");
+    assert!((d - 100.0 * MS).abs() < 1e-9, "{d}");
+    let d = fct(1, &format!("{fixed}\ndelack_timeout_s = 0.05")) - fct(1, "delayed_ack = false");
+    assert!((d - 50.0 * MS).abs() < 1e-9, "{d}");
+    // Linux's cap on the delay (TCP_DELACK_MAX, here set below the ATO)
+    let capped = "delayed_ack = true\ndelack_model = \"linux\"\ndelack_timeout_s = 0.03";
+    let d = fct(17, capped) - fct(17, "delayed_ack = false");
+    assert!((d - 30.0 * MS).abs() < 1e-9, "{d}");
+}
