@@ -36,9 +36,13 @@ fn bottleneck(r: &Results) -> (f64, f64, u64, u64) {
 #[test]
 fn aqms_hold_the_queueing_delay_near_their_target() {
     let (fifo, ..) = bottleneck(&run_toml(&dumbbell("kind = \"droptail\", limit_pkts = 1000", "")));
-    for (queue, ecn, lo, hi) in
-        [("kind = \"codel\"", false, 0.002, 0.010), ("kind = \"codel\", ecn = true", true, 0.002, 0.010)]
-    {
+    for (queue, ecn, lo, hi) in [
+        ("kind = \"codel\"", false, 0.002, 0.010),
+        ("kind = \"codel\", ecn = true", true, 0.002, 0.010),
+        ("kind = \"pie\"", false, 0.010, 0.022),
+        ("kind = \"pie\", ecn = true", true, 0.010, 0.022),
+        ("kind = \"pie\", estimator = \"dequeue_rate\"", false, 0.010, 0.022),
+    ] {
         let extra = if ecn { "ecn = true" } else { "" };
         let r = run_toml(&dumbbell(queue, extra));
         let (delay, util, drops, marks) = bottleneck(&r);

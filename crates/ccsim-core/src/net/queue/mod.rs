@@ -9,6 +9,7 @@
 pub mod codel;
 pub mod droptail;
 pub mod drr;
+pub mod pie;
 pub mod red;
 
 use super::ctx::LinkCtx;
@@ -18,6 +19,7 @@ use crate::scenario::{ConfigError, QueueSpec};
 pub use codel::Codel;
 pub use droptail::{DropTail, Fifo, Limit};
 pub use drr::Drr;
+pub use pie::Pie;
 pub use red::Red;
 
 pub trait QueueDiscipline: Send {
@@ -125,7 +127,7 @@ pub struct QueueKind {
 
 /// Every queue discipline ccsim ships: one line each.
 pub fn registry() -> Vec<QueueKind> {
-    vec![droptail::KIND, red::KIND, drr::KIND, codel::KIND]
+    vec![droptail::KIND, red::KIND, drr::KIND, codel::KIND, pie::KIND]
 }
 
 /// Set CE on packet `id` as an AQM's congestion signal instead of a drop
