@@ -39,6 +39,8 @@ fn aqms_hold_the_queueing_delay_near_their_target() {
     for (queue, ecn, lo, hi) in [
         ("kind = \"codel\"", false, 0.002, 0.010),
         ("kind = \"codel\", ecn = true", true, 0.002, 0.010),
+        ("kind = \"fq_codel\", ecn = false", false, 0.002, 0.010),
+        ("kind = \"fq_codel\"", true, 0.002, 0.010),
         ("kind = \"pie\"", false, 0.010, 0.022),
         ("kind = \"pie\", ecn = true", true, 0.010, 0.022),
         ("kind = \"pie\", estimator = \"dequeue_rate\"", false, 0.010, 0.022),
