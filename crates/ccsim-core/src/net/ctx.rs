@@ -65,8 +65,9 @@ impl LinkCtx<'_> {
         self.timer.disarm();
     }
 
-    /// Drop a packet the discipline holds (not the arriving one): the link
-    /// frees it, counts a drop and tells its taps.
+    /// Drop a packet the discipline holds (not the arriving one), on
+    /// enqueue, dequeue or its timer: the link frees it, counts a drop and
+    /// tells its taps.
     pub fn evict(&mut self, id: PktId) {
         self.evicted.push(id);
     }

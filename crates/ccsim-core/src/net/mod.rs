@@ -356,10 +356,15 @@ impl Net {
     fn serve(&mut self, l: usize) {
         let at = self.now_at();
         let link = &mut self.links[l];
-        let Some(id) = link.dequeue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng) else {
+        let next = link.dequeue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng);
+        // Packets the discipline dropped while choosing (CoDel's head drops).
+        while let Some(e) = self.links[l].pop_evicted() {
+            self.drop_pkt(l, e, DropReason::Congestion);
+        }
+        let Some(id) = next else {
             return;
         };
-        link.notify(TapEvent::Dequeue, at.t, &self.pkts, id);
+        self.links[l].notify(TapEvent::Dequeue, at.t, &self.pkts, id);
         self.transmit(l, id);
     }
 

@@ -6,23 +6,30 @@
 //! touch it. Both get the link context (time, rate, own RNG stream, own
 //! timer). One discipline per file; adding one is the file plus one line in
 //! [`registry`].
+pub mod codel;
 pub mod droptail;
 pub mod drr;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
 
 use super::ctx::LinkCtx;
-use crate::net::packet::{PacketPool, PktId};
+use crate::net::packet::{Ecn, PacketPool, PktId};
 use crate::scenario::params::ParamDoc;
 use crate::scenario::{ConfigError, QueueSpec};
+pub use codel::Codel;
 pub use droptail::{DropTail, Fifo, Limit};
 pub use drr::Drr;
+pub use fq_codel::FqCodel;
+pub use pie::Pie;
 pub use red::Red;
 
 pub trait QueueDiscipline: Send {
     /// Offer an arriving packet; `false` means it was dropped (the link
     /// frees it). Packets dropped from inside go through `ctx.evict`.
     fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool;
-    /// The next packet to serialise, if any.
+    /// The next packet to serialise, if any. Packets dropped on the way
+    /// (CoDel's head drops) go through `ctx.evict`.
     fn dequeue(&mut self, ctx: &mut LinkCtx, pkts: &mut PacketPool) -> Option<PktId>;
     /// The discipline's timer (armed with `ctx.arm_timer`) expired.
     fn on_timer(&mut self, _ctx: &mut LinkCtx, _pkts: &mut PacketPool) {}
@@ -122,7 +129,24 @@ pub struct QueueKind {
 
 /// Every queue discipline ccsim ships: one line each.
 pub fn registry() -> Vec<QueueKind> {
-    vec![droptail::KIND, red::KIND, drr::KIND]
+    vec![droptail::KIND, red::KIND, drr::KIND, codel::KIND, fq_codel::KIND, pie::KIND]
+}
+
+/// Set CE on packet `id` as an AQM's congestion signal instead of a drop
+/// (RFC 3168 §5): true if it is ECN-capable (an ECT packet becomes CE and
+/// the mark is counted) or already CE (Linux's `INET_ECN_set_ce` accepts
+/// it too); false for a Not-ECT packet, which the caller drops.
+pub(crate) fn mark_ce(ctx: &mut LinkCtx, pkts: &mut PacketPool, id: PktId) -> bool {
+    let p = pkts.get_mut(id);
+    match p.ecn {
+        Ecn::Ect0 | Ecn::Ect1 => {
+            p.ecn = Ecn::Ce;
+            ctx.count_mark();
+            true
+        }
+        Ecn::Ce => true,
+        Ecn::NotEct => false,
+    }
 }
 
 /// Build the discipline `spec.kind` (field errors name `path`).
