@@ -52,7 +52,7 @@ __all__ = [
 #: from the engine's registry so that a scenario's draw does not move when
 #: something is registered; tests/test_invariants.py checks that these are
 #: every registered one but those in ``EXCLUDED_CONTROLLERS``.
-CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "fast", "vegas")
+CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas")
 RECOVERIES = ("reno", "newreno", "sack", "sack1")
 
 #: Registered controllers that cannot run on a plain TCP path, with why.
@@ -120,7 +120,8 @@ def _queue(rng: random.Random, limit: int, any_ecn: bool) -> Dict[str, Any]:
 def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     """One flow entry's TCP settings (``ecn`` forced when given). Sack1
     (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
-    for the other recoveries."""
+    for the other recoveries; DCTCP always has ECN, and RFC 6675 where
+    Sack1 was drawn."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
@@ -131,11 +132,16 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     }
     if flow["delayed_ack"]:
         flow["delack_model"] = rng.choice(("fixed", "linux"))
+    if flow["cc"] == "dctcp" and rec == "sack1":
+        # DCTCP is an ECN scheme and Sack1 takes no ECN: RFC 6675 instead
+        flow["recovery"] = rec = "sack"
     if rec != "sack1":
         flow["ecn"] = rng.random() < 0.5 if ecn is None else ecn
         flow["pacing"] = rng.choice(("none", "interval", "token_bucket"))
         if flow["pacing"] == "token_bucket":
             flow["bucket_pkts"] = rng.choice((1, 2, 4))
+    if flow["cc"] == "dctcp":
+        flow["ecn"] = True
     return flow
 
 

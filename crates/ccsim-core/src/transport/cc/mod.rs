@@ -8,7 +8,9 @@
 //! |------------------|----------------------------|------|
 //! | `cong_avoid`     | `cong_avoid`               | ACK of new data outside fast recovery |
 //! | `ssthresh`       | `ssthresh`                 | congestion event (fast retransmit, RTO or ECN echo) |
+//! | `ssthresh_ecn`   | `ssthresh` (in CWR)        | ECN echo, once per window (default: `ssthresh`) |
 //! | `pkts_acked`     | `pkts_acked`               | every ACK of new data, with the RTT sample |
+//! | `on_ack`         | `in_ack_event`             | every ACK, with the segments it acknowledged and its ECE |
 //! | `on_event`       | `cwnd_event` / `set_state` | recovery start/end, RTO and loss end, ECN echo and CWR end |
 //! | `on_tick`        | (FAST's per-RTT update)    | every `tick_interval` seconds |
 //! | `on_feedback`    | —                          | explicit network feedback (XCP, GWA) |
@@ -26,6 +28,7 @@
 //! start `cong_avoid` with the shared [`slow_start_units`].
 pub mod bic;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod hstcp;
 pub mod htcp;
@@ -83,6 +86,19 @@ pub enum CcEvent {
     CwrEnd,
 }
 
+/// What one ACK told the sender (`on_ack`, Linux `in_ack_event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckInfo {
+    /// Segments newly acknowledged by the cumulative ACK (0: a duplicate).
+    pub acked: u64,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// The first unacknowledged segment after it (SND.UNA).
+    pub una: u64,
+    /// The next segment to be sent for the first time (SND.NXT).
+    pub snd_nxt: u64,
+}
+
 /// Explicit feedback carried back from the network (XCP, GWA).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum NetFeedback {
@@ -102,8 +118,17 @@ pub trait CongestionControl: Send {
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64);
     /// The new `ssthresh` after a congestion event.
     fn ssthresh(&mut self, s: &CcState) -> f64;
+    /// The new `ssthresh` when the receiver echoes a CE mark (once per
+    /// window); the loss rule unless the controller answers marks apart
+    /// (DCTCP's cwnd·(1 − α/2)).
+    fn ssthresh_ecn(&mut self, s: &CcState) -> f64 {
+        self.ssthresh(s)
+    }
     /// Every ACK of new data, with its RTT sample in seconds.
     fn pkts_acked(&mut self, _s: &mut CcState, _acked: u64, _rtt_s: Option<f64>) {}
+    /// Every ACK, before the transport reacts to it (DCTCP counts the
+    /// marked fraction here).
+    fn on_ack(&mut self, _s: &mut CcState, _a: AckInfo) {}
     fn on_event(&mut self, _s: &mut CcState, _ev: CcEvent) {}
     /// Period of `on_tick`, if the controller updates on a timer.
     fn tick_interval_s(&self, _s: &CcState) -> Option<f64> {
@@ -241,6 +266,7 @@ pub fn catalog() -> Vec<ControllerDoc> {
         ltcp::Ltcp::doc(),
         bic::Bic::doc(),
         cubic::Cubic::doc(),
+        dctcp::Dctcp::doc(),
         fast::Fast::doc(),
         vegas::Vegas::doc(),
         xcp::Xcp::doc(),
@@ -260,6 +286,7 @@ pub fn build(
         "htcp" => Ok(Box::new(htcp::Htcp::from_params(params, path)?)),
         "ltcp" => Ok(Box::new(ltcp::Ltcp::from_params(params, path)?)),
         "bic" => Ok(Box::new(bic::Bic::from_params(params, path)?)),
+        "dctcp" => Ok(Box::new(dctcp::Dctcp::from_params(params, path)?)),
         "cubic" => Ok(Box::new(cubic::Cubic::from_params(params, path)?)),
         "fast" => Ok(Box::new(fast::Fast::from_params(params, path)?)),
         "vegas" => Ok(Box::new(vegas::Vegas::from_params(params, path)?)),

@@ -241,6 +241,10 @@ pub fn fill_defaults(f: &mut FlowSpec) {
         personality::fill_ns2(f);
     }
     f.cc.get_or_insert_with(|| d::CC.to_string());
+    if f.cc.as_deref() == Some("dctcp") {
+        // DCTCP is an ECN scheme (RFC 8257 §3): it asks for ECN itself.
+        f.ecn.get_or_insert(true);
+    }
     f.cc_params.get_or_insert_with(Default::default);
     f.recovery.get_or_insert(d::RECOVERY);
     f.pacing.get_or_insert(d::PACING);
@@ -336,6 +340,10 @@ pub struct TcpConfig {
     /// See [`defaults::NS2_DUPWND`].
     pub ns2_dupwnd: bool,
     pub ecn: bool,
+    /// The receiver echoes CE as DCTCP's does (RFC 8257 §3.2): ECE on an
+    /// ACK is the CE state of the segments it acknowledges, and an ACK goes
+    /// at once when that state changes (`cc = "dctcp"`).
+    pub dctcp_echo: bool,
     /// Retransmissions of an ECN flow are ECT as well (ns-2), see [`defaults::ECN_RETRANSMIT_ECT`].
     pub ecn_retransmit_ect: bool,
     /// How an ECN flow reduces on ECE, see [`EcnResponse`].
@@ -389,6 +397,7 @@ impl TcpConfig {
             ns2_idle_restart: f.ns2_idle_restart.unwrap_or(defaults::NS2_IDLE_RESTART),
             ns2_dupwnd: f.ns2_dupwnd.unwrap_or(defaults::NS2_DUPWND),
             ecn: f.ecn.unwrap_or_default(),
+            dctcp_echo: f.cc.as_deref() == Some("dctcp"),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),
             gwa: f.gwa.unwrap_or_default(),
@@ -484,6 +493,13 @@ impl TcpConfig {
                         .and_then(|v| v.as_str().map(String::from))
                         .unwrap_or_default()
                 ),
+            ));
+        }
+        if cfg.dctcp_echo && !cfg.ecn {
+            return Err(ConfigError::new(
+                p("ecn"),
+                "false is not allowed with cc = \"dctcp\" (DCTCP answers ECN marks, RFC 8257 §3); leave ecn out \
+                 or set it true",
             ));
         }
         if cfg.ecn_retransmit_ect && !cfg.ecn {

@@ -95,6 +95,11 @@ impl TcpReceiver {
         let old = self.rcv_nxt;
         let had_hole = !self.ooo.is_empty();
         self.rx_bytes += size as u64;
+        if self.cfg.dctcp_echo && ce != self.ece && self.pending > 0 {
+            // RFC 8257 §3.2: the CE state changed with ACKs owed; they go
+            // now, with the old state, so no ACK mixes the two.
+            self.send_ack(net, self.ts_pending, old.saturating_sub(1));
+        }
         if let Some(l) = self.linux.as_mut() {
             // Linux enters quick ACKs at a CE mark only when not already
             // echoing one (`TCP_ECN_DEMAND_CWR` not set).
@@ -107,7 +112,8 @@ impl TcpReceiver {
                 l.on_out_of_order(first_ce);
             }
         }
-        self.ece = (self.ece && !cwr) || ce;
+        // RFC 3168 §6.1.3: latched until CWR; DCTCP: the last segment's CE.
+        self.ece = if self.cfg.dctcp_echo { ce } else { (self.ece && !cwr) || ce };
         if let Some(sk) = self.sacker.as_mut() {
             self.last_dup = seq < old || self.ooo.containing(seq).is_some();
             sk.on_data(seq);

@@ -3,6 +3,7 @@
 //! supplies ([`super::recovery`]).
 use super::recovery::{ns2::Ns2Agents, rfc::Rfc, NewAck, RecoveryOps, Strategy};
 use super::*;
+use crate::transport::cc::AckInfo;
 
 impl TcpSender {
     /// Process an ACK. `echo` is the congestion header the ACK carried
@@ -42,6 +43,8 @@ impl TcpSender {
             }
         }
         R::ack_arrives(self, net, ack, ece);
+        let info = AckInfo { acked: ack.saturating_sub(una), ece, una: ack.max(una), snd_nxt: self.sb.high() };
+        self.cc.on_ack(&mut self.st, info);
         if ack > una {
             let blocks = ece && R::ece_blocks(self, ack);
             let acked = ack - una;

@@ -24,7 +24,7 @@ impl TcpSender {
         if self.cfg.ecn_response == EcnResponse::Ns2 {
             self.ns2_ecn_cut(net);
         } else {
-            self.st.ssthresh = self.cc_ssthresh();
+            self.st.ssthresh = self.cc.ssthresh_ecn(&self.st).max(2.0);
             self.st.cwnd = self.st.ssthresh;
         }
         self.recover = self.sb.high();
