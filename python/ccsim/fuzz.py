@@ -274,8 +274,8 @@ def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict
         # physical buffer drops ECN-capable packets.
         queue["ecn_mark_above_max"] = rng.random() < 0.5
     elif ecn:
-        # CoDel and FQ-CoDel mark ECN-capable packets whatever the delay,
-        # PIE while p <= 10%: the buffer is what drops them.
+        # CoDel and FQ-CoDel mark an ECN-capable packet wherever they would
+        # drop it, PIE while p <= 10%: mostly the buffer drops them.
         queue = _aqm(rng, rng.choice(AQMS), limit * rng.choice((2, 10, 100)), True)
     else:
         queue = _queue(rng, limit, any_ecn)
