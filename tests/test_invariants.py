@@ -5,7 +5,7 @@ Three parts: each invariant's checker fed a fabricated result that breaks
 it (so every invariant can fail, and says so), the generator's
 reproducibility and coverage, and a CI-sized fuzz run with its CLI.
 
-Budget: ``CCSIM_INVARIANT_CASES`` scenarios (default 300, about 20 s on
+Budget: ``CCSIM_INVARIANT_CASES`` scenarios (default 300, about 30 s on
 one core) of seed ``CCSIM_INVARIANT_SEED`` (default 1);
 ``ccsim fuzz --cases 10000`` is the long run.
 """
