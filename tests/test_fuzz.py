@@ -125,7 +125,7 @@ def fl(lo, hi):
 
 @st.composite
 def queue(draw, mode):
-    kind = draw(st.sampled_from(["droptail", "red", "drr"]))
+    kind = draw(st.sampled_from(["droptail", "red", "drr", "codel", "pie", "fq_codel"]))
     q = {"kind": kind}
     if draw(st.booleans()):
         q["limit_pkts"] = val(draw, st.integers(1, 200), mode)
@@ -137,6 +137,19 @@ def queue(draw, mode):
         maybe(draw, q, "max_p", fl(0.01, 0.5), mode)
     if kind == "drr":
         maybe(draw, q, "quantum_bytes", st.integers(100, 3000), mode)
+    if kind in ("codel", "pie", "fq_codel"):
+        maybe(draw, q, "ecn", st.booleans(), mode)
+        maybe(draw, q, "target_s", fl(5e-4, 0.05), mode)
+    if kind in ("codel", "fq_codel"):
+        maybe(draw, q, "interval_s", fl(0.01, 0.5), mode)
+    if kind == "pie":
+        maybe(draw, q, "tupdate_s", fl(0.005, 0.05), mode)
+        maybe(draw, q, "alpha", fl(0, 2), mode)
+        maybe(draw, q, "estimator", st.sampled_from(["timestamp", "dequeue_rate"]), mode)
+    if kind == "fq_codel":
+        maybe(draw, q, "flows", st.integers(1, 2048), mode)
+        maybe(draw, q, "exact_flows", st.booleans(), mode)
+        maybe(draw, q, "quantum_bytes", st.integers(40, 3000), mode)
     if mode == 2 and draw(st.integers(0, 15)) == 0:
         q["bogus_option"] = 1
     return q

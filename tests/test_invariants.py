@@ -5,7 +5,7 @@ Three parts: each invariant's checker fed a fabricated result that breaks
 it (so every invariant can fail, and says so), the generator's
 reproducibility and coverage, and a CI-sized fuzz run with its CLI.
 
-Budget: ``CCSIM_INVARIANT_CASES`` scenarios (default 300, about 20 s on
+Budget: ``CCSIM_INVARIANT_CASES`` scenarios (default 300, about 30 s on
 one core) of seed ``CCSIM_INVARIANT_SEED`` (default 1);
 ``ccsim fuzz --cases 10000`` is the long run.
 """
@@ -187,14 +187,14 @@ ECN = dumbbell(queue={"kind": "red", "limit_pkts": 100, "ecn": True},
 
 def traces(tmp_path, data, acks):
     """Traces of the forward (data) and reverse (ACK) bottleneck of flow 0
-    from (event, time, flags, seq) tuples, read back as ccsim.fuzz reads a
-    run's traces."""
+    from (event, time, flags, seq[, pktid]) tuples (pktid: the row's index
+    unless given), read back as ccsim.fuzz reads a run's traces."""
     out = {}
     for name, rows, kind, size, ends in (("bottleneck", data, "tcp", 1040, "0 1"),
                                          ("bottleneck-rev", acks, "ack", 40, "1 0")):
         path = tmp_path / f"{name}.tr"
-        path.write_text("".join(f"{ev} {t} {ends} {kind} {size} {flags} 0 2.0 3.0 {seq} {k}\n"
-                                for k, (ev, t, flags, seq) in enumerate(rows)))
+        path.write_text("".join(f"{ev} {t} {ends} {kind} {size} {flags} 0 2.0 3.0 {seq} {row[4] if row[4:] else k}\n"
+                                for k, row in enumerate(rows) for ev, t, flags, seq in [row[:4]]))
         out[name] = fuzz.read_trace(path)
     return out
 
@@ -208,6 +208,20 @@ def test_ece_echoed_long_after_the_cwr_arrived_is_reported(tmp_path):
     acks = [("r", 2.0, "C------", 10)]
     found = fuzz.check(ECN, one_flow(), traces(tmp_path, data, acks))
     assert names(found) == ["ece_echo"] and "no CE mark since" in found[0].detail, found
+
+
+@pytest.mark.parametrize("kind, reported", [("red", True), ("codel", True), ("pie", True), ("fq_codel", False)])
+def test_ece_echo_allows_a_per_flow_queue_its_longest_wait(tmp_path, kind, reported):
+    # The ECE ACK waited 1.5 s in the reverse bottleneck (its + and - lines)
+    # though the links' largest backlogs are 0: a FIFO cannot have held it
+    # (the FIFO bound stands and the echo 1.49 s after the CWR is a breach);
+    # FQ-CoDel can, serving other flows' later packets first, so its
+    # round trip counts the wait and the ACK may have left before the CWR came.
+    data = [("r", 0.40, "----E-N", 9), ("+", 0.50, "---A--N", 10), ("r", 0.51, "---A--N", 10)]
+    acks = [("+", 0.45, "C------", 10, 99), ("-", 1.95, "C------", 10, 99), ("r", 2.0, "C------", 10, 99)]
+    sc = dict(ECN, topology={**ECN["topology"], "bottleneck_queue": {"kind": kind, "limit_pkts": 100, "ecn": True}})
+    found = fuzz.check(sc, one_flow(), traces(tmp_path, data, acks))
+    assert names(found) == (["ece_echo"] if reported else []), found
 
 
 def test_ece_echoing_a_mark_after_the_cwr_is_not(tmp_path):
@@ -231,6 +245,43 @@ def test_ece_with_cwr_sent_or_owed_elsewhere_is_not(tmp_path, why):
     data.append(("+", 1.5, "---A--N" if why == "cwr" else "------N", 6))
     acks = [("r", 1.0, "C------", 3)]
     assert fuzz.check(ECN, one_flow(), traces(tmp_path, data, acks)) == []
+
+
+@pytest.mark.parametrize("queue, traced", [
+    ({"kind": "red", "limit_pkts": 100, "ecn": True}, True),
+    ({"kind": "red", "limit_pkts": 100}, False),
+    ({"kind": "codel", "ecn": True}, True),
+    ({"kind": "codel"}, False),                     # CoDel's ECN is off by default
+    ({"kind": "pie", "ecn": True}, True),
+    ({"kind": "fq_codel"}, True),                   # FQ-CoDel's is on
+    ({"kind": "fq_codel", "ecn": False}, False),
+    ({"kind": "drr", "limit_pkts": 100}, False),
+])
+def test_the_ece_invariant_traces_every_marking_queue(queue, traced):
+    sc = validate(dumbbell(queue=queue, flows=[{"count": 1, "cc": "reno", "ecn": True, "rtt_s": 0.1}]))
+    assert fuzz.needs_trace(sc) is traced
+    assert fuzz._queue_label(sc).startswith(queue["kind"] + ("+ecn" if traced else "") + "(")
+    no_ecn_flow = validate(dumbbell(queue=queue, flows=[{"count": 1, "cc": "reno", "rtt_s": 0.1}]))
+    assert not fuzz.needs_trace(no_ecn_flow)
+
+
+def test_generator_draws_the_aqms_as_researchers_set_them():
+    seen = set()
+    for i in range(CASES):
+        sc = fuzz.scenario(SEED, i)
+        q = fuzz._bottleneck_queue(sc)
+        kind = q["kind"]
+        if kind not in fuzz.AQMS:
+            continue
+        seen.add(kind)
+        assert isinstance(q["ecn"], bool) and q["limit_pkts"] >= 5
+        if kind == "codel" or "interval_s" in q:
+            assert 0.001 <= q["target_s"] <= 0.02 and 0.05 <= q["interval_s"] <= 0.2
+        if kind == "pie":
+            assert 0.005 <= q["target_s"] <= 0.03 and q["tupdate_s"] in (0.015, 0.03)
+        if kind == "fq_codel":
+            assert set(q) <= {"kind", "limit_pkts", "ecn", "target_s", "interval_s", "exact_flows"}
+    assert seen == set(fuzz.AQMS)
 
 
 def test_a_refused_scenario_is_a_finding():
@@ -273,6 +324,8 @@ def test_generator_covers_every_dimension():
         see("random_loss", any(v for k, v in topo.items() if k.endswith("loss")))
         see("homogeneous", fuzz.is_homogeneous(sc))
         see("traced", fuzz.needs_trace(sc))
+        if fuzz.needs_trace(sc):
+            see("traced_queue", q["kind"])
         see("entries", min(len(sc["flows"]), 2))
         for f in sc["flows"]:
             for key in ("cc", "recovery", "ecn", "pacing", "delayed_ack", "init_cwnd_pkts", "direction"):
@@ -284,7 +337,8 @@ def test_generator_covers_every_dimension():
     assert seen["cc"] == set(fuzz.CONTROLLERS)
     assert seen["recovery"] == set(fuzz.RECOVERIES)
     assert seen["pacing"] == {"none", "interval", "token_bucket"}
-    assert seen["queue"] == {"droptail", "drr", "red", "red+ecn"}
+    assert seen["queue"] == {"droptail", "drr"} | {k + e for k in fuzz.MARKING_QUEUES for e in ("", "+ecn")}
+    assert seen["traced_queue"] == set(fuzz.MARKING_QUEUES)
     assert seen["topology"] == {"dumbbell", "parking_lot"}
     assert seen["direction"] == {"forward", "reverse"}
     assert seen["init_cwnd_pkts"] == {2.0, 10.0}

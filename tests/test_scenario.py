@@ -173,3 +173,65 @@ def test_red_helper_writes_a_flat_red_table():
     assert d["kind"] == "red" and d["limit_pkts"] == 120
     assert d["min_th_pkts"] == 10 and d["max_th_pkts"] == 30 and d["ecn"] is True and d["ecn_mark_above_max"] is True
     assert "extra" not in d
+
+
+AQM_BUILDERS = {
+    "codel": ("CoDel", {"limit_pkts": 200, "target_s": 0.01, "interval_s": 0.15, "mtu_bytes": 1500, "ecn": True}),
+    "pie": ("PIE", {"limit_bytes": 150_000, "target_s": 0.02, "tupdate_s": 0.03, "alpha": 0.125, "beta": 1.25,
+                    "max_burst_s": 0.1, "derandomize": False, "cap_drop_adjustment": True,
+                    "estimator": "dequeue_rate", "dq_threshold_bytes": 16384, "mean_pktsize": 1040, "ecn": True,
+                    "mark_ecn_th": 0.1}),
+    "fq_codel": ("FQCoDel", {"limit_pkts": 1000, "flows": 64, "exact_flows": False, "perturbation": 7,
+                             "quantum_bytes": 1040, "drop_batch": 16, "target_s": 0.005, "interval_s": 0.1,
+                             "mtu_bytes": 1040, "ecn": False}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(AQM_BUILDERS))
+def test_aqm_builders_take_the_engines_parameters(kind):
+    import inspect
+
+    name, _ = AQM_BUILDERS[kind]
+    builder = getattr(ccsim, name)
+    assert builder is getattr(ccsim.scenario, name) and name in ccsim.__all__ and name in ccsim.scenario.__all__
+    # Every keyword the engine's KIND documents (but the link's `ties`), by its name.
+    engine = {p["name"] for q in ccsim.catalog()["queues"] if q["name"] == kind for p in q["params"]} - {"ties"}
+    sig = inspect.signature(builder)
+    assert {p for p, v in sig.parameters.items() if v.kind is not v.VAR_KEYWORD} == engine
+    assert f"RFC {dict(codel=8289, pie=8033, fq_codel=8290)[kind]}" in builder.__doc__
+
+
+@pytest.mark.parametrize("kind", sorted(AQM_BUILDERS))
+def test_aqm_builders_normalise_through_the_engine(kind):
+    name, params = AQM_BUILDERS[kind]
+    builder = getattr(ccsim, name)
+    assert builder().to_dict() == {"kind": kind}  # every default left to the engine
+    q = builder(**params)
+    assert q.to_dict() == {"kind": kind, **params}
+    sc = small_scenario().replace({"topology.bottleneck_queue": q.to_dict()})
+    assert sc.normalized()["topology"]["bottleneck_queue"] == {"kind": kind, **params}
+    # and it runs: the default scenario with this discipline
+    assert ccsim.run(sc.replace(duration_s=0.5)).flows["goodput_bps"].gt(0).all()
+
+
+AQM_BAD = [
+    ("CoDel", {"target_s": 0}, "target_s", "must be > 0 s"),
+    ("CoDel", {"interval_s": -0.1}, "interval_s", "must be > 0 s"),
+    ("CoDel", {"target": 0.005}, "target", "unknown field for queue kind \"codel\""),
+    ("PIE", {"estimator": "rate"}, "estimator", "allowed: timestamp, dequeue_rate"),
+    ("PIE", {"alpha": 200}, "alpha", "gain in Hz"),
+    ("PIE", {"mark_ecn_th": 1.5}, "mark_ecn_th", "1.5"),
+    ("FQCoDel", {"flows": 0}, "flows", "from 1 to 65536"),
+    ("FQCoDel", {"quantum_bytes": 0}, "quantum_bytes", "0 is not allowed"),
+    ("FQCoDel", {"exact_flows": "yes"}, "exact_flows", "exact_flows"),
+]
+
+
+@pytest.mark.parametrize("name,params,key,msg", AQM_BAD, ids=[f"{b[0]}-{b[2]}" for b in AQM_BAD])
+def test_aqm_builders_bad_values_get_the_engines_named_error(name, params, key, msg):
+    sc = small_scenario()
+    sc.topology.bottleneck_queue = getattr(ccsim, name)(**params)
+    with pytest.raises(UserError) as err:
+        sc.normalized()
+    assert str(err.value).startswith(f"scenario.topology.bottleneck_queue.{key}: ")
+    assert msg in str(err.value)

@@ -23,8 +23,11 @@ from .results import Results
 from .runner import run
 from .scenario import (
     DRR,
+    PIE,
+    CoDel,
     CustomTopology,
     DropTail,
+    FQCoDel,
     RED,
     Dumbbell,
     Flow,
@@ -77,6 +80,9 @@ __all__ = [
     "DropTail",
     "RED",
     "DRR",
+    "CoDel",
+    "PIE",
+    "FQCoDel",
     "Flow",
     "run",
     "load_scenario",

@@ -109,11 +109,45 @@ def _red(rng: random.Random, limit: int, ecn: bool) -> Dict[str, Any]:
     return q
 
 
+#: The queue kinds drawn, and those of them that can CE-mark (with ``ecn``).
+QUEUES = ("droptail", "red", "drr", "codel", "pie", "fq_codel")
+AQMS = ("codel", "pie", "fq_codel")
+MARKING_QUEUES = ("red",) + AQMS
+#: Kinds that serve flows from queues of their own: a packet can wait
+#: longer than the largest backlog takes to send (other flows' later
+#: arrivals go first), so the ECE invariant measures their waits.
+PER_FLOW_QUEUES = ("drr", "fq_codel")
+
+
+def _aqm(rng: random.Random, kind: str, limit: int, ecn: bool) -> Dict[str, Any]:
+    """A CoDel (RFC 8289), PIE (RFC 8033) or FQ-CoDel (RFC 8290) table as
+    researchers set them: CoDel's target 1 to 20 ms and interval 50 to
+    200 ms (RFC 8289 §4.3-4.4: target 5 to 10% of an interval of the order
+    of the RTTs), PIE's target 5 to 30 ms with its update every 15 or
+    30 ms, de-randomised or not, either delay estimator; FQ-CoDel with the
+    default 1024 hashed queues or one per flow, at its default CoDel or a
+    drawn one. ``ecn`` is always written (FQ-CoDel's default is on)."""
+    q: Dict[str, Any] = {"kind": kind, "limit_pkts": limit, "ecn": ecn}
+    codel = kind == "codel" or (kind == "fq_codel" and rng.random() < 0.5)
+    if codel:
+        q["target_s"] = round(rng.uniform(0.001, 0.02), 4)
+        q["interval_s"] = round(rng.uniform(0.05, 0.2), 3)
+    if kind == "fq_codel" and rng.random() < 0.5:
+        q["exact_flows"] = True
+    if kind == "pie":
+        q.update(target_s=round(rng.uniform(0.005, 0.03), 4), tupdate_s=rng.choice((0.015, 0.03)),
+                 derandomize=rng.random() < 0.7, estimator=rng.choice(("timestamp", "dequeue_rate")))
+    return q
+
+
 def _queue(rng: random.Random, limit: int, any_ecn: bool) -> Dict[str, Any]:
-    kind = rng.choice(("droptail", "red", "drr"))
+    kind = rng.choice(QUEUES)
+    # A marking queue marks only with ecn on; with ECN flows it mostly is.
+    ecn = rng.random() < (0.85 if any_ecn else 0.3)
     if kind == "red":
-        # RED marks only with ecn on the queue; with ECN flows it mostly is.
-        return _red(rng, limit, rng.random() < (0.85 if any_ecn else 0.3))
+        return _red(rng, limit, ecn)
+    if kind in AQMS:
+        return _aqm(rng, kind, limit, ecn)
     return {"kind": kind, "limit_pkts": limit}
 
 
@@ -194,10 +228,11 @@ def _homogeneous(rng: random.Random, seed: int, index: int) -> Dict[str, Any]:
 def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict[str, Any]:
     """Anything goes: several entries, each with its own TCP, RTT, start,
     size and direction, on a dumbbell or a parking lot. ``ecn``: every flow
-    ECN-capable behind RED with ECN on and a physical buffer well above
-    ``max_th``, so that marks rather than drops carry the congestion
-    signal and many runs drop nothing (the no-spurious-retransmission
-    invariant needs such runs)."""
+    ECN-capable behind a marking queue with ECN on (RED half the time, with
+    a physical buffer well above ``max_th``; else CoDel, PIE or FQ-CoDel
+    with a buffer 2 to 100 times the drawn limit), so that marks rather
+    than drops carry the congestion signal and many runs drop nothing (the
+    no-spurious-retransmission invariant needs such runs)."""
     parking = rng.random() < 0.3
     n_links = rng.randint(2, 3) if parking else 1
     rate = rng.choice((10e6, 20e6, 50e6, 100e6))
@@ -238,12 +273,16 @@ def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict
         if rng.random() < 0.3:
             e["direction"] = "reverse"
     limit = rng.choice((5, 10, 20, 50, 100, 200, max(5, round(_bdp_pkts(rate, common_rtt)))))
-    if ecn:
+    if ecn and rng.random() < 0.5:
         queue = _red(rng, limit, True)
         queue["limit_pkts"] = limit * rng.choice((2, 10, 100))
         # Marks above max_th too (the GWA paper's routers), so that only the
         # physical buffer drops ECN-capable packets.
         queue["ecn_mark_above_max"] = rng.random() < 0.5
+    elif ecn:
+        # CoDel and FQ-CoDel mark an ECN-capable packet wherever they would
+        # drop it, PIE while p <= 10%: mostly the buffer drops them.
+        queue = _aqm(rng, rng.choice(AQMS), limit * rng.choice((2, 10, 100)), True)
     else:
         queue = _queue(rng, limit, any_ecn)
     if parking:
@@ -268,7 +307,7 @@ def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict
 def scenario(seed: int, index: int) -> Dict[str, Any]:
     """Scenario ``index`` of ``seed``: a dict for ``ccsim.run``. A quarter
     are homogeneous (one TCP, one RTT, long-lived flows on a dumbbell), 30%
-    all-ECN behind marking RED, the rest mix everything."""
+    all-ECN behind a marking RED or AQM, the rest mix everything."""
     rng = random.Random(seed * 2**32 + index)
     kind = rng.random()
     if kind < 0.25:
@@ -306,10 +345,30 @@ def _bottleneck_queue(sc: Mapping[str, Any]) -> Dict[str, Any]:
     return topo.get("bottleneck_queue") or topo.get("link_queue") or {}
 
 
+def _marks(q: Mapping[str, Any]) -> bool:
+    """Whether queue table ``q`` CE-marks: a marking kind with ``ecn`` on,
+    as written or by the engine's default (FQ-CoDel's is on; a normalised
+    scenario leaves a queue's own defaults out)."""
+    kind = q.get("kind", "droptail")
+    if kind not in MARKING_QUEUES:
+        return False
+    if "ecn" in q:
+        return bool(q["ecn"])
+    return any(bool(p["default"]) for e in _catalog()["queues"] if e["name"] == kind
+               for p in e["params"] if p["name"] == "ecn")
+
+
 def _queue_label(sc: Mapping[str, Any]) -> str:
+    """The bottleneck's discipline as ``kind[+ecn](limit)``, with the AQM
+    parameters a reader needs to place a failure."""
     q = _bottleneck_queue(sc)
     kind = q.get("kind", "droptail")
-    return f"{kind}{'+ecn' if q.get('ecn') else ''}({q.get('limit_pkts', q.get('limit_bytes'))})"
+    extra = ""
+    if kind in AQMS:
+        keys = ("target_s", "interval_s", "tupdate_s", "derandomize", "estimator", "exact_flows")
+        shown = [f"{k}={q[k]}" for k in keys if k in q]
+        extra = f"[{', '.join(shown)}]" if shown else ""
+    return f"{kind}{'+ecn' if _marks(q) else ''}({q.get('limit_pkts', q.get('limit_bytes'))}){extra}"
 
 
 def _configured_loss(sc: Mapping[str, Any]) -> bool:
@@ -381,7 +440,12 @@ def check_spurious_retransmit(sc: Mapping[str, Any], res: Results) -> List[Viola
     Builder topologies route every flow on one static path of FIFO (or
     per-flow FIFO) queues, so nothing is reordered: without a drop, a
     random loss or a timeout there is no duplicate ACK and no hole, and every
-    retransmission is spurious.
+    retransmission is spurious. The AQMs keep this: CoDel and PIE are one
+    FIFO; FQ-CoDel (as DRR) serves flows from separate queues, in another
+    order than they arrived, but each flow's packets (its data, or its
+    ACKs) share one FIFO queue, hashed or not, so no flow's are reordered.
+    Their drops (CoDel's at dequeue, FQ-CoDel's from the fattest queue's
+    head) are the link's ``drops``.
     """
     links, flows = res.links, res.flows
     if sc["topology"]["kind"] == "custom" or _configured_loss(sc) or flows.empty:
@@ -524,10 +588,11 @@ TRACED_LINKS = ("bottleneck", "bottleneck-rev")
 
 def needs_trace(sc: Mapping[str, Any]) -> bool:
     """Whether the ECE-echo invariant applies: a dumbbell whose bottleneck
-    marks (RED with ``ecn``) and at least one ECN flow. ``sc`` normalised."""
+    marks (RED, CoDel, PIE or FQ-CoDel with ``ecn``: :func:`_marks`) and
+    at least one ECN flow. ``sc`` normalised."""
     topo = sc["topology"]
     q = topo.get("bottleneck_queue") or {}
-    return (topo["kind"] == "dumbbell" and q.get("kind") == "red" and bool(q.get("ecn"))
+    return (topo["kind"] == "dumbbell" and _marks(q)
             and any(f.get("transport") == "tcp" and f.get("ecn") for f in sc["flows"]))
 
 
@@ -548,6 +613,15 @@ def _times(df: "pd.DataFrame") -> "np.ndarray":
     return df["t"].to_numpy(dtype=float)
 
 
+def _longest_wait(trace: "pd.DataFrame") -> float:
+    """The longest time a packet of ``trace`` waited in the link's queue:
+    its ``-`` line's time less its ``+`` line's (matched by pktid)."""
+    enq = trace[trace["ev"] == "+"].groupby("pktid")["t"].first()
+    deq = trace[trace["ev"] == "-"].groupby("pktid")["t"].first()
+    waits = (deq - enq).dropna()
+    return float(waits.max()) if len(waits) else 0.0
+
+
 def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd.DataFrame"]) -> List[Violation]:
     """The ECE echo ends within an RTT of the reduction's CWR (RFC 3168
     §6.1.2-6.1.3), from the traces of both bottleneck directions.
@@ -563,8 +637,13 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
     data sent before it) ECE is left alone, as Linux does: the recovery
     answers for its window, and a receiver still echoing after it ends is
     answered then. "Round trip" is the flow's propagation RTT plus both
-    bottleneck queues at their largest; every uncertainty of timing goes
-    the sender's way, so only a plain breach is reported.
+    bottleneck queues at their largest (their largest backlog at the link
+    rate: in a FIFO, RED, CoDel or PIE, no packet waits longer); every
+    uncertainty of timing goes the sender's way, so only a plain breach is
+    reported. A queue that serves flows from queues of their own
+    (FQ-CoDel) can hold a packet longer than its largest backlog takes to
+    send, as other flows' later packets go first: its part is the longest
+    wait its trace shows, when that is longer.
     """
     import numpy as np
 
@@ -572,7 +651,11 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
         return []
     links = {row["name"]: row for _, row in res.links.iterrows()}
     rate = float(sc["topology"]["bottleneck_rate_bps"])
-    qdelay = sum(8.0 * float(links[k]["max_queue_bytes"]) / rate for k in ("r0->r1", "r1->r0") if k in links)
+    qdelay = 0.0
+    per_flow = _bottleneck_queue(sc).get("kind") in PER_FLOW_QUEUES
+    for name, trace in zip(("r0->r1", "r1->r0"), TRACED_LINKS):
+        q = 8.0 * float(links[name]["max_queue_bytes"]) / rate if name in links else 0.0
+        qdelay += max(q, _longest_wait(traces[trace])) if per_flow else q
     entries, out = sc["flows"], []
     for _, f in res.flows.iterrows():
         entry = entries[int(f["entry"])]

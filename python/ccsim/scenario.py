@@ -40,6 +40,9 @@ __all__ = [
     "DropTail",
     "RED",
     "DRR",
+    "CoDel",
+    "PIE",
+    "FQCoDel",
     "Dumbbell",
     "ParkingLot",
     "Link",
@@ -162,6 +165,71 @@ def DRR(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
     ex = {"quantum_bytes": quantum_bytes, "buckets": buckets, **extra}
     return Queue(kind="drr", limit_pkts=limit_pkts, limit_bytes=limit_bytes,
                  extra={k: v for k, v in ex.items() if v is not None})
+
+
+def _aqm(kind: str, limit_pkts: Optional[int], limit_bytes: Optional[int], params: Mapping[str, Any]) -> Queue:
+    return Queue(kind=kind, limit_pkts=limit_pkts, limit_bytes=limit_bytes,
+                 extra={k: v for k, v in params.items() if v is not None})
+
+
+def CoDel(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
+          target_s: Optional[float] = None, interval_s: Optional[float] = None,
+          mtu_bytes: Optional[int] = None, ecn: Optional[bool] = None, **extra: Any) -> Queue:
+    """CoDel, Controlled Delay (RFC 8289), as Linux runs it (``kind =
+    "codel"``): head drops, or CE marks with ``ecn``, at dequeue once the
+    sojourn time has stayed above ``target_s`` (5 ms) for ``interval_s``
+    (100 ms), then spaced ``interval_s / sqrt(count)``; no drop while at
+    most ``mtu_bytes`` (1500) remain queued. Buffer: ``limit_pkts`` (1000)
+    or ``limit_bytes``. ``None`` leaves the engine's default; other keys go
+    into the table as given (docs/scenario.md, "CoDel")."""
+    return _aqm("codel", limit_pkts, limit_bytes,
+                {"target_s": target_s, "interval_s": interval_s, "mtu_bytes": mtu_bytes, "ecn": ecn, **extra})
+
+
+def PIE(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
+        target_s: Optional[float] = None, tupdate_s: Optional[float] = None,
+        alpha: Optional[float] = None, beta: Optional[float] = None, max_burst_s: Optional[float] = None,
+        derandomize: Optional[bool] = None, cap_drop_adjustment: Optional[bool] = None,
+        estimator: Optional[str] = None, dq_threshold_bytes: Optional[int] = None,
+        mean_pktsize: Optional[int] = None, ecn: Optional[bool] = None, mark_ecn_th: Optional[float] = None,
+        **extra: Any) -> Queue:
+    """PIE, Proportional Integral controller Enhanced (RFC 8033), checked
+    against Linux and ns-3 (``kind = "pie"``): random drops (or CE marks
+    with ``ecn`` while p <= ``mark_ecn_th``) of arriving packets with a
+    probability p that a PI controller (gains ``alpha``, ``beta`` in Hz)
+    updates every ``tupdate_s`` from the queueing delay against
+    ``target_s`` (15 ms); ``max_burst_s`` of burst allowance,
+    ``derandomize`` (§5.4), ``cap_drop_adjustment`` (§5.5); the delay from
+    each packet's sojourn (``estimator = "timestamp"``) or the departure
+    rate (``"dequeue_rate"`` over ``dq_threshold_bytes``). Buffer:
+    ``limit_pkts`` (1000) or ``limit_bytes`` (then ``mean_pktsize`` sets the
+    small-queue rule). ``None`` leaves the engine's default; other keys go
+    into the table as given (docs/scenario.md, "PIE")."""
+    return _aqm("pie", limit_pkts, limit_bytes, {
+        "target_s": target_s, "tupdate_s": tupdate_s, "alpha": alpha, "beta": beta, "max_burst_s": max_burst_s,
+        "derandomize": derandomize, "cap_drop_adjustment": cap_drop_adjustment, "estimator": estimator,
+        "dq_threshold_bytes": dq_threshold_bytes, "mean_pktsize": mean_pktsize, "ecn": ecn,
+        "mark_ecn_th": mark_ecn_th, **extra})
+
+
+def FQCoDel(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
+            flows: Optional[int] = None, exact_flows: Optional[bool] = None, perturbation: Optional[int] = None,
+            quantum_bytes: Optional[int] = None, drop_batch: Optional[int] = None,
+            target_s: Optional[float] = None, interval_s: Optional[float] = None,
+            mtu_bytes: Optional[int] = None, ecn: Optional[bool] = None, **extra: Any) -> Queue:
+    """FQ-CoDel (RFC 8290) as Linux's sch_fq_codel (``kind = "fq_codel"``):
+    flow ids hashed into ``flows`` queues (1024; ``exact_flows`` for one
+    queue per flow, ``perturbation`` reseeds the hash), served by deficit
+    round robin (``quantum_bytes``, 1500) with new flows first, each queue
+    under its own CoDel (``target_s``, ``interval_s``, ``mtu_bytes`` as
+    :func:`CoDel`; ``ecn`` on by default); on overflow of ``limit_pkts``
+    (10240) or ``limit_bytes`` the fattest queue loses up to ``drop_batch``
+    (64) packets from its head. ``None`` leaves the engine's default; other
+    keys go into the table as given (docs/scenario.md, "FQ-CoDel")."""
+    return _aqm("fq_codel", limit_pkts, limit_bytes, {
+        "flows": flows, "exact_flows": exact_flows, "perturbation": perturbation, "quantum_bytes": quantum_bytes,
+        "drop_batch": drop_batch, "target_s": target_s, "interval_s": interval_s, "mtu_bytes": mtu_bytes,
+        "ecn": ecn, **extra})
 
 
 def _queue(value: Any) -> Any:

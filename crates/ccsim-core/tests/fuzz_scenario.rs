@@ -189,8 +189,51 @@ fn required(k: &'static str, s: BoxedStrategy<Value>) -> (&'static str, BoxedStr
 
 // ---------------------------------------------------------------- scenario parts
 
+/// CoDel's parameters (RFC 8289), shared by `codel` and `fq_codel`.
+fn codel_fields(b: u8) -> Vec<(&'static str, BoxedStrategy<Value>)> {
+    vec![
+        ("target_s", float(b, 0.0005..0.05)),
+        ("interval_s", float(b, 0.01..0.5)),
+        ("mtu_bytes", int(b, 0..3000)),
+        ("ecn", boolean(b)),
+    ]
+}
+
+/// The AQMs' own tables: `codel` (RFC 8289), `pie` (RFC 8033), `fq_codel`
+/// (RFC 8290), in that order.
+fn aqm_tables(b: u8) -> (BoxedStrategy<Table>, BoxedStrategy<Table>, BoxedStrategy<Table>) {
+    let codel = table(b, codel_fields(b), 0.3);
+    let pie = table(
+        b,
+        vec![
+            ("target_s", float(b, 0.001..0.05)),
+            ("tupdate_s", float(b, 0.005..0.05)),
+            ("alpha", float(b, 0.0..2.0)),
+            ("beta", float(b, 0.0..10.0)),
+            ("max_burst_s", float(b, 0.0..0.3)),
+            ("derandomize", boolean(b)),
+            ("cap_drop_adjustment", boolean(b)),
+            ("estimator", choice(b, &["timestamp", "dequeue_rate"])),
+            ("dq_threshold_bytes", int(b, 1000..40000)),
+            ("mean_pktsize", int(b, 40..1500)),
+            ("ecn", boolean(b)),
+            ("mark_ecn_th", float(b, 0.0..1.0)),
+        ],
+        0.2,
+    );
+    let mut fq = vec![
+        ("flows", int(b, 1..2048)),
+        ("exact_flows", boolean(b)),
+        ("perturbation", int(b, 0..100_000)),
+        ("quantum_bytes", int(b, 40..3000)),
+        ("drop_batch", int(b, 1..128)),
+    ];
+    fq.extend(codel_fields(b));
+    (codel, pie, table(b, fq, 0.2))
+}
+
 fn queue(b: u8) -> BoxedStrategy<Value> {
-    let kind = choice(b, &["droptail", "red", "drr"]);
+    let kind = choice(b, &["droptail", "red", "drr", "codel", "pie", "fq_codel"]);
     let red = table(
         b,
         vec![
@@ -244,8 +287,8 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
         if b < 2 { 0 } else { 1 } => Just(vec![]),
     ];
     let ties = prop::option::weighted(0.3, choice(b, &["event_order", "arrival_first"]));
-    (prop::option::weighted(0.7, kind), red, drr, gwa, xcp, limits, ties, shapes(b, 3, 20))
-        .prop_map(move |(kind, red, drr, gwa, xcp, limits, ties, shape)| {
+    (prop::option::weighted(0.7, kind), red, drr, aqm_tables(b), gwa, xcp, limits, ties, shapes(b, 4, 20))
+        .prop_map(move |(kind, red, drr, (codel, pie, fq), gwa, xcp, limits, ties, shape)| {
             let mut t = Table::new();
             let k = kind.as_ref().and_then(|v| v.as_str()).unwrap_or("droptail").to_string();
             if let Some(kind) = kind {
@@ -262,6 +305,23 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
             }
             if (k == "drr") != (shape == 1) {
                 t.extend(drr);
+            }
+            // An AQM's own parameters; shape 3, another AQM's (rejected by
+            // name unless its keys happen to be shared: codel's are
+            // fq_codel's, target_s and ecn all three's).
+            let aqm = |name: &str| match name {
+                "codel" => Some(codel.clone()),
+                "pie" => Some(pie.clone()),
+                "fq_codel" => Some(fq.clone()),
+                _ => None,
+            };
+            let other = match k.as_str() {
+                "codel" => "pie",
+                "pie" => "fq_codel",
+                _ => "codel",
+            };
+            if let Some(p) = aqm(if shape == 3 { other } else { &k }) {
+                t.extend(p);
             }
             if b < 2 && !gwa.is_empty() {
                 // the options only come with a mode
