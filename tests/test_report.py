@@ -180,6 +180,18 @@ def _resolve(base_url: str, href: str) -> tuple:
     return Path(unquote(u.path)), u.fragment
 
 
+def watched_page(browser):
+    """A page of ``browser`` and the list its console errors and warnings,
+    page errors and failed requests are appended to."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems: list = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url} {r.failure}"))
+    return page, problems
+
+
 def test_site_in_headless_chromium(site, results):
     exe = _chromium()
     checks = json.loads((results / "papers" / EXP / "checks.json").read_text())
@@ -188,12 +200,7 @@ def test_site_in_headless_chromium(site, results):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, args=["--no-sandbox"])
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            problems: list = []
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-                    if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url} {r.failure}"))
+            page, problems = watched_page(browser)
             for p in pages:
                 url = p.as_uri()
                 resp = page.goto(url)

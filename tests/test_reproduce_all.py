@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from test_experiments import SNAPSHOTS, _same
-from test_report import _chromium, _resolve
+from test_report import _chromium, _resolve, watched_page
 
 import ccsim.sweep as sweep_mod
 from ccsim.cli import main
@@ -157,11 +157,7 @@ def test_report_of_two_papers_in_headless_chromium(quick_run, tmp_path, capsys):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, args=["--no-sandbox"])
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            problems: list = []
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-                    if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page, problems = watched_page(browser)
             page.goto((site / "index.html").as_uri())
             sections = page.eval_on_selector_all("h3[id]", "els => els.map(e => e.innerText)")
             assert len(sections) == 2, sections
