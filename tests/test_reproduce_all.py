@@ -21,8 +21,9 @@ from test_report import _chromium, _resolve, watched_page
 
 import ccsim.sweep as sweep_mod
 from ccsim.cli import main
-from ccsim.experiments import REGISTRY
+from ccsim.experiments import REGISTRY, first_stage
 from ccsim.reproduce import PAPERS, paper_of, reproduce_all, select
+from ccsim.sweep import plan
 
 HTCP = [e.id for e in select(["htcp"])]
 
@@ -72,6 +73,18 @@ def test_all_quick_runs_reports_and_resumes(tmp_path, capsys):
     assert main(["reproduce", "--all", "--quick", "--paper", "htcp", "--out", str(out), "--quiet"]) == 0
     assert f"runs: 0 computed, {n_runs} cached" in capsys.readouterr().out
     assert {i: _log_keys(out / i) for i in HTCP} == logged
+
+
+def test_a_second_stage_runs_in_the_same_pool_count(tmp_path):
+    """pxcp-fig3 sizes its second stage's buffers from its first stage's
+    results: those runs are computed during its analysis, and counted."""
+    exp = REGISTRY["pxcp-fig3"]
+    assert getattr(exp.figure, "scenarios_after", None) is not None
+    outcome = reproduce_all(tmp_path, True, [exp], progress=False, report=False)
+    assert not outcome.errors
+    logged = _log_keys(tmp_path / exp.id)
+    first = {s.key for sw in first_stage(exp.figure, True) for s in plan(sw.base, sw.points)}
+    assert len(logged) == outcome.runs_computed > len(first), (len(logged), outcome.runs_computed, len(first))
 
 
 def test_interrupted_run_resumes_with_exactly_the_missing_runs(tmp_path, monkeypatch):

@@ -116,6 +116,29 @@ class Outcome:
         }
 
 
+class _Counted:
+    """A progress bar that also counts what it is advanced by (a disabled
+    tqdm bar counts nothing), for the runs a second stage computes."""
+
+    def __init__(self, bar: Any):
+        self.bar, self.done = bar, 0
+
+    @property
+    def total(self) -> Any:
+        return self.bar.total
+
+    @total.setter
+    def total(self, value: Any) -> None:
+        self.bar.total = value
+
+    def refresh(self) -> None:
+        self.bar.refresh()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        self.bar.update(n)
+
+
 def _cost(scenario: Dict[str, Any]) -> float:
     """A run's rough cost, for ordering only: simulated seconds times the
     sum of the topology's link rates (about the packets it carries)."""
@@ -208,14 +231,15 @@ def reproduce_all(out: Path, quick: bool, experiments: Optional[Sequence[Any]] =
         execute(payloads, collect, workers=workers, backend=backend, address=address)
 
         # 3. analyse each experiment from its cache (second stages run here)
+        counted = _Counted(bar)
         for k, exp in enumerate(exps):
             if exp.id in outcome.errors:
                 checks, error = None, outcome.errors[exp.id]
             else:
                 bar.set_postfix_str(f"analysing {exp.id} ({k + 1}/{len(exps)})", refresh=True)
-                before = bar.n
+                before = counted.done
                 try:
-                    with progress_into(bar):
+                    with progress_into(counted):
                         checks = list(exp.run(out / exp.id, quick, workers) or [])
                     write_checks(out / exp.id, checks, exp.agents())
                     error = None
@@ -223,7 +247,7 @@ def reproduce_all(out: Path, quick: bool, experiments: Optional[Sequence[Any]] =
                     checks, error = None, str(exc)
                 except Exception as exc:  # an experiment's bug must not lose the others' results
                     checks, error = None, f"{type(exc).__name__}: {exc}"
-                outcome.runs_computed += bar.n - before
+                outcome.runs_computed += counted.done - before
             if checks is not None:
                 outcome.checks[exp.id] = checks
             else:
