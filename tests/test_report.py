@@ -34,7 +34,8 @@ from playwright.sync_api import sync_playwright
 
 from ccsim.cli import main
 from ccsim.experiments import write_checks
-from ccsim.report import MARKER, fmt_num, iter_pages
+from ccsim.experiments import REGISTRY
+from ccsim.report import MARKER, claims_text, fmt_num, iter_pages
 from ccsim.sweep import sweep, write_table
 
 EXP = "htcp-fig2"
@@ -329,3 +330,14 @@ def test_sweep_page_summarises_points_in_grid_order(site):
     runs = [r for r in _table_after(page, "cached runs)") if r]
     limits = [int(re.search(r"limit_pkts = (\d+)", r[2]).group(1)) for r in runs]
     assert limits == sorted(limits) and len(runs) == 4
+
+
+@pytest.mark.parametrize("exp_id", sorted(REGISTRY))
+def test_every_experiments_paper_numbers_render(exp_id):
+    """Each experiment's PAPER (shown on its report page) is written as
+    JSON, tuple-keyed settings included."""
+    paper = getattr(REGISTRY[exp_id].figure, "PAPER", None)
+    text = claims_text(paper)
+    assert json.loads(text) is not None or paper is None
+    if exp_id == "etcp-fig17":
+        assert '"622, 1000, 60": [' in text

@@ -671,6 +671,22 @@ def _copy(src: Path, dst: Path) -> None:
     shutil.copyfile(src, dst)
 
 
+def claims_text(claims: Any) -> str:
+    """An experiment's ``PAPER`` as indented JSON. Keys that JSON cannot
+    hold (a setting's tuple, as ``etcp-fig17``'s ``(622, 1000, 60)``) are
+    written as their items joined by ", "; values it cannot hold as text."""
+    def keyed(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {(", ".join(map(str, k)) if isinstance(k, tuple) else k
+                     if isinstance(k, (str, int, float, bool)) or k is None else str(k)): keyed(v)
+                    for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [keyed(v) for v in x]
+        return x
+
+    return json.dumps(keyed(claims), indent=2, default=str)
+
+
 def _reproduction_page(rep: Reproduction, site: Path, slug: str) -> str:
     d = site / slug
     fig_names = []
@@ -721,7 +737,7 @@ def _reproduction_page(rep: Reproduction, site: Path, slug: str) -> str:
         parts.append("<p>none: every check is within its tolerance.</p>")
     if rep.claims is not None:
         parts.append("<h2>The paper's numbers, as the experiment states them</h2><pre class=\"claims\">"
-                     + esc(json.dumps(rep.claims, indent=2, default=str)) + "</pre>")
+                     + esc(claims_text(rep.claims)) + "</pre>")
     parts.append("<h2>Figures</h2>" + _figures_html(fig_names))
     if rep.table is not None:
         parts.append(f'<h2>ccsim\'s measurements (<a href="{esc(rep.table.name)}">{esc(rep.table.name)}</a>)</h2>')
