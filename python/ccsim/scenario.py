@@ -174,16 +174,20 @@ def _aqm(kind: str, limit_pkts: Optional[int], limit_bytes: Optional[int], param
 
 def CoDel(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
           target_s: Optional[float] = None, interval_s: Optional[float] = None,
-          mtu_bytes: Optional[int] = None, ecn: Optional[bool] = None, **extra: Any) -> Queue:
+          mtu_bytes: Optional[int] = None, ecn: Optional[bool] = None, ce_threshold_s: Optional[float] = None,
+          **extra: Any) -> Queue:
     """CoDel, Controlled Delay (RFC 8289), as Linux runs it (``kind =
     "codel"``): head drops, or CE marks with ``ecn``, at dequeue once the
     sojourn time has stayed above ``target_s`` (5 ms) for ``interval_s``
     (100 ms), then spaced ``interval_s / sqrt(count)``; no drop while at
-    most ``mtu_bytes`` (1500) remain queued. Buffer: ``limit_pkts`` (1000)
-    or ``limit_bytes``. ``None`` leaves the engine's default; other keys go
+    most ``mtu_bytes`` (1500) remain queued; with ``ce_threshold_s``, every
+    ECN-capable packet that waited longer is CE-marked (Linux
+    ``ce_threshold``, DCTCP's step). Buffer: ``limit_pkts`` (1000) or
+    ``limit_bytes``. ``None`` leaves the engine's default; other keys go
     into the table as given (docs/scenario.md, "CoDel")."""
     return _aqm("codel", limit_pkts, limit_bytes,
-                {"target_s": target_s, "interval_s": interval_s, "mtu_bytes": mtu_bytes, "ecn": ecn, **extra})
+                {"target_s": target_s, "interval_s": interval_s, "mtu_bytes": mtu_bytes, "ecn": ecn,
+                 "ce_threshold_s": ce_threshold_s, **extra})
 
 
 def PIE(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
@@ -216,20 +220,21 @@ def FQCoDel(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
             flows: Optional[int] = None, exact_flows: Optional[bool] = None, perturbation: Optional[int] = None,
             quantum_bytes: Optional[int] = None, drop_batch: Optional[int] = None,
             target_s: Optional[float] = None, interval_s: Optional[float] = None,
-            mtu_bytes: Optional[int] = None, ecn: Optional[bool] = None, **extra: Any) -> Queue:
+            mtu_bytes: Optional[int] = None, ecn: Optional[bool] = None, ce_threshold_s: Optional[float] = None,
+            **extra: Any) -> Queue:
     """FQ-CoDel (RFC 8290) as Linux's sch_fq_codel (``kind = "fq_codel"``):
     flow ids hashed into ``flows`` queues (1024; ``exact_flows`` for one
     queue per flow, ``perturbation`` reseeds the hash), served by deficit
     round robin (``quantum_bytes``, 1500) with new flows first, each queue
-    under its own CoDel (``target_s``, ``interval_s``, ``mtu_bytes`` as
-    :func:`CoDel`; ``ecn`` on by default); on overflow of ``limit_pkts``
+    under its own CoDel (``target_s``, ``interval_s``, ``mtu_bytes``,
+    ``ce_threshold_s`` as :func:`CoDel`; ``ecn`` on by default); on overflow of ``limit_pkts``
     (10240) or ``limit_bytes`` the fattest queue loses up to ``drop_batch``
     (64) packets from its head. ``None`` leaves the engine's default; other
     keys go into the table as given (docs/scenario.md, "FQ-CoDel")."""
     return _aqm("fq_codel", limit_pkts, limit_bytes, {
         "flows": flows, "exact_flows": exact_flows, "perturbation": perturbation, "quantum_bytes": quantum_bytes,
         "drop_batch": drop_batch, "target_s": target_s, "interval_s": interval_s, "mtu_bytes": mtu_bytes,
-        "ecn": ecn, **extra})
+        "ecn": ecn, "ce_threshold_s": ce_threshold_s, **extra})
 
 
 def _queue(value: Any) -> Any:

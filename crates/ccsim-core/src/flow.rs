@@ -130,6 +130,11 @@ impl<'a> FlowRef<'a> {
         self.ends.and_then(|e| e.sender.last_feedback())
     }
 
+    /// The live sender's marked-fraction estimate (DCTCP's α).
+    pub fn ecn_alpha(&self) -> Option<f64> {
+        self.ends.and_then(|e| e.sender.ecn_alpha())
+    }
+
     /// Payload bytes delivered in order to the receiving application.
     pub fn delivered_bytes(&self) -> u64 {
         match (&self.row.state, self.ends) {

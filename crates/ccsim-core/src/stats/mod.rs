@@ -194,6 +194,10 @@ pub struct FlowSeries {
     pub xcp_feedback_bytes_per_s: Vec<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub xcp_delta_cwnd_pkts: Vec<f64>,
+    /// Present once a DCTCP flow runs, NaN for others: its α, the EWMA of
+    /// the marked fraction (RFC 8257 §3.3).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dctcp_alpha: Vec<f64>,
 }
 
 /// Push `v` onto an optional series column that starts (back-filled with

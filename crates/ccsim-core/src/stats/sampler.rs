@@ -125,6 +125,7 @@ impl Sampler {
                 let fb = flows.get(f).last_feedback();
                 push_optional(&mut s.xcp_feedback_bytes_per_s, rows, fb.map(|x| x.feedback_bytes_per_s));
                 push_optional(&mut s.xcp_delta_cwnd_pkts, rows, fb.map(|x| x.delta_cwnd_pkts));
+                push_optional(&mut s.dctcp_alpha, rows, flows.get(f).ecn_alpha());
                 s.time_s.push(ts);
                 s.flow.push(f);
                 s.cwnd.push(r.cwnd);

@@ -111,6 +111,11 @@ pub trait SenderAgent: Send {
     fn last_feedback(&self) -> Option<FeedbackSample> {
         None
     }
+    /// The controller's marked-fraction estimate (DCTCP's α), for the
+    /// flow series.
+    fn ecn_alpha(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// The receiving endpoint of a flow.
@@ -193,6 +198,9 @@ impl Sender {
     }
     pub fn last_feedback(&self) -> Option<FeedbackSample> {
         dispatch!(self, Sender, s => s.last_feedback())
+    }
+    pub fn ecn_alpha(&self) -> Option<f64> {
+        dispatch!(self, Sender, s => s.ecn_alpha())
     }
 }
 

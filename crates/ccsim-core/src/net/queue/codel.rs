@@ -23,6 +23,12 @@
 //!   sent instead of dropped; the schedule advances as for a drop
 //!   (`drop_next` from `drop_next`, Linux; ns-3 restarts it from `now`
 //!   after a mark, a difference of at most the dequeue spacing).
+//! * **CE threshold** (`ce_threshold_s`, Linux `ce_threshold`, ns-3
+//!   `CeThreshold`; off unless given): every ECN-capable packet leaving
+//!   with a sojourn time above it is CE-marked, whatever the control law
+//!   does: the shallow step marking DCTCP wants, on a CoDel or FQ-CoDel
+//!   queue (ns-3's DCTCP validation runs it at 1 ms). Linux marks whether
+//!   or not `ecn` is on; ns-3 only with `UseEcn`; ccsim follows Linux.
 //! * **Buffer**: `limit_pkts` (Linux `limit`, 1000) or `limit_bytes`
 //!   (ns-3 `MaxSize`, 1.5 MB); an arrival that finds it full is dropped.
 //!
@@ -108,6 +114,12 @@ pub(crate) fn codel_param_docs(ecn_default: bool) -> Vec<ParamDoc> {
                   maxpacket; Linux psched_mtu 1514 with the Ethernet header, ns-3 MinBytes 1500)",
         },
         ParamDoc {
+            name: "ce_threshold_s",
+            default: json!(null),
+            doc: "CE-mark every ECN-capable packet whose sojourn exceeds this many seconds, beside the control \
+                  law (Linux ce_threshold, ns-3 CeThreshold; DCTCP's step; absent: off)",
+        },
+        ParamDoc {
             name: "ecn",
             default: json!(ecn_default),
             doc: if ecn_default {
@@ -153,6 +165,8 @@ pub struct CodelParams {
     pub interval: Time,
     pub mtu: u64,
     pub ecn: bool,
+    /// Mark ECN-capable packets leaving with a longer sojourn (`None`: off).
+    pub ce_threshold: Option<Time>,
 }
 
 impl CodelParams {
@@ -163,6 +177,7 @@ impl CodelParams {
             interval: from_secs(DEFAULT_INTERVAL_S),
             mtu: DEFAULT_MTU_BYTES,
             ecn,
+            ce_threshold: None,
         }
     }
 
@@ -172,7 +187,8 @@ impl CodelParams {
         let interval = p.f64_with("interval_s", DEFAULT_INTERVAL_S, positive_s)?;
         let mtu = p.u64_in("mtu_bytes", DEFAULT_MTU_BYTES, 0, 1 << 30)?;
         let ecn = p.bool("ecn", ecn_default)?;
-        Ok(CodelParams { target: from_secs(target), interval: from_secs(interval), mtu, ecn })
+        let ce_threshold = p.opt_f64_with("ce_threshold_s", positive_s)?.map(from_secs);
+        Ok(CodelParams { target: from_secs(target), interval: from_secs(interval), mtu, ecn, ce_threshold })
     }
 
     /// RFC 8289 §5.4: `t + interval / sqrt(count)`, to the picosecond.
@@ -291,7 +307,14 @@ impl CodelState {
             self.lastcount = self.count;
             self.drop_next = p.control_law(now, self.count);
         }
-        head.map(|h| h.id)
+        let h = head?;
+        if p.ce_threshold.is_some_and(|th| now.saturating_sub(h.enqueued) > th)
+            && pkts.get(h.id).ecn.is_ect()
+            && mark_ce(ctx, pkts, h.id)
+        {
+            self.marks += 1;
+        }
+        Some(h.id)
     }
 }
 
@@ -437,6 +460,38 @@ pub(crate) mod tests {
             out.1 = q.state.clone();
         });
         out
+    }
+
+    #[test]
+    fn the_ce_threshold_marks_every_ect_packet_above_it_below_target() {
+        // a standing queue of 4 packets served one per ms: 4 ms sojourn,
+        // below the 5 ms target, above a 1 ms CE threshold
+        let run = |ecn: Ecn, threshold: Option<Time>| {
+            let mut tr = Trace::default();
+            test_ctx(false, |ctx, pool| {
+                let p = CodelParams { ce_threshold: threshold, ..CodelParams::linux(false) };
+                let mut q = Codel::new(p, Limit::Packets(1000));
+                drive(&mut q, ctx, pool, (0, MS, 4), |_| 2, ecn, &mut tr);
+                drive(&mut q, ctx, pool, (4 * MS, MS, 2000), |_| 1, ecn, &mut tr);
+                assert_eq!(q.state.drops, 0);
+            });
+            tr
+        };
+        let tr = run(Ecn::Ect0, Some(MS));
+        let above = tr.sent.iter().filter(|&&(_, s)| s > MS).count();
+        assert!(above > 1900, "{above}");
+        assert_eq!(tr.marks.len(), above, "exactly the packets that waited longer than 1 ms");
+        assert!(tr.drops.is_empty());
+        // a threshold above the sojourn, none; Not-ECT packets are left alone
+        assert!(run(Ecn::Ect0, Some(5 * MS)).marks.is_empty());
+        assert!(run(Ecn::NotEct, Some(MS)).marks.is_empty());
+        assert!(run(Ecn::Ect0, None).marks.is_empty());
+        // the field, in seconds, positive
+        let q = Codel::from_spec(&spec(serde_json::json!({"kind": "codel", "ce_threshold_s": 0.001})), "q").unwrap();
+        assert_eq!(q.params().ce_threshold, Some(MS));
+        let e = Codel::from_spec(&spec(serde_json::json!({"kind": "codel", "ce_threshold_s": 0.0})), "q");
+        let e = e.err().unwrap().to_string();
+        assert!(e.contains("q.ce_threshold_s") && e.contains("must be > 0 s") && e.contains("got 0"), "{e}");
     }
 
     #[test]

@@ -121,6 +121,10 @@ impl CongestionControl for Dctcp {
         (s.cwnd * (1.0 - self.alpha / 2.0)).max(2.0)
     }
 
+    fn ecn_alpha(&self) -> Option<f64> {
+        Some(self.alpha)
+    }
+
     fn on_ack(&mut self, _s: &mut CcState, a: AckInfo) {
         self.acked += a.acked;
         if a.ece {

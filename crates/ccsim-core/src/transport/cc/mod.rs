@@ -148,6 +148,11 @@ pub trait CongestionControl: Send {
     fn last_feedback(&self) -> Option<FeedbackSample> {
         None
     }
+    /// The controller's estimate of the marked fraction (DCTCP's α), for
+    /// the flow series; `None` for controllers without one.
+    fn ecn_alpha(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// One echoed router feedback as the sender applied it (ns-2's XCP agent

@@ -438,6 +438,10 @@ impl SenderAgent for TcpSender {
     fn last_feedback(&self) -> Option<FeedbackSample> {
         self.cc.last_feedback()
     }
+
+    fn ecn_alpha(&self) -> Option<f64> {
+        self.cc.ecn_alpha()
+    }
 }
 
 #[cfg(test)]
