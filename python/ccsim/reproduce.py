@@ -88,17 +88,16 @@ class Outcome:
     report: Optional[Path] = None
 
     def counts(self) -> Dict[str, Dict[str, Dict[str, int]]]:
-        """Per paper (and ``"all"``), per check source: ``{"ok", "total"}``."""
-        from .experiments import SOURCES
+        """Per paper (and ``"all"``), per check source: ``{"ok", "total"}``
+        (:func:`ccsim.experiments.summary` of their checks)."""
+        from .experiments import summary
 
-        out: Dict[str, Dict[str, Dict[str, int]]] = {}
+        by_paper: Dict[str, List[Any]] = {}
         for exp_id, checks in self.checks.items():
-            for key in (self.papers[exp_id], "all"):
-                for c in checks:
-                    n = out.setdefault(key, {}).setdefault(c.source, {"ok": 0, "total": 0})
-                    n["ok"] += bool(c.ok)
-                    n["total"] += 1
-        return {k: {s: v[s] for s in SOURCES if s in v} for k, v in out.items()}
+            by_paper.setdefault(self.papers[exp_id], []).extend(checks)
+        out = {paper: summary(checks) for paper, checks in by_paper.items()}
+        out["all"] = summary(c for checks in self.checks.values() for c in checks)
+        return out
 
     def document(self) -> Dict[str, Any]:
         """``reproduce-all.json``."""

@@ -318,18 +318,56 @@ impl CodelState {
     }
 }
 
+/// A FIFO of packets with their sizes and enqueue times, and its bytes:
+/// the queue whose sojourn times CoDel and PIE measure.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StampedFifo {
+    q: VecDeque<(PktId, u32, Time)>,
+    bytes: u64,
+}
+
+impl StampedFifo {
+    pub(crate) fn push(&mut self, id: PktId, size: u32, now: Time) {
+        self.q.push_back((id, size, now));
+        self.bytes += size as u64;
+    }
+
+    /// The head: its id, size and enqueue time.
+    pub(crate) fn pop(&mut self) -> Option<(PktId, u32, Time)> {
+        let head = self.q.pop_front()?;
+        self.bytes -= head.1 as u64;
+        Some(head)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Whether a packet of `size` bytes fits under `limit`.
+    pub(crate) fn fits(&self, limit: Limit, size: u32) -> bool {
+        fits(limit, self.q.len(), self.bytes, size)
+    }
+
+    pub(crate) fn ids(&self) -> Vec<PktId> {
+        self.q.iter().map(|&(id, _, _)| id).collect()
+    }
+}
+
 /// The `codel` discipline: one FIFO of (packet, size, enqueue time).
 pub struct Codel {
     params: CodelParams,
     limit: Limit,
-    q: VecDeque<(PktId, u32, Time)>,
-    bytes: u64,
+    q: StampedFifo,
     state: CodelState,
 }
 
 impl Codel {
     pub fn new(params: CodelParams, limit: Limit) -> Self {
-        Codel { params, limit, q: VecDeque::new(), bytes: 0, state: CodelState::default() }
+        Codel { params, limit, q: StampedFifo::default(), state: CodelState::default() }
     }
 
     pub fn from_spec(q: &QueueSpec, path: &str) -> Result<Self, ConfigError> {
@@ -351,20 +389,18 @@ impl Codel {
 impl QueueDiscipline for Codel {
     fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool {
         let size = pkts.get(id).size;
-        if !ctx.idle && !fits(self.limit, self.q.len(), self.bytes, size) {
+        if !ctx.idle && !self.q.fits(self.limit, size) {
             return false;
         }
-        self.q.push_back((id, size, ctx.now));
-        self.bytes += size as u64;
+        self.q.push(id, size, ctx.now);
         true
     }
 
     fn dequeue(&mut self, ctx: &mut LinkCtx, pkts: &mut PacketPool) -> Option<PktId> {
-        let Codel { params, q, bytes, state, .. } = self;
+        let Codel { params, q, state, .. } = self;
         state.dequeue(params, ctx, pkts, || {
-            let (id, size, enqueued) = q.pop_front()?;
-            *bytes -= size as u64;
-            Some(Head { id, enqueued, backlog: *bytes })
+            let (id, _, enqueued) = q.pop()?;
+            Some(Head { id, enqueued, backlog: q.bytes() })
         })
     }
 
@@ -373,11 +409,11 @@ impl QueueDiscipline for Codel {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 
     fn waiting(&self) -> Vec<PktId> {
-        self.q.iter().map(|&(id, _, _)| id).collect()
+        self.q.ids()
     }
 }
 

@@ -45,7 +45,7 @@
 //! α 0.125, β 1.25, max burst 150 ms, limit 1000 packets (ns-3: 25
 //! packets). Not modelled: byte mode (p scaled by packet size), PIE's
 //! active/inactive switch (§5.3), the L4S mode.
-use super::codel::{fits, limit_or, positive_s};
+use super::codel::{limit_or, positive_s, StampedFifo};
 use super::droptail::Limit;
 use super::{mark_ce, QueueDiscipline, QueueKind};
 use crate::net::ctx::LinkCtx;
@@ -56,7 +56,6 @@ use crate::sim::time::{from_secs, to_secs};
 use crate::sim::Time;
 use rand::Rng as _;
 use serde_json::json;
-use std::collections::VecDeque;
 
 pub const KIND: QueueKind = QueueKind {
     name: "pie",
@@ -230,8 +229,7 @@ pub fn delta_p(p: f64, qdelay: f64, qdelay_old: f64, c: &PieConfig) -> f64 {
 
 pub struct Pie {
     cfg: PieConfig,
-    q: VecDeque<(PktId, u32, Time)>,
-    bytes: u64,
+    q: StampedFifo,
     /// The drop probability p.
     pub(crate) drop_prob: f64,
     pub(crate) accu_prob: f64,
@@ -254,8 +252,7 @@ impl Pie {
         let burst = cfg.max_burst;
         Pie {
             cfg,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: StampedFifo::default(),
             drop_prob: 0.0,
             accu_prob: 0.0,
             qdelay: 0.0,
@@ -312,7 +309,7 @@ impl Pie {
         }
         let short = match c.limit {
             Limit::Packets(_) => self.q.len() <= 2,
-            Limit::Bytes(_) => self.bytes <= 2 * c.mean_pktsize,
+            Limit::Bytes(_) => self.q.bytes() <= 2 * c.mean_pktsize,
         };
         if (self.qdelay_old < c.target / 2.0 && self.drop_prob < 0.2) || short {
             return false;
@@ -337,7 +334,7 @@ impl Pie {
     fn update(&mut self) {
         let c = &self.cfg;
         if c.estimator == Estimator::DequeueRate {
-            self.qdelay = if self.avg_dq_rate > 0.0 { self.bytes as f64 / self.avg_dq_rate } else { 0.0 };
+            self.qdelay = if self.avg_dq_rate > 0.0 { self.q.bytes() as f64 / self.avg_dq_rate } else { 0.0 };
         }
         let (qdelay, old) = (self.qdelay, self.qdelay_old);
         let mut p = self.drop_prob + delta_p(self.drop_prob, qdelay, old, c);
@@ -361,7 +358,7 @@ impl Pie {
     /// a packet of `size` bytes left at `now`.
     fn measure(&mut self, now: Time, size: u32) {
         let th = self.cfg.dq_threshold;
-        if self.dq_count.is_none() && self.bytes >= th {
+        if self.dq_count.is_none() && self.q.bytes() >= th {
             self.dq_start = now;
             self.dq_count = Some(0);
         }
@@ -375,7 +372,7 @@ impl Pie {
             let rate = *count as f64 / dt;
             self.avg_dq_rate = if self.avg_dq_rate == 0.0 { rate } else { 0.5 * self.avg_dq_rate + 0.5 * rate };
         }
-        if self.bytes > th {
+        if self.q.bytes() > th {
             self.dq_start = now;
             self.dq_count = Some(0);
         } else {
@@ -393,7 +390,7 @@ impl QueueDiscipline for Pie {
             ctx.arm_timer((ctx.now / t + 1) * t);
         }
         let size = pkts.get(id).size;
-        if !ctx.idle && !fits(self.cfg.limit, self.q.len(), self.bytes, size) {
+        if !ctx.idle && !self.q.fits(self.cfg.limit, size) {
             self.accu_prob = 0.0;
             return false;
         }
@@ -403,17 +400,15 @@ impl QueueDiscipline for Pie {
                 return false;
             }
         }
-        self.q.push_back((id, size, ctx.now));
-        self.bytes += size as u64;
+        self.q.push(id, size, ctx.now);
         true
     }
 
     fn dequeue(&mut self, ctx: &mut LinkCtx, _pkts: &mut PacketPool) -> Option<PktId> {
-        let (id, size, enqueued) = self.q.pop_front()?;
-        self.bytes -= size as u64;
+        let (id, size, enqueued) = self.q.pop()?;
         match self.cfg.estimator {
             Estimator::Timestamp => {
-                self.qdelay = if self.bytes == 0 { 0.0 } else { to_secs(ctx.now - enqueued) };
+                self.qdelay = if self.q.bytes() == 0 { 0.0 } else { to_secs(ctx.now - enqueued) };
             }
             Estimator::DequeueRate => self.measure(ctx.now, size),
         }
@@ -430,11 +425,11 @@ impl QueueDiscipline for Pie {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 
     fn waiting(&self) -> Vec<PktId> {
-        self.q.iter().map(|&(id, _, _)| id).collect()
+        self.q.ids()
     }
 }
 
