@@ -336,7 +336,7 @@ def test_generator_covers_every_dimension():
                 "one")
     assert seen["cc"] == set(fuzz.CONTROLLERS)
     assert seen["recovery"] == set(fuzz.RECOVERIES)
-    assert seen["pacing"] == {"none", "interval", "token_bucket"}
+    assert seen["pacing"] == {"none", "interval", "token_bucket", "rate"}
     assert seen["queue"] == {"droptail", "drr"} | {k + e for k in fuzz.MARKING_QUEUES for e in ("", "+ecn")}
     assert seen["traced_queue"] == set(fuzz.MARKING_QUEUES)
     assert seen["topology"] == {"dumbbell", "parking_lot"}

@@ -52,7 +52,7 @@ __all__ = [
 #: from the engine's registry so that a scenario's draw does not move when
 #: something is registered; tests/test_invariants.py checks that these are
 #: every registered one but those in ``EXCLUDED_CONTROLLERS``.
-CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas")
+CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr")
 RECOVERIES = ("reno", "newreno", "sack", "sack1")
 
 #: Registered controllers that cannot run on a plain TCP path, with why.
@@ -155,6 +155,7 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     """One flow entry's TCP settings (``ecn`` forced when given). Sack1
     (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
     for the other recoveries; DCTCP always has ECN, and RFC 6675 where
+    Sack1 was drawn; BBR paces at its own rate and runs RFC 6675 where
     Sack1 was drawn."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
@@ -166,14 +167,18 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     }
     if flow["delayed_ack"]:
         flow["delack_model"] = rng.choice(("fixed", "linux"))
-    if flow["cc"] == "dctcp" and rec == "sack1":
-        # DCTCP is an ECN scheme and Sack1 takes no ECN: RFC 6675 instead
+    if flow["cc"] in ("dctcp", "bbr") and rec == "sack1":
+        # DCTCP is an ECN scheme and Sack1 takes no ECN; BBR sets its own
+        # window around the RFC recovery: RFC 6675 instead
         flow["recovery"] = rec = "sack"
     if rec != "sack1":
         flow["ecn"] = rng.random() < 0.5 if ecn is None else ecn
-        flow["pacing"] = rng.choice(("none", "interval", "token_bucket"))
+        flow["pacing"] = rng.choice(("none", "interval", "token_bucket", "rate"))
         if flow["pacing"] == "token_bucket":
             flow["bucket_pkts"] = rng.choice((1, 2, 4))
+    if flow["cc"] == "bbr":
+        flow["pacing"] = "rate"  # BBR paces at the rate it sets
+        flow.pop("bucket_pkts", None)
     if flow["cc"] == "dctcp":
         flow["ecn"] = True
     return flow

@@ -70,6 +70,8 @@ pub enum PacingKind {
     None,
     Interval,
     TokenBucket,
+    /// Linux's pacing at `sk_pacing_rate` (`transport::tcp::pacing`).
+    Rate,
 }
 
 /// How an ECN-capable sender reduces when an ACK carries ECE (once per

@@ -6,6 +6,7 @@ pub mod delack;
 pub mod intervals;
 pub mod pacing;
 pub mod personality;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod sack1;
@@ -175,7 +176,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("cc", "congestion controller (ccsim list controllers)"),
     ("cc_params", "the controller's parameter table"),
     ("recovery", "loss recovery: reno | newreno | sack | sack1 (ccsim list recoveries)"),
-    ("pacing", "none | interval | token_bucket (ccsim list pacing)"),
+    ("pacing", "none | interval | token_bucket | rate (ccsim list pacing; cc = \"bbr\" defaults to rate)"),
     ("bucket_pkts", "token-bucket size in packets"),
     ("init_cwnd_pkts", "initial window"),
     ("init_ssthresh_pkts", "initial slow-start threshold"),
@@ -234,6 +235,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The controllers that set their own pacing rate (`has_cong_control`):
+/// they default to `pacing = "rate"` and allow no other.
+const RATE_PACED_CC: &[&str] = &["bbr"];
+
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
     use defaults as d;
@@ -247,6 +252,11 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     }
     f.cc_params.get_or_insert_with(Default::default);
     f.recovery.get_or_insert(d::RECOVERY);
+    if RATE_PACED_CC.contains(&f.cc.as_deref().unwrap_or_default()) {
+        // BBR paces at the rate it sets (Linux asks sch_fq or its own
+        // pacing for it: `SK_PACING_NEEDED`).
+        f.pacing.get_or_insert(PacingKind::Rate);
+    }
     f.pacing.get_or_insert(d::PACING);
     f.bucket_pkts.get_or_insert(d::BUCKET_PKTS);
     f.init_cwnd_pkts.get_or_insert(d::INIT_CWND_PKTS);
@@ -408,7 +418,35 @@ impl TcpConfig {
         };
         // The controller validates its own parameter table (with what the
         // personality added to it).
-        build_cc(&f, path)?;
+        let cc = build_cc(&f, path)?;
+        if cc.has_cong_control() {
+            let name = cc.name();
+            if cfg.pacing != PacingKind::Rate {
+                return Err(ConfigError::new(
+                    p("pacing"),
+                    format!(
+                        "\"{}\" is not allowed with cc = \"{name}\" (it paces at the rate it sets); allowed: \"rate\"",
+                        serde_json::to_value(cfg.pacing)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default()
+                    ),
+                ));
+            }
+            // Its window rules are Linux's around the RFC recovery; ns-2's
+            // agents and Sack1 set the window themselves.
+            if sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc
+                || cfg.recovery == Recovery::Sack1
+            {
+                return Err(ConfigError::new(
+                    p("cc"),
+                    format!(
+                        "\"{name}\" needs the rfc personality's recovery (tcp_model = \"rfc\", recovery reno, \
+                         newreno or sack, no ns2_* rules, ecn_response = \"rfc3168\", send_jitter_s = 0)"
+                    ),
+                ));
+            }
+        }
         at_least(&p("bucket_pkts"), cfg.bucket_pkts, 1.0)?;
         at_least(&p("init_cwnd_pkts"), cfg.init_cwnd, 1.0)?;
         at_least(&p("init_ssthresh_pkts"), cfg.init_ssthresh, 2.0)?;
