@@ -54,7 +54,25 @@
 //     fraction of the windows those updates closed.
 // --trace=1 also prints the disc's enqueues, dequeues (with the sojourn),
 // drops and marks, the device queue's length, each ACK (with ECE), ssthresh
-// and alpha, for following one packet or one window through both sides.
+// and alpha, the pacing rate (bits/s of payload), for following one packet
+// or one window through both sides.
+//
+// Options for validation/ns3_bbr.py and benches/peer_ns3.py:
+//   --types=T0,T1,...: each flow's TCP (an ns-3 TypeId such as ns3::TcpBbr,
+//     set on its sender's and receiver's TcpL4Protocol "SocketType"),
+//     instead of the one ns3::TcpL4Protocol::SocketType default for all;
+//   --queueStats=1 (without --qdisc): per packet whose transmission started
+//     in the window, its wait in the bottleneck's device DropTail (enqueue to
+//     dequeue, which is the start of its transmission): median, p99, mean
+//     ("wait_*"), and the time-average and maximum number waiting;
+//   --cwndStats=1: per flow, from its "CongestionWindow" trace, the
+//     intervals (whole run) during which cwnd stayed at 4 segments or below
+//     after being above (BBR's ProbeRTT caps it at 4 for 200 ms and a round;
+//     a timeout sets it to 1), and over the window its time-average, minimum
+//     and maximum, in segments;
+//   --lean=1: only the bottleneck's transmissions are counted (PhyTxBegin)
+//     and each sink's total received bytes read at the end: no other trace is
+//     connected, so Simulator::Run's wall time is ns-3's own (speed runs).
 // One JSON object is printed on stdout.
 
 #include "ns3/applications-module.h"
@@ -82,6 +100,8 @@ namespace
 
 double g_warmup = 0.0;
 bool g_trace = false;
+bool g_queueStats = false; // --queueStats: the device queue's per-packet wait (no --qdisc)
+bool g_cwndStats = false;  // --cwndStats: per-flow cwnd dips and averages
 std::string g_pcap;
 
 bool
@@ -129,6 +149,23 @@ double g_qArea = 0.0;                         // integral of disc + device packe
 double g_qdArea = 0.0;                        // of the disc's alone
 uint32_t g_qMax = 0;
 uint32_t g_qdMax = 0;
+// --queueStats: enqueue time of each packet in the bottleneck's device queue
+std::unordered_map<const Packet*, Time> g_devEnq;
+
+// --cwndStats, per flow (cwnd in bytes; segment size read at hook time)
+struct CwndStats
+{
+    uint32_t mss = 1;
+    uint32_t last = 0;
+    Time lastT;
+    bool low = true; // at or below 4 segments (the first value comes from 0)
+    std::vector<std::pair<double, double>> lows; // [start, end) at or below 4 segments
+    double area = 0.0; // integral of cwnd (bytes s) over the window
+    uint32_t min = UINT32_MAX;
+    uint32_t max = 0;
+};
+
+std::vector<CwndStats> g_cwnd;
 
 void
 SinkRx(uint32_t i, Ptr<const Packet> p, const Address&)
@@ -446,6 +483,82 @@ QdiscPhyTxBegin(Ptr<const Packet> p)
     }
 }
 
+// --queueStats: a packet enters and leaves the bottleneck's device queue
+// (without a disc, PointToPointNetDevice dequeues a packet exactly when its
+// transmission starts); a full queue's drops happen before it (TcDrop).
+void
+DevEnqueue(Ptr<const Packet> p)
+{
+    g_devEnq[PeekPointer(p)] = Simulator::Now();
+}
+
+void
+DevDequeue(Ptr<const Packet> p)
+{
+    auto e = g_devEnq.find(PeekPointer(p));
+    if (e == g_devEnq.end())
+    {
+        return;
+    }
+    if (InWindow())
+    {
+        g_waitS.push_back((Simulator::Now() - e->second).GetSeconds());
+    }
+    g_devEnq.erase(e);
+}
+
+void
+DevDrop(Ptr<const Packet> p)
+{
+    g_devEnq.erase(PeekPointer(p));
+}
+
+// --cwndStats. A controller may set cwnd several times while handling one
+// ACK (TcpBbr raises it, then caps it at 4 segments in ProbeRTT), so a value
+// counts once it has been held for some time: when cwnd next changes at a
+// later instant, or at the end, the value it held since c.lastT is settled.
+void
+CwndSettle(CwndStats& c)
+{
+    Time now = Simulator::Now();
+    if (now <= c.lastT)
+    {
+        return;
+    }
+    if (c.last <= 4 * c.mss)
+    {
+        if (!c.low)
+        {
+            c.lows.emplace_back(c.lastT.GetSeconds(), -1.0);
+        }
+        c.low = true;
+    }
+    else
+    {
+        if (c.low && !c.lows.empty() && c.lows.back().second < 0)
+        {
+            c.lows.back().second = c.lastT.GetSeconds();
+        }
+        c.low = false;
+    }
+    Time from = Max(c.lastT, Seconds(g_warmup));
+    if (now > from)
+    {
+        c.area += (now - from).GetSeconds() * c.last;
+        c.min = std::min(c.min, c.last);
+        c.max = std::max(c.max, c.last);
+    }
+    c.lastT = now;
+}
+
+void
+CwndTrack(uint32_t i, uint32_t, uint32_t n)
+{
+    CwndStats& c = g_cwnd[i];
+    CwndSettle(c);
+    c.last = n;
+}
+
 void
 DctcpAlpha(uint32_t i, uint32_t bytesMarked, uint32_t bytesAcked, double alpha)
 {
@@ -463,6 +576,12 @@ DctcpAlpha(uint32_t i, uint32_t bytesMarked, uint32_t bytesAcked, double alpha)
         f.alphaMax = std::max(f.alphaMax, alpha);
         f.fSum += bytesAcked > 0 ? double(bytesMarked) / bytesAcked : 0.0;
     }
+}
+
+void
+PacingRateChanged(uint32_t i, DataRate, DataRate n)
+{
+    std::cerr << "pacing " << Simulator::Now().GetSeconds() << " " << i << " " << n.GetBitRate() << "\n";
 }
 
 void
@@ -526,12 +645,21 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     {
         d->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&DctcpAlpha, i));
     }
+    if (g_cwndStats)
+    {
+        UintegerValue mss;
+        s->GetAttribute("SegmentSize", mss);
+        g_cwnd[i].mss = mss.Get();
+        g_cwnd[i].lastT = Simulator::Now();
+        s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndTrack, i));
+    }
     if (g_trace)
     {
         s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChanged, i));
         s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChanged, i));
         s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&SsthreshChanged, i));
         s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&RxSegment, i));
+        s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&PacingRateChanged, i));
     }
 }
 
@@ -577,6 +705,8 @@ main(int argc, char* argv[])
     std::string qdisc = "none";
     uint32_t deviceQueue = 1;
     std::string bql;
+    std::string typesArg;
+    bool lean = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of flows", nFlows);
@@ -598,6 +728,12 @@ main(int argc, char* argv[])
                  qdisc);
     cmd.AddValue("deviceQueue", "with --qdisc: the bottleneck device's DropTail (packets)", deviceQueue);
     cmd.AddValue("bql", "with --qdisc: DynamicQueueLimits HoldTime on the bottleneck (e.g. 1ms)", bql);
+    cmd.AddValue("types",
+                 "comma-separated TCP TypeIds, one per flow (default: ns3::TcpL4Protocol::SocketType)",
+                 typesArg);
+    cmd.AddValue("queueStats", "without --qdisc: per-packet wait in the bottleneck's device queue", g_queueStats);
+    cmd.AddValue("cwndStats", "per flow: cwnd dips to 4 segments or below, window average", g_cwndStats);
+    cmd.AddValue("lean", "count only the bottleneck's transmissions (speed runs)", lean);
     cmd.Parse(argc, argv);
 
     std::vector<double> rtts = ParseList(rttsArg, "rtts");
@@ -607,6 +743,22 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_IF(starts.size() != nFlows, "--starts needs one value per flow");
     NS_ABORT_MSG_IF(g_warmup < 0 || g_warmup >= duration, "--warmup must be in [0, duration)");
     g_flows.resize(nFlows);
+    g_cwnd.resize(nFlows);
+    std::vector<std::string> types;
+    {
+        std::stringstream ss(typesArg);
+        std::string t;
+        while (std::getline(ss, t, ','))
+        {
+            if (!t.empty())
+            {
+                types.push_back(t);
+            }
+        }
+    }
+    NS_ABORT_MSG_IF(!types.empty() && types.size() != nFlows, "--types needs one TypeId per flow");
+    NS_ABORT_MSG_IF(lean && (g_trace || g_queueStats || g_cwndStats),
+                    "--lean counts only transmissions: not with --trace, --queueStats, --cwndStats");
     std::string qdiscType;
     if (qdisc == "codel")
     {
@@ -629,6 +781,7 @@ main(int argc, char* argv[])
         NS_ABORT_MSG_IF(qdisc != "none", "--qdisc: " << qdisc << "; allowed: none, codel, fq_codel, pie, red");
     }
     g_qdisc = !qdiscType.empty();
+    NS_ABORT_MSG_IF(g_queueStats && g_qdisc, "--queueStats is for the device queue without --qdisc");
     NS_ABORT_MSG_IF(g_qdisc && deviceQueue < 1, "--deviceQueue must be at least 1");
 
     NodeContainer routers;
@@ -706,15 +859,37 @@ main(int argc, char* argv[])
         tch.Uninstall(right);
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    for (uint32_t i = 0; i < types.size(); i++)
+    {
+        TypeId tid;
+        NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(types[i], &tid),
+                        "--types: flow " << i << ": no TypeId " << types[i]);
+        for (Ptr<Node> n : {senders.Get(i), receivers.Get(i)})
+        {
+            n->GetObject<TcpL4Protocol>()->SetAttribute("SocketType", TypeIdValue(tid));
+        }
+    }
 
     Ptr<PointToPointNetDevice> bdev = DynamicCast<PointToPointNetDevice>(bneckDev.Get(0));
-    bool ok = bdev->TraceConnectWithoutContext("MacTx", MakeCallback(&MacTx));
-    ok = ok && bdev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&MacTxDrop));
-    ok = ok && bdev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PhyTxBegin));
+    bool ok = bdev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PhyTxBegin));
     Ptr<TrafficControlLayer> tc = routers.Get(0)->GetObject<TrafficControlLayer>();
-    ok = ok && tc->TraceConnectWithoutContext("TcDrop", MakeCallback(&RouterTcDrop));
+    if (!lean)
+    {
+        ok = ok && bdev->TraceConnectWithoutContext("MacTx", MakeCallback(&MacTx));
+        ok = ok && bdev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&MacTxDrop));
+        ok = ok && tc->TraceConnectWithoutContext("TcDrop", MakeCallback(&RouterTcDrop));
+    }
     NS_ABORT_MSG_IF(!ok, "could not connect the bottleneck's traces");
-    if (g_qdisc)
+    if (g_queueStats)
+    {
+        Ptr<Queue<Packet>> dq = bdev->GetQueue();
+        ok = dq->TraceConnectWithoutContext("Enqueue", MakeCallback(&DevEnqueue));
+        ok = ok && dq->TraceConnectWithoutContext("Dequeue", MakeCallback(&DevDequeue));
+        ok = ok && dq->TraceConnectWithoutContext("Drop", MakeCallback(&DevDrop));
+        ok = ok && dq->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&DevicePackets));
+        NS_ABORT_MSG_IF(!ok, "could not connect the device queue's traces");
+    }
+    if (g_qdisc && !lean)
     {
         ok = qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&QdiscEnqueue));
         ok = ok && qd->TraceConnectWithoutContext("Dequeue", MakeCallback(&QdiscDequeue));
@@ -747,6 +922,7 @@ main(int argc, char* argv[])
         Config::Connect("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
     }
 
+    std::vector<Ptr<PacketSink>> sinks(nFlows);
     for (uint32_t i = 0; i < nFlows; i++)
     {
         uint16_t port = 5000 + i;
@@ -754,7 +930,11 @@ main(int argc, char* argv[])
                                     InetSocketAddress(Ipv4Address::GetAny(), port));
         ApplicationContainer sinkApp = sinkHelper.Install(receivers.Get(i));
         sinkApp.Start(Seconds(0));
-        sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SinkRx, i));
+        sinks[i] = DynamicCast<PacketSink>(sinkApp.Get(0));
+        if (!lean)
+        {
+            sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SinkRx, i));
+        }
 
         BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(sinkAddr[i], port));
         src.SetAttribute("MaxBytes", UintegerValue(0));
@@ -762,7 +942,10 @@ main(int argc, char* argv[])
         ApplicationContainer srcApp = src.Install(senders.Get(i));
         srcApp.Start(Seconds(starts[i]));
         Ptr<BulkSendApplication> app = DynamicCast<BulkSendApplication>(srcApp.Get(0));
-        Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookSocket, i, app);
+        if (!lean)
+        {
+            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookSocket, i, app);
+        }
     }
 
     Simulator::Stop(Seconds(duration));
@@ -771,6 +954,10 @@ main(int argc, char* argv[])
     auto t1 = std::chrono::steady_clock::now();
     double wall = std::chrono::duration<double>(t1 - t0).count();
     QueueAdvance(); // the queue integral up to the end
+    for (CwndStats& c : g_cwnd)
+    {
+        CwndSettle(c);
+    }
 
     std::ostringstream o;
     o.precision(17);
@@ -778,6 +965,12 @@ main(int argc, char* argv[])
       << ", \"warmup_s\": " << g_warmup << ", \"bottleneck\": {\"arrivals\": " << g_bneck.arrivals
       << ", \"drops\": " << g_bneck.drops << ", \"tx_pkts\": " << g_bneck.txPkts
       << ", \"tx_bytes\": " << g_bneck.txBytes << ", \"rate_bps\": " << rateBps;
+    if (g_queueStats)
+    {
+        double window = duration - g_warmup;
+        o << ", " << Percentiles("wait", g_waitS) << ", \"avg_queue_pkts\": " << g_qArea / window
+          << ", \"max_queue_pkts\": " << g_qMax;
+    }
     if (g_qdisc)
     {
         double window = duration - g_warmup;
@@ -791,7 +984,9 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < nFlows; i++)
     {
         const FlowStats& f = g_flows[i];
-        o << (i ? ", " : "") << "{\"id\": " << i << ", \"rx_bytes\": " << f.rxBytes
+        // --lean: the sink's whole-run total (no per-packet trace)
+        o << (i ? ", " : "") << "{\"id\": " << i << ", \"rx_bytes\": "
+          << (lean ? sinks[i]->GetTotalRx() : f.rxBytes)
           << ", \"retransmits\": " << f.retransmits << ", \"timeouts\": " << f.timeouts
           << ", \"data_segments\": " << f.dataSegments << ", \"rtt_s\": " << rtts[i]
           << ", \"start_s\": " << starts[i];
@@ -801,6 +996,19 @@ main(int argc, char* argv[])
               << ", \"dctcp_alpha_min\": " << f.alphaMin << ", \"dctcp_alpha_max\": " << f.alphaMax
               << ", \"dctcp_f_mean\": " << f.fSum / f.alphaN
               << ", \"dctcp_alpha_updates\": " << f.alphaN;
+        }
+        if (g_cwndStats)
+        {
+            const CwndStats& c = g_cwnd[i];
+            o << ", \"cwnd_low_s\": [";
+            for (size_t k = 0; k < c.lows.size(); k++)
+            {
+                double end = c.lows[k].second < 0 ? duration : c.lows[k].second;
+                o << (k ? ", " : "") << "[" << c.lows[k].first << ", " << end << "]";
+            }
+            o << "], \"cwnd_avg_segments\": " << c.area / (duration - g_warmup) / c.mss
+              << ", \"cwnd_min_segments\": " << double(c.min) / c.mss
+              << ", \"cwnd_max_segments\": " << double(c.max) / c.mss;
         }
         o << "}";
     }
