@@ -18,9 +18,9 @@ Sources, one per page:
 * docs/performance.md: the bench rows (``ccsim.bench.BENCHMARKS``) and the
   recorded measurements in ``benches/results/*.json``;
 * docs/validation.md: the ns-2 and ns-3 suites' ``markdown()`` over their
-  checked-in results (``validation/results/{ns2,ns3,ns3-aqm}/*.json``, what
-  ``python -m validation.run`` writes) and the ns-3 mappings
-  (``ns3_suite.defaults_markdown()``, ``ns3_aqm.defaults_markdown()``);
+  checked-in results (``validation/results/{ns2,ns3,ns3-aqm,ns3-bbr}/*.json``,
+  what ``python -m validation.run`` writes) and the ns-3 mappings
+  (``ns3_suite``, ``ns3_aqm``, ``ns3_bbr``: ``defaults_markdown()``);
 * docs/decisions/README.md: the index of the decision records.
 
 ``tests/test_docs_tables.py`` fails when a block differs from what this
@@ -338,19 +338,22 @@ def ns3_defaults() -> str:
     return ns3_suite.defaults_markdown()
 
 
-def ns3_aqm_block() -> str:
+def _ns3_module(name: str) -> Any:
     sys.path.insert(0, str(ROOT))
-    from validation import ns3_aqm
+    import importlib
 
-    res = json.loads((ROOT / "validation" / "results" / ns3_aqm.NAME / ns3_aqm.RESULTS).read_text(encoding="utf-8"))
-    return ns3_aqm.markdown(res)
+    return importlib.import_module(f"validation.{name}")
 
 
-def ns3_aqm_defaults() -> str:
-    sys.path.insert(0, str(ROOT))
-    from validation import ns3_aqm
+def ns3_peer_block(name: str) -> str:
+    """A sibling ns-3 comparison's (``ns3_aqm``, ``ns3_bbr``) table over its checked-in results."""
+    mod = _ns3_module(name)
+    res = json.loads((ROOT / "validation" / "results" / mod.NAME / mod.RESULTS).read_text(encoding="utf-8"))
+    return mod.markdown(res)
 
-    return ns3_aqm.defaults_markdown()
+
+def ns3_peer_defaults(name: str) -> str:
+    return _ns3_module(name).defaults_markdown()
 
 
 def decisions_index() -> str:
@@ -373,7 +376,8 @@ def generated() -> Dict[Path, Dict[str, str]]:
         DOCS / "performance.md": dict(
             [("perf-index", perf_index())] + [(f"perf-{s}", perf_section(s)) for s in PERF_SECTIONS]),
         DOCS / "validation.md": {"ns3-defaults": ns3_defaults(), "ns3": validation_block("ns3"),
-                                 "ns3-aqm-defaults": ns3_aqm_defaults(), "ns3-aqm": ns3_aqm_block(),
+                                 "ns3-aqm-defaults": ns3_peer_defaults("ns3_aqm"), "ns3-aqm": ns3_peer_block("ns3_aqm"),
+                                 "ns3-bbr-defaults": ns3_peer_defaults("ns3_bbr"), "ns3-bbr": ns3_peer_block("ns3_bbr"),
                                  "ns2": validation_block("ns2")},
         DECISIONS / "README.md": {"decisions-index": decisions_index()},
     }

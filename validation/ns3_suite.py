@@ -49,7 +49,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 NAME = "ns3"
 PEER_PACKAGE = "ns3"
@@ -588,8 +588,12 @@ def install() -> None:
 NS3_LIBS = ["applications", "internet", "point-to-point", "traffic-control", "network", "core"]
 
 
-def build() -> pathlib.Path:
-    """Compile dumbbell.cc once per (source, ns-3 install); return the binary."""
+def build(extra: Sequence[pathlib.Path] = ()) -> pathlib.Path:
+    """Compile dumbbell.cc once per (source, ns-3 install); return the binary.
+
+    ``extra``: more sources linked in (validation/ns3/bbr_linux.cc, the
+    BBR comparison's experimental ns-3), built apart as
+    ``dumbbell+NAME-HASH``."""
     root = _ns3_root()
     cxx = _compiler()
     if root is None or cxx is None:
@@ -597,19 +601,24 @@ def build() -> pathlib.Path:
             "ns-3 3.44 is not usable: need the ns3 package "
             f"(pip install {PEER_PACKAGE}=={PEER_VERSION}) and a C++ compiler"
         )
-    key = hashlib.sha256(SOURCE.read_bytes() + str(root).encode() + (_peer_version() or "").encode())
-    exe = BUILD_DIR / f"dumbbell-{key.hexdigest()[:12]}"
+    sources = [SOURCE] + [pathlib.Path(x) for x in extra]
+    key = hashlib.sha256(b"".join(x.read_bytes() for x in sources) + str(root).encode()
+                         + (_peer_version() or "").encode())
+    prefix = "dumbbell" + "".join(f"+{x.stem}" for x in sources[1:])
+    exe = BUILD_DIR / f"{prefix}-{key.hexdigest()[:12]}"
     if exe.exists():
         return exe
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
     lib = root / "lib64"
-    cmd = [cxx, "-std=c++20", "-O2", f"-I{root / 'include'}", str(SOURCE), "-o", str(exe) + ".tmp",
-           f"-L{lib}", f"-Wl,-rpath,{lib}"] + [f"-lns3.44-{m}" for m in NS3_LIBS]
+    cmd = [cxx, "-std=c++20", "-O2", f"-I{root / 'include'}"] + [str(x) for x in sources] + [
+        "-o", str(exe) + ".tmp", f"-L{lib}", f"-Wl,-rpath,{lib}"] + [f"-lns3.44-{m}" for m in NS3_LIBS]
+    if extra:
+        cmd.append("-ldl")
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        raise RuntimeError(f"compiling {SOURCE.name} failed:\n{p.stderr[-4000:]}")
+        raise RuntimeError(f"compiling {', '.join(x.name for x in sources)} failed:\n{p.stderr[-4000:]}")
     os.replace(str(exe) + ".tmp", exe)
-    for stale in BUILD_DIR.glob("dumbbell-*"):  # builds of older sources
+    for stale in BUILD_DIR.glob(f"{prefix}-*"):  # builds of older sources
         if stale != exe:
             stale.unlink(missing_ok=True)
     return exe
