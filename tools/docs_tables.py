@@ -6,6 +6,7 @@
         --date YYYY-MM-DD --machine M --build B --command C
                                            # record a `ccsim bench --json` run
     python tools/docs_tables.py add peer-ns2 OUT.json ...   # a `benches/peer_ns2.py --json` run
+    python tools/docs_tables.py add peer-ns3 OUT.json ...   # a `benches/peer_ns3.py --json` run
 
 A generated block sits between ``<!-- BEGIN generated: NAME -->`` and
 ``<!-- END generated: NAME -->``; the hand-written text around it is kept.
@@ -46,7 +47,7 @@ DECISIONS = DOCS / "decisions"
 PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "paced XCP/TCP"), ("gwa", "GWA"))
 
 #: Sections of docs/performance.md that hold recorded measurements (``section`` of a record).
-PERF_SECTIONS = ("engine", "mechanism", "etcp", "ns2", "memory", "controllers")
+PERF_SECTIONS = ("engine", "mechanism", "etcp", "ns2", "ns3", "memory", "controllers")
 
 
 def begin(name: str) -> str:
@@ -444,6 +445,21 @@ def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
     return cols, out
 
 
+def peer_ns3_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
+    """A `benches/peer_ns3.py --json` run as a record's columns and rows."""
+    cols = ["row", "ccsim wall (s)", "ns-3 wall (s)", "ccsim kpkt/s", "ns-3 kpkt/s", "ccsim / ns-3 (target ≥ 100x)",
+            "bottleneck packets ccsim / ns-3", "events/pkt"]
+    out = []
+    for r in rows:
+        ns_pps = r["ns3_pkts"] / r["ns3_wall_s"] / 1e3 if r.get("ns3_wall_s") else None
+        pkts = r["ccsim_pkts"] / r["ns3_pkts"] if r.get("ns3_pkts") else None
+        out.append([r["name"], _fmt(r["ccsim_wall_s"], ".3f"), _fmt(r.get("ns3_wall_s"), ".1f"),
+                    _fmt(r["ccsim_pkts"] / r["ccsim_wall_s"] / 1e3, ",.0f"), _fmt(ns_pps, ",.1f"),
+                    _fmt(r.get("ratio"), ".0f") + ("x" if r.get("ratio") else ""), _fmt(pkts, ".3f"),
+                    _fmt(r.get("events_per_pkt"), ".2f")])
+    return cols, out
+
+
 def _rel(p: Path) -> str:
     try:
         return str(p.relative_to(ROOT))
@@ -455,19 +471,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["add"]:
         ap = argparse.ArgumentParser(prog="docs_tables.py add", description="record a measurement run")
-        ap.add_argument("kind", choices=("bench", "peer-ns2"))
+        ap.add_argument("kind", choices=("bench", "peer-ns2", "peer-ns3"))
         ap.add_argument("json", type=Path, help="the run's --json output")
         for k in ("id", "title", "section", "date", "machine", "machine-short", "build", "command"):
             ap.add_argument(f"--{k}", required=True)
         ap.add_argument("--notes", default="")
+        ap.add_argument("--commit", default="", help="the engine's commit (shown as \"engine\")")
         a = ap.parse_args(argv[1:])
         if a.section not in PERF_SECTIONS:
             ap.error(f"--section: {a.section!r}; allowed: {', '.join(PERF_SECTIONS)}")
         rows = json.loads(a.json.read_text(encoding="utf-8"))
-        cols, body = (bench_rows if a.kind == "bench" else peer_rows)(rows)
+        cols, body = {"bench": bench_rows, "peer-ns2": peer_rows, "peer-ns3": peer_ns3_rows}[a.kind](rows)
         rec = {"id": a.id, "title": a.title, "section": a.section, "date": a.date, "machine": a.machine,
                "machine_short": a.machine_short, "build": a.build, "command": a.command, "columns": cols,
-               "rows": body, "notes": a.notes}
+               "rows": body, "notes": a.notes, **({"commit": a.commit} if a.commit else {})}
         path = BENCH_RESULTS / f"{a.id}.json"
         path.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {_rel(path)}; now run python tools/docs_tables.py")

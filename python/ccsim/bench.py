@@ -101,6 +101,28 @@ events):
   the run (a leak, an unbounded queue of events or packets) shows; with
   ``--quick`` the checkpoints are 10^7 and the end of 160 s.
 
+Rows measured against ns-3 (``benches/peer_ns3.py`` runs each in ccsim
+and the same dumbbell in ns-3 3.44, issue 51's target: at least 100x ns-3's
+bottleneck packets per wall-second). Each is one of the ns-3 comparisons'
+scenarios (validation/ns3_bbr.py, validation/ns3_aqm.py) at 1 Gb/s, run
+longer: their TCP (1448-byte segments, 54 bytes of headers, IW 10, SACK,
+every segment ACKed, a 0.2 s minimum RTO: ``NS3_TCP``), 10 Gb/s access
+links, a 5 ms bottleneck, four flows started 1/4 s apart; the peer script
+checks that the two scenarios are still the same:
+
+- ``M-bbr``: four BBR flows (paced at their own rate), RTT 40 ms, a
+  drop-tail of two BDPs (6658 packets): no loss after the start-up, about a
+  BDP queued (four flows' cwnds of 2 BDP estimates; with one BDP of buffer
+  the same flows lose 4% of their packets).
+- ``M-dctcp-red``: four DCTCP flows over a RED step at K = 65 packets (the
+  DCTCP paper's marking: the instantaneous queue, mark, never drop early),
+  RTT 10 ms, 1000 packets.
+- ``M-cubic-fqcodel``: four CUBIC flows over FQ-CoDel (RFC 8290's
+  defaults: 5 ms, 100 ms, 1024 queues, 10240 packets), RTT 40 ms.
+
+TCP Prague over DualPI2, the fourth row issue 51 names, waits for both to
+exist.
+
 Workload rows:
 
 - ``W1``: the E-TCP paper's Fig 17 web workload at OC-12: 622 Mb/s,
@@ -167,6 +189,12 @@ class Bench:
     #: flow count and pacing with the mechanism taken out (a DropTail
     #: bottleneck, Reno flows), the mechanism's own cost (``vs_own_pkts``)
     own: Optional[str] = None
+    #: rows measured against ns-3 (``M-...``): flows with ``NS3_TCP``, one
+    #: entry each, started 1/N s apart, a 5 ms bottleneck; the bottleneck
+    #: queue's parameters (besides ``limit_pkts``) and the flows' cc_params
+    ns3: bool = False
+    queue_params: Optional[Tuple[Tuple[str, Any], ...]] = None
+    cc_params: Optional[Tuple[Tuple[str, Any], ...]] = None
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -217,6 +245,19 @@ BENCHMARKS: Dict[str, Bench] = {
                                   ("max_p", 0.1), ("ecn", True)), own="B3")]
     + [Bench("S1", "memory soak: B3 for 1600 s (about 1.07e9 events), peak RSS at 1e8 events and at the end",
              50, 1e9, 0.100, 20, 1600.0, soak_checkpoint=10**8)]
+    + [Bench("M-bbr", "4 BBR flows, 1 Gb/s, RTT 40 ms, 2-BDP drop-tail (6658 pkts), 1448-B segments (ns-3 peer)",
+             4, 1e9, 0.040, 6658, 60.0, cc="bbr", recovery="sack", edge_rate_bps=10e9, pacing="rate",
+             cc_params=(("drain_gain", 256 / 739),), ns3=True),
+       Bench("M-dctcp-red", "4 DCTCP flows, RED step at K = 65, 1 Gb/s, RTT 10 ms, 1000 pkts, 1448-B segments "
+             "(ns-3 peer)", 4, 1e9, 0.010, 1000, 40.0, cc="dctcp", recovery="sack", edge_rate_bps=10e9,
+             queue_kind="red", queue_params=(("min_th_pkts", 65), ("max_th_pkts", 66), ("w_q", 1.0), ("max_p", 1.0),
+                                             ("gentle", False), ("ecn", True), ("ecn_mark_above_max", True)),
+             ns3=True),
+       Bench("M-cubic-fqcodel", "4 CUBIC flows, FQ-CoDel, 1 Gb/s, RTT 40 ms, 10240 pkts, 1448-B segments (ns-3 peer)",
+             4, 1e9, 0.040, 10240, 60.0, cc="cubic", recovery="sack", edge_rate_bps=10e9, queue_kind="fq_codel",
+             queue_params=(("flows", 1024), ("quantum_bytes", 1500), ("drop_batch", 64), ("target_s", 0.005),
+                           ("interval_s", 0.1), ("mtu_bytes", 1500), ("ecn", True)),
+             cc_params=(("abc", True), ("alpha_switch", False)), ns3=True)]
     + [Bench("G1", "B3 with GWA-RR: 50 gwa flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, BDP buffer (12020 pkts)",
              50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr", own="G1-dt"),
        Bench("G1-dt", "G1's dumbbell without GWA-RR: 50 Reno flows, DropTail, 1 Gb/s, RTT 100 ms, 12020 pkts",
@@ -244,10 +285,21 @@ QUICK_FACTOR = 10.0
 #: ran, whatever the ``rfc`` personality's defaults become.
 ROW_TCP = {"init_cwnd_pkts": 2, "delayed_ack": False}
 
+#: The TCP of the rows measured against ns-3 (``M-...``): the ns-3
+#: comparisons' mapping (validation/ns3_bbr.py and ns3_aqm.py, ``DEFAULTS``);
+#: ``benches/peer_ns3.py`` refuses to run a row that no longer matches it.
+NS3_TCP = {"mss_bytes": 1448, "header_bytes": 54, "init_cwnd_pkts": 10, "min_rto_s": 0.2,
+           "clock_granularity_s": 0.01, "delayed_ack": False, "recovery": "sack", "limited_transmit": True,
+           "dupthresh": 3, "rtt_estimator": "rfc6298"}
+#: Their bottleneck delay (the ns-3 comparisons' ``BNECK_DELAY_S``).
+NS3_BNECK_DELAY_S = 0.005
+
 
 def scenario(name: str, quick: bool = False) -> Scenario:
     """The benchmark scenario ``name`` (B1..B5, B2-<cc>, E1, E5, W1, W1-etcp)."""
     b = BENCHMARKS[name]
+    if b.ns3:
+        return _ns3_scenario(b, quick)
     tcp = {"cc": b.cc, "recovery": b.recovery, **ROW_TCP} if b.transport == "tcp" else {"transport": b.transport}
     if b.app is not None:
         flow = Flow(count=b.flows, **tcp, mss_bytes=1000, header_bytes=40,
@@ -278,6 +330,28 @@ def scenario(name: str, quick: bool = False) -> Scenario:
             edge_rate_bps=b.edge_rate_bps,
         ),
         flows=[flow],
+    )
+
+
+def _ns3_scenario(b: Bench, quick: bool) -> Scenario:
+    """A row measured against ns-3: ``flows`` entries of ``NS3_TCP``, one
+    each, started 1/N s apart (as the ns-3 comparisons start them)."""
+    flows = [Flow(cc=b.cc, rtt_s=b.rtt_s, start_s=round(i / b.flows, 9), pacing=b.pacing,
+                  cc_params=dict(b.cc_params) if b.cc_params else None, **NS3_TCP) for i in range(b.flows)]
+    return Scenario(
+        name=f"bench-{b.name}",
+        seed=1,
+        duration_s=b.duration_s / QUICK_FACTOR if quick else b.duration_s,
+        sample_interval_s=0,
+        topology=Dumbbell(
+            bottleneck_rate_bps=b.rate_bps,
+            bottleneck_delay_s=NS3_BNECK_DELAY_S,
+            bottleneck_queue=Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts,
+                                   extra=dict(b.queue_params or (), ties=TIES)),
+            edge_queue=Queue(kind="droptail", limit_pkts=EDGE_QUEUE_PKTS, extra={"ties": TIES}),
+            edge_rate_bps=b.edge_rate_bps,
+        ),
+        flows=flows,
     )
 
 
