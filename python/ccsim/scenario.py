@@ -383,6 +383,9 @@ class Flow(_Table):
     ecn_retransmit_ect: Optional[bool] = None
     ecn_response: Optional[str] = None
     ecn: Optional[bool] = None
+    #: with ``ecn``: the data's codepoint, ``"ect0"`` (RFC 3168) or ``"ect1"``
+    #: (the L4S identifier, RFC 9331)
+    ect: Optional[str] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None
     syn: Optional[str] = None
