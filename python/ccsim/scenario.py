@@ -384,7 +384,7 @@ class Flow(_Table):
     ecn_response: Optional[str] = None
     ecn: Optional[bool] = None
     #: with ``ecn``: the data's codepoint, ``"ect0"`` (RFC 3168) or ``"ect1"``
-    #: (the L4S identifier, RFC 9331)
+    #: (the L4S identifier, RFC 9331: a ``dualpi2`` queue's L queue)
     ect: Optional[str] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None

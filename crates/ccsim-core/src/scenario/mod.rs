@@ -428,7 +428,7 @@ pub struct FlowSpec {
     pub ecn: Option<bool>,
     /// TCP with `ecn`: the ECN-capable codepoint of its data, `ect0`
     /// (RFC 3168) or `ect1` (the L4S identifier, RFC 9331), which a
-    /// DualQ Coupled AQM (RFC 9332) sends to its L queue.
+    /// `dualpi2` queue sends to its L queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ect: Option<kinds::Ect>,
     /// TCP: an ECN flow's retransmissions leave ECT(0) as well, as ns-2's

@@ -221,7 +221,8 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     (
         "ect",
-        "with ecn: the data's codepoint, ect0 (RFC 3168) | ect1 (the L4S identifier, RFC 9331)",
+        "with ecn: the data's codepoint, ect0 (RFC 3168) | ect1 (the L4S identifier, RFC 9331: a dualpi2 \
+         queue's L queue)",
     ),
     (
         "ecn_response",
