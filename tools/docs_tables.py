@@ -44,7 +44,8 @@ BENCH_RESULTS = ROOT / "benches" / "results"
 DECISIONS = DOCS / "decisions"
 
 #: Paper subpackages in page order, with the heading of their part of docs/experiments.md.
-PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "paced XCP/TCP"), ("gwa", "GWA"))
+PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "paced XCP/TCP"), ("gwa", "GWA"),
+          ("modern", "today's congestion control"))
 
 #: Sections of docs/performance.md that hold recorded measurements (``section`` of a record).
 PERF_SECTIONS = ("engine", "mechanism", "etcp", "ns2", "ns3", "memory", "controllers")

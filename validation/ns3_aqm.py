@@ -721,7 +721,8 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     exe = None if ccsim_only else ns3_suite.build()
     results = {
         "peer": NAME,
-        "peer_version": _peer_version(),
+        # (ns-3's version is the recorded run's when its column is reused)
+        "peer_version": prev.get("peer_version") if ccsim_only else _peer_version(),
         "ccsim_version": ccsim.__version__,
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "quick": quick,

@@ -99,6 +99,18 @@ pub enum EcnResponse {
     Ns2,
 }
 
+/// The ECN-capable codepoint an ECN flow's data leave with (`ect`):
+/// ECT(0), RFC 3168's, or ECT(1), the L4S identifier of RFC 9331 §4.1,
+/// which a DualQ (RFC 9332, the `dualpi2` queue) classifies into its
+/// low-latency queue. Both are ECN-capable to every other router.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ect {
+    #[default]
+    Ect0,
+    Ect1,
+}
+
 /// Which estimator a TCP flow runs (`rtt_estimator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

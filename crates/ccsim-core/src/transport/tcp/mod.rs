@@ -13,11 +13,14 @@ pub mod sack1;
 pub mod scoreboard;
 pub mod sender;
 
-pub use crate::scenario::kinds::{DelackModel, EcnResponse, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel};
+pub use crate::scenario::kinds::{
+    DelackModel, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel,
+};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
 use super::{cc, Endpoints, Receiver, Sender, TransportKind};
+use crate::net::packet::Ecn;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
@@ -143,6 +146,8 @@ pub mod defaults {
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
     pub const CLOCK_GRANULARITY_S: f64 = 0.01;
     pub const ECN: bool = false;
+    /// ECN data leave ECT(0), RFC 3168's codepoint.
+    pub const ECT: super::Ect = super::Ect::Ect0;
     pub const GWA: bool = false;
     pub const BA: bool = false;
     pub const SYN: super::Syn = super::Syn::None;
@@ -216,6 +221,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     (
+        "ect",
+        "with ecn: the data's codepoint, ect0 (RFC 3168) | ect1 (the L4S identifier, RFC 9331: a dualpi2 \
+         queue's L queue)",
+    ),
+    (
         "ecn_response",
         "rfc3168 (cwnd = ssthresh = max(FlightSize/2, 2)) | ns2 (TcpAgent::ecn: cwnd = int(window/2), to 0)",
     ),
@@ -282,6 +292,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
+    f.ect.get_or_insert(d::ECT);
     f.ecn_retransmit_ect.get_or_insert(d::ECN_RETRANSMIT_ECT);
     f.ecn_response.get_or_insert(d::ECN_RESPONSE);
     f.gwa.get_or_insert(d::GWA);
@@ -350,6 +361,8 @@ pub struct TcpConfig {
     /// See [`defaults::NS2_DUPWND`].
     pub ns2_dupwnd: bool,
     pub ecn: bool,
+    /// The ECN-capable codepoint of the data of an ECN flow (`ect`).
+    pub ect: Ecn,
     /// The receiver echoes CE as DCTCP's does (RFC 8257 §3.2): ECE on an
     /// ACK is the CE state of the segments it acknowledges, and an ACK goes
     /// at once when that state changes (`cc = "dctcp"`).
@@ -407,6 +420,10 @@ impl TcpConfig {
             ns2_idle_restart: f.ns2_idle_restart.unwrap_or(defaults::NS2_IDLE_RESTART),
             ns2_dupwnd: f.ns2_dupwnd.unwrap_or(defaults::NS2_DUPWND),
             ecn: f.ecn.unwrap_or_default(),
+            ect: match f.ect.unwrap_or(defaults::ECT) {
+                Ect::Ect0 => Ecn::Ect0,
+                Ect::Ect1 => Ecn::Ect1,
+            },
             dctcp_echo: f.cc.as_deref() == Some("dctcp"),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),
@@ -538,6 +555,13 @@ impl TcpConfig {
                 p("ecn"),
                 "false is not allowed with cc = \"dctcp\" (DCTCP answers ECN marks, RFC 8257 §3); leave ecn out \
                  or set it true",
+            ));
+        }
+        if cfg.ect == Ecn::Ect1 && !cfg.ecn {
+            return Err(ConfigError::new(
+                p("ect"),
+                "\"ect1\" needs ecn = true (it is the codepoint of an ECN flow's data); allowed without ECN: \
+                 \"ect0\" (the default, unused)",
             ));
         }
         if cfg.ecn_retransmit_ect && !cfg.ecn {

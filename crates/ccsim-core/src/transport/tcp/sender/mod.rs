@@ -69,6 +69,8 @@ mod next_seg;
 #[cfg(test)]
 mod ns2_ecn_tests;
 pub(super) mod recovery;
+#[cfg(test)]
+mod rfc_window_tests;
 mod rto;
 mod send;
 #[cfg(test)]

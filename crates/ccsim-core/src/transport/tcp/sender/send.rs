@@ -205,7 +205,8 @@ impl TcpSender {
         let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
         let negotiate = self.cfg.ecn && ns2_ecn && seq == 0;
         let syn = seq < self.cfg.first_data_seg() || negotiate;
-        let ecn = if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
+        let ecn =
+            if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { self.cfg.ect } else { Ecn::NotEct };
         // ns-2 `output` (SetCWRonRetransmit_, true since 2005) sets CWR on
         // the next segment, a retransmission too; the RFC on new data only.
         let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending);

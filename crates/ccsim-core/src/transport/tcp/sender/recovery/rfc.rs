@@ -45,6 +45,14 @@ impl RecoveryOps for Rfc {
             // Linux 2.4 `tcp_may_raise_cwnd`: no increase in CWR;
             // `tcp_try_to_open` runs `tcp_cwnd_down` instead.
             State::Open if s.local_cwr => s.cwnd_down(),
+            // The round of an ECE reduction: the window holds until the
+            // reduction's window is acknowledged (`CwrEnd`), as it does
+            // through the fast recovery a single loss starts (RFC 3168
+            // §6.1.2: the response to a CE mark "MUST be essentially the
+            // same as the congestion control response to a *single*
+            // dropped packet"); Linux's CA_CWR and ns-3's CA_CWR do not
+            // grow cwnd either.
+            State::Open if s.cwr => {}
             State::Open => s.cc.cong_avoid(&mut s.st, a.acked),
         }
         restart_rto
@@ -121,7 +129,11 @@ impl RecoveryOps for Rfc {
 fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
     if cut {
         s.queue_cwr();
-        s.st.flight = s.sb.outstanding() - s.lt_sent;
+        // FlightSize capped by cwnd, as at an RTO (`Rfc::rto`) and as Linux
+        // computes ssthresh from cwnd: after a SACK recovery, new data
+        // sent by pipe can leave FlightSize far above cwnd, and half of it
+        // would raise the window at a "reduction".
+        s.st.flight = (s.sb.outstanding() - s.lt_sent).min(s.st.cwnd.ceil() as u64);
         s.st.ssthresh = s.cc_ssthresh();
     }
     s.ecn_cut = false;
