@@ -95,7 +95,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
-from ccsim.bench import MAX_REPEATS, MIN_TOTAL_S, run_isolated, scenario
+from ccsim.bench import MAX_REPEATS, MIN_TOTAL_S, fastest_of_rounds, run_isolated, scenario
 
 TCL = r"""
 set ns [new Simulator]{globals}
@@ -379,22 +379,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         ap.error(f"unknown row(s) {', '.join(unknown)}; allowed: {', '.join(every)}")
     names = [by_lower[n.lower()] for n in a.names] or list(every)
     ns = shutil.which("ns")
-    rows = []
     print(f"{'row':8} {'ccsim wall':>11} {'ns-2 wall':>10} {'ns-2 set-up':>12} {'ccsim pkts/s':>13} "
           f"{'ns-2 pkts/s':>12} {'ratio':>7} {'run only':>9}")
-    best: dict = {}
-    for k in range(a.rounds):
-        if a.rounds > 1:
-            print(f"-- round {k + 1} of {a.rounds}", flush=True)
-        for n in names:
-            r = measure(n, a.quick, ns)
-            print_row(r)
-            best[n] = keep_fastest(best.get(n), r)
-    rows = [best[n] for n in names]
-    if a.rounds > 1:
-        print(f"-- fastest of {a.rounds} rounds, each simulator apart")
-        for r in rows:
-            print_row(r)
+    rows = fastest_of_rounds(names, a.rounds, lambda n: measure(n, a.quick, ns), print_row, keep_fastest)
     rel = of_b3(rows)
     if rel:
         print("\nbottleneck packets per wall-second against B3's in the same simulator:")

@@ -71,6 +71,27 @@ def _examples():
     )
 
 
+def ns3_arg(args: list, name: str):
+    """The value of ``--name=value`` in an ns-3 program's argument list (None
+    when absent); a name given twice fails."""
+    hits = [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
+    assert len(hits) <= 1, f"--{name} given twice"
+    return hits[0] if hits else None
+
+
+def needs_ns3(peer: str):
+    """Skip unless ns-3 3.44 and a C++ compiler are installed (the ns-3
+    comparisons' short runs; ``python -m validation.run --peer PEER``
+    installs the ``ns3`` wheel). Call after the repository root is on
+    ``sys.path``."""
+    from validation import ns3_suite
+
+    return pytest.mark.skipif(
+        not ns3_suite.installed(),
+        reason=f"ns-3 3.44 not installed (python -m validation.run --peer {peer} installs "
+        f"{ns3_suite.PEER_PACKAGE}=={ns3_suite.PEER_VERSION}; it also needs a C++ compiler)")
+
+
 @pytest.fixture
 def small() -> Scenario:
     return small_scenario()

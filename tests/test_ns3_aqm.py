@@ -10,17 +10,13 @@ import pytest
 
 import ccsim
 from ccsim._native import validate
+from conftest import needs_ns3, ns3_arg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from validation import ns3_aqm as aqm  # noqa: E402
 from validation import ns3_suite  # noqa: E402
 
-
-def _arg(args, name):
-    hits = [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
-    assert len(hits) <= 1, f"--{name} given twice"
-    return hits[0] if hits else None
 
 
 # ---- the scenario set is issue 51's ns-3 bullet, kept small ---------------
@@ -51,27 +47,27 @@ def test_both_sides_map_the_same_scenario(s):
     validate(d)  # the engine accepts it
     args = s.ns3_args()
     q, topo = s.queue(), d["topology"]
-    assert _arg(args, "qdisc") == s.aqm and topo["bottleneck_queue"]["kind"] == q.ccsim_kind == s.aqm
-    assert int(_arg(args, "deviceQueue")) == aqm.DEVICE_QUEUE_PKTS == 1
-    assert float(_arg(args, "rate")) == topo["bottleneck_rate_bps"] == s.rate_bps
-    assert float(_arg(args, "bneckDelay")) == topo["bottleneck_delay_s"]
-    assert float(_arg(args, "edgeRate")) == topo["edge_rate_bps"]
-    assert [float(x) for x in _arg(args, "rtts").split(",")] == [f["rtt_s"] for f in d["flows"]]
-    assert [float(x) for x in _arg(args, "starts").split(",")] == [f["start_s"] for f in d["flows"]]
-    assert float(_arg(args, "warmup")) == d["warmup_s"] and float(_arg(args, "duration")) == d["duration_s"]
+    assert ns3_arg(args, "qdisc") == s.aqm and topo["bottleneck_queue"]["kind"] == q.ccsim_kind == s.aqm
+    assert int(ns3_arg(args, "deviceQueue")) == aqm.DEVICE_QUEUE_PKTS == 1
+    assert float(ns3_arg(args, "rate")) == topo["bottleneck_rate_bps"] == s.rate_bps
+    assert float(ns3_arg(args, "bneckDelay")) == topo["bottleneck_delay_s"]
+    assert float(ns3_arg(args, "edgeRate")) == topo["edge_rate_bps"]
+    assert [float(x) for x in ns3_arg(args, "rtts").split(",")] == [f["rtt_s"] for f in d["flows"]]
+    assert [float(x) for x in ns3_arg(args, "starts").split(",")] == [f["start_s"] for f in d["flows"]]
+    assert float(ns3_arg(args, "warmup")) == d["warmup_s"] and float(ns3_arg(args, "duration")) == d["duration_s"]
     # the buffer: ns-3's MaxSize in packets is ccsim's limit_pkts
-    assert _arg(args, f"{q.ns3_type}::MaxSize") == f"{topo['bottleneck_queue']['limit_pkts']}p"
+    assert ns3_arg(args, f"{q.ns3_type}::MaxSize") == f"{topo['bottleneck_queue']['limit_pkts']}p"
     ctl = aqm.CONTROLLERS[s.controller]
-    assert _arg(args, "ns3::TcpL4Protocol::SocketType") == ctl["ns3"]
+    assert ns3_arg(args, "ns3::TcpL4Protocol::SocketType") == ctl["ns3"]
     for f in d["flows"]:
         assert f["cc"] == ctl["cc"]
-        assert f["mss_bytes"] == int(_arg(args, "ns3::TcpSocket::SegmentSize")) == 1448
+        assert f["mss_bytes"] == int(ns3_arg(args, "ns3::TcpSocket::SegmentSize")) == 1448
         assert f["header_bytes"] == 54
-        assert f["init_cwnd_pkts"] == int(_arg(args, "ns3::TcpSocket::InitialCwnd")) == 10
-        assert f["min_rto_s"] == 0.2 and _arg(args, "ns3::TcpSocketBase::MinRto") == "200ms"
-        assert f["delayed_ack"] is False and _arg(args, "ns3::TcpSocket::DelAckCount") == "1"
-        assert f["recovery"] == "sack" and _arg(args, "ns3::TcpSocketBase::Sack") == "true"
-    assert _arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpClassicRecovery"
+        assert f["init_cwnd_pkts"] == int(ns3_arg(args, "ns3::TcpSocket::InitialCwnd")) == 10
+        assert f["min_rto_s"] == 0.2 and ns3_arg(args, "ns3::TcpSocketBase::MinRto") == "200ms"
+        assert f["delayed_ack"] is False and ns3_arg(args, "ns3::TcpSocket::DelAckCount") == "1"
+        assert f["recovery"] == "sack" and ns3_arg(args, "ns3::TcpSocketBase::Sack") == "true"
+    assert ns3_arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpClassicRecovery"
     assert topo["bottleneck_queue"]["ties"] == topo["edge_queue"]["ties"] == "arrival_first"
 
 
@@ -106,9 +102,9 @@ def test_select_and_the_alpha_study_part():
     with pytest.raises(ValueError, match="unknown ns3-aqm scenario"):
         aqm._select(False, ["nope"])
     args = aqm.alpha_ns3_args(3, "1ms", aqm.PRR)
-    assert _arg(args, "bql") == "1ms" and _arg(args, "deviceQueue") == "3"
-    assert _arg(args, "ns3::CoDelQueueDisc::CeThreshold") == "1ms"
-    assert _arg(aqm.alpha_ns3_args(1, "", aqm.CLASSIC), "bql") is None
+    assert ns3_arg(args, "bql") == "1ms" and ns3_arg(args, "deviceQueue") == "3"
+    assert ns3_arg(args, "ns3::CoDelQueueDisc::CeThreshold") == "1ms"
+    assert ns3_arg(aqm.alpha_ns3_args(1, "", aqm.CLASSIC), "bql") is None
     validate(aqm.alpha_ccsim_scenario())
 
 
@@ -192,11 +188,7 @@ def test_ns3_program_takes_the_queue_disc_options():
 # ---- one short case in both simulators --------------------------------------
 
 
-@pytest.mark.skipif(
-    not ns3_suite.installed(),
-    reason="ns-3 3.44 not installed (python -m validation.run --peer ns3-aqm installs ns3==3.44.post0; "
-    "it also needs a C++ compiler)",
-)
+@needs_ns3("ns3-aqm")
 def test_quick_case_in_ns3_and_ccsim(tmp_path):
     res = aqm.run(quick=True, out=tmp_path)
     assert json.loads((tmp_path / aqm.RESULTS).read_text()) == res

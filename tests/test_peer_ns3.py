@@ -9,17 +9,12 @@ import pytest
 
 import ccsim
 from ccsim._native import validate
+from conftest import needs_ns3, ns3_arg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from validation import ns3_suite as suite  # noqa: E402
 
-
-def _arg(args, name):
-    """The value of --name=value in an argument list (None when absent)."""
-    hits = [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
-    assert len(hits) <= 1, f"--{name} given twice"
-    return hits[0] if hits else None
 
 
 # ---- the scenario list covers issue 11 §3 -------------------------------
@@ -73,41 +68,41 @@ def test_both_sides_map_the_same_scenario(s):
     validate(d)  # the engine accepts it
     args = s.ns3_args()
     topo = d["topology"]
-    assert float(_arg(args, "rate")) == topo["bottleneck_rate_bps"] == s.rate_bps
-    assert float(_arg(args, "edgeRate")) == topo["edge_rate_bps"]
-    assert float(_arg(args, "bneckDelay")) == topo["bottleneck_delay_s"]
-    assert int(_arg(args, "buffer")) == topo["bottleneck_queue"]["limit_pkts"] == s.buffer_pkts
-    assert int(_arg(args, "edgeBuffer")) == topo["edge_queue"]["limit_pkts"]
-    assert int(_arg(args, "flows")) == len(d["flows"]) == s.n_flows
-    assert [float(x) for x in _arg(args, "rtts").split(",")] == [f["rtt_s"] for f in d["flows"]]
-    assert [float(x) for x in _arg(args, "starts").split(",")] == [f["start_s"] for f in d["flows"]]
-    assert float(_arg(args, "duration")) == d["duration_s"]
-    assert float(_arg(args, "warmup")) == d["warmup_s"] > 0
+    assert float(ns3_arg(args, "rate")) == topo["bottleneck_rate_bps"] == s.rate_bps
+    assert float(ns3_arg(args, "edgeRate")) == topo["edge_rate_bps"]
+    assert float(ns3_arg(args, "bneckDelay")) == topo["bottleneck_delay_s"]
+    assert int(ns3_arg(args, "buffer")) == topo["bottleneck_queue"]["limit_pkts"] == s.buffer_pkts
+    assert int(ns3_arg(args, "edgeBuffer")) == topo["edge_queue"]["limit_pkts"]
+    assert int(ns3_arg(args, "flows")) == len(d["flows"]) == s.n_flows
+    assert [float(x) for x in ns3_arg(args, "rtts").split(",")] == [f["rtt_s"] for f in d["flows"]]
+    assert [float(x) for x in ns3_arg(args, "starts").split(",")] == [f["start_s"] for f in d["flows"]]
+    assert float(ns3_arg(args, "duration")) == d["duration_s"]
+    assert float(ns3_arg(args, "warmup")) == d["warmup_s"] > 0
     ctl = suite.CONTROLLERS[s.controller]
-    assert _arg(args, "ns3::TcpL4Protocol::SocketType") == ctl["ns3"]
-    assert _arg(args, "ns3::TcpSocketBase::Sack") == ("true" if s.sack else "false")
+    assert ns3_arg(args, "ns3::TcpL4Protocol::SocketType") == ctl["ns3"]
+    assert ns3_arg(args, "ns3::TcpSocketBase::Sack") == ("true" if s.sack else "false")
     for f in d["flows"]:
         assert f["cc"] == ctl["cc"]
         assert f["recovery"] == ("sack" if s.sack else "newreno")
-        assert f["mss_bytes"] == int(_arg(args, "ns3::TcpSocket::SegmentSize")) == 1448
+        assert f["mss_bytes"] == int(ns3_arg(args, "ns3::TcpSocket::SegmentSize")) == 1448
         assert f["header_bytes"] == 54
-        assert f["init_cwnd_pkts"] == int(_arg(args, "ns3::TcpSocket::InitialCwnd"))
-        assert f["delayed_ack"] is False and _arg(args, "ns3::TcpSocket::DelAckCount") == "1"
-        assert f["min_rto_s"] == 0.2 and _arg(args, "ns3::TcpSocketBase::MinRto") == "200ms"
+        assert f["init_cwnd_pkts"] == int(ns3_arg(args, "ns3::TcpSocket::InitialCwnd"))
+        assert f["delayed_ack"] is False and ns3_arg(args, "ns3::TcpSocket::DelAckCount") == "1"
+        assert f["min_rto_s"] == 0.2 and ns3_arg(args, "ns3::TcpSocketBase::MinRto") == "200ms"
         assert f["clock_granularity_s"] == 0.01
-        assert _arg(args, "ns3::TcpSocketBase::ClockGranularity") == "10ms"
-    assert _arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpClassicRecovery"
+        assert ns3_arg(args, "ns3::TcpSocketBase::ClockGranularity") == "10ms"
+    assert ns3_arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpClassicRecovery"
     # ns-3's send/receive buffers never bound the window
     need = (suite.bdp_pkts(s.rate_bps, max(s.rtts())) + s.buffer_pkts) * suite.PKT_BYTES
-    assert int(_arg(args, "ns3::TcpSocket::SndBufSize")) >= 2 * need
-    assert int(_arg(args, "ns3::TcpSocket::RcvBufSize")) >= 2 * need
+    assert int(ns3_arg(args, "ns3::TcpSocket::SndBufSize")) >= 2 * need
+    assert int(ns3_arg(args, "ns3::TcpSocket::RcvBufSize")) >= 2 * need
 
 
 def test_controller_specific_settings():
     by = {s.controller: s for s in suite.SCENARIOS}
-    assert _arg(by["cubic"].ns3_args(), "ns3::TcpCubic::HyStart") == "false"
-    assert _arg(by["scalable"].ns3_args(), "ns3::TcpScalable::AIFactor") == "100"
-    assert float(_arg(by["bic"].ns3_args(), "ns3::TcpBic::Beta")) == pytest.approx(819 / 1024)
+    assert ns3_arg(by["cubic"].ns3_args(), "ns3::TcpCubic::HyStart") == "false"
+    assert ns3_arg(by["scalable"].ns3_args(), "ns3::TcpScalable::AIFactor") == "100"
+    assert float(ns3_arg(by["bic"].ns3_args(), "ns3::TcpBic::Beta")) == pytest.approx(819 / 1024)
     assert by["highspeed"].ccsim_scenario()["flows"][0]["cc_params"] == {"a_b": "table"}
     # the ccsim side keeps its own defaults for these (no cc_params)
     for cc in ["cubic", "scalable", "bic", "htcp", "vegas", "newreno"]:
@@ -191,11 +186,7 @@ def test_ccsim_side_of_the_quick_case_measures_sanely():
 # ---- one short case in both simulators ----------------------------------
 
 
-@pytest.mark.skipif(
-    not suite.installed(),
-    reason="ns-3 3.44 not installed (python -m validation.run --peer ns3 installs ns3==3.44.post0; "
-    "it also needs a C++ compiler)",
-)
+@needs_ns3("ns3")
 def test_quick_case_in_ns3_and_ccsim(tmp_path):
     res = suite.run(quick=True, out=tmp_path)
     assert json.loads((tmp_path / "ns3.json").read_text()) == res

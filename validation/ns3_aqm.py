@@ -48,13 +48,9 @@ part ``dctcp-alpha``), and :func:`run_seeds` runs rows over start phases.
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import json
-import os
 import pathlib
-import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -125,8 +121,7 @@ CONTROLLERS: Dict[str, dict] = {
 # --------------------------------------------------------------------------
 
 DEFAULTS: List[Default] = [
-    Default("segment size (payload)", "536 B (`TcpSocket::SegmentSize`)", "1000 B (`mss_bytes`)", "1448 B", "both",
-            {"ns3::TcpSocket::SegmentSize": str(MSS)}, {"mss_bytes": MSS}),
+    ns3_suite.LINUX_TCP_ROWS["segment"],
     Default("header and framing bytes per data packet",
             "20 IPv4 + 20 TCP + 12 timestamps + 2 PPP = 54 B; a queue disc counts the 1500-byte IP packet",
             "40 B (`header_bytes`); the queue counts the whole 1502 bytes", "54 B", "ccsim",
@@ -136,14 +131,10 @@ DEFAULTS: List[Default] = [
             "`mtu_bytes` 1500 (`≤`), `quantum_bytes` 1500",
             "as is: with 1500-byte (ns-3) and 1502-byte (ccsim) packets both allow a drop only "
             "when another packet waits; the quantum is one packet on both", "none (same)"),
-    Default("initial window", "10 segments", "10 segments", "10", "none (same)",
-            {"ns3::TcpSocket::InitialCwnd": "10"}, {"init_cwnd_pkts": 10}),
-    Default("minimum RTO", "1 s (`TcpSocketBase::MinRto`)", "0.2 s (`min_rto_s`)", "0.2 s (Linux's)", "ns-3",
-            {"ns3::TcpSocketBase::MinRto": "200ms"}, {"min_rto_s": 0.2}),
-    Default("clock granularity in the RTO", "1 ms", "10 ms (`clock_granularity_s`)", "10 ms", "ns-3",
-            {"ns3::TcpSocketBase::ClockGranularity": "10ms"}, {"clock_granularity_s": 0.01}),
-    Default("RTO retries", "6 (`TcpSocket::DataRetries`)", "never given up", "1000", "ns-3",
-            {"ns3::TcpSocket::DataRetries": "1000"}),
+    ns3_suite.LINUX_TCP_ROWS["iw"],
+    ns3_suite.LINUX_TCP_ROWS["min_rto"],
+    ns3_suite.LINUX_TCP_ROWS["clock"],
+    ns3_suite.LINUX_TCP_ROWS["retries"],
     # Not ns-3's delayed ACKs: with them and a 0.2 s minimum RTO, ns-3 3.44
     # locks a flow at one segment per timeout (after an RTO with one segment
     # out, the ACK ending CA_LOSS covers nothing above m_recover, so
@@ -163,16 +154,13 @@ DEFAULTS: List[Default] = [
             "SACK; ns-3 `TcpClassicRecovery` (cwnd = ssthresh on entry)", "ns-3",
             {"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery", "ns3::TcpSocketBase::Sack": "true"},
             {"recovery": "sack"}),
-    Default("Limited Transmit, duplicate-ACK threshold", "on, 3", "on, 3", "on, 3", "none (same)",
-            {}, {"limited_transmit": True, "dupthresh": 3}),
+    ns3_suite.LINUX_TCP_ROWS["limited_transmit"],
     Default("RTT estimator", "`RttMeanDeviation` (1/8, 1/4), a sample per ACK, whole milliseconds",
             "`rfc6298`, a sample per ACK of new data, exact", "as is", "neither (ns-3's ms resolution)",
             {}, {"rtt_estimator": "rfc6298"}),
     Default("NewReno rows", "`TcpNewReno`: MSS²/cwnd bytes per ACK, truncated", "`reno` with `abc = false`",
             "ns-3 `TcpLinuxReno`, ccsim `reno` with `abc = true` (Linux's Reno: segments counted)", "both"),
-    Default("CUBIC rows", "`TcpCubic`: HyStart on; RFC 8312 (no W_est switch); segments counted",
-            "`cubic`: no HyStart; RFC 9438 (`alpha_switch = true`); `abc = false`",
-            "HyStart off; `alpha_switch = false`; `abc = true`", "both"),
+    dataclasses.replace(ns3_suite.LINUX_TCP_ROWS["cubic"], item="CUBIC rows"),
     Default("DCTCP rows", "`TcpDctcp`: g 1/16, α₀ 1, ECT(0), ECN forced on; no loss response (RFC 8257 §3.5)",
             "`dctcp`: g 1/16, α₀ 1, ECN on; loss halves", "as is (no loss in these rows)", "none (same)"),
     Default("ECN (CUBIC, NewReno)", "off (`TcpSocketBase::UseEcn`)", "off (`ecn`)", "off", "none (same)"),
@@ -180,17 +168,12 @@ DEFAULTS: List[Default] = [
             "the queue discipline is the link's only queue",
             f"ns-3 device queue {DEVICE_QUEUE_PKTS} packet (no BQL): one packet waits below the disc while "
             "the link is busy", "ns-3"),
-    Default("order of a tied arrival and departure", "arrival first", "`ties = \"event_order\"`",
-            "`ties = \"arrival_first\"` on every queue", "ccsim"),
-    Default("send and receive buffers", "128 KiB", "unlimited", "at least 4 MiB (never the limit)", "ns-3"),
-    Default("application", "BulkSend, 512-byte writes", "infinite FTP", "BulkSend, 1448-byte writes", "ns-3"),
+    ns3_suite.LINUX_TCP_ROWS["ties"],
+    ns3_suite.LINUX_TCP_ROWS["buffers"],
+    ns3_suite.LINUX_TCP_ROWS["application"],
 ]
 
-COMMON_NS3_ARGS: Dict[str, str] = {}
-COMMON_CCSIM_FIELDS: Dict[str, object] = {}
-for _d in DEFAULTS:
-    COMMON_NS3_ARGS.update(_d.ns3_args)
-    COMMON_CCSIM_FIELDS.update(_d.ccsim_fields)
+COMMON_NS3_ARGS, COMMON_CCSIM_FIELDS = ns3_suite.mapped(DEFAULTS)
 
 
 @dataclass(frozen=True)
@@ -316,18 +299,10 @@ class Scenario:
         return round(self.duration_s / 3.0, 6)
 
     def rtts(self) -> List[float]:
-        lo, hi = self.rtt_s
-        if self.n_flows == 1 or lo == hi:
-            return [float(lo)] * self.n_flows
-        step = (hi - lo) / (self.n_flows - 1)
-        return [round(lo + i * step, 9) for i in range(self.n_flows)]
+        return ns3_suite.spread_rtts(self.rtt_s, self.n_flows)
 
     def starts(self) -> List[float]:
-        base = [i * 1.0 / self.n_flows for i in range(self.n_flows)]
-        if self.seed:
-            rng = random.Random(self.seed)
-            base = [b + rng.uniform(0.0, 1.0 / self.n_flows) for b in base]
-        return [round(b, 9) for b in base]
+        return ns3_suite.staggered_starts(self.n_flows, self.seed)
 
     def queue(self) -> QueueMap:
         return queue_map(self.aqm, self.limit_pkts, self.k)
@@ -345,8 +320,7 @@ class Scenario:
     # ---- the ns-3 side ------------------------------------------------
     def ns3_args(self) -> List[str]:
         ctl = CONTROLLERS[self.controller]
-        win_bytes = (ns3_suite.bdp_pkts(self.rate_bps, max(self.rtts())) + self.limit_pkts) * PKT_BYTES
-        buf = max(4 << 20, 4 * win_bytes)
+        buf = ns3_suite.socket_buffer_bytes(self.rate_bps, max(self.rtts()), self.limit_pkts)
         attrs = dict(COMMON_NS3_ARGS)
         attrs.update({
             "ns3::TcpL4Protocol::SocketType": ctl["ns3"],
@@ -355,55 +329,21 @@ class Scenario:
         })
         attrs.update(ctl["ns3_attrs"])
         attrs.update(self.queue().ns3_attrs)
-        args = [
-            f"--flows={self.n_flows}",
-            f"--rate={self.rate_bps!r}",
-            f"--edgeRate={10 * self.rate_bps!r}",
-            f"--bneckDelay={BNECK_DELAY_S!r}",
-            # the reverse (ACK) direction keeps a device DropTail of the same size
-            f"--buffer={self.limit_pkts}",
-            f"--edgeBuffer={EDGE_BUFFER_PKTS}",
-            "--rtts=" + ",".join(repr(r) for r in self.rtts()),
-            "--starts=" + ",".join(repr(s) for s in self.starts()),
-            f"--duration={self.duration_s!r}",
-            f"--warmup={self.warmup_s!r}",
-            f"--sendSize={MSS}",
-            f"--qdisc={self.aqm}",
-            f"--deviceQueue={DEVICE_QUEUE_PKTS}",
-        ]
-        args += [f"--{k}={v}" for k, v in attrs.items()]
-        return args
+        # (--buffer: the reverse (ACK) direction keeps a device DropTail of the same size)
+        return ns3_suite.dumbbell_ns3_args(
+            self.rate_bps, 10 * self.rate_bps, BNECK_DELAY_S, self.limit_pkts, self.rtts(), self.starts(),
+            self.duration_s, self.warmup_s, attrs, [f"--qdisc={self.aqm}", f"--deviceQueue={DEVICE_QUEUE_PKTS}"])
 
     # ---- the ccsim side -----------------------------------------------
     def ccsim_scenario(self) -> dict:
         ctl = CONTROLLERS[self.controller]
-        flows = []
-        for rtt, start in zip(self.rtts(), self.starts()):
-            f = dict(COMMON_CCSIM_FIELDS)
-            f.update({"cc": ctl["cc"], "rtt_s": rtt, "start_s": start})
-            if ctl["cc_params"]:
-                f["cc_params"] = dict(ctl["cc_params"])
-            flows.append(f)
-        q = dict(self.queue().ccsim_fields)
-        q["ties"] = "arrival_first"
-        return {
-            "name": f"ns3-aqm-{self.id}",
-            "seed": 1,
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            # the flow series only for DCTCP's alpha, every quarter of the shortest RTT
-            "sample_interval_s": min(self.rtts()) / 4 if self.controller == "dctcp" else 0,
-            "topology": {
-                "kind": "dumbbell",
-                "bottleneck_rate_bps": self.rate_bps,
-                "bottleneck_delay_s": BNECK_DELAY_S,
-                "bottleneck_queue": q,
-                "edge_rate_bps": 10 * self.rate_bps,
-                "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER_PKTS, "ties": "arrival_first"},
-            },
-            "flows": flows,
-        }
-
+        flows = [ns3_suite.ccsim_flow(COMMON_CCSIM_FIELDS, ctl["cc"], ctl["cc_params"], rtt, start)
+                 for rtt, start in zip(self.rtts(), self.starts())]
+        # the flow series only for DCTCP's alpha, every quarter of the shortest RTT
+        return ns3_suite.dumbbell_ccsim(
+            f"ns3-aqm-{self.id}", self.duration_s, self.warmup_s, self.rate_bps, 10 * self.rate_bps, BNECK_DELAY_S,
+            self.queue().ccsim_fields, flows,
+            sample_interval_s=min(self.rtts()) / 4 if self.controller == "dctcp" else 0)
 
 M10, M100 = 10e6, 100e6
 
@@ -473,15 +413,7 @@ def _metrics(sc: Scenario, tx_bytes: int, arrivals: int, drops: int, marks: int,
 
 
 def run_ns3(sc: Scenario, exe: pathlib.Path) -> dict:
-    cmd = [str(exe)] + sc.ns3_args()
-    try:
-        preexec = (lambda: os.nice(10)) if os.nice(0) < 10 else None
-    except OSError:
-        preexec = None
-    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec)
-    if p.returncode != 0:
-        raise RuntimeError(f"ns-3 run {sc.id} failed ({p.returncode}):\n{p.stderr[-3000:]}")
-    raw = json.loads(p.stdout.strip().splitlines()[-1])
+    raw, _ = ns3_suite.run_program(exe, sc.ns3_args(), sc.id)
     b, flows = raw["bottleneck"], raw["flows"]
     alphas = [f["dctcp_alpha_mean"] for f in flows if "dctcp_alpha_mean" in f]
     nan = float("nan")
@@ -638,10 +570,7 @@ def run_alpha(exe: Optional[pathlib.Path], recorded: Optional[dict] = None) -> d
         rows = []
         for label, dq, bql, rec in ALPHA_VARIANTS:
             print(f"[ns3-aqm] {ALPHA_ID}: ns-3, {label} ...", file=sys.stderr, flush=True)
-            p = subprocess.run([str(exe)] + alpha_ns3_args(dq, bql, rec), capture_output=True, text=True)
-            if p.returncode != 0:
-                raise RuntimeError(f"ns-3 run {ALPHA_ID} ({label}) failed:\n{p.stderr[-3000:]}")
-            raw = json.loads(p.stdout.strip().splitlines()[-1])
+            raw, _ = ns3_suite.run_program(exe, alpha_ns3_args(dq, bql, rec), f"{ALPHA_ID} ({label})", nice=False)
             b, fl = raw["bottleneck"], raw["flows"][0]
             row = _alpha_row(label, [fl["dctcp_alpha_min"], fl["dctcp_alpha_max"]], [fl["dctcp_f_mean"]],
                              b["marks"], b["tx_bytes"], b["sojourn_p50_s"], b["sojourn_p99_s"], b["avg_qdisc_pkts"])
@@ -684,22 +613,11 @@ def alpha_markdown(res: dict) -> str:
 
 
 def _select(quick: bool, only: Optional[List[str]]) -> List[Scenario]:
-    pool = [QUICK] if quick else SCENARIOS
-    if not only:
-        return pool
-    known = {s.id: s for s in SCENARIOS + [QUICK]}
-    bad = [o for o in only if o not in known and o != ALPHA_ID]
-    if bad:
-        raise ValueError(f"only: unknown ns3-aqm scenario(s) {', '.join(bad)}; allowed: "
-                         f"{', '.join(list(known) + [ALPHA_ID])}")
-    return [known[o] for o in only if o != ALPHA_ID]
+    return ns3_suite.select(SCENARIOS, QUICK, quick, only, "ns3-aqm", parts=[ALPHA_ID])
 
 
 def _recorded(out: pathlib.Path) -> dict:
-    path = pathlib.Path(out) / RESULTS
-    if not path.exists():
-        raise ValueError(f"--ccsim-only: no recorded ns-3 run at {path}; run the suite with ns-3 first")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return ns3_suite.recorded_run(out, RESULTS)
 
 
 def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_only: bool = False) -> dict:
@@ -708,8 +626,6 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     ``only``: these rows, merged into the recorded run (the other rows kept,
     ``merged`` set so the driver rewrites the docs). ``ccsim_only``: ns-3's
     column from the recorded run (deterministic), ccsim's re-run."""
-    import ccsim
-
     out = pathlib.Path(out)
     scenarios = _select(quick, only)
     do_alpha = not quick and (not only or ALPHA_ID in only)
@@ -719,24 +635,11 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
         prev = _recorded(out)
     recorded = {s["id"]: s for s in prev.get("scenarios", [])}
     exe = None if ccsim_only else ns3_suite.build()
-    results = {
-        "peer": NAME,
-        # (ns-3's version is the recorded run's when its column is reused)
-        "peer_version": prev.get("peer_version") if ccsim_only else _peer_version(),
-        "ccsim_version": ccsim.__version__,
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "quick": quick,
-        "scenarios": [],
-    }
-    if ccsim_only:
-        results["ns3_recorded"] = prev.get("ns3_recorded", prev["date"])
+    results = ns3_suite.results_head(NAME, quick, prev, ccsim_only)
     done: Dict[str, dict] = {}
     for sc in scenarios:
         if ccsim_only:
-            rec = recorded.get(sc.id)
-            if rec is None or rec["params"] != sc.params():
-                raise ValueError(f"--ccsim-only: scenario {sc.id} is not in the recorded ns-3 run "
-                                 "with these parameters; run it with ns-3")
+            rec = ns3_suite.recorded_row(recorded, sc)
             n = {"metrics": {k: v["ns3"] for k, v in rec["metrics"].items()}, "wall_s": rec["wall_s"]["ns3"]}
         else:
             print(f"[ns3-aqm] {sc.id}: ns-3 ...", file=sys.stderr, flush=True)
@@ -854,10 +757,7 @@ def _fmt(metric: str, x: float) -> str:
 
 def defaults_markdown() -> str:
     """The mapping of both sides (docs/validation.md): the TCP settings, then each queue."""
-    lines = ["| item | ns-3 3.44 default | ccsim default | used in the comparison | side changed |",
-             "|---|---|---|---|---|"]
-    for d in DEFAULTS:
-        lines.append(f"| {d.item} | {d.ns3} | {d.ccsim} | {d.used} | {d.changed} |")
+    lines = [ns3_suite.defaults_markdown(DEFAULTS)]
     lines += ["", "| queue | parameter | ns-3 3.44 (`" + "`, `".join(
         sorted({queue_map(a, 1, 1).ns3_type for a in ('codel', 'fq_codel', 'pie', 'red')})) + "`) | ccsim | used |",
         "|---|---|---|---|---|"]

@@ -49,7 +49,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 NAME = "ns3"
 PEER_PACKAGE = "ns3"
@@ -355,6 +355,33 @@ DEFAULTS: List[Default] = [
     ),
 ]
 
+#: Mapping rows shared by the comparisons run with Linux's TCP settings
+#: (1448-byte segments, IW 10, a 0.2 s minimum RTO, every segment ACKed:
+#: validation/ns3_aqm.py, validation/ns3_bbr.py), each written once here.
+LINUX_TCP_ROWS: Dict[str, Default] = {
+    "segment": Default("segment size (payload)", "536 B (`TcpSocket::SegmentSize`)", "1000 B (`mss_bytes`)",
+                       "1448 B", "both", {"ns3::TcpSocket::SegmentSize": str(MSS)}, {"mss_bytes": MSS}),
+    "iw": Default("initial window", "10 segments", "10 segments", "10", "none (same)",
+                  {"ns3::TcpSocket::InitialCwnd": "10"}, {"init_cwnd_pkts": 10}),
+    "min_rto": Default("minimum RTO", "1 s (`TcpSocketBase::MinRto`)", "0.2 s (`min_rto_s`)", "0.2 s (Linux's)",
+                       "ns-3", {"ns3::TcpSocketBase::MinRto": "200ms"}, {"min_rto_s": 0.2}),
+    "clock": Default("clock granularity in the RTO", "1 ms", "10 ms (`clock_granularity_s`)", "10 ms", "ns-3",
+                     {"ns3::TcpSocketBase::ClockGranularity": "10ms"}, {"clock_granularity_s": 0.01}),
+    "retries": Default("RTO retries", "6 (`TcpSocket::DataRetries`)", "never given up", "1000", "ns-3",
+                       {"ns3::TcpSocket::DataRetries": "1000"}),
+    "limited_transmit": Default("Limited Transmit, duplicate-ACK threshold", "on, 3", "on, 3", "on, 3",
+                                "none (same)", {}, {"limited_transmit": True, "dupthresh": 3}),
+    "cubic": Default("CUBIC", "`TcpCubic`: HyStart on; RFC 8312 (no W_est switch); segments counted",
+                     "`cubic`: no HyStart; RFC 9438 (`alpha_switch = true`); `abc = false`",
+                     "HyStart off; `alpha_switch = false`; `abc = true`", "both"),
+    "ties": Default("order of a tied arrival and departure", "arrival first", "`ties = \"event_order\"`",
+                    "`ties = \"arrival_first\"` on every queue", "ccsim"),
+    "buffers": Default("send and receive buffers", "128 KiB", "unlimited", "at least 4 MiB (never the limit)",
+                       "ns-3"),
+    "application": Default("application", "BulkSend, 512-byte writes", "infinite FTP",
+                           "BulkSend, 1448-byte writes", "ns-3"),
+}
+
 COMMON_NS3_ARGS: Dict[str, str] = {}
 for _d in DEFAULTS:
     COMMON_NS3_ARGS.update(_d.ns3_args)
@@ -380,6 +407,102 @@ def bdp_pkts(rate_bps: float, rtt_s: float) -> int:
     return max(1, round(rate_bps * rtt_s / (8 * PKT_BYTES)))
 
 
+# The dumbbell both sides build, shared by the ns-3 comparisons
+# (validation/ns3_aqm.py, validation/ns3_bbr.py, benches/peer_ns3.py): one
+# place for the program's arguments and the ccsim scenario around them.
+
+
+def mapped(defaults: Sequence["Default"]) -> Tuple[Dict[str, str], Dict[str, object]]:
+    """The ns-3 attributes and the ccsim flow fields of a mapping's rows."""
+    ns3: Dict[str, str] = {}
+    ccsim: Dict[str, object] = {}
+    for d in defaults:
+        ns3.update(d.ns3_args)
+        ccsim.update(d.ccsim_fields)
+    return ns3, ccsim
+
+
+def spread_rtts(rtt_s: Tuple[float, float], n_flows: int) -> List[float]:
+    """``n_flows`` RTTs from ``rtt_s = (lo, hi)``: equal when lo == hi, else evenly spread."""
+    lo, hi = rtt_s
+    if n_flows == 1 or lo == hi:
+        return [float(lo)] * n_flows
+    step = (hi - lo) / (n_flows - 1)
+    return [round(lo + i * step, 9) for i in range(n_flows)]
+
+
+def staggered_starts(n_flows: int, seed: int = 0) -> List[float]:
+    """Start times staggered over the first second, in flow order, the same
+    on both sides; ``seed`` > 0 moves each within its 1/n slot by a uniform
+    draw from ``random.Random(seed)``."""
+    base = [i * 1.0 / n_flows for i in range(n_flows)]
+    if seed:
+        rng = random.Random(seed)
+        base = [b + rng.uniform(0.0, 1.0 / n_flows) for b in base]
+    return [round(b, 9) for b in base]
+
+
+def socket_buffer_bytes(rate_bps: float, max_rtt_s: float, buffer_pkts: int) -> int:
+    """ns-3's send and receive buffers: four windows of BDP + buffer, at least
+    4 MiB (never the limit)."""
+    return max(4 << 20, 4 * (bdp_pkts(rate_bps, max_rtt_s) + buffer_pkts) * PKT_BYTES)
+
+
+def dumbbell_ns3_args(rate_bps: float, edge_rate_bps: float, bneck_delay_s: float, buffer_pkts: int,
+                      rtts: Sequence[float], starts: Sequence[float], duration_s: float, warmup_s: float,
+                      attrs: Dict[str, str], extra: Sequence[str] = ()) -> List[str]:
+    """dumbbell.cc's arguments: the network, the flows, 1448-byte writes,
+    then ``extra`` options and the ns-3 attributes ``attrs`` (``--NAME=VALUE``)."""
+    args = [
+        f"--flows={len(rtts)}",
+        f"--rate={rate_bps!r}",
+        f"--edgeRate={edge_rate_bps!r}",
+        f"--bneckDelay={bneck_delay_s!r}",
+        f"--buffer={buffer_pkts}",
+        f"--edgeBuffer={EDGE_BUFFER_PKTS}",
+        "--rtts=" + ",".join(repr(r) for r in rtts),
+        "--starts=" + ",".join(repr(s) for s in starts),
+        f"--duration={duration_s!r}",
+        f"--warmup={warmup_s!r}",
+        f"--sendSize={MSS}",
+    ]
+    return args + list(extra) + [f"--{k}={v}" for k, v in attrs.items()]
+
+
+def ccsim_flow(common: Dict[str, object], cc: str, cc_params: Optional[Dict[str, object]], rtt_s: float,
+               start_s: float, **more: object) -> dict:
+    """One ccsim flow entry: a mapping's common fields, the controller, ``more`` fields."""
+    f = dict(common)
+    f.update({"cc": cc, **more, "rtt_s": rtt_s, "start_s": start_s})
+    if cc_params:
+        f["cc_params"] = dict(cc_params)
+    return f
+
+
+def dumbbell_ccsim(name: str, duration_s: float, warmup_s: float, rate_bps: float, edge_rate_bps: float,
+                   bneck_delay_s: float, bottleneck_queue: Dict[str, object], flows: List[dict],
+                   sample_interval_s: float = 0) -> dict:
+    """The ccsim scenario of the same dumbbell: seed 1, ns-3's order of a tied
+    arrival and departure on every queue (``ties = "arrival_first"``),
+    1000-packet access queues."""
+    return {
+        "name": name,
+        "seed": 1,
+        "duration_s": duration_s,
+        "warmup_s": warmup_s,
+        "sample_interval_s": sample_interval_s,
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate_bps": rate_bps,
+            "bottleneck_delay_s": bneck_delay_s,
+            "bottleneck_queue": dict(bottleneck_queue, ties="arrival_first"),
+            "edge_rate_bps": edge_rate_bps,
+            "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER_PKTS, "ties": "arrival_first"},
+        },
+        "flows": flows,
+    }
+
+
 @dataclass(frozen=True)
 class Scenario:
     id: str
@@ -402,19 +525,10 @@ class Scenario:
         return round(self.duration_s / 3.0, 6)
 
     def rtts(self) -> List[float]:
-        lo, hi = self.rtt_s
-        if self.n_flows == 1 or lo == hi:
-            return [float(lo)] * self.n_flows
-        step = (hi - lo) / (self.n_flows - 1)
-        return [round(lo + i * step, 9) for i in range(self.n_flows)]
+        return spread_rtts(self.rtt_s, self.n_flows)
 
     def starts(self) -> List[float]:
-        # Staggered over the first second, in flow order, the same on both sides.
-        base = [i * 1.0 / self.n_flows for i in range(self.n_flows)]
-        if self.seed:
-            rng = random.Random(self.seed)
-            base = [b + rng.uniform(0.0, 1.0 / self.n_flows) for b in base]
-        return [round(b, 9) for b in base]
+        return staggered_starts(self.n_flows, self.seed)
 
     def params(self) -> dict:
         return {
@@ -435,9 +549,7 @@ class Scenario:
     # ---- the ns-3 side ------------------------------------------------
     def ns3_args(self) -> List[str]:
         ctl = CONTROLLERS[self.controller]
-        max_rtt = max(self.rtts())
-        win_bytes = (bdp_pkts(self.rate_bps, max_rtt) + self.buffer_pkts) * PKT_BYTES
-        buf = max(4 << 20, 4 * win_bytes)
+        buf = socket_buffer_bytes(self.rate_bps, max(self.rtts()), self.buffer_pkts)
         attrs = dict(COMMON_NS3_ARGS)
         attrs.update(
             {
@@ -448,57 +560,17 @@ class Scenario:
             }
         )
         attrs.update(ctl["ns3_attrs"])
-        args = [
-            f"--flows={self.n_flows}",
-            f"--rate={self.rate_bps!r}",
-            f"--edgeRate={10 * self.rate_bps!r}",
-            f"--bneckDelay={BNECK_DELAY_S!r}",
-            f"--buffer={self.buffer_pkts}",
-            f"--edgeBuffer={EDGE_BUFFER_PKTS}",
-            "--rtts=" + ",".join(repr(r) for r in self.rtts()),
-            "--starts=" + ",".join(repr(s) for s in self.starts()),
-            f"--duration={self.duration_s!r}",
-            f"--warmup={self.warmup_s!r}",
-            f"--sendSize={MSS}",
-        ]
-        args += [f"--{k}={v}" for k, v in attrs.items()]
-        return args
+        return dumbbell_ns3_args(self.rate_bps, 10 * self.rate_bps, BNECK_DELAY_S, self.buffer_pkts, self.rtts(),
+                                 self.starts(), self.duration_s, self.warmup_s, attrs)
 
     # ---- the ccsim side -----------------------------------------------
     def ccsim_scenario(self) -> dict:
         ctl = CONTROLLERS[self.controller]
-        flows = []
-        for rtt, start in zip(self.rtts(), self.starts()):
-            f = dict(COMMON_CCSIM_FIELDS)
-            f.update(
-                {
-                    "cc": ctl["cc"],
-                    "recovery": "sack" if self.sack else "newreno",
-                    "rtt_s": rtt,
-                    "start_s": start,
-                }
-            )
-            if ctl["cc_params"]:
-                f["cc_params"] = dict(ctl["cc_params"])
-            flows.append(f)
-        return {
-            "name": f"ns3-{self.id}",
-            "seed": 1,
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            "sample_interval_s": 0,
-            "topology": {
-                "kind": "dumbbell",
-                "bottleneck_rate_bps": self.rate_bps,
-                "bottleneck_delay_s": BNECK_DELAY_S,
-                # ns-3's order of a tied arrival and departure (DEFAULTS, "order of ...")
-                "bottleneck_queue": {"kind": "droptail", "limit_pkts": self.buffer_pkts, "ties": "arrival_first"},
-                "edge_rate_bps": 10 * self.rate_bps,
-                "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER_PKTS, "ties": "arrival_first"},
-            },
-            "flows": flows,
-        }
-
+        flows = [ccsim_flow(COMMON_CCSIM_FIELDS, ctl["cc"], ctl["cc_params"], rtt, start,
+                            recovery="sack" if self.sack else "newreno")
+                 for rtt, start in zip(self.rtts(), self.starts())]
+        return dumbbell_ccsim(f"ns3-{self.id}", self.duration_s, self.warmup_s, self.rate_bps, 10 * self.rate_bps,
+                              BNECK_DELAY_S, {"kind": "droptail", "limit_pkts": self.buffer_pkts}, flows)
 
 M100, G1 = 100e6, 1e9
 B100 = bdp_pkts(M100, 0.1)  # 832 packets
@@ -646,18 +718,28 @@ def _metrics(rate_bps: float, window_s: float, tx_bytes: int, arrivals: int, dro
     }
 
 
+def run_program(exe: pathlib.Path, args: Sequence[str], what: str, env: Optional[Dict[str, str]] = None,
+                nice: bool = True) -> Tuple[dict, str]:
+    """Run the compiled dumbbell with ``args`` (``env``: more environment
+    variables; ``nice``: at niceness 10, the validation runs' politeness on
+    a shared machine; a speed run is not niced); return its JSON result line
+    and its standard error."""
+    preexec = None
+    if nice:
+        try:
+            preexec = (lambda: os.nice(10)) if os.nice(0) < 10 else None
+        except OSError:
+            pass
+    p = subprocess.run([str(exe)] + list(args), capture_output=True, text=True, preexec_fn=preexec,
+                       env=dict(os.environ, **env) if env else None)
+    if p.returncode != 0:
+        raise RuntimeError(f"ns-3 run {what} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
+
+
 def run_ns3(sc: Scenario, exe: pathlib.Path) -> dict:
     """Run one scenario in ns-3; return (metrics, wall_s, raw output)."""
-    cmd = [str(exe)] + sc.ns3_args()
-    try:
-        nice = os.nice(0)
-        preexec = (lambda: os.nice(10)) if nice < 10 else None
-    except OSError:
-        preexec = None
-    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec)
-    if p.returncode != 0:
-        raise RuntimeError(f"ns-3 run {sc.id} failed ({p.returncode}):\n{p.stderr[-3000:]}")
-    raw = json.loads(p.stdout.strip().splitlines()[-1])
+    raw, _ = run_program(exe, sc.ns3_args(), sc.id)
     b = raw["bottleneck"]
     window = sc.duration_s - sc.warmup_s
     m = _metrics(sc.rate_bps, window, b["tx_bytes"], b["arrivals"], b["drops"],
@@ -684,25 +766,61 @@ def run_ccsim(sc: Scenario) -> dict:
     return {"metrics": m, "wall_s": raw.get("wall_s", wall_total)}
 
 
-def _select(quick: bool, only: Optional[List[str]]) -> List[Scenario]:
-    pool = [QUICK] if quick else SCENARIOS
+def select(pool: Sequence, quick_sc, quick: bool, only: Optional[List[str]], peer: str,
+           parts: Sequence[str] = ()) -> list:
+    """The scenarios a run takes: ``only``'s (by id, from ``pool`` and the
+    quick case ``quick_sc``), else the quick case or the whole pool.
+    ``parts``: other names ``only`` may hold (a suite's extra measurements),
+    left out of the list."""
     if not only:
-        return pool
-    known = {s.id: s for s in SCENARIOS + [QUICK]}
-    bad = [o for o in only if o not in known]
+        return [quick_sc] if quick else list(pool)
+    known = {s.id: s for s in list(pool) + [quick_sc]}
+    bad = [o for o in only if o not in known and o not in parts]
     if bad:
-        raise ValueError(
-            f"only: unknown ns-3 scenario(s) {', '.join(bad)}; allowed: {', '.join(known)}"
-        )
-    return [known[o] for o in only]
+        raise ValueError(f"only: unknown {peer} scenario(s) {', '.join(bad)}; allowed: "
+                         f"{', '.join(list(known) + list(parts))}")
+    return [known[o] for o in only if o in known]
 
 
-def _recorded(out: pathlib.Path) -> dict:
-    """The last run recorded in ``out/ns3.json``."""
-    path = out / "ns3.json"
+def _select(quick: bool, only: Optional[List[str]]) -> List[Scenario]:
+    return select(SCENARIOS, QUICK, quick, only, "ns-3")
+
+
+def recorded_run(out: pathlib.Path, name: str = "ns3.json") -> dict:
+    """The run recorded in ``out/name`` (``--ccsim-only`` reuses its ns-3 side)."""
+    path = pathlib.Path(out) / name
     if not path.exists():
         raise ValueError(f"--ccsim-only: no recorded ns-3 run at {path}; run the suite with ns-3 first")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def recorded_row(recorded: Dict[str, dict], sc) -> dict:
+    """Scenario ``sc``'s row in a recorded run, which must have its parameters."""
+    rec = recorded.get(sc.id)
+    if rec is None or rec["params"] != sc.params():
+        raise ValueError(f"--ccsim-only: scenario {sc.id} is not in the recorded ns-3 run "
+                         "with these parameters; run it with ns-3")
+    return rec
+
+
+def results_head(peer: str, quick: bool, prev: dict, ccsim_only: bool, **more: object) -> dict:
+    """A results file's header; with ``ccsim_only`` ns-3's version and date
+    are the recorded run's (``ns3_recorded``)."""
+    import ccsim
+
+    res = {
+        "peer": peer,
+        # (ns-3's version is the recorded run's when its column is reused)
+        "peer_version": prev.get("peer_version") if ccsim_only else _peer_version(),
+        "ccsim_version": ccsim.__version__,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "quick": quick,
+        **more,
+        "scenarios": [],
+    }
+    if ccsim_only:
+        res["ns3_recorded"] = prev.get("ns3_recorded", prev["date"])
+    return res
 
 
 def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_only: bool = False) -> dict:
@@ -712,29 +830,14 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     and wall time) taken from the run recorded in ``out/ns3.json`` (ns-3's
     runs are deterministic: its column came out identical on each re-run);
     the scenarios' parameters must be the recorded ones."""
-    import ccsim
-
     scenarios = _select(quick, only)
-    prev = _recorded(out) if ccsim_only else {"scenarios": []}
+    prev = recorded_run(out) if ccsim_only else {"scenarios": []}
     recorded = {s["id"]: s for s in prev["scenarios"]}
     exe = None if ccsim_only else build()
-    results = {
-        "peer": NAME,
-        # (ns-3's version is the recorded run's when its column is reused)
-        "peer_version": prev.get("peer_version") if ccsim_only else _peer_version(),
-        "ccsim_version": ccsim.__version__,
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "quick": quick,
-        "scenarios": [],
-    }
-    if ccsim_only:
-        results["ns3_recorded"] = prev.get("ns3_recorded", prev["date"])
+    results = results_head(NAME, quick, prev, ccsim_only)
     for sc in scenarios:
         if ccsim_only:
-            rec = recorded.get(sc.id)
-            if rec is None or rec["params"] != sc.params():
-                raise ValueError(f"--ccsim-only: scenario {sc.id} is not in the recorded ns-3 run "
-                                 "with these parameters; run it with ns-3")
+            rec = recorded_row(recorded, sc)
             n = {"metrics": {k: v["ns3"] for k, v in rec["metrics"].items()}, "wall_s": rec["wall_s"]["ns3"]}
         else:
             print(f"[ns3] {sc.id}: ns-3 ...", file=sys.stderr, flush=True)
@@ -869,13 +972,14 @@ def _rate(bps: float) -> str:
     return f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
 
 
-def defaults_markdown() -> str:
-    """The table of ns-3 defaults against ccsim's (docs/validation.md)."""
+def defaults_markdown(defaults: Optional[Sequence[Default]] = None) -> str:
+    """The table of ns-3 defaults against ccsim's (docs/validation.md):
+    this suite's, or another comparison's ``defaults``."""
     lines = [
         "| item | ns-3 3.44 default | ccsim default | used in the comparison | side changed |",
         "|---|---|---|---|---|",
     ]
-    for d in DEFAULTS:
+    for d in DEFAULTS if defaults is None else defaults:
         lines.append(f"| {d.item} | {d.ns3} | {d.ccsim} | {d.used} | {d.changed} |")
     return "\n".join(lines)
 

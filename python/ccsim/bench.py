@@ -144,7 +144,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .scenario import Dumbbell, Flow, Queue, Scenario
 
@@ -315,6 +315,16 @@ def scenario(name: str, quick: bool = False) -> Scenario:
                     gwa=True if b.gwa else None)
     else:
         flow = Flow(count=b.flows, transport=b.transport, mss_bytes=1000, header_bytes=40, rtt_s=b.rtt_s)
+    return _dumbbell(b, quick, 0.001,
+                     Queue(kind="red", limit_pkts=b.buffer_pkts, extra=dict(b.red, ties=TIES)) if b.red
+                     else Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, xcp=b.xcp,
+                                extra=dict({"gwa": b.gwa} if b.gwa else {}, ties=TIES)),
+                     [flow])
+
+
+def _dumbbell(b: Bench, quick: bool, bneck_delay_s: float, bottleneck_queue: Queue, flows: List[Flow]) -> Scenario:
+    """Row ``b``'s dumbbell: its rate, access links and duration (a tenth
+    with ``quick``), DropTail access queues, seed 1, no flow series."""
     return Scenario(
         name=f"bench-{b.name}",
         seed=1,
@@ -322,14 +332,12 @@ def scenario(name: str, quick: bool = False) -> Scenario:
         sample_interval_s=0,
         topology=Dumbbell(
             bottleneck_rate_bps=b.rate_bps,
-            bottleneck_delay_s=0.001,
-            bottleneck_queue=(Queue(kind="red", limit_pkts=b.buffer_pkts, extra=dict(b.red, ties=TIES)) if b.red
-                              else Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, xcp=b.xcp,
-                                         extra=dict({"gwa": b.gwa} if b.gwa else {}, ties=TIES))),
+            bottleneck_delay_s=bneck_delay_s,
+            bottleneck_queue=bottleneck_queue,
             edge_queue=Queue(kind="droptail", limit_pkts=EDGE_QUEUE_PKTS, extra={"ties": TIES}),
             edge_rate_bps=b.edge_rate_bps,
         ),
-        flows=[flow],
+        flows=flows,
     )
 
 
@@ -338,21 +346,9 @@ def _ns3_scenario(b: Bench, quick: bool) -> Scenario:
     each, started 1/N s apart (as the ns-3 comparisons start them)."""
     flows = [Flow(cc=b.cc, rtt_s=b.rtt_s, start_s=round(i / b.flows, 9), pacing=b.pacing,
                   cc_params=dict(b.cc_params) if b.cc_params else None, **NS3_TCP) for i in range(b.flows)]
-    return Scenario(
-        name=f"bench-{b.name}",
-        seed=1,
-        duration_s=b.duration_s / QUICK_FACTOR if quick else b.duration_s,
-        sample_interval_s=0,
-        topology=Dumbbell(
-            bottleneck_rate_bps=b.rate_bps,
-            bottleneck_delay_s=NS3_BNECK_DELAY_S,
-            bottleneck_queue=Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts,
-                                   extra=dict(b.queue_params or (), ties=TIES)),
-            edge_queue=Queue(kind="droptail", limit_pkts=EDGE_QUEUE_PKTS, extra={"ties": TIES}),
-            edge_rate_bps=b.edge_rate_bps,
-        ),
-        flows=flows,
-    )
+    return _dumbbell(b, quick, NS3_BNECK_DELAY_S,
+                     Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, extra=dict(b.queue_params or (), ties=TIES)),
+                     flows)
 
 
 def _peak_rss_mb(usage: resource.struct_rusage) -> float:
@@ -455,6 +451,28 @@ def run_isolated(name: str, quick: bool = False) -> Dict[str, Any]:
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed (exit {proc.returncode}):\n{proc.stderr.strip()}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def fastest_of_rounds(names: List[str], rounds: int, measure: Callable[[str], Any], show: Callable[[Any], None],
+                      keep: Callable[[Optional[Any], Any], Any]) -> List[Any]:
+    """The peer scripts' rounds (benches/peer_ns2.py, peer_ns3.py): each of
+    ``names`` measured ``rounds`` times, interleaved, each result printed
+    with ``show``; per name the ``keep`` of its results (each simulator's
+    fastest), printed again after several rounds."""
+    best: Dict[str, Any] = {}
+    for k in range(rounds):
+        if rounds > 1:
+            print(f"-- round {k + 1} of {rounds}", flush=True)
+        for n in names:
+            r = measure(n)
+            show(r)
+            best[n] = keep(best.get(n), r)
+    rows = [best[n] for n in names]
+    if rounds > 1:
+        print(f"-- fastest of {rounds} rounds, each simulator apart")
+        for r in rows:
+            show(r)
+    return rows
 
 
 def run_all(names: Optional[List[str]] = None, quick: bool = False, progress=None,
