@@ -10,6 +10,7 @@ import pytest
 
 import ccsim
 from ccsim._native import validate
+from conftest import needs_ns3, ns3_arg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -17,11 +18,6 @@ from validation import ns3_bbr as bbr  # noqa: E402
 from validation import ns3_suite  # noqa: E402
 from validation import run as driver  # noqa: E402
 
-
-def _arg(args, name):
-    hits = [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
-    assert len(hits) <= 1, f"--{name} given twice"
-    return hits[0] if hits else None
 
 
 # ---- the scenario set is issue 51's BBR bullet --------------------------------
@@ -50,32 +46,32 @@ def test_both_sides_map_the_same_scenario(s):
     validate(d)
     args = s.ns3_args()
     topo = d["topology"]
-    assert float(_arg(args, "rate")) == topo["bottleneck_rate_bps"] == s.rate_bps
-    assert float(_arg(args, "bneckDelay")) == topo["bottleneck_delay_s"]
-    assert float(_arg(args, "edgeRate")) == topo["edge_rate_bps"]
+    assert float(ns3_arg(args, "rate")) == topo["bottleneck_rate_bps"] == s.rate_bps
+    assert float(ns3_arg(args, "bneckDelay")) == topo["bottleneck_delay_s"]
+    assert float(ns3_arg(args, "edgeRate")) == topo["edge_rate_bps"]
     # no queue disc: the device DropTail holds the buffer, as ccsim's droptail
-    assert _arg(args, "qdisc") is None and int(_arg(args, "buffer")) == topo["bottleneck_queue"]["limit_pkts"]
+    assert ns3_arg(args, "qdisc") is None and int(ns3_arg(args, "buffer")) == topo["bottleneck_queue"]["limit_pkts"]
     assert topo["bottleneck_queue"]["kind"] == "droptail"
-    assert [float(x) for x in _arg(args, "rtts").split(",")] == [f["rtt_s"] for f in d["flows"]]
-    assert [float(x) for x in _arg(args, "starts").split(",")] == [f["start_s"] for f in d["flows"]]
-    assert float(_arg(args, "warmup")) == d["warmup_s"] and float(_arg(args, "duration")) == d["duration_s"]
-    types = _arg(args, "types").split(",")
+    assert [float(x) for x in ns3_arg(args, "rtts").split(",")] == [f["rtt_s"] for f in d["flows"]]
+    assert [float(x) for x in ns3_arg(args, "starts").split(",")] == [f["start_s"] for f in d["flows"]]
+    assert float(ns3_arg(args, "warmup")) == d["warmup_s"] and float(ns3_arg(args, "duration")) == d["duration_s"]
+    types = ns3_arg(args, "types").split(",")
     assert len(types) == len(d["flows"]) == len(s.controllers)
     for c, t, f in zip(s.controllers, types, d["flows"]):
         ctl = bbr.CONTROLLERS[c]
         assert t == ctl["ns3"] and f["cc"] == ctl["cc"] and f["pacing"] == ctl["pacing"]
         assert f.get("cc_params", {}) == ctl["cc_params"]
-        assert f["mss_bytes"] == int(_arg(args, "ns3::TcpSocket::SegmentSize")) == 1448
+        assert f["mss_bytes"] == int(ns3_arg(args, "ns3::TcpSocket::SegmentSize")) == 1448
         assert f["header_bytes"] == 54
-        assert f["init_cwnd_pkts"] == int(_arg(args, "ns3::TcpSocket::InitialCwnd")) == 10
-        assert f["min_rto_s"] == 0.2 and _arg(args, "ns3::TcpSocketBase::MinRto") == "200ms"
-        assert f["delayed_ack"] is False and _arg(args, "ns3::TcpSocket::DelAckCount") == "1"
-        assert f["recovery"] == "sack" and _arg(args, "ns3::TcpSocketBase::Sack") == "true"
-    assert _arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpClassicRecovery"
-    assert _arg(args, "queueStats") == "1" and _arg(args, "cwndStats") == "1"
+        assert f["init_cwnd_pkts"] == int(ns3_arg(args, "ns3::TcpSocket::InitialCwnd")) == 10
+        assert f["min_rto_s"] == 0.2 and ns3_arg(args, "ns3::TcpSocketBase::MinRto") == "200ms"
+        assert f["delayed_ack"] is False and ns3_arg(args, "ns3::TcpSocket::DelAckCount") == "1"
+        assert f["recovery"] == "sack" and ns3_arg(args, "ns3::TcpSocketBase::Sack") == "true"
+    assert ns3_arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpClassicRecovery"
+    assert ns3_arg(args, "queueStats") == "1" and ns3_arg(args, "cwndStats") == "1"
     assert topo["bottleneck_queue"]["ties"] == topo["edge_queue"]["ties"] == "arrival_first"
     if "cubic" in s.controllers:
-        assert _arg(args, "ns3::TcpCubic::HyStart") == "false"
+        assert ns3_arg(args, "ns3::TcpCubic::HyStart") == "false"
 
 
 def test_bbr_gains_are_mapped_both_ways():
@@ -182,6 +178,78 @@ def test_checked_in_results_cover_the_suite():
         assert not set(bbr.DERIVED) & set(s["metrics"]), "derived when the tables are written"
 
 
+# ---- the long runs: BBR's share against CUBIC (the decision record's question) --
+
+
+def test_long_runs_are_the_decision_records_buffers_on_both_ack_mappings():
+    assert [(s.bdp_mult, s.delack) for s in bbr.SHARE_SCENARIOS] == [(2.0, False), (4.0, False), (2.0, True),
+                                                                     (4.0, True)]
+    assert set(bbr.SHARE_BUFFERS) <= set(bbr.SHARE_RECORD)
+    for s in bbr.SHARE_SCENARIOS:
+        assert s.controllers == ("bbr", "cubic") and s.rate_bps == 100e6 and s.rtt_s == 0.04
+        assert s.duration_s == 200.0 and s.buffer_pkts == round(s.bdp_mult * 100e6 * 0.04 / (8 * 1502))
+        args, d = s.ns3_args(), s.ccsim_scenario()
+        validate(d)
+        if s.delack:  # the decision record's: ns-3's delayed ACKs, PRR, 1 s RTO; ccsim's Linux delayed ACKs
+            assert ns3_arg(args, "ns3::TcpSocket::DelAckCount") == "2" and ns3_arg(args, "ns3::TcpSocketBase::MinRto") == "1s"
+            assert ns3_arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpPrrRecovery"
+            assert all(f["delayed_ack"] is True and f["delack_model"] == "linux" for f in d["flows"])
+        else:  # the comparison's own mapping
+            assert ns3_arg(args, "ns3::TcpSocket::DelAckCount") == "1"
+            assert ns3_arg(args, "ns3::TcpL4Protocol::RecoveryType") == "ns3::TcpClassicRecovery"
+            assert all(f["delayed_ack"] is False for f in d["flows"]) and "delack" not in s.params()
+    assert not {s.id for s in bbr.SHARE_SCENARIOS} & {s.id for s in bbr.SCENARIOS}
+
+
+def test_share_table_gives_each_side_and_the_records_numbers():
+    def one(share, dips):
+        return {"bbr_share": share, "bbr_cwnd_avg": 500.0, "drops": 100, "avg_queue_pkts": 300.0, "timeouts": 0,
+                "low_cwnd_s": [[10.0 * k, 10.0 * k + 0.25] for k in range(1, dips + 1)]}
+
+    s = bbr.SHARE_SCENARIOS[1]  # 4 BDP
+    row = {"id": s.id, "params": s.params(), "ns3": one(0.55, 0), "ns3_linux": one(0.45, 19),
+           "ccsim_seeds": {k: [one(x, 19)[k] for x in (0.44, 0.40, 0.48)] for k in bbr.SHARE_METRICS},
+           "wall_s": {"ns3": 100.0, "ns3_linux": 110.0, "ccsim": [1.0, 1.0, 1.0]}}
+    md = bbr.share_markdown({"peer_version": "3.44.post0", "ccsim_version": ccsim.__version__,
+                             "date": "2026-01-01T00:00:00Z", "seeds": [1, 2, 3], "rows": [row]})
+    assert "| 4 | every segment | 0.550 | 0.450 | 0.440 (0.400-0.480) | 0.541 / 0.441 | 500 / 500 / 500 | " \
+           "100 / 100 / 100 | 0 / 19 / 19-19 |" in md
+
+
+def test_checked_in_long_runs_cover_the_buffers():
+    res = json.loads((ROOT / "validation" / "results" / bbr.NAME / bbr.SHARE_RESULTS).read_text())
+    assert [r["id"] for r in res["rows"]] == [s.id for s in bbr.SHARE_SCENARIOS]
+    for r, sc in zip(res["rows"], bbr.SHARE_SCENARIOS):
+        assert r["params"] == sc.params(), sc.id
+        assert len(r["ccsim_seeds"]["bbr_share"]) == len(bbr.SHARE_SEEDS)
+        for side in ("ns3", "ns3_linux"):
+            assert 0 < r[side]["bbr_share"] < 1 and set(r[side]) == set(bbr.SHARE_METRICS)
+    doc = (ROOT / "docs" / "validation.md").read_text()
+    assert bbr.share_markdown(res) in doc, "regenerate with python tools/docs_tables.py"
+
+
+def test_the_rng_run_is_another_draw_of_ns3s_streams(monkeypatch, tmp_path):
+    seen = []
+
+    class P:
+        returncode, stderr = 0, ""
+        stdout = json.dumps({"bottleneck": {"tx_bytes": 1, "arrivals": 1, "drops": 0, "wait_p50_s": 0.0,
+                                            "wait_p99_s": 0.0, "avg_queue_pkts": 0.0, "max_queue_pkts": 0},
+                             "flows": [{"rx_bytes": 1, "retransmits": 0, "timeouts": 0, "cwnd_avg_segments": 10.0,
+                                        "cwnd_low_s": []}], "wall_s": 0.1})
+
+    def fake(cmd, **kw):
+        seen.append(cmd)
+        return P()
+
+    monkeypatch.setattr("subprocess.run", fake)
+    s = bbr.SCENARIOS[0]
+    bbr.run_ns3(s, tmp_path / "exe")
+    bbr.run_ns3(s, tmp_path / "exe", rng_run=3)
+    assert ns3_arg(seen[0], "RngRun") is None and ns3_arg(seen[1], "RngRun") == "3"
+    assert seen[1][:-1] == seen[0]
+
+
 def test_ns3_program_takes_the_bbr_options():
     src = ns3_suite.SOURCE.read_text()
     for opt in ('"types"', '"queueStats"', '"cwndStats"', '"lean"', '"CongestionWindow"'):
@@ -191,11 +259,7 @@ def test_ns3_program_takes_the_bbr_options():
 # ---- one short case in both simulators --------------------------------------
 
 
-@pytest.mark.skipif(
-    not ns3_suite.installed(),
-    reason="ns-3 3.44 not installed (python -m validation.run --peer ns3-bbr installs ns3==3.44.post0; "
-    "it also needs a C++ compiler)",
-)
+@needs_ns3("ns3-bbr")
 def test_quick_case_in_ns3_and_ccsim(tmp_path):
     res = bbr.run(quick=True, out=tmp_path)
     assert json.loads((tmp_path / bbr.RESULTS).read_text()) == res

@@ -21,7 +21,9 @@ Sources, one per page:
 * docs/validation.md: the ns-2 and ns-3 suites' ``markdown()`` over their
   checked-in results (``validation/results/{ns2,ns3,ns3-aqm,ns3-bbr}/*.json``,
   what ``python -m validation.run`` writes) and the ns-3 mappings
-  (``ns3_suite``, ``ns3_aqm``, ``ns3_bbr``: ``defaults_markdown()``);
+  (``ns3_suite``, ``ns3_aqm``, ``ns3_bbr``: ``defaults_markdown()``), and
+  the BBR comparison's long runs (``ns3_bbr.share_markdown()`` over
+  ``validation/results/ns3-bbr/ns3-bbr-share.json``);
 * docs/decisions/README.md: the index of the decision records.
 
 ``tests/test_docs_tables.py`` fails when a block differs from what this
@@ -358,6 +360,13 @@ def ns3_peer_defaults(name: str) -> str:
     return _ns3_module(name).defaults_markdown()
 
 
+def ns3_bbr_share() -> str:
+    """The BBR comparison's long runs (``python -m validation.ns3_bbr --share``)."""
+    mod = _ns3_module("ns3_bbr")
+    res = json.loads((ROOT / "validation" / "results" / mod.NAME / mod.SHARE_RESULTS).read_text(encoding="utf-8"))
+    return mod.share_markdown(res)
+
+
 def decisions_index() -> str:
     lines = ["| date | record |", "|---|---|"]
     for p in sorted(DECISIONS.glob("2*.md")):
@@ -380,6 +389,7 @@ def generated() -> Dict[Path, Dict[str, str]]:
         DOCS / "validation.md": {"ns3-defaults": ns3_defaults(), "ns3": validation_block("ns3"),
                                  "ns3-aqm-defaults": ns3_peer_defaults("ns3_aqm"), "ns3-aqm": ns3_peer_block("ns3_aqm"),
                                  "ns3-bbr-defaults": ns3_peer_defaults("ns3_bbr"), "ns3-bbr": ns3_peer_block("ns3_bbr"),
+                                 "ns3-bbr-share": ns3_bbr_share(),
                                  "ns2": validation_block("ns2")},
         DECISIONS / "README.md": {"decisions-index": decisions_index()},
     }

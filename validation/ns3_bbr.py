@@ -39,9 +39,7 @@ duration_s]`` (the last two thirds):
 """
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import math
 import pathlib
 import statistics
 import sys
@@ -57,7 +55,6 @@ from validation.ns3_suite import (  # the same peer, installation, build and hel
     PKT_BYTES,
     TOLERANCE,
     Default,
-    _peer_version,
     _rate,
     _write,
     install,
@@ -110,18 +107,13 @@ CONTROLLERS: Dict[str, dict] = {
 }
 
 DEFAULTS: List[Default] = [
-    Default("segment size (payload)", "536 B (`TcpSocket::SegmentSize`)", "1000 B (`mss_bytes`)", "1448 B", "both",
-            {"ns3::TcpSocket::SegmentSize": str(MSS)}, {"mss_bytes": MSS}),
+    ns3_suite.LINUX_TCP_ROWS["segment"],
     Default("header and framing bytes per data packet", "20 IPv4 + 20 TCP + 12 timestamps + 2 PPP = 54 B",
             "40 B (`header_bytes`)", "54 B", "ccsim", {}, {"header_bytes": HEADER_BYTES}),
-    Default("initial window", "10 segments", "10 segments", "10", "none (same)",
-            {"ns3::TcpSocket::InitialCwnd": "10"}, {"init_cwnd_pkts": 10}),
-    Default("minimum RTO", "1 s (`TcpSocketBase::MinRto`)", "0.2 s (`min_rto_s`)", "0.2 s (Linux's)", "ns-3",
-            {"ns3::TcpSocketBase::MinRto": "200ms"}, {"min_rto_s": 0.2}),
-    Default("clock granularity in the RTO", "1 ms", "10 ms (`clock_granularity_s`)", "10 ms", "ns-3",
-            {"ns3::TcpSocketBase::ClockGranularity": "10ms"}, {"clock_granularity_s": 0.01}),
-    Default("RTO retries", "6 (`TcpSocket::DataRetries`)", "never given up", "1000", "ns-3",
-            {"ns3::TcpSocket::DataRetries": "1000"}),
+    ns3_suite.LINUX_TCP_ROWS["iw"],
+    ns3_suite.LINUX_TCP_ROWS["min_rto"],
+    ns3_suite.LINUX_TCP_ROWS["clock"],
+    ns3_suite.LINUX_TCP_ROWS["retries"],
     # As in the other ns-3 comparisons: with ns-3's delayed ACKs and a
     # 0.2 s minimum RTO, ns-3 3.44 can lock a (CUBIC) flow at one segment
     # per timeout (docs/validation.md, "ns-3: AQMs and DCTCP"); every
@@ -137,8 +129,7 @@ DEFAULTS: List[Default] = [
             "cwnd = ssthresh when fast recovery ends (below, cause 3)", "ns-3",
             {"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery", "ns3::TcpSocketBase::Sack": "true"},
             {"recovery": "sack"}),
-    Default("Limited Transmit, duplicate-ACK threshold", "on, 3", "on, 3", "on, 3", "none (same)",
-            {}, {"limited_transmit": True, "dupthresh": 3}),
+    ns3_suite.LINUX_TCP_ROWS["limited_transmit"],
     Default("RTT samples (BBR's RTprop, the RTO)",
             "from timestamps in whole milliseconds (`TcpOptionTS::NowToTsValue`): 40 or 41 ms on an empty "
             "40.2 ms path; `TcpBbr` renews RTprop on a sample **equal** to it (`<=`)",
@@ -162,28 +153,31 @@ DEFAULTS: List[Default] = [
     Default("BBR's random start of ProbeBW", "`UniformRandomVariable` stream 4 (`TcpBbr::Stream`): phase 3-7 "
             "or 0", "the flow's controller stream (seed 1): phase 2-7 or 0 (Linux)", "as is",
             "neither (another draw)"),
-    Default("CUBIC", "`TcpCubic`: HyStart on; RFC 8312 (no W_est switch); segments counted",
-            "`cubic`: no HyStart; RFC 9438 (`alpha_switch = true`); `abc = false`",
-            "HyStart off; `alpha_switch = false`; `abc = true`", "both"),
+    ns3_suite.LINUX_TCP_ROWS["cubic"],
     Default("bottleneck buffer", "pfifo_fast queue disc (1000 packets) above a 100-packet DropTail device queue",
             "one DropTail of `limit_pkts` waiting packets, the one in service not counted",
             "no queue disc (`TrafficControlHelper::Uninstall`), device DropTail of B packets (B wait); "
             "tcp-bbr-example's row: 100 (the example: a 100-packet FIFO disc above a 1-packet device queue, "
             "101 places)", "ns-3"),
-    Default("order of a tied arrival and departure", "arrival first", "`ties = \"event_order\"`",
-            "`ties = \"arrival_first\"` on every queue", "ccsim"),
+    ns3_suite.LINUX_TCP_ROWS["ties"],
     Default("connection set-up", "three-way handshake; the SYN's RTT seeds BBR's first pacing rate and (ns-3) its "
             "bandwidth filter with 10 segments / 40 ms", "no handshake: data at `start_s`; the first ACK's RTT "
             "seeds the pacing rate, the filter starts empty (Linux)", "as is", "neither (differs)"),
-    Default("send and receive buffers", "128 KiB", "unlimited", "at least 4 MiB (never the limit)", "ns-3"),
-    Default("application", "BulkSend, 512-byte writes", "infinite FTP", "BulkSend, 1448-byte writes", "ns-3"),
+    ns3_suite.LINUX_TCP_ROWS["buffers"],
+    ns3_suite.LINUX_TCP_ROWS["application"],
 ]
 
-COMMON_NS3_ARGS: Dict[str, str] = {}
-COMMON_CCSIM_FIELDS: Dict[str, object] = {}
-for _d in DEFAULTS:
-    COMMON_NS3_ARGS.update(_d.ns3_args)
-    COMMON_CCSIM_FIELDS.update(_d.ccsim_fields)
+COMMON_NS3_ARGS, COMMON_CCSIM_FIELDS = ns3_suite.mapped(DEFAULTS)
+
+#: The TCP of docs/decisions/2026-11-27-bbr-share-against-ware-model.md, for
+#: the long runs' second set: ns-3's defaults for ACKs, recovery and the RTO
+#: (a delayed ACK every 2nd segment or after 200 ms, PRR, a 1 s minimum RTO:
+#: with delayed ACKs and 0.2 s ns-3 3.44 can lock CUBIC at one segment per
+#: timeout, "ns-3: AQMs and DCTCP") and ccsim's Linux delayed ACKs
+#: (modern-bbr-buffer's ``TODAY_TCP``; its minimum RTO 0.2 s).
+DELACK = {"ns3": {"ns3::TcpSocket::DelAckCount": "2", "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery",
+                  "ns3::TcpSocketBase::MinRto": "1s"},
+          "ccsim": {"delayed_ack": True, "delack_model": "linux"}}
 
 
 def bdp_pkts(rate_bps: float, rtt_s: float) -> float:
@@ -206,6 +200,10 @@ class Scenario:
     edge_rate_bps: Optional[float] = None
     #: the buffer in BDPs the row is named for (None: given in packets)
     bdp_mult: Optional[float] = None
+    #: the decision record's ACKs and recovery instead of the mapping's
+    #: (:data:`DELACK`: ns-3's delayed ACKs and PRR, ccsim's Linux delayed
+    #: ACKs; the long runs only)
+    delack: bool = False
 
     @property
     def warmup_s(self) -> float:
@@ -220,67 +218,38 @@ class Scenario:
         return len(self.controllers)
 
     def starts(self) -> List[float]:
-        return [round(i * 1.0 / self.n_flows, 9) for i in range(self.n_flows)]
+        return ns3_suite.staggered_starts(self.n_flows)
 
     def params(self) -> dict:
         return {"controllers": list(self.controllers), "rate_bps": self.rate_bps, "rtt_s": self.rtt_s,
                 "buffer_pkts": self.buffer_pkts, "duration_s": self.duration_s, "warmup_s": self.warmup_s,
                 "bottleneck_delay_s": self.bneck_delay_s, "edge_rate_bps": self.edge_rate,
-                "mss_bytes": MSS, "header_bytes": HEADER_BYTES}
+                "mss_bytes": MSS, "header_bytes": HEADER_BYTES, **({"delack": True} if self.delack else {})}
 
     # ---- the ns-3 side ------------------------------------------------
     def ns3_args(self) -> List[str]:
-        win_bytes = (math.ceil(bdp_pkts(self.rate_bps, self.rtt_s)) + self.buffer_pkts) * PKT_BYTES
-        buf = max(4 << 20, 4 * win_bytes)
+        buf = ns3_suite.socket_buffer_bytes(self.rate_bps, self.rtt_s, self.buffer_pkts)
         attrs = dict(COMMON_NS3_ARGS)
         attrs.update({"ns3::TcpSocket::SndBufSize": str(buf), "ns3::TcpSocket::RcvBufSize": str(buf)})
         for c in dict.fromkeys(self.controllers):
             attrs.update(CONTROLLERS[c]["ns3_attrs"])
-        args = [
-            f"--flows={self.n_flows}",
-            f"--rate={self.rate_bps!r}",
-            f"--edgeRate={self.edge_rate!r}",
-            f"--bneckDelay={self.bneck_delay_s!r}",
-            f"--buffer={self.buffer_pkts}",
-            f"--edgeBuffer={EDGE_BUFFER_PKTS}",
-            "--rtts=" + ",".join(repr(self.rtt_s) for _ in self.controllers),
-            "--starts=" + ",".join(repr(s) for s in self.starts()),
-            f"--duration={self.duration_s!r}",
-            f"--warmup={self.warmup_s!r}",
-            f"--sendSize={MSS}",
-            "--types=" + ",".join(CONTROLLERS[c]["ns3"] for c in self.controllers),
-            "--queueStats=1",
-            "--cwndStats=1",
-        ]
-        return args + [f"--{k}={v}" for k, v in attrs.items()]
+        if self.delack:
+            attrs.update(DELACK["ns3"])
+        return ns3_suite.dumbbell_ns3_args(
+            self.rate_bps, self.edge_rate, self.bneck_delay_s, self.buffer_pkts, [self.rtt_s] * self.n_flows,
+            self.starts(), self.duration_s, self.warmup_s, attrs,
+            ["--types=" + ",".join(CONTROLLERS[c]["ns3"] for c in self.controllers), "--queueStats=1",
+             "--cwndStats=1"])
 
     # ---- the ccsim side -----------------------------------------------
     def ccsim_scenario(self) -> dict:
-        flows = []
-        for c, start in zip(self.controllers, self.starts()):
-            ctl = CONTROLLERS[c]
-            f = dict(COMMON_CCSIM_FIELDS)
-            f.update({"cc": ctl["cc"], "rtt_s": self.rtt_s, "start_s": start, "pacing": ctl["pacing"]})
-            if ctl["cc_params"]:
-                f["cc_params"] = dict(ctl["cc_params"])
-            flows.append(f)
-        return {
-            "name": f"ns3-bbr-{self.id}",
-            "seed": 1,
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            "sample_interval_s": CWND_SAMPLE_S,
-            "topology": {
-                "kind": "dumbbell",
-                "bottleneck_rate_bps": self.rate_bps,
-                "bottleneck_delay_s": self.bneck_delay_s,
-                "bottleneck_queue": {"kind": "droptail", "limit_pkts": self.buffer_pkts, "ties": "arrival_first"},
-                "edge_rate_bps": self.edge_rate,
-                "edge_queue": {"kind": "droptail", "limit_pkts": EDGE_BUFFER_PKTS, "ties": "arrival_first"},
-            },
-            "flows": flows,
-        }
-
+        more = DELACK["ccsim"] if self.delack else {}
+        flows = [ns3_suite.ccsim_flow(COMMON_CCSIM_FIELDS, CONTROLLERS[c]["cc"], CONTROLLERS[c]["cc_params"],
+                                      self.rtt_s, start, pacing=CONTROLLERS[c]["pacing"], **more)
+                 for c, start in zip(self.controllers, self.starts())]
+        return ns3_suite.dumbbell_ccsim(
+            f"ns3-bbr-{self.id}", self.duration_s, self.warmup_s, self.rate_bps, self.edge_rate, self.bneck_delay_s,
+            {"kind": "droptail", "limit_pkts": self.buffer_pkts}, flows, sample_interval_s=CWND_SAMPLE_S)
 
 M10, M100, RTT = 10e6, 100e6, 0.04
 BDP100 = bdp_pkts(M100, RTT)  # 332.9 packets
@@ -362,24 +331,13 @@ def _metrics(sc: Scenario, tx_bytes: int, arrivals: int, drops: int, delivered: 
     return m
 
 
-def run_ns3(sc: Scenario, exe: pathlib.Path, env: Optional[Dict[str, str]] = None) -> dict:
+def run_ns3(sc: Scenario, exe: pathlib.Path, env: Optional[Dict[str, str]] = None, rng_run: int = 0) -> dict:
     """Run ``sc`` in ns-3 (``env``: bbr_linux.cc's variables for the
-    experimental build)."""
-    import os
-    import subprocess
-
-    cmd = [str(exe)] + sc.ns3_args()
-    try:
-        preexec = (lambda: os.nice(10)) if os.nice(0) < 10 else None
-    except OSError:
-        preexec = None
-    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec,
-                       env=dict(os.environ, **(env or {})))
-    if p.returncode != 0:
-        raise RuntimeError(f"ns-3 run {sc.id} failed ({p.returncode}):\n{p.stderr[-3000:]}")
-    if env and sum(v == "1" for v in env.values()) != p.stderr.count("bbr_linux: _ZN"):
-        raise RuntimeError(f"ns-3 run {sc.id}: bbr_linux.cc did not patch every behaviour asked for:\n{p.stderr[:500]}")
-    raw = json.loads(p.stdout.strip().splitlines()[-1])
+    experimental build; ``rng_run`` > 0: ns-3's ``RngRun``, another draw of
+    its random streams, of which these runs use only TcpBbr's)."""
+    raw, err = ns3_suite.run_program(exe, sc.ns3_args() + ([f"--RngRun={rng_run}"] if rng_run else []), sc.id, env)
+    if env and sum(v == "1" for v in env.values()) != err.count("bbr_linux: _ZN"):
+        raise RuntimeError(f"ns-3 run {sc.id}: bbr_linux.cc did not patch every behaviour asked for:\n{err[:500]}")
     b, flows = raw["bottleneck"], raw["flows"]
     bbr = flows[sc.controllers.index("bbr")]
     m = _metrics(sc, b["tx_bytes"], b["arrivals"], b["drops"], [f["rx_bytes"] for f in flows],
@@ -409,10 +367,12 @@ def probe_rtt(lows: List[Tuple[float, float]]) -> List[Tuple[float, float]]:
     return [(a, b) for a, b in lows if b - a >= PROBE_RTT_MIN_S]
 
 
-def run_ccsim(sc: Scenario, seed: int = 1, bbr_params: Optional[Dict[str, object]] = None) -> dict:
+def run_ccsim(sc: Scenario, seed: int = 1, bbr_params: Optional[Dict[str, object]] = None,
+              waits: bool = True) -> dict:
     """Run ``sc`` in ccsim; ``seed`` draws BBR's ProbeBW entry phases (the
     scenarios' only random draw); ``bbr_params``: more ``cc_params`` for the
-    BBR flows (the attribution runs)."""
+    BBR flows (the attribution runs); ``waits``: the per-packet queue delays
+    from the bottleneck's trace (else n/a: the long runs)."""
     import ccsim
 
     d = dict(sc.ccsim_scenario(), seed=seed)
@@ -422,9 +382,9 @@ def run_ccsim(sc: Scenario, seed: int = 1, bbr_params: Optional[Dict[str, object
     with tempfile.TemporaryDirectory() as tmp:
         tr = pathlib.Path(tmp) / "bottleneck.tr"
         t0 = time.perf_counter()
-        res = ccsim.run(d, trace={"bottleneck": str(tr)})
+        res = ccsim.run(d, trace={"bottleneck": str(tr)} if waits else None)
         wall = time.perf_counter() - t0
-        waits, qmax = ns3_aqm.ccsim_sojourns(tr, sc.warmup_s)
+        waits_s, qmax = ns3_aqm.ccsim_sojourns(tr, sc.warmup_s) if waits else ([], float("nan"))
     raw = res.raw
     link = next(link for link in raw["links"] if link["from"] == "r0" and link["to"] == "r1")
     s = raw["series"]["flows"]
@@ -435,28 +395,18 @@ def run_ccsim(sc: Scenario, seed: int = 1, bbr_params: Optional[Dict[str, object
     m = _metrics(sc, link["tx_bytes"], link["arrivals"], link["drops"],
                  [f["delivered_bytes"] for f in raw["flows"]], sum(f["retransmits"] for f in raw["flows"]),
                  sum(f["timeouts"] for f in raw["flows"]),
-                 (ns3_aqm.percentile(waits, 0.5), ns3_aqm.percentile(waits, 0.99)), link["avg_queue_pkts"],
+                 (ns3_aqm.percentile(waits_s, 0.5), ns3_aqm.percentile(waits_s, 0.99)), link["avg_queue_pkts"],
                  statistics.fmean(in_window), low_cwnd(times, cwnd, sc.duration_s))
     m["max_queue_pkts"] = qmax
     return {"metrics": m, "wall_s": raw.get("wall_s", wall)}
 
 
 def _select(quick: bool, only: Optional[List[str]]) -> List[Scenario]:
-    pool = [QUICK] if quick else SCENARIOS
-    if not only:
-        return pool
-    known = {s.id: s for s in SCENARIOS + [QUICK]}
-    bad = [o for o in only if o not in known]
-    if bad:
-        raise ValueError(f"only: unknown ns3-bbr scenario(s) {', '.join(bad)}; allowed: {', '.join(known)}")
-    return [known[o] for o in only]
+    return ns3_suite.select(SCENARIOS, QUICK, quick, only, "ns3-bbr")
 
 
 def _recorded(out: pathlib.Path) -> dict:
-    path = pathlib.Path(out) / RESULTS
-    if not path.exists():
-        raise ValueError(f"--ccsim-only: no recorded ns-3 run at {path}; run the suite with ns-3 first")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return ns3_suite.recorded_run(out, RESULTS)
 
 
 def _merged(recorded: Dict[str, dict], done: Dict[str, dict]) -> List[dict]:
@@ -474,8 +424,6 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     ``only``: these rows, merged into the recorded run. ``ccsim_only``:
     both ns-3 columns from the recorded run (ns-3 is deterministic),
     ccsim's re-run."""
-    import ccsim
-
     out = pathlib.Path(out)
     scenarios = _select(quick, only)
     prev_path = out / RESULTS
@@ -486,24 +434,11 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     exe = exe_linux = None
     if not ccsim_only:
         exe, exe_linux = ns3_suite.build(), ns3_suite.build([LINUX_SOURCE])
-    results = {
-        "peer": NAME,
-        "peer_version": _peer_version(),
-        "ccsim_version": ccsim.__version__,
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "quick": quick,
-        "seeds": list(SEEDS),
-        "scenarios": [],
-    }
-    if ccsim_only:
-        results["ns3_recorded"] = prev.get("ns3_recorded", prev["date"])
+    results = ns3_suite.results_head(NAME, quick, prev, ccsim_only, seeds=list(SEEDS))
     done: Dict[str, dict] = {}
     for sc in scenarios:
         if ccsim_only:
-            rec = recorded.get(sc.id)
-            if rec is None or rec["params"] != sc.params():
-                raise ValueError(f"--ccsim-only: scenario {sc.id} is not in the recorded ns-3 run "
-                                 "with these parameters; run it with ns-3")
+            rec = ns3_suite.recorded_row(recorded, sc)
             n, nl = ({"metrics": {k: v[side] for k, v in rec["metrics"].items()}, "wall_s": rec["wall_s"][side]}
                      for side in ("ns3", "ns3_linux"))
             singles = rec.get("attribution", {}).get("ns3", {})
@@ -562,6 +497,160 @@ def run_variant(flags: List[str], ids: List[str], out: pathlib.Path) -> str:
     return f"ns-3 with {', '.join(flags)} / ccsim (recorded):\n\n" + "\n".join(lines) + "\n"
 
 
+def run_draws(ids: List[str], runs: List[int], out: pathlib.Path, shipped: bool = True) -> str:
+    """Rows ``ids`` (the table's or the long runs') in ns-3 as shipped
+    (unless not ``shipped``) and with :data:`LINUX_BEHAVIOURS`, each with
+    ns-3's ``RngRun`` = each of ``runs`` (its own draws of ProbeBW's phase),
+    against ccsim's recorded seeds (nothing recorded)."""
+    long_ids = {s.id: s for s in SHARE_SCENARIOS}
+    if ids and all(i in long_ids for i in ids):
+        rows = [long_ids[i] for i in ids]
+        res = json.loads((pathlib.Path(out) / SHARE_RESULTS).read_text(encoding="utf-8"))
+        rec, ms = {r["id"]: r for r in res["rows"]}, ("bbr_share", "drops", "bbr_cwnd_avg")
+    else:
+        rows = _select(False, ids)
+        rec = {s["id"]: s for s in _recorded(out)["scenarios"]}
+        ms = ("bbr_share", "drops", "bbr_cwnd_avg", "qdelay_p50_ms")
+    exe, exe_linux = ns3_suite.build(), ns3_suite.build([LINUX_SOURCE])
+    lines = [f"ns-3's RngRun {runs[0]}-{runs[-1]} against ccsim's recorded seeds: range (median)", "",
+             "| id | side | " + " | ".join(SEED_LABELS[m] for m in ms) + " |", "|---|---|" + "---|" * len(ms)]
+
+    def cell(xs: List[float], m: str) -> str:
+        f = (lambda x: f"{int(x):,}") if m == "drops" else (lambda x: _fmt(m, x))
+        return f"{f(min(xs))}-{f(max(xs))} ({f(statistics.median(xs))})"
+
+    sides = [("ns-3", exe, None)] if shipped else []
+    sides.append(("ns-3, Linux's behaviours", exe_linux, {k: "1" for k in LINUX_BEHAVIOURS}))
+    for sc in rows:
+        for side, exe_, env in sides:
+            got = [run_ns3(sc, exe_, env, k)["metrics"] for k in runs]
+            lines.append(f"| {sc.id} | {side} | " + " | ".join(cell([g[m] for g in got], m) for m in ms) + " |")
+        cs = rec[sc.id]["ccsim_seeds"]
+        lines.append(f"| {sc.id} | ccsim | " + " | ".join(cell(cs[m], m) for m in ms) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Long runs: BBR's share against CUBIC (docs/decisions/
+# 2026-11-27-bbr-share-against-ware-model.md)
+# --------------------------------------------------------------------------
+
+#: The long runs' results (``python -m validation.ns3_bbr --share``)
+SHARE_RESULTS = "ns3-bbr-share.json"
+#: ccsim's seeds in the long runs
+SHARE_SEEDS = (1, 2, 3)
+#: What the decision record measured at 100 Mb/s (ns-3 3.44 as shipped with
+#: its delayed ACKs and PRR, ccsim seeds 1-3, BBR's share over [50, 200] s)
+SHARE_RECORD = {2.0: (0.601, 0.462), 4.0: (0.541, 0.441), 8.0: (0.478, 0.457), 16.0: (0.363, 0.436)}
+SHARE_METRICS = ("bbr_share", "bbr_cwnd_avg", "drops", "avg_queue_pkts", "timeouts", "low_cwnd_s")
+
+
+def _share_row(mult: float, delack: bool) -> Scenario:
+    acks = "delayed ACKs" if delack else "every segment ACKed"
+    return Scenario(f"share-{mult:g}bdp" + ("-delack" if delack else ""), f"BBR against CUBIC, {mult:g} BDP, 200 s, "
+                    f"{acks}", ("bbr", "cubic"), M100, RTT, round(mult * BDP100), 200.0, bdp_mult=mult, delack=delack)
+
+
+#: The decision record's buffers where its two simulators differ most (2
+#: and 4 BDP at 100 Mb/s: ns-3 0.10-0.14 above ccsim), 200 s each, on this
+#: comparison's mapping and with the record's delayed ACKs and PRR
+#: (:data:`DELACK`). 8 BDP (the record: within 0.02) and 16 BDP are not
+#: run: ns-3 takes 10-30 minutes per 200-s run there.
+SHARE_BUFFERS = (2.0, 4.0)
+SHARE_SCENARIOS: List[Scenario] = [_share_row(m, d) for d in (False, True) for m in SHARE_BUFFERS]
+
+
+def run_share(out: pathlib.Path, ids: Optional[List[str]] = None) -> dict:
+    """The long runs ``ids`` (all when None) in ns-3 as shipped, ns-3 with
+    :data:`LINUX_BEHAVIOURS` and ccsim (:data:`SHARE_SEEDS`), merged into
+    ``out/ns3-bbr-share.json`` after each row (a recorded row with the same
+    parameters is kept unless named)."""
+    import ccsim
+
+    out = pathlib.Path(out)
+    known = {s.id: s for s in SHARE_SCENARIOS}
+    bad = [i for i in ids or [] if i not in known]
+    if bad:
+        raise ValueError(f"unknown long run(s) {', '.join(bad)}; allowed: {', '.join(known)}")
+    path = out / SHARE_RESULTS
+    prev = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"rows": []}
+    rows = {r["id"]: r for r in prev["rows"] if r["id"] in known and r["params"] == known[r["id"]].params()}
+    exe, exe_linux = ns3_suite.build(), ns3_suite.build([LINUX_SOURCE])
+    for sc in [known[i] for i in ids] if ids else SHARE_SCENARIOS:
+        if not ids and sc.id in rows:
+            continue
+        print(f"[ns3-bbr] {sc.id}: ns-3, ns-3 with Linux's behaviours, ccsim seeds "
+              f"{SHARE_SEEDS[0]}-{SHARE_SEEDS[-1]} ...", file=sys.stderr, flush=True)
+        n = run_ns3(sc, exe)
+        nl = run_ns3(sc, exe_linux, {k: "1" for k in LINUX_BEHAVIOURS})
+        cs = [run_ccsim(sc, k, waits=False) for k in SHARE_SEEDS]
+        rows[sc.id] = {"id": sc.id, "params": sc.params(),
+                       "ns3": {m: n["metrics"][m] for m in SHARE_METRICS},
+                       "ns3_linux": {m: nl["metrics"][m] for m in SHARE_METRICS},
+                       "ccsim_seeds": {m: [c["metrics"][m] for c in cs] for m in SHARE_METRICS},
+                       "wall_s": {"ns3": n["wall_s"], "ns3_linux": nl["wall_s"], "ccsim": [c["wall_s"] for c in cs]}}
+        res = {"peer": NAME, "peer_version": ns3_suite._peer_version(), "ccsim_version": ccsim.__version__,
+               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seeds": list(SHARE_SEEDS),
+               "rows": [rows[s.id] for s in SHARE_SCENARIOS if s.id in rows]}
+        _write(out, res, SHARE_RESULTS)
+        print(f"[ns3-bbr] {sc.id}: share ns-3 {n['metrics']['bbr_share']:.3f}, with Linux's behaviours "
+              f"{nl['metrics']['bbr_share']:.3f}, ccsim " + ", ".join(f"{c['metrics']['bbr_share']:.3f}" for c in cs),
+              file=sys.stderr, flush=True)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def run_share_variant(flags: List[str], ids: List[str]) -> str:
+    """Long runs ``ids`` in the experimental ns-3 with only ``flags`` of
+    :data:`LINUX_BEHAVIOURS` (nothing recorded): which rule moves the share."""
+    bad = [f for f in flags if f not in LINUX_BEHAVIOURS]
+    if bad:
+        raise ValueError(f"flags: {', '.join(bad)}; allowed: {', '.join(LINUX_BEHAVIOURS)}")
+    known = {s.id: s for s in SHARE_SCENARIOS}
+    exe = ns3_suite.build([LINUX_SOURCE])
+    lines = [f"ns-3 with {', '.join(flags) or 'none'}:", "", "| id | BBR's share | BBR's cwnd | drops | timeouts |",
+             "|---|---|---|---|---|"]
+    for i in ids:
+        m = run_ns3(known[i], exe, {k: "1" for k in flags})["metrics"]
+        lines.append(f"| {i} | {m['bbr_share']:.3f} | {m['bbr_cwnd_avg']:.0f} | {m['drops']:,} | {m['timeouts']:,} |")
+    return "\n".join(lines) + "\n"
+
+
+def share_markdown(res: dict) -> str:
+    """The long runs' table (docs/validation.md)."""
+    seeds = res["seeds"]
+    out = [f"Generated by `python -m validation.ns3_bbr --share` on {res['date']}: ns-3 {res['peer_version']}, "
+           f"ccsim {res['ccsim_version']}. Raw numbers: `validation/results/ns3-bbr/{SHARE_RESULTS}`. BBR's share "
+           "of the goodput over the last two thirds (from 66.7 s); ccsim: the mean over seeds "
+           f"{seeds[0]}-{seeds[-1]} (range). ACKs: every segment ACKed and classic recovery (the mapping above), "
+           "or delayed ACKs (ns-3's every 2nd segment or 200 ms, with PRR and a 1 s minimum RTO; ccsim's Linux "
+           "model), as in the "
+           "decision record, whose figures (ns-3 as shipped and ccsim, over [50, 200] s) are the record's column.",
+           "",
+           "| buffer (BDP) | ACKs | ns-3 as shipped | ns-3 with Linux's behaviours | ccsim | decision record: ns-3 / "
+           "ccsim | BBR's cwnd (segments, mean) ns-3 / Linux's / ccsim | drops ns-3 / Linux's / ccsim "
+           "| ProbeRTT dips ns-3 / Linux's / ccsim |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in res["rows"]:
+        mult = r["params"]["buffer_pkts"] / BDP100
+        key = min(SHARE_RECORD, key=lambda m: abs(m - mult))
+        cs = r["ccsim_seeds"]
+
+        def mean(m: str) -> float:
+            return statistics.fmean(cs[m])
+
+        dips = [len(probe_rtt(r[x]["low_cwnd_s"])) for x in ("ns3", "ns3_linux")]
+        c_dips = [len(probe_rtt(x)) for x in cs["low_cwnd_s"]]
+        out.append(
+            f"| {key:g} | {'delayed' if r['params'].get('delack') else 'every segment'} | "
+            f"{r['ns3']['bbr_share']:.3f} | {r['ns3_linux']['bbr_share']:.3f} | "
+            f"{mean('bbr_share'):.3f} ({min(cs['bbr_share']):.3f}-{max(cs['bbr_share']):.3f}) | "
+            f"{SHARE_RECORD[key][0]:.3f} / {SHARE_RECORD[key][1]:.3f} | "
+            f"{r['ns3']['bbr_cwnd_avg']:.0f} / {r['ns3_linux']['bbr_cwnd_avg']:.0f} / {mean('bbr_cwnd_avg'):.0f} | "
+            f"{r['ns3']['drops']:,} / {r['ns3_linux']['drops']:,} / {mean('drops'):,.0f} | "
+            f"{dips[0]} / {dips[1]} / {min(c_dips)}-{max(c_dips)} |")
+    return "\n".join(out) + "\n"
+
+
 # --------------------------------------------------------------------------
 # Report
 # --------------------------------------------------------------------------
@@ -588,11 +677,7 @@ def compared(s: dict) -> List[str]:
 
 
 def defaults_markdown() -> str:
-    lines = ["| item | ns-3 3.44 default | ccsim default | used in the comparison | side changed |",
-             "|---|---|---|---|---|"]
-    for d in DEFAULTS:
-        lines.append(f"| {d.item} | {d.ns3} | {d.ccsim} | {d.used} | {d.changed} |")
-    return "\n".join(lines)
+    return ns3_suite.defaults_markdown(DEFAULTS)
 
 
 def value(s: dict, m: str, side: str) -> float:
@@ -769,9 +854,23 @@ if __name__ == "__main__":  # a convenience; the driver is validation/run.py
     ap.add_argument("--variant", metavar="FLAGS",
                     help="comma-separated NS3BBR_* behaviours: run the named rows in the experimental ns-3 with "
                          "only these, against the recorded ccsim column (nothing recorded)")
+    ap.add_argument("--share", action="store_true",
+                    help="the long runs (SHARE_SCENARIOS: BBR's share against CUBIC over 200 s), the named ones "
+                         "or those not recorded yet; written to results/ns3-bbr/ns3-bbr-share.json")
+    ap.add_argument("--rng-runs", metavar="A-B",
+                    help="run the named rows in ns-3 (as shipped and with Linux's behaviours) with RngRun A..B "
+                         "against ccsim's recorded seeds (nothing recorded)")
+    ap.add_argument("--linux-only", action="store_true", help="with --rng-runs: only ns-3 with Linux's behaviours")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
-    if a.variant:
+    if a.share and a.variant:
+        print(run_share_variant(a.variant.split(","), a.only))
+    elif a.rng_runs:
+        lo, hi = (int(x) for x in a.rng_runs.split("-"))
+        print(run_draws(a.only, list(range(lo, hi + 1)), a.out, shipped=not a.linux_only))
+    elif a.share:
+        print(share_markdown(run_share(a.out, a.only or None)))
+    elif a.variant:
         print(run_variant(a.variant.split(","), a.only, a.out))
     else:
         print(markdown(run(a.quick, a.out, a.only or None, ccsim_only=a.ccsim_only)))
