@@ -1,12 +1,12 @@
 """ccsim against ns-3 3.44 on the same benchmark scenarios, in one run.
 
-    python benches/peer_ns3.py [--quick] [--rounds N] [--json OUT.json] [NAME ...]
+    python benches/peer_ns3.py [--quick] [--duration S] [--rounds N] [--json OUT.json] [NAME ...]
 
 For each row measured against ns-3 (``ccsim bench``'s M rows: ``M-bbr``,
 ``M-dctcp-red``, ``M-cubic-fqcodel``; issue 51 also names TCP Prague over
-DualPI2, which neither ccsim nor ns-3 3.44 has yet) it runs the ccsim row
-(``ccsim bench``'s child process: the engine's wall time, building the
-simulation and running it) and the same dumbbell in ns-3 3.44
+DualPI2: ccsim has DualPI2 but not Prague yet, ns-3 3.44 neither) it runs
+the ccsim row (``ccsim bench``'s child process: the engine's wall time,
+building the simulation and running it) and the same dumbbell in ns-3 3.44
 (``validation/ns3/dumbbell.cc``, the program of the ns-3 comparisons, built
 by ``validation.ns3_suite.build``), and reports both wall times and the
 ratio of bottleneck packets per wall-second. Issue 51's target is at least
@@ -25,28 +25,31 @@ trace callback per packet), with no per-packet queue, window or socket
 traces, and warm-up 0 (both sides count every packet of the run). ns-3 is
 the pip wheel ``ns3==3.44.post0`` (a release build with logging and asserts
 compiled in); ns-3 runs once per round, ccsim as ``ccsim bench`` does
-(short rows repeated up to 1 s, the fastest kept).
+(short rows repeated up to 1 s, the fastest kept). ns-3's CPU time (user
+and system, of the whole process: set-up included) is reported beside its
+wall time: on a shared machine the wall time grows and the CPU time
+hardly.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
+import resource
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ccsim.bench import BENCHMARKS, QUICK_FACTOR, run_isolated, scenario  # noqa: E402
+from ccsim.bench import BENCHMARKS, QUICK_FACTOR, fastest_of_rounds, run_isolated, scenario  # noqa: E402
 from validation import ns3_aqm, ns3_bbr, ns3_suite  # noqa: E402
 
 #: The rows, in the order issue 51 names them.
 ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel")
 #: Rows issue 51 names that cannot run yet.
-MISSING = {"M-prague-dualpi2": "TCP Prague over DualPI2: in neither ccsim nor ns-3 3.44 yet"}
+MISSING = {"M-prague-dualpi2": "TCP Prague over DualPI2: ccsim has DualPI2 but no Prague yet; ns-3 3.44 has neither"}
 #: Measurement options of the ns-3 program a speed run leaves out.
 MEASURE_ONLY = ("--queueStats=", "--cwndStats=", "--warmup=")
 
@@ -96,20 +99,25 @@ def check_same(name: str, quick: bool = False) -> None:
         raise ValueError(f"{name}: the bench row is not the ns-3 comparison's scenario: " + "; ".join(diffs))
 
 
-def ns3_args(name: str, quick: bool = False) -> List[str]:
+def ns3_args(name: str, quick: bool = False, duration_s: Optional[float] = None) -> List[str]:
     """ns-3's arguments for row ``name``: the comparison's, lean (only the
-    bottleneck's transmissions counted), warm-up 0."""
+    bottleneck's transmissions counted), warm-up 0; ``duration_s``: the row
+    cut short."""
     args = [a for a in validation_scenario(name, quick).ns3_args() if not a.startswith(MEASURE_ONLY)]
+    if duration_s is not None:
+        args = [a for a in args if not a.startswith("--duration=")] + [f"--duration={duration_s!r}"]
     return args + ["--warmup=0", "--lean=1"]
 
 
-def run_ns3(name: str, exe: Path, quick: bool = False) -> dict:
-    """(Simulator::Run wall seconds, bottleneck packets) of row ``name`` in ns-3."""
-    p = subprocess.run([str(exe)] + ns3_args(name, quick), capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"ns-3 run {name} failed ({p.returncode}):\n{p.stderr[-3000:]}")
-    raw = json.loads(p.stdout.strip().splitlines()[-1])
-    return {"wall_s": raw["wall_s"], "pkts": raw["bottleneck"]["tx_pkts"],
+def run_ns3(name: str, exe: Path, quick: bool = False, duration_s: Optional[float] = None) -> dict:
+    """Row ``name`` in ns-3: ``Simulator::Run``'s wall seconds, the
+    process's CPU seconds (user + system, set-up included: on a loaded
+    machine the wall time grows and this does not), bottleneck packets."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    raw, _ = ns3_suite.run_program(exe, ns3_args(name, quick, duration_s), name, nice=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": raw["wall_s"], "cpu_s": cpu, "pkts": raw["bottleneck"]["tx_pkts"],
             "goodput_bytes": sum(f["rx_bytes"] for f in raw["flows"])}
 
 
@@ -123,6 +131,9 @@ class Row:
     ns3_wall_s: Optional[float] = None
     ns3_pkts: Optional[int] = None
     note: str = ""
+    ns3_cpu_s: Optional[float] = None
+    #: simulated seconds when the row was cut short (``--duration``)
+    duration_s: Optional[float] = None
 
     @property
     def ratio(self) -> Optional[float]:
@@ -132,16 +143,16 @@ class Row:
         return (self.ccsim_pkts / self.ccsim_wall_s) / (self.ns3_pkts / self.ns3_wall_s)
 
 
-def measure(name: str, quick: bool, exe: Optional[Path]) -> Row:
+def measure(name: str, quick: bool, exe: Optional[Path], duration_s: Optional[float] = None) -> Row:
     check_same(name, quick)
-    r = run_isolated(name, quick)
+    r = run_isolated(name, quick, duration_s)
     row = Row(name, r["wall_s"], int(round(r["bottleneck_pkts_per_s"] * r["wall_s"])),
-              r["events_per_bottleneck_pkt"], r.get("utilization"))
+              r["events_per_bottleneck_pkt"], r.get("utilization"), duration_s=duration_s)
     if exe is None:
         row.note = "ns-3 not installed (python -m validation.run --peer ns3 installs it)"
     else:
-        n = run_ns3(name, exe, quick)
-        row.ns3_wall_s, row.ns3_pkts = n["wall_s"], n["pkts"]
+        n = run_ns3(name, exe, quick, duration_s)
+        row.ns3_wall_s, row.ns3_pkts, row.ns3_cpu_s = n["wall_s"], n["pkts"], n["cpu_s"]
     return row
 
 
@@ -154,15 +165,18 @@ def keep_fastest(old: Optional[Row], new: Row) -> Row:
         raise RuntimeError(f"{new.name}: rounds moved different packets: {(old.ccsim_pkts, old.ns3_pkts)} "
                            f"against {(new.ccsim_pkts, new.ns3_pkts)}")
     ns3 = [w for w in (old.ns3_wall_s, new.ns3_wall_s) if w]
+    cpu = [c for c in (old.ns3_cpu_s, new.ns3_cpu_s) if c]
     return Row(new.name, min(old.ccsim_wall_s, new.ccsim_wall_s), new.ccsim_pkts, new.events_per_pkt,
-               new.ccsim_utilization, min(ns3) if ns3 else None, new.ns3_pkts, new.note)
+               new.ccsim_utilization, min(ns3) if ns3 else None, new.ns3_pkts, new.note, min(cpu) if cpu else None,
+               new.duration_s)
 
 
 def print_row(r: Row) -> None:
     ns_pps = f"{r.ns3_pkts / r.ns3_wall_s:12,.0f}" if r.ns3_wall_s else f"{'-':>12}"
     ns_wall = f"{r.ns3_wall_s:9.2f}s" if r.ns3_wall_s else f"{'-':>10}"
     ratio = f"{r.ratio:7.1f}x" if r.ratio else f"{'-':>8}"
-    print(f"{r.name:16} {r.ccsim_wall_s:10.3f}s {ns_wall} {r.ccsim_pkts / r.ccsim_wall_s:13,.0f} {ns_pps} "
+    cpu = f"{r.ns3_cpu_s:9.2f}s" if r.ns3_cpu_s else f"{'-':>10}"
+    print(f"{r.name:16} {r.ccsim_wall_s:10.3f}s {ns_wall} {cpu} {r.ccsim_pkts / r.ccsim_wall_s:13,.0f} {ns_pps} "
           f"{ratio} {r.events_per_pkt:6.2f} {r.note}", flush=True)
 
 
@@ -170,6 +184,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(ROWS)})")
     ap.add_argument("--quick", action="store_true", help="durations / 10")
+    ap.add_argument("--duration", type=float, metavar="S",
+                    help="each row cut to S simulated seconds on both sides (a row too long for ns-3)")
     ap.add_argument("--json", metavar="OUT", help="write the rows as JSON")
     ap.add_argument("--rounds", type=int, default=1, metavar="N",
                     help="run the list N times, interleaved, and keep each simulator's fastest (default 1)")
@@ -185,24 +201,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     for n in missing:
         print(f"{n}: not run ({MISSING[n]})")
     names = [n for n in names if n not in MISSING]
-    exe = ns3_suite.build() if ns3_suite.installed() else None
-    print(f"{'row':16} {'ccsim wall':>11} {'ns-3 wall':>10} {'ccsim pkts/s':>13} {'ns-3 pkts/s':>12} "
+    exe = ns3_suite.build() if names and ns3_suite.installed() else None
+    print(f"{'row':16} {'ccsim wall':>11} {'ns-3 wall':>10} {'ns-3 CPU':>10} {'ccsim pkts/s':>13} {'ns-3 pkts/s':>12} "
           f"{'ratio':>8} {'ev/pkt':>6}")
-    best: Dict[str, Row] = {}
-    for k in range(a.rounds):
-        if a.rounds > 1:
-            print(f"-- round {k + 1} of {a.rounds}", flush=True)
-        for n in names:
-            r = measure(n, a.quick, exe)
-            print_row(r)
-            best[n] = keep_fastest(best.get(n), r)
-    rows = [best[n] for n in names]
-    if a.rounds > 1:
-        print(f"-- fastest of {a.rounds} rounds, each simulator apart")
-        for r in rows:
-            print_row(r)
+    rows = fastest_of_rounds(names, a.rounds, lambda n: measure(n, a.quick, exe, a.duration), print_row,
+                             keep_fastest)
     if a.json:
-        Path(a.json).write_text(json.dumps([dict(r.__dict__, ratio=r.ratio) for r in rows], indent=2))
+        Path(a.json).write_text(json.dumps([dict(r.__dict__, ratio=r.ratio, simulated_s=r.duration_s or validation_scenario(
+            r.name, a.quick).duration_s) for r in rows], indent=2))
     return 0
 
 

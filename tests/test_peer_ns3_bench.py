@@ -10,6 +10,7 @@ import pytest
 
 from ccsim._native import validate
 from ccsim.bench import BENCHMARKS, NS3_TCP, scenario
+from conftest import needs_ns3, ns3_arg
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("peer_ns3", ROOT / "benches" / "peer_ns3.py")
@@ -18,11 +19,6 @@ sys.modules["peer_ns3"] = peer
 _spec.loader.exec_module(peer)
 from validation import ns3_aqm, ns3_bbr, ns3_suite  # noqa: E402  (peer_ns3 put ROOT on the path)
 
-
-def _arg(args, name):
-    hits = [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
-    assert len(hits) <= 1, f"--{name} given twice"
-    return hits[0] if hits else None
 
 
 def test_the_rows_are_issue_51s_and_exactly_the_bench_rows_for_ns3():
@@ -44,10 +40,11 @@ def test_bench_rows_are_the_ns3_comparisons_scenarios(name, quick):
     assert {k: v for k, v in ns3_bbr.COMMON_CCSIM_FIELDS.items()} == {
         k: v for k, v in ns3_aqm.COMMON_CCSIM_FIELDS.items()} == NS3_TCP
     args = peer.ns3_args(name, quick)
-    assert _arg(args, "lean") == "1" and _arg(args, "warmup") == "0"
-    assert _arg(args, "queueStats") is None and _arg(args, "cwndStats") is None
-    assert float(_arg(args, "duration")) == d["duration_s"]
-    assert int(_arg(args, "flows")) == len(d["flows"]) == BENCHMARKS[name].flows
+    assert ns3_arg(args, "lean") == "1" and ns3_arg(args, "warmup") == "0"
+    assert float(ns3_arg(peer.ns3_args(name, quick, 1.5), "duration")) == 1.5  # a row cut short
+    assert ns3_arg(args, "queueStats") is None and ns3_arg(args, "cwndStats") is None
+    assert float(ns3_arg(args, "duration")) == d["duration_s"]
+    assert int(ns3_arg(args, "flows")) == len(d["flows"]) == BENCHMARKS[name].flows
 
 
 def test_a_drifted_row_is_refused(monkeypatch):
@@ -66,11 +63,11 @@ def test_a_drifted_row_is_refused(monkeypatch):
 
 
 def test_ratio_and_rounds():
-    r = peer.Row("M-bbr", 2.0, 4_000_000, 4.5, 0.98, 200.0, 4_000_000)
+    r = peer.Row("M-bbr", 2.0, 4_000_000, 4.5, 0.98, 200.0, 4_000_000, ns3_cpu_s=205.0)
     assert r.ratio == pytest.approx(100.0)
-    faster = peer.Row("M-bbr", 1.5, 4_000_000, 4.5, 0.98, 210.0, 4_000_000)
+    faster = peer.Row("M-bbr", 1.5, 4_000_000, 4.5, 0.98, 210.0, 4_000_000, ns3_cpu_s=201.0)
     best = peer.keep_fastest(r, faster)
-    assert (best.ccsim_wall_s, best.ns3_wall_s) == (1.5, 200.0)
+    assert (best.ccsim_wall_s, best.ns3_wall_s, best.ns3_cpu_s) == (1.5, 200.0, 201.0)
     with pytest.raises(RuntimeError, match="different packets"):
         peer.keep_fastest(r, peer.Row("M-bbr", 1.0, 3, 4.5, 0.98, 1.0, 3))
     assert peer.Row("M-bbr", 1.0, 10, 4.0).ratio is None
@@ -82,11 +79,26 @@ def test_unknown_rows_are_named(capsys):
     assert "unknown row(s) M-nope" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    not ns3_suite.installed(),
-    reason="ns-3 3.44 not installed (python -m validation.run --peer ns3 installs ns3==3.44.post0; "
-    "it also needs a C++ compiler)",
-)
+def test_prague_over_dualpi2_is_named_and_not_run(capsys):
+    assert peer.main(["M-prague-dualpi2"]) == 0
+    out = capsys.readouterr().out
+    assert "M-prague-dualpi2: not run" in out and "Prague" in out
+
+
+def test_a_record_of_a_run_gives_the_ratio_and_both_times():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import docs_tables
+
+    row = dict(peer.Row("M-dctcp-red", 0.05, 250_000, 5.0, 0.99, 10.0, 250_000, ns3_cpu_s=9.5).__dict__, ratio=200.0,
+               simulated_s=4.0)
+    cols, (cells,) = docs_tables.peer_ns3_rows([row])
+    got = dict(zip(cols, cells))
+    assert got["ccsim / ns-3 (target ≥ 100x)"] == "200x" and got["ns-3 CPU (s)"] == "9.5"
+    assert got["simulated (s)"] == "4"
+    assert got["ccsim kpkt/s"] == "5,000" and got["ns-3 kpkt/s"] == "25.0"
+
+
+@needs_ns3("ns3")
 def test_lean_ns3_run_counts_the_bottleneck_packets():
     exe = ns3_suite.build()
     args = [a for a in peer.ns3_args("M-dctcp-red", quick=True) if not a.startswith("--duration=")]

@@ -120,8 +120,8 @@ checks that the two scenarios are still the same:
 - ``M-cubic-fqcodel``: four CUBIC flows over FQ-CoDel (RFC 8290's
   defaults: 5 ms, 100 ms, 1024 queues, 10240 packets), RTT 40 ms.
 
-TCP Prague over DualPI2, the fourth row issue 51 names, waits for both to
-exist.
+TCP Prague over DualPI2, the fourth row issue 51 names, waits for ccsim's
+Prague (its ``dualpi2`` queue exists); ns-3 3.44 has neither.
 
 Workload rows:
 
@@ -357,11 +357,15 @@ def _peak_rss_mb(usage: resource.struct_rusage) -> float:
     return usage.ru_maxrss * scale / 2**20
 
 
-def run_one(name: str, quick: bool = False) -> Dict[str, Any]:
-    """Run one benchmark in *this* process and measure it."""
+def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) -> Dict[str, Any]:
+    """Run one benchmark in *this* process and measure it (``duration_s``:
+    the row cut short, for a peer too slow to run it whole)."""
     from ._native import core, dumps
 
-    text = dumps(scenario(name, quick).to_dict())
+    d = scenario(name, quick).to_dict()
+    if duration_s is not None:
+        d["duration_s"] = duration_s
+    text = dumps(d)
     # Short runs are repeated (same seed, so identical work) until about
     # MIN_TOTAL_S of wall time has been spent, and the fastest repeat is
     # reported, as timeit does: the minimum is the run least disturbed by
@@ -444,9 +448,10 @@ def _soak_to_checkpoint(sim: Any, checkpoint: int, step_s: float = 10.0) -> Dict
             "packet_slots_at_checkpoint": int(sim.packet_slots)}
 
 
-def run_isolated(name: str, quick: bool = False) -> Dict[str, Any]:
+def run_isolated(name: str, quick: bool = False, duration_s: Optional[float] = None) -> Dict[str, Any]:
     """Run one benchmark in a fresh interpreter and return its measurements."""
-    cmd = [sys.executable, "-m", "ccsim.bench", "--one", name] + (["--quick"] if quick else [])
+    cmd = [sys.executable, "-m", "ccsim.bench", "--one", name] + (["--quick"] if quick else []) + (
+        [f"--duration={duration_s!r}"] if duration_s is not None else [])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed (exit {proc.returncode}):\n{proc.stderr.strip()}")
@@ -561,12 +566,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ccsim.bench")
     ap.add_argument("--one", metavar="NAME", choices=sorted(BENCHMARKS), help="run one benchmark in this process")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--duration", type=float, help="with --one: the row's simulated seconds instead of its own")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("names", nargs="*")
     args = ap.parse_args(argv)
     if args.one:
-        print(json.dumps(run_one(args.one, args.quick)))
+        print(json.dumps(run_one(args.one, args.quick, args.duration)))
         return 0
     rows = run_all(args.names or None, args.quick, rounds=args.rounds)
     print(json.dumps(rows, indent=2) if args.json else format_table(rows))
