@@ -92,6 +92,20 @@ def needs_ns3(peer: str):
         f"{ns3_suite.PEER_PACKAGE}=={ns3_suite.PEER_VERSION}; it also needs a C++ compiler)")
 
 
+def ns3_quick_case(mod: Any, out: Path, results: str) -> tuple:
+    """Run an ns-3 comparison's quick case (``mod.run(quick=True)``) into
+    ``out``; check that ``out/results`` is what it returned, that it has
+    the one quick row with both wall times and that the report names it a
+    quick run. Returns the results and each side's metrics."""
+    res = mod.run(quick=True, out=out)
+    assert json.loads((out / results).read_text()) == res
+    (s,) = res["scenarios"]
+    assert s["id"] == mod.QUICK.id
+    assert s["wall_s"]["ns3"] > 0 and s["wall_s"]["ccsim"] > 0
+    assert "quick run" in mod.markdown(res)
+    return res, {side: {k: v[side] for k, v in s["metrics"].items()} for side in ("ns3", "ccsim")}
+
+
 @pytest.fixture
 def small() -> Scenario:
     return small_scenario()
