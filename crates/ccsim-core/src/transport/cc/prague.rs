@@ -6,25 +6,25 @@
 //! (DualPI2's L queue, RFC 9332) keeps it at a queue of about a millisecond
 //! at full throughput.
 //!
-//! - **α** (draft §2.3.1, Linux `prague_update_alpha`): once per round trip
+//! - **α** (Linux `prague_update_alpha`): once per round trip
 //!   (the ACK that passes the highest segment sent at the last update), α ←
 //!   (1 − g) α + g F with F = CE-marked / delivered segments over the round
 //!   (`delivered_ce`, `delivered`, counted by AccECN); g = 1/16, α starts at
 //!   1 and is not updated before the first mark (no AQM seen yet).
-//! - **Reduction on CE** (draft §2.4.2, `prague_enter_cwr`): entering CWR
+//! - **Reduction on CE** (`prague_enter_cwr`): entering CWR
 //!   (the first ECE of a round, the transport's once-per-window rule) takes
 //!   α/2 of the fractional window W off W. With RTT independence on, at most
 //!   once per target RTT.
-//! - **Additive increase** (§2.4.3, `prague_update_cwnd`): every ACK adds
+//! - **Additive increase** (`prague_update_cwnd`): every ACK adds
 //!   `ai · (acked − marked) / cwnd` to W, counting only the segments not
 //!   CE-marked (the "unsaturated" increase: (1 − p)/p per round), and none
 //!   during loss recovery or when not cwnd-limited. Slow start adds the
 //!   unmarked segments to cwnd, up to ssthresh.
 //! - **The window** follows W one segment per ACK (`cwnd = ⌈W⌉`, a step
 //!   down also setting ssthresh = cwnd, which ends slow start), at least 2.
-//! - **Loss** (§2.4.5, `prague_enter_loss`): W halves at fast recovery and
+//! - **Loss** (`prague_enter_loss`): W halves at fast recovery and
 //!   at a timeout; no increase until the recovery ends.
-//! - **RTT independence** (§2.4.4, `RTT_CONTROL_RATE`, the default): after
+//! - **RTT independence** (`RTT_CONTROL_RATE`, the default): after
 //!   `rtt_transition_rounds` rounds out of slow start, a flow whose srtt R
 //!   is below the target T (25 ms) grows by `(R/T)²` per ACK instead of 1,
 //!   i.e. like a flow of RTT T in rate, and updates α and reduces at most
@@ -33,6 +33,18 @@
 //! - **Pacing** (`prague_update_pacing_rate`): W · MTU / srtt, doubled
 //!   while cwnd < ssthresh/2 (slow start); the flow paces at it
 //!   (`pacing = "rate"`).
+//! - **Classic-ECN fallback** (`prague_classic_ecn_detection`;
+//!   `ecn_fallback`, off by default as in Linux): a bottleneck that marks
+//!   with a classic (RFC 3168) AQM keeps a deeper, more variable queue than
+//!   an L4S one. Once per round with marks, a score moves by
+//!   ½·log2(mdev/750 µs) + ½·max(0, log2(depth/2 ms)), where mdev and
+//!   srtt come from Prague's own slow RTT average (gain 2^−g with
+//!   g = ⌊lg ssthresh⌋ + ⌊lg ssthresh⌋/2 + 1, at most 18, set at each
+//!   reduction; mdev's gain half of it) and depth = srtt − min RTT; the
+//!   score stays in [0, 17]. Above 8 the flow treats the marks as classic:
+//!   at each reduction α is at least 0.625·min(score − 8, 1), so a score of
+//!   9 or more cuts like Reno's half (`"fallback"`; `"detect"` keeps the
+//!   score only).
 //!
 //! Choices (docs/controllers.md `prague`):
 //! - Linux v0.6 leaves W where it was while slow start raises cwnd, so the
@@ -46,10 +58,11 @@
 //!   kept.
 //! - No TSO: one segment per pacing slot (Linux sends bursts of up to
 //!   ~250 µs of the pacing rate).
-//! - The classic-ECN fallback heuristic (`prague_ecn_fallback`, off by
-//!   default in Linux) and the rate-based mode of later trees are not
-//!   modelled; without AccECN Linux falls back to Reno, here
-//!   `ecn_feedback` must be `"accecn"`.
+//! - The fallback's logarithms are exact (`f64`) where Linux takes an
+//!   integer log2 carrying the remainder to the next round (unbiased on
+//!   average).
+//! - The rate-based mode of later trees is not modelled; without AccECN
+//!   Linux falls back to Reno, here `ecn_feedback` must be `"accecn"`.
 use super::{AckInfo, CcEvent, CcState, CongControlOut, CongestionControl, ControllerDoc, ParamDoc, RateSample};
 use crate::scenario::{params::Params, ConfigError};
 use crate::sim::time::{from_secs, to_secs};
@@ -61,6 +74,30 @@ const MIN_CWND: f64 = 2.0;
 const MAX_SCALED_RTT_S: f64 = 0.100;
 /// One fixed-point unit of Linux's window (`CWND_UNIT` 20 bits).
 const CWND_EPS: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// What the classic-ECN detection does (Linux `prague_ecn_fallback`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnFallback {
+    /// 0: no detection (Linux's default).
+    Off,
+    /// 1: detect and fall back to a classic response.
+    Fallback,
+    /// 2: detect only (the score is kept, α is not touched).
+    Detect,
+}
+
+/// The classic-ECN score's bounds in α units (Linux `L_STICKY`,
+/// `CLASSIC_ECN`, `C_STICKY` over `PRAGUE_MAX_ALPHA`): pure L4S up to 8,
+/// the transition to 9, pure classic up to 17.
+const L_STICKY: f64 = 8.0;
+const CLASSIC_ECN: f64 = L_STICKY + 1.0;
+const C_STICKY: f64 = CLASSIC_ECN + L_STICKY;
+/// Reference RTT deviation and queue depth of the detection (Linux
+/// `V0_LG`, `D0_LG`: ~750 µs and ~2 ms), seconds.
+const V0_S: f64 = 750e-6;
+const D0_S: f64 = 2e-3;
+/// Prague's slow RTT average's largest gain exponent (`PRAGUE_MAX_SRTT_BITS`).
+const MAX_SRTT_BITS: u32 = 18;
 
 /// How the additive increase is scaled for RTT independence (Linux
 /// `prague_rtt_scaling`).
@@ -90,6 +127,8 @@ pub struct PragueConfig {
     /// Rounds after slow start before RTT independence starts (Linux
     /// `prague_rtt_transition` 500 in v0.6).
     pub rtt_transition_rounds: u64,
+    /// Classic-ECN detection (Linux `prague_ecn_fallback`, default 0: off).
+    pub ecn_fallback: EcnFallback,
 }
 
 impl Default for PragueConfig {
@@ -100,6 +139,7 @@ impl Default for PragueConfig {
             rtt_scaling: RttScaling::Rate,
             rtt_target_s: 0.025,
             rtt_transition_rounds: 500,
+            ecn_fallback: EcnFallback::Off,
         }
     }
 }
@@ -127,6 +167,12 @@ pub struct Prague {
     /// SND.UNA and SND.NXT after the latest ACK (`on_ack`).
     una: u64,
     snd_nxt: u64,
+    /// The classic-ECN detection: Prague's slow srtt and mdev (seconds)
+    /// and their gain exponent, and the score.
+    pace_srtt: Option<f64>,
+    pace_mdev: f64,
+    g_srtt_shift: u32,
+    classic_ecn: f64,
 }
 
 impl Prague {
@@ -146,6 +192,10 @@ impl Prague {
             round: 0,
             una: 0,
             snd_nxt: 0,
+            pace_srtt: None,
+            pace_mdev: 1e-6,
+            g_srtt_shift: MAX_SRTT_BITS,
+            classic_ecn: 0.0,
         }
     }
 
@@ -174,6 +224,11 @@ impl Prague {
                     default: d.rtt_transition_rounds.into(),
                     doc: "rounds after slow start before RTT independence starts (Linux v0.6: 500)",
                 },
+                ParamDoc {
+                    name: "ecn_fallback",
+                    default: "off".into(),
+                    doc: "classic-ECN detection: off | fallback (answer a classic AQM's marks like Reno) | detect",
+                },
             ],
         }
     }
@@ -191,16 +246,57 @@ impl Prague {
         };
         let rtt_target_s = p.f64_in("rtt_target_s", d.rtt_target_s, 1e-6, 10.0)?;
         let rtt_transition_rounds = p.u64_in("rtt_transition_rounds", d.rtt_transition_rounds, 0, 1 << 32)?;
+        let ecn_fallback = match p.choice("ecn_fallback", "off", &["off", "fallback", "detect"])? {
+            "fallback" => EcnFallback::Fallback,
+            "detect" => EcnFallback::Detect,
+            _ => EcnFallback::Off,
+        };
         p.finish()?;
         if g == 0.0 {
             return Err(ConfigError::new(format!("{path}.cc_params.g"), "0 is not allowed; must be in (0, 1]"));
         }
-        Ok(Prague::new(PragueConfig { g, init_alpha, rtt_scaling, rtt_target_s, rtt_transition_rounds }))
+        Ok(Prague::new(PragueConfig { g, init_alpha, rtt_scaling, rtt_target_s, rtt_transition_rounds, ecn_fallback }))
     }
 
     /// The current estimate of the marked fraction.
     pub fn alpha(&self) -> f64 {
         self.alpha
+    }
+
+    /// The classic-ECN score (0 to 17; above 8: classic).
+    pub fn classic_ecn_score(&self) -> f64 {
+        self.classic_ecn
+    }
+
+    /// Prague's slow RTT average (`prague_rtt_estimator`): srtt and mdev
+    /// with gains 2^−g and 2^−(g+1).
+    fn pace_rtt_sample(&mut self, rtt: f64) {
+        let g = (-(self.g_srtt_shift as f64)).exp2();
+        match self.pace_srtt {
+            None => self.pace_srtt = Some(rtt),
+            Some(srtt) => {
+                let err = rtt - srtt;
+                self.pace_srtt = Some(srtt + g * err);
+                self.pace_mdev += g / 2.0 * (err.abs() - self.pace_mdev);
+            }
+        }
+    }
+
+    /// The gain follows the window at each reduction
+    /// (`prague_update_rtt_scaling`): g = ⌊lg w⌋ + ⌊lg w⌋/2 + 1, at most 18.
+    fn update_rtt_scaling(&mut self, ssthresh: f64) {
+        let lg = if ssthresh >= 1.0 { ssthresh.min(u32::MAX as f64).log2().floor() as u32 } else { 0 };
+        self.g_srtt_shift = (lg + lg / 2 + 1).min(MAX_SRTT_BITS);
+    }
+
+    /// One round's move of the score (`prague_classic_ecn_detection`).
+    fn classic_ecn_detection(&mut self, s: &CcState) {
+        let (Some(srtt), Some(min_rtt)) = (self.pace_srtt, s.min_rtt_s) else { return };
+        let mut score = self.classic_ecn + 0.5 * (self.pace_mdev.max(1e-9) / V0_S).log2();
+        if srtt > min_rtt {
+            score += 0.5 * ((srtt - min_rtt) / D0_S).log2().max(0.0);
+        }
+        self.classic_ecn = score.clamp(0.0, C_STICKY);
     }
 
     /// The fractional window W, segments.
@@ -272,6 +368,9 @@ impl Prague {
     /// α's once-per-round update (`prague_update_alpha`).
     fn update_alpha(&mut self, s: &CcState, rs: &RateSample) {
         if self.saw_ce {
+            if self.cfg.ecn_fallback != EcnFallback::Off {
+                self.classic_ecn_detection(s);
+            }
             let marked = rs.total_delivered_ce - self.old_delivered_ce;
             let f =
                 if marked > 0 { marked as f64 / (rs.total_delivered - self.old_delivered).max(1) as f64 } else { 0.0 };
@@ -331,8 +430,15 @@ impl Prague {
             return;
         }
         self.cwr_stamp = Some(s.now);
+        let mut alpha = self.alpha;
+        if self.cfg.ecn_fallback == EcnFallback::Fallback && self.classic_ecn > L_STICKY {
+            // `prague_classic_ecn_fallback`: α no lower than ~0.6 of the
+            // classic score's transition, so a classic AQM's marks cut
+            // nearly as deep as Reno's.
+            alpha = alpha.max(0.625 * (self.classic_ecn.min(CLASSIC_ECN) - L_STICKY));
+        }
         let w = self.w(s);
-        self.w = Some(w - self.alpha * w / 2.0);
+        self.w = Some(w - alpha * w / 2.0);
     }
 
     /// Fast recovery or a timeout: W halves (`prague_enter_loss`).
@@ -366,9 +472,17 @@ impl CongestionControl for Prague {
     fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {}
 
     /// ssthresh stays (Linux `prague_ssthresh`): the reductions act on W,
-    /// and cwnd follows it down, setting ssthresh as it goes.
+    /// and cwnd follows it down, setting ssthresh as it goes. (Called at
+    /// each reduction: the slow RTT average's gain follows ssthresh.)
     fn ssthresh(&mut self, s: &CcState) -> f64 {
+        self.update_rtt_scaling(s.ssthresh);
         s.ssthresh
+    }
+
+    fn pkts_acked(&mut self, _s: &mut CcState, _acked: u64, rtt_s: Option<f64>) {
+        if let Some(r) = rtt_s {
+            self.pace_rtt_sample(r);
+        }
     }
 
     fn ecn_alpha(&self) -> Option<f64> {
@@ -540,6 +654,50 @@ mod tests {
         // a marked segment does not grow it
         p.cong_control(&mut s, &rs(2, 1, 4, 1));
         assert_eq!(s.cwnd, 13.0);
+    }
+
+    #[test]
+    fn a_classic_queue_raises_the_score_and_the_fallback_cuts_like_reno() {
+        // Per round: RTT samples around 50 ms ± 4 ms over a 40 ms minimum
+        // (a classic AQM's 10 ms queue): each round adds about
+        // ½·lg(mdev/750 µs) + ½·lg(10 ms/2 ms) > 1.
+        let cfg = PragueConfig { ecn_fallback: EcnFallback::Fallback, ..Default::default() };
+        let mut p = Prague::new(cfg);
+        let mut s = test_state(100.0, 100.0);
+        s.min_rtt_s = Some(0.040);
+        p.w = Some(100.0);
+        p.saw_ce = true;
+        p.ssthresh(&s); // gain exponent from ssthresh 100: 6 + 3 + 1 = 10
+        assert_eq!(p.g_srtt_shift, 10);
+        p.alpha = 0.1;
+        let mut seq = 0;
+        for round in 0..12 {
+            for i in 0..1000 {
+                let rtt = if i % 2 == 0 { 0.046 } else { 0.054 };
+                p.pkts_acked(&mut s, 1, Some(rtt));
+            }
+            seq += 100;
+            open(&mut p, &mut s, seq, seq + 100);
+            p.cong_control(&mut s, &rs(1, 0, 1000 * (round + 1), 100 * (round + 1)));
+        }
+        assert!(p.classic_ecn_score() > CLASSIC_ECN, "score {}", p.classic_ecn_score());
+        // α stays near the marked fraction, but the cut is Reno's ×0.625
+        let w = p.frac_cwnd().unwrap();
+        p.on_event(&mut s, CcEvent::EcnEcho);
+        assert!((p.frac_cwnd().unwrap() - w * (1.0 - 0.625 / 2.0)).abs() < 1e-9);
+        // an L4S queue (mdev 100 µs, no depth) brings the score back to 0
+        let mut p2 = Prague::new(PragueConfig { ecn_fallback: EcnFallback::Fallback, ..Default::default() });
+        p2.classic_ecn = C_STICKY;
+        p2.saw_ce = true;
+        s.min_rtt_s = Some(0.040);
+        for round in 0..40u64 {
+            for i in 0..1000 {
+                p2.pkts_acked(&mut s, 1, Some(if i % 2 == 0 { 0.0399 } else { 0.0401 }));
+            }
+            open(&mut p2, &mut s, 100 * (round + 1), 100 * (round + 2));
+            p2.cong_control(&mut s, &rs(1, 0, 1000 * (round + 1), round + 1));
+        }
+        assert_eq!(p2.classic_ecn_score(), 0.0);
     }
 
     #[test]

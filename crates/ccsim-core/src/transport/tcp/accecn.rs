@@ -9,10 +9,11 @@
 //! Choices, each the RFC's or Linux's (net/ipv4/tcp_input.c,
 //! include/net/tcp_ecn.h):
 //!
-//! - Both counters start at 5 (RFC 9768 §3.2.2.2, `TCP_ACCECN_CEP_INIT_OFFSET`),
+//! - Both counters start at 5 (RFC 9768 §3.2.1, `TCP_ACCECN_CEP_INIT_OFFSET`),
 //!   so an ACE of 0 on the first data ACK would mean a middlebox zeroed it.
 //! - The receiver counts every arriving data packet marked CE, duplicates
-//!   included (§3.2.2.2: "every CE-marked packet"). It sends an ACK at once
+//!   included (§3.2: "for every Acceptable packet ... with the CE code
+//!   point ..., including ... retransmissions"). It sends an ACK at once
 //!   when a CE packet arrives after one that was not (the change-triggered
 //!   ACK of §3.2.2.5.1) and when two CE marks have arrived since the last
 //!   ACK (the increment-triggered ACK, n = 2 with data to acknowledge), so
@@ -24,18 +25,19 @@
 //!   the field may have wrapped; without the AccECN TCP Option the sender
 //!   assumes the most marks the field allows (Linux's `safe_delta`:
 //!   delivered − ((delivered − delta) mod 8), RFC 9768 Appendix A.2's
-//!   conservative choice).
+//!   conservative choice; the sender's safety procedures are §3.2.2.5.2).
 //! - The AccECN TCP Option (§3.2.3, byte counters) is not modelled: ccsim's
 //!   ACKs carry the ACE field only (Linux's `tcp_ecn_option = 0`). It would
 //!   matter only to resolve a wrap, which the change- and increment-triggered
 //!   ACKs make rare (a lost run of ACKs, or one cumulative ACK of more than 7
 //!   segments not SACKed before, as after a NewReno recovery).
-//! - No CWR is sent: in AccECN mode the CWR flag is part of ACE (Linux
-//!   `tcp_ecn_queue_cwr` does nothing for AccECN).
+//! - No CWR is sent: a host in AccECN mode "MUST NOT set CWR" (RFC 9768
+//!   §3.1; the flag is a bit of ACE; Linux `tcp_ecn_queue_cwr` does nothing
+//!   for AccECN).
 
 /// The ACE field is 3 bits.
 const ACE_MASK: u64 = 7;
-/// Both ends' CE packet counters start at 5 (RFC 9768 §3.2.2.2).
+/// Both ends' CE packet counters start at 5 (RFC 9768 §3.2.1).
 pub const CEP_INIT: u64 = 5;
 /// The receiver ACKs at once after this many CE marks (§3.2.2.5.1, the
 /// increment-triggered ACK with newly delivered data: n = 2).
