@@ -99,6 +99,11 @@ const D0_S: f64 = 2e-3;
 /// Prague's slow RTT average's largest gain exponent (`PRAGUE_MAX_SRTT_BITS`).
 const MAX_SRTT_BITS: u32 = 18;
 
+/// log2 (platform-independent: libm's `ln`).
+fn lg(x: f64) -> f64 {
+    crate::sim::math::ln(x) / std::f64::consts::LN_2
+}
+
 /// How the additive increase is scaled for RTT independence (Linux
 /// `prague_rtt_scaling`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,7 +276,7 @@ impl Prague {
     /// Prague's slow RTT average (`prague_rtt_estimator`): srtt and mdev
     /// with gains 2^−g and 2^−(g+1).
     fn pace_rtt_sample(&mut self, rtt: f64) {
-        let g = (-(self.g_srtt_shift as f64)).exp2();
+        let g = 1.0 / (1u64 << self.g_srtt_shift) as f64;
         match self.pace_srtt {
             None => self.pace_srtt = Some(rtt),
             Some(srtt) => {
@@ -285,16 +290,17 @@ impl Prague {
     /// The gain follows the window at each reduction
     /// (`prague_update_rtt_scaling`): g = ⌊lg w⌋ + ⌊lg w⌋/2 + 1, at most 18.
     fn update_rtt_scaling(&mut self, ssthresh: f64) {
-        let lg = if ssthresh >= 1.0 { ssthresh.min(u32::MAX as f64).log2().floor() as u32 } else { 0 };
+        // ⌊lg ssthresh⌋ (Linux `ilog2`), ssthresh clamped to 32 bits
+        let lg = if ssthresh >= 1.0 { 31 - (ssthresh.min(u32::MAX as f64) as u32).leading_zeros() } else { 0 };
         self.g_srtt_shift = (lg + lg / 2 + 1).min(MAX_SRTT_BITS);
     }
 
     /// One round's move of the score (`prague_classic_ecn_detection`).
     fn classic_ecn_detection(&mut self, s: &CcState) {
         let (Some(srtt), Some(min_rtt)) = (self.pace_srtt, s.min_rtt_s) else { return };
-        let mut score = self.classic_ecn + 0.5 * (self.pace_mdev.max(1e-9) / V0_S).log2();
+        let mut score = self.classic_ecn + 0.5 * lg(self.pace_mdev.max(1e-9) / V0_S);
         if srtt > min_rtt {
-            score += 0.5 * ((srtt - min_rtt) / D0_S).log2().max(0.0);
+            score += 0.5 * lg((srtt - min_rtt) / D0_S).max(0.0);
         }
         self.classic_ecn = score.clamp(0.0, C_STICKY);
     }
