@@ -693,9 +693,15 @@ def _longest_wait(trace: "pd.DataFrame") -> float:
     return float(waits.max()) if len(waits) else 0.0
 
 
+def _accecn(entry: Mapping[str, Any]) -> bool:
+    """The flow entry feeds CE back with AccECN (given, or ``prague``'s default)."""
+    return entry.get("ecn_feedback", "accecn" if entry.get("cc") == "prague" else "rfc3168") == "accecn"
+
+
 def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd.DataFrame"]) -> List[Violation]:
     """The ECE echo ends within an RTT of the reduction's CWR (RFC 3168
-    §6.1.2-6.1.3), from the traces of both bottleneck directions.
+    §6.1.2-6.1.3), from the traces of both bottleneck directions; an AccECN
+    flow (RFC 9768) sends no CWR at all.
 
     Receiver: an ACK that reaches the sender's side with ECE more than a
     round trip after a CWR segment reached the receiver's side must echo a
@@ -738,6 +744,15 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
             (traces[TRACED_LINKS[1]], traces[TRACED_LINKS[0]])
         fid = int(f["id"])
         d = data[(data["fid"] == fid) & (data["type"] == "tcp")]
+        if _accecn(entry):
+            # AccECN (RFC 9768): ECE and CWR on an ACK are bits of the ACE
+            # counter, not RFC 3168's echo; a host in AccECN mode MUST NOT
+            # set CWR on its data (§3.1).
+            if d["cwr"].any():
+                t = float(d[d["cwr"]]["t"].iloc[0])
+                out.append(Violation("ece_echo", f"flow {fid}: AccECN data segment with CWR at {t:.4f} s; "
+                                                 + _flow_label(f, entry, _queue_label(sc))))
+            continue
         a = acks[(acks["fid"] == fid) & (acks["type"] == "ack") & (acks["ev"] == "r") & acks["ece"]]
         if a.empty:
             continue
