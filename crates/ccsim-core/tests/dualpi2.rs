@@ -1,5 +1,6 @@
-//! DualPI2 (RFC 9332) end to end: one DCTCP flow sending ECT(1) (standing
-//! in for TCP Prague, the L4S controller ccsim does not have) and one
+//! DualPI2 (RFC 9332) end to end: one DCTCP flow sending ECT(1) (a
+//! scalable sender with classic ECE feedback; tests/prague.rs runs TCP
+//! Prague itself) and one
 //! CUBIC flow (Not-ECT) share a 100 Mb/s, 20 ms dumbbell whose bottleneck
 //! runs `dualpi2` with Linux's defaults. The L queue's sojourn stays near
 //! the 1 ms step, the C queue's near the PI controller's 15 ms target,
@@ -18,61 +19,11 @@
 //! the PI's operating region, the C queue standing (above half the 15 ms
 //! target) and not above it by more than a CUBIC step (20 ms).
 mod common;
-use ccsim_core::net::packet::{Ecn, Kind, Packet, PktId};
-use ccsim_core::net::tap::{Tap, TapEvent};
-use ccsim_core::sim::time::to_secs;
-use ccsim_core::sim::Time;
 use ccsim_core::{Scenario, Simulation};
+use common::sojourn::{quantile, Sojourns};
 use common::*;
-use std::any::Any;
-use std::collections::HashMap;
 
 const WARMUP_S: f64 = 10.0;
-
-/// Per flow: the waits (s) of its data packets from `+` to `-` after the
-/// warm-up, and the codepoints its data arrived with.
-#[derive(Default)]
-struct Sojourns {
-    queued: HashMap<PktId, Time>,
-    waits: HashMap<u32, Vec<f64>>,
-    codepoints: HashMap<(u32, bool), u64>,
-}
-
-impl Tap for Sojourns {
-    fn on_event(&mut self, _ev: TapEvent, _now: Time, _link: u32, _p: &Packet) {}
-    fn on_packet(&mut self, ev: TapEvent, now: Time, _link: u32, id: PktId, p: &Packet) {
-        if p.kind != Kind::Data {
-            return;
-        }
-        match ev {
-            TapEvent::Enqueue => {
-                if !p.tcp().is_some_and(|h| h.retx) {
-                    *self.codepoints.entry((p.flow, p.ecn == Ecn::Ect1)).or_default() += 1;
-                }
-                self.queued.insert(id, now);
-            }
-            TapEvent::Dequeue => {
-                if let Some(t) = self.queued.remove(&id) {
-                    if to_secs(t) >= WARMUP_S {
-                        self.waits.entry(p.flow).or_default().push(to_secs(now - t));
-                    }
-                }
-            }
-            TapEvent::Drop => {
-                self.queued.remove(&id);
-            }
-            TapEvent::Deliver => {}
-        }
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
-fn quantile(x: &mut [f64], q: f64) -> f64 {
-    x.sort_by(f64::total_cmp);
-    x[((x.len() - 1) as f64 * q).round() as usize]
-}
 
 fn scenario(queue: &str) -> Scenario {
     let t = format!(
@@ -88,7 +39,7 @@ fn scenario(queue: &str) -> Scenario {
 #[test]
 fn the_l_queue_stays_near_the_step_and_the_c_queue_near_the_target() {
     let mut sim = Simulation::new(&scenario("kind = \"dualpi2\"")).unwrap();
-    sim.add_tap(FWD_BNECK, Box::new(Sojourns::default()));
+    sim.add_tap(FWD_BNECK, Box::new(Sojourns::after(WARMUP_S)));
     let r = sim.run();
     assert_conserved(&r);
     let tap = sim.net.links[FWD_BNECK].tap::<Sojourns>().unwrap();
