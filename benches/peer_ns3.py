@@ -4,7 +4,7 @@
 
 For each row measured against ns-3 (``ccsim bench``'s M rows: ``M-bbr``,
 ``M-dctcp-red``, ``M-cubic-fqcodel``; issue 51 also names TCP Prague over
-DualPI2: ccsim has DualPI2 but not Prague yet, ns-3 3.44 neither) it runs
+DualPI2: ccsim has both, ns-3 3.44 neither) it runs
 the ccsim row (``ccsim bench``'s child process: the engine's wall time,
 building the simulation and running it) and the same dumbbell in ns-3 3.44
 (``validation/ns3/dumbbell.cc``, the program of the ns-3 comparisons, built
@@ -49,7 +49,8 @@ from validation import ns3_aqm, ns3_bbr, ns3_suite  # noqa: E402
 #: The rows, in the order issue 51 names them.
 ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel")
 #: Rows issue 51 names that cannot run yet.
-MISSING = {"M-prague-dualpi2": "TCP Prague over DualPI2: ccsim has DualPI2 but no Prague yet; ns-3 3.44 has neither"}
+MISSING = {"M-prague-dualpi2": "TCP Prague over DualPI2: ccsim has both (cc = \"prague\", dualpi2); ns-3 3.44 has "
+                                "neither"}
 #: Measurement options of the ns-3 program a speed run leaves out.
 MEASURE_ONLY = ("--queueStats=", "--cwndStats=", "--warmup=")
 

@@ -120,8 +120,8 @@ checks that the two scenarios are still the same:
 - ``M-cubic-fqcodel``: four CUBIC flows over FQ-CoDel (RFC 8290's
   defaults: 5 ms, 100 ms, 1024 queues, 10240 packets), RTT 40 ms.
 
-TCP Prague over DualPI2, the fourth row issue 51 names, waits for ccsim's
-Prague (its ``dualpi2`` queue exists); ns-3 3.44 has neither.
+TCP Prague over DualPI2, the fourth row issue 51 names, has no ns-3 side:
+ccsim has both (``cc = "prague"``, ``dualpi2``), ns-3 3.44 neither.
 
 Workload rows:
 
