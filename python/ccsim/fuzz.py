@@ -52,7 +52,9 @@ __all__ = [
 #: from the engine's registry so that a scenario's draw does not move when
 #: something is registered; tests/test_invariants.py checks that these are
 #: every registered one but those in ``EXCLUDED_CONTROLLERS``.
-CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr", "prague")
+CONTROLLERS = (
+    "reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr", "prague", "bbr3",
+)
 RECOVERIES = ("reno", "newreno", "sack", "sack1")
 
 #: Registered controllers that cannot run on a plain TCP path, with why.
@@ -180,9 +182,9 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     """One flow entry's TCP settings (``ecn`` forced when given). Sack1
     (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
     for the other recoveries; DCTCP always has ECN, and RFC 6675 where
-    Sack1 was drawn; BBR and Prague pace at their own rate and run RFC 6675
-    where Sack1 was drawn; Prague always has ECN with AccECN feedback, and
-    another ECN flow draws AccECN a third of the time."""
+    Sack1 was drawn; BBR (v1 and v3) and Prague pace at their own rate and
+    run RFC 6675 where Sack1 was drawn; Prague always has ECN with AccECN
+    feedback, and another ECN flow draws AccECN a third of the time."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
@@ -193,7 +195,7 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     }
     if flow["delayed_ack"]:
         flow["delack_model"] = rng.choice(("fixed", "linux"))
-    if flow["cc"] in ("dctcp", "bbr", "prague") and rec == "sack1":
+    if flow["cc"] in ("dctcp", "bbr", "bbr3", "prague") and rec == "sack1":
         # DCTCP is an ECN scheme and Sack1 takes no ECN; BBR sets its own
         # window around the RFC recovery: RFC 6675 instead
         flow["recovery"] = rec = "sack"
@@ -202,7 +204,7 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
         flow["pacing"] = rng.choice(("none", "interval", "token_bucket", "rate"))
         if flow["pacing"] == "token_bucket":
             flow["bucket_pkts"] = rng.choice((1, 2, 4))
-    if flow["cc"] in ("bbr", "prague"):
+    if flow["cc"] in ("bbr", "bbr3", "prague"):
         flow["pacing"] = "rate"  # they pace at the rate they set
         flow.pop("bucket_pkts", None)
     if flow["cc"] in ("dctcp", "prague"):
