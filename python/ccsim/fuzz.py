@@ -310,9 +310,13 @@ def scenario(seed: int, index: int) -> Dict[str, Any]:
     all-ECN behind a marking RED or AQM, the rest mix everything."""
     rng = random.Random(seed * 2**32 + index)
     kind = rng.random()
-    if kind < 0.25:
-        return _homogeneous(rng, seed, index)
-    return _mixed(rng, seed, index, ecn=kind < 0.55)
+    sc = _homogeneous(rng, seed, index) if kind < 0.25 else _mixed(rng, seed, index, ecn=kind < 0.55)
+    if index % 2:
+        # every other scenario records queueing delays (drawing nothing, so
+        # the scenarios are those of before; recording changes no other
+        # result) for the qdelay invariant
+        sc["qdelay"] = True
+    return sc
 
 
 # --------------------------------------------------------------------------
@@ -484,6 +488,37 @@ def check_conservation(sc: Mapping[str, Any], res: Results) -> List[Violation]:
         lost = int(links["drops"].sum()) + int(links["random_losses"].sum())
         if lost != c["dropped"]:
             out.append(Violation("conservation", f"dropped {c['dropped']} but the links dropped or lost {lost}"))
+    flows = res.flows
+    if "ce_marks" in flows and "marks" in links and not res.raw.get("transfers"):
+        marked, made = int(flows["ce_marks"].sum()), int(links["marks"].sum())
+        if marked != made:
+            out.append(Violation("conservation", f"the flows' CE marks ({marked}) are not the links' marks ({made})"))
+    return out
+
+
+#: The queueing-delay figures of a link, in the order they must keep.
+QDELAY_ORDER = ("qdelay_p50_s", "qdelay_p90_s", "qdelay_p99_s", "qdelay_p999_s", "qdelay_max_s")
+
+
+def check_qdelay(sc: Mapping[str, Any], res: Results) -> List[Violation]:
+    """With ``qdelay = true``: each link's delay figures are null exactly
+    when it sent nothing in the measured period, and otherwise
+    0 <= p50 <= p90 <= p99 <= p99.9 <= max and 0 <= mean <= max."""
+    if not sc.get("qdelay"):
+        return []
+    keys = QDELAY_ORDER + ("qdelay_mean_s",)
+    out = []
+    for link in res.raw.get("links", []):
+        name = link.get("name")
+        if any(k not in link for k in keys):
+            out.append(Violation("qdelay", f"link {name}: queueing delay missing with qdelay = true"))
+            continue
+        v = [link[k] for k in keys]
+        idle = int(link.get("tx_pkts", 0)) == 0
+        if [x is None for x in v] != [idle] * len(v):
+            out.append(Violation("qdelay", f"link {name}: delays {v} with {link.get('tx_pkts')} packets sent"))
+        elif not idle and not (0 <= v[0] and all(a <= b for a, b in zip(v[:4], v[1:5])) and 0 <= v[5] <= v[4]):
+            out.append(Violation("qdelay", f"link {name}: p50, p90, p99, p99.9, max, mean = {v}"))
     return out
 
 
@@ -723,7 +758,7 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
     return out
 
 
-CHECKS = (check_cwnd_stall, check_spurious_retransmit, check_conservation, check_fair_share)
+CHECKS = (check_cwnd_stall, check_spurious_retransmit, check_conservation, check_fair_share, check_qdelay)
 
 
 def check(sc: Mapping[str, Any], res: Results,
