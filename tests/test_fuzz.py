@@ -125,7 +125,7 @@ def fl(lo, hi):
 
 @st.composite
 def queue(draw, mode):
-    kind = draw(st.sampled_from(["droptail", "red", "drr", "codel", "pie", "fq_codel"]))
+    kind = draw(st.sampled_from(["droptail", "red", "drr", "codel", "pie", "fq_codel", "dualpi2"]))
     q = {"kind": kind}
     if draw(st.booleans()):
         q["limit_pkts"] = val(draw, st.integers(1, 200), mode)
@@ -146,6 +146,14 @@ def queue(draw, mode):
         maybe(draw, q, "tupdate_s", fl(0.005, 0.05), mode)
         maybe(draw, q, "alpha", fl(0, 2), mode)
         maybe(draw, q, "estimator", st.sampled_from(["timestamp", "dequeue_rate"]), mode)
+    if kind == "dualpi2":
+        maybe(draw, q, "target_s", fl(5e-4, 0.05), mode)
+        maybe(draw, q, "tupdate_s", fl(0.005, 0.05), mode)
+        maybe(draw, q, "step_thresh_s", fl(1e-4, 0.01), mode)
+        maybe(draw, q, "coupling_factor", fl(1, 8), mode)
+        maybe(draw, q, "c_protection", st.integers(0, 100), mode)
+        maybe(draw, q, "drop_overload", st.booleans(), mode)
+        maybe(draw, q, "ecn_mask", st.sampled_from(["l4s_ect", "cla_ect", "any_ect"]), mode)
     if kind == "fq_codel":
         maybe(draw, q, "flows", st.integers(1, 2048), mode)
         maybe(draw, q, "exact_flows", st.booleans(), mode)

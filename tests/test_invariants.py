@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import ccsim
 from ccsim import cli, fuzz
 from ccsim._native import core, validate
 from ccsim.results import Results
@@ -121,6 +122,47 @@ def test_retransmission_without_loss_or_timeout_is_reported():
     found = fuzz.check(dumbbell(), res)
     assert names(found) == ["spurious_retransmit"] and found[0].flow == 0
     assert "7 retransmissions" in found[0].detail
+
+
+@pytest.mark.parametrize("ect, mask, hops, reported", [
+    ("ect0", None, [0, 1], False),        # CE packets join the L queue at the next link: reordering
+    ("ect0", "any_ect", [0, 1], True),    # ECT(0) and CE share the L queue
+    ("ect1", None, [0, 1], True),         # ECT(1) and CE share the L queue
+    ("ect1", "cla_ect", [0, 1], False),   # ECT(1) in C, CE in L
+    ("ect0", None, [1, 1], True),         # one DualPI2 link: nothing to overtake
+])
+def test_retransmission_on_a_parking_lot_of_dualpi2_links(ect, mask, hops, reported):
+    queue = {"kind": "dualpi2", "limit_pkts": 100, **({"ecn_mask": mask} if mask else {})}
+    sc = {"duration_s": 10.0, "sample_interval_s": DT,
+          "topology": {"kind": "parking_lot", "n_links": 2, "link_rate_bps": RATE, "link_queue": queue},
+          "flows": [{"count": 2, "cc": "reno", "rtt_s": 0.1, "ecn": True, "ect": ect, "hops": hops}]}
+    res = fake(flows=[flow_row(0, retransmits=7), flow_row(1)])
+    assert fuzz._dualq_reorders(validate(sc)) is not reported
+    assert names(fuzz.check(sc, res)) == (["spurious_retransmit"] if reported else [])
+
+
+def test_dualpi2_reorders_ce_marked_classic_packets_on_a_parking_lot():
+    # Why the rule above exists, on a real run: 30 ECN Reno flows load the
+    # first DualPI2 link (drop_overload off: marks, no drops), 4 the second;
+    # two ECT(0) flows cross both. Their packets marked CE at the first
+    # link join the second link's L queue and overtake their unmarked ones
+    # in its C queue: fast retransmits with no drop and no timeout. With
+    # ECT(0) and CE in one queue (any_ect) nothing is reordered.
+    tcp = {"cc": "reno", "ecn": True, "rtt_s": 0.02, "min_rto_s": 10.0, "init_rto_s": 10.0}
+    retx = {}
+    for mask in ("l4s_ect", "any_ect"):
+        sc = {"seed": 2, "duration_s": 5.0, "sample_interval_s": 0.1,
+              "topology": {"kind": "parking_lot", "n_links": 2, "link_rate_bps": 10e6, "link_delay_s": 0.002,
+                           "link_queue": {"kind": "dualpi2", "limit_pkts": 5000, "drop_overload": False,
+                                          "ecn_mask": mask}},
+              "flows": [{**tcp, "count": 2, "hops": [0, 1]}, {**tcp, "count": 30, "hops": [0, 0]},
+                        {**tcp, "count": 4, "hops": [1, 1]}]}
+        res = ccsim.run(sc)
+        assert int(res.links["drops"].sum()) == 0 and int(res.flows["timeouts"].sum()) == 0, mask
+        retx[mask] = int(res.flows["retransmits"].sum())
+        assert fuzz._dualq_reorders(validate(sc)) is (mask == "l4s_ect")
+        assert "spurious_retransmit" not in names(fuzz.check(sc, res)), mask
+    assert retx["l4s_ect"] > 0 and retx["any_ect"] == 0, retx
 
 
 @pytest.mark.parametrize("why", ["drop", "random_loss", "timeout", "configured_loss"])
@@ -244,16 +286,19 @@ def test_ece_echoed_long_after_the_cwr_arrived_is_reported(tmp_path):
     assert names(found) == ["ece_echo"] and "no CE mark since" in found[0].detail, found
 
 
-@pytest.mark.parametrize("kind, reported", [("red", True), ("codel", True), ("pie", True), ("fq_codel", False)])
+@pytest.mark.parametrize("kind, reported",
+                         [("red", True), ("codel", True), ("pie", True), ("fq_codel", False), ("dualpi2", False)])
 def test_ece_echo_allows_a_per_flow_queue_its_longest_wait(tmp_path, kind, reported):
     # The ECE ACK waited 1.5 s in the reverse bottleneck (its + and - lines)
     # though the links' largest backlogs are 0: a FIFO cannot have held it
     # (the FIFO bound stands and the echo 1.49 s after the CWR is a breach);
-    # FQ-CoDel can, serving other flows' later packets first, so its
-    # round trip counts the wait and the ACK may have left before the CWR came.
+    # FQ-CoDel can, serving other flows' later packets first, and so can
+    # DualPI2 (its L queue's later packets first), so their round trip
+    # counts the wait and the ACK may have left before the CWR came.
     data = [("r", 0.40, "----E-N", 9), ("+", 0.50, "---A--N", 10), ("r", 0.51, "---A--N", 10)]
     acks = [("+", 0.45, "C------", 10, 99), ("-", 1.95, "C------", 10, 99), ("r", 2.0, "C------", 10, 99)]
-    sc = dict(ECN, topology={**ECN["topology"], "bottleneck_queue": {"kind": kind, "limit_pkts": 100, "ecn": True}})
+    queue = {"kind": kind, "limit_pkts": 100, **({} if kind == "dualpi2" else {"ecn": True})}
+    sc = dict(ECN, topology={**ECN["topology"], "bottleneck_queue": queue})
     found = fuzz.check(sc, one_flow(), traces(tmp_path, data, acks))
     assert names(found) == (["ece_echo"] if reported else []), found
 
@@ -290,6 +335,7 @@ def test_ece_with_cwr_sent_or_owed_elsewhere_is_not(tmp_path, why):
     ({"kind": "fq_codel"}, True),                   # FQ-CoDel's is on
     ({"kind": "fq_codel", "ecn": False}, False),
     ({"kind": "drr", "limit_pkts": 100}, False),
+    ({"kind": "dualpi2"}, True),                    # DualPI2 always marks
 ])
 def test_the_ece_invariant_traces_every_marking_queue(queue, traced):
     sc = validate(dumbbell(queue=queue, flows=[{"count": 1, "cc": "reno", "ecn": True, "rtt_s": 0.1}]))
@@ -308,7 +354,17 @@ def test_generator_draws_the_aqms_as_researchers_set_them():
         if kind not in fuzz.AQMS:
             continue
         seen.add(kind)
-        assert isinstance(q["ecn"], bool) and q["limit_pkts"] >= 5
+        assert q["limit_pkts"] >= 5
+        if kind == "dualpi2":
+            assert "ecn" not in q and set(q) <= {"kind", "limit_pkts", "target_s", "tupdate_s", "coupling_factor",
+                                                 "c_protection", "drop_overload", "ecn_mask", "step_thresh_s",
+                                                 "step_thresh_pkts"}
+            if "target_s" in q:
+                assert 0.005 <= q["target_s"] <= 0.03 and q["tupdate_s"] in (0.016, 0.032)
+                assert q["coupling_factor"] in (1, 2, 4) and 5 <= q["c_protection"] <= 50
+                assert 0.0005 <= q.get("step_thresh_s", 0.001) <= 0.005 and 2 <= q.get("step_thresh_pkts", 2) <= 10
+            continue
+        assert isinstance(q["ecn"], bool)
         if kind == "codel" or "interval_s" in q:
             assert 0.001 <= q["target_s"] <= 0.02 and 0.05 <= q["interval_s"] <= 0.2
         if kind == "pie":
@@ -354,7 +410,7 @@ def test_generator_covers_every_dimension():
         topo = sc["topology"]
         q = topo.get("bottleneck_queue") or topo["link_queue"]
         see("topology", topo["kind"])
-        see("queue", q["kind"] + ("+ecn" if q.get("ecn") else ""))
+        see("queue", q["kind"] + ("+ecn" if fuzz._marks(q) else ""))
         see("random_loss", any(v for k, v in topo.items() if k.endswith("loss")))
         see("homogeneous", fuzz.is_homogeneous(sc))
         see("traced", fuzz.needs_trace(sc))
@@ -365,14 +421,19 @@ def test_generator_covers_every_dimension():
         for f in sc["flows"]:
             for key in ("cc", "recovery", "ecn", "pacing", "delayed_ack", "init_cwnd_pkts", "direction"):
                 see(key, f[key])
+            if f["ecn"]:
+                see("ect", f["ect"])
             see("finite", f.get("bytes") is not None)
             see("staggered", f["start_s"] > 0 or f["start_spread_s"] > 0)
             see("rtt", "rtt_range_s" if "rtt_range_s" in f else "list" if isinstance(f.get("rtt_s"), list) else
                 "one")
     assert seen["cc"] == set(fuzz.CONTROLLERS)
     assert seen["recovery"] == set(fuzz.RECOVERIES)
-    assert seen["pacing"] == {"none", "interval", "token_bucket"}
-    assert seen["queue"] == {"droptail", "drr"} | {k + e for k in fuzz.MARKING_QUEUES for e in ("", "+ecn")}
+    assert seen["pacing"] == {"none", "interval", "token_bucket", "rate"}
+    # (DualPI2 has no ecn switch: it always marks)
+    assert seen["queue"] == {"droptail", "drr"} | {k + e for k in fuzz.MARKING_QUEUES for e in ("", "+ecn")
+                                                   if k != "dualpi2" or e}
+    assert seen["ect"] == {"ect0", "ect1"}
     assert seen["traced_queue"] == set(fuzz.MARKING_QUEUES)
     assert seen["topology"] == {"dumbbell", "parking_lot"}
     assert seen["direction"] == {"forward", "reverse"}

@@ -382,7 +382,7 @@ def test_bench_names_listed_and_case_insensitive(capsys, monkeypatch):
 
 def test_readme_claims_only_what_ships():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    ids = set(re.findall(r"`((?:etcp|ltcp|htcp|pxcp|gwa)-[a-z0-9-]+)`", text))
+    ids = set(re.findall(r"`((?:etcp|ltcp|htcp|pxcp|gwa|modern)-[a-z0-9-]+)`", text))
     assert len(ids) > 25
     assert sorted(ids - set(REGISTRY)) == []
     # every `kind = "..."`, `transport = ...`, `app = ...`, `cc = ...` it names exists

@@ -130,6 +130,8 @@ INVALID = [
     ("warmup past end", {"warmup_s": 5.0}, "scenario.warmup_s"),
     ("loss of one", {"topology.bottleneck_loss": 1.0}, "scenario.topology.bottleneck_loss"),
     ("zero count", {"flows.0.count": 0}, "scenario.flows[0].count"),
+    ("unknown ect", {"flows.0.ecn": True, "flows.0.ect": "ect2"}, "scenario.flows[0].ect"),
+    ("ect1 without ecn", {"flows.0.ect": "ect1"}, "scenario.flows[0].ect"),
 ]
 
 
@@ -143,6 +145,17 @@ def test_invalid_scenarios_name_the_field(what, overrides, field):
     with pytest.raises(UserError) as err2:
         ccsim.run(d)
     assert field in str(err2.value)
+
+
+def test_an_ect1_flow_through_dualpi2_normalises_and_runs():
+    sc = small_scenario().replace({"topology.bottleneck_queue": ccsim.DualPI2().to_dict()})
+    sc.flows[0].ecn, sc.flows[0].ect = True, "ect1"
+    assert Flow.from_dict(sc.flows[0].to_dict()).ect == "ect1"
+    norm = sc.normalized()
+    assert norm["flows"][0]["ect"] == "ect1" and norm["topology"]["bottleneck_queue"] == {"kind": "dualpi2"}
+    assert small_scenario().normalized()["flows"][0]["ect"] == "ect0"
+    res = ccsim.run(sc.replace(duration_s=2.0))
+    assert res.flows["goodput_bps"].gt(0).all() and int(res.links["marks"].sum()) > 0
 
 
 def test_unknown_cc_lists_allowed():
@@ -184,6 +197,9 @@ AQM_BUILDERS = {
     "fq_codel": ("FQCoDel", {"limit_pkts": 1000, "flows": 64, "exact_flows": False, "perturbation": 7,
                              "quantum_bytes": 1040, "drop_batch": 16, "target_s": 0.005, "interval_s": 0.1,
                              "mtu_bytes": 1040, "ecn": False}),
+    "dualpi2": ("DualPI2", {"limit_pkts": 2000, "target_s": 0.02, "tupdate_s": 0.015, "alpha": 0.15, "beta": 3.0,
+                            "step_thresh_s": 0.002, "min_qlen_step": 2, "coupling_factor": 2, "c_protection": 5,
+                            "drop_overload": False, "ecn_mask": "any_ect", "mtu_bytes": 1040}),
 }
 
 
@@ -198,7 +214,7 @@ def test_aqm_builders_take_the_engines_parameters(kind):
     engine = {p["name"] for q in ccsim.catalog()["queues"] if q["name"] == kind for p in q["params"]} - {"ties"}
     sig = inspect.signature(builder)
     assert {p for p, v in sig.parameters.items() if v.kind is not v.VAR_KEYWORD} == engine
-    assert f"RFC {dict(codel=8289, pie=8033, fq_codel=8290)[kind]}" in builder.__doc__
+    assert f"RFC {dict(codel=8289, pie=8033, fq_codel=8290, dualpi2=9332)[kind]}" in builder.__doc__
 
 
 @pytest.mark.parametrize("kind", sorted(AQM_BUILDERS))
@@ -224,6 +240,9 @@ AQM_BAD = [
     ("FQCoDel", {"flows": 0}, "flows", "from 1 to 65536"),
     ("FQCoDel", {"quantum_bytes": 0}, "quantum_bytes", "0 is not allowed"),
     ("FQCoDel", {"exact_flows": "yes"}, "exact_flows", "exact_flows"),
+    ("DualPI2", {"coupling_factor": 0.5}, "coupling_factor", "allowed: 1 to 255"),
+    ("DualPI2", {"ecn_mask": "ect1"}, "ecn_mask", "allowed: l4s_ect, cla_ect, any_ect"),
+    ("DualPI2", {"ecn": True}, "ecn", "unknown field for queue kind \"dualpi2\""),
 ]
 
 

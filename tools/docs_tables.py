@@ -18,8 +18,9 @@ Sources, one per page:
 * docs/performance.md: the bench rows (``ccsim.bench.BENCHMARKS``) and the
   recorded measurements in ``benches/results/*.json``;
 * docs/validation.md: the ns-2 and ns-3 suites' ``markdown()`` over their
-  checked-in results (``validation/results/{ns2,ns3}/*.json``, what
-  ``python -m validation.run`` writes) and ``ns3_suite.defaults_markdown()``;
+  checked-in results (``validation/results/{ns2,ns3,ns3-aqm}/*.json``, what
+  ``python -m validation.run`` writes) and the ns-3 mappings
+  (``ns3_suite.defaults_markdown()``, ``ns3_aqm.defaults_markdown()``);
 * docs/decisions/README.md: the index of the decision records.
 
 ``tests/test_docs_tables.py`` fails when a block differs from what this
@@ -42,7 +43,8 @@ BENCH_RESULTS = ROOT / "benches" / "results"
 DECISIONS = DOCS / "decisions"
 
 #: Paper subpackages in page order, with the heading of their part of docs/experiments.md.
-PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "paced XCP/TCP"), ("gwa", "GWA"))
+PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "paced XCP/TCP"), ("gwa", "GWA"),
+          ("modern", "today's congestion control"))
 
 #: Sections of docs/performance.md that hold recorded measurements (``section`` of a record).
 PERF_SECTIONS = ("engine", "mechanism", "etcp", "ns2", "memory", "controllers")
@@ -337,6 +339,21 @@ def ns3_defaults() -> str:
     return ns3_suite.defaults_markdown()
 
 
+def ns3_aqm_block() -> str:
+    sys.path.insert(0, str(ROOT))
+    from validation import ns3_aqm
+
+    res = json.loads((ROOT / "validation" / "results" / ns3_aqm.NAME / ns3_aqm.RESULTS).read_text(encoding="utf-8"))
+    return ns3_aqm.markdown(res)
+
+
+def ns3_aqm_defaults() -> str:
+    sys.path.insert(0, str(ROOT))
+    from validation import ns3_aqm
+
+    return ns3_aqm.defaults_markdown()
+
+
 def decisions_index() -> str:
     lines = ["| date | record |", "|---|---|"]
     for p in sorted(DECISIONS.glob("2*.md")):
@@ -357,6 +374,7 @@ def generated() -> Dict[Path, Dict[str, str]]:
         DOCS / "performance.md": dict(
             [("perf-index", perf_index())] + [(f"perf-{s}", perf_section(s)) for s in PERF_SECTIONS]),
         DOCS / "validation.md": {"ns3-defaults": ns3_defaults(), "ns3": validation_block("ns3"),
+                                 "ns3-aqm-defaults": ns3_aqm_defaults(), "ns3-aqm": ns3_aqm_block(),
                                  "ns2": validation_block("ns2")},
         DECISIONS / "README.md": {"decisions-index": decisions_index()},
     }

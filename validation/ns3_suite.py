@@ -711,7 +711,8 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     exe = None if ccsim_only else build()
     results = {
         "peer": NAME,
-        "peer_version": _peer_version(),
+        # (ns-3's version is the recorded run's when its column is reused)
+        "peer_version": prev.get("peer_version") if ccsim_only else _peer_version(),
         "ccsim_version": ccsim.__version__,
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "quick": quick,
@@ -746,13 +747,15 @@ def run(quick: bool, out: pathlib.Path, only: Optional[List[str]] = None, ccsim_
     return results
 
 
-def run_seeds(ids: List[str], seeds: List[int], out: pathlib.Path) -> dict:
+def run_seeds(ids: List[str], seeds: List[int], out: pathlib.Path, ccsim_only: bool = False) -> dict:
     """Each row of ``ids`` with each start-phase seed (``Scenario.seed``) in
     ns-3 and ccsim; written to ``out/ns3-seeds.json`` after every run (an
     interrupted run keeps what it ran and resumes: a recorded (id, seed) with
     the same parameters is not run again). A single deterministic run of a
     drop-tail dumbbell is one sample of its phase; this measures how far the
-    multi-flow rows move with it."""
+    multi-flow rows move with it. ``ccsim_only``: re-run ccsim's side of the
+    recorded (id, seed) runs against their recorded ns-3 side (ns-3 is
+    deterministic; after a ccsim change only its side moves)."""
     import ccsim
 
     known = {s.id: s for s in SCENARIOS}
@@ -763,6 +766,18 @@ def run_seeds(ids: List[str], seeds: List[int], out: pathlib.Path) -> dict:
         raise ValueError(f"seeds: {seeds}; allowed: one or more integers >= 1")
     path = out / "ns3-seeds.json"
     res = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"runs": []}
+    if ccsim_only:
+        for r in res["runs"]:
+            if r["id"] in ids and r["params"].get("seed") in seeds:
+                sc = dataclasses.replace(known[r["id"]], seed=r["params"]["seed"])
+                print(f"[ns3] {r['id']} seed {sc.seed}: ccsim ...", file=sys.stderr, flush=True)
+                c = run_ccsim(sc)
+                for m in METRICS:
+                    r["metrics"][m]["ccsim"] = c["metrics"][m]
+                r["wall_s"]["ccsim"] = c["wall_s"]
+        res["ccsim_version"] = ccsim.__version__
+        _write(out, res, path.name)
+        return res
     res.update(peer=NAME, peer_version=_peer_version(), ccsim_version=ccsim.__version__)
     exe = build()
     for i in ids:
@@ -932,7 +947,7 @@ if __name__ == "__main__":  # a convenience; the driver is validation/run.py
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     if a.seeds:
-        print(seeds_markdown(run_seeds(a.only, a.seeds, a.out / "ns3")))
+        print(seeds_markdown(run_seeds(a.only, a.seeds, a.out / "ns3", ccsim_only=a.ccsim_only)))
     else:
         r = run(a.quick, a.out, a.only or None, ccsim_only=a.ccsim_only)
         print(markdown(r))

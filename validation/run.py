@@ -2,7 +2,7 @@
 the same scenarios in both, write the results and docs/validation.md's
 generated section for that peer.
 
-    python -m validation.run --peer ns2|ns3 [--quick] [--only PART ...] [--no-install] [--no-docs] [--ccsim-only]
+    python -m validation.run --peer ns2|ns3|ns3-aqm [--quick] [--only PART ...] [--no-install] [--no-docs] [--ccsim-only]
 
 Peers (one module each, same interface: ``NAME``, ``installed()``,
 ``install()``, ``run(quick, out, only)``, ``markdown(results)``):
@@ -10,7 +10,9 @@ Peers (one module each, same interface: ``NAME``, ``installed()``,
 * ``ns2``: ns-2.35, the simulator of the E-TCP, LTCP, paced-XCP and GWA
   papers (``apt-get install ns2``): :mod:`validation.ns2_suite`;
 * ``ns3``: ns-3.44 from PyPI (``pip install ns3``):
-  :mod:`validation.ns3_suite`.
+  :mod:`validation.ns3_suite`;
+* ``ns3-aqm``: the same ns-3, its CoDel, FQ-CoDel, PIE and RED queue discs
+  and TcpDctcp against ccsim's AQMs and DCTCP: :mod:`validation.ns3_aqm`.
 
 Results go to ``validation/results/PEER/`` (checked in: the last full
 run). A full run rewrites the block between ``<!-- BEGIN generated: PEER
@@ -35,7 +37,7 @@ from typing import List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "validation.md"
-PEERS = {"ns2": "validation.ns2_suite", "ns3": "validation.ns3_suite"}
+PEERS = {"ns2": "validation.ns2_suite", "ns3": "validation.ns3_suite", "ns3-aqm": "validation.ns3_aqm"}
 
 
 def suite(peer: str) -> ModuleType:
@@ -69,10 +71,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--no-install", action="store_true", help="fail instead of installing a missing peer")
     ap.add_argument("--no-docs", action="store_true", help="do not rewrite docs/validation.md")
     ap.add_argument("--ccsim-only", action="store_true",
-                    help="ns3: re-run ccsim's side against the recorded ns-3 run (ns2: see validation.ns2_baselines)")
+                    help="ns3, ns3-aqm: re-run ccsim's side against the recorded ns-3 run "
+                    "(ns2: see validation.ns2_baselines)")
     a = ap.parse_args(argv)
-    if a.ccsim_only and a.peer != "ns3":
-        ap.error("--ccsim-only: only with --peer ns3 (for ns2, python -m validation.ns2_baselines --ccsim-only)")
+    if a.ccsim_only and a.peer not in ("ns3", "ns3-aqm"):
+        ap.error("--ccsim-only: only with --peer ns3 or ns3-aqm (for ns2, python -m validation.ns2_baselines "
+                 "--ccsim-only)")
     try:
         mod = suite(a.peer)
     except ValueError as e:

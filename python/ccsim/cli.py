@@ -375,6 +375,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .reproduce import PAPERS
 
     ap = _Parser(prog="ccsim", description="Packet-level network simulator for congestion-control research.")
     ap.add_argument("--version", action="version", version=f"ccsim {__version__}")
@@ -453,9 +454,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "interrupted --all resumes from the cached runs.")
     p.add_argument("id", nargs="?", default=None, help="experiment id (ccsim list experiments)")
     p.add_argument("--all", action="store_true",
-                   help="every experiment of the five papers (or of --paper), then the report")
-    p.add_argument("--paper", action="append", default=None, choices=("etcp", "ltcp", "htcp", "pxcp", "gwa"),
-                   help="with --all: only this paper's experiments (repeatable)")
+                   help="every experiment of the five papers and of today's congestion control (or of "
+                        "--paper), then the report")
+    p.add_argument("--paper", action="append", default=None, choices=PAPERS,
+                   help="with --all: only this paper's experiments (repeatable; modern: today's congestion "
+                        "control, BBR and DCTCP)")
     p.add_argument("--quick", action="store_true", help="smaller, faster version")
     p.add_argument("--out", default=None, help="output directory (default results/ID; with --all, results)")
     p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")

@@ -52,7 +52,7 @@ __all__ = [
 #: from the engine's registry so that a scenario's draw does not move when
 #: something is registered; tests/test_invariants.py checks that these are
 #: every registered one but those in ``EXCLUDED_CONTROLLERS``.
-CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas")
+CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr")
 RECOVERIES = ("reno", "newreno", "sack", "sack1")
 
 #: Registered controllers that cannot run on a plain TCP path, with why.
@@ -109,24 +109,30 @@ def _red(rng: random.Random, limit: int, ecn: bool) -> Dict[str, Any]:
     return q
 
 
-#: The queue kinds drawn, and those of them that can CE-mark (with ``ecn``).
-QUEUES = ("droptail", "red", "drr", "codel", "pie", "fq_codel")
-AQMS = ("codel", "pie", "fq_codel")
+#: The queue kinds drawn, and those of them that can CE-mark (with ``ecn``;
+#: DualPI2, which has no such switch, always marks ECN-capable packets).
+QUEUES = ("droptail", "red", "drr", "codel", "pie", "fq_codel", "dualpi2")
+AQMS = ("codel", "pie", "fq_codel", "dualpi2")
 MARKING_QUEUES = ("red",) + AQMS
-#: Kinds that serve flows from queues of their own: a packet can wait
-#: longer than the largest backlog takes to send (other flows' later
-#: arrivals go first), so the ECE invariant measures their waits.
-PER_FLOW_QUEUES = ("drr", "fq_codel")
+#: Kinds that serve their packets from several queues (per flow, or
+#: DualPI2's L and C queues): a packet can wait longer than the largest
+#: backlog takes to send (later arrivals of another queue go first), so
+#: the ECE invariant measures their waits.
+NON_FIFO_QUEUES = ("drr", "fq_codel", "dualpi2")
 
 
 def _aqm(rng: random.Random, kind: str, limit: int, ecn: bool) -> Dict[str, Any]:
-    """A CoDel (RFC 8289), PIE (RFC 8033) or FQ-CoDel (RFC 8290) table as
-    researchers set them: CoDel's target 1 to 20 ms and interval 50 to
-    200 ms (RFC 8289 §4.3-4.4: target 5 to 10% of an interval of the order
-    of the RTTs), PIE's target 5 to 30 ms with its update every 15 or
-    30 ms, de-randomised or not, either delay estimator; FQ-CoDel with the
-    default 1024 hashed queues or one per flow, at its default CoDel or a
-    drawn one. ``ecn`` is always written (FQ-CoDel's default is on)."""
+    """A CoDel (RFC 8289), PIE (RFC 8033), FQ-CoDel (RFC 8290) or DualPI2
+    (RFC 9332) table as researchers set them: CoDel's target 1 to 20 ms
+    and interval 50 to 200 ms (RFC 8289 §4.3-4.4: target 5 to 10% of an
+    interval of the order of the RTTs), PIE's target 5 to 30 ms with its
+    update every 15 or 30 ms, de-randomised or not, either delay
+    estimator; FQ-CoDel with the default 1024 hashed queues or one per
+    flow, at its default CoDel or a drawn one; DualPI2 (:func:`_dualpi2`).
+    ``ecn`` is always written (FQ-CoDel's default is on) but for DualPI2,
+    which has no such switch."""
+    if kind == "dualpi2":
+        return _dualpi2(rng, limit)
     q: Dict[str, Any] = {"kind": kind, "limit_pkts": limit, "ecn": ecn}
     codel = kind == "codel" or (kind == "fq_codel" and rng.random() < 0.5)
     if codel:
@@ -137,6 +143,25 @@ def _aqm(rng: random.Random, kind: str, limit: int, ecn: bool) -> Dict[str, Any]
     if kind == "pie":
         q.update(target_s=round(rng.uniform(0.005, 0.03), 4), tupdate_s=rng.choice((0.015, 0.03)),
                  derandomize=rng.random() < 0.7, estimator=rng.choice(("timestamp", "dequeue_rate")))
+    return q
+
+
+def _dualpi2(rng: random.Random, limit: int) -> Dict[str, Any]:
+    """A DualPI2 table: Linux's defaults half the time; otherwise a target
+    of 5 to 30 ms with its update every 16 or 32 ms, the L queue's step at
+    0.5 to 5 ms (or 2 to 10 packets), k of 1, 2 or 4, a C weight of 5 to
+    50%, drop on overload or not, and the classifier's mask (mostly
+    ECT(1) and CE, RFC 9331's)."""
+    q: Dict[str, Any] = {"kind": "dualpi2", "limit_pkts": limit}
+    if rng.random() < 0.5:
+        return q
+    q.update(target_s=round(rng.uniform(0.005, 0.03), 4), tupdate_s=rng.choice((0.016, 0.032)),
+             coupling_factor=rng.choice((1, 2, 4)), c_protection=rng.choice((5, 10, 25, 50)),
+             drop_overload=rng.random() < 0.7, ecn_mask=rng.choice(("l4s_ect",) * 4 + ("cla_ect", "any_ect")))
+    if rng.random() < 0.3:
+        q["step_thresh_pkts"] = rng.randint(2, 10)
+    else:
+        q["step_thresh_s"] = round(rng.uniform(0.0005, 0.005), 4)
     return q
 
 
@@ -155,6 +180,7 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     """One flow entry's TCP settings (``ecn`` forced when given). Sack1
     (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
     for the other recoveries; DCTCP always has ECN, and RFC 6675 where
+    Sack1 was drawn; BBR paces at its own rate and runs RFC 6675 where
     Sack1 was drawn."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
@@ -166,16 +192,23 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     }
     if flow["delayed_ack"]:
         flow["delack_model"] = rng.choice(("fixed", "linux"))
-    if flow["cc"] == "dctcp" and rec == "sack1":
-        # DCTCP is an ECN scheme and Sack1 takes no ECN: RFC 6675 instead
+    if flow["cc"] in ("dctcp", "bbr") and rec == "sack1":
+        # DCTCP is an ECN scheme and Sack1 takes no ECN; BBR sets its own
+        # window around the RFC recovery: RFC 6675 instead
         flow["recovery"] = rec = "sack"
     if rec != "sack1":
         flow["ecn"] = rng.random() < 0.5 if ecn is None else ecn
-        flow["pacing"] = rng.choice(("none", "interval", "token_bucket"))
+        flow["pacing"] = rng.choice(("none", "interval", "token_bucket", "rate"))
         if flow["pacing"] == "token_bucket":
             flow["bucket_pkts"] = rng.choice((1, 2, 4))
+    if flow["cc"] == "bbr":
+        flow["pacing"] = "rate"  # BBR paces at the rate it sets
+        flow.pop("bucket_pkts", None)
     if flow["cc"] == "dctcp":
         flow["ecn"] = True
+    if flow.get("ecn") and rng.random() < (0.6 if flow["cc"] == "dctcp" else 0.3):
+        # L4S's codepoint (RFC 9331): DualPI2 puts these in its L queue
+        flow["ect"] = "ect1"
     return flow
 
 
@@ -229,8 +262,8 @@ def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict
     """Anything goes: several entries, each with its own TCP, RTT, start,
     size and direction, on a dumbbell or a parking lot. ``ecn``: every flow
     ECN-capable behind a marking queue with ECN on (RED half the time, with
-    a physical buffer well above ``max_th``; else CoDel, PIE or FQ-CoDel
-    with a buffer 2 to 100 times the drawn limit), so that marks rather
+    a physical buffer well above ``max_th``; else CoDel, PIE, FQ-CoDel or
+    DualPI2 with a buffer 2 to 100 times the drawn limit), so that marks rather
     than drops carry the congestion signal and many runs drop nothing (the
     no-spurious-retransmission invariant needs such runs)."""
     parking = rng.random() < 0.3
@@ -281,7 +314,8 @@ def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict
         queue["ecn_mark_above_max"] = rng.random() < 0.5
     elif ecn:
         # CoDel and FQ-CoDel mark an ECN-capable packet wherever they would
-        # drop it, PIE while p <= 10%: mostly the buffer drops them.
+        # drop it, PIE while p <= 10%, DualPI2 until k*p' > 1 (with
+        # drop_overload): mostly the buffer drops them.
         queue = _aqm(rng, rng.choice(AQMS), limit * rng.choice((2, 10, 100)), True)
     else:
         queue = _queue(rng, limit, any_ecn)
@@ -338,7 +372,7 @@ class Violation:
 def _flow_label(flow: Mapping[str, Any], entry: Mapping[str, Any], queue: str) -> str:
     """What a researcher needs to place a failing flow: its TCP and the
     bottleneck's queue."""
-    ecn = "ecn" if entry.get("ecn") else "no-ecn"
+    ecn = ("ecn+ect1" if entry.get("ect") == "ect1" else "ecn") if entry.get("ecn") else "no-ecn"
     return (f"{flow.get('cc')}/{flow.get('recovery')}/{ecn}/pacing={flow.get('pacing')}"
             f"/delack={entry.get('delack_model') if entry.get('delayed_ack') else False}"
             f"/iw={entry.get('init_cwnd_pkts')} over {queue}")
@@ -352,14 +386,16 @@ def _bottleneck_queue(sc: Mapping[str, Any]) -> Dict[str, Any]:
 def _marks(q: Mapping[str, Any]) -> bool:
     """Whether queue table ``q`` CE-marks: a marking kind with ``ecn`` on,
     as written or by the engine's default (FQ-CoDel's is on; a normalised
-    scenario leaves a queue's own defaults out)."""
+    scenario leaves a queue's own defaults out), or one without that
+    switch (DualPI2 marks every ECN-capable packet it signals)."""
     kind = q.get("kind", "droptail")
     if kind not in MARKING_QUEUES:
         return False
     if "ecn" in q:
         return bool(q["ecn"])
-    return any(bool(p["default"]) for e in _catalog()["queues"] if e["name"] == kind
-               for p in e["params"] if p["name"] == "ecn")
+    ecn = [bool(p["default"]) for e in _catalog()["queues"] if e["name"] == kind
+           for p in e["params"] if p["name"] == "ecn"]
+    return any(ecn) or not ecn
 
 
 def _queue_label(sc: Mapping[str, Any]) -> str:
@@ -369,7 +405,8 @@ def _queue_label(sc: Mapping[str, Any]) -> str:
     kind = q.get("kind", "droptail")
     extra = ""
     if kind in AQMS:
-        keys = ("target_s", "interval_s", "tupdate_s", "derandomize", "estimator", "exact_flows")
+        keys = ("target_s", "interval_s", "tupdate_s", "derandomize", "estimator", "exact_flows", "step_thresh_s",
+                "step_thresh_pkts", "coupling_factor", "c_protection", "drop_overload", "ecn_mask")
         shown = [f"{k}={q[k]}" for k in keys if k in q]
         extra = f"[{', '.join(shown)}]" if shown else ""
     return f"{kind}{'+ecn' if _marks(q) else ''}({q.get('limit_pkts', q.get('limit_bytes'))}){extra}"
@@ -438,6 +475,28 @@ def check_cwnd_stall(sc: Mapping[str, Any], res: Results) -> List[Violation]:
     return out
 
 
+def _dualq_reorders(sc: Mapping[str, Any]) -> bool:
+    """Whether an ECN flow of a parking lot of DualPI2 links crosses two or
+    more of them with a codepoint that its classifier (``ecn_mask``) puts
+    in the other queue than CE (``sc`` normalised): a packet marked at one
+    link then joins the L queue at the next, ahead of the flow's unmarked
+    packets in the C queue (or behind them, the other way round)."""
+    topo = sc["topology"]
+    q = topo.get("link_queue") or {}
+    if topo["kind"] != "parking_lot" or q.get("kind") != "dualpi2":
+        return False
+    # the masks' bits: ECT(1) 01, ECT(0) 10, CE 11
+    mask = {"l4s_ect": 0b01, "cla_ect": 0b10, "any_ect": 0b11}[q.get("ecn_mask", "l4s_ect")]
+    for f in sc["flows"]:
+        if f.get("transport", "tcp") != "tcp" or not f.get("ecn"):
+            continue
+        ect = 0b01 if f.get("ect") == "ect1" else 0b10
+        hops = f.get("hops") or [0, int(topo["n_links"]) - 1]
+        if bool(ect & mask) != bool(0b11 & mask) and hops[1] > hops[0]:
+            return True
+    return False
+
+
 def check_spurious_retransmit(sc: Mapping[str, Any], res: Results) -> List[Violation]:
     """No retransmission in a run where nothing was lost and no timer fired.
 
@@ -448,11 +507,18 @@ def check_spurious_retransmit(sc: Mapping[str, Any], res: Results) -> List[Viola
     FIFO; FQ-CoDel (as DRR) serves flows from separate queues, in another
     order than they arrived, but each flow's packets (its data, or its
     ACKs) share one FIFO queue, hashed or not, so no flow's are reordered.
-    Their drops (CoDel's at dequeue, FQ-CoDel's from the fattest queue's
-    head) are the link's ``drops``.
+    So does DualPI2 for a flow whose packets all carry one codepoint, but
+    a CE mark moves a packet to the L queue (RFC 9331's classifier): on a
+    parking lot of DualPI2 links, a flow whose codepoint goes to the other
+    queue than CE does (ECT(0) with the default mask) and that crosses
+    two or more of them has its packets marked at one link overtake its
+    unmarked ones at the next, which RFC 9331 accepts; such a run is not
+    held to the rule (:func:`_dualq_reorders`). Their drops (CoDel's at
+    dequeue, FQ-CoDel's from the fattest queue's head) are the link's
+    ``drops``.
     """
     links, flows = res.links, res.flows
-    if sc["topology"]["kind"] == "custom" or _configured_loss(sc) or flows.empty:
+    if sc["topology"]["kind"] == "custom" or _configured_loss(sc) or flows.empty or _dualq_reorders(sc):
         return []
     if int(links["drops"].sum()) or int(links["random_losses"].sum()) or int(flows["timeouts"].sum()):
         return []
@@ -678,7 +744,8 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
     reported. A queue that serves flows from queues of their own
     (FQ-CoDel) can hold a packet longer than its largest backlog takes to
     send, as other flows' later packets go first: its part is the longest
-    wait its trace shows, when that is longer.
+    wait its trace shows, when that is longer; so can DualPI2, which
+    serves its L queue's later packets before a C packet.
     """
     import numpy as np
 
@@ -687,7 +754,7 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
     links = {row["name"]: row for _, row in res.links.iterrows()}
     rate = float(sc["topology"]["bottleneck_rate_bps"])
     qdelay = 0.0
-    per_flow = _bottleneck_queue(sc).get("kind") in PER_FLOW_QUEUES
+    per_flow = _bottleneck_queue(sc).get("kind") in NON_FIFO_QUEUES
     for name, trace in zip(("r0->r1", "r1->r0"), TRACED_LINKS):
         q = 8.0 * float(links[name]["max_queue_bytes"]) / rate if name in links else 0.0
         qdelay += max(q, _longest_wait(traces[trace])) if per_flow else q

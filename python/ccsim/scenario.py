@@ -43,6 +43,7 @@ __all__ = [
     "CoDel",
     "PIE",
     "FQCoDel",
+    "DualPI2",
     "Dumbbell",
     "ParkingLot",
     "Link",
@@ -237,6 +238,35 @@ def FQCoDel(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
         "ecn": ecn, "ce_threshold_s": ce_threshold_s, **extra})
 
 
+def DualPI2(limit_pkts: Optional[int] = None, limit_bytes: Optional[int] = None,
+            target_s: Optional[float] = None, tupdate_s: Optional[float] = None,
+            alpha: Optional[float] = None, beta: Optional[float] = None,
+            step_thresh_s: Optional[float] = None, step_thresh_pkts: Optional[int] = None,
+            min_qlen_step: Optional[int] = None, coupling_factor: Optional[float] = None,
+            c_protection: Optional[int] = None, drop_overload: Optional[bool] = None,
+            ecn_mask: Optional[str] = None, mtu_bytes: Optional[int] = None, **extra: Any) -> Queue:
+    """DualPI2, the DualQ Coupled AQM of RFC 9332 for L4S, as Linux's
+    sch_dualpi2 (``kind = "dualpi2"``): packets whose ECN codepoint matches
+    ``ecn_mask`` (``"l4s_ect"``: ECT(1) and CE; flows send ECT(1) with
+    ``ecn=True, ect="ect1"``) go to the L queue, the rest to the C queue,
+    in one buffer of ``limit_pkts`` (10000) or ``limit_bytes``. A PI
+    controller (``alpha``, ``beta`` per update, Linux's 0.16 and 3.2 Hz)
+    updates p' every ``tupdate_s`` (16 ms) from the larger head wait of the
+    two queues against ``target_s`` (15 ms); at dequeue the C queue drops
+    or CE-marks with p'^2, the L queue CE-marks with ``coupling_factor``
+    x p' (k = 2) and above its step (``step_thresh_s``, 1 ms, or
+    ``step_thresh_pkts``; ``min_qlen_step``); ``drop_overload`` drops L
+    packets once k x p' > 1; a WRR gives the C queue ``c_protection``
+    percent (10) under two backlogs; ``mtu_bytes`` (1500) sets the 2-MTU
+    rule. ``None`` leaves the engine's default; other keys go into the
+    table as given (docs/scenario.md, "DualPI2")."""
+    return _aqm("dualpi2", limit_pkts, limit_bytes, {
+        "target_s": target_s, "tupdate_s": tupdate_s, "alpha": alpha, "beta": beta,
+        "step_thresh_s": step_thresh_s, "step_thresh_pkts": step_thresh_pkts, "min_qlen_step": min_qlen_step,
+        "coupling_factor": coupling_factor, "c_protection": c_protection, "drop_overload": drop_overload,
+        "ecn_mask": ecn_mask, "mtu_bytes": mtu_bytes, **extra})
+
+
 def _queue(value: Any) -> Any:
     return Queue.from_dict(value) if isinstance(value, Mapping) else value
 
@@ -383,6 +413,9 @@ class Flow(_Table):
     ecn_retransmit_ect: Optional[bool] = None
     ecn_response: Optional[str] = None
     ecn: Optional[bool] = None
+    #: with ``ecn``: the data's codepoint, ``"ect0"`` (RFC 3168) or ``"ect1"``
+    #: (the L4S identifier, RFC 9331: a ``dualpi2`` queue's L queue)
+    ect: Optional[str] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None
     syn: Optional[str] = None

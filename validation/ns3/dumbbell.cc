@@ -32,6 +32,29 @@
 //     it; MacTxDrop for completeness), and packets/bytes whose
 //     serialisation started (PhyTxBegin, ccsim's tx_pkts/tx_bytes; sizes
 //     include the 2-byte PPP header as they occupy the wire).
+//
+// With --qdisc (validation/ns3_aqm.py), the bottleneck r0 -> r1 instead
+// carries an ns-3 queue disc in the traffic-control layer (CoDelQueueDisc,
+// FqCoDelQueueDisc, PieQueueDisc or RedQueueDisc, every attribute from the
+// command line) above a device DropTail of --deviceQueue packets (default 1,
+// so the disc holds the buffer: while the link is busy one packet waits in
+// the device, the next to be sent), optionally with DynamicQueueLimits
+// (--bql=HoldTime, as tcp-validation.cc). Then over [warmup, duration]:
+//   - arrivals: packets the disc received (its Enqueue and DropBeforeEnqueue
+//     traces), drops: its Drop trace (before enqueue and after dequeue),
+//     marks: its Mark trace (CE marks, ECN);
+//   - per packet whose transmission started in the window: its sojourn in the
+//     disc (the disc's dequeue time minus its enqueue time stamp: what the
+//     "SojournTime" trace reports and the AQM sees) and its whole wait, disc
+//     plus device queue (enqueue to PhyTxBegin): median, p99, mean;
+//   - the time-average and maximum of the packets waiting (disc + device
+//     queue; the one being serialised is not counted), and of the disc alone;
+//   - per flow with TcpDctcp: the mean, minimum and maximum of alpha over its
+//     updates ("CongestionEstimate") in the window, and the mean marked
+//     fraction of the windows those updates closed.
+// --trace=1 also prints the disc's enqueues, dequeues (with the sojourn),
+// drops and marks, the device queue's length, each ACK (with ECE), ssthresh
+// and alpha, for following one packet or one window through both sides.
 // One JSON object is printed on stdout.
 
 #include "ns3/applications-module.h"
@@ -42,11 +65,14 @@
 #include "ns3/ppp-header.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 using namespace ns3;
@@ -70,6 +96,11 @@ struct FlowStats
     uint64_t retransmits = 0;
     uint64_t timeouts = 0;
     uint64_t dataSegments = 0;
+    double alphaSum = 0.0; // TcpDctcp: alpha over its updates in the window
+    uint64_t alphaN = 0;
+    double alphaMin = 1.0;
+    double alphaMax = 0.0;
+    double fSum = 0.0; // the marked fraction of each update's window
 };
 
 std::vector<FlowStats> g_flows;
@@ -80,7 +111,24 @@ struct LinkStats
     uint64_t drops = 0;
     uint64_t txPkts = 0;
     uint64_t txBytes = 0;
+    uint64_t marks = 0;
 } g_bneck;
+
+// The queue-disc mode (--qdisc).
+bool g_qdisc = false;
+// Keyed by the Packet object, which the disc's item, IP and the device share
+// (a retransmission is a copy with the same uid, so uids are not unique).
+std::unordered_map<const Packet*, Time> g_enqTime; // -> enqueue in the disc
+std::unordered_map<const Packet*, Time> g_sojourn; // -> its sojourn in the disc
+std::vector<double> g_sojournS;               // per transmitted packet in the window (s)
+std::vector<double> g_waitS;                  // disc + device queue (s)
+uint32_t g_qdiscPkts = 0;                     // packets in the disc now
+uint32_t g_devPkts = 0;                       // packets in the device queue now
+Time g_qLast;                                 // last change of either count
+double g_qArea = 0.0;                         // integral of disc + device packets (pkt s)
+double g_qdArea = 0.0;                        // of the disc's alone
+uint32_t g_qMax = 0;
+uint32_t g_qdMax = 0;
 
 void
 SinkRx(uint32_t i, Ptr<const Packet> p, const Address&)
@@ -153,7 +201,8 @@ RtoChanged(uint32_t i, Time oldRto, Time newRto)
 void
 MacTx(Ptr<const Packet>)
 {
-    if (InWindow())
+    // (with a queue disc, its own traces count the arrivals)
+    if (InWindow() && !g_qdisc)
     {
         g_bneck.arrivals++;
     }
@@ -236,6 +285,231 @@ IpDrop(std::string ctx,
               << "\n";
 }
 
+
+// Queue-disc mode: the time integral of the packets waiting, advanced to now
+// before either count changes (only the part inside the window counts).
+void
+QueueAdvance()
+{
+    Time now = Simulator::Now();
+    Time from = Max(g_qLast, Seconds(g_warmup));
+    if (now > from)
+    {
+        double dt = (now - from).GetSeconds();
+        g_qArea += dt * (g_qdiscPkts + g_devPkts);
+        g_qdArea += dt * g_qdiscPkts;
+    }
+    g_qLast = now;
+}
+
+void
+QueueMax()
+{
+    if (InWindow())
+    {
+        g_qMax = std::max(g_qMax, g_qdiscPkts + g_devPkts);
+        g_qdMax = std::max(g_qdMax, g_qdiscPkts);
+    }
+}
+
+void
+QdiscPackets(uint32_t, uint32_t n)
+{
+    QueueAdvance();
+    g_qdiscPkts = n;
+    QueueMax();
+}
+
+void
+DevicePackets(uint32_t, uint32_t n)
+{
+    QueueAdvance();
+    g_devPkts = n;
+    QueueMax();
+    if (g_trace)
+    {
+        std::cerr << "devq " << Simulator::Now().GetSeconds() << " " << n << " " << g_qdiscPkts << "\n";
+    }
+}
+
+void
+QdiscEnqueue(Ptr<const QueueDiscItem> item)
+{
+    g_enqTime[PeekPointer(item->GetPacket())] = Simulator::Now();
+    if (g_trace)
+    {
+        Ptr<Packet> c = item->GetPacket()->Copy();
+        TcpHeader tcp;
+        c->RemoveHeader(tcp);
+        std::cerr << "qenq " << Simulator::Now().GetSeconds() << " " << item->GetPacket()->GetUid()
+                  << " port " << tcp.GetDestinationPort() << " seq " << tcp.GetSequenceNumber()
+                  << "\n";
+    }
+    if (InWindow())
+    {
+        g_bneck.arrivals++;
+    }
+}
+
+void
+QdiscDequeue(Ptr<const QueueDiscItem> item)
+{
+    if (g_trace)
+    {
+        Ptr<Packet> c = item->GetPacket()->Copy();
+        TcpHeader tcp;
+        c->RemoveHeader(tcp);
+        std::cerr << "qdeq " << Simulator::Now().GetSeconds() << " " << item->GetPacket()->GetUid()
+                  << " port " << tcp.GetDestinationPort() << " seq " << tcp.GetSequenceNumber()
+                  << " sojourn " << (Simulator::Now() - item->GetTimeStamp()).GetSeconds() << "\n";
+    }
+    g_sojourn[PeekPointer(item->GetPacket())] = Simulator::Now() - item->GetTimeStamp();
+}
+
+void
+QdiscDropBeforeEnqueue(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    if (g_trace)
+    {
+        std::cerr << "qdrop-before " << Simulator::Now().GetSeconds() << " "
+                  << item->GetPacket()->GetUid() << " " << reason << "\n";
+    }
+    if (InWindow())
+    {
+        g_bneck.arrivals++;
+    }
+}
+
+void
+QdiscDropAfterDequeue(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    if (g_trace)
+    {
+        std::cerr << "qdrop-after " << Simulator::Now().GetSeconds() << " "
+                  << item->GetPacket()->GetUid() << " " << reason << "\n";
+    }
+}
+
+void
+QdiscDrop(Ptr<const QueueDiscItem> item)
+{
+    uint64_t uid = item->GetPacket()->GetUid();
+    g_enqTime.erase(PeekPointer(item->GetPacket()));
+    g_sojourn.erase(PeekPointer(item->GetPacket()));
+    if (g_trace)
+    {
+        Ptr<Packet> c = item->GetPacket()->Copy();
+        TcpHeader tcp;
+        c->RemoveHeader(tcp);
+        std::cerr << "qdrop " << Simulator::Now().GetSeconds() << " " << uid << " port "
+                  << tcp.GetDestinationPort() << " seq " << tcp.GetSequenceNumber() << "\n";
+    }
+    if (InWindow())
+    {
+        g_bneck.drops++;
+    }
+}
+
+void
+QdiscMark(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    if (g_trace)
+    {
+        std::cerr << "mark " << Simulator::Now().GetSeconds() << " "
+                  << item->GetPacket()->GetUid() << " " << reason << "\n";
+    }
+    if (InWindow())
+    {
+        g_bneck.marks++;
+    }
+}
+
+// The transmission of a packet that came through the disc starts: its sojourn
+// in the disc and its whole wait, disc + device queue.
+void
+QdiscPhyTxBegin(Ptr<const Packet> p)
+{
+    auto e = g_enqTime.find(PeekPointer(p));
+    auto s = g_sojourn.find(PeekPointer(p));
+    if (e != g_enqTime.end() && s != g_sojourn.end() && InWindow())
+    {
+        g_sojournS.push_back(s->second.GetSeconds());
+        g_waitS.push_back((Simulator::Now() - e->second).GetSeconds());
+    }
+    if (e != g_enqTime.end())
+    {
+        g_enqTime.erase(e);
+    }
+    if (s != g_sojourn.end())
+    {
+        g_sojourn.erase(s);
+    }
+}
+
+void
+DctcpAlpha(uint32_t i, uint32_t bytesMarked, uint32_t bytesAcked, double alpha)
+{
+    if (g_trace)
+    {
+        std::cerr << "alpha " << Simulator::Now().GetSeconds() << " " << i << " " << bytesMarked
+                  << " " << bytesAcked << " " << alpha << "\n";
+    }
+    if (InWindow())
+    {
+        FlowStats& f = g_flows[i];
+        f.alphaSum += alpha;
+        f.alphaN++;
+        f.alphaMin = std::min(f.alphaMin, alpha);
+        f.alphaMax = std::max(f.alphaMax, alpha);
+        f.fSum += bytesAcked > 0 ? double(bytesMarked) / bytesAcked : 0.0;
+    }
+}
+
+void
+SsthreshChanged(uint32_t i, uint32_t, uint32_t n)
+{
+    std::cerr << "ssthresh " << Simulator::Now().GetSeconds() << " " << i << " " << n << "\n";
+}
+
+void
+RxSegment(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (h.GetFlags() & TcpHeader::ACK)
+    {
+        std::cerr << "ack " << Simulator::Now().GetSeconds() << " " << i << " "
+                  << h.GetAckNumber() << " " << ((h.GetFlags() & TcpHeader::ECE) ? 1 : 0)
+                  << "\n";
+    }
+}
+
+// Median, 99th percentile and mean of xs (nearest rank: the value at rank
+// ceil(q n)), as JSON fields prefixed by name.
+std::string
+Percentiles(const char* name, std::vector<double> xs)
+{
+    std::ostringstream o;
+    o.precision(17);
+    if (xs.empty())
+    {
+        o << "\"" << name << "_n\": 0";
+        return o.str();
+    }
+    std::sort(xs.begin(), xs.end());
+    auto rank = [&](double q) {
+        size_t r = static_cast<size_t>(std::ceil(q * xs.size()));
+        return xs[std::min(xs.size(), std::max<size_t>(r, 1)) - 1];
+    };
+    double sum = 0.0;
+    for (double x : xs)
+    {
+        sum += x;
+    }
+    o << "\"" << name << "_n\": " << xs.size() << ", \"" << name << "_p50_s\": " << rank(0.5)
+      << ", \"" << name << "_p99_s\": " << rank(0.99) << ", \"" << name
+      << "_mean_s\": " << sum / xs.size() << ", \"" << name << "_max_s\": " << xs.back();
+    return o.str();
+}
+
 // BulkSendApplication creates its socket in StartApplication, so the
 // socket's traces are connected just after each application starts.
 void
@@ -246,10 +520,18 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&Retransmission, i));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxSegment, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&RtoChanged, i));
+    PointerValue ops;
+    s->GetAttribute("CongestionOps", ops);
+    if (Ptr<TcpDctcp> d = ops.Get<TcpDctcp>())
+    {
+        d->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&DctcpAlpha, i));
+    }
     if (g_trace)
     {
         s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChanged, i));
         s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChanged, i));
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&SsthreshChanged, i));
+        s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&RxSegment, i));
     }
 }
 
@@ -292,6 +574,9 @@ main(int argc, char* argv[])
     std::string startsArg = "0";
     double duration = 30.0;
     uint32_t sendSize = 1448;
+    std::string qdisc = "none";
+    uint32_t deviceQueue = 1;
+    std::string bql;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of flows", nFlows);
@@ -307,6 +592,12 @@ main(int argc, char* argv[])
     cmd.AddValue("sendSize", "BulkSend write size (bytes)", sendSize);
     cmd.AddValue("pcap", "write pcap files of the bottleneck and flow 0's hosts with this prefix", g_pcap);
     cmd.AddValue("trace", "print every cwnd and congestion-state change on stderr", g_trace);
+    cmd.AddValue("qdisc",
+                 "bottleneck queue disc: none (no traffic control, device DropTail of --buffer "
+                 "packets) | codel | fq_codel | pie | red (attributes as --ns3::Class::Attr)",
+                 qdisc);
+    cmd.AddValue("deviceQueue", "with --qdisc: the bottleneck device's DropTail (packets)", deviceQueue);
+    cmd.AddValue("bql", "with --qdisc: DynamicQueueLimits HoldTime on the bottleneck (e.g. 1ms)", bql);
     cmd.Parse(argc, argv);
 
     std::vector<double> rtts = ParseList(rttsArg, "rtts");
@@ -316,6 +607,29 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_IF(starts.size() != nFlows, "--starts needs one value per flow");
     NS_ABORT_MSG_IF(g_warmup < 0 || g_warmup >= duration, "--warmup must be in [0, duration)");
     g_flows.resize(nFlows);
+    std::string qdiscType;
+    if (qdisc == "codel")
+    {
+        qdiscType = "ns3::CoDelQueueDisc";
+    }
+    else if (qdisc == "fq_codel")
+    {
+        qdiscType = "ns3::FqCoDelQueueDisc";
+    }
+    else if (qdisc == "pie")
+    {
+        qdiscType = "ns3::PieQueueDisc";
+    }
+    else if (qdisc == "red")
+    {
+        qdiscType = "ns3::RedQueueDisc";
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(qdisc != "none", "--qdisc: " << qdisc << "; allowed: none, codel, fq_codel, pie, red");
+    }
+    g_qdisc = !qdiscType.empty();
+    NS_ABORT_MSG_IF(g_qdisc && deviceQueue < 1, "--deviceQueue must be at least 1");
 
     NodeContainer routers;
     routers.Create(2);
@@ -334,6 +648,13 @@ main(int argc, char* argv[])
                    "MaxSize",
                    QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, bufferPkts)));
     NetDeviceContainer bneckDev = bneck.Install(routers.Get(0), routers.Get(1));
+    if (g_qdisc)
+    {
+        // The forward device's own queue is small: the disc above it holds the buffer.
+        DynamicCast<PointToPointNetDevice>(bneckDev.Get(0))
+            ->GetQueue()
+            ->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, deviceQueue));
+    }
     if (!g_pcap.empty())
     {
         bneck.EnablePcapAll(g_pcap + "-bneck");
@@ -344,6 +665,17 @@ main(int argc, char* argv[])
     addr.SetBase("10.0.0.0", "255.255.255.252");
     addr.Assign(bneckDev);
     tch.Uninstall(bneckDev);
+    Ptr<QueueDisc> qd;
+    if (g_qdisc)
+    {
+        TrafficControlHelper tq;
+        tq.SetRootQueueDisc(qdiscType);
+        if (!bql.empty())
+        {
+            tq.SetQueueLimits("ns3::DynamicQueueLimits", "HoldTime", StringValue(bql));
+        }
+        qd = tq.Install(bneckDev.Get(0)).Get(0);
+    }
 
     std::vector<Ipv4Address> sinkAddr(nFlows);
     for (uint32_t i = 0; i < nFlows; i++)
@@ -382,6 +714,22 @@ main(int argc, char* argv[])
     Ptr<TrafficControlLayer> tc = routers.Get(0)->GetObject<TrafficControlLayer>();
     ok = ok && tc->TraceConnectWithoutContext("TcDrop", MakeCallback(&RouterTcDrop));
     NS_ABORT_MSG_IF(!ok, "could not connect the bottleneck's traces");
+    if (g_qdisc)
+    {
+        ok = qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&QdiscEnqueue));
+        ok = ok && qd->TraceConnectWithoutContext("Dequeue", MakeCallback(&QdiscDequeue));
+        ok = ok && qd->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                                  MakeCallback(&QdiscDropBeforeEnqueue));
+        ok = ok && qd->TraceConnectWithoutContext("Drop", MakeCallback(&QdiscDrop));
+        ok = ok && qd->TraceConnectWithoutContext("DropAfterDequeue",
+                                                  MakeCallback(&QdiscDropAfterDequeue));
+        ok = ok && qd->TraceConnectWithoutContext("Mark", MakeCallback(&QdiscMark));
+        ok = ok && qd->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QdiscPackets));
+        ok = ok && bdev->GetQueue()->TraceConnectWithoutContext("PacketsInQueue",
+                                                                MakeCallback(&DevicePackets));
+        ok = ok && bdev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&QdiscPhyTxBegin));
+        NS_ABORT_MSG_IF(!ok, "could not connect the queue disc's traces");
+    }
     if (g_trace)
     {
         std::cerr << "queue " << bdev->GetQueue()->GetMaxSize() << " qdisc "
@@ -422,21 +770,39 @@ main(int argc, char* argv[])
     Simulator::Run();
     auto t1 = std::chrono::steady_clock::now();
     double wall = std::chrono::duration<double>(t1 - t0).count();
+    QueueAdvance(); // the queue integral up to the end
 
     std::ostringstream o;
     o.precision(17);
     o << "{\"ns3_version\": \"3.44\", \"wall_s\": " << wall << ", \"duration_s\": " << duration
       << ", \"warmup_s\": " << g_warmup << ", \"bottleneck\": {\"arrivals\": " << g_bneck.arrivals
       << ", \"drops\": " << g_bneck.drops << ", \"tx_pkts\": " << g_bneck.txPkts
-      << ", \"tx_bytes\": " << g_bneck.txBytes << ", \"rate_bps\": " << rateBps
-      << "}, \"flows\": [";
+      << ", \"tx_bytes\": " << g_bneck.txBytes << ", \"rate_bps\": " << rateBps;
+    if (g_qdisc)
+    {
+        double window = duration - g_warmup;
+        o << ", \"qdisc\": \"" << qdiscType << "\", \"marks\": " << g_bneck.marks << ", "
+          << Percentiles("sojourn", g_sojournS) << ", " << Percentiles("wait", g_waitS)
+          << ", \"avg_queue_pkts\": " << g_qArea / window << ", \"max_queue_pkts\": " << g_qMax
+          << ", \"avg_qdisc_pkts\": " << g_qdArea / window
+          << ", \"max_qdisc_pkts\": " << g_qdMax;
+    }
+    o << "}, \"flows\": [";
     for (uint32_t i = 0; i < nFlows; i++)
     {
         const FlowStats& f = g_flows[i];
         o << (i ? ", " : "") << "{\"id\": " << i << ", \"rx_bytes\": " << f.rxBytes
           << ", \"retransmits\": " << f.retransmits << ", \"timeouts\": " << f.timeouts
           << ", \"data_segments\": " << f.dataSegments << ", \"rtt_s\": " << rtts[i]
-          << ", \"start_s\": " << starts[i] << "}";
+          << ", \"start_s\": " << starts[i];
+        if (f.alphaN > 0)
+        {
+            o << ", \"dctcp_alpha_mean\": " << f.alphaSum / f.alphaN
+              << ", \"dctcp_alpha_min\": " << f.alphaMin << ", \"dctcp_alpha_max\": " << f.alphaMax
+              << ", \"dctcp_f_mean\": " << f.fSum / f.alphaN
+              << ", \"dctcp_alpha_updates\": " << f.alphaN;
+        }
+        o << "}";
     }
     o << "]}";
     std::cout << o.str() << std::endl;

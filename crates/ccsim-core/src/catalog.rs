@@ -17,7 +17,8 @@ pub fn catalog_json() -> String {
             {"name": "none", "doc": "window-limited bursts"},
             {"name": "interval", "doc": "at least srtt/cwnd between packets (E-TCP paper, paced NewReno)"},
             {"name": "token_bucket", "doc": "tokens at cwnd/srtt, bucket of bucket_pkts (paced-XCP paper §3.2)",
-             "params": [{"name": "bucket_pkts", "default": 1.0, "doc": "bucket size in packets"}]}
+             "params": [{"name": "bucket_pkts", "default": 1.0, "doc": "bucket size in packets"}]},
+            {"name": "rate", "doc": "Linux earliest-departure pacing at the pacing rate: the controller's (bbr), else 2·cwnd/srtt below ssthresh/2 and 1.2·cwnd/srtt after (tcp_update_pacing_rate); the first 9 segments unpaced"}
         ],
         "queues": crate::net::queue::catalog(),
         "stages": crate::net::stage::catalog(),

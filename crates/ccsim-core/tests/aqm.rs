@@ -61,3 +61,30 @@ fn aqms_hold_the_queueing_delay_near_their_target() {
         }
     }
 }
+
+/// The classic AQMs treat ECT(1) as RFC 3168 treats any ECT codepoint:
+/// ECN flows sending ECT(1) (`ect = "ect1"`) get exactly the run that
+/// ECT(0) gives them, mark for mark, through RED, CoDel, PIE and FQ-CoDel.
+#[test]
+fn classic_aqms_mark_ect1_as_they_mark_ect0() {
+    for queue in [
+        "kind = \"red\", limit_pkts = 300, min_th_pkts = 10, max_th_pkts = 40, ecn = true",
+        "kind = \"codel\", ecn = true",
+        "kind = \"fq_codel\"",
+        "kind = \"pie\", ecn = true",
+    ] {
+        let runs: Vec<Results> = ["ect0", "ect1"]
+            .iter()
+            .map(|ect| {
+                let t = dumbbell(queue, &format!("ecn = true\nect = \"{ect}\""))
+                    .replace("duration_s = 40.0", "duration_s = 15.0")
+                    .replace("warmup_s = 10.0", "warmup_s = 2.0");
+                run_toml(&t)
+            })
+            .collect();
+        let (a, b) = (&runs[0], &runs[1]);
+        assert!(a.links[FWD_BNECK].marks > 10, "{queue}: marks {}", a.links[FWD_BNECK].marks);
+        assert_eq!(serde_json::to_value(&a.links).unwrap(), serde_json::to_value(&b.links).unwrap(), "{queue}");
+        assert_eq!(serde_json::to_value(&a.flows).unwrap(), serde_json::to_value(&b.flows).unwrap(), "{queue}");
+    }
+}

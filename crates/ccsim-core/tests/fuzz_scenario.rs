@@ -200,8 +200,9 @@ fn codel_fields(b: u8) -> Vec<(&'static str, BoxedStrategy<Value>)> {
 }
 
 /// The AQMs' own tables: `codel` (RFC 8289), `pie` (RFC 8033), `fq_codel`
-/// (RFC 8290), in that order.
-fn aqm_tables(b: u8) -> (BoxedStrategy<Table>, BoxedStrategy<Table>, BoxedStrategy<Table>) {
+/// (RFC 8290), `dualpi2` (RFC 9332), in that order.
+type AqmTables = (BoxedStrategy<Table>, BoxedStrategy<Table>, BoxedStrategy<Table>, BoxedStrategy<Table>);
+fn aqm_tables(b: u8) -> AqmTables {
     let codel = table(b, codel_fields(b), 0.3);
     let pie = table(
         b,
@@ -229,11 +230,29 @@ fn aqm_tables(b: u8) -> (BoxedStrategy<Table>, BoxedStrategy<Table>, BoxedStrate
         ("drop_batch", int(b, 1..128)),
     ];
     fq.extend(codel_fields(b));
-    (codel, pie, table(b, fq, 0.2))
+    let dualpi2 = table(
+        b,
+        vec![
+            ("target_s", float(b, 0.001..0.05)),
+            ("tupdate_s", float(b, 0.005..0.05)),
+            ("alpha", float(b, 0.0..2.0)),
+            ("beta", float(b, 0.0..10.0)),
+            ("step_thresh_s", float(b, 0.0001..0.01)),
+            ("step_thresh_pkts", int(b, 0..50)),
+            ("min_qlen_step", int(b, 0..10)),
+            ("coupling_factor", float(b, 1.0..8.0)),
+            ("c_protection", int(b, 0..101)),
+            ("drop_overload", boolean(b)),
+            ("ecn_mask", choice(b, &["l4s_ect", "cla_ect", "any_ect"])),
+            ("mtu_bytes", int(b, 0..3000)),
+        ],
+        0.2,
+    );
+    (codel, pie, table(b, fq, 0.2), dualpi2)
 }
 
 fn queue(b: u8) -> BoxedStrategy<Value> {
-    let kind = choice(b, &["droptail", "red", "drr", "codel", "pie", "fq_codel"]);
+    let kind = choice(b, &["droptail", "red", "drr", "codel", "pie", "fq_codel", "dualpi2"]);
     let red = table(
         b,
         vec![
@@ -288,7 +307,7 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
     ];
     let ties = prop::option::weighted(0.3, choice(b, &["event_order", "arrival_first"]));
     (prop::option::weighted(0.7, kind), red, drr, aqm_tables(b), gwa, xcp, limits, ties, shapes(b, 4, 20))
-        .prop_map(move |(kind, red, drr, (codel, pie, fq), gwa, xcp, limits, ties, shape)| {
+        .prop_map(move |(kind, red, drr, (codel, pie, fq, dualpi2), gwa, xcp, limits, ties, shape)| {
             let mut t = Table::new();
             let k = kind.as_ref().and_then(|v| v.as_str()).unwrap_or("droptail").to_string();
             if let Some(kind) = kind {
@@ -313,11 +332,13 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
                 "codel" => Some(codel.clone()),
                 "pie" => Some(pie.clone()),
                 "fq_codel" => Some(fq.clone()),
+                "dualpi2" => Some(dualpi2.clone()),
                 _ => None,
             };
             let other = match k.as_str() {
                 "codel" => "pie",
                 "pie" => "fq_codel",
+                "fq_codel" => "dualpi2",
                 _ => "codel",
             };
             if let Some(p) = aqm(if shape == 3 { other } else { &k }) {
@@ -328,6 +349,10 @@ fn queue(b: u8) -> BoxedStrategy<Value> {
                 t.insert("gwa".into(), Value::String("fcfs".into()));
             }
             t.extend(gwa);
+            if b < 2 && t.contains_key("step_thresh_s") {
+                // DualPI2's step in time or in packets, not both
+                t.remove("step_thresh_pkts");
+            }
             if b < 2 && t.contains_key("max_th_pkts") && !t.contains_key("min_th_pkts") {
                 t.remove("max_th_pkts");
             }
@@ -494,6 +519,7 @@ fn tcp_fields(b: u8) -> BoxedStrategy<Table> {
             ("halve_on_repeated_rto", boolean(b)),
             ("ns2_bugfix", boolean(b)),
             ("ecn", boolean(b)),
+            ("ect", choice(b, &["ect0", "ect1"])),
             ("ecn_retransmit_ect", boolean(b)),
             ("ecn_response", choice(b, &["rfc3168", "ns2"])),
             ("gwa", boolean(b)),
@@ -674,6 +700,7 @@ fn scenario_doc(b: u8) -> BoxedStrategy<Table> {
                         if ft.get("ecn").and_then(|v| v.as_bool()) != Some(true) {
                             ft.remove("ecn_retransmit_ect");
                             ft.remove("ecn_response");
+                            ft.remove("ect");
                         }
                         if let Some(Value::Table(p)) = ft.get_mut("cc_params") {
                             p.retain(|k, _| k == "abc");

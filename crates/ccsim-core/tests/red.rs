@@ -483,6 +483,72 @@ fn ns2_ecn_response_closes_a_one_segment_window_and_only_the_timer_reopens_it() 
     assert!(ns2_bytes > 0 && ns2_bytes * 4 < rfc_bytes, "paused by the timer: {ns2_bytes} vs {rfc_bytes}");
 }
 
+/// Per flow and codepoint, the new data segments seen entering the
+/// bottleneck, and the retransmissions by codepoint.
+#[derive(Default)]
+struct Codepoints {
+    new: std::collections::BTreeMap<(u32, &'static str), u64>,
+    retx: std::collections::BTreeMap<&'static str, u64>,
+}
+
+impl ccsim_core::net::tap::Tap for Codepoints {
+    fn on_event(
+        &mut self,
+        ev: ccsim_core::net::tap::TapEvent,
+        _now: ccsim_core::sim::Time,
+        _link: u32,
+        p: &ccsim_core::net::Packet,
+    ) {
+        use ccsim_core::net::packet::Ecn;
+        if ev != ccsim_core::net::tap::TapEvent::Enqueue || p.is_ack() {
+            return;
+        }
+        let Some(h) = p.tcp() else { return };
+        let name = match p.ecn {
+            Ecn::NotEct => "not-ect",
+            Ecn::Ect0 => "ect0",
+            Ecn::Ect1 => "ect1",
+            Ecn::Ce => "ce",
+        };
+        if h.retx {
+            *self.retx.entry(name).or_default() += 1;
+        } else {
+            *self.new.entry((p.flow, name)).or_default() += 1;
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn ect1_flows_send_ect1_data_and_not_ect_retransmissions() {
+    // Two ECN flows, the first with ect = "ect1", through a marking RED
+    // whose small buffer forces retransmissions.
+    let q = "limit_pkts = 30, min_th_pkts = 5, max_th_pkts = 15, bytes = false, w_q = 0.002, ecn = true";
+    let t = dumbbell(1, q, "ecn = true\nect = \"ect1\"", 20.0)
+        + "[[flows]]\ncc = \"reno\"\nmss_bytes = 1000\nheader_bytes = 40\nrtt_s = 0.05\necn = true\n";
+    let mut s = sim(&t);
+    s.add_tap(FWD_BNECK, Box::new(Codepoints::default()));
+    let r = s.run();
+    assert_conserved(&r);
+    let c = s.net.links[FWD_BNECK].tap::<Codepoints>().unwrap();
+    let keys: Vec<(u32, &str)> = c.new.keys().copied().collect();
+    assert_eq!(keys, [(0, "ect1"), (1, "ect0")], "{:?}", c.new);
+    assert!(c.new[&(0, "ect1")] > 1000 && r.links[FWD_BNECK].marks > 0);
+    // RFC 3168 §6.1.5 holds for either codepoint
+    assert!(c.retx.keys().all(|&k| k == "not-ect") && c.retx["not-ect"] > 10, "{:?}", c.retx);
+    // normalisation spells the default out
+    let norm: serde_json::Value = serde_json::from_str(&Scenario::from_toml(&t).unwrap().to_json()).unwrap();
+    assert_eq!((norm["flows"][0]["ect"].as_str(), norm["flows"][1]["ect"].as_str()), (Some("ect1"), Some("ect0")));
+    // errors name the field, the value and what is allowed
+    let e = Scenario::from_toml(&dumbbell(1, q, "ecn = true\nect = \"ect2\"", 5.0)).expect_err("ect2").to_string();
+    assert!(e.contains("flows[0].ect") && e.contains("\"ect2\"") && e.contains("\"ect0\" or \"ect1\""), "{e}");
+    let e = Scenario::from_toml(&dumbbell(1, q, "ect = \"ect1\"", 5.0)).expect_err("ect1 without ecn").to_string();
+    assert!(e.contains("flows[0].ect") && e.contains("\"ect1\" needs ecn = true"), "{e}");
+    assert!(Scenario::from_toml(&dumbbell(1, q, "ect = \"ect0\"", 5.0)).is_ok());
+}
+
 #[test]
 fn ns2_ecn_response_is_renos_halving_only() {
     let q = "limit_pkts = 30, ecn = true";

@@ -772,7 +772,7 @@ fn catalog_lists_registries() {
     let names = |k: &str| -> Vec<String> {
         c[k].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_string()).collect()
     };
-    assert_eq!(names("queues"), ["droptail", "red", "drr", "codel", "fq_codel", "pie"]);
+    assert_eq!(names("queues"), ["droptail", "red", "drr", "codel", "fq_codel", "pie", "dualpi2"]);
     assert_eq!(names("stages"), ["random_loss", "drop_list", "xcp", "gwa"]);
     assert_eq!(names("transports"), ["tcp", "udp", "etcp"]);
     let param = |t: usize, n: &str| {

@@ -8,7 +8,9 @@ or with other ccsim runs (each check's ``source``).
 
 Layout: one subpackage per paper (``etcp/``, ``ltcp/``, ``htcp/``, ``pxcp/``,
 ``gwa/``) whose ``__init__`` holds the paper's common setup, and one module per figure or
-table; ``_kit/`` holds what the papers share (packet size, protocol table,
+table; ``modern/`` is the group of today's congestion control (BBR, DCTCP),
+each of its modules citing its own papers and published models; ``_kit/``
+holds what the papers share (packet size, protocol table,
 dumbbell builder, Jain's index, congestion events, steady-state windows,
 figure helpers).
 

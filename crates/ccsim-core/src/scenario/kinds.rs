@@ -70,6 +70,8 @@ pub enum PacingKind {
     None,
     Interval,
     TokenBucket,
+    /// Linux's pacing at `sk_pacing_rate` (`transport::tcp::pacing`).
+    Rate,
 }
 
 /// How an ECN-capable sender reduces when an ACK carries ECE (once per
@@ -95,6 +97,18 @@ pub enum PacingKind {
 pub enum EcnResponse {
     Rfc3168,
     Ns2,
+}
+
+/// The ECN-capable codepoint an ECN flow's data leave with (`ect`):
+/// ECT(0), RFC 3168's, or ECT(1), the L4S identifier of RFC 9331 §4.1,
+/// which a DualQ (RFC 9332, the `dualpi2` queue) classifies into its
+/// low-latency queue. Both are ECN-capable to every other router.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ect {
+    #[default]
+    Ect0,
+    Ect1,
 }
 
 /// Which estimator a TCP flow runs (`rtt_estimator`).

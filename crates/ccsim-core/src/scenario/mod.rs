@@ -433,6 +433,11 @@ pub struct FlowSpec {
     /// until CWR and answered once per window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    /// TCP with `ecn`: the ECN-capable codepoint of its data, `ect0`
+    /// (RFC 3168) or `ect1` (the L4S identifier, RFC 9331), which a
+    /// `dualpi2` queue sends to its L queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ect: Option<kinds::Ect>,
     /// TCP: an ECN flow's retransmissions leave ECT(0) as well, as ns-2's
     /// `TcpAgent::output` sets ECT on every data packet; RFC 3168 §6.1.5
     /// sends them Not-ECT (the default).

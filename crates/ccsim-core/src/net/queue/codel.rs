@@ -343,6 +343,11 @@ impl StampedFifo {
         self.q.len()
     }
 
+    /// When the head packet was queued (`None`: empty).
+    pub(crate) fn head_time(&self) -> Option<Time> {
+        self.q.front().map(|&(_, _, t)| t)
+    }
+
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes
     }

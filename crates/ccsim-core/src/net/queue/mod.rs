@@ -9,6 +9,7 @@
 pub mod codel;
 pub mod droptail;
 pub mod drr;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
@@ -20,6 +21,7 @@ use crate::scenario::{ConfigError, QueueSpec};
 pub use codel::Codel;
 pub use droptail::{DropTail, Fifo, Limit};
 pub use drr::Drr;
+pub use dualpi2::DualPi2;
 pub use fq_codel::FqCodel;
 pub use pie::Pie;
 pub use red::Red;
@@ -159,7 +161,7 @@ pub struct QueueKind {
 
 /// Every queue discipline ccsim ships: one line each.
 pub fn registry() -> Vec<QueueKind> {
-    vec![droptail::KIND, red::KIND, drr::KIND, codel::KIND, fq_codel::KIND, pie::KIND]
+    vec![droptail::KIND, red::KIND, drr::KIND, codel::KIND, fq_codel::KIND, pie::KIND, dualpi2::KIND]
 }
 
 /// Set CE on packet `id` as an AQM's congestion signal instead of a drop

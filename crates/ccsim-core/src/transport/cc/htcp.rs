@@ -485,7 +485,7 @@ impl CongestionControl for Htcp {
     }
 
     fn on_event(&mut self, s: &mut CcState, ev: CcEvent) {
-        if self.cfg.mode != Mode::Linux {
+        if self.cfg.mode != Mode::Linux || ev == CcEvent::TxStart {
             return;
         }
         let now = s.now_s();
@@ -493,7 +493,7 @@ impl CongestionControl for Htcp {
         // (`htcp_reset`); returning to Open sets it again.
         self.in_open = match ev {
             CcEvent::RecoveryStart | CcEvent::Timeout | CcEvent::EcnEcho => false,
-            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd => true,
+            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd | CcEvent::TxStart => true,
         };
         self.last_cong = Some(now);
     }
@@ -515,6 +515,7 @@ mod tests {
             srtt_s: Some(0.1),
             min_rtt_s: Some(0.1),
             mss_bytes: 1000,
+            pacing_rate: 0.0,
         }
     }
 

@@ -14,6 +14,7 @@
 //! | `on_event`       | `cwnd_event` / `set_state` | recovery start/end, RTO and loss end, ECN echo and CWR end |
 //! | `on_tick`        | (FAST's per-RTT update)    | every `tick_interval` seconds |
 //! | `on_feedback`    | —                          | explicit network feedback (XCP, GWA) |
+//! | `cong_control`   | `cong_control`             | every ACK, with its delivery-rate sample (BBR); replaces `cong_avoid` and the transport's window rules |
 //! | `cong_header`    | —                          | stamp a congestion header on outgoing data (XCP) |
 //!
 //! Windows are in segments (`f64`, so additive increase can be fractional,
@@ -26,6 +27,7 @@
 //! key's range next to the read) take their defaults from it, and the
 //! controller is built from it with `new(config)`. Window-based controllers
 //! start `cong_avoid` with the shared [`slow_start_units`].
+pub mod bbr;
 pub mod bic;
 pub mod cubic;
 pub mod dctcp;
@@ -33,6 +35,7 @@ pub mod fast;
 pub mod hstcp;
 pub mod htcp;
 pub mod ltcp;
+pub mod minmax;
 pub mod reno;
 pub mod stcp;
 pub mod vegas;
@@ -53,6 +56,11 @@ pub struct CcState {
     pub srtt_s: Option<f64>,
     pub min_rtt_s: Option<f64>,
     pub mss_bytes: u32,
+    /// The pacing rate in payload bytes per second (Linux
+    /// `sk_pacing_rate`; 0: none yet, the sender is not held). A
+    /// controller with `cong_control` sets it; for the others a sender
+    /// with `pacing = "rate"` sets it from cwnd and srtt after each ACK.
+    pub pacing_rate: f64,
 }
 
 impl CcState {
@@ -84,6 +92,80 @@ pub enum CcEvent {
     /// a fast recovery or a timeout began in that window (they end with
     /// their own event).
     CwrEnd,
+    /// The first transmission with nothing in flight (Linux
+    /// `CA_EVENT_TX_START`): a restart after idle. Sent only to
+    /// controllers with `cong_control`.
+    TxStart,
+}
+
+/// The sender's loss state as a controller sees it (Linux
+/// `tcp_ca_state`; ECN's CWR counts as `Open`, as BBR reads it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    #[default]
+    Open,
+    /// Fast recovery.
+    Recovery,
+    /// After a retransmission timeout, until its window is acknowledged.
+    Loss,
+}
+
+/// One ACK's delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation
+/// §3; Linux `struct rate_sample`, `tcp_rate_gen`), in segments and seconds,
+/// handed to `cong_control`. Made by [`crate::transport::tcp::rate`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Segments delivered over `interval_s` (`None`: no valid sample on
+    /// this ACK: nothing newly delivered with timing, or the interval was
+    /// shorter than the minimum RTT).
+    pub delivered: Option<u64>,
+    /// max(send phase, ACK phase) of the sample, seconds (> 0 when
+    /// `delivered` is `Some`).
+    pub interval_s: f64,
+    /// The connection's delivered count when the sample's packet was sent
+    /// (Linux `prior_delivered`; BBR's round counting).
+    pub prior_delivered: u64,
+    /// The sample's packet was sent while the application left the pipe
+    /// unfilled: it may underestimate the bottleneck.
+    pub is_app_limited: bool,
+    /// Segments newly acknowledged or SACKed by this ACK.
+    pub acked_sacked: u64,
+    /// Segments newly marked lost while processing this ACK.
+    pub losses: u64,
+    /// Segments in flight (RFC 6675 pipe) before this ACK.
+    pub prior_in_flight: u64,
+    /// Segments in flight after it (Linux `tcp_packets_in_flight`).
+    pub in_flight: u64,
+    /// The connection's delivered count after this ACK (Linux `tp->delivered`).
+    pub total_delivered: u64,
+    /// Segments delivered whose ACK carried ECE, in total (Linux `delivered_ce`).
+    pub total_delivered_ce: u64,
+    /// Segments in flight when the sample's packet was sent, itself included
+    /// (D6 `P.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Segments marked lost between the sample's packet's send and now
+    /// (D6 `RS.lost`).
+    pub lost: u64,
+    /// The RTT this ACK measured, seconds (its timestamp echo).
+    pub rtt_s: Option<f64>,
+    /// The sender's state after this ACK's loss-recovery rules.
+    pub ca_state: CaState,
+}
+
+impl RateSample {
+    /// The sample's delivery rate in segments per second.
+    pub fn rate_pkts_per_s(&self) -> Option<f64> {
+        self.delivered.filter(|_| self.interval_s > 0.0).map(|d| d as f64 / self.interval_s)
+    }
+}
+
+/// What `cong_control` asks of the sender beyond cwnd and pacing rate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CongControlOut {
+    /// Mark what is sent from now on app-limited until the data in flight
+    /// now is delivered (BBR's ProbeRTT: its low rate must not lower the
+    /// bandwidth estimate; Linux sets `tp->app_limited`).
+    pub mark_app_limited: bool,
 }
 
 /// What one ACK told the sender (`on_ack`, Linux `in_ack_event`).
@@ -153,6 +235,25 @@ pub trait CongestionControl: Send {
     fn ecn_alpha(&self) -> Option<f64> {
         None
     }
+    /// Whether this controller runs on delivery-rate samples and sets cwnd
+    /// and the pacing rate itself (Linux `cong_control`, ns-3
+    /// `HasCongControl`). If so, the sender keeps a rate sampler and calls
+    /// [`Self::cong_control`] on every ACK, and neither calls `cong_avoid`
+    /// nor changes cwnd on recovery, timeout or ECE: the controller sees
+    /// those through `on_event`, `ssthresh` and the sample's `ca_state`
+    /// (Linux `tcp_cong_control` returns after `cong_control`, and
+    /// `tcp_end_cwnd_reduction` skips such controllers). The timeout's
+    /// cwnd of one segment (Linux `tcp_enter_loss`) is the one exception.
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+    /// Every ACK, after the loss-recovery rules, with its rate sample.
+    fn cong_control(&mut self, _s: &mut CcState, _rs: &RateSample) -> CongControlOut {
+        CongControlOut::default()
+    }
+    /// The controller's own random stream (BBR's ProbeBW phase), seeded
+    /// from the scenario's seed and the flow id.
+    fn seed_rng(&mut self, _rng: crate::sim::rng::Rng) {}
 }
 
 /// One echoed router feedback as the sender applied it (ns-2's XCP agent
@@ -272,6 +373,7 @@ pub fn catalog() -> Vec<ControllerDoc> {
         bic::Bic::doc(),
         cubic::Cubic::doc(),
         dctcp::Dctcp::doc(),
+        bbr::Bbr::doc(),
         fast::Fast::doc(),
         vegas::Vegas::doc(),
         xcp::Xcp::doc(),
@@ -293,6 +395,7 @@ pub fn build(
         "bic" => Ok(Box::new(bic::Bic::from_params(params, path)?)),
         "dctcp" => Ok(Box::new(dctcp::Dctcp::from_params(params, path)?)),
         "cubic" => Ok(Box::new(cubic::Cubic::from_params(params, path)?)),
+        "bbr" => Ok(Box::new(bbr::Bbr::from_params(params, path)?)),
         "fast" => Ok(Box::new(fast::Fast::from_params(params, path)?)),
         "vegas" => Ok(Box::new(vegas::Vegas::from_params(params, path)?)),
         "xcp" => Ok(Box::new(xcp::Xcp::from_params(params, path)?)),
@@ -319,6 +422,7 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         srtt_s: None,
         min_rtt_s: None,
         mss_bytes: 1000,
+        pacing_rate: 0.0,
     }
 }
 

@@ -6,17 +6,21 @@ pub mod delack;
 pub mod intervals;
 pub mod pacing;
 pub mod personality;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod sack1;
 pub mod scoreboard;
 pub mod sender;
 
-pub use crate::scenario::kinds::{DelackModel, EcnResponse, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel};
+pub use crate::scenario::kinds::{
+    DelackModel, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel,
+};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
 use super::{cc, Endpoints, Receiver, Sender, TransportKind};
+use crate::net::packet::Ecn;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
@@ -142,6 +146,8 @@ pub mod defaults {
     /// ns-2's `tcpTick_` (10 ms), the timer granularity of the papers' runs.
     pub const CLOCK_GRANULARITY_S: f64 = 0.01;
     pub const ECN: bool = false;
+    /// ECN data leave ECT(0), RFC 3168's codepoint.
+    pub const ECT: super::Ect = super::Ect::Ect0;
     pub const GWA: bool = false;
     pub const BA: bool = false;
     pub const SYN: super::Syn = super::Syn::None;
@@ -175,7 +181,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("cc", "congestion controller (ccsim list controllers)"),
     ("cc_params", "the controller's parameter table"),
     ("recovery", "loss recovery: reno | newreno | sack | sack1 (ccsim list recoveries)"),
-    ("pacing", "none | interval | token_bucket (ccsim list pacing)"),
+    ("pacing", "none | interval | token_bucket | rate (ccsim list pacing; cc = \"bbr\" defaults to rate)"),
     ("bucket_pkts", "token-bucket size in packets"),
     ("init_cwnd_pkts", "initial window"),
     ("init_ssthresh_pkts", "initial slow-start threshold"),
@@ -215,6 +221,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
     (
+        "ect",
+        "with ecn: the data's codepoint, ect0 (RFC 3168) | ect1 (the L4S identifier, RFC 9331: a dualpi2 \
+         queue's L queue)",
+    ),
+    (
         "ecn_response",
         "rfc3168 (cwnd = ssthresh = max(FlightSize/2, 2)) | ns2 (TcpAgent::ecn: cwnd = int(window/2), to 0)",
     ),
@@ -234,6 +245,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The controllers that set their own pacing rate (`has_cong_control`):
+/// they default to `pacing = "rate"` and allow no other.
+const RATE_PACED_CC: &[&str] = &["bbr"];
+
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
     use defaults as d;
@@ -247,6 +262,11 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     }
     f.cc_params.get_or_insert_with(Default::default);
     f.recovery.get_or_insert(d::RECOVERY);
+    if RATE_PACED_CC.contains(&f.cc.as_deref().unwrap_or_default()) {
+        // BBR paces at the rate it sets (Linux asks sch_fq or its own
+        // pacing for it: `SK_PACING_NEEDED`).
+        f.pacing.get_or_insert(PacingKind::Rate);
+    }
     f.pacing.get_or_insert(d::PACING);
     f.bucket_pkts.get_or_insert(d::BUCKET_PKTS);
     f.init_cwnd_pkts.get_or_insert(d::INIT_CWND_PKTS);
@@ -272,6 +292,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
+    f.ect.get_or_insert(d::ECT);
     f.ecn_retransmit_ect.get_or_insert(d::ECN_RETRANSMIT_ECT);
     f.ecn_response.get_or_insert(d::ECN_RESPONSE);
     f.gwa.get_or_insert(d::GWA);
@@ -340,6 +361,8 @@ pub struct TcpConfig {
     /// See [`defaults::NS2_DUPWND`].
     pub ns2_dupwnd: bool,
     pub ecn: bool,
+    /// The ECN-capable codepoint of the data of an ECN flow (`ect`).
+    pub ect: Ecn,
     /// The receiver echoes CE as DCTCP's does (RFC 8257 §3.2): ECE on an
     /// ACK is the CE state of the segments it acknowledges, and an ACK goes
     /// at once when that state changes (`cc = "dctcp"`).
@@ -397,6 +420,10 @@ impl TcpConfig {
             ns2_idle_restart: f.ns2_idle_restart.unwrap_or(defaults::NS2_IDLE_RESTART),
             ns2_dupwnd: f.ns2_dupwnd.unwrap_or(defaults::NS2_DUPWND),
             ecn: f.ecn.unwrap_or_default(),
+            ect: match f.ect.unwrap_or(defaults::ECT) {
+                Ect::Ect0 => Ecn::Ect0,
+                Ect::Ect1 => Ecn::Ect1,
+            },
             dctcp_echo: f.cc.as_deref() == Some("dctcp"),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),
@@ -408,7 +435,35 @@ impl TcpConfig {
         };
         // The controller validates its own parameter table (with what the
         // personality added to it).
-        build_cc(&f, path)?;
+        let cc = build_cc(&f, path)?;
+        if cc.has_cong_control() {
+            let name = cc.name();
+            if cfg.pacing != PacingKind::Rate {
+                return Err(ConfigError::new(
+                    p("pacing"),
+                    format!(
+                        "\"{}\" is not allowed with cc = \"{name}\" (it paces at the rate it sets); allowed: \"rate\"",
+                        serde_json::to_value(cfg.pacing)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default()
+                    ),
+                ));
+            }
+            // Its window rules are Linux's around the RFC recovery; ns-2's
+            // agents and Sack1 set the window themselves.
+            if sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc
+                || cfg.recovery == Recovery::Sack1
+            {
+                return Err(ConfigError::new(
+                    p("cc"),
+                    format!(
+                        "\"{name}\" needs the rfc personality's recovery (tcp_model = \"rfc\", recovery reno, \
+                         newreno or sack, no ns2_* rules, ecn_response = \"rfc3168\", send_jitter_s = 0)"
+                    ),
+                ));
+            }
+        }
         at_least(&p("bucket_pkts"), cfg.bucket_pkts, 1.0)?;
         at_least(&p("init_cwnd_pkts"), cfg.init_cwnd, 1.0)?;
         at_least(&p("init_ssthresh_pkts"), cfg.init_ssthresh, 2.0)?;
@@ -500,6 +555,13 @@ impl TcpConfig {
                 p("ecn"),
                 "false is not allowed with cc = \"dctcp\" (DCTCP answers ECN marks, RFC 8257 §3); leave ecn out \
                  or set it true",
+            ));
+        }
+        if cfg.ect == Ecn::Ect1 && !cfg.ecn {
+            return Err(ConfigError::new(
+                p("ect"),
+                "\"ect1\" needs ecn = true (it is the codepoint of an ECN flow's data); allowed without ECN: \
+                 \"ect0\" (the default, unused)",
             ));
         }
         if cfg.ecn_retransmit_ect && !cfg.ecn {

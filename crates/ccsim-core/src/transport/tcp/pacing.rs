@@ -6,6 +6,17 @@
 //!   bucket of `size` packets (default 1); a packet needs one token — the
 //!   paced-XCP paper's token-bucket pacer (§3.2).
 //!
+//! - `Rate`: Linux's earliest-departure-time pacing at `sk_pacing_rate`
+//!   (`tcp_update_skb_after_send`): each segment moves the next
+//!   departure `payload / rate` later, less up to half of that when the
+//!   sender was behind its schedule (Linux's credit for a late send), and
+//!   the first nine segments leave unpaced (`data_segs_out >= 10`, as
+//!   `sch_fq` never paced the first ten). The rate is the controller's
+//!   (BBR) or, for the others, Linux `tcp_update_pacing_rate`'s:
+//!   `mss · max(cwnd, FlightSize) / srtt` times 200% while cwnd <
+//!   ssthresh/2 and 120% after (`tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio`,
+//!   ns-3's `PacingSsRatio`/`PacingCaRatio`).
+//!
 //! Before the first RTT sample there is no rate to pace at, so the initial
 //! window leaves unpaced (it is at most a few packets).
 use crate::sim::time::{from_secs, to_secs};
@@ -14,8 +25,33 @@ use crate::sim::Time;
 #[derive(Clone, Debug)]
 pub enum Pacer {
     None,
-    Interval { last_send: Option<Time> },
-    TokenBucket { size: f64, tokens: f64, last: Time },
+    Interval {
+        last_send: Option<Time>,
+    },
+    TokenBucket {
+        size: f64,
+        tokens: f64,
+        last: Time,
+    },
+    /// Earliest departure time of the next segment (Linux `tcp_wstamp_ns`)
+    /// and the data segments sent so far (`data_segs_out`).
+    Rate {
+        next: Time,
+        sent: u64,
+    },
+}
+
+/// Segments `Pacer::Rate` lets out before it paces (Linux:
+/// `tp->data_segs_out >= 10`, counted with the segment just sent).
+const RATE_UNPACED_SEGS: u64 = 9;
+
+/// Linux's default pacing rate for a controller without its own
+/// (`tcp_update_pacing_rate`), in payload bytes per second: `None`
+/// before an RTT sample (Linux keeps `~0U`, unpaced).
+pub fn linux_pacing_rate(mss: u32, cwnd: f64, ssthresh: f64, flight: u64, srtt: Option<f64>) -> Option<f64> {
+    let srtt = srtt.filter(|&s| s > 0.0)?;
+    let ratio = if cwnd < ssthresh / 2.0 { 2.0 } else { 1.2 };
+    Some(mss as f64 * ratio * cwnd.max(flight as f64) / srtt)
 }
 
 impl Pacer {
@@ -31,12 +67,14 @@ impl Pacer {
     /// Earliest time a packet may leave (`<= now` means now).
     pub fn release_time(&mut self, now: Time, cwnd: f64, srtt: Option<f64>) -> Time {
         // (checked first: no rate to compute for an unpaced sender)
-        if let Pacer::None = self {
-            return now;
+        match self {
+            Pacer::None => return now,
+            Pacer::Rate { next, .. } => return (*next).max(now),
+            _ => {}
         }
         let Some(rate) = Self::rate(cwnd, srtt) else { return now };
         match self {
-            Pacer::None => now,
+            Pacer::None | Pacer::Rate { .. } => now,
             Pacer::Interval { last_send } => match last_send {
                 None => now,
                 Some(t) => *t + from_secs(1.0 / rate),
@@ -53,10 +91,24 @@ impl Pacer {
         }
     }
 
-    /// Record a departure at `now` (after `release_time` allowed it).
-    pub fn on_send(&mut self, now: Time) {
+    /// Record a departure at `now` (after `release_time` allowed it) of
+    /// `payload` bytes, with the pacing rate in force (`Rate` only: payload
+    /// bytes per second, 0 for none).
+    pub fn on_send(&mut self, now: Time, payload: u32, rate: f64) {
         match self {
             Pacer::None => {}
+            Pacer::Rate { next, sent } => {
+                let prior = *next;
+                *next = (*next).max(now);
+                *sent += 1;
+                if rate > 0.0 && *sent > RATE_UNPACED_SEGS {
+                    let len = from_secs(payload as f64 / rate);
+                    // a late send (the sender idle, or held by the window)
+                    // may catch up by half a segment's time
+                    let credit = *next - prior;
+                    *next += len - credit.min(len / 2);
+                }
+            }
             Pacer::Interval { last_send } => *last_send = Some(now),
             Pacer::TokenBucket { tokens, .. } => *tokens = (*tokens - 1.0).max(0.0),
         }
@@ -78,7 +130,7 @@ mod tests {
     fn interval_spaces_by_srtt_over_cwnd() {
         let mut p = Pacer::Interval { last_send: None };
         assert_eq!(p.release_time(0, 10.0, Some(0.1)), 0);
-        p.on_send(0);
+        p.on_send(0, 1000, 0.0);
         assert_eq!(p.release_time(0, 10.0, Some(0.1)), from_secs(0.01));
     }
     #[test]
@@ -86,11 +138,39 @@ mod tests {
         let mut p = Pacer::token_bucket(1.0);
         let t0 = from_secs(1.0);
         assert_eq!(p.release_time(t0, 100.0, Some(0.1)), t0);
-        p.on_send(t0);
+        p.on_send(t0, 1000, 0.0);
         // 100 pkts per 0.1 s = one per ms
         assert_eq!(p.release_time(t0, 100.0, Some(0.1)), t0 + from_secs(0.001));
         // a long idle period cannot store more than one token
         p.release_time(t0 + from_secs(5.0), 100.0, Some(0.1));
         assert!(p.tokens().unwrap() <= 1.0);
+    }
+
+    #[test]
+    fn rate_paces_after_nine_segments_and_credits_a_late_send() {
+        let mut p = Pacer::Rate { next: 0, sent: 0 };
+        // 1e6 bytes/s, 1000-byte segments: 1 ms each
+        for _ in 0..9 {
+            assert_eq!(p.release_time(0, 10.0, None), 0);
+            p.on_send(0, 1000, 1e6);
+        }
+        assert_eq!(p.release_time(0, 10.0, None), 0);
+        p.on_send(0, 1000, 1e6);
+        assert_eq!(p.release_time(0, 10.0, None), from_secs(0.001));
+        p.on_send(from_secs(0.001), 1000, 1e6);
+        assert_eq!(p.release_time(0, 10.0, None), from_secs(0.002));
+        // sent 5 ms late: the next gap is halved
+        let late = from_secs(0.007);
+        p.on_send(late, 1000, 1e6);
+        assert_eq!(p.release_time(late, 10.0, None), late + from_secs(0.0005));
+    }
+
+    #[test]
+    fn linux_default_rate() {
+        // slow start (cwnd < ssthresh/2): 200% of cwnd/srtt
+        assert_eq!(linux_pacing_rate(1000, 10.0, 100.0, 0, Some(0.1)), Some(200_000.0));
+        // after: 120%, of FlightSize if larger
+        assert_eq!(linux_pacing_rate(1000, 10.0, 10.0, 20, Some(0.1)), Some(240_000.0));
+        assert_eq!(linux_pacing_rate(1000, 10.0, 10.0, 20, None), None);
     }
 }

@@ -39,6 +39,8 @@ pub struct Scoreboard {
     /// Retransmission cursor (one past RFC 6675's HighRxt).
     scan: u64,
     dupthresh: u64,
+    /// Segments ever marked lost (Linux `tp->lost`), for rate samples.
+    marked_lost: u64,
 }
 
 impl Scoreboard {
@@ -53,6 +55,7 @@ impl Scoreboard {
             n_retx: 0,
             scan: 0,
             dupthresh: dupthresh.max(1) as u64,
+            marked_lost: 0,
         }
     }
 
@@ -76,6 +79,11 @@ impl Scoreboard {
     }
     pub fn n_retx(&self) -> u64 {
         self.n_retx
+    }
+    /// Segments ever marked lost, counting a segment again when a timeout
+    /// marks its retransmission lost.
+    pub fn marked_lost(&self) -> u64 {
+        self.marked_lost
     }
     /// RFC 6675 `pipe`, in segments.
     pub fn pipe(&self) -> u64 {
@@ -128,6 +136,13 @@ impl Scoreboard {
 
     /// Record a SACK block `[start, end)` and update the loss boundary.
     pub fn mark_sacked(&mut self, start: u64, end: u64) {
+        self.mark_sacked_with(start, end, |_, _| {});
+    }
+
+    /// [`Self::mark_sacked`], calling `newly(s, e)` for each range of
+    /// segments it SACKs for the first time (delivery-rate sampling). The
+    /// ranges are the ones marked anyway, so the total work stays linear.
+    pub fn mark_sacked_with(&mut self, start: u64, end: u64, mut newly: impl FnMut(u64, u64)) {
         let (s, e) = (start.max(self.base), end.min(self.high()));
         if s >= e {
             return;
@@ -138,11 +153,13 @@ impl Scoreboard {
         for &(rs, re) in touching.iter().rev() {
             if rs > cur {
                 self.mark_range(cur, rs.min(e));
+                newly(cur, rs.min(e));
             }
             cur = cur.max(re);
         }
         if cur < e {
             self.mark_range(cur, e);
+            newly(cur, e);
         }
         let (mut lo, mut hi) = (s, e);
         for &(rs, re) in &touching {
@@ -193,6 +210,7 @@ impl Scoreboard {
         while self.lost_hi < b {
             if self.flags[(self.lost_hi - self.base) as usize] & SACKED == 0 {
                 self.n_lost += 1;
+                self.marked_lost += 1;
             }
             self.lost_hi += 1;
         }
@@ -250,6 +268,9 @@ impl Scoreboard {
         for f in self.flags.iter_mut() {
             *f &= !RETX;
         }
+        // newly lost: the segments not yet deemed lost, and the lost ones
+        // whose retransmission is now deemed lost too
+        self.marked_lost += self.outstanding() - self.n_sacked - self.n_lost + self.n_retx;
         self.n_retx = 0;
         self.lost_hi = self.high();
         self.n_lost = self.outstanding() - self.n_sacked;

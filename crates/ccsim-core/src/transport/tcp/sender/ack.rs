@@ -37,10 +37,9 @@ impl TcpSender {
         let now = net.now;
         let una = self.sb.una();
         let (ack, ece) = (h.ack.min(self.sb.high()), h.ece);
+        let rate_start = self.rate_ack_start();
         if self.cfg.recovery == Recovery::Sack {
-            for (s, e) in h.sack_blocks() {
-                self.sb.mark_sacked(s, e);
-            }
+            self.mark_sack_blocks(h, now);
         }
         R::ack_arrives(self, net, ack, ece);
         let info = AckInfo { acked: ack.saturating_sub(una), ece, una: ack.max(una), snd_nxt: self.sb.high() };
@@ -59,6 +58,7 @@ impl TcpSender {
                 self.rtt.backoff = backoff;
             }
             self.timer_resent = false;
+            self.rate_cumulative(una, ack, now, ece);
             self.sb.advance(ack);
             self.dupacks = 0;
             self.lt_sent = 0;
@@ -96,6 +96,9 @@ impl TcpSender {
             }
         }
         R::ece(self, net, ece);
+        if rate_start.is_some() || matches!(self.pacer, Pacer::Rate { .. }) {
+            self.rate_ack_end(rate_start, now, Some(to_secs(now.saturating_sub(ts_echo))));
+        }
         R::send(self, net);
     }
 }

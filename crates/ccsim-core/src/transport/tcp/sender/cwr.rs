@@ -52,7 +52,10 @@ impl TcpSender {
         if self.state == State::Open && !self.cwr {
             self.sync(net.now);
             self.st.ssthresh = self.cc_ssthresh();
-            self.st.cwnd = self.st.cwnd.min(self.sb.pipe() as f64 + 1.0);
+            // (Linux's CWR reduction skips a controller with `cong_control`)
+            if !self.cc_owns_cwnd {
+                self.st.cwnd = self.st.cwnd.min(self.sb.pipe() as f64 + 1.0);
+            }
             self.cwnd_cnt = 0;
             self.recover = self.sb.high();
             // A loss found in this window is repaired without a second
@@ -60,7 +63,7 @@ impl TcpSender {
             // ssthresh only from `ca_state < TCP_CA_CWR`).
             self.ecn_cut = true;
             self.cwr = true;
-            self.local_cwr = true;
+            self.local_cwr = !self.cc_owns_cwnd;
             self.cwr_pending = self.cfg.ecn;
             self.stats.local_cwrs += 1;
             self.cc.on_event(&mut self.st, CcEvent::EcnEcho);

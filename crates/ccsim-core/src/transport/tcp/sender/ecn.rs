@@ -25,7 +25,10 @@ impl TcpSender {
             self.ns2_ecn_cut(net);
         } else {
             self.st.ssthresh = self.cc.ssthresh_ecn(&self.st).max(2.0);
-            self.st.cwnd = self.st.ssthresh;
+            // (Linux's CWR reduction skips a controller with `cong_control`)
+            if !self.cc_owns_cwnd {
+                self.st.cwnd = self.st.ssthresh;
+            }
         }
         self.recover = self.sb.high();
         self.ecn_cut = true;

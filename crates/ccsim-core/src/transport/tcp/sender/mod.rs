@@ -46,6 +46,7 @@
 //! Transmit (`send_one`); those are direct here too. The retransmission
 //! after a timeout goes through `send_much` in ns-2, so it is delayed.
 use super::pacing::Pacer;
+use super::rate::RateSampler;
 use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::sack1::Sack1;
 use super::scoreboard::Scoreboard;
@@ -59,6 +60,7 @@ use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, 
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
 
 mod ack;
+mod cong_control;
 mod cwr;
 mod ecn;
 #[cfg(test)]
@@ -67,6 +69,8 @@ mod next_seg;
 #[cfg(test)]
 mod ns2_ecn_tests;
 pub(super) mod recovery;
+#[cfg(test)]
+mod rfc_window_tests;
 mod rto;
 mod send;
 #[cfg(test)]
@@ -137,6 +141,12 @@ pub struct TcpSender {
     rescue_rxt: Option<u64>,
     partial_seen: bool,
     pacer: Pacer,
+    /// The controller sets cwnd and the pacing rate from delivery-rate
+    /// samples (`has_cong_control`, BBR): the sender's own window rules
+    /// (growth, recovery's cwnd, the ECE cut) stand aside.
+    pub(super) cc_owns_cwnd: bool,
+    /// Delivery-rate samples (only for such a controller).
+    pub(super) rate: Option<Box<RateSampler>>,
     /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
     cwr_pending: bool,
     /// The receiver's latest advertised window (segments); `cfg.rwnd`
@@ -239,12 +249,19 @@ impl TcpSender {
             srtt_s: None,
             min_rtt_s: None,
             mss_bytes: cfg.mss,
+            pacing_rate: 0.0,
         };
         let pacer = match cfg.pacing {
             PacingKind::None => Pacer::None,
             PacingKind::Interval => Pacer::Interval { last_send: None },
             PacingKind::TokenBucket => Pacer::token_bucket(cfg.bucket_pkts),
+            PacingKind::Rate => Pacer::Rate { next: 0, sent: 0 },
         };
+        let mut cc = cc;
+        let cc_owns_cwnd = cc.has_cong_control();
+        if cc_owns_cwnd {
+            cc.seed_rng(crate::sim::rng::stream(seed, crate::sim::rng::Stream::Controller, flow as u64));
+        }
         TcpSender {
             flow,
             rtt: match cfg.rtt_estimator {
@@ -268,6 +285,8 @@ impl TcpSender {
             rescue_rxt: None,
             partial_seen: false,
             pacer,
+            cc_owns_cwnd,
+            rate: cc_owns_cwnd.then(|| Box::new(RateSampler::new())),
             cwr_pending: false,
             awnd,
             cwr_seq: None,
@@ -387,6 +406,7 @@ impl SenderAgent for TcpSender {
     /// The application writes one more segment (an MSS of payload); from
     /// the first write on, only written segments are sent (Telnet).
     fn write(&mut self, net: &mut Net) {
+        self.check_app_limited();
         self.offered = Some(self.offered.unwrap_or(0) + 1);
         self.try_send(net);
     }

@@ -11,6 +11,8 @@ impl TcpSender {
         if self.sack1.is_some() {
             return self.sack1_on_rto(net);
         }
+        // draft-ietf-ccwg-bbr §4.1.2.4: at the start of a timer that may send
+        self.check_app_limited();
         match self.strategy {
             Strategy::Rfc => Rfc::rto(self, net),
             Strategy::Ns2Agents => Ns2Agents::rto(self, net),

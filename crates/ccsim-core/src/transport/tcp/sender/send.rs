@@ -179,11 +179,18 @@ impl TcpSender {
         // idle expiry): the segment gets a whole RTO.
         let rearm = self.cfg.ns2_idle_restart && self.sb.outstanding() == 0;
         let retx = seq < self.sb.high();
+        let outstanding = self.sb.outstanding();
+        if self.rate.is_some() {
+            self.rate_before_send(now);
+        }
         if retx {
             self.sb.mark_retx(seq);
             self.stats.retransmits += 1;
         } else {
             self.sb.on_send_new();
+        }
+        if self.rate.is_some() {
+            self.rate_on_send(seq, now, outstanding);
         }
         self.rtt.on_send(seq, !retx, to_secs(now));
         self.stats.data_sent += 1;
@@ -198,7 +205,8 @@ impl TcpSender {
         let ns2_ecn = self.cfg.ecn_response == EcnResponse::Ns2;
         let negotiate = self.cfg.ecn && ns2_ecn && seq == 0;
         let syn = seq < self.cfg.first_data_seg() || negotiate;
-        let ecn = if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { Ecn::Ect0 } else { Ecn::NotEct };
+        let ecn =
+            if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { self.cfg.ect } else { Ecn::NotEct };
         // ns-2 `output` (SetCWRonRetransmit_, true since 2005) sets CWR on
         // the next segment, a retransmission too; the RFC on new data only.
         let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending);
@@ -224,7 +232,7 @@ impl TcpSender {
             cong,
             ..Default::default()
         });
-        self.pacer.on_send(now);
+        self.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate);
         if let Some(tr) = self.trace.as_mut() {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
             tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced, cwr });

@@ -106,7 +106,7 @@ impl TcpSender {
             self.state = State::Open;
             self.cc.on_event(&mut self.st, CcEvent::LossEnd);
         }
-        if !a.blocks {
+        if !a.blocks && !self.cc_owns_cwnd {
             self.cc.cong_avoid(&mut self.st, a.acked);
         }
     }

@@ -17,9 +17,12 @@ impl RecoveryOps for Rfc {
         let mut restart_rto = true;
         match s.state {
             State::Recovery if a.ack >= s.recover || s.cfg.recovery == Recovery::Reno => {
-                // A full ACK (Reno: any new ACK) deflates to ssthresh.
+                // A full ACK (Reno: any new ACK) deflates to ssthresh
+                // (a controller with `cong_control` restores its own).
                 s.state = State::Open;
-                s.st.cwnd = s.st.ssthresh;
+                if !s.cc_owns_cwnd {
+                    s.st.cwnd = s.st.ssthresh;
+                }
                 s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
             }
             State::Recovery if s.cfg.recovery == Recovery::NewReno => {
@@ -28,16 +31,28 @@ impl RecoveryOps for Rfc {
                 // partial ACK restarts the timer ("Impatient").
                 s.sb.mark_lost_below(a.ack + 1);
                 s.retransmit_first_lost(net, true);
-                s.st.cwnd = (s.st.cwnd - a.acked as f64 + 1.0).max(1.0);
+                if !s.cc_owns_cwnd {
+                    s.st.cwnd = (s.st.cwnd - a.acked as f64 + 1.0).max(1.0);
+                }
                 restart_rto = !s.partial_seen;
                 s.partial_seen = true;
             }
             State::Recovery => {} // SACK: NextSeg() repairs, pipe gates
             State::Loss => s.loss_ack(a),
+            // `cong_control` sets the window after the ACK's rules
+            State::Open if s.cc_owns_cwnd => {}
             State::Open if a.blocks => {}
             // Linux 2.4 `tcp_may_raise_cwnd`: no increase in CWR;
             // `tcp_try_to_open` runs `tcp_cwnd_down` instead.
             State::Open if s.local_cwr => s.cwnd_down(),
+            // The round of an ECE reduction: the window holds until the
+            // reduction's window is acknowledged (`CwrEnd`), as it does
+            // through the fast recovery a single loss starts (RFC 3168
+            // §6.1.2: the response to a CE mark "MUST be essentially the
+            // same as the congestion control response to a *single*
+            // dropped packet"); Linux's CA_CWR and ns-3's CA_CWR do not
+            // grow cwnd either.
+            State::Open if s.cwr => {}
             State::Open => s.cc.cong_avoid(&mut s.st, a.acked),
         }
         restart_rto
@@ -62,7 +77,7 @@ impl RecoveryOps for Rfc {
             }
             // RFC 5681 §3.2 step 5: inflate by one per further duplicate
             // (RFC 6675 does not inflate).
-            State::Recovery if s.cfg.recovery != Recovery::Sack => {
+            State::Recovery if s.cfg.recovery != Recovery::Sack && !s.cc_owns_cwnd => {
                 s.st.cwnd = (s.st.cwnd + 1.0).min(s.st.max_cwnd);
             }
             _ => {}
@@ -109,20 +124,27 @@ impl RecoveryOps for Rfc {
 /// ssthresh = the controller's decrease of FlightSize less what Limited
 /// Transmit sent (`cut`; false when an ECE reduction already cut in this
 /// window), cwnd = ssthresh (+ DupThresh without SACK), `recover` =
-/// HighData.
+/// HighData. A controller with `cong_control` keeps cwnd (Linux leaves
+/// it to `cong_control`: BBR's packet conservation).
 fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
     if cut {
         s.queue_cwr();
-        s.st.flight = s.sb.outstanding() - s.lt_sent;
+        // FlightSize capped by cwnd, as at an RTO (`Rfc::rto`) and as Linux
+        // computes ssthresh from cwnd: after a SACK recovery, new data
+        // sent by pipe can leave FlightSize far above cwnd, and half of it
+        // would raise the window at a "reduction".
+        s.st.flight = (s.sb.outstanding() - s.lt_sent).min(s.st.cwnd.ceil() as u64);
         s.st.ssthresh = s.cc_ssthresh();
     }
     s.ecn_cut = false;
     s.cwr = false;
     s.local_cwr = false;
-    s.st.cwnd = match s.cfg.recovery {
-        Recovery::Sack => s.st.ssthresh,
-        _ => s.st.ssthresh + s.cfg.dupthresh as f64,
-    };
+    if !s.cc_owns_cwnd {
+        s.st.cwnd = match s.cfg.recovery {
+            Recovery::Sack => s.st.ssthresh,
+            _ => s.st.ssthresh + s.cfg.dupthresh as f64,
+        };
+    }
     s.clamp_cwnd();
     s.recover = s.sb.high();
     s.start_recovery(net);

@@ -1,0 +1,126 @@
+//! BBR v1 on a dumbbell, against what its design says it does (Cardwell
+//! et al. 2016; draft-ietf-ccwg-bbr App. A) and what ns-3's `TcpBbr`
+//! documentation shows: a full link with no standing queue on a deep
+//! buffer, cwnd down to 4 segments about every 10 s (ProbeRTT), and the
+//! shallow-buffer dominance over CUBIC.
+mod common;
+use ccsim_core::{Results, Scenario};
+use common::*;
+
+/// 100 Mb/s, `rtt` s, a buffer of `bdp_mult` BDPs of 1500-byte packets;
+/// the flows given as `[[flows]]` bodies.
+fn run_db(rtt: f64, bdp_mult: f64, duration: f64, flows: &[&str]) -> Results {
+    let bdp = 100e6 * rtt / (1500.0 * 8.0);
+    let buf = (bdp * bdp_mult).round().max(2.0) as u64;
+    let mut t = format!(
+        "name = \"bbr\"\nduration_s = {duration}\nwarmup_s = 5.0\nsample_interval_s = 0.01\n\
+         [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 100e6\nbottleneck_delay_s = 0.002\n\
+         bottleneck_queue = {{ limit_pkts = {buf} }}\n"
+    );
+    for f in flows {
+        t += &format!("[[flows]]\nrtt_s = {rtt}\nmss_bytes = 1460\n{f}\n");
+    }
+    let r = run(&Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}")));
+    assert_conserved(&r);
+    r
+}
+
+fn queue_after(r: &Results, t0: f64) -> Vec<f64> {
+    let s = &r.series.links;
+    (0..s.time_s.len())
+        .filter(|&i| s.link[i] == FWD_BNECK as u32 && s.time_s[i] > t0)
+        .map(|i| s.queue_pkts[i] as f64)
+        .collect()
+}
+
+fn cwnd_of(r: &Results, flow: u32) -> Vec<(f64, f64)> {
+    let s = &r.series.flows;
+    (0..s.time_s.len()).filter(|&i| s.flow[i] == flow).map(|i| (s.time_s[i], s.cwnd[i])).collect()
+}
+
+fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+/// One flow, 100 Mb/s, 40 ms (BDP 333 packets), a buffer of 8 BDP: BBR
+/// fills the link without a standing queue (the paper's Fig. 1 operating
+/// point: in flight ≈ BDP, RTT ≈ RTprop), and its only queue is the one
+/// the 1.25 phase builds, about a quarter of a BDP, drained by the 0.75
+/// phase; no loss. Utilisation loses about 2% to ProbeRTT (200 ms and a
+/// round in every 10 s at 4 packets).
+#[test]
+fn deep_buffer_single_flow_fills_the_link_without_a_standing_queue() {
+    let r = run_db(0.04, 8.0, 30.0, &["cc = \"bbr\""]);
+    let l = &r.links[FWD_BNECK];
+    let bdp = 100e6 * 0.04 / 12000.0;
+    assert_eq!(l.drops, 0);
+    assert!(l.utilization > 0.96, "utilisation {}", l.utilization);
+    let q = queue_after(&r, 5.0);
+    assert!(percentile(q.clone(), 0.5) <= 1.0, "median queue {}", percentile(q.clone(), 0.5));
+    let q99 = percentile(q, 0.99);
+    assert!(q99 > 0.15 * bdp && q99 < 0.3 * bdp, "p99 queue {q99} vs 0.25 BDP = {}", 0.25 * bdp);
+    // cwnd: 2 BDP plus the budget and a small ACK-aggregation allowance
+    let c = cwnd_of(&r, 0);
+    let last = c.last().unwrap().1;
+    assert!(last >= 2.0 * bdp && last <= 2.0 * bdp + 20.0, "cwnd {last} vs 2 BDP = {}", 2.0 * bdp);
+}
+
+/// ProbeRTT (ns-3's TcpBbr documentation shows the same trace): RTprop
+/// is renewed by no lower sample on a path without a queue to drain, so
+/// its 10 s window expires and cwnd drops to 4 packets, at about 10 s and
+/// again about 10 s after the first ProbeRTT ended (200 ms and a round
+/// later).
+#[test]
+fn probe_rtt_drops_cwnd_to_four_every_ten_seconds() {
+    let r = run_db(0.04, 8.0, 30.0, &["cc = \"bbr\""]);
+    let c = cwnd_of(&r, 0);
+    let dips: Vec<f64> = c.windows(2).filter(|w| w[1].1 <= 4.0 && w[0].1 > 4.0).map(|w| w[1].0).collect();
+    assert_eq!(dips.len(), 2, "dips at {dips:?}");
+    assert!(dips[0] > 10.0 && dips[0] < 10.2, "first ProbeRTT at {}", dips[0]);
+    assert!(dips[1] - dips[0] > 10.2 && dips[1] - dips[0] < 10.5, "second at {}", dips[1]);
+    assert_eq!(c.iter().map(|x| x.1).fold(f64::MAX, f64::min), 4.0);
+}
+
+/// BBR v1 against CUBIC on one path (Hock, Bless, Zitterbart, "Experimental
+/// Evaluation of BBR Congestion Control", ICNP 2017, §IV-B; Ware et al.,
+/// IMC 2019): with a buffer at or below a BDP, BBR's 2·BDP in flight keeps
+/// the queue full and CUBIC backs off on the losses, so BBR takes most of
+/// the link; with a deep buffer CUBIC fills it, BBR stays capped at 2 BDP
+/// of a larger RTT's pipe and gets the smaller share.
+#[test]
+fn shallow_buffers_favour_bbr_and_deep_ones_cubic() {
+    let share = |buf: f64| {
+        let r = run_db(0.04, buf, 30.0, &["cc = \"bbr\"", "cc = \"cubic\""]);
+        assert!(r.links[FWD_BNECK].utilization > 0.97, "buffer {buf} BDP");
+        r.flows[0].goodput_bps / (r.flows[0].goodput_bps + r.flows[1].goodput_bps)
+    };
+    let (shallow, deep) = (share(0.5), share(8.0));
+    assert!(shallow > 0.8, "BBR's share at 0.5 BDP: {shallow}");
+    assert!(deep < 0.4, "BBR's share at 8 BDP: {deep}");
+}
+
+#[test]
+fn bbr_paces_at_its_own_rate_and_needs_the_rfc_recovery() {
+    let t = |extra: &str| {
+        format!(
+            "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e7\n\
+             bottleneck_queue = {{ limit_pkts = 20 }}\n[[flows]]\ncc = \"bbr\"\nrtt_s = 0.05\n{extra}\n"
+        )
+    };
+    let sc = Scenario::from_toml(&t("")).unwrap();
+    let norm: serde_json::Value = serde_json::from_str(&sc.to_json()).unwrap();
+    assert_eq!(norm["flows"][0]["pacing"], "rate");
+    let err = |extra: &str| {
+        Scenario::from_toml(&t(extra))
+            .and_then(|s| ccsim_core::Simulation::new(&s).map(|_| ()))
+            .expect_err(extra)
+            .to_string()
+    };
+    let e = err("pacing = \"interval\"");
+    assert!(e.contains("pacing") && e.contains("\"rate\""), "{e}");
+    let e = err("tcp_model = \"ns2\"");
+    assert!(e.contains("cc") && e.contains("rfc"), "{e}");
+    let e = err("recovery = \"sack1\"");
+    assert!(e.contains("cc") && e.contains("recovery"), "{e}");
+}
