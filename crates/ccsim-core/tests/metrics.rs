@@ -11,7 +11,7 @@
 //! - recording them (`qdelay = true`) changes no other result;
 //! - CE marks: counted per flow where the queues set them, so the flows'
 //!   sum equals the links' marks over the same period (RED, CoDel, PIE,
-//!   FQ-CoDel with ECN), and the senders see ECE-carrying ACKs.
+//!   FQ-CoDel with ECN, DualPI2), and the senders see ECE-carrying ACKs.
 mod common;
 
 use ccsim_core::net::ctx::LinkCtx;
@@ -253,6 +253,9 @@ fn flows_ce_marks_add_up_to_the_links_marks() {
         "kind = \"codel\", ecn = true",
         "kind = \"pie\", ecn = true",
         "kind = \"fq_codel\"",
+        // ECT(0) flows in the C queue, marked with p'^2 (the L queue's
+        // marks: tests/dualpi2.rs)
+        "kind = \"dualpi2\"",
     ] {
         let t = format!(
             "name = \"ce\"\nseed = 5\nduration_s = 20.0\nwarmup_s = 4.0\nsample_interval_s = 0\n\
