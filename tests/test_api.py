@@ -163,10 +163,34 @@ def test_queueing_delay_and_ecn_fields_reach_every_output(tmp_path, small):
     assert "qdelay.png" not in {p.name for p in plot_all(off, tmp_path / "q")}
 
 
+def test_dualpi2_reports_its_l_and_c_queues_as_classes(tmp_path, small):
+    """DualPI2 names its two queues: with qdelay = true its link has an
+    ``l`` and a ``c`` row in ``qdelay_classes``, their packets adding up to
+    the link's, the L queue (an ECT(1) DCTCP flow) waiting less than the C
+    queue (a Not-ECT CUBIC flow); every CE mark is some flow's."""
+    flows = [ccsim.Flow(cc="dctcp", ect="ect1", rtt_s=0.04), ccsim.Flow(cc="cubic", rtt_s=0.04)]
+    sc = small.replace({"topology.bottleneck_queue": ccsim.DualPI2()}, flows=flows, qdelay=True, duration_s=4.0,
+                       warmup_s=1.0)
+    res = ccsim.run(sc)
+    assert_conserved(res)
+    c = res.qdelay_classes
+    fwd = c[c["link"] == 0]
+    assert list(fwd["class"]) == ["l", "c"]
+    assert fwd["pkts"].sum() == res.links.loc[0, "tx_pkts"]
+    l_q, c_q = fwd.iloc[0], fwd.iloc[1]
+    assert l_q["pkts"] > 0 and c_q["pkts"] > 0
+    assert l_q["p50_s"] < c_q["p50_s"], (l_q["p50_s"], c_q["p50_s"])
+    assert res.links.loc[0, "qdelay_max_s"] == fwd["max_s"].max()
+    assert res.flows["ce_marks"].sum() == res.links["marks"].sum() > 0
+    assert res.flows.loc[1, "ce_marks"] == 0  # CUBIC's packets are Not-ECT
+    res.write(tmp_path)
+    assert (tmp_path / "qdelay_classes.parquet").exists()
+
+
 def test_qdelay_classes_frame_from_a_multi_class_link(tmp_path):
-    """A link whose discipline names several classes (none of the built-in
-    ones does yet) reports each in ``qdelay_classes``: its own DataFrame
-    and file, kept out of the links table."""
+    """A link whose discipline names several classes (DualPI2's L and C
+    queues) reports each in ``qdelay_classes``: its own DataFrame and
+    file, kept out of the links table."""
     raw = {"name": "c", "flows": [], "links": [
         {"id": 0, "name": "a", "tx_pkts": 3, "qdelay_p50_s": 0.001, "qdelay_classes": [
             {"class": "l", "pkts": 1, "p50_s": 0.0, "p90_s": 0.0, "p99_s": 0.0, "p999_s": 0.0, "mean_s": 0.0,

@@ -218,6 +218,41 @@ def test_ordered_queueing_delays_and_an_idle_link_are_not():
     assert fuzz.check(dict(dumbbell(), qdelay=True), res) == []
 
 
+def _classes(**c):
+    """DualPI2-like classes of the QD link's 10 packets: L 4 packets, C 6,
+    consistent with QD (max 5 ms in C, means 0.75 and 2 ms weighing to
+    1.5 ms); ``c`` replaces fields of class C."""
+    l = {"class": "l", "pkts": 4, "p50_s": 0.0005, "p90_s": 0.001, "p99_s": 0.001, "p999_s": 0.001,
+         "max_s": 0.001, "mean_s": 0.00075}
+    cc = {"class": "c", "pkts": 6, "p50_s": 0.002, "p90_s": 0.004, "p99_s": 0.005, "p999_s": 0.005,
+          "max_s": 0.005, "mean_s": 0.002}
+    cc.update(c)
+    return [l, cc]
+
+
+@pytest.mark.parametrize("classes, says", [
+    (_classes(p90_s=0.0001), "class c: p50, p90, p99, p99.9, max, mean"),
+    (_classes(p50_s=None), "class c: delays"),
+    (_classes(pkts=5), "its classes' packets (9) are not its tx_pkts (10)"),
+    (_classes(max_s=0.0049, p999_s=0.0049, p99_s=0.0049), "against its classes' max 0.0049"),
+    (_classes(mean_s=0.0021), "weighted mean"),
+])
+def test_classes_that_disagree_with_their_link_are_reported(classes, says):
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, qdelay_classes=classes, **QD)])
+    found = fuzz.check(dict(dumbbell(), qdelay=True), res)
+    assert names(found) == ["qdelay"] and says in found[0].detail, found
+
+
+def test_classes_that_add_up_to_their_link_are_not():
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, qdelay_classes=_classes(), **QD)])
+    assert fuzz.check(dict(dumbbell(), qdelay=True), res) == []
+    # a class that sent nothing has null figures
+    idle_c = _classes(pkts=0, **dict.fromkeys(("p50_s", "p90_s", "p99_s", "p999_s", "max_s", "mean_s")))
+    idle_c[0].update(pkts=10, max_s=0.005, p999_s=0.005, p99_s=0.005, mean_s=0.0015, p90_s=0.002, p50_s=0.001)
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, qdelay_classes=idle_c, **QD)])
+    assert fuzz.check(dict(dumbbell(), qdelay=True), res) == []
+
+
 def test_starved_flow_of_a_homogeneous_scenario_is_reported():
     fair = RATE * 1000 / 1040 / 2
     res = fake(flows=[flow_row(0, goodput_bps=0.01 * fair), flow_row(1, goodput_bps=0.99 * fair)])

@@ -569,7 +569,11 @@ QDELAY_ORDER = ("qdelay_p50_s", "qdelay_p90_s", "qdelay_p99_s", "qdelay_p999_s",
 def check_qdelay(sc: Mapping[str, Any], res: Results) -> List[Violation]:
     """With ``qdelay = true``: each link's delay figures are null exactly
     when it sent nothing in the measured period, and otherwise
-    0 <= p50 <= p90 <= p99 <= p99.9 <= max and 0 <= mean <= max."""
+    0 <= p50 <= p90 <= p99 <= p99.9 <= max and 0 <= mean <= max. A link
+    whose discipline reports classes (``qdelay_classes``, DualPI2's L and
+    C queues) holds each class to the same, and the classes to the link:
+    their packets add up to its ``tx_pkts``, the largest class maximum is
+    its maximum and their packet-weighted means its mean."""
     if not sc.get("qdelay"):
         return []
     keys = QDELAY_ORDER + ("qdelay_mean_s",)
@@ -580,11 +584,47 @@ def check_qdelay(sc: Mapping[str, Any], res: Results) -> List[Violation]:
             out.append(Violation("qdelay", f"link {name}: queueing delay missing with qdelay = true"))
             continue
         v = [link[k] for k in keys]
-        idle = int(link.get("tx_pkts", 0)) == 0
-        if [x is None for x in v] != [idle] * len(v):
-            out.append(Violation("qdelay", f"link {name}: delays {v} with {link.get('tx_pkts')} packets sent"))
-        elif not idle and not (0 <= v[0] and all(a <= b for a, b in zip(v[:4], v[1:5])) and 0 <= v[5] <= v[4]):
-            out.append(Violation("qdelay", f"link {name}: p50, p90, p99, p99.9, max, mean = {v}"))
+        tx = int(link.get("tx_pkts", 0))
+        bad = _qdelay_disorder(v, tx)
+        if bad:
+            out.append(Violation("qdelay", f"link {name}: {bad}"))
+            continue
+        classes = link.get("qdelay_classes")
+        if classes:
+            out += _check_qdelay_classes(name, classes, v, tx)
+    return out
+
+
+def _qdelay_disorder(v: List[Any], pkts: int) -> Optional[str]:
+    """What is wrong with the figures ``v`` (p50, p90, p99, p99.9, max,
+    mean) of ``pkts`` packets, or None."""
+    idle = pkts == 0
+    if [x is None for x in v] != [idle] * len(v):
+        return f"delays {v} with {pkts} packets sent"
+    if not idle and not (0 <= v[0] and all(a <= b for a, b in zip(v[:4], v[1:5])) and 0 <= v[5] <= v[4]):
+        return f"p50, p90, p99, p99.9, max, mean = {v}"
+    return None
+
+
+def _check_qdelay_classes(name: Any, classes: List[Mapping[str, Any]], v: List[Any], tx: int) -> List[Violation]:
+    out = []
+    ckeys = ("p50_s", "p90_s", "p99_s", "p999_s", "max_s", "mean_s")
+    for c in classes:
+        bad = _qdelay_disorder([c.get(k) for k in ckeys], int(c.get("pkts", 0)))
+        if bad:
+            out.append(Violation("qdelay", f"link {name}, class {c.get('class')}: {bad}"))
+    if out:
+        return out
+    pkts = sum(int(c.get("pkts", 0)) for c in classes)
+    if pkts != tx:
+        return [Violation("qdelay", f"link {name}: its classes' packets ({pkts}) are not its tx_pkts ({tx})")]
+    sent = [c for c in classes if int(c["pkts"]) > 0]
+    if sent:
+        top = max(c["max_s"] for c in sent)
+        mean = sum(c["mean_s"] * int(c["pkts"]) for c in sent) / pkts
+        if top != v[4] or abs(mean - v[5]) > 1e-9 * max(v[5], 1e-12):
+            out.append(Violation("qdelay", f"link {name}: max {v[4]}, mean {v[5]} against its classes' "
+                                           f"max {top}, weighted mean {mean}"))
     return out
 
 
