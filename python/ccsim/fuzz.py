@@ -52,7 +52,7 @@ __all__ = [
 #: from the engine's registry so that a scenario's draw does not move when
 #: something is registered; tests/test_invariants.py checks that these are
 #: every registered one but those in ``EXCLUDED_CONTROLLERS``.
-CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr")
+CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr", "prague")
 RECOVERIES = ("reno", "newreno", "sack", "sack1")
 
 #: Registered controllers that cannot run on a plain TCP path, with why.
@@ -180,8 +180,9 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     """One flow entry's TCP settings (``ecn`` forced when given). Sack1
     (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
     for the other recoveries; DCTCP always has ECN, and RFC 6675 where
-    Sack1 was drawn; BBR paces at its own rate and runs RFC 6675 where
-    Sack1 was drawn."""
+    Sack1 was drawn; BBR and Prague pace at their own rate and run RFC 6675
+    where Sack1 was drawn; Prague always has ECN with AccECN feedback, and
+    another ECN flow draws AccECN a third of the time."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
@@ -192,7 +193,7 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     }
     if flow["delayed_ack"]:
         flow["delack_model"] = rng.choice(("fixed", "linux"))
-    if flow["cc"] in ("dctcp", "bbr") and rec == "sack1":
+    if flow["cc"] in ("dctcp", "bbr", "prague") and rec == "sack1":
         # DCTCP is an ECN scheme and Sack1 takes no ECN; BBR sets its own
         # window around the RFC recovery: RFC 6675 instead
         flow["recovery"] = rec = "sack"
@@ -201,14 +202,18 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
         flow["pacing"] = rng.choice(("none", "interval", "token_bucket", "rate"))
         if flow["pacing"] == "token_bucket":
             flow["bucket_pkts"] = rng.choice((1, 2, 4))
-    if flow["cc"] == "bbr":
-        flow["pacing"] = "rate"  # BBR paces at the rate it sets
+    if flow["cc"] in ("bbr", "prague"):
+        flow["pacing"] = "rate"  # they pace at the rate they set
         flow.pop("bucket_pkts", None)
-    if flow["cc"] == "dctcp":
+    if flow["cc"] in ("dctcp", "prague"):
         flow["ecn"] = True
     if flow.get("ecn") and rng.random() < (0.6 if flow["cc"] == "dctcp" else 0.3):
         # L4S's codepoint (RFC 9331): DualPI2 puts these in its L queue
         flow["ect"] = "ect1"
+    if flow["cc"] == "prague":
+        flow["ecn_feedback"] = "accecn"  # an L4S sender needs it (RFC 9331 §4.2)
+    elif flow.get("ecn") and rng.random() < 1 / 3:
+        flow["ecn_feedback"] = "accecn"  # RFC 9768 with any controller
     return flow
 
 
@@ -763,9 +768,15 @@ def _longest_wait(trace: "pd.DataFrame") -> float:
     return float(waits.max()) if len(waits) else 0.0
 
 
+def _accecn(entry: Mapping[str, Any]) -> bool:
+    """The flow entry feeds CE back with AccECN (given, or ``prague``'s default)."""
+    return entry.get("ecn_feedback", "accecn" if entry.get("cc") == "prague" else "rfc3168") == "accecn"
+
+
 def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd.DataFrame"]) -> List[Violation]:
     """The ECE echo ends within an RTT of the reduction's CWR (RFC 3168
-    §6.1.2-6.1.3), from the traces of both bottleneck directions.
+    §6.1.2-6.1.3), from the traces of both bottleneck directions; an AccECN
+    flow (RFC 9768) sends no CWR at all.
 
     Receiver: an ACK that reaches the sender's side with ECE more than a
     round trip after a CWR segment reached the receiver's side must echo a
@@ -808,6 +819,15 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
             (traces[TRACED_LINKS[1]], traces[TRACED_LINKS[0]])
         fid = int(f["id"])
         d = data[(data["fid"] == fid) & (data["type"] == "tcp")]
+        if _accecn(entry):
+            # AccECN (RFC 9768): ECE and CWR on an ACK are bits of the ACE
+            # counter, not RFC 3168's echo; a host in AccECN mode MUST NOT
+            # set CWR on its data (§3.1).
+            if d["cwr"].any():
+                t = float(d[d["cwr"]]["t"].iloc[0])
+                out.append(Violation("ece_echo", f"flow {fid}: AccECN data segment with CWR at {t:.4f} s; "
+                                                 + _flow_label(f, entry, _queue_label(sc))))
+            continue
         a = acks[(acks["fid"] == fid) & (acks["type"] == "ack") & (acks["ev"] == "r") & acks["ece"]]
         if a.empty:
             continue

@@ -416,6 +416,9 @@ class Flow(_Table):
     #: with ``ecn``: the data's codepoint, ``"ect0"`` (RFC 3168) or ``"ect1"``
     #: (the L4S identifier, RFC 9331: a ``dualpi2`` queue's L queue)
     ect: Optional[str] = None
+    #: with ``ecn``: how the receiver feeds CE back, ``"rfc3168"``,
+    #: ``"dctcp"`` (RFC 8257 §3.2) or ``"accecn"`` (RFC 9768)
+    ecn_feedback: Optional[str] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None
     syn: Optional[str] = None

@@ -1,5 +1,6 @@
-//! DualPI2 (RFC 9332) end to end: one DCTCP flow sending ECT(1) (standing
-//! in for TCP Prague, the L4S controller ccsim does not have) and one
+//! DualPI2 (RFC 9332) end to end: one DCTCP flow sending ECT(1) (a
+//! scalable sender with classic ECE feedback; tests/prague.rs runs TCP
+//! Prague itself) and one
 //! CUBIC flow (Not-ECT) share a 100 Mb/s, 20 ms dumbbell whose bottleneck
 //! runs `dualpi2` with Linux's defaults. The L queue's sojourn stays near
 //! the 1 ms step, the C queue's near the PI controller's 15 ms target,
@@ -19,34 +20,31 @@
 //! target) and not above it by more than a CUBIC step (20 ms).
 //!
 //! The run records queueing delay (`qdelay = true`): the link's `l` and `c`
-//! classes are checked against the tap's waits of every packet by the queue
-//! its codepoint sent it to, and the flows' CE marks against the link's.
+//! classes are checked against a second tap's waits of every packet by the
+//! queue its codepoint sent it to, and the flows' CE marks against the link's.
 mod common;
-use ccsim_core::net::packet::{Ecn, Kind, Packet, PktId};
+use ccsim_core::net::packet::{Ecn, Packet, PktId};
 use ccsim_core::net::tap::{Tap, TapEvent};
 use ccsim_core::sim::time::to_secs;
 use ccsim_core::sim::Time;
 use ccsim_core::{Scenario, Simulation};
+use common::sojourn::{quantile, Sojourns};
 use common::*;
 use std::any::Any;
 use std::collections::HashMap;
 
 const WARMUP_S: f64 = 10.0;
 
-/// Per flow: the waits (s) of its data packets from `+` to `-` after the
-/// warm-up, and the codepoints its data arrived with; per queue (L: ECT(1)
-/// or CE on arrival, the default `l4s_ect` mask), the exact waits (ps) of
-/// every packet that left after the warm-up.
+/// Per queue (L: ECT(1) or CE on arrival, the default `l4s_ect` mask), the
+/// exact waits (ps) from `+` to `-` of every packet, data or not, that left
+/// after the warm-up: what the link's `qdelay_classes` describe.
 #[derive(Default)]
-struct Sojourns {
-    queued: HashMap<PktId, Time>,
-    waits: HashMap<u32, Vec<f64>>,
-    codepoints: HashMap<(u32, bool), u64>,
+struct QueueWaits {
     to_l: HashMap<PktId, (Time, bool)>,
-    queue_waits: [Vec<Time>; 2],
+    waits: [Vec<Time>; 2],
 }
 
-impl Tap for Sojourns {
+impl Tap for QueueWaits {
     fn on_event(&mut self, _ev: TapEvent, _now: Time, _link: u32, _p: &Packet) {}
     fn on_packet(&mut self, ev: TapEvent, now: Time, _link: u32, id: PktId, p: &Packet) {
         match ev {
@@ -56,7 +54,7 @@ impl Tap for Sojourns {
             TapEvent::Dequeue => {
                 let (t, l) = self.to_l.remove(&id).expect("queued");
                 if to_secs(now) > WARMUP_S {
-                    self.queue_waits[!l as usize].push(now - t);
+                    self.waits[!l as usize].push(now - t);
                 }
             }
             TapEvent::Drop => {
@@ -64,37 +62,10 @@ impl Tap for Sojourns {
             }
             TapEvent::Deliver => {}
         }
-        if p.kind != Kind::Data {
-            return;
-        }
-        match ev {
-            TapEvent::Enqueue => {
-                if !p.tcp().is_some_and(|h| h.retx) {
-                    *self.codepoints.entry((p.flow, p.ecn == Ecn::Ect1)).or_default() += 1;
-                }
-                self.queued.insert(id, now);
-            }
-            TapEvent::Dequeue => {
-                if let Some(t) = self.queued.remove(&id) {
-                    if to_secs(t) >= WARMUP_S {
-                        self.waits.entry(p.flow).or_default().push(to_secs(now - t));
-                    }
-                }
-            }
-            TapEvent::Drop => {
-                self.queued.remove(&id);
-            }
-            TapEvent::Deliver => {}
-        }
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
-}
-
-fn quantile(x: &mut [f64], q: f64) -> f64 {
-    x.sort_by(f64::total_cmp);
-    x[((x.len() - 1) as f64 * q).round() as usize]
 }
 
 fn scenario(queue: &str) -> Scenario {
@@ -112,10 +83,12 @@ fn scenario(queue: &str) -> Scenario {
 #[test]
 fn the_l_queue_stays_near_the_step_and_the_c_queue_near_the_target() {
     let mut sim = Simulation::new(&scenario("kind = \"dualpi2\"")).unwrap();
-    sim.add_tap(FWD_BNECK, Box::new(Sojourns::default()));
+    sim.add_tap(FWD_BNECK, Box::new(Sojourns::after(WARMUP_S)));
+    sim.add_tap(FWD_BNECK, Box::new(QueueWaits::default()));
     let r = sim.run();
     assert_conserved(&r);
     let tap = sim.net.links[FWD_BNECK].tap::<Sojourns>().unwrap();
+    let queue_waits = sim.net.links[FWD_BNECK].tap::<QueueWaits>().unwrap();
     // classification by codepoint: DCTCP's new data are all ECT(1), CUBIC's none
     assert!(!tap.codepoints.contains_key(&(0, false)), "{:?}", tap.codepoints);
     assert!(tap.codepoints[&(0, true)] > 100_000 && tap.codepoints[&(1, false)] > 10_000);
@@ -159,7 +132,7 @@ fn the_l_queue_stays_near_the_step_and_the_c_queue_near_the_target() {
     assert_eq!(names, ["l", "c"]);
     assert_eq!(qd.classes[0].pkts + qd.classes[1].pkts, link.tx_pkts);
     for (k, c) in qd.classes.iter().enumerate() {
-        let mut w = tap.queue_waits[k].clone();
+        let mut w = queue_waits.waits[k].clone();
         w.sort_unstable();
         let n = w.len() as u64;
         let secs = |ps: Time| ps as f64 / 1e12;

@@ -57,12 +57,17 @@ pub struct TcpHeader {
     /// SACK blocks as (start, end) offsets above `ack`: use `push_sack` and
     /// `sack_blocks`.
     pub sack_off: [(u32, u32); MAX_SACK_BLOCKS],
-    pub n_sack: u8,
+    /// The number of SACK blocks (bits 0-1, use `n_sack`) and, on an ACK,
+    /// AccECN's AE flag (bit 7, use `ace`/`set_ace`): one byte, so the
+    /// packet stays at 88 bytes. Read and write it through those methods.
+    pub sack_ae: u8,
     /// Data: a retransmission.
     pub retx: bool,
-    /// ACK: ECN-Echo, set from a CE mark until the sender's CWR (RFC 3168 §6.1.3).
+    /// ACK: ECN-Echo, set from a CE mark until the sender's CWR (RFC 3168
+    /// §6.1.3); with AccECN bit 0 of the ACE field (RFC 9768 §3.2.2).
     pub ece: bool,
-    /// Data: Congestion Window Reduced, the sender's answer to ECE.
+    /// Data: Congestion Window Reduced, the sender's answer to ECE; on an
+    /// AccECN ACK bit 1 of the ACE field.
     pub cwr: bool,
     /// ACK: the advertised window W_a in segments, 0 when the receiver
     /// advertises nothing beyond the flow's configured `rwnd_pkts` (GWA:
@@ -70,18 +75,44 @@ pub struct TcpHeader {
     pub wnd: u32,
 }
 
+const AE_BIT: u8 = 0x80;
+
 impl TcpHeader {
+    /// The number of SACK blocks.
+    pub fn n_sack(&self) -> usize {
+        (self.sack_ae & !AE_BIT) as usize
+    }
+
     /// Append a SACK block (segments `[start, end)`, above `ack`, which
     /// must be set first); `false` when the header holds the maximum.
     pub fn push_sack(&mut self, (start, end): SackBlock) -> bool {
-        let n = self.n_sack as usize;
+        let n = self.n_sack();
         if n == MAX_SACK_BLOCKS {
             return false;
         }
         debug_assert!(start >= self.ack && end >= start && end - self.ack <= u32::MAX as u64);
         self.sack_off[n] = ((start - self.ack) as u32, (end - self.ack) as u32);
-        self.n_sack += 1;
+        self.sack_ae += 1;
         true
+    }
+
+    /// The AccECN ACE field (RFC 9768 §3.2.2): the three header flags AE,
+    /// CWR and ECE read as a counter, the receiver's count of CE-marked
+    /// packets modulo 8.
+    pub fn ace(&self) -> u8 {
+        (u8::from(self.sack_ae & AE_BIT != 0) << 2) | (u8::from(self.cwr) << 1) | u8::from(self.ece)
+    }
+
+    /// Set the ACE field to `v` modulo 8.
+    pub fn set_ace(&mut self, v: u8) {
+        self.ece = v & 1 != 0;
+        self.cwr = v & 2 != 0;
+        self.sack_ae = (self.sack_ae & !AE_BIT) | if v & 4 != 0 { AE_BIT } else { 0 };
+    }
+
+    /// The AE flag (the ACE field's most significant bit).
+    pub fn ae(&self) -> bool {
+        self.sack_ae & AE_BIT != 0
     }
 
     /// SACK block `i` in absolute segments.
@@ -92,7 +123,7 @@ impl TcpHeader {
 
     /// The SACK blocks, in the order the receiver reported them.
     pub fn sack_blocks(&self) -> impl Iterator<Item = SackBlock> + '_ {
-        (0..self.n_sack as usize).map(|i| self.sack_block(i))
+        (0..self.n_sack()).map(|i| self.sack_block(i))
     }
 }
 

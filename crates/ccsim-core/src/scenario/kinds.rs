@@ -111,6 +111,21 @@ pub enum Ect {
     Ect1,
 }
 
+/// How a TCP receiver feeds CE marks back (`ecn_feedback`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnFeedback {
+    /// RFC 3168 §6.1.3: ECE on every ACK from a CE mark until CWR.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 §3.2: ECE on an ACK is the CE state of the segments it
+    /// acknowledges, and an ACK goes at once when that state changes.
+    Dctcp,
+    /// RFC 9768 (AccECN): the count of CE-marked packets, modulo 8, in
+    /// the ACE field of every ACK.
+    Accecn,
+}
+
 /// Which estimator a TCP flow runs (`rtt_estimator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -438,6 +438,12 @@ pub struct FlowSpec {
     /// `dualpi2` queue sends to its L queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ect: Option<kinds::Ect>,
+    /// TCP with `ecn`: how the receiver feeds CE marks back, `rfc3168`
+    /// (ECE until CWR), `dctcp` (RFC 8257 §3.2) or `accecn` (RFC 9768's
+    /// counter); default `dctcp` with `cc = "dctcp"`, `accecn` with
+    /// `cc = "prague"`, else `rfc3168`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_feedback: Option<kinds::EcnFeedback>,
     /// TCP: an ECN flow's retransmissions leave ECT(0) as well, as ns-2's
     /// `TcpAgent::output` sets ECT on every data packet; RFC 3168 §6.1.5
     /// sends them Not-ECT (the default).

@@ -2,6 +2,8 @@
 //! conservation check, event-by-event stepping.
 #![allow(dead_code)]
 
+pub mod sojourn;
+
 use ccsim_core::net::stage::loss::RandomLoss;
 use ccsim_core::sim::time::{from_secs, to_secs};
 use ccsim_core::{Results, Scenario, Simulation};

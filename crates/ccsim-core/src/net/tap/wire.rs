@@ -153,7 +153,7 @@ fn tcp_options(p: &Packet, h: &super::super::packet::TcpHeader, w: &FlowWire, no
         room -= 16;
     }
     // SACK, RFC 2018 §3 (kind 5, length 2 + 8n), blocks as byte edges.
-    let n = (h.n_sack as usize).min((room - 4) / 8);
+    let n = h.n_sack().min((room - 4) / 8);
     if n > 0 && p.kind == Kind::Ack {
         out.extend_from_slice(&[1, 1, 5, 2 + 8 * n as u8]);
         let base = peer_isn_base(p.flow);
@@ -207,15 +207,22 @@ pub fn headers(p: &Packet, w: &FlowWire, now: Time, ip_id: u16) -> (Vec<u8>, u32
                 if h.cwr {
                     flags |= 0x80;
                 }
-            } else if h.ece {
-                flags |= 0x40;
+            } else {
+                // RFC 3168's ECE, or the ACE field of an AccECN ACK (RFC
+                // 9768 §3.2.2: ECE, CWR and AE, the former NS bit).
+                if h.ece {
+                    flags |= 0x40;
+                }
+                if h.cwr {
+                    flags |= 0x80;
+                }
             }
             let wnd: u16 = if h.wnd > 0 { (h.wnd as u64 * w.mss as u64).min(65_535) as u16 } else { 65_535 };
             l4.extend_from_slice(&sport.to_be_bytes());
             l4.extend_from_slice(&dport.to_be_bytes());
             l4.extend_from_slice(&seq.to_be_bytes());
             l4.extend_from_slice(&ack.to_be_bytes());
-            l4.push((off as u8) << 4);
+            l4.push(((off as u8) << 4) | u8::from(p.kind == Kind::Ack && h.ae()));
             l4.push(flags);
             l4.extend_from_slice(&wnd.to_be_bytes());
             l4.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
@@ -374,6 +381,24 @@ mod tests {
         assert_eq!(&t[32..36], &[1, 1, 5, 18]);
         let edge = |i: usize| u32::from_be_bytes([t[36 + 4 * i], t[37 + 4 * i], t[38 + 4 * i], t[39 + 4 * i]]);
         assert_eq!([edge(0), edge(1), edge(2), edge(3)].map(|e| e.wrapping_sub(isn(0))), [7000, 9000, 11000, 12000]);
+    }
+
+    #[test]
+    fn an_accecn_ack_carries_the_ace_field_in_ece_cwr_and_ae() {
+        // RFC 9768 §3.2.2: ACE = AE·4 + CWR·2 + ECE; AE is the former NS
+        // bit, the low bit of the data-offset byte.
+        for ace in 0..8u8 {
+            let mut th = TcpHeader { ack: 5, ..Default::default() };
+            th.push_sack((7, 9));
+            th.set_ace(ace);
+            assert_eq!((th.ace(), th.n_sack()), (ace, 1), "the SACK count and AE share a byte");
+            let p = Packet { kind: Kind::Ack, size: 40, l4: L4::Tcp(th), ..Default::default() };
+            let (h, _) = headers(&p, &W, 0, 0);
+            let t = &h[20..];
+            let (ece, cwr, ae) = (t[13] & 0x40 != 0, t[13] & 0x80 != 0, t[12] & 1 != 0);
+            assert_eq!(u8::from(ae) << 2 | u8::from(cwr) << 1 | u8::from(ece), ace);
+            assert_eq!(t[12] >> 4, (20 + 12 + 4 + 8) / 4, "the data offset is intact");
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! queue without giving up throughput.
 //!
 //! - **α** (RFC 8257 §3.3): every ACK adds the segments it acknowledges to
-//!   `acked` and, if it carries ECE, to `marked`; when the cumulative ACK
+//!   `acked` and, if it carries ECE, to `marked` (with AccECN feedback,
+//!   `ecn_feedback = "accecn"`, the CE marks its counter reports, as Linux's
+//!   `delivered_ce`); when the cumulative ACK
 //!   passes `window_end` (the highest segment sent at the last update), α
 //!   ← (1 − g) α + g · marked/acked, the counters restart and `window_end`
 //!   moves to the highest segment sent. g = 1/16 and α starts at 1 (Linux
@@ -127,9 +129,7 @@ impl CongestionControl for Dctcp {
 
     fn on_ack(&mut self, _s: &mut CcState, a: AckInfo) {
         self.acked += a.acked;
-        if a.ece {
-            self.marked += a.acked;
-        }
+        self.marked += a.ce;
         match self.window_end {
             None => self.window_end = Some(a.snd_nxt),
             Some(end) if a.una > end => {
@@ -154,10 +154,10 @@ mod tests {
         let mut d = Dctcp::new(DctcpConfig::default());
         let mut s = st(100.0, 50.0);
         let ack = |d: &mut Dctcp, s: &mut CcState, una: u64, ece: bool, nxt: u64| {
-            d.on_ack(s, AckInfo { acked: 1, ece, una, snd_nxt: nxt })
+            d.on_ack(s, AckInfo { acked: 1, ece, ce: u64::from(ece), una, snd_nxt: nxt })
         };
         // the first ACK opens the observation window up to segment 100
-        d.on_ack(&mut s, AckInfo { acked: 0, ece: false, una: 0, snd_nxt: 100 });
+        d.on_ack(&mut s, AckInfo { acked: 0, ece: false, ce: 0, una: 0, snd_nxt: 100 });
         for una in 1..=100 {
             ack(&mut d, &mut s, una, una <= 25, 200);
         }

@@ -515,6 +515,7 @@ mod tests {
             srtt_s: Some(0.1),
             min_rtt_s: Some(0.1),
             mss_bytes: 1000,
+            header_bytes: 40,
             pacing_rate: 0.0,
         }
     }

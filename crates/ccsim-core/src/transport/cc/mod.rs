@@ -36,6 +36,7 @@ pub mod hstcp;
 pub mod htcp;
 pub mod ltcp;
 pub mod minmax;
+pub mod prague;
 pub mod reno;
 pub mod stcp;
 pub mod vegas;
@@ -56,6 +57,9 @@ pub struct CcState {
     pub srtt_s: Option<f64>,
     pub min_rtt_s: Option<f64>,
     pub mss_bytes: u32,
+    /// Header bytes of a segment on the wire (payload + headers = the MTU
+    /// a controller paces by, Linux `tcp_mss_to_mtu`).
+    pub header_bytes: u32,
     /// The pacing rate in payload bytes per second (Linux
     /// `sk_pacing_rate`; 0: none yet, the sender is not held). A
     /// controller with `cong_control` sets it; for the others a sender
@@ -138,8 +142,11 @@ pub struct RateSample {
     pub in_flight: u64,
     /// The connection's delivered count after this ACK (Linux `tp->delivered`).
     pub total_delivered: u64,
-    /// Segments delivered whose ACK carried ECE, in total (Linux `delivered_ce`).
+    /// Segments delivered whose ACK carried ECE, or with AccECN the CE
+    /// marks the receiver counted, in total (Linux `delivered_ce`).
     pub total_delivered_ce: u64,
+    /// Of which reported by this ACK (Linux `rs->ece_delta`).
+    pub ece_delta: u64,
     /// Segments in flight when the sample's packet was sent, itself included
     /// (D6 `P.tx_in_flight`).
     pub tx_in_flight: u64,
@@ -150,6 +157,10 @@ pub struct RateSample {
     pub rtt_s: Option<f64>,
     /// The sender's state after this ACK's loss-recovery rules.
     pub ca_state: CaState,
+    /// The connection is in an app-limited bubble after this ACK (Linux
+    /// `tp->app_limited != 0` after `tcp_rate_gen`): the application left
+    /// the pipe unfilled.
+    pub conn_app_limited: bool,
 }
 
 impl RateSample {
@@ -173,8 +184,13 @@ pub struct CongControlOut {
 pub struct AckInfo {
     /// Segments newly acknowledged by the cumulative ACK (0: a duplicate).
     pub acked: u64,
-    /// The ACK carried ECN-Echo.
+    /// The ACK signalled congestion: it carried ECN-Echo (RFC 3168), or
+    /// its AccECN count grew (RFC 9768).
     pub ece: bool,
+    /// Segments it reports CE-marked: with ECE feedback the segments it
+    /// acknowledges if it carried ECE (Linux counts `delivered_ce` so);
+    /// with AccECN the growth of the receiver's CE counter.
+    pub ce: u64,
     /// The first unacknowledged segment after it (SND.UNA).
     pub una: u64,
     /// The next segment to be sent for the first time (SND.NXT).
@@ -373,6 +389,7 @@ pub fn catalog() -> Vec<ControllerDoc> {
         bic::Bic::doc(),
         cubic::Cubic::doc(),
         dctcp::Dctcp::doc(),
+        prague::Prague::doc(),
         bbr::Bbr::doc(),
         fast::Fast::doc(),
         vegas::Vegas::doc(),
@@ -394,6 +411,7 @@ pub fn build(
         "ltcp" => Ok(Box::new(ltcp::Ltcp::from_params(params, path)?)),
         "bic" => Ok(Box::new(bic::Bic::from_params(params, path)?)),
         "dctcp" => Ok(Box::new(dctcp::Dctcp::from_params(params, path)?)),
+        "prague" => Ok(Box::new(prague::Prague::from_params(params, path)?)),
         "cubic" => Ok(Box::new(cubic::Cubic::from_params(params, path)?)),
         "bbr" => Ok(Box::new(bbr::Bbr::from_params(params, path)?)),
         "fast" => Ok(Box::new(fast::Fast::from_params(params, path)?)),
@@ -422,6 +440,7 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         srtt_s: None,
         min_rtt_s: None,
         mss_bytes: 1000,
+        header_bytes: 40,
         pacing_rate: 0.0,
     }
 }

@@ -2,6 +2,7 @@
 //! Sack1), RTO and
 //! pacing, driving a pluggable congestion controller; and a receiver with
 //! cumulative/SACK/delayed ACKs. Sequence numbers count segments, as in ns-2.
+pub mod accecn;
 pub mod delack;
 pub mod intervals;
 pub mod pacing;
@@ -14,7 +15,7 @@ pub mod scoreboard;
 pub mod sender;
 
 pub use crate::scenario::kinds::{
-    DelackModel, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel,
+    DelackModel, EcnFeedback, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel,
 };
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
@@ -148,6 +149,8 @@ pub mod defaults {
     pub const ECN: bool = false;
     /// ECN data leave ECT(0), RFC 3168's codepoint.
     pub const ECT: super::Ect = super::Ect::Ect0;
+    /// RFC 3168's ECE echo (`dctcp` and `prague` choose their own).
+    pub const ECN_FEEDBACK: super::EcnFeedback = super::EcnFeedback::Rfc3168;
     pub const GWA: bool = false;
     pub const BA: bool = false;
     pub const SYN: super::Syn = super::Syn::None;
@@ -229,6 +232,12 @@ pub const FIELDS: &[(&str, &str)] = &[
         "ecn_response",
         "rfc3168 (cwnd = ssthresh = max(FlightSize/2, 2)) | ns2 (TcpAgent::ecn: cwnd = int(window/2), to 0)",
     ),
+    (
+        "ecn_feedback",
+        "with ecn: how the receiver feeds CE back, rfc3168 (ECE until CWR) | dctcp (RFC 8257 §3.2: the CE state \
+         of the segments acknowledged) | accecn (RFC 9768: a CE packet counter in the ACE field); default dctcp \
+         for cc = dctcp, accecn for cc = prague, else rfc3168",
+    ),
     ("ecn_retransmit_ect", "retransmissions leave ECT too (ns-2 TcpAgent::output), not Not-ECT (RFC 3168 §6.1.5)"),
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
     ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
@@ -247,7 +256,7 @@ pub const FIELDS: &[(&str, &str)] = &[
 
 /// The controllers that set their own pacing rate (`has_cong_control`):
 /// they default to `pacing = "rate"` and allow no other.
-const RATE_PACED_CC: &[&str] = &["bbr"];
+const RATE_PACED_CC: &[&str] = &["bbr", "prague"];
 
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
@@ -256,9 +265,20 @@ pub fn fill_defaults(f: &mut FlowSpec) {
         personality::fill_ns2(f);
     }
     f.cc.get_or_insert_with(|| d::CC.to_string());
-    if f.cc.as_deref() == Some("dctcp") {
-        // DCTCP is an ECN scheme (RFC 8257 §3): it asks for ECN itself.
-        f.ecn.get_or_insert(true);
+    match f.cc.as_deref() {
+        Some("dctcp") => {
+            // DCTCP is an ECN scheme (RFC 8257 §3): it asks for ECN itself,
+            // and its receiver's echo (§3.2).
+            f.ecn.get_or_insert(true);
+            f.ecn_feedback.get_or_insert(EcnFeedback::Dctcp);
+        }
+        Some("prague") => {
+            // An L4S sender (RFC 9331 §4): ECT(1) and accurate ECN feedback.
+            f.ecn.get_or_insert(true);
+            f.ect.get_or_insert(Ect::Ect1);
+            f.ecn_feedback.get_or_insert(EcnFeedback::Accecn);
+        }
+        _ => {}
     }
     f.cc_params.get_or_insert_with(Default::default);
     f.recovery.get_or_insert(d::RECOVERY);
@@ -293,12 +313,18 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
     f.ecn.get_or_insert(d::ECN);
     f.ect.get_or_insert(d::ECT);
+    f.ecn_feedback.get_or_insert(d::ECN_FEEDBACK);
     f.ecn_retransmit_ect.get_or_insert(d::ECN_RETRANSMIT_ECT);
     f.ecn_response.get_or_insert(d::ECN_RESPONSE);
     f.gwa.get_or_insert(d::GWA);
     f.ba.get_or_insert(d::BA);
     f.syn.get_or_insert(d::SYN);
     f.send_jitter_s.get_or_insert(d::SEND_JITTER_S);
+}
+
+/// The name a scenario file gives a unit enum value (`"accecn"`).
+fn kind_name<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
 }
 
 /// (controller, recovery, pacing) names for results.
@@ -363,10 +389,10 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// The ECN-capable codepoint of the data of an ECN flow (`ect`).
     pub ect: Ecn,
-    /// The receiver echoes CE as DCTCP's does (RFC 8257 §3.2): ECE on an
-    /// ACK is the CE state of the segments it acknowledges, and an ACK goes
-    /// at once when that state changes (`cc = "dctcp"`).
-    pub dctcp_echo: bool,
+    /// How the receiver feeds CE marks back and the sender reads them
+    /// (`ecn_feedback`): RFC 3168's latched ECE, DCTCP's echo of the CE
+    /// state (RFC 8257 §3.2) or AccECN's counter (RFC 9768).
+    pub ecn_feedback: EcnFeedback,
     /// Retransmissions of an ECN flow are ECT as well (ns-2), see [`defaults::ECN_RETRANSMIT_ECT`].
     pub ecn_retransmit_ect: bool,
     /// How an ECN flow reduces on ECE, see [`EcnResponse`].
@@ -424,7 +450,7 @@ impl TcpConfig {
                 Ect::Ect0 => Ecn::Ect0,
                 Ect::Ect1 => Ecn::Ect1,
             },
-            dctcp_echo: f.cc.as_deref() == Some("dctcp"),
+            ecn_feedback: f.ecn_feedback.unwrap_or(defaults::ECN_FEEDBACK),
             ecn_retransmit_ect: f.ecn_retransmit_ect.unwrap_or(defaults::ECN_RETRANSMIT_ECT),
             ecn_response: f.ecn_response.unwrap_or(defaults::ECN_RESPONSE),
             gwa: f.gwa.unwrap_or_default(),
@@ -550,11 +576,44 @@ impl TcpConfig {
                 ),
             ));
         }
-        if cfg.dctcp_echo && !cfg.ecn {
+        let cc_name = f.cc.as_deref().unwrap_or_default();
+        if cc_name == "dctcp" && !cfg.ecn {
             return Err(ConfigError::new(
                 p("ecn"),
                 "false is not allowed with cc = \"dctcp\" (DCTCP answers ECN marks, RFC 8257 §3); leave ecn out \
                  or set it true",
+            ));
+        }
+        if cc_name == "prague" && !cfg.ecn {
+            return Err(ConfigError::new(
+                p("ecn"),
+                "false is not allowed with cc = \"prague\" (an L4S sender answers ECN marks, RFC 9331 §4); leave \
+                 ecn out or set it true",
+            ));
+        }
+        if cc_name == "prague" && cfg.ecn_feedback != EcnFeedback::Accecn {
+            return Err(ConfigError::new(
+                p("ecn_feedback"),
+                format!(
+                    "\"{}\" is not allowed with cc = \"prague\" (an L4S sender needs accurate ECN feedback, \
+                     RFC 9331 §4.2); allowed: \"accecn\"",
+                    kind_name(&cfg.ecn_feedback)
+                ),
+            ));
+        }
+        if cfg.ecn_feedback != EcnFeedback::Rfc3168 && !cfg.ecn {
+            return Err(ConfigError::new(
+                p("ecn_feedback"),
+                format!("\"{}\" needs ecn = true (it is how CE marks are fed back)", kind_name(&cfg.ecn_feedback)),
+            ));
+        }
+        if cfg.ecn_feedback == EcnFeedback::Accecn
+            && sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc
+        {
+            return Err(ConfigError::new(
+                p("ecn_feedback"),
+                "\"accecn\" is not allowed with ns-2's agents (tcp_model = \"ns2\" or its window rules); \
+                 allowed there: \"rfc3168\"",
             ));
         }
         if cfg.ect == Ecn::Ect1 && !cfg.ecn {

@@ -120,6 +120,12 @@ impl RateSampler {
         }
     }
 
+    /// This ACK's AccECN count reports `n` more CE-marked packets.
+    pub fn add_ce(&mut self, n: u64) {
+        self.delivered_ce += n;
+        self.pending.delivered_ce += n;
+    }
+
     /// Segments `[s, e)` are delivered by this ACK (newly SACKed, or
     /// cumulatively acknowledged without a SACK before); `ece`: the ACK
     /// carried ECE. `tcp_rate_skb_delivered` for each.
@@ -214,10 +220,12 @@ impl RateSampler {
             in_flight,
             total_delivered: self.delivered,
             total_delivered_ce: self.delivered_ce,
+            ece_delta: p.delivered_ce,
             tx_in_flight: 0,
             lost: 0,
             rtt_s,
             ca_state,
+            conn_app_limited: self.app_limited != 0,
         };
         let Some(r) = p.reference else { return rs };
         let Some(prior_time) = r.delivered_time else { return rs };

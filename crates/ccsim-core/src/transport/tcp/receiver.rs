@@ -13,10 +13,11 @@
 //!
 //! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
 //! ones instead ([`super::sack1::Sacker`]), 8 bytes each on the wire.
+use super::accecn::AccEcnReceiver;
 use super::delack::LinuxDelack;
 use super::intervals::Intervals;
 use super::sack1::{Sacker, SACK1_BLOCKS};
-use super::TcpConfig;
+use super::{EcnFeedback, TcpConfig};
 use crate::net::packet::{
     CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
 };
@@ -36,6 +37,9 @@ pub struct TcpReceiver {
     ts_pending: Time,
     /// ECN-Echo latched by a CE mark, cleared by the sender's CWR.
     ece: bool,
+    /// `ecn_feedback = "accecn"`: the CE packet counter the ACE field
+    /// feeds back (RFC 9768), instead of `ece`.
+    accecn: Option<AccEcnReceiver>,
     /// The next ACK answers ns-2's ECN negotiation with ECE.
     negotiate: bool,
     /// GWA: the window to advertise, from the latest data packet's B_n
@@ -74,6 +78,7 @@ impl TcpReceiver {
             pending: 0,
             ts_pending: 0,
             ece: false,
+            accecn: (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnReceiver::default),
             negotiate: false,
             wnd: 0,
             ba_v: IP_OPT_NONE,
@@ -95,7 +100,8 @@ impl TcpReceiver {
         let old = self.rcv_nxt;
         let had_hole = !self.ooo.is_empty();
         self.rx_bytes += size as u64;
-        if self.cfg.dctcp_echo && ce != self.ece && self.pending > 0 {
+        let dctcp_echo = self.cfg.ecn_feedback == EcnFeedback::Dctcp;
+        if dctcp_echo && ce != self.ece && self.pending > 0 {
             // RFC 8257 §3.2: the CE state changed with ACKs owed; they go
             // now, with the old state, so no ACK mixes the two.
             self.send_ack(net, self.ts_pending, old.saturating_sub(1));
@@ -113,7 +119,10 @@ impl TcpReceiver {
             }
         }
         // RFC 3168 §6.1.3: latched until CWR; DCTCP: the last segment's CE.
-        self.ece = if self.cfg.dctcp_echo { ce } else { (self.ece && !cwr) || ce };
+        self.ece = if dctcp_echo { ce } else { (self.ece && !cwr) || ce };
+        // AccECN: an ACK at once at the first of a run of marks and after
+        // every second mark (RFC 9768 §3.2.2.5.1).
+        let accecn_now = self.accecn.as_mut().is_some_and(|a| a.on_data(ce));
         if let Some(sk) = self.sacker.as_mut() {
             self.last_dup = seq < old || self.ooo.containing(seq).is_some();
             sk.on_data(seq);
@@ -153,7 +162,7 @@ impl TcpReceiver {
             }
             self.pending += 1;
             let quick = self.linux.as_ref().is_some_and(|l| l.quick());
-            if self.pending >= 2 || quick {
+            if self.pending >= 2 || quick || accecn_now {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
                 let wait = match self.linux.as_ref() {
@@ -208,6 +217,9 @@ impl TcpReceiver {
         }
         let ece = self.ece || std::mem::take(&mut self.negotiate);
         let mut h = TcpHeader { ack: self.rcv_nxt, ece, wnd: self.wnd, ..Default::default() };
+        if let Some(a) = self.accecn.as_mut() {
+            h.set_ace(a.ack_sent());
+        }
         if let Some(sk) = self.sacker.as_mut() {
             let mut out = [(0, 0); SACK1_BLOCKS];
             let ooo = &self.ooo;
@@ -221,7 +233,7 @@ impl TcpReceiver {
         } else if self.cfg.recovery == super::Recovery::Sack && !self.ooo.is_empty() {
             let first = std::iter::once(trigger).chain(self.recent.iter().copied());
             for seq in first {
-                if h.n_sack as usize == MAX_SACK_BLOCKS {
+                if h.n_sack() == MAX_SACK_BLOCKS {
                     break;
                 }
                 if let Some(b) = self.block_of(seq) {
@@ -232,7 +244,7 @@ impl TcpReceiver {
             }
         }
         // ns-2's Sacker adds 8 bytes per block (`ch->size() += sack_index * 8`)
-        let sack_bytes = if self.sacker.is_some() { 8 * h.n_sack as u32 } else { 0 };
+        let sack_bytes = if self.sacker.is_some() { 8 * h.n_sack() as u32 } else { 0 };
         let size = self.cfg.header.max(1) + sack_bytes;
         // BA-TCP: v goes back to the sender in the ACK's option.
         let ip_opt = if self.cfg.ba { self.ba_v } else { IP_OPT_NONE };

@@ -13,7 +13,7 @@ impl TcpSender {
     /// 6675's scoreboard, ns-2's Sack1), not copied out for every ACK.
     pub(super) fn on_ack(&mut self, net: &mut Net, h: &TcpHeader, ts_echo: Time, echo: Option<CongestionHeader>) {
         if self.sack1.is_some() {
-            let n = h.n_sack as usize;
+            let n = h.n_sack();
             let mut sack = [(0, 0); MAX_SACK_BLOCKS];
             for (i, b) in sack.iter_mut().enumerate().take(n) {
                 *b = h.sack_block(i);
@@ -36,13 +36,34 @@ impl TcpSender {
     ) {
         let now = net.now;
         let una = self.sb.una();
-        let (ack, ece) = (h.ack.min(self.sb.high()), h.ece);
+        let ack = h.ack.min(self.sb.high());
+        // RFC 3168's (and DCTCP's) ECE flag; AccECN's comes as a count.
+        let classic_ece = self.accecn.is_none() && h.ece;
         let rate_start = self.rate_ack_start();
+        let sacked_before = self.sb.n_sacked();
         if self.cfg.recovery == Recovery::Sack {
-            self.mark_sack_blocks(h, now);
+            self.mark_sack_blocks(h, now, classic_ece);
         }
+        // The segments this ACK reports CE-marked, and whether it signals
+        // congestion (ECE, or a grown AccECN count).
+        let ce = if self.accecn.is_some() {
+            // Linux `tp->delivered` growth: newly SACKed, and newly
+            // acknowledged that no SACK had covered.
+            let covered = (una..ack).filter(|&s| self.sb.is_sacked(s)).count() as u64;
+            let delivered = (self.sb.n_sacked() - sacked_before) + (ack.saturating_sub(una) - covered);
+            let d = self.accecn.as_mut().map_or(0, |a| a.on_ack(h.ace(), delivered));
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.add_ce(d);
+            }
+            d
+        } else if h.ece {
+            ack.saturating_sub(una)
+        } else {
+            0
+        };
+        let ece = classic_ece || ce > 0;
         R::ack_arrives(self, net, ack, ece);
-        let info = AckInfo { acked: ack.saturating_sub(una), ece, una: ack.max(una), snd_nxt: self.sb.high() };
+        let info = AckInfo { acked: ack.saturating_sub(una), ece, ce, una: ack.max(una), snd_nxt: self.sb.high() };
         self.cc.on_ack(&mut self.st, info);
         if ack > una {
             let blocks = ece && R::ece_blocks(self, ack);
@@ -58,7 +79,7 @@ impl TcpSender {
                 self.rtt.backoff = backoff;
             }
             self.timer_resent = false;
-            self.rate_cumulative(una, ack, now, ece);
+            self.rate_cumulative(una, ack, now, classic_ece);
             self.sb.advance(ack);
             self.dupacks = 0;
             self.lt_sent = 0;

@@ -70,7 +70,8 @@ impl TcpSender {
 
     /// Mark the SACK blocks of `h` on the scoreboard, telling the sampler
     /// of each newly SACKed range.
-    pub(super) fn mark_sack_blocks(&mut self, h: &TcpHeader, now: Time) {
+    /// (`ece`: the ACK carried RFC 3168's ECE.)
+    pub(super) fn mark_sack_blocks(&mut self, h: &TcpHeader, now: Time, ece: bool) {
         match self.rate.as_deref_mut() {
             None => {
                 for (s, e) in h.sack_blocks() {
@@ -79,7 +80,7 @@ impl TcpSender {
             }
             Some(r) => {
                 for (s, e) in h.sack_blocks() {
-                    self.sb.mark_sacked_with(s, e, |a, b| r.on_delivered(a, b, now, h.ece));
+                    self.sb.mark_sacked_with(s, e, |a, b| r.on_delivered(a, b, now, ece));
                 }
             }
         }

@@ -45,12 +45,13 @@
 //! fast retransmission, NewReno's partial-ACK retransmission and Limited
 //! Transmit (`send_one`); those are direct here too. The retransmission
 //! after a timeout goes through `send_much` in ns-2, so it is delayed.
+use super::accecn::AccEcnSender;
 use super::pacing::Pacer;
 use super::rate::RateSampler;
 use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::sack1::Sack1;
 use super::scoreboard::Scoreboard;
-use super::{EcnResponse, PacingKind, Recovery, Syn, TcpConfig};
+use super::{EcnFeedback, EcnResponse, PacingKind, Recovery, Syn, TcpConfig};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::rng::Rng;
@@ -147,6 +148,9 @@ pub struct TcpSender {
     pub(super) cc_owns_cwnd: bool,
     /// Delivery-rate samples (only for such a controller).
     pub(super) rate: Option<Box<RateSampler>>,
+    /// `ecn_feedback = "accecn"`: the CE count the receiver's ACE field
+    /// reported (RFC 9768).
+    pub(super) accecn: Option<AccEcnSender>,
     /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
     cwr_pending: bool,
     /// The receiver's latest advertised window (segments); `cfg.rwnd`
@@ -237,6 +241,7 @@ impl TcpSender {
 
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, seed: u64) -> Self {
         let strategy = recovery::Strategy::of(&cfg);
+        let accecn = (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnSender::default);
         let awnd = cfg.rwnd;
         // ns-2 `set_initial_window`: one segment until the SYN is answered
         let init = if cfg.syn == Syn::Ns2 { 1.0 } else { cfg.init_cwnd };
@@ -249,6 +254,7 @@ impl TcpSender {
             srtt_s: None,
             min_rtt_s: None,
             mss_bytes: cfg.mss,
+            header_bytes: cfg.header,
             pacing_rate: 0.0,
         };
         let pacer = match cfg.pacing {
@@ -287,6 +293,7 @@ impl TcpSender {
             pacer,
             cc_owns_cwnd,
             rate: cc_owns_cwnd.then(|| Box::new(RateSampler::new())),
+            accecn,
             cwr_pending: false,
             awnd,
             cwr_seq: None,

@@ -209,7 +209,8 @@ impl TcpSender {
             if self.cfg.ecn && !syn && (!retx || self.cfg.ecn_retransmit_ect) { self.cfg.ect } else { Ecn::NotEct };
         // ns-2 `output` (SetCWRonRetransmit_, true since 2005) sets CWR on
         // the next segment, a retransmission too; the RFC on new data only.
-        let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending);
+        // AccECN sends no CWR (RFC 9768: the flag is a bit of the ACE counter).
+        let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending) && self.accecn.is_none();
         let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ece: negotiate, ..Default::default() });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
         // bytes on the wire); routers on the path only ever lower it.
