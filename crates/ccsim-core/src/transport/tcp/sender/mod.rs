@@ -100,6 +100,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// ACKs that arrived with ECE set (`SenderReport::ece_acks`).
+    pub ece_acks: u64,
     pub completed_at: Option<Time>,
     /// Sends held back because the sending host's interface queue was
     /// full (`txqueuelen_pkts`), and the CWR reductions that caused.
@@ -418,6 +420,7 @@ impl SenderAgent for TcpSender {
 
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
         let Some(h) = pkt.tcp() else { return };
+        self.stats.ece_acks += h.ece as u64;
         if h.wnd > 0 {
             self.awnd = (h.wnd as u64).min(self.cfg.rwnd);
         }
@@ -453,6 +456,7 @@ impl SenderAgent for TcpSender {
             retransmits: self.stats.retransmits,
             timeouts: self.stats.timeouts,
             fast_recoveries: self.stats.fast_recoveries,
+            ece_acks: self.stats.ece_acks,
             cwnd: self.st.cwnd,
             ssthresh: self.st.ssthresh,
             srtt_s: self.rtt.srtt,
