@@ -282,3 +282,47 @@ fn flows_ce_marks_add_up_to_the_links_marks() {
         assert_eq!((r.flows[3].ce_marks, r.flows[3].ece_acks), (0, 0), "{queue}: the non-ECN flow");
     }
 }
+
+/// With AccECN feedback an ACK's ECE flag is a bit of the ACE count (which
+/// starts at 5, ECE set), so `ece_acks` counts the ACKs whose count grew:
+/// none without marks, and with marks at most one per mark that reached
+/// the receiver (no warm-up: every mark and ACK of the run counts).
+#[test]
+fn accecn_flows_count_acks_that_report_new_marks() {
+    for (queue, flow) in [
+        ("kind = \"droptail\", limit_pkts = 100", "cc = \"reno\"\necn = true\necn_feedback = \"accecn\""),
+        (
+            "kind = \"red\", limit_pkts = 100, min_th_pkts = 5, max_th_pkts = 15, ecn = true",
+            "cc = \"reno\"\necn = true\necn_feedback = \"accecn\"",
+        ),
+        ("kind = \"dualpi2\"", "cc = \"prague\""),
+    ] {
+        let t = format!(
+            "name = \"accecn\"\nseed = 7\nduration_s = 10.0\nsample_interval_s = 0\n\
+             [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 10e6\nbottleneck_delay_s = 0.01\n\
+             bottleneck_queue = {{ {queue} }}\n\
+             [[flows]]\ncount = 2\nrtt_s = 0.04\n{flow}\n"
+        );
+        let r = run(&Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}")));
+        let marks: u64 = r.links.iter().map(|l| l.marks).sum();
+        eprintln!(
+            "{queue}: {marks} marks; per flow (ce_marks, ece_acks) {:?}",
+            r.flows.iter().map(|f| (f.ce_marks, f.ece_acks)).collect::<Vec<_>>()
+        );
+        assert_eq!(r.flows.iter().map(|f| f.ce_marks).sum::<u64>(), marks, "{queue}");
+        for f in &r.flows {
+            if marks == 0 {
+                assert_eq!(f.ece_acks, 0, "{queue}: flow {}: no mark, no feedback", f.id);
+            } else {
+                assert!(
+                    f.ece_acks > 0 && f.ece_acks <= f.ce_marks,
+                    "{queue}: flow {}: {} ACKs for {} marks",
+                    f.id,
+                    f.ece_acks,
+                    f.ce_marks
+                );
+            }
+        }
+        assert_eq!(marks == 0, queue.contains("droptail"), "{queue}: {marks} marks");
+    }
+}

@@ -98,7 +98,8 @@ pub struct FlowResult {
     /// they set them: a packet marked at one hop and dropped at the next
     /// counts); the flows' marks add up to the links' `marks`.
     pub ce_marks: u64,
-    /// ACKs the sender received with ECN-Echo set (TCP; 0 otherwise).
+    /// ACKs the sender received with ECN-Echo set, or with AccECN feedback
+    /// whose CE count grew (TCP; 0 otherwise).
     pub ece_acks: u64,
     /// State at the end of the run.
     pub final_cwnd: f64,
