@@ -4,44 +4,9 @@
 //! buffer, cwnd down to 4 segments about every 10 s (ProbeRTT), and the
 //! shallow-buffer dominance over CUBIC.
 mod common;
-use ccsim_core::{Results, Scenario};
+use ccsim_core::Scenario;
+use common::bbr_dumbbell::*;
 use common::*;
-
-/// 100 Mb/s, `rtt` s, a buffer of `bdp_mult` BDPs of 1500-byte packets;
-/// the flows given as `[[flows]]` bodies.
-fn run_db(rtt: f64, bdp_mult: f64, duration: f64, flows: &[&str]) -> Results {
-    let bdp = 100e6 * rtt / (1500.0 * 8.0);
-    let buf = (bdp * bdp_mult).round().max(2.0) as u64;
-    let mut t = format!(
-        "name = \"bbr\"\nduration_s = {duration}\nwarmup_s = 5.0\nsample_interval_s = 0.01\n\
-         [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 100e6\nbottleneck_delay_s = 0.002\n\
-         bottleneck_queue = {{ limit_pkts = {buf} }}\n"
-    );
-    for f in flows {
-        t += &format!("[[flows]]\nrtt_s = {rtt}\nmss_bytes = 1460\n{f}\n");
-    }
-    let r = run(&Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}")));
-    assert_conserved(&r);
-    r
-}
-
-fn queue_after(r: &Results, t0: f64) -> Vec<f64> {
-    let s = &r.series.links;
-    (0..s.time_s.len())
-        .filter(|&i| s.link[i] == FWD_BNECK as u32 && s.time_s[i] > t0)
-        .map(|i| s.queue_pkts[i] as f64)
-        .collect()
-}
-
-fn cwnd_of(r: &Results, flow: u32) -> Vec<(f64, f64)> {
-    let s = &r.series.flows;
-    (0..s.time_s.len()).filter(|&i| s.flow[i] == flow).map(|i| (s.time_s[i], s.cwnd[i])).collect()
-}
-
-fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
 
 /// One flow, 100 Mb/s, 40 ms (BDP 333 packets), a buffer of 8 BDP: BBR
 /// fills the link without a standing queue (the paper's Fig. 1 operating
@@ -51,7 +16,7 @@ fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
 /// round in every 10 s at 4 packets).
 #[test]
 fn deep_buffer_single_flow_fills_the_link_without_a_standing_queue() {
-    let r = run_db(0.04, 8.0, 30.0, &["cc = \"bbr\""]);
+    let r = run_db("bbr", 0.04, 8.0, 30.0, &["cc = \"bbr\""]);
     let l = &r.links[FWD_BNECK];
     let bdp = 100e6 * 0.04 / 12000.0;
     assert_eq!(l.drops, 0);
@@ -73,7 +38,7 @@ fn deep_buffer_single_flow_fills_the_link_without_a_standing_queue() {
 /// later).
 #[test]
 fn probe_rtt_drops_cwnd_to_four_every_ten_seconds() {
-    let r = run_db(0.04, 8.0, 30.0, &["cc = \"bbr\""]);
+    let r = run_db("bbr", 0.04, 8.0, 30.0, &["cc = \"bbr\""]);
     let c = cwnd_of(&r, 0);
     let dips: Vec<f64> = c.windows(2).filter(|w| w[1].1 <= 4.0 && w[0].1 > 4.0).map(|w| w[1].0).collect();
     assert_eq!(dips.len(), 2, "dips at {dips:?}");
@@ -91,7 +56,7 @@ fn probe_rtt_drops_cwnd_to_four_every_ten_seconds() {
 #[test]
 fn shallow_buffers_favour_bbr_and_deep_ones_cubic() {
     let share = |buf: f64| {
-        let r = run_db(0.04, buf, 30.0, &["cc = \"bbr\"", "cc = \"cubic\""]);
+        let r = run_db("bbr", 0.04, buf, 30.0, &["cc = \"bbr\"", "cc = \"cubic\""]);
         assert!(r.links[FWD_BNECK].utilization > 0.97, "buffer {buf} BDP");
         r.flows[0].goodput_bps / (r.flows[0].goodput_bps + r.flows[1].goodput_bps)
     };

@@ -9,43 +9,8 @@
 //! numbers for this path (docs/controllers.md `bbr3` lists them).
 mod common;
 use ccsim_core::{Results, Scenario};
+use common::bbr_dumbbell::*;
 use common::*;
-
-/// 100 Mb/s, `rtt` s, a buffer of `bdp_mult` BDPs of 1500-byte packets;
-/// the flows given as `[[flows]]` bodies.
-fn run_db(rtt: f64, bdp_mult: f64, duration: f64, flows: &[&str]) -> Results {
-    let bdp = 100e6 * rtt / (1500.0 * 8.0);
-    let buf = (bdp * bdp_mult).round().max(2.0) as u64;
-    let mut t = format!(
-        "name = \"bbr3\"\nduration_s = {duration}\nwarmup_s = 5.0\nsample_interval_s = 0.01\n\
-         [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 100e6\nbottleneck_delay_s = 0.002\n\
-         bottleneck_queue = {{ limit_pkts = {buf} }}\n"
-    );
-    for f in flows {
-        t += &format!("[[flows]]\nrtt_s = {rtt}\nmss_bytes = 1460\n{f}\n");
-    }
-    let r = run(&Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}")));
-    assert_conserved(&r);
-    r
-}
-
-fn queue_after(r: &Results, t0: f64) -> Vec<f64> {
-    let s = &r.series.links;
-    (0..s.time_s.len())
-        .filter(|&i| s.link[i] == FWD_BNECK as u32 && s.time_s[i] > t0)
-        .map(|i| s.queue_pkts[i] as f64)
-        .collect()
-}
-
-fn cwnd_of(r: &Results, flow: u32) -> Vec<(f64, f64)> {
-    let s = &r.series.flows;
-    (0..s.time_s.len()).filter(|&i| s.flow[i] == flow).map(|i| (s.time_s[i], s.cwnd[i])).collect()
-}
-
-fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
 
 /// Retransmissions per data packet sent, over the given flows.
 fn retx_rate(r: &Results, flows: std::ops::Range<usize>) -> f64 {
@@ -61,7 +26,7 @@ fn retx_rate(r: &Results, flows: std::ops::Range<usize>) -> f64 {
 /// (0.1 + 4.8)/5 = 2%; with the DOWN phases the link stays above 95%.
 #[test]
 fn deep_buffer_single_flow_fills_the_link_without_loss_or_a_standing_queue() {
-    let r = run_db(0.04, 8.0, 30.0, &["cc = \"bbr3\""]);
+    let r = run_db("bbr3", 0.04, 8.0, 30.0, &["cc = \"bbr3\""]);
     let l = &r.links[FWD_BNECK];
     let bdp = 100e6 * 0.04 / 12000.0;
     let q = queue_after(&r, 5.0);
@@ -87,7 +52,7 @@ fn deep_buffer_single_flow_fills_the_link_without_loss_or_a_standing_queue() {
 /// dips come every 5 s + 200 ms + a round.
 #[test]
 fn probe_rtt_halves_cwnd_about_every_five_seconds() {
-    let r = run_db(0.04, 8.0, 30.0, &["cc = \"bbr3\""]);
+    let r = run_db("bbr3", 0.04, 8.0, 30.0, &["cc = \"bbr3\""]);
     let bdp = 100e6 * 0.04 / 12000.0;
     let c = cwnd_of(&r, 0);
     let dips: Vec<f64> = c.windows(2).filter(|w| w[1].1 <= 0.6 * bdp && w[0].1 > 0.6 * bdp).map(|w| w[1].0).collect();
@@ -114,8 +79,8 @@ fn probe_rtt_halves_cwnd_about_every_five_seconds() {
 #[test]
 fn against_cubic_loss_stays_under_two_percent_at_every_buffer() {
     for buf in [0.5, 1.0, 2.0, 8.0] {
-        let r = run_db(0.04, buf, 60.0, &["cc = \"bbr3\"", "cc = \"cubic\""]);
-        let v1 = run_db(0.04, buf, 60.0, &["cc = \"bbr\"", "cc = \"cubic\""]);
+        let r = run_db("bbr3", 0.04, buf, 60.0, &["cc = \"bbr3\"", "cc = \"cubic\""]);
+        let v1 = run_db("bbr3", 0.04, buf, 60.0, &["cc = \"bbr\"", "cc = \"cubic\""]);
         let share = |r: &Results| r.flows[0].goodput_bps / (r.flows[0].goodput_bps + r.flows[1].goodput_bps);
         let l = &r.links[FWD_BNECK];
         eprintln!(
@@ -144,7 +109,7 @@ fn against_cubic_loss_stays_under_two_percent_at_every_buffer() {
 fn shallow_buffer_retransmissions_far_below_v1() {
     let four = |cc: &str| {
         let f = format!("cc = \"{cc}\"");
-        run_db(0.04, 0.25, 30.0, &[&f, &f, &f, &f])
+        run_db("bbr3", 0.04, 0.25, 30.0, &[&f, &f, &f, &f])
     };
     let (v3, v1) = (four("bbr3"), four("bbr"));
     let (r3, r1) = (retx_rate(&v3, 0..4), retx_rate(&v1, 0..4));

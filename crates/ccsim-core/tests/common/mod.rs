@@ -2,6 +2,7 @@
 //! conservation check, event-by-event stepping.
 #![allow(dead_code)]
 
+pub mod bbr_dumbbell;
 pub mod sojourn;
 
 use ccsim_core::net::stage::loss::RandomLoss;

@@ -1,0 +1,40 @@
+//! The BBR tests' dumbbell (100 Mb/s, 2 ms bottleneck, a buffer in BDPs of
+//! 1500-byte packets) and the series they read.
+use super::{assert_conserved, run, FWD_BNECK};
+use ccsim_core::{Results, Scenario};
+
+/// 100 Mb/s, `rtt` s, a buffer of `bdp_mult` BDPs of 1500-byte packets;
+/// the flows given as `[[flows]]` bodies.
+pub fn run_db(name: &str, rtt: f64, bdp_mult: f64, duration: f64, flows: &[&str]) -> Results {
+    let bdp = 100e6 * rtt / (1500.0 * 8.0);
+    let buf = (bdp * bdp_mult).round().max(2.0) as u64;
+    let mut t = format!(
+        "name = \"{name}\"\nduration_s = {duration}\nwarmup_s = 5.0\nsample_interval_s = 0.01\n\
+         [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 100e6\nbottleneck_delay_s = 0.002\n\
+         bottleneck_queue = {{ limit_pkts = {buf} }}\n"
+    );
+    for f in flows {
+        t += &format!("[[flows]]\nrtt_s = {rtt}\nmss_bytes = 1460\n{f}\n");
+    }
+    let r = run(&Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}")));
+    assert_conserved(&r);
+    r
+}
+
+pub fn queue_after(r: &Results, t0: f64) -> Vec<f64> {
+    let s = &r.series.links;
+    (0..s.time_s.len())
+        .filter(|&i| s.link[i] == FWD_BNECK as u32 && s.time_s[i] > t0)
+        .map(|i| s.queue_pkts[i] as f64)
+        .collect()
+}
+
+pub fn cwnd_of(r: &Results, flow: u32) -> Vec<(f64, f64)> {
+    let s = &r.series.flows;
+    (0..s.time_s.len()).filter(|&i| s.flow[i] == flow).map(|i| (s.time_s[i], s.cwnd[i])).collect()
+}
+
+pub fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
