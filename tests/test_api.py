@@ -116,10 +116,96 @@ def test_plots(tmp_path, small):
     res = ccsim.run(small)
     assert_conserved(res)
     made = plot_all(res, tmp_path)
-    # two infinite Reno flows: everything but the FCT CDF
-    assert {p.name for p in made} == set(PLOT_FILES) - {"fct.png"}
+    # two infinite Reno flows, no recorded queueing delay: everything but
+    # the FCT CDF and the delay plot
+    assert {p.name for p in made} == set(PLOT_FILES) - {"fct.png", "qdelay.png"}
     for p in made:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_queueing_delay_and_ecn_fields_reach_every_output(tmp_path, small):
+    """qdelay = true: the links' qdelay_* fields, the link series'
+    qdelay_mean_s/qdelay_max_s, and the flows' ce_marks/ece_acks (marks
+    adding up to the links'), in the DataFrames, the written tables, the
+    CLI table and the delay plot; without it, no delay field anywhere."""
+    red = {"kind": "red", "limit_pkts": 40, "min_th_pkts": 3, "max_th_pkts": 9, "ecn": True}
+    sc = small.replace({"topology.bottleneck_queue": red, "flows.0.ecn": True}, qdelay=True, warmup_s=0.5)
+    res = ccsim.run(sc)
+    assert_conserved(res)
+    q = ["qdelay_p50_s", "qdelay_p90_s", "qdelay_p99_s", "qdelay_p999_s", "qdelay_mean_s", "qdelay_max_s"]
+    b = res.links.loc[0]
+    assert set(q) <= set(res.links.columns) and "qdelay_classes" not in res.links.columns
+    assert 0 < b["qdelay_p50_s"] <= b["qdelay_p90_s"] <= b["qdelay_p99_s"] <= b["qdelay_p999_s"] <= b["qdelay_max_s"]
+    assert 0 < b["qdelay_mean_s"] <= b["qdelay_max_s"]
+    assert res.qdelay_classes.empty  # RED reports one class
+    s = res.link_series
+    assert {"qdelay_mean_s", "qdelay_max_s"} <= set(s.columns)
+    fwd = s[s["link"] == 0]
+    assert (fwd["qdelay_max_s"] <= b["qdelay_max_s"] + 1e-12)[fwd["time_s"] > 0.5].all()
+    assert {"ce_marks", "ece_acks"} <= set(res.flows.columns)
+    assert res.flows["ce_marks"].sum() == res.links["marks"].sum() > 0
+    assert (res.flows["ece_acks"] > 0).all()
+    table = res.table()
+    assert "ce_marks" in table and "ece_acks" in table and "qd_p50_ms" in table and "qd_p99_ms" in table
+    res.write(tmp_path / "o", csv=True)
+    links = pd.read_parquet(tmp_path / "o" / "links.parquet")
+    assert links["qdelay_p99_s"].tolist() == res.links["qdelay_p99_s"].tolist()
+    assert {"qdelay_mean_s", "qdelay_max_s"} <= set(pd.read_csv(tmp_path / "o" / "link_series.csv").columns)
+    assert {"ce_marks", "ece_acks"} <= set(pd.read_csv(tmp_path / "o" / "flows.csv").columns)
+    assert not (tmp_path / "o" / "qdelay_classes.parquet").exists()
+    assert "qdelay.png" in {p.name for p in plot_all(res, tmp_path / "p")}
+    # off by default: no delay field, no series column, no plot, the CLI table as before
+    off = ccsim.run(small)
+    assert not [c for c in off.links.columns if c.startswith("qdelay")]
+    assert not [c for c in off.link_series.columns if c.startswith("qdelay")]
+    assert "qd_p50_ms" not in off.table() and "ce_marks" not in off.table()
+    assert (off.flows["ce_marks"] == 0).all() and (off.flows["ece_acks"] == 0).all()
+    assert "qdelay.png" not in {p.name for p in plot_all(off, tmp_path / "q")}
+
+
+def test_dualpi2_reports_its_l_and_c_queues_as_classes(tmp_path, small):
+    """DualPI2 names its two queues: with qdelay = true its link has an
+    ``l`` and a ``c`` row in ``qdelay_classes``, their packets adding up to
+    the link's, the L queue (an ECT(1) DCTCP flow) waiting less than the C
+    queue (a Not-ECT CUBIC flow); every CE mark is some flow's."""
+    flows = [ccsim.Flow(cc="dctcp", ect="ect1", rtt_s=0.04), ccsim.Flow(cc="cubic", rtt_s=0.04)]
+    sc = small.replace({"topology.bottleneck_queue": ccsim.DualPI2()}, flows=flows, qdelay=True, duration_s=4.0,
+                       warmup_s=1.0)
+    res = ccsim.run(sc)
+    assert_conserved(res)
+    c = res.qdelay_classes
+    fwd = c[c["link"] == 0]
+    assert list(fwd["class"]) == ["l", "c"]
+    assert fwd["pkts"].sum() == res.links.loc[0, "tx_pkts"]
+    l_q, c_q = fwd.iloc[0], fwd.iloc[1]
+    assert l_q["pkts"] > 0 and c_q["pkts"] > 0
+    assert l_q["p50_s"] < c_q["p50_s"], (l_q["p50_s"], c_q["p50_s"])
+    assert res.links.loc[0, "qdelay_max_s"] == fwd["max_s"].max()
+    assert res.flows["ce_marks"].sum() == res.links["marks"].sum() > 0
+    assert res.flows.loc[1, "ce_marks"] == 0  # CUBIC's packets are Not-ECT
+    res.write(tmp_path)
+    assert (tmp_path / "qdelay_classes.parquet").exists()
+
+
+def test_qdelay_classes_frame_from_a_multi_class_link(tmp_path):
+    """A link whose discipline names several classes (DualPI2's L and C
+    queues) reports each in ``qdelay_classes``: its own DataFrame and
+    file, kept out of the links table."""
+    raw = {"name": "c", "flows": [], "links": [
+        {"id": 0, "name": "a", "tx_pkts": 3, "qdelay_p50_s": 0.001, "qdelay_classes": [
+            {"class": "l", "pkts": 1, "p50_s": 0.0, "p90_s": 0.0, "p99_s": 0.0, "p999_s": 0.0, "mean_s": 0.0,
+             "max_s": 0.0},
+            {"class": "c", "pkts": 2, "p50_s": 0.001, "p90_s": 0.002, "p99_s": 0.002, "p999_s": 0.002,
+             "mean_s": 0.0015, "max_s": 0.002}]},
+        {"id": 1, "name": "b", "tx_pkts": 0, "qdelay_p50_s": None}]}
+    res = ccsim.Results(raw)
+    assert "qdelay_classes" not in res.links.columns and len(res.links) == 2
+    c = res.qdelay_classes
+    assert list(c["link"]) == [0, 0] and list(c["class"]) == ["l", "c"] and list(c["pkts"]) == [1, 2]
+    res.write(tmp_path, csv=True)
+    back = pd.read_parquet(tmp_path / "qdelay_classes.parquet")
+    pd.testing.assert_frame_equal(back, c)
+    assert (tmp_path / "qdelay_classes.csv").exists()
 
 
 def test_catalog_lists_engine_components():

@@ -184,6 +184,75 @@ def test_conservation_breaks_are_reported(broken, says):
     assert names(found) == ["conservation"] and says in found[0].detail, found
 
 
+def test_flows_ce_marks_that_are_not_the_links_marks_are_reported():
+    res = fake(flows=[flow_row(0, ce_marks=3), flow_row(1, ce_marks=1)], links=[link_row("r0->r1", marks=5)])
+    found = fuzz.check(dumbbell(), res)
+    assert names(found) == ["conservation"] and "CE marks (4) are not the links' marks (5)" in found[0].detail
+    res = fake(flows=[flow_row(0, ce_marks=4), flow_row(1, ce_marks=1)], links=[link_row("r0->r1", marks=5)])
+    assert fuzz.check(dumbbell(), res) == []
+
+
+QD = {"qdelay_p50_s": 0.001, "qdelay_p90_s": 0.002, "qdelay_p99_s": 0.003, "qdelay_p999_s": 0.004,
+      "qdelay_max_s": 0.005, "qdelay_mean_s": 0.0015}
+NO_QD = dict.fromkeys(QD)
+
+
+@pytest.mark.parametrize("link, says", [
+    (dict(QD, qdelay_p99_s=0.0045), "p50, p90, p99, p99.9, max, mean"),
+    (dict(QD, qdelay_mean_s=0.006), "p50, p90, p99, p99.9, max, mean"),
+    (dict(QD, qdelay_p50_s=-1e-9), "p50, p90, p99, p99.9, max, mean"),
+    (dict(NO_QD), "with 10 packets sent"),
+    (dict(QD, qdelay_p90_s=None), "with 10 packets sent"),
+    ({}, "missing with qdelay = true"),
+])
+def test_disordered_or_missing_queueing_delays_are_reported(link, says):
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, **link)])
+    found = fuzz.check(dict(dumbbell(), qdelay=True), res)
+    assert names(found) == ["qdelay"] and says in found[0].detail, found
+    # without qdelay the figures are not looked at
+    assert fuzz.check(dumbbell(), res) == []
+
+
+def test_ordered_queueing_delays_and_an_idle_link_are_not():
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, **QD), link_row("r1->r0", tx_pkts=0, **NO_QD)])
+    assert fuzz.check(dict(dumbbell(), qdelay=True), res) == []
+
+
+def _classes(**c):
+    """DualPI2-like classes of the QD link's 10 packets: L 4 packets, C 6,
+    consistent with QD (max 5 ms in C, means 0.75 and 2 ms weighing to
+    1.5 ms); ``c`` replaces fields of class C."""
+    l = {"class": "l", "pkts": 4, "p50_s": 0.0005, "p90_s": 0.001, "p99_s": 0.001, "p999_s": 0.001,
+         "max_s": 0.001, "mean_s": 0.00075}
+    cc = {"class": "c", "pkts": 6, "p50_s": 0.002, "p90_s": 0.004, "p99_s": 0.005, "p999_s": 0.005,
+          "max_s": 0.005, "mean_s": 0.002}
+    cc.update(c)
+    return [l, cc]
+
+
+@pytest.mark.parametrize("classes, says", [
+    (_classes(p90_s=0.0001), "class c: p50, p90, p99, p99.9, max, mean"),
+    (_classes(p50_s=None), "class c: delays"),
+    (_classes(pkts=5), "its classes' packets (9) are not its tx_pkts (10)"),
+    (_classes(max_s=0.0049, p999_s=0.0049, p99_s=0.0049), "against its classes' max 0.0049"),
+    (_classes(mean_s=0.0021), "weighted mean"),
+])
+def test_classes_that_disagree_with_their_link_are_reported(classes, says):
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, qdelay_classes=classes, **QD)])
+    found = fuzz.check(dict(dumbbell(), qdelay=True), res)
+    assert names(found) == ["qdelay"] and says in found[0].detail, found
+
+
+def test_classes_that_add_up_to_their_link_are_not():
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, qdelay_classes=_classes(), **QD)])
+    assert fuzz.check(dict(dumbbell(), qdelay=True), res) == []
+    # a class that sent nothing has null figures
+    idle_c = _classes(pkts=0, **dict.fromkeys(("p50_s", "p90_s", "p99_s", "p999_s", "max_s", "mean_s")))
+    idle_c[0].update(pkts=10, max_s=0.005, p999_s=0.005, p99_s=0.005, mean_s=0.0015, p90_s=0.002, p50_s=0.001)
+    res = fake(links=[link_row("r0->r1", tx_pkts=10, qdelay_classes=idle_c, **QD)])
+    assert fuzz.check(dict(dumbbell(), qdelay=True), res) == []
+
+
 def test_starved_flow_of_a_homogeneous_scenario_is_reported():
     fair = RATE * 1000 / 1040 / 2
     res = fake(flows=[flow_row(0, goodput_bps=0.01 * fair), flow_row(1, goodput_bps=0.99 * fair)])
@@ -380,6 +449,7 @@ def test_generator_covers_every_dimension():
         see("random_loss", any(v for k, v in topo.items() if k.endswith("loss")))
         see("homogeneous", fuzz.is_homogeneous(sc))
         see("traced", fuzz.needs_trace(sc))
+        see("qdelay", bool(sc.get("qdelay")))
         if fuzz.needs_trace(sc):
             see("traced_queue", q["kind"])
         see("entries", min(len(sc["flows"]), 2))
@@ -404,7 +474,7 @@ def test_generator_covers_every_dimension():
     assert seen["direction"] == {"forward", "reverse"}
     assert seen["init_cwnd_pkts"] == {2.0, 10.0}
     assert seen["rtt"] == {"one", "list", "rtt_range_s"}
-    for key in ("ecn", "delayed_ack", "finite", "staggered", "random_loss", "homogeneous", "traced"):
+    for key in ("ecn", "delayed_ack", "finite", "staggered", "random_loss", "homogeneous", "traced", "qdelay"):
         assert seen[key] == {False, True}, key
     assert seen["entries"] == {1, 2}
 

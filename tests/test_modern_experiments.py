@@ -18,11 +18,11 @@ import pytest
 from ccsim.cli import build_parser, main
 from ccsim.experiments import REGISTRY, first_stage, write_checks
 from ccsim.experiments.modern import TODAY_TCP, bdp_packets
-from ccsim.experiments.modern import bbr_buffer, dctcp_k
+from ccsim.experiments.modern import bbr_buffer, dctcp_k, l4s
 from ccsim.models import dctcp as D
 from ccsim.reproduce import PAPERS, paper_of, select
 
-MODERN = ["modern-bbr-buffer", "modern-dctcp-k"]
+MODERN = ["modern-bbr-buffer", "modern-dctcp-k", "modern-l4s"]
 
 
 # -- the experiments' pieces ---------------------------------------------------------------
@@ -58,6 +58,18 @@ def test_dctcp_queue_is_a_step_at_k_with_the_papers_pipe():
         q = p["topology.bottleneck_queue"]
         assert q["kind"] == "red" and q["max_th_pkts"] == q["min_th_pkts"] + 1 and q["w_q"] == 1.0
         assert q["ecn"] and q["ecn_mark_above_max"] and not q["gentle"] and q["max_p"] == 1.0
+
+
+def test_l4s_runs_prague_and_cubic_over_dualpi2_with_qdelay():
+    pair, alone = l4s.scenarios(True)
+    for s in (pair, alone):
+        assert s.base["topology"]["bottleneck_queue"] == {"kind": "dualpi2"}
+        assert s.base["qdelay"] is True
+        assert s.base["flows"][0]["cc"] == "prague"
+    assert [f["cc"] for f in pair.base["flows"]] == ["prague", "cubic"]
+    for p in pair.points:
+        assert p["flows.0.rtt_s"] == p["flows.1.rtt_s"]  # equal base RTTs
+    assert sorted({p["flows.0.rtt_s"] for p in pair.points}) == l4s.setting(True)["rtts"]
 
 
 def test_sawtooth_cycles_of_a_noisy_triangle_wave():

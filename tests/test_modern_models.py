@@ -2,7 +2,8 @@
 their closed forms and worked numbers: DCTCP's steady-state analysis
 (Alizadeh et al., SIGCOMM 2010, §3.3; :mod:`ccsim.models.dctcp`) and Ware
 et al.'s model of BBR v1 against loss-based flows (IMC 2019;
-:mod:`ccsim.models.bbr`)."""
+:mod:`ccsim.models.bbr`); DualPI2's coupling and the rate balance it
+gives (RFC 9332 §2.1; :mod:`ccsim.models.l4s`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from ccsim.models import bbr as B
 from ccsim.models import dctcp as D
+from ccsim.models import l4s as L
 
 
 # -- DCTCP's analysis (Alizadeh et al. 2010, §3.3) -----------------------------------------
@@ -89,3 +91,29 @@ def test_ware_premise_and_lone_flow_forms():
     assert B.queue_persists(B.ware_share(100e6, 0.04, 4.0))
     assert B.probe_rtt_utilisation(0.04) == pytest.approx(1 - 0.24 / 10)
     assert B.probe_queue_bdp() == pytest.approx(0.25)
+
+
+# -- DualPI2's coupling (RFC 9332 §2.1) -------------------------------------------------------
+
+
+def test_coupling_and_window_balance():
+    # p' = 0.05: the L queue marks 0.1, the classic queue drops 0.0025
+    assert L.classic_from_l4s(0.1, 2.0) == pytest.approx(0.0025)
+    assert L.classic_from_l4s(1.5, 2.0) == pytest.approx(0.25)  # p_L saturates at 1
+    assert math.isnan(L.classic_from_l4s(math.nan))
+    # W_L = 2/p_L = 2/(k p'), W_C = 1.22/sqrt(p_C) = 1.22/p': ratio 2/(1.22 k)
+    p = 0.05
+    w_l, w_c = 2 / (2 * p), math.sqrt(1.5) / math.sqrt(p * p)
+    assert L.window_ratio(2.0) == pytest.approx(w_l / w_c)
+    assert L.window_ratio(2.0) == pytest.approx(0.8165, abs=1e-4)
+    # k = 2/1.22 would give equal windows
+    assert L.window_ratio(2 / math.sqrt(1.5)) == pytest.approx(1.0)
+
+
+def test_rate_ratio_falls_with_the_base_rtt():
+    # the C queue at 15 ms, the L queue at 0.1 ms
+    r = [L.rate_ratio(x, 0.015, 0.0001) for x in (0.005, 0.01, 0.02, 0.04, 0.08, 0.5)]
+    assert all(a > b for a, b in zip(r, r[1:]))
+    assert r[-1] == pytest.approx(L.window_ratio() * 0.515 / 0.5001)
+    assert L.rate_ratio(0.02, 0.0, 0.0) == pytest.approx(L.window_ratio())
+    assert math.isnan(L.rate_ratio(0.02, math.nan, 0.0))

@@ -131,6 +131,26 @@ def test_ccsim_sojourns_pair_enqueue_and_dequeue(tmp_path):
     assert soj == [pytest.approx(0.5)] and qmax == 2
 
 
+def test_trace_sojourns_are_the_engines_qdelay_packets(tmp_path):
+    """The quick case's ccsim side, with ``qdelay = true`` beside the trace:
+    the trace's waits are the packets the link's delay figures describe
+    (as many as it sent, the same exact mean), and its exact nearest-rank
+    p50 and p99 are within the histogram's 1/128 of the engine's. The
+    suite keeps the trace's exact percentiles (``ccsim_sojourns``)."""
+    d = aqm.QUICK.ccsim_scenario()
+    d["qdelay"] = True
+    tr = tmp_path / "b.tr"
+    res = ccsim.run(d, trace={"bottleneck": str(tr)})
+    soj, _ = aqm.ccsim_sojourns(tr, aqm.QUICK.warmup_s)
+    link = next(link for link in res.raw["links"] if link["from"] == "r0" and link["to"] == "r1")
+    assert len(soj) == link["tx_pkts"] > 1000
+    assert sum(soj) / len(soj) == pytest.approx(link["qdelay_mean_s"], rel=1e-9)
+    for q, key in ((0.5, "qdelay_p50_s"), (0.99, "qdelay_p99_s")):
+        exact = aqm.percentile(soj, q)
+        assert abs(link[key] - exact) <= exact / 128 + 1e-12, (key, link[key], exact)
+    assert max(soj) == pytest.approx(link["qdelay_max_s"], rel=1e-12)
+
+
 def _fake_results():
     s = next(x for x in aqm.SCENARIOS if x.aqm == "codel" and x.rate_bps == 10e6)
     m = {k: {"ns3": 1.0, "ccsim": 1.0} for k in aqm.METRICS}

@@ -470,7 +470,7 @@ def test_new_plots_written_when_their_data_exist(tmp_path, captured):
                               flows=[{"count": 3, "cc": "reno", "rtt_s": 0.04, "ecn": True},
                                      {"count": 4, "cc": "cubic", "rtt_s": 0.04, "bytes": 30_000,
                                       "start_spread_s": 1.0}],
-                              warmup_s=0.5))
+                              warmup_s=0.5, qdelay=True))
     assert_conserved(res)
     assert int(res.links["marks"].sum()) > 0 and res.flows["fct_s"].notna().sum() >= plots.MIN_FCT_SAMPLES
     made = [p.name for p in plots.plot_all(res, tmp_path, fairness_window_s=0.5)]
@@ -489,10 +489,19 @@ def test_new_plots_written_when_their_data_exist(tmp_path, captured):
     line = next(l for l in ax.get_lines() if l.get_label() == "flow 0 reno")
     want = fs.rolling(4, min_periods=4).mean().to_numpy() / 1e6
     np.testing.assert_allclose(np.asarray(line.get_ydata(), float), want, rtol=1e-9, equal_nan=True)
-    # flow loss: per TCP flow bars, and the note on marks
+    # flow loss: per TCP flow, retransmitted and CE-marked packets side by side
     fig = figs["flow_loss.png"]
-    assert len(fig.axes[0].patches) == 7 and "see link_drops.png" in _titles(fig)
-    assert [p.get_height() for p in fig.axes[0].patches] == list(res.flows["retransmits"])
+    assert len(fig.axes[0].patches) == 14 and "loss and ECN marks per TCP flow" in _titles(fig)
+    assert [p.get_height() for p in fig.axes[0].patches] == list(res.flows["retransmits"]) + list(
+        res.flows["ce_marks"])
+    assert _legend_texts(fig.axes[0]) == ["retransmitted", "CE-marked (ECN)"]
+    # queueing delay: per monitored link, each interval's mean and max, in ms
+    ax = figs["qdelay.png"].axes[0]
+    assert ax.get_ylabel() == "queueing delay (ms)"
+    fwd = res.link_series[res.link_series["link"] == 0]
+    line = next(l for l in ax.get_lines() if l.get_label() == f"{plots._link_labels(res)[0]} mean")
+    np.testing.assert_allclose(np.asarray(line.get_ydata(), float), fwd["qdelay_mean_s"].to_numpy() * 1e3,
+                               equal_nan=True)
     # link drops and marks: the marks are there, and called run totals
     fig = figs["link_drops.png"]
     ax = fig.axes[0]

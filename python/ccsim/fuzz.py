@@ -52,7 +52,9 @@ __all__ = [
 #: from the engine's registry so that a scenario's draw does not move when
 #: something is registered; tests/test_invariants.py checks that these are
 #: every registered one but those in ``EXCLUDED_CONTROLLERS``.
-CONTROLLERS = ("reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr", "prague")
+CONTROLLERS = (
+    "reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr", "prague", "bbr3",
+)
 RECOVERIES = ("reno", "newreno", "sack", "sack1")
 
 #: Registered controllers that cannot run on a plain TCP path, with why.
@@ -180,9 +182,9 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     """One flow entry's TCP settings (``ecn`` forced when given). Sack1
     (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
     for the other recoveries; DCTCP always has ECN, and RFC 6675 where
-    Sack1 was drawn; BBR and Prague pace at their own rate and run RFC 6675
-    where Sack1 was drawn; Prague always has ECN with AccECN feedback, and
-    another ECN flow draws AccECN a third of the time."""
+    Sack1 was drawn; BBR (v1 and v3) and Prague pace at their own rate and
+    run RFC 6675 where Sack1 was drawn; Prague always has ECN with AccECN
+    feedback, and another ECN flow draws AccECN a third of the time."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
@@ -193,7 +195,7 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     }
     if flow["delayed_ack"]:
         flow["delack_model"] = rng.choice(("fixed", "linux"))
-    if flow["cc"] in ("dctcp", "bbr", "prague") and rec == "sack1":
+    if flow["cc"] in ("dctcp", "bbr", "bbr3", "prague") and rec == "sack1":
         # DCTCP is an ECN scheme and Sack1 takes no ECN; BBR sets its own
         # window around the RFC recovery: RFC 6675 instead
         flow["recovery"] = rec = "sack"
@@ -202,7 +204,7 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
         flow["pacing"] = rng.choice(("none", "interval", "token_bucket", "rate"))
         if flow["pacing"] == "token_bucket":
             flow["bucket_pkts"] = rng.choice((1, 2, 4))
-    if flow["cc"] in ("bbr", "prague"):
+    if flow["cc"] in ("bbr", "bbr3", "prague"):
         flow["pacing"] = "rate"  # they pace at the rate they set
         flow.pop("bucket_pkts", None)
     if flow["cc"] in ("dctcp", "prague"):
@@ -349,9 +351,13 @@ def scenario(seed: int, index: int) -> Dict[str, Any]:
     all-ECN behind a marking RED or AQM, the rest mix everything."""
     rng = random.Random(seed * 2**32 + index)
     kind = rng.random()
-    if kind < 0.25:
-        return _homogeneous(rng, seed, index)
-    return _mixed(rng, seed, index, ecn=kind < 0.55)
+    sc = _homogeneous(rng, seed, index) if kind < 0.25 else _mixed(rng, seed, index, ecn=kind < 0.55)
+    if index % 2:
+        # every other scenario records queueing delays (drawing nothing, so
+        # the scenarios are those of before; recording changes no other
+        # result) for the qdelay invariant
+        sc["qdelay"] = True
+    return sc
 
 
 # --------------------------------------------------------------------------
@@ -555,6 +561,77 @@ def check_conservation(sc: Mapping[str, Any], res: Results) -> List[Violation]:
         lost = int(links["drops"].sum()) + int(links["random_losses"].sum())
         if lost != c["dropped"]:
             out.append(Violation("conservation", f"dropped {c['dropped']} but the links dropped or lost {lost}"))
+    flows = res.flows
+    if "ce_marks" in flows and "marks" in links and not res.raw.get("transfers"):
+        marked, made = int(flows["ce_marks"].sum()), int(links["marks"].sum())
+        if marked != made:
+            out.append(Violation("conservation", f"the flows' CE marks ({marked}) are not the links' marks ({made})"))
+    return out
+
+
+#: The queueing-delay figures of a link, in the order they must keep.
+QDELAY_ORDER = ("qdelay_p50_s", "qdelay_p90_s", "qdelay_p99_s", "qdelay_p999_s", "qdelay_max_s")
+
+
+def check_qdelay(sc: Mapping[str, Any], res: Results) -> List[Violation]:
+    """With ``qdelay = true``: each link's delay figures are null exactly
+    when it sent nothing in the measured period, and otherwise
+    0 <= p50 <= p90 <= p99 <= p99.9 <= max and 0 <= mean <= max. A link
+    whose discipline reports classes (``qdelay_classes``, DualPI2's L and
+    C queues) holds each class to the same, and the classes to the link:
+    their packets add up to its ``tx_pkts``, the largest class maximum is
+    its maximum and their packet-weighted means its mean."""
+    if not sc.get("qdelay"):
+        return []
+    keys = QDELAY_ORDER + ("qdelay_mean_s",)
+    out = []
+    for link in res.raw.get("links", []):
+        name = link.get("name")
+        if any(k not in link for k in keys):
+            out.append(Violation("qdelay", f"link {name}: queueing delay missing with qdelay = true"))
+            continue
+        v = [link[k] for k in keys]
+        tx = int(link.get("tx_pkts", 0))
+        bad = _qdelay_disorder(v, tx)
+        if bad:
+            out.append(Violation("qdelay", f"link {name}: {bad}"))
+            continue
+        classes = link.get("qdelay_classes")
+        if classes:
+            out += _check_qdelay_classes(name, classes, v, tx)
+    return out
+
+
+def _qdelay_disorder(v: List[Any], pkts: int) -> Optional[str]:
+    """What is wrong with the figures ``v`` (p50, p90, p99, p99.9, max,
+    mean) of ``pkts`` packets, or None."""
+    idle = pkts == 0
+    if [x is None for x in v] != [idle] * len(v):
+        return f"delays {v} with {pkts} packets sent"
+    if not idle and not (0 <= v[0] and all(a <= b for a, b in zip(v[:4], v[1:5])) and 0 <= v[5] <= v[4]):
+        return f"p50, p90, p99, p99.9, max, mean = {v}"
+    return None
+
+
+def _check_qdelay_classes(name: Any, classes: List[Mapping[str, Any]], v: List[Any], tx: int) -> List[Violation]:
+    out = []
+    ckeys = ("p50_s", "p90_s", "p99_s", "p999_s", "max_s", "mean_s")
+    for c in classes:
+        bad = _qdelay_disorder([c.get(k) for k in ckeys], int(c.get("pkts", 0)))
+        if bad:
+            out.append(Violation("qdelay", f"link {name}, class {c.get('class')}: {bad}"))
+    if out:
+        return out
+    pkts = sum(int(c.get("pkts", 0)) for c in classes)
+    if pkts != tx:
+        return [Violation("qdelay", f"link {name}: its classes' packets ({pkts}) are not its tx_pkts ({tx})")]
+    sent = [c for c in classes if int(c["pkts"]) > 0]
+    if sent:
+        top = max(c["max_s"] for c in sent)
+        mean = sum(c["mean_s"] * int(c["pkts"]) for c in sent) / pkts
+        if top != v[4] or abs(mean - v[5]) > 1e-9 * max(v[5], 1e-12):
+            out.append(Violation("qdelay", f"link {name}: max {v[4]}, mean {v[5]} against its classes' "
+                                           f"max {top}, weighted mean {mean}"))
     return out
 
 
@@ -810,7 +887,7 @@ def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd
     return out
 
 
-CHECKS = (check_cwnd_stall, check_spurious_retransmit, check_conservation, check_fair_share)
+CHECKS = (check_cwnd_stall, check_spurious_retransmit, check_conservation, check_fair_share, check_qdelay)
 
 
 def check(sc: Mapping[str, Any], res: Results,

@@ -13,7 +13,7 @@ from typing import List, Optional, Union
 
 from .results import Results
 
-__all__ = ["plot_all", "plot_cwnd", "plot_queue", "plot_loss", "plot_goodput", "plot_flow_loss", "plot_link_drops",
+__all__ = ["plot_all", "plot_cwnd", "plot_queue", "plot_qdelay", "plot_loss", "plot_goodput", "plot_flow_loss", "plot_link_drops",
            "plot_fct", "plot_jain", "mark_warmup", "save_figure", "MAX_LEGEND", "MAX_GOODPUT_LINES",
            "MAX_LOSS_BARS", "MIN_FCT_SAMPLES", "CWND_PERCENTILE", "CWND_MARGIN", "CWND_GROUPS", "PLOT_FILES",
            "remove_plots", "goodput_window"]
@@ -27,8 +27,8 @@ PathLike = Union[str, os.PathLike]
 #: Every file :func:`plot_all` may write. A plot it does not write (skipped,
 #: or ``ccsim run --no-plots``) is removed from the directory, so a reused
 #: output directory never shows a plot of an earlier run beside these results.
-PLOT_FILES = ("cwnd.png", "queue.png", "loss.png", "goodput.png", "flow_loss.png", "link_drops.png", "fct.png",
-              "jain.png")
+PLOT_FILES = ("cwnd.png", "queue.png", "qdelay.png", "loss.png", "goodput.png", "flow_loss.png", "link_drops.png",
+              "fct.png", "jain.png")
 
 #: goodput.png draws up to this many flows; beyond, the MAX_GOODPUT_LINES - 1
 #: busiest and one line for the mean of the others.
@@ -223,6 +223,32 @@ def plot_queue(res: Results, path: PathLike) -> Optional[Path]:
     return _finish(plt, fig, ax, Path(path), len(groups) + warm, f"{res.name}: queue length")
 
 
+def plot_qdelay(res: Results, path: PathLike) -> Optional[Path]:
+    """Queueing delay (ms) against time for each monitored link: the mean
+    (thick) and the largest (thin) wait of the packets that started
+    serialisation in each sampling interval. Only for runs that record
+    delays (``qdelay = true``); intervals in which a link sent nothing are
+    gaps. The run's percentiles are in the links table."""
+    df = res.link_series
+    if df.empty or "qdelay_mean_s" not in df or df["qdelay_mean_s"].isna().all():
+        return None
+    plt = pyplot()
+    labels = _link_labels(res)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    warm = mark_warmup(ax, res)
+    groups = list(df.groupby("link", sort=True))
+    for i, (lid, g) in enumerate(groups):
+        color = f"C{i % 10}"
+        label = labels.get(lid, f"link {lid}")
+        ax.plot(g["time_s"], g["qdelay_mean_s"] * 1e3, lw=1.6, color=color, label=f"{label} mean")
+        ax.plot(g["time_s"], g["qdelay_max_s"] * 1e3, lw=0.6, alpha=0.6, color=color, label=f"{label} max")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queueing delay (ms)")
+    ax.set_ylim(bottom=0)
+    return _finish(plt, fig, ax, Path(path), 2 * len(groups) + warm,
+                   f"{res.name}: queueing delay per sampling interval")
+
+
 def plot_loss(res: Results, path: PathLike) -> Optional[Path]:
     """Loss rate per sampling interval (thin) and cumulative (thick) against
     time for each monitored link; log scale when losses span decades."""
@@ -332,11 +358,11 @@ def plot_goodput(res: Results, path: PathLike) -> Optional[Path]:
 
 
 def plot_flow_loss(res: Results, path: PathLike) -> Optional[Path]:
-    """Bar chart per TCP flow of retransmitted packets (top) and of
-    retransmission timeouts and fast recoveries (bottom), counted after the
-    warm-up. Beyond MAX_LOSS_BARS flows, the ones with the most
-    retransmits. ECN marks are counted per link direction, not per flow
-    (see :func:`plot_link_drops`); the figure says so."""
+    """Bar chart per TCP flow of retransmitted packets (top; beside them
+    the packets the queues CE-marked, ``ce_marks``, when any flow was
+    marked) and of retransmission timeouts and fast recoveries (bottom),
+    counted after the warm-up. Beyond MAX_LOSS_BARS flows, the ones with
+    the most retransmits."""
     fl = res.flows
     if fl.empty or "retransmits" not in fl:
         return None
@@ -355,8 +381,15 @@ def plot_flow_loss(res: Results, path: PathLike) -> Optional[Path]:
     names = [str(i) for i in fl["id"]]
     plt = pyplot()
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True)
-    top.bar(xs, fl["retransmits"], color="C3")
-    top.set_ylabel("retransmitted\npackets")
+    marked = "ce_marks" in fl and fl["ce_marks"].sum() > 0
+    if marked:
+        top.bar(xs - 0.2, fl["retransmits"], width=0.4, color="C3", label="retransmitted")
+        top.bar(xs + 0.2, fl["ce_marks"], width=0.4, color="C2", label="CE-marked (ECN)")
+        top.set_ylabel("packets")
+        top.legend(fontsize="small")
+    else:
+        top.bar(xs, fl["retransmits"], color="C3")
+        top.set_ylabel("retransmitted\npackets")
     events = [c for c in ("timeouts", "fast_recoveries") if c in fl]
     width = 0.8 / max(1, len(events))
     for i, c in enumerate(events):
@@ -374,12 +407,11 @@ def plot_flow_loss(res: Results, path: PathLike) -> Optional[Path]:
         ax.grid(True, axis="y", alpha=0.3)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     warm = float(res.raw.get("warmup_s") or 0.0)
-    title = f"{res.name}: loss per TCP flow" + (f" (after the {warm:g} s warm-up)" if warm > 0 else "")
+    what = "loss and ECN marks" if marked else "loss"
+    title = f"{res.name}: {what} per TCP flow" + (f" (after the {warm:g} s warm-up)" if warm > 0 else "")
     if total > MAX_LOSS_BARS:
         title += f"\nthe {MAX_LOSS_BARS} of {total} flows with the most retransmits"
     top.set_title(title)
-    fig.text(0.01, 0.0, "ECN marks are counted per link direction, not per flow: see link_drops.png",
-             fontsize="small", va="top")
     return save_figure(fig, Path(path))
 
 
@@ -506,7 +538,7 @@ def plot_all(res: Results, out_dir: PathLike, cwnd_by: str = "auto",
              fairness_window_s: Optional[float] = None) -> List[Path]:
     """Write the :data:`PLOT_FILES` into ``out_dir``; plots without data
     (empty series with ``sample_interval_s = 0``, no TCP flow, fewer than
-    MIN_FCT_SAMPLES completed transfers) are skipped, and an earlier run's
+    MIN_FCT_SAMPLES completed transfers, no recorded queueing delay) are skipped, and an earlier run's
     file of that name is removed (:func:`remove_plots`). ``cwnd_by`` groups
     the cwnd plot (see :func:`plot_cwnd`); ``fairness_window_s`` (the
     scenario's) is stated on jain.png."""
@@ -515,6 +547,7 @@ def plot_all(res: Results, out_dir: PathLike, cwnd_by: str = "auto",
     made = [
         plot_cwnd(res, out / "cwnd.png", by=cwnd_by),
         plot_queue(res, out / "queue.png"),
+        plot_qdelay(res, out / "qdelay.png"),
         plot_loss(res, out / "loss.png"),
         plot_goodput(res, out / "goodput.png"),
         plot_flow_loss(res, out / "flow_loss.png"),

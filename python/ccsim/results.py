@@ -126,10 +126,27 @@ class Results:
 
     @cached_property
     def links(self) -> "pd.DataFrame":
-        """One row per link direction (utilization, loss_rate, drops, ...)."""
+        """One row per link direction (utilization, loss_rate, drops, marks,
+        and with ``qdelay = true`` the queueing delay ``qdelay_p50_s`` ...
+        ``qdelay_max_s``). A discipline's per-class delays are in
+        :attr:`qdelay_classes`, not here."""
         import pandas as pd
 
-        return pd.DataFrame(self.raw.get("links", []))
+        rows = [{k: v for k, v in link.items() if k != "qdelay_classes"} for link in self.raw.get("links", [])]
+        return pd.DataFrame(rows)
+
+    @cached_property
+    def qdelay_classes(self) -> "pd.DataFrame":
+        """Queueing delay per sub-queue class, for the links whose discipline
+        names more than one (``qdelay = true``): one row per (link, class)
+        with ``link`` (its id), ``class``, ``pkts``, ``p50_s``, ``p90_s``,
+        ``p99_s``, ``p999_s``, ``mean_s``, ``max_s``. Empty (no columns)
+        when no link has classes."""
+        import pandas as pd
+
+        rows = [{"link": link.get("id"), **c} for link in self.raw.get("links", [])
+                for c in link.get("qdelay_classes") or []]
+        return pd.DataFrame(rows)
 
     @cached_property
     def transfers(self) -> "pd.DataFrame":
@@ -184,7 +201,9 @@ class Results:
 
     @cached_property
     def link_series(self) -> "pd.DataFrame":
-        """Long table: time_s, link, queue_pkts, loss_rate, cum_loss_rate, utilization."""
+        """Long table: time_s, link, queue_pkts, loss_rate, cum_loss_rate,
+        utilization, and with ``qdelay = true`` qdelay_mean_s and
+        qdelay_max_s (NaN for an interval in which the link sent nothing)."""
         return self._series("links")
 
     def link_pivot(self, column: str = "queue_pkts") -> "pd.DataFrame":
@@ -228,8 +247,9 @@ class Results:
         """Write summary.json (deterministic: byte-identical for the same
         scenario and seed), meta.json (wall time, versions, platform), the
         per-flow and per-link tables as flows.parquet and links.parquet, the
-        three series as Parquet (and CSV), and transfers.parquet (.csv)
-        when the run has transfers.
+        three series as Parquet (and CSV), transfers.parquet (.csv) when the
+        run has transfers, and qdelay_classes.parquet (.csv) when a link's
+        discipline reports queueing delay per class.
 
         The summary is separate from the series and the transfers so that it
         stays small enough to read by eye and to diff between runs; for the
@@ -251,6 +271,8 @@ class Results:
         ]
         if self.raw.get("transfers"):
             tables.append(("transfers", self.transfers))
+        if not self.qdelay_classes.empty:
+            tables.append(("qdelay_classes", self.qdelay_classes))
         for stem, df in tables:
             p = out / f"{stem}.parquet"
             df.to_parquet(p, index=False)
@@ -285,7 +307,10 @@ class Results:
         lines = []
         flows = self.raw.get("flows", [])
         if flows:
-            lines.append(f"{'flow':>5} {'cc':<10} {'rtt_ms':>8} {'goodput_Mbps':>13} {'retx':>8} {'timeouts':>8}")
+            # ECN counters only when some flow was marked or echoed
+            ecn = any(f.get("ce_marks") or f.get("ece_acks") for f in flows)
+            head = f"{'flow':>5} {'cc':<10} {'rtt_ms':>8} {'goodput_Mbps':>13} {'retx':>8} {'timeouts':>8}"
+            lines.append(head + (f" {'ce_marks':>9} {'ece_acks':>9}" if ecn else ""))
             shown = flows if len(flows) <= max_flows else flows[: max(max_flows // 2, 1)]
             for f in shown:
                 rtt = f.get("rtt_prop_s")
@@ -294,6 +319,7 @@ class Results:
                     f"{(rtt * 1e3 if rtt is not None else float('nan')):>8.2f} "
                     f"{f.get('goodput_bps', 0.0) / 1e6:>13.3f} "
                     f"{f.get('retransmits', 0):>8} {f.get('timeouts', 0):>8}"
+                    + (f" {f.get('ce_marks', 0):>9} {f.get('ece_acks', 0):>9}" if ecn else "")
                 )
             if len(shown) < len(flows):
                 g = [f.get("goodput_bps", 0.0) / 1e6 for f in flows]
@@ -311,13 +337,18 @@ class Results:
             )
         links = [l for l in self.raw.get("links", []) if l.get("monitored")]
         if links:
+            # queueing delay percentiles when the run recorded them (qdelay = true)
+            qd = any("qdelay_p50_s" in l for l in links)
+            ms = lambda v: f"{v * 1e3:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
             lines.append("")
-            lines.append(f"{'link':<16} {'rate_Mbps':>10} {'util':>7} {'loss_rate':>10} {'drops':>9} {'max_q':>7}")
+            lines.append(f"{'link':<16} {'rate_Mbps':>10} {'util':>7} {'loss_rate':>10} {'drops':>9} {'max_q':>7}"
+                         + (f" {'qd_p50_ms':>9} {'qd_p99_ms':>9}" if qd else ""))
             for l in links:
                 name = l.get("name") or f"{l.get('from')}->{l.get('to')}"
                 lines.append(
                     f"{name:<16} {l.get('rate_bps', 0.0) / 1e6:>10.1f} {l.get('utilization', 0.0):>7.4f} "
                     f"{l.get('loss_rate', 0.0):>10.3e} {l.get('drops', 0):>9} {l.get('max_queue_pkts', 0):>7}"
+                    + (f" {ms(l.get('qdelay_p50_s'))} {ms(l.get('qdelay_p99_s'))}" if qd else "")
                 )
         jain = self.raw.get("jain_index")
         tail = f"jain={jain:.4f}" if isinstance(jain, (int, float)) else ""

@@ -482,12 +482,15 @@ class Scenario(_Table):
     ns2_boot_order: Optional[List[int]] = None
     #: order tied events by ns-2's floating-point clock (docs/scenario.md)
     ns2_clock: Optional[bool] = None
+    #: record every served packet's queueing delay on every link: the links'
+    #: ``qdelay_*`` results and link-series columns (docs/scenario.md)
+    qdelay: Optional[bool] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     _nested: ClassVar[Dict[str, Any]] = {"topology": _topology, "flows": _flows}
     _key_order: ClassVar[Sequence[str]] = (
         "name", "seed", "duration_s", "warmup_s", "sample_interval_s", "fairness_window_s", "ns2_boot_order",
-        "ns2_clock",
+        "ns2_clock", "qdelay",
     )
 
     # -- serialisation ----------------------------------------------------

@@ -76,6 +76,11 @@ impl Simulation {
         let delays_s = built.delays_s;
         let mut net = Net::new(built.links, built.routes);
         net.seed = sc.seed;
+        if sc.qdelay {
+            for l in &mut net.links {
+                l.record_qdelay();
+            }
+        }
         // ns-2's `$defaultRNG seed`, for the components that draw from it
         // (validated: any that does has a seed ns-2 accepts).
         net.ns2_rng = crate::sim::ns2rng::Ns2Rng::seeded(sc.seed).unwrap_or_default();
@@ -471,13 +476,13 @@ impl Simulation {
                 self.free_drained();
             }
             EventKind::Sample => {
-                self.sampler.sample(&self.net, &mut self.flows);
+                self.sampler.sample(&mut self.net, &mut self.flows);
                 let next = self.net.now.saturating_add(self.sampler.interval);
                 if next <= self.duration {
                     self.net.events.schedule(next, Owner::new(EventKind::Sample, 0, 0), 0);
                 }
             }
-            EventKind::WarmupEnd => self.sampler.warmup_end(&self.net, &self.flows),
+            EventKind::WarmupEnd => self.sampler.warmup_end(&mut self.net, &self.flows),
         }
     }
 

@@ -140,7 +140,7 @@ impl Stage for MarkNth {
             self.seen += 1;
             if self.seen == self.nth {
                 pkt.ecn = Ecn::Ce;
-                ctx.count_mark();
+                ctx.count_mark(pkt);
             }
         }
         Verdict::Pass
@@ -181,6 +181,9 @@ fn ce_mark_is_echoed_until_cwr_and_halves_the_window_once() {
     assert!(last_ece > first_ece, "echoed on more than one ACK (not once)");
     assert!(ace[last_ece].1 > cwr_t, "ECE still set while the CWR packet travels");
     assert!(ace[last_ece + 1..].iter().all(|e| !e.6));
+    // the results count the mark on the flow, and every echo its sender got
+    assert_eq!((r.flows[0].ce_marks, r.links[FWD_BNECK].marks), (1, 1));
+    assert_eq!(r.flows[0].ece_acks, (last_ece - first_ece + 1) as u64, "ACKs with ECE");
     // one reduction: the window was halved once (ssthresh = cwnd/2 then)
     let s = sim.tcp_sender(0).unwrap();
     assert_eq!(s.stats.fast_recoveries, 0);

@@ -668,6 +668,7 @@ fn scenario_doc(b: u8) -> BoxedStrategy<Table> {
             ("warmup_s", float(b, 0.0..0.05)),
             ("sample_interval_s", float(b, 0.0..0.05)),
             ("fairness_window_s", float(b, 0.01..1.0)),
+            ("qdelay", boolean(b)),
         ],
         0.3,
     );

@@ -196,7 +196,7 @@ impl ccsim_core::net::stage::Stage for MarkNth {
             self.seen += 1;
             if self.seen == self.nth {
                 pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
-                ctx.count_mark();
+                ctx.count_mark(pkt);
             }
         }
         ccsim_core::net::stage::Verdict::Pass
@@ -255,7 +255,7 @@ impl ccsim_core::net::stage::Stage for MarkThenDrop {
             self.seen += 1;
             if self.seen == self.mark {
                 pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
-                ctx.count_mark();
+                ctx.count_mark(pkt);
             } else if self.seen == self.drop {
                 return Verdict::Drop(DropReason::Congestion);
             }
@@ -318,7 +318,7 @@ fn a_timeout_in_the_window_of_an_ece_reduction_keeps_its_ssthresh() {
                 self.seen += 1;
                 if self.seen == 3000 && pkt.ecn.is_ect() {
                     pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
-                    ctx.count_mark();
+                    ctx.count_mark(pkt);
                 } else if (3001..3400).contains(&self.seen) {
                     return Verdict::Drop(DropReason::Congestion);
                 }
@@ -442,7 +442,7 @@ impl ccsim_core::net::stage::Stage for MarkAll {
     ) -> ccsim_core::net::stage::Verdict {
         if pkt.ecn.is_ect() {
             pkt.ecn = ccsim_core::net::packet::Ecn::Ce;
-            ctx.count_mark();
+            ctx.count_mark(pkt);
         }
         ccsim_core::net::stage::Verdict::Pass
     }

@@ -7,7 +7,7 @@
 //! the owner's own re-armable timer (RED's idle clock, XCP's control
 //! interval), and a way to drop packets it already holds (longest-queue
 //! drop) and to count ECN marks.
-use super::packet::PktId;
+use super::packet::{Packet, PktId};
 use crate::sim::ns2rng::Ns2Rng;
 use crate::sim::rng::Rng;
 use crate::sim::{EventQueue, Time, Timer};
@@ -53,6 +53,10 @@ pub struct LinkCtx<'a> {
     pub ns2_rng: &'a mut Ns2Rng,
     pub(crate) evicted: &'a mut Vec<PktId>,
     pub(crate) marks: &'a mut u64,
+    /// CE marks per flow id (`Net::ce_marks`), grown on the first mark of
+    /// a flow: most runs mark nothing, and a web workload's hundreds of
+    /// thousands of flows should not each carry a counter for it.
+    pub(crate) flow_marks: &'a mut Vec<u64>,
 }
 
 impl LinkCtx<'_> {
@@ -72,10 +76,26 @@ impl LinkCtx<'_> {
         self.evicted.push(id);
     }
 
-    /// Count an ECN mark the owner made (it sets `Ecn::Ce` itself).
-    pub fn count_mark(&mut self) {
+    /// Count an ECN mark the owner made on packet `p` (it sets `Ecn::Ce`
+    /// itself): for the link, and for `p`'s flow, so that the flows' marks
+    /// add up to the links' (`ce_marks` in the results).
+    pub fn count_mark(&mut self, p: &Packet) {
         *self.marks += 1;
+        let f = p.flow as usize;
+        if f >= self.flow_marks.len() {
+            self.flow_marks.resize(f + 1, 0);
+        }
+        self.flow_marks[f] += 1;
     }
+}
+
+/// The parts of the network beyond its link that a link's owners act on,
+/// borrowed together for one call: the event queue (their timers), ns-2's
+/// shared random stream and the CE-mark counts per flow (`Net::ce_marks`).
+pub(crate) struct Shared<'a> {
+    pub events: &'a mut EventQueue,
+    pub ns2_rng: &'a mut Ns2Rng,
+    pub flow_marks: &'a mut Vec<u64>,
 }
 
 /// What a link keeps for each owner of a context: its RNG and its timer.
@@ -91,7 +111,7 @@ pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::pack
     let mut rng = crate::sim::rng::from_u64(1);
     let mut timer = Timer::new(Owner::new(EventKind::LinkTimer, 0, 0));
     let mut events = EventQueue::default();
-    let (mut evicted, mut marks) = (Vec::new(), 0);
+    let (mut evicted, mut marks, mut flow_marks) = (Vec::new(), 0, Vec::new());
     let mut ns2_rng = Ns2Rng::default();
     let mut ctx = LinkCtx {
         now: 0,
@@ -106,6 +126,7 @@ pub(crate) fn test_ctx(idle: bool, f: impl FnOnce(&mut LinkCtx, &mut super::pack
         ns2_rng: &mut ns2_rng,
         evicted: &mut evicted,
         marks: &mut marks,
+        flow_marks: &mut flow_marks,
     };
     f(&mut ctx, &mut super::packet::PacketPool::default());
 }

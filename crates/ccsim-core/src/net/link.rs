@@ -11,15 +11,15 @@
 //! `net::line`); a `LinkFree` event exists only while packets
 //! wait. A packet that finds the link idle is admitted by the discipline and
 //! taken straight back out, so it still costs a single event.
-use super::ctx::{LinkCtx, Now, OwnerState, QueueView};
+use super::ctx::{LinkCtx, Now, OwnerState, QueueView, Shared};
 use super::packet::{Packet, PacketPool, PktId, NO_PKT};
+use super::qdelay::{DelayHistogram, DelayRecorder};
 use super::queue::Queue;
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
 use super::vfifo::VirtualFifo;
-use crate::sim::ns2rng::Ns2Rng;
 use crate::sim::rng::{self, Stream};
-use crate::sim::{EventKind, EventQueue, Owner, Time, Timer};
+use crate::sim::{EventKind, Owner, Time, Timer};
 use std::collections::VecDeque;
 
 /// `Link::feeder` of a link no route uses.
@@ -194,6 +194,10 @@ pub struct Link {
     /// boxed on its own, as every edge link of a web workload may need one
     /// and none needs the rest of `Extras`.
     vfifo: Option<Box<VirtualFifo>>,
+    /// The queueing delays of the packets served (`net::qdelay`), when the
+    /// scenario records them (`Scenario::qdelay`); boxed and last, off the
+    /// lines the per-packet paths read.
+    qdelay: Option<Box<DelayRecorder>>,
     pub name: String,
     pub from: usize,
     pub to: usize,
@@ -209,10 +213,10 @@ fn queue_owner(slot: &mut Option<OwnerState>, seed: u64, id: u32) -> &mut OwnerS
 
 /// Build a context for one owner out of a link's disjoint fields.
 macro_rules! ctx {
-    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $ns2:expr, $evicted:expr, $marks:expr) => {
-        ctx!($now, $id, $rate, $idle, $own, $events, $ns2, $evicted, $marks, QueueView::default())
+    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $sh:expr, $evicted:expr, $marks:expr) => {
+        ctx!($now, $id, $rate, $idle, $own, $sh, $evicted, $marks, QueueView::default())
     };
-    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $events:expr, $ns2:expr, $evicted:expr, $marks:expr, $view:expr) => {
+    ($now:expr, $id:expr, $rate:expr, $idle:expr, $own:expr, $sh:expr, $evicted:expr, $marks:expr, $view:expr) => {
         LinkCtx {
             now: $now.t,
             ns2_now: $now.ns2,
@@ -222,10 +226,11 @@ macro_rules! ctx {
             rng: &mut $own.rng,
             queue: $view,
             timer: &mut $own.timer,
-            events: $events,
-            ns2_rng: $ns2,
+            events: &mut *$sh.events,
+            ns2_rng: &mut *$sh.ns2_rng,
             evicted: $evicted,
             marks: $marks,
+            flow_marks: &mut *$sh.flow_marks,
         }
     };
 }
@@ -261,6 +266,7 @@ impl Link {
             extras: None,
             seed,
             vfifo: None,
+            qdelay: None,
             busy_until: 0,
             free_scheduled: false,
             ties: crate::scenario::Ties::EventOrder,
@@ -371,7 +377,7 @@ impl Link {
             return None;
         }
         let mut max = (self.max_queue_pkts, self.max_queue_bytes);
-        let (qp, qb) = v.push(now, at, s, size, &mut max);
+        let (qp, qb) = v.push(now, at, s, size, &mut max, &mut self.qdelay);
         if !idle && at <= now {
             max = (max.0.max(qp), max.1.max(qb));
         }
@@ -385,6 +391,69 @@ impl Link {
         c.q_area_pkts += wait;
         c.q_area_bytes += wait * size as u128;
         Some(s)
+    }
+
+    /// Record the queueing delay of every packet this link serves from now
+    /// on (`Scenario::qdelay`; before the run: a virtual FIFO's log is
+    /// recorded from its start).
+    pub fn record_qdelay(&mut self) {
+        self.qdelay.get_or_insert_with(Default::default);
+    }
+
+    /// Whether this link records queueing delays ([`Link::record_qdelay`]).
+    #[inline]
+    pub fn records_qdelay(&self) -> bool {
+        self.qdelay.is_some()
+    }
+
+    /// Record a served packet of sub-queue `class` that waited `wait` from
+    /// its arrival at the queue to the start of its serialisation
+    /// (`net::qdelay`), if the link records them.
+    #[inline]
+    pub(crate) fn record_wait(&mut self, wait: Time, class: usize) {
+        if let Some(r) = self.qdelay.as_deref_mut() {
+            r.record(wait, class);
+        }
+    }
+
+    /// Give the delay recorder the waits of the virtual FIFO's packets that
+    /// have started by `now` (`VirtualFifo::record_started`).
+    fn settle_waits(&mut self, now: Time) {
+        if let Some(v) = self.vfifo.as_deref_mut() {
+            v.record_started(now, &mut self.qdelay);
+        }
+    }
+
+    /// The measured period starts at `now` (the warm-up's end): the delay
+    /// histograms forget what came before, as the counters' snapshot does.
+    pub(crate) fn restart_waits(&mut self, now: Time) {
+        self.settle_waits(now);
+        if let Some(r) = self.qdelay.as_deref_mut() {
+            r.restart();
+        }
+    }
+
+    /// Sum and maximum of the waits of the packets that started
+    /// serialisation since the last call, up to `now` (the link series);
+    /// `None` if the link does not record them.
+    pub(crate) fn take_interval_waits(&mut self, now: Time) -> Option<(u128, Time)> {
+        self.settle_waits(now);
+        self.qdelay.as_deref_mut().map(DelayRecorder::take_interval)
+    }
+
+    /// The queueing delays of the measured period up to `now`, one
+    /// histogram per sub-queue class of the discipline
+    /// (`QueueDiscipline::delay_classes`), given `served`, the packets the
+    /// link sent in that period (its `tx_pkts`): those no path recorded
+    /// found the link idle and count as zero waits of class 0
+    /// (`DelayRecorder::classes_with_zeros`). `None` if the link does not
+    /// record them.
+    pub fn qdelay_at(&self, now: Time, served: u64) -> Option<Vec<DelayHistogram>> {
+        let mut r = self.qdelay.as_deref()?.clone();
+        if let Some(v) = self.vfifo() {
+            v.add_started(now, &mut r);
+        }
+        Some(r.classes_with_zeros(self.queue.delay_classes().len(), served))
     }
 
     /// Packets waiting in the queue at `now` (a virtual FIFO's as a reading
@@ -640,8 +709,7 @@ impl Link {
         at: Now,
         idle: bool,
         pkts: &mut PacketPool,
-        events: &mut EventQueue,
-        ns2: &mut Ns2Rng,
+        sh: &mut Shared,
         id: PktId,
     ) -> Option<DropReason> {
         if !self.has_stages() {
@@ -650,7 +718,7 @@ impl Link {
         let view = self.queue_view(Some(pkts.get(id).flow));
         let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
-            let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, &mut self.c.marks, view);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -661,15 +729,7 @@ impl Link {
     /// Offer the packet to the discipline (`idle` as for
     /// `stages_enqueue`); evictions are left for `pop_evicted`.
     #[inline]
-    pub(crate) fn enqueue(
-        &mut self,
-        at: Now,
-        idle: bool,
-        pkts: &mut PacketPool,
-        events: &mut EventQueue,
-        ns2: &mut Ns2Rng,
-        id: PktId,
-    ) -> bool {
+    pub(crate) fn enqueue(&mut self, at: Now, idle: bool, pkts: &mut PacketPool, sh: &mut Shared, id: PktId) -> bool {
         let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
             Queue::DropTail(q) => return q.admit(idle, id, pkts.get(id).size),
@@ -683,7 +743,7 @@ impl Link {
         };
         let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
         let own = queue_owner(queue_own, self.seed, self.id);
-        let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
+        let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
         q.enqueue(&mut ctx, id, pkts)
     }
 
@@ -696,38 +756,25 @@ impl Link {
     /// Take the next packet from the discipline through the stages'
     /// `on_dequeue` (the serialiser is free).
     #[inline]
-    pub(crate) fn dequeue(
-        &mut self,
-        at: Now,
-        pkts: &mut PacketPool,
-        events: &mut EventQueue,
-        ns2: &mut Ns2Rng,
-    ) -> Option<PktId> {
+    pub(crate) fn dequeue(&mut self, at: Now, pkts: &mut PacketPool, sh: &mut Shared) -> Option<PktId> {
         let id = match &mut self.queue {
             Queue::DropTail(q) => q.take()?,
             Queue::Drr(q) => q.take()?,
             Queue::Dyn(q) => {
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
                 let own = queue_owner(queue_own, self.seed, self.id);
-                let mut ctx = ctx!(at, self.id, self.rate_bps, false, own, events, ns2, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, false, own, sh, evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
-        self.stages_dequeue(at, pkts, events, ns2, id);
+        self.stages_dequeue(at, pkts, sh, id);
         Some(id)
     }
 
     /// The stages' `on_dequeue` for packet `id`, which has left the queue
     /// for the serialiser.
     #[inline]
-    pub(crate) fn stages_dequeue(
-        &mut self,
-        at: Now,
-        pkts: &mut PacketPool,
-        events: &mut EventQueue,
-        ns2: &mut Ns2Rng,
-        id: PktId,
-    ) {
+    pub(crate) fn stages_dequeue(&mut self, at: Now, pkts: &mut PacketPool, sh: &mut Shared, id: PktId) {
         if !self.extras.as_ref().is_some_and(|e| e.dequeue_stages) {
             return;
         }
@@ -735,21 +782,13 @@ impl Link {
         let Some(extras) = self.extras.as_mut() else { return };
         let Extras { stages, evicted, .. } = &mut **extras;
         for s in stages {
-            let mut ctx = ctx!(at, self.id, self.rate_bps, false, s.own, events, ns2, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, false, s.own, sh, evicted, &mut self.c.marks, view);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
     }
 
     /// Timer `slot` of this link fired (0: the queue, `i`: stage `i - 1`).
-    pub(crate) fn on_timer(
-        &mut self,
-        slot: u8,
-        gen: u32,
-        at: Now,
-        pkts: &mut PacketPool,
-        events: &mut EventQueue,
-        ns2: &mut Ns2Rng,
-    ) {
+    pub(crate) fn on_timer(&mut self, slot: u8, gen: u32, at: Now, pkts: &mut PacketPool, sh: &mut Shared) {
         let now = at.t;
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let view = self.queue_view(None);
@@ -757,14 +796,13 @@ impl Link {
         let Extras { stages, queue_own, evicted, .. } = &mut **extras;
         if slot == 0 {
             let own = queue_owner(queue_own, self.seed, self.id);
-            if own.timer.fire(events, now, gen) {
-                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, events, ns2, evicted, &mut self.c.marks);
+            if own.timer.fire(sh.events, now, gen) {
+                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
         } else if let Some(s) = stages.get_mut(slot as usize - 1) {
-            if s.own.timer.fire(events, now, gen) {
-                let mut ctx =
-                    ctx!(at, self.id, self.rate_bps, idle, s.own, events, ns2, evicted, &mut self.c.marks, view);
+            if s.own.timer.fire(sh.events, now, gen) {
+                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, &mut self.c.marks, view);
                 s.stage.on_timer(&mut ctx);
             }
         }

@@ -13,6 +13,7 @@ pub mod ctx;
 pub(crate) mod line;
 pub mod link;
 pub mod packet;
+pub mod qdelay;
 pub mod queue;
 pub mod span;
 pub mod stage;
@@ -84,6 +85,9 @@ pub struct Net {
     pub created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// CE marks per flow id, made by the links' disciplines and stages
+    /// (`LinkCtx::count_mark`); a flow marked never is absent or 0.
+    ce_marks: Vec<u64>,
     /// The scenario's master seed: agents created during the run derive
     /// their random streams from it (`sim::rng::stream`).
     pub seed: u64,
@@ -100,6 +104,14 @@ pub struct Net {
     /// order (`line::NO_LINE`: none), and the shared wires (`net::line`).
     link_line: Vec<u32>,
     lines: Vec<line::Line>,
+}
+
+/// The network-wide parts a link's owners act on (`ctx::Shared`),
+/// borrowed field by field beside a link of `$net.links`.
+macro_rules! shared {
+    ($net:ident) => {
+        ctx::Shared { events: &mut $net.events, ns2_rng: &mut $net.ns2_rng, flow_marks: &mut $net.ce_marks }
+    };
 }
 
 impl Net {
@@ -202,6 +214,12 @@ impl Net {
         fwd.iter().chain(rev).map(|&l| crate::sim::time::to_secs(self.links[l as usize].delay)).sum()
     }
 
+    /// CE marks the queues and stages set on `flow`'s packets so far (each
+    /// counted where it was made, so they add up to the links' `marks`).
+    pub fn ce_marks(&self, flow: u32) -> u64 {
+        self.ce_marks.get(flow as usize).copied().unwrap_or(0)
+    }
+
     /// Packets of `flow` in queues and pipes.
     pub fn flow_in_network(&self, flow: u32) -> u32 {
         self.in_net[flow as usize]
@@ -275,25 +293,26 @@ impl Net {
             if !q.admit(false, id, self.pkts.get(id).size) {
                 return self.drop_pkt(l, id, DropReason::Congestion);
             }
+            self.pkts.set_queued_at(id, now);
         } else {
             // (a field of its own: `link` holds `self.links`)
             let at = Now { t: now, ns2: self.ns2_clock.as_deref().map(|c| c.now) };
             // The same for the stages and the discipline: a stage neither
             // queues nor serves.
             let idle = can_serve && link.queue.len_pkts() == 0;
-            if let Some(reason) = link.stages_enqueue(at, idle, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id)
-            {
+            if let Some(reason) = link.stages_enqueue(at, idle, &mut self.pkts, &mut shared!(self), id) {
                 return self.drop_pkt(l, id, reason);
             }
             link.notify(TapEvent::Enqueue, now, &self.pkts, id);
             if idle && link.queue.passes_idle() {
                 // Admitted and taken straight back (`Queue::passes_idle`):
                 // on a DRR bottleneck, most ACKs of the other direction.
-                link.stages_dequeue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
+                link.stages_dequeue(at, &mut self.pkts, &mut shared!(self), id);
                 link.notify(TapEvent::Dequeue, now, &self.pkts, id);
                 return self.transmit(l, id);
             }
-            let admitted = link.enqueue(at, idle, &mut self.pkts, &mut self.events, &mut self.ns2_rng, id);
+            self.pkts.set_queued_at(id, now);
+            let admitted = link.enqueue(at, idle, &mut self.pkts, &mut shared!(self), id);
             while let Some(e) = self.links[l].pop_evicted() {
                 self.drop_pkt(l, e, DropReason::Congestion);
             }
@@ -356,7 +375,7 @@ impl Net {
     fn serve(&mut self, l: usize) {
         let at = self.now_at();
         let link = &mut self.links[l];
-        let next = link.dequeue(at, &mut self.pkts, &mut self.events, &mut self.ns2_rng);
+        let next = link.dequeue(at, &mut self.pkts, &mut shared!(self));
         // Packets the discipline dropped while choosing (CoDel's head drops).
         while let Some(e) = self.links[l].pop_evicted() {
             self.drop_pkt(l, e, DropReason::Congestion);
@@ -364,7 +383,14 @@ impl Net {
         let Some(id) = next else {
             return;
         };
-        self.links[l].notify(TapEvent::Dequeue, at.t, &self.pkts, id);
+        let link = &mut self.links[l];
+        if link.records_qdelay() {
+            let class = link.queue.dequeue_class(id, &self.pkts);
+            let queued = self.pkts.queued_at(id);
+            debug_assert!(queued <= at.t, "a packet served before it was queued");
+            link.record_wait(at.t - queued, class);
+        }
+        link.notify(TapEvent::Dequeue, at.t, &self.pkts, id);
         self.transmit(l, id);
     }
 
@@ -557,7 +583,7 @@ impl Net {
         let now = self.now;
         self.links[l].integrate_queue(now);
         let at = self.now_at();
-        self.links[l].on_timer(slot, gen, at, &mut self.pkts, &mut self.events, &mut self.ns2_rng);
+        self.links[l].on_timer(slot, gen, at, &mut self.pkts, &mut shared!(self));
         while let Some(e) = self.links[l].pop_evicted() {
             self.drop_pkt(l, e, DropReason::Congestion);
         }

@@ -329,7 +329,9 @@ impl Default for PacketPool {
 #[derive(Clone, Copy)]
 #[repr(C)]
 struct Slot {
-    /// Arrival time at the far end of the wire the packet is on.
+    /// Arrival time at the far end of the wire the packet is on; while the
+    /// packet waits in a link's queue (on no wire), its arrival at that
+    /// queue (`set_queued_at`), for its queueing delay.
     wire_at: Time,
     /// The next packet on that wire (`NO_PKT` at the tail); in a free
     /// slot, the next free slot.
@@ -371,6 +373,20 @@ impl PacketPool {
         let s = &mut self.slots[id as usize];
         s.wire_at = at;
         s.wire_next = NO_PKT;
+    }
+
+    /// Note that packet `id` joins a link's queue at `at` (it is on no
+    /// wire until it is served; the field is the wire's, on the slot's
+    /// first line, which the hop has just read).
+    #[inline]
+    pub(crate) fn set_queued_at(&mut self, id: PktId, at: Time) {
+        self.slots[id as usize].wire_at = at;
+    }
+
+    /// When packet `id`, which a link's queue has just released, joined it.
+    #[inline]
+    pub(crate) fn queued_at(&self, id: PktId) -> Time {
+        self.slots[id as usize].wire_at
     }
 
     /// Chain `next` behind `id` on their wire.

@@ -23,7 +23,14 @@
 //! Arrivals reach a link in time order (one feeder's wire is FIFO; several
 //! feeders' packets arrive by events, in time order), so the log is sorted
 //! by `t` and by `s` at once, and the waiting packets are a suffix of it.
+//!
+//! **Queueing delay.** Each entry's wait `s - t` is what the link's delay
+//! histogram records (`net::qdelay`), but only once the clock has reached
+//! `s`, as the event-by-event run records it when the packet starts: a
+//! trim records what it drops, and a sample or the warm-up's end first
+//! records what has started by then ([`VirtualFifo::record_started`]).
 use super::link::LinkCounters;
+use super::qdelay::DelayRecorder;
 use crate::sim::Time;
 use std::collections::VecDeque;
 
@@ -84,6 +91,14 @@ pub(crate) struct VirtualFifo {
     /// A packet that waits was logged ahead of the clock since `max_upto`
     /// (else the link's maxima already hold every logged arrival's).
     ahead_max: bool,
+    /// Index of the first entry whose wait the link's delay recorder has
+    /// not been given.
+    rec: usize,
+    /// The exact waits of the entries not yet recorded whose wait was
+    /// stored as `MAX_WAIT` (`Entry`), oldest first: a DropTail that takes
+    /// over 1.1 s to drain (a large buffer on a slow link) still reports
+    /// its delays exactly.
+    long: VecDeque<Time>,
 }
 
 impl VirtualFifo {
@@ -104,10 +119,23 @@ impl VirtualFifo {
     /// clock, at or before `t`; `max`: the link's queue maxima, which a
     /// trim brings up to `now`. Returns the queue after the arrival, in
     /// packets and bytes, as the event-by-event run measures its maximum.
+    /// `waits`: the link's delay recorder, which a trim gives the waits of
+    /// the entries it drops.
     #[inline]
-    pub fn push(&mut self, now: Time, t: Time, s: Time, size: u32, max: &mut (usize, u64)) -> (usize, u64) {
+    pub fn push(
+        &mut self,
+        now: Time,
+        t: Time,
+        s: Time,
+        size: u32,
+        max: &mut (usize, u64),
+        waits: &mut Option<Box<DelayRecorder>>,
+    ) -> (usize, u64) {
         if self.log.len() == self.log.capacity() {
-            self.trim(now, max);
+            self.trim(now, max, waits);
+        }
+        if s - t >= MAX_WAIT {
+            self.note_long(s - t, waits);
         }
         self.log.push_back(Entry::new(t, s, size));
         self.wait_bytes += size as u64;
@@ -118,10 +146,11 @@ impl VirtualFifo {
     /// Drop the entries nothing can read any more: started before `now`
     /// (so arrived too; one starting at `now` still waits for a reading at
     /// `now`) and before the cursor; first fold the queue maxima of the
-    /// arrivals up to `now` into `max`.
+    /// arrivals up to `now` into `max`, and record the waits of those not
+    /// recorded yet into `waits`.
     #[cold]
     #[inline(never)]
-    fn trim(&mut self, now: Time, max: &mut (usize, u64)) {
+    fn trim(&mut self, now: Time, max: &mut (usize, u64), waits: &mut Option<Box<DelayRecorder>>) {
         if self.ahead_max {
             let (p, b) = self.maxima_after(self.max_upto, now);
             *max = (max.0.max(p), max.1.max(b));
@@ -130,8 +159,63 @@ impl VirtualFifo {
         }
         self.max_upto = self.max_upto.max(now);
         let started = self.log.partition_point(|e| e.s < now).min(self.cursor);
+        self.record_to(started, waits);
         self.log.drain(..started);
         self.cursor -= started;
+        self.rec -= started;
+    }
+
+    /// A wait of `MAX_WAIT` or more, stored clamped (`Entry`): kept exactly
+    /// for the delay recorder, if there is one.
+    #[cold]
+    #[inline(never)]
+    fn note_long(&mut self, wait: Time, waits: &Option<Box<DelayRecorder>>) {
+        if waits.is_some() {
+            self.long.push_back(wait);
+        }
+    }
+
+    /// Record into `waits` the waits of the logged packets not recorded yet
+    /// whose transmission started by `now` (`s <= now`, the packets
+    /// [`VirtualFifo::take_back`] leaves counted as sent).
+    pub fn record_started(&mut self, now: Time, waits: &mut Option<Box<DelayRecorder>>) {
+        let end = self.rec + self.log.range(self.rec..).take_while(|e| e.s <= now).count();
+        self.record_to(end, waits);
+    }
+
+    /// Record the waits of entries `rec..end` (none if `end <= rec`). A
+    /// zero wait (a packet that found the link idle) is left out, as on
+    /// the link's other idle paths (`net::qdelay`). Without a recorder (the
+    /// link records no delays) nothing is kept, `long` included.
+    fn record_to(&mut self, end: usize, waits: &mut Option<Box<DelayRecorder>>) {
+        if end <= self.rec {
+            return;
+        }
+        let Some(rec) = waits.as_deref_mut() else {
+            self.rec = end;
+            return;
+        };
+        for e in self.log.range(self.rec..end) {
+            match e.wait_size >> 24 {
+                0 => {}
+                MAX_WAIT => rec.record(self.long.pop_front().expect("a long wait's exact value"), 0),
+                w => rec.record(w, 0),
+            }
+        }
+        self.rec = end;
+    }
+
+    /// Add to `waits` what [`VirtualFifo::record_started`] at `now` would
+    /// record, leaving the log as it is (for results read at any time).
+    pub fn add_started(&self, now: Time, waits: &mut DelayRecorder) {
+        let mut long = self.long.iter();
+        for e in self.log.range(self.rec..).take_while(|e| e.s <= now) {
+            let w = e.wait_size >> 24;
+            let w = if w == MAX_WAIT { *long.next().expect("a long wait's exact value") } else { w };
+            if w > 0 {
+                waits.record(w, 0);
+            }
+        }
     }
 
     /// The largest queue after an arrival in `(after, upto]`, in packets and
@@ -214,9 +298,9 @@ mod tests {
         let mut v = VirtualFifo::default();
         // a: 0..10 in service; b waits, starts at 10; c waits, starts at 20.
         let m = &mut (0, 0);
-        v.push(0, 0, 0, 100, m);
-        v.push(1, 1, 10, 100, m);
-        v.push(2, 2, 20, 50, m);
+        v.push(0, 0, 0, 100, m, &mut None);
+        v.push(1, 1, 10, 100, m, &mut None);
+        v.push(2, 2, 20, 50, m, &mut None);
         assert_eq!(v.waiting_at(2), (2, 150));
         assert_eq!(v.waiting_at(10), (2, 150), "b starts at 10, after the arrival");
         assert_eq!(v.waiting_at(11), (1, 50));
@@ -224,7 +308,7 @@ mod tests {
         // Two arrivals of one instant at an idle link: the first is in
         // service, not waiting.
         let mut v = VirtualFifo::default();
-        v.push(0, 5, 5, 100, &mut (0, 0));
+        v.push(0, 5, 5, 100, &mut (0, 0), &mut None);
         assert_eq!(v.waiting_at(5), (0, 0));
     }
 
@@ -237,7 +321,7 @@ mod tests {
         let mut full = LinkCounters::default();
         for &(t, s, size) in &pk {
             v.waiting_at(t);
-            v.push(0, t, s, size, &mut (0, 0));
+            v.push(0, t, s, size, &mut (0, 0), &mut None);
             full.arrivals += 1;
             full.tx_pkts += 1;
             full.tx_bytes += size as u64;
@@ -264,7 +348,7 @@ mod tests {
         let mut v = VirtualFifo::default();
         let (t, s) = (10, 10 + 3 * MAX_WAIT);
         v.waiting_at(t);
-        v.push(t, t, s, 1000, &mut (0, 0));
+        v.push(t, t, s, 1000, &mut (0, 0), &mut None);
         for now in [t, t + 1, s - 1, s, s + 1] {
             let mut c = LinkCounters { arrivals: 1, tx_pkts: 1, tx_bytes: 1000, ..Default::default() };
             c.q_area_pkts = (s - t) as u128;
@@ -288,7 +372,7 @@ mod tests {
         let mut seen = Vec::new();
         for &(t, s, size) in &pk {
             v.waiting_at(t);
-            let q = v.push(0, t, s, size, &mut max);
+            let q = v.push(0, t, s, size, &mut max, &mut None);
             if s > t {
                 seen.push((t, q));
             }
@@ -299,5 +383,61 @@ mod tests {
         assert_eq!(v.maxima_upto(100), (4, 650));
         assert_eq!(v.maxima_after(3, 100), (4, 650));
         assert_eq!(v.maxima_after(10, 100), (0, 0));
+    }
+
+    /// Each logged wait is recorded once, when the clock has reached its
+    /// start, whether by `record_started` or by a trim; `add_started` sees
+    /// the same without recording; a wait over `MAX_WAIT` is exact; and a
+    /// link that records nothing keeps nothing.
+    #[test]
+    fn waits_are_recorded_once_when_started() {
+        use crate::net::qdelay::DelayRecorder;
+        let mut v = VirtualFifo::default();
+        let mut rec: Option<Box<DelayRecorder>> = Some(Default::default());
+        let long = 2 * MAX_WAIT + 7;
+        // (t, s): an idle arrival (wait 0), waits of 10 and 25, a long one
+        let pk = [(0u64, 0u64), (5, 15), (10, 35), (20, 20 + long)];
+        for &(t, s) in &pk {
+            v.waiting_at(t);
+            v.push(t, t, s, 100, &mut (0, 0), &mut rec);
+        }
+        let recorded = |rec: &Option<Box<DelayRecorder>>| {
+            rec.as_ref().map_or((0, 0), |r| {
+                let h = &r.classes_with_zeros(1, 0)[0];
+                (h.count(), h.max().unwrap_or(0))
+            })
+        };
+        let peek = |v: &VirtualFifo, rec: &Option<Box<DelayRecorder>>, now| {
+            let mut r = rec.as_deref().cloned().unwrap_or_default();
+            v.add_started(now, &mut r);
+            let h = &r.classes_with_zeros(1, 0)[0];
+            (h.count(), h.max().unwrap_or(0))
+        };
+        assert_eq!(v.long.len(), 1);
+        assert_eq!(peek(&v, &rec, 14), (0, 0));
+        assert_eq!(peek(&v, &rec, 15), (1, 10), "recorded at its start");
+        v.record_started(15, &mut rec);
+        assert_eq!(recorded(&rec), (1, 10));
+        v.record_started(15, &mut rec);
+        assert_eq!(recorded(&rec), (1, 10), "once");
+        assert_eq!(peek(&v, &rec, 40), (2, 25));
+        assert_eq!(peek(&v, &rec, 20 + long), (3, long), "the long wait, exactly");
+        // A trim at 40 records the 25 (started at 35) and drops it; the
+        // long wait stays logged, unrecorded.
+        v.waiting_at(40);
+        v.trim(40, &mut (0, 0), &mut rec);
+        assert_eq!(recorded(&rec), (2, 25));
+        assert_eq!(rec.as_ref().unwrap().clone().take_interval(), (35, 25));
+        v.record_started(20 + long, &mut rec);
+        assert_eq!(recorded(&rec), (3, long));
+        assert!(v.long.is_empty());
+        // without a recorder
+        let (mut v, mut none) = (VirtualFifo::default(), None);
+        for &(t, s) in &pk {
+            v.waiting_at(t);
+            v.push(t, t, s, 100, &mut (0, 0), &mut none);
+        }
+        v.record_started(20 + long, &mut none);
+        assert!(none.is_none() && v.long.is_empty() && v.rec == pk.len());
     }
 }

@@ -121,6 +121,13 @@ pub struct Scenario {
     /// have `ties = "ns2"`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ns2_clock: bool,
+    /// Record every served packet's queueing delay on every link (the
+    /// links' `qdelay_*` results and series columns, `net::qdelay`). Off
+    /// by default: recording costs about 2% more instructions per run on
+    /// the bench rows (docs/decisions/2026-11-27-qdelay-opt-in.md), and a
+    /// run that does not read the figures should not pay for them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub qdelay: bool,
 }
 
 fn d_droptail() -> String {

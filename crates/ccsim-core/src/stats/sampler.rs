@@ -7,9 +7,11 @@
 //! covers a flow's last moments is kept and idle flows cost nothing.
 //! Jain's index over the fairness window counts the flows active at `t`.
 use super::{
-    jain, push_optional, ratio, Conservation, FlowResult, FlowTableStats, LinkResult, Results, Series, Transfers,
+    jain, push_optional, ratio, Conservation, FlowResult, FlowTableStats, LinkQDelay, LinkResult, QDelayClass, Results,
+    Series, Transfers,
 };
 use crate::flow::FlowTable;
+use crate::net::link::Link;
 use crate::net::link::LinkCounters;
 use crate::net::Net;
 use crate::sim::time::to_secs;
@@ -58,12 +60,16 @@ struct FlowCounters {
     retransmits: u64,
     timeouts: u64,
     fast_recoveries: u64,
+    ce_marks: u64,
+    ece_acks: u64,
 }
 
 impl FlowCounters {
-    fn of(flow: crate::flow::FlowRef<'_>) -> Self {
+    fn of(flow: crate::flow::FlowRef<'_>, ce_marks: u64) -> Self {
         let r = flow.report();
         FlowCounters {
+            ce_marks,
+            ece_acks: r.ece_acks,
             delivered: flow.delivered_bytes(),
             rx: flow.rx_bytes(),
             data_sent: r.data_sent,
@@ -96,13 +102,18 @@ impl Sampler {
     /// timeouts, recoveries; links' arrivals, drops, marks, queue averages)
     /// covers `[warmup_s, duration_s]`. The queue maxima alone stay whole-run
     /// maxima: the paced-XCP paper's Fig 1 reports the start-up transient and
-    /// ns-2's queue monitors (our validation peer) see the whole run.
-    pub fn warmup_end(&mut self, net: &Net, flows: &FlowTable) {
-        self.warm_links = net.links.iter().map(|l| l.counters_at(net.now)).collect();
-        self.warm_flows = flows.iter().map(FlowCounters::of).collect();
+    /// ns-2's queue monitors (our validation peer) see the whole run. The
+    /// links' queueing-delay histograms start again here.
+    pub fn warmup_end(&mut self, net: &mut Net, flows: &FlowTable) {
+        let now = net.now;
+        self.warm_links = net.links.iter().map(|l| l.counters_at(now)).collect();
+        for l in &mut net.links {
+            l.restart_waits(now);
+        }
+        self.warm_flows = flows.iter().enumerate().map(|(i, f)| FlowCounters::of(f, net.ce_marks(i as u32))).collect();
     }
 
-    pub fn sample(&mut self, net: &Net, flows: &mut FlowTable) {
+    pub fn sample(&mut self, net: &mut Net, flows: &mut FlowTable) {
         let t = net.now;
         let ts = to_secs(t);
         let iv = to_secs(self.interval);
@@ -137,12 +148,22 @@ impl Sampler {
         }
         self.last_links.resize(net.links.len(), LinkCounters::default());
         let s = &mut self.series.links;
-        for (l, link) in net.links.iter().enumerate() {
+        for (l, link) in net.links.iter_mut().enumerate() {
             if !link.monitored {
                 continue;
             }
             let (c, last) = (link.counters_at(t), self.last_links[l]);
             let arr = c.arrivals - last.arrivals;
+            if let Some((wait_sum, wait_max)) = link.take_interval_waits(t) {
+                // Every packet sent in the interval is in `sent`; the waits
+                // of those that found the link idle (0) were not recorded.
+                let (mean, max) = match c.tx_pkts - last.tx_pkts {
+                    0 => (f64::NAN, f64::NAN),
+                    n => (wait_sum as f64 / n as f64 / crate::sim::time::PS_PER_S, to_secs(wait_max)),
+                };
+                s.qdelay_mean_s.push(mean);
+                s.qdelay_max_s.push(max);
+            }
             let lost = (c.drops + c.random_losses) - (last.drops + last.random_losses);
             s.time_s.push(ts);
             s.link.push(l as u32);
@@ -182,6 +203,7 @@ impl Sampler {
                 let arrivals = c.arrivals - w.arrivals;
                 let drops = c.drops - w.drops;
                 let random = c.random_losses - w.random_losses;
+                let tx_pkts = c.tx_pkts - w.tx_pkts;
                 LinkResult {
                     id: i as u32,
                     name: l.name.clone(),
@@ -191,7 +213,7 @@ impl Sampler {
                     delay_s: to_secs(l.delay),
                     monitored: l.monitored,
                     utilization: (c.tx_bytes - w.tx_bytes) as f64 * 8.0 / (l.rate_bps() * meas),
-                    tx_pkts: c.tx_pkts - w.tx_pkts,
+                    tx_pkts,
                     tx_bytes: c.tx_bytes - w.tx_bytes,
                     arrivals,
                     drops,
@@ -202,11 +224,12 @@ impl Sampler {
                     avg_queue_pkts: (c.q_area_pkts - w.q_area_pkts) as f64 / meas_ns,
                     avg_queue_bytes: (c.q_area_bytes - w.q_area_bytes) as f64 / meas_ns,
                     marks: c.marks - w.marks,
+                    qdelay: link_qdelay(l, end, tx_pkts),
                 }
             })
             .collect();
         let flow_results: Vec<FlowResult> =
-            flows.plain().iter().map(|&f| self.flow_result(flows, f as usize, end)).collect();
+            flows.plain().iter().map(|&f| self.flow_result(net, flows, f as usize, end)).collect();
         let transfers = transfers(flows);
         let goodputs: Vec<f64> = flow_results.iter().map(|f| f.goodput_bps).collect();
         Results {
@@ -238,7 +261,7 @@ impl Sampler {
     }
 
     /// Summary of flow `f` over the measurement period ending at `end`.
-    fn flow_result(&self, flows: &FlowTable, f: usize, end: Time) -> FlowResult {
+    fn flow_result(&self, net: &Net, flows: &FlowTable, f: usize, end: Time) -> FlowResult {
         let flow = flows.get(f as u32);
         let m = &flow.meta;
         let r = flow.report();
@@ -268,6 +291,8 @@ impl Sampler {
             retransmits: r.retransmits - w.retransmits,
             timeouts: r.timeouts - w.timeouts,
             fast_recoveries: r.fast_recoveries - w.fast_recoveries,
+            ce_marks: net.ce_marks(f as u32) - w.ce_marks,
+            ece_acks: r.ece_acks - w.ece_acks,
             final_cwnd: r.cwnd,
             final_srtt_s: r.srtt_s,
             completed_s: completed.map(to_secs),
@@ -280,6 +305,43 @@ impl Sampler {
             app_delay_max_s: delay.and_then(|d| d.max_s()),
         }
     }
+}
+
+/// Link `l`'s queueing delay over the measured period up to `end`, in which
+/// it sent `served` packets (`None` if it does not record delays): the
+/// whole link, and each class when its discipline names more than one.
+fn link_qdelay(l: &Link, end: Time, served: u64) -> Option<LinkQDelay> {
+    let classes = l.qdelay_at(end, served)?;
+    let mut all = classes[0].clone();
+    classes[1..].iter().for_each(|h| all.merge(h));
+    let d = all.summary();
+    let names = l.queue.delay_classes();
+    let per_class = if names.len() > 1 { &classes[..] } else { &[] };
+    Some(LinkQDelay {
+        p50_s: d.p50_s,
+        p90_s: d.p90_s,
+        p99_s: d.p99_s,
+        p999_s: d.p999_s,
+        mean_s: d.mean_s,
+        max_s: d.max_s,
+        classes: per_class
+            .iter()
+            .enumerate()
+            .map(|(k, h)| {
+                let d = h.summary();
+                QDelayClass {
+                    class: names.get(k).map_or_else(|| format!("class{k}"), |n| n.to_string()),
+                    pkts: d.pkts,
+                    p50_s: d.p50_s,
+                    p90_s: d.p90_s,
+                    p99_s: d.p99_s,
+                    p999_s: d.p999_s,
+                    mean_s: d.mean_s,
+                    max_s: d.max_s,
+                }
+            })
+            .collect(),
+    })
 }
 
 /// The table of every transfer (flows with a transfer tag), in id order.

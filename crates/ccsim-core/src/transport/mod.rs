@@ -43,6 +43,12 @@ pub struct SenderReport {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// ACKs that arrived carrying ECN-Echo (RFC 3168 §6.1.3: the receiver
+    /// sets ECE on every ACK from a CE mark until the sender's CWR, so
+    /// this counts echoes, not marks); with AccECN feedback (RFC 9768),
+    /// whose ECE flag is a bit of the ACE count, the ACKs whose count
+    /// reported new CE marks; 0 for transports without ECN.
+    pub ece_acks: u64,
     /// Window in packets (`NaN` for transports without one).
     pub cwnd: f64,
     pub ssthresh: f64,

@@ -1,13 +1,14 @@
 """Today's congestion control beside the papers' (issue 51): reproductions
-of what the literature established about BBR v1 and DCTCP, run with
-ccsim's ``bbr`` and ``dctcp`` controllers.
+of what the literature and the RFCs established about BBR v1, DCTCP and
+L4S (TCP Prague over DualPI2), run with ccsim's ``bbr``, ``dctcp`` and
+``prague`` controllers and its ``dualpi2`` queue.
 
 Unlike the other subpackages this group is not one paper: each experiment
 names the papers (and, where one applies, the published model) it checks
 against in its ``SOURCE`` and ``PAPER``. Its checks' sources: ``paper`` (a
 claim or number the cited paper states), ``model`` (a closed form from the
-cited paper, implemented in :mod:`ccsim.models.bbr` and
-:mod:`ccsim.models.dctcp`), ``consistency`` (ccsim against ccsim).
+cited paper, implemented in :mod:`ccsim.models.bbr`,
+:mod:`ccsim.models.dctcp` and :mod:`ccsim.models.l4s`), ``consistency`` (ccsim against ccsim).
 
 Common setting, the same for every experiment unless it says otherwise:
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-SOURCE = "Today's congestion control (BBR v1, DCTCP)"
+SOURCE = "Today's congestion control (BBR v1, DCTCP, L4S)"
 
 #: Payload, header and wire size of a packet (bytes).
 MSS = 1460

@@ -299,6 +299,9 @@ pub struct DualPi2 {
     /// WRR credit (bytes x percent): its sign picks the queue.
     credit: i64,
     running: bool,
+    /// The packet the last `dequeue` returned came from the L queue
+    /// (`dequeue_class`: a C packet marked CE on its way out is still C's).
+    served_l: bool,
     stats: DualPi2Stats,
 }
 
@@ -313,6 +316,7 @@ impl DualPi2 {
             last_qdelay: 0.0,
             credit: 0,
             running: false,
+            served_l: false,
             stats: DualPi2Stats::default(),
         };
         q.credit = q.credit_init();
@@ -522,6 +526,7 @@ impl QueueDiscipline for DualPi2 {
                 continue;
             }
             self.credit += change;
+            self.served_l = l_step.is_some();
             return Some(id);
         }
     }
@@ -543,6 +548,21 @@ impl QueueDiscipline for DualPi2 {
         let mut v = self.lq.ids();
         v.extend(self.cq.ids());
         v
+    }
+
+    /// The L and the C queue (`links[].qdelay_classes`).
+    fn delay_classes(&self) -> &'static [&'static str] {
+        &["l", "c"]
+    }
+
+    /// The queue the last dequeued packet left, not its codepoint now: a
+    /// CE mark at dequeue makes a C packet look like an L one.
+    fn dequeue_class(&self, _id: PktId, _pkts: &PacketPool) -> usize {
+        if self.served_l {
+            0
+        } else {
+            1
+        }
     }
 }
 
@@ -925,6 +945,41 @@ mod tests {
                 assert_eq!(q.enqueue(ctx, id, pool), i < 10, "arrival {i}");
             }
             assert_eq!((q.lens(), q.stats().overflows), ((5, 5), 2));
+        });
+    }
+
+    /// `delay_classes` names the L and the C queue, and `dequeue_class`
+    /// the queue each departing packet left, under the WRR's interleaving
+    /// and though the coupled marks turn C packets CE (which would classify
+    /// them as L).
+    #[test]
+    fn each_dequeued_packet_reports_the_queue_it_left() {
+        test_ctx(false, |ctx, pool| {
+            let mut q = DualPi2::new(DualPi2Config::default());
+            assert_eq!(QueueDiscipline::delay_classes(&q), ["l", "c"]);
+            q.prob = 0.45; // p_C about 0.2: many C packets leave CE-marked
+            let mut from_l = std::collections::HashMap::new();
+            let (mut seen, mut c_marked) = ([0u64; 2], 0u64);
+            for i in 0..4000u64 {
+                while q.len_pkts() < 20 {
+                    let ecn = [Ecn::Ect1, Ecn::Ect0, Ecn::NotEct][(i % 3) as usize];
+                    let id = pkt(pool, ecn, 1500);
+                    from_l.insert(id, ecn == Ecn::Ect1);
+                    assert!(q.enqueue(ctx, id, pool));
+                }
+                let Some(id) = q.dequeue(ctx, pool) else { continue };
+                let class = QueueDiscipline::dequeue_class(&q, id, pool);
+                let l = from_l.remove(&id).unwrap();
+                assert_eq!(class, if l { 0 } else { 1 }, "packet {id}");
+                seen[class] += 1;
+                c_marked += (!l && pool.get(id).ecn == Ecn::Ce) as u64;
+                pool.free(id);
+                for e in ctx.evicted.drain(..) {
+                    from_l.remove(&e);
+                    pool.free(e);
+                }
+            }
+            assert!(seen[0] > 1000 && seen[1] > 300 && c_marked > 30, "{seen:?}, {c_marked} C marks");
         });
     }
 

@@ -45,6 +45,24 @@ pub trait QueueDiscipline: Send {
     fn flow_len_bytes(&self, _flow: u32) -> Option<u64> {
         None
     }
+    /// The classes of traffic whose queueing delay the link reports apart
+    /// (`links[].qdelay_classes` in the results), by name: a discipline
+    /// that serves separate sub-queues (DualPI2's L and C queues) names
+    /// them here, and [`QueueDiscipline::dequeue_class`] says which one
+    /// each departing packet came from. The default is one class, the
+    /// whole queue, reported only as the link's own figures. Read when
+    /// results are made, not per packet.
+    fn delay_classes(&self) -> &'static [&'static str] {
+        &["all"]
+    }
+    /// The class (an index into [`QueueDiscipline::delay_classes`]) of
+    /// packet `id`, which the last `dequeue` returned: asked at once, before
+    /// any other call, so a discipline may answer from the state its
+    /// dequeue left (which sub-queue it served) rather than from the packet
+    /// (a CE mark moves no packet between DualPI2's queues).
+    fn dequeue_class(&self, _id: PktId, _pkts: &PacketPool) -> usize {
+        0
+    }
 }
 
 /// A link's discipline. DropTail, on every link of every paper's
@@ -108,6 +126,18 @@ impl Queue {
     pub fn flow_len_bytes(&self, flow: u32) -> Option<u64> {
         dispatch!(self, q => q.flow_len_bytes(flow))
     }
+    pub fn delay_classes(&self) -> &'static [&'static str] {
+        dispatch!(self, q => q.delay_classes())
+    }
+    /// The class of the packet the last `dequeue` returned (DropTail and
+    /// DRR: one class, no call).
+    #[inline]
+    pub fn dequeue_class(&self, id: PktId, pkts: &PacketPool) -> usize {
+        match self {
+            Queue::DropTail(_) | Queue::Drr(_) => 0,
+            Queue::Dyn(q) => q.dequeue_class(id, pkts),
+        }
+    }
 }
 
 impl<T: QueueDiscipline + 'static> From<T> for Queue {
@@ -143,7 +173,7 @@ pub(crate) fn mark_ce(ctx: &mut LinkCtx, pkts: &mut PacketPool, id: PktId) -> bo
     match p.ecn {
         Ecn::Ect0 | Ecn::Ect1 => {
             p.ecn = Ecn::Ce;
-            ctx.count_mark();
+            ctx.count_mark(p);
             true
         }
         Ecn::Ce => true,

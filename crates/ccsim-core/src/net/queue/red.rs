@@ -527,7 +527,7 @@ impl QueueDiscipline for Red {
         }
         if verdict == Verdict::Mark {
             pkts.get_mut(id).ecn = Ecn::Ce;
-            ctx.count_mark();
+            ctx.count_mark(pkts.get(id));
         }
         self.fifo.push(id, size);
         true

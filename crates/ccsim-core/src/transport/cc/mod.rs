@@ -28,6 +28,7 @@
 //! controller is built from it with `new(config)`. Window-based controllers
 //! start `cong_avoid` with the shared [`slow_start_units`].
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod cubic;
 pub mod dctcp;
@@ -170,6 +171,20 @@ impl RateSample {
     }
 }
 
+/// What a controller may know of its flow's TCP set-up, given once when it
+/// is built (Linux reads it from the socket: `tp->ecn_flags`,
+/// `tcp_is_sack`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowInfo {
+    /// The flow sends ECN-capable data and its receiver feeds back the CE
+    /// state of each delivered segment (`ecn = true` with `ecn_feedback =
+    /// "dctcp"` or `"accecn"`), not RFC 3168's ECE latched until CWR.
+    pub ecn_precise: bool,
+    /// SACK recovery (`recovery = "sack"`): the sender learns of several
+    /// losses in a round trip.
+    pub sack: bool,
+}
+
 /// What `cong_control` asks of the sender beyond cwnd and pacing rate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CongControlOut {
@@ -267,6 +282,9 @@ pub trait CongestionControl: Send {
     fn cong_control(&mut self, _s: &mut CcState, _rs: &RateSample) -> CongControlOut {
         CongControlOut::default()
     }
+    /// The flow's set-up ([`FlowInfo`]), once, after the controller is
+    /// built (BBR v3's ECN eligibility and loss rule without SACK).
+    fn set_flow_info(&mut self, _f: FlowInfo) {}
     /// The controller's own random stream (BBR's ProbeBW phase), seeded
     /// from the scenario's seed and the flow id.
     fn seed_rng(&mut self, _rng: crate::sim::rng::Rng) {}
@@ -391,6 +409,7 @@ pub fn catalog() -> Vec<ControllerDoc> {
         dctcp::Dctcp::doc(),
         prague::Prague::doc(),
         bbr::Bbr::doc(),
+        bbr3::Bbr3::doc(),
         fast::Fast::doc(),
         vegas::Vegas::doc(),
         xcp::Xcp::doc(),
@@ -414,6 +433,7 @@ pub fn build(
         "prague" => Ok(Box::new(prague::Prague::from_params(params, path)?)),
         "cubic" => Ok(Box::new(cubic::Cubic::from_params(params, path)?)),
         "bbr" => Ok(Box::new(bbr::Bbr::from_params(params, path)?)),
+        "bbr3" => Ok(Box::new(bbr3::Bbr3::from_params(params, path)?)),
         "fast" => Ok(Box::new(fast::Fast::from_params(params, path)?)),
         "vegas" => Ok(Box::new(vegas::Vegas::from_params(params, path)?)),
         "xcp" => Ok(Box::new(xcp::Xcp::from_params(params, path)?)),

@@ -380,6 +380,8 @@ impl SenderAgent for EtcpSender {
             retransmits: self.stats.retransmits,
             timeouts: self.stats.rtx_timeouts + self.stats.sig_timeouts,
             fast_recoveries: 0,
+            // E-TCP signals congestion by loss alone (its packets are Not-ECT).
+            ece_acks: 0,
             cwnd: if window { self.ctl.value } else { f64::NAN },
             ssthresh: f64::NAN,
             srtt_s: self.rtt.srtt,

@@ -149,7 +149,7 @@ pub mod defaults {
     pub const ECN: bool = false;
     /// ECN data leave ECT(0), RFC 3168's codepoint.
     pub const ECT: super::Ect = super::Ect::Ect0;
-    /// RFC 3168's ECE echo (`dctcp` and `prague` choose their own).
+    /// RFC 3168's ECE echo (`dctcp`, `prague` and `bbr3` choose their own).
     pub const ECN_FEEDBACK: super::EcnFeedback = super::EcnFeedback::Rfc3168;
     pub const GWA: bool = false;
     pub const BA: bool = false;
@@ -184,7 +184,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("cc", "congestion controller (ccsim list controllers)"),
     ("cc_params", "the controller's parameter table"),
     ("recovery", "loss recovery: reno | newreno | sack | sack1 (ccsim list recoveries)"),
-    ("pacing", "none | interval | token_bucket | rate (ccsim list pacing; cc = \"bbr\" defaults to rate)"),
+    (
+        "pacing",
+        "none | interval | token_bucket | rate (ccsim list pacing; cc = \"bbr\", \"bbr3\" and \"prague\" default \
+         to rate)",
+    ),
     ("bucket_pkts", "token-bucket size in packets"),
     ("init_cwnd_pkts", "initial window"),
     ("init_ssthresh_pkts", "initial slow-start threshold"),
@@ -236,7 +240,7 @@ pub const FIELDS: &[(&str, &str)] = &[
         "ecn_feedback",
         "with ecn: how the receiver feeds CE back, rfc3168 (ECE until CWR) | dctcp (RFC 8257 §3.2: the CE state \
          of the segments acknowledged) | accecn (RFC 9768: a CE packet counter in the ACE field); default dctcp \
-         for cc = dctcp, accecn for cc = prague, else rfc3168",
+         for cc = dctcp and for cc = bbr3 with ecn, accecn for cc = prague, else rfc3168",
     ),
     ("ecn_retransmit_ect", "retransmissions leave ECT too (ns-2 TcpAgent::output), not Not-ECT (RFC 3168 §6.1.5)"),
     ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
@@ -256,7 +260,7 @@ pub const FIELDS: &[(&str, &str)] = &[
 
 /// The controllers that set their own pacing rate (`has_cong_control`):
 /// they default to `pacing = "rate"` and allow no other.
-const RATE_PACED_CC: &[&str] = &["bbr", "prague"];
+const RATE_PACED_CC: &[&str] = &["bbr", "bbr3", "prague"];
 
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
@@ -277,6 +281,12 @@ pub fn fill_defaults(f: &mut FlowSpec) {
             f.ecn.get_or_insert(true);
             f.ect.get_or_insert(Ect::Ect1);
             f.ecn_feedback.get_or_insert(EcnFeedback::Accecn);
+        }
+        Some("bbr3") if f.ecn == Some(true) => {
+            // Google's BBR v3 reads CE per segment (`bbr_precise_ece_ack`:
+            // the receiver's DCTCP-style echo); RFC 3168's latched ECE
+            // cannot give the marked share.
+            f.ecn_feedback.get_or_insert(EcnFeedback::Dctcp);
         }
         _ => {}
     }
@@ -341,10 +351,19 @@ fn describe(f: &FlowSpec) -> [String; 3] {
 }
 
 /// The flow's congestion controller (`cc`, `cc_params`, defaults filled).
+/// It learns the flow's ECN feedback and recovery ([`cc::FlowInfo`]).
 pub fn build_cc(f: &FlowSpec, path: &str) -> Result<Box<dyn cc::CongestionControl>, ConfigError> {
     let name = f.cc.as_deref().unwrap_or(defaults::CC);
     let empty = Map::new();
-    cc::build(name, f.cc_params.as_ref().unwrap_or(&empty), path)
+    let mut cc = cc::build(name, f.cc_params.as_ref().unwrap_or(&empty), path)?;
+    let mut g = f.clone();
+    fill_defaults(&mut g);
+    cc.set_flow_info(cc::FlowInfo {
+        ecn_precise: g.ecn == Some(true)
+            && matches!(g.ecn_feedback, Some(EcnFeedback::Dctcp) | Some(EcnFeedback::Accecn)),
+        sack: g.recovery == Some(Recovery::Sack),
+    });
+    Ok(cc)
 }
 
 /// Per-flow TCP parameters (validated scenario values, in engine units).

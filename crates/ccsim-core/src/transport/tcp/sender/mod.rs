@@ -100,6 +100,9 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// ACKs that arrived with ECE set, or with AccECN a grown CE count
+    /// (`SenderReport::ece_acks`).
+    pub ece_acks: u64,
     pub completed_at: Option<Time>,
     /// Sends held back because the sending host's interface queue was
     /// full (`txqueuelen_pkts`), and the CWR reductions that caused.
@@ -418,6 +421,13 @@ impl SenderAgent for TcpSender {
 
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
         let Some(h) = pkt.tcp() else { return };
+        // ECN feedback ACKs (`ece_acks`): RFC 3168's and DCTCP's carry ECE;
+        // AccECN's ECE flag is a bit of the ACE count, so there an ACK
+        // counts when the count it reports grows (below).
+        let ce_before = self.accecn.as_ref().map(AccEcnSender::ce_packets);
+        if ce_before.is_none() {
+            self.stats.ece_acks += h.ece as u64;
+        }
         if h.wnd > 0 {
             self.awnd = (h.wnd as u64).min(self.cfg.rwnd);
         }
@@ -429,6 +439,9 @@ impl SenderAgent for TcpSender {
             }
         }
         self.on_ack(net, h, pkt.ts, pkt.cong);
+        if let (Some(before), Some(a)) = (ce_before, self.accecn.as_ref()) {
+            self.stats.ece_acks += (a.ce_packets() > before) as u64;
+        }
     }
 
     fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
@@ -453,6 +466,7 @@ impl SenderAgent for TcpSender {
             retransmits: self.stats.retransmits,
             timeouts: self.stats.timeouts,
             fast_recoveries: self.stats.fast_recoveries,
+            ece_acks: self.stats.ece_acks,
             cwnd: self.st.cwnd,
             ssthresh: self.st.ssthresh,
             srtt_s: self.rtt.srtt,
