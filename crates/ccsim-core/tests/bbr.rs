@@ -4,7 +4,6 @@
 //! buffer, cwnd down to 4 segments about every 10 s (ProbeRTT), and the
 //! shallow-buffer dominance over CUBIC.
 mod common;
-use ccsim_core::Scenario;
 use common::bbr_dumbbell::*;
 use common::*;
 
@@ -67,25 +66,5 @@ fn shallow_buffers_favour_bbr_and_deep_ones_cubic() {
 
 #[test]
 fn bbr_paces_at_its_own_rate_and_needs_the_rfc_recovery() {
-    let t = |extra: &str| {
-        format!(
-            "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e7\n\
-             bottleneck_queue = {{ limit_pkts = 20 }}\n[[flows]]\ncc = \"bbr\"\nrtt_s = 0.05\n{extra}\n"
-        )
-    };
-    let sc = Scenario::from_toml(&t("")).unwrap();
-    let norm: serde_json::Value = serde_json::from_str(&sc.to_json()).unwrap();
-    assert_eq!(norm["flows"][0]["pacing"], "rate");
-    let err = |extra: &str| {
-        Scenario::from_toml(&t(extra))
-            .and_then(|s| ccsim_core::Simulation::new(&s).map(|_| ()))
-            .expect_err(extra)
-            .to_string()
-    };
-    let e = err("pacing = \"interval\"");
-    assert!(e.contains("pacing") && e.contains("\"rate\""), "{e}");
-    let e = err("tcp_model = \"ns2\"");
-    assert!(e.contains("cc") && e.contains("rfc"), "{e}");
-    let e = err("recovery = \"sack1\"");
-    assert!(e.contains("cc") && e.contains("recovery"), "{e}");
+    assert_rate_paced_config("bbr");
 }

@@ -162,30 +162,12 @@ fn ecn_marks_hold_the_queue_at_low_rtt_only() {
 
 #[test]
 fn bbr3_paces_at_its_own_rate_and_needs_the_rfc_recovery() {
-    let t = |extra: &str| {
-        format!(
-            "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e7\n\
-             bottleneck_queue = {{ limit_pkts = 20 }}\n[[flows]]\ncc = \"bbr3\"\nrtt_s = 0.05\n{extra}\n"
-        )
-    };
-    let sc = Scenario::from_toml(&t("")).unwrap();
+    assert_rate_paced_config("bbr3");
+    let sc = Scenario::from_toml(&rate_paced_toml("bbr3", "")).unwrap();
     let norm: serde_json::Value = serde_json::from_str(&sc.to_json()).unwrap();
-    assert_eq!(norm["flows"][0]["pacing"], "rate");
     assert_eq!(norm["flows"][0]["ecn_feedback"], "rfc3168", "no ECN: the default feedback");
-    let err = |extra: &str| {
-        Scenario::from_toml(&t(extra))
-            .and_then(|s| ccsim_core::Simulation::new(&s).map(|_| ()))
-            .expect_err(extra)
-            .to_string()
-    };
-    let e = err("pacing = \"interval\"");
-    assert!(e.contains("pacing") && e.contains("\"rate\""), "{e}");
-    let e = err("tcp_model = \"ns2\"");
-    assert!(e.contains("cc") && e.contains("rfc"), "{e}");
-    let e = err("recovery = \"sack1\"");
-    assert!(e.contains("cc") && e.contains("recovery"), "{e}");
-    let e = err("cc_params = { beta = 2.0 }");
+    let e = rate_paced_error("bbr3", "cc_params = { beta = 2.0 }");
     assert!(e.contains("cc_params.beta"), "{e}");
-    let e = err("cc_params = { gain = 2.0 }");
+    let e = rate_paced_error("bbr3", "cc_params = { gain = 2.0 }");
     assert!(e.contains("gain"), "{e}");
 }

@@ -38,3 +38,34 @@ pub fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
+
+/// A one-flow scenario of controller `cc` with `extra` in its flow table.
+pub fn rate_paced_toml(cc: &str, extra: &str) -> String {
+    format!(
+        "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e7\n\
+         bottleneck_queue = {{ limit_pkts = 20 }}\n[[flows]]\ncc = \"{cc}\"\nrtt_s = 0.05\n{extra}\n"
+    )
+}
+
+/// The error building controller `cc`'s flow with `extra` gives.
+pub fn rate_paced_error(cc: &str, extra: &str) -> String {
+    Scenario::from_toml(&rate_paced_toml(cc, extra))
+        .and_then(|s| ccsim_core::Simulation::new(&s).map(|_| ()))
+        .expect_err(extra)
+        .to_string()
+}
+
+/// A controller that paces at its own rate (`has_cong_control`) defaults
+/// to `pacing = "rate"` and refuses other pacing, ns-2's agents and Sack1,
+/// each error naming the field.
+pub fn assert_rate_paced_config(cc: &str) {
+    let sc = Scenario::from_toml(&rate_paced_toml(cc, "")).unwrap();
+    let norm: serde_json::Value = serde_json::from_str(&sc.to_json()).unwrap();
+    assert_eq!(norm["flows"][0]["pacing"], "rate");
+    let e = rate_paced_error(cc, "pacing = \"interval\"");
+    assert!(e.contains("pacing") && e.contains("\"rate\""), "{e}");
+    let e = rate_paced_error(cc, "tcp_model = \"ns2\"");
+    assert!(e.contains("cc") && e.contains("rfc"), "{e}");
+    let e = rate_paced_error(cc, "recovery = \"sack1\"");
+    assert!(e.contains("cc") && e.contains("recovery"), "{e}");
+}

@@ -488,10 +488,7 @@ impl TcpConfig {
                     p("pacing"),
                     format!(
                         "\"{}\" is not allowed with cc = \"{name}\" (it paces at the rate it sets); allowed: \"rate\"",
-                        serde_json::to_value(cfg.pacing)
-                            .ok()
-                            .and_then(|v| v.as_str().map(String::from))
-                            .unwrap_or_default()
+                        kind_name(&cfg.pacing)
                     ),
                 ));
             }
@@ -588,10 +585,7 @@ impl TcpConfig {
                 format!(
                     "true needs recovery = \"reno\" or \"newreno\" (it is the window of ns-2's \
                      RenoTcpAgent and NewRenoTcpAgent), got \"{}\"",
-                    serde_json::to_value(cfg.recovery)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default()
+                    kind_name(&cfg.recovery)
                 ),
             ));
         }
