@@ -88,3 +88,32 @@ def test_vs_own_pkts_is_a_rows_packet_rate_over_its_own_dumbbells():
     assert "vs_own_pkts" not in by["X1-dt"] and "vs_B3_pkts" not in by["X1-dt"]
     line = next(line for line in format_table(rows).splitlines() if line.startswith("X1 "))
     assert line.endswith("vs B3 pkts/s 0.50 vs X1-dt pkts/s 0.80")
+
+
+def test_scale_rows_report_packet_rate_against_s0_and_the_memory_slope():
+    rows = [_row(name="S0", bottleneck_pkts_per_s=4.0e6, peak_rss_mb=26.0, packet_slots=20_000),
+            _row(name="S1", bottleneck_pkts_per_s=2.0e6, peak_rss_mb=40.0, packet_slots=30_000),
+            _row(name="S2", bottleneck_pkts_per_s=1.0e6, peak_rss_mb=140.0, packet_slots=60_000)]
+    bench.add_scale_ratios(rows)
+    s0, s1, s2 = rows
+    assert "vs_S0_pkts" not in s0 and "bytes_per_flow" not in s0
+    assert s1["vs_S0_pkts"] == 0.5 and s2["vs_S0_pkts"] == 0.25
+    # slope from the row with the next fewer flows, the slab's growth taken out
+    assert s1["bytes_per_flow_from"] == "S0" and s2["bytes_per_flow_from"] == "S1"
+    assert s1["bytes_per_flow"] == (14.0 * 2**20 - 10_000 * bench.SLOT_BYTES) / 990
+    assert s2["bytes_per_flow"] == (100.0 * 2**20 - 30_000 * bench.SLOT_BYTES) / 9000
+    assert "vs S0 pkts/s 0.25" in format_table(rows) and "(from S1)" in format_table(rows)
+
+
+def test_scale_rows_buffers_follow_bdp_over_root_n_and_the_parking_lot_splits_its_flows():
+    assert [bench.BENCHMARKS[n].buffer_pkts for n in ("S0", "S1", "S2", "S3", "S4")] == [15811, 1581, 500, 1581, 707]
+    d = bench.scenario("S4").to_dict()
+    assert d["topology"]["kind"] == "parking_lot" and d["topology"]["n_links"] == 3
+    assert [(f["count"], f["hops"]) for f in d["flows"]] == [(2500, [0, 2]), (2500, [0, 0]), (2500, [1, 1]),
+                                                              (2500, [2, 2])]
+    d = bench.scenario("S2-newreno").to_dict()
+    assert (d["flows"][0]["count"], d["flows"][0]["cc"], d["flows"][0]["recovery"]) == (10000, "reno", "newreno")
+    # the engine accepts every row (S3's 100,000 flows are built by the bench, not here)
+    from ccsim._native import core, dumps
+    for name in ("S0", "S1", "S4"):
+        core().Simulation(dumps(bench.scenario(name, quick=True).to_dict()))

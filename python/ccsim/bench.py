@@ -92,7 +92,7 @@ them in both simulators and reports each against B3 in each; no target):
 Memory soak row (target: peak memory flat, within 5%, from 10^8 to 10^9
 events):
 
-- ``S1``: B3 (50 flows, 1 Gb/s, RTT 100 ms, 20-pkt buffer) for 1600 s,
+- ``L1``: B3 (50 flows, 1 Gb/s, RTT 100 ms, 20-pkt buffer) for 1600 s,
   about 1.07·10^9 events. The run is stepped (``run_until``, 10 s of
   simulated time a step) and the process's peak RSS is read when the event
   count first reaches 10^8 (``rss_mb_at_checkpoint``, ``checkpoint_events``) and at the end
@@ -100,6 +100,31 @@ events):
   minus 1. Series are off, as in every row, so anything that grows with
   the run (a leak, an unbounded queue of events or packets) shows; with
   ``--quick`` the checkpoints are 10^7 and the end of 160 s.
+
+Rows of many flows at line rate (issue 54's targets: S2 at least 0.7x
+S0's bottleneck packets per wall-second, ``vs_S0_pkts``; at most 2 KB
+per long-lived flow, ``bytes_per_flow``; S3 within a 4 GB address space).
+Long-lived flows of 1460-byte segments (1500-byte packets), initial window
+10, SACK, delayed ACKs as the ``rfc`` personality's defaults, RTTs spread
+uniformly over 20-100 ms, starts spread over 1 s, ccsim's default tie
+order (``event_order``: a user's scenario, not a peer's); a 5 ms
+bottleneck, access links ten times its rate; the bottleneck buffer is
+BDP/sqrt(N) at the mean RTT, 60 ms (the small-buffer rule of Appenzeller,
+Keslassy and McKeown, SIGCOMM 2004), ``SCALE_*``:
+
+- ``S0``: 10 CUBIC flows, 10 Gb/s, 5 s: the per-packet baseline.
+- ``S1``: 1,000 CUBIC flows, 10 Gb/s, 5 s; ``S1-newreno``: NewReno.
+- ``S2``: 10,000 CUBIC flows, 10 Gb/s, 5 s; ``S2-newreno``: NewReno.
+- ``S3``: 100,000 CUBIC flows, 100 Gb/s, 2 s.
+- ``S4``: a parking lot of three 10 Gb/s, 5 ms links with 10,000 CUBIC
+  flows: 2,500 across all three, 2,500 on each link alone; RTTs over
+  40-100 ms (the long flows' links alone take 30 ms).
+
+``bytes_per_flow`` is the slope of peak memory against flows, from the
+row of the batch with the next fewer flows (``bytes_per_flow_from``: S1
+for S2 and S4, S2 for S3, S0 for S1), with the packet slab's growth taken
+out (in-flight packets are the load's, not the flows'): (RSS - RSS(base)
+- slots growth x slot size) / (flows - flows(base)).
 
 Rows measured against ns-3 (``benches/peer_ns3.py`` runs each in ccsim
 and the same dumbbell in ns-3 3.44, issue 51's target: at least 100x ns-3's
@@ -139,6 +164,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -146,7 +172,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .scenario import Dumbbell, Flow, Queue, Scenario
+from .scenario import Dumbbell, Flow, ParkingLot, Queue, Scenario
 
 __all__ = ["BENCHMARKS", "scenario", "run_one", "run_all", "main"]
 
@@ -193,8 +219,32 @@ class Bench:
     #: entry each, started 1/N s apart, a 5 ms bottleneck; the bottleneck
     #: queue's parameters (besides ``limit_pkts``) and the flows' cc_params
     ns3: bool = False
+    #: rows of many flows (``S...``): ``SCALE_TCP`` flows over ``links``
+    #: bottlenecks (1: a dumbbell; more: a parking lot)
+    scale: bool = False
+    links: int = 1
     queue_params: Optional[Tuple[Tuple[str, Any], ...]] = None
     cc_params: Optional[Tuple[Tuple[str, Any], ...]] = None
+
+
+#: The flows of the rows of many flows (``S...``): long-lived, 1500-byte
+#: packets, initial window 10, RTTs spread over 20-100 ms and starts over
+#: 1 s; delayed ACKs and the rest as the ``rfc`` personality's defaults.
+SCALE_TCP = {"mss_bytes": 1460, "header_bytes": 40, "init_cwnd_pkts": 10, "rtt_range_s": [0.020, 0.100],
+             "start_spread_s": 1.0}
+SCALE_BNECK_DELAY_S = 0.005
+#: Their buffers: BDP/sqrt(N) at the mean RTT (Appenzeller et al. 2004).
+SCALE_MEAN_RTT_S = 0.060
+SCALE_PKT_BYTES = 1500
+#: Bytes of the packet slab per slot (`net::packet::Slot`: arrival time,
+#: wire link, the 88-byte packet), for ``bytes_per_flow``.
+SLOT_BYTES = 104
+
+
+def scale_buffer_pkts(rate_bps: float, flows: int) -> int:
+    """BDP/sqrt(N) packets at the mean RTT: the buffer of a link that
+    ``flows`` long-lived flows share (Appenzeller et al. 2004)."""
+    return round(rate_bps * SCALE_MEAN_RTT_S / (8 * SCALE_PKT_BYTES) / math.sqrt(flows))
 
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
@@ -243,8 +293,24 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("R1", "B3 with a marking RED bottleneck (thresholds 1/12, 3/12 of 20 pkts) and ECN flows", 50, 1e9,
              0.100, 20, 60.0, red=(("bytes", False), ("min_th_pkts", 20 / 12), ("max_th_pkts", 5.0), ("w_q", 0.002),
                                   ("max_p", 0.1), ("ecn", True)), own="B3")]
-    + [Bench("S1", "memory soak: B3 for 1600 s (about 1.07e9 events), peak RSS at 1e8 events and at the end",
+    + [Bench("L1", "memory soak: B3 for 1600 s (about 1.07e9 events), peak RSS at 1e8 events and at the end",
              50, 1e9, 0.100, 20, 1600.0, soak_checkpoint=10**8)]
+    + [Bench(name, desc, n, rate, 0.0, scale_buffer_pkts(rate, n if links == 1 else 2 * n // (links + 1)), dur,
+             cc=cc, recovery=rec, scale=True, edge_rate_bps=10 * rate, links=links,
+             rtt_range_s=None if links == 1 else (0.040, 0.100))
+       for name, desc, n, rate, dur, cc, rec, links in (
+           ("S0", "10 CUBIC flows, 10 Gb/s, RTT 20-100 ms, BDP/sqrt(N) buffer (15811 pkts), 5 s", 10, 10e9, 5.0,
+            "cubic", "sack", 1),
+           ("S1", "1,000 CUBIC flows, 10 Gb/s, RTT 20-100 ms, BDP/sqrt(N) buffer (1581 pkts), 5 s", 1000, 10e9, 5.0,
+            "cubic", "sack", 1),
+           ("S1-newreno", "S1 with NewReno", 1000, 10e9, 5.0, "reno", "newreno", 1),
+           ("S2", "10,000 CUBIC flows, 10 Gb/s, RTT 20-100 ms, BDP/sqrt(N) buffer (500 pkts), 5 s", 10000, 10e9,
+            5.0, "cubic", "sack", 1),
+           ("S2-newreno", "S2 with NewReno", 10000, 10e9, 5.0, "reno", "newreno", 1),
+           ("S3", "100,000 CUBIC flows, 100 Gb/s, RTT 20-100 ms, BDP/sqrt(N) buffer (1581 pkts), 2 s", 100000,
+            100e9, 2.0, "cubic", "sack", 1),
+           ("S4", "parking lot, 3 x 10 Gb/s: 10,000 CUBIC flows (2,500 on all links, 2,500 on each), RTT 40-100 ms, "
+            "BDP/sqrt(N) buffers (707 pkts), 5 s", 10000, 10e9, 5.0, "cubic", "sack", 3))]
     + [Bench("M-bbr", "4 BBR flows, 1 Gb/s, RTT 40 ms, 2-BDP drop-tail (6658 pkts), 1448-B segments (ns-3 peer)",
              4, 1e9, 0.040, 6658, 60.0, cc="bbr", recovery="sack", edge_rate_bps=10e9, pacing="rate",
              cc_params=(("drain_gain", 256 / 739),), ns3=True),
@@ -295,11 +361,14 @@ NS3_TCP = {"mss_bytes": 1448, "header_bytes": 54, "init_cwnd_pkts": 10, "min_rto
 NS3_BNECK_DELAY_S = 0.005
 
 
+
 def scenario(name: str, quick: bool = False) -> Scenario:
     """The benchmark scenario ``name`` (B1..B5, B2-<cc>, E1, E5, W1, W1-etcp)."""
     b = BENCHMARKS[name]
     if b.ns3:
         return _ns3_scenario(b, quick)
+    if b.scale:
+        return _scale_scenario(b, quick)
     tcp = {"cc": b.cc, "recovery": b.recovery, **ROW_TCP} if b.transport == "tcp" else {"transport": b.transport}
     if b.app is not None:
         flow = Flow(count=b.flows, **tcp, mss_bytes=1000, header_bytes=40,
@@ -349,6 +418,30 @@ def _ns3_scenario(b: Bench, quick: bool) -> Scenario:
     return _dumbbell(b, quick, NS3_BNECK_DELAY_S,
                      Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, extra=dict(b.queue_params or (), ties=TIES)),
                      flows)
+
+
+def _scale_scenario(b: Bench, quick: bool) -> Scenario:
+    """A row of many flows (``S...``): ``SCALE_TCP`` flows over a dumbbell,
+    or a parking lot of ``b.links`` links with a quarter of the flows
+    across all of them and a quarter on each link alone."""
+    dur = b.duration_s / QUICK_FACTOR if quick else b.duration_s
+    queue = Queue(kind="droptail", limit_pkts=b.buffer_pkts)
+    edge = Queue(kind="droptail", limit_pkts=EDGE_QUEUE_PKTS)
+
+    def flows(count: int, hops: Optional[List[int]] = None) -> Flow:
+        tcp = dict(SCALE_TCP, rtt_range_s=list(b.rtt_range_s)) if b.rtt_range_s else SCALE_TCP
+        return Flow(count=count, cc=b.cc, recovery=b.recovery, hops=hops, **tcp)
+
+    if b.links == 1:
+        topo: Any = Dumbbell(bottleneck_rate_bps=b.rate_bps, bottleneck_delay_s=SCALE_BNECK_DELAY_S,
+                             bottleneck_queue=queue, edge_rate_bps=b.edge_rate_bps, edge_queue=edge)
+        fl = [flows(b.flows)]
+    else:
+        topo = ParkingLot(n_links=b.links, link_rate_bps=b.rate_bps, link_delay_s=SCALE_BNECK_DELAY_S,
+                          link_queue=queue, edge_rate_bps=b.edge_rate_bps, edge_queue=edge)
+        per = b.flows // (b.links + 1)
+        fl = [flows(per, [0, b.links - 1])] + [flows(per, [i, i]) for i in range(b.links)]
+    return Scenario(name=f"bench-{b.name}", seed=1, duration_s=dur, sample_interval_s=0, topology=topo, flows=fl)
 
 
 def _peak_rss_mb(usage: resource.struct_rusage) -> float:
@@ -410,6 +503,9 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
         # build_backend/ccsim_build.py) runs 2-9% faster than without.
         "pgo": _pgo_profile(),
     }
+    if b.scale:
+        row["flows"] = b.flows
+        row["packet_slots"] = int(sim.packet_slots)
     if soak:
         end = row["peak_rss_mb"]
         row.update(soak)
@@ -537,6 +633,32 @@ def add_controller_ratios(rows: List[Dict[str, Any]]) -> None:
             r["vs_B3_pkts"] = r["bottleneck_pkts_per_s"] / pps["B3"]
         if bn.own in pps:
             r["vs_own_pkts"] = r["bottleneck_pkts_per_s"] / pps[bn.own]
+    add_scale_ratios(rows)
+
+
+def add_scale_ratios(rows: List[Dict[str, Any]]) -> None:
+    """Give each row of many flows (``S...``) its bottleneck packets/s
+    over S0's (``vs_S0_pkts``, S2's target >= 0.7) when S0 ran in the same
+    batch, and its memory per flow (``bytes_per_flow``, target <= 2048):
+    the slope of peak RSS against flows from the row of the batch with the
+    most flows fewer than this row's (``bytes_per_flow_from``), less the
+    packet slab's growth (in-flight packets). A slope between two rows
+    leaves out what every run holds whatever its flows (the interpreter,
+    the engine's tables), which S0, of 10 flows, hardly grows."""
+    scale = [r for r in rows if BENCHMARKS[r["name"]].scale]
+    s0 = next((r for r in scale if r["name"] == "S0"), None)
+    for r in scale:
+        n = BENCHMARKS[r["name"]].flows
+        if s0 is not None and r is not s0:
+            r["vs_S0_pkts"] = r["bottleneck_pkts_per_s"] / s0["bottleneck_pkts_per_s"]
+        smaller = [o for o in scale if BENCHMARKS[o["name"]].flows < n]
+        if not smaller:
+            continue
+        base = max(smaller, key=lambda o: BENCHMARKS[o["name"]].flows)
+        slab = (r["packet_slots"] - base["packet_slots"]) * SLOT_BYTES
+        r["bytes_per_flow"] = ((r["peak_rss_mb"] - base["peak_rss_mb"]) * 2**20 - slab) / (
+            n - BENCHMARKS[base["name"]].flows)
+        r["bytes_per_flow_from"] = base["name"]
 
 
 def format_table(rows: List[Dict[str, Any]]) -> str:
@@ -557,6 +679,9 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
             + (f" vs {BENCHMARKS[r['name']].own} pkts/s {r['vs_own_pkts']:.2f}"
                if "vs_own_pkts" in r and BENCHMARKS[r["name"]].own != "B3" else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
+            + (f" vs S0 pkts/s {r['vs_S0_pkts']:.2f}" if "vs_S0_pkts" in r else "")
+            + (f" bytes/flow {r['bytes_per_flow']:,.0f} (from {r['bytes_per_flow_from']})"
+               if "bytes_per_flow" in r else "")
         )
     return "\n".join(lines)
 

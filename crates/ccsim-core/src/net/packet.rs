@@ -289,7 +289,7 @@ pub const NO_PKT: PktId = PktId::MAX;
 /// the packets they carry through these (an intrusive FIFO), so the wire
 /// needs no memory of its own: a per-link `VecDeque` would keep the
 /// capacity of the most packets ever on that wire, a sum that grows with
-/// run length (the S1 soak; docs/decisions/2026-11-23-wires-through-packet-pool.md).
+/// run length (the L1 soak; docs/decisions/2026-11-23-wires-through-packet-pool.md).
 ///
 /// A slot is 104 bytes, the wire link first and then the packet with its
 /// router-visible header in front, at any offset. Aligning slots to 64

@@ -196,6 +196,68 @@ struct Node {
     next: u32,
 }
 
+/// One wheel's buckets: the first node of each slot's list and an
+/// occupancy bitmap (a bit per slot, and per word of it).
+struct Level {
+    heads: Vec<u32>,
+    occupied: [u64; (WHEEL_SLOTS / 64) as usize],
+    summary: u64,
+}
+
+impl Default for Level {
+    fn default() -> Self {
+        Level { heads: Vec::new(), occupied: [0; (WHEEL_SLOTS / 64) as usize], summary: 0 }
+    }
+}
+
+impl Level {
+    /// The slots, on first use (a queue that never leaves its front has none).
+    fn allocate(&mut self) {
+        if self.heads.is_empty() {
+            self.heads = vec![NIL; WHEEL_SLOTS as usize];
+        }
+    }
+
+    /// Node `i` (already chained before the slot's old head) heads `slot`.
+    #[inline(always)]
+    fn push(&mut self, slot: usize, i: u32) {
+        self.heads[slot] = i;
+        self.occupied[slot >> 6] |= 1 << (slot & 63);
+        self.summary |= 1 << (slot >> 6);
+    }
+
+    /// Empty `slot`, returning the first node of its list.
+    #[inline(always)]
+    fn take(&mut self, slot: usize) -> u32 {
+        self.occupied[slot >> 6] &= !(1 << (slot & 63));
+        if self.occupied[slot >> 6] == 0 {
+            self.summary &= !(1 << (slot >> 6));
+        }
+        std::mem::replace(&mut self.heads[slot], NIL)
+    }
+
+    /// Absolute number of the earliest occupied bucket at or after `base`,
+    /// given that every occupied bucket is in `base .. base + WHEEL_SLOTS`
+    /// (the level holds an entry).
+    #[inline(always)]
+    fn next_from(&self, base: u64) -> u64 {
+        debug_assert!(self.summary != 0);
+        let s0 = (base & SLOT_MASK) as usize;
+        let (w0, b0) = (s0 >> 6, s0 & 63);
+        let here = self.occupied[w0] & (!0u64 << b0);
+        let slot = if here != 0 {
+            (w0 << 6) | here.trailing_zeros() as usize
+        } else {
+            // Words after w0, else wrap round to the lowest occupied word
+            // (w0's own bits below b0 included: they are the latest slots).
+            let after = self.summary & (!1u64 << w0);
+            let w = if after != 0 { after.trailing_zeros() } else { self.summary.trailing_zeros() } as usize;
+            (w << 6) | self.occupied[w].trailing_zeros() as usize
+        };
+        base + ((slot as u64).wrapping_sub(s0 as u64) & SLOT_MASK)
+    }
+}
+
 /// The pending events, earliest (time, seq) first.
 ///
 /// Three parts, each holding only events later than the one before:
@@ -204,8 +266,11 @@ struct Node {
 ///   entry with no sift at all;
 /// - a timing wheel (a calendar queue, Brown 1988) of `WHEEL_SLOTS`
 ///   buckets of `2^shift` ps each, unsorted lists chained through a slab,
-///   with an occupancy bitmap;
-/// - a 4-ary heap for events beyond the wheel's horizon, and for events
+///   with an occupancy bitmap, and behind it a far wheel of as many
+///   buckets `WHEEL_SLOTS` times as wide (a hierarchical timing wheel,
+///   Varghese and Lauck 1987), whose buckets move whole into the near
+///   wheel as it reaches them;
+/// - a 4-ary heap for events beyond the far wheel's horizon, and for events
 ///   before its first bucket: the rest of a bucket too crowded to take
 ///   whole (a storm of equal times, which no bucket width separates) and
 ///   events scheduled into it meanwhile; these are taken first.
@@ -227,7 +292,9 @@ struct Node {
 /// event would go through it, and its pops would be a fifth of X1's and
 /// G1's time (docs/decisions/2026-11-24-timing-wheel.md). A bucket insert
 /// and a bucket take are O(1); the width follows the measured spacing of events so that a
-/// bucket holds a few (`tune`). The pop order depends only on the keys,
+/// bucket holds a few (`tune`). With thousands of flows, thousands are
+/// pending beyond the near wheel's horizon, in the far wheel
+/// ([`EventQueue::cascade_due`]). The pop order depends only on the keys,
 /// so results are identical whatever the width (the tests compare with a
 /// `BTreeMap`).
 ///
@@ -244,15 +311,19 @@ pub struct EventQueue {
     /// Absolute number (`time >> shift`) of the earliest bucket the wheel
     /// may hold; every wheel event's bucket is in `cur .. cur + WHEEL_SLOTS`.
     cur: u64,
-    /// Per slot (`bucket & SLOT_MASK`), the first node of its list.
-    heads: Vec<u32>,
-    /// Occupancy bit per slot, and per word of it.
-    occupied: [u64; (WHEEL_SLOTS / 64) as usize],
-    summary: u64,
-    /// The wheel's entries; freed nodes chain from `free`.
+    /// The near wheel: buckets `cur .. cur + WHEEL_SLOTS`, one per slot.
+    near: Level,
+    /// The far wheel: buckets of `WHEEL_SLOTS` near buckets each (far
+    /// bucket `c` holds near buckets `c << WHEEL_BITS ..`), the far buckets
+    /// `cur >> WHEEL_BITS .. + WHEEL_SLOTS`; a far bucket moves into the
+    /// near wheel whole before the near wheel reaches its first bucket.
+    far: Level,
+    /// Both wheels' entries; freed nodes chain from `free`.
     nodes: Vec<Node>,
     free: u32,
+    /// Entries in the near wheel and in the far wheel.
     wheel_len: usize,
+    far_len: usize,
     /// Events beyond the wheel's horizon, a 4-ary min-heap on [`Entry::key`].
     heap: Vec<Entry>,
     next_seq: u64,
@@ -270,12 +341,12 @@ impl Default for EventQueue {
             bound: Time::MAX,
             shift: INITIAL_SHIFT,
             cur: 0,
-            heads: Vec::new(),
-            occupied: [0; (WHEEL_SLOTS / 64) as usize],
-            summary: 0,
+            near: Level::default(),
+            far: Level::default(),
             nodes: Vec::new(),
             free: NIL,
             wheel_len: 0,
+            far_len: 0,
             heap: Vec::new(),
             next_seq: 0,
             popped: 0,
@@ -355,7 +426,7 @@ impl EventQueue {
     /// Nothing is pending outside the front.
     #[inline(always)]
     fn back_is_empty(&self) -> bool {
-        self.wheel_len == 0 && self.heap.is_empty()
+        self.wheel_len == 0 && self.far_len == 0 && self.heap.is_empty()
     }
 
     /// The front is over [`FRONT_CAP`] with nothing else pending, or over
@@ -368,9 +439,8 @@ impl EventQueue {
     fn spill(&mut self) {
         let m = self.front.len() - (FRONT_CAP - 1);
         let cut = self.front[m - 1].time;
-        if self.heads.is_empty() {
-            self.heads = vec![NIL; WHEEL_SLOTS as usize];
-        }
+        self.near.allocate();
+        self.far.allocate();
         if self.back_is_empty() {
             self.cur = cut >> self.shift;
         }
@@ -385,37 +455,62 @@ impl EventQueue {
         self.front.drain(..m);
     }
 
-    /// Empty the wheel, returning its entries (in no particular order).
+    /// Empty both wheels, returning their entries (in no particular order).
     fn take_wheel(&mut self) -> Vec<Entry> {
-        let mut all = Vec::with_capacity(self.wheel_len);
-        for slot in 0..self.heads.len() {
-            let mut i = std::mem::replace(&mut self.heads[slot], NIL);
-            while i != NIL {
-                all.push(self.nodes[i as usize].e);
-                i = self.nodes[i as usize].next;
+        let mut all = Vec::with_capacity(self.wheel_len + self.far_len);
+        for level in [&mut self.near, &mut self.far] {
+            for slot in 0..level.heads.len() {
+                let mut i = level.take(slot);
+                while i != NIL {
+                    all.push(self.nodes[i as usize].e);
+                    i = self.nodes[i as usize].next;
+                }
             }
         }
-        self.occupied = [0; (WHEEL_SLOTS / 64) as usize];
-        self.summary = 0;
         self.nodes.clear();
         self.free = NIL;
         self.wheel_len = 0;
+        self.far_len = 0;
         all
     }
 
-    /// Put an event (`time >= bound`) in its bucket, or in the heap when
-    /// its bucket is beyond the horizon or before the wheel's first bucket
-    /// (the heap then holds the earliest events, taken before the wheel's).
+    /// Put an event (`time >= bound`) in its near bucket, in its far
+    /// bucket beyond the near wheel's horizon, or in the heap when it is
+    /// beyond the far wheel's too or before the wheel's first bucket (the
+    /// heap then holds the earliest events, taken before the wheel's).
     #[inline(always)]
     fn wheel_insert(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
         let b = time >> self.shift;
-        if b < self.cur || b >= self.cur + WHEEL_SLOTS {
+        if b >= self.cur && b < self.cur + WHEEL_SLOTS {
+            let slot = (b & SLOT_MASK) as usize;
+            let i = self.new_node(time, seq_to, idx_gen, self.near.heads[slot]);
+            self.near.push(slot, i);
+            self.wheel_len += 1;
+        } else {
+            self.far_insert(time, seq_to, idx_gen);
+        }
+    }
+
+    /// The rest of [`EventQueue::wheel_insert`], out of line: rows whose
+    /// events all fall within the near wheel never come here.
+    #[inline(never)]
+    fn far_insert(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
+        let b = time >> self.shift;
+        let c = b >> WHEEL_BITS;
+        if b < self.cur || c >= (self.cur >> WHEEL_BITS) + WHEEL_SLOTS {
             self.heap_push(Entry { time, seq_to, idx_gen });
             return;
         }
-        let slot = (b & SLOT_MASK) as usize;
-        let next = self.heads[slot];
-        let i = if self.free != NIL {
+        let slot = (c & SLOT_MASK) as usize;
+        let i = self.new_node(time, seq_to, idx_gen, self.far.heads[slot]);
+        self.far.push(slot, i);
+        self.far_len += 1;
+    }
+
+    /// A wheel node holding the entry, chained before `next`.
+    #[inline(always)]
+    fn new_node(&mut self, time: Time, seq_to: u64, idx_gen: u64, next: u32) -> u32 {
+        if self.free != NIL {
             let i = self.free;
             let n = &mut self.nodes[i as usize];
             self.free = n.next;
@@ -428,11 +523,7 @@ impl EventQueue {
         } else {
             self.nodes.push(Node { e: Entry { time, seq_to, idx_gen }, next });
             (self.nodes.len() - 1) as u32
-        };
-        self.heads[slot] = i;
-        self.occupied[slot >> 6] |= 1 << (slot & 63);
-        self.summary |= 1 << (slot >> 6);
-        self.wheel_len += 1;
+        }
     }
 
     /// Kind, owner index and generation of the next event, if any: what
@@ -470,13 +561,13 @@ impl EventQueue {
         if self.popped - self.tune_popped >= TUNE_EVERY {
             self.tune();
         }
-        if self.wheel_len == 0 {
+        if self.wheel_len == 0 && self.far_len == 0 {
             // Jump over the empty horizon to the heap's first bucket.
             self.cur = self.cur.max(self.heap[0].time >> self.shift);
         }
         while let Some(h) = self.heap.first() {
             let b = h.time >> self.shift;
-            if b < self.cur || b >= self.cur + WHEEL_SLOTS {
+            if b < self.cur || (b >> WHEEL_BITS) >= (self.cur >> WHEEL_BITS) + WHEEL_SLOTS {
                 break;
             }
             let e = self.heap_pop().expect("the heap has an entry");
@@ -506,13 +597,10 @@ impl EventQueue {
         // bucket at a time). The front is built earliest first, a bucket
         // at a time, and reversed at the end.
         loop {
+            self.cascade_due();
             let b = self.next_occupied();
             let slot = (b & SLOT_MASK) as usize;
-            let mut i = std::mem::replace(&mut self.heads[slot], NIL);
-            self.occupied[slot >> 6] &= !(1 << (slot & 63));
-            if self.occupied[slot >> 6] == 0 {
-                self.summary &= !(1 << (slot >> 6));
-            }
+            let mut i = self.near.take(slot);
             let seg = self.front.len();
             let mut taken = [NIL; RANK_SORT_MAX];
             while i != NIL {
@@ -551,8 +639,10 @@ impl EventQueue {
                     f[j] = e;
                 }
             }
+            // Every far bucket is after `b`'s (`cascade_due`), so the wheel
+            // moving on to `b + 1` passes none of them.
             self.cur = b + 1;
-            if self.front.len() >= REFILL || self.wheel_len == 0 {
+            if self.front.len() >= REFILL || (self.wheel_len == 0 && (self.far_len == 0 || !self.front.is_empty())) {
                 break;
             }
         }
@@ -571,33 +661,53 @@ impl EventQueue {
         self.bound = self.back_bound();
     }
 
+    /// Move the far buckets that come before the near wheel's next
+    /// occupied bucket (all of them when the near wheel is empty), earliest
+    /// first, into the near wheel: the wheel's first bucket moves up to
+    /// the far bucket's first (it passes only empty near buckets), so every
+    /// entry of that far bucket lands in the near wheel's horizon.
+    ///
+    /// Why a far wheel: with thousands of flows thousands of events are
+    /// pending beyond the near wheel's horizon of 4096 buckets of a few
+    /// events each (a packet entering the long, empty propagation pipe of
+    /// its own access link; retransmission timers), and in the heap each
+    /// cost a pop of several cache-missing levels; a far bucket costs one
+    /// more list move per entry.
+    #[inline]
+    fn cascade_due(&mut self) {
+        while self.far_len > 0 {
+            let c = self.far.next_from(self.cur >> WHEEL_BITS);
+            if self.wheel_len > 0 && c > self.next_occupied() >> WHEEL_BITS {
+                return;
+            }
+            self.cur = self.cur.max(c << WHEEL_BITS);
+            let mut i = self.far.take((c & SLOT_MASK) as usize);
+            while i != NIL {
+                let node = self.nodes[i as usize];
+                self.nodes[i as usize].next = self.free;
+                self.free = i;
+                self.far_len -= 1;
+                debug_assert_eq!(node.e.time >> self.shift >> WHEEL_BITS, c);
+                self.wheel_insert(node.e.time, node.e.seq_to, node.e.idx_gen);
+                i = node.next;
+            }
+        }
+    }
+
     /// The `bound` for what is behind the front: the earliest time the
-    /// wheel (`cur << shift`, which fits in a Time while the wheel holds an
+    /// wheels (`cur << shift`, which fits in a Time while a wheel holds an
     /// event) or the heap can hold.
     #[inline]
     fn back_bound(&self) -> Time {
-        let wheel = if self.wheel_len > 0 { self.cur << self.shift } else { Time::MAX };
+        let wheel = if self.wheel_len + self.far_len > 0 { self.cur << self.shift } else { Time::MAX };
         self.heap.first().map_or(wheel, |h| wheel.min(h.time))
     }
 
-    /// Absolute number of the wheel's earliest occupied bucket (the wheel
+    /// Absolute number of the near wheel's earliest occupied bucket (it
     /// holds an event).
     #[inline(always)]
     fn next_occupied(&self) -> u64 {
-        debug_assert!(self.summary != 0);
-        let s0 = (self.cur & SLOT_MASK) as usize;
-        let (w0, b0) = (s0 >> 6, s0 & 63);
-        let here = self.occupied[w0] & (!0u64 << b0);
-        let slot = if here != 0 {
-            (w0 << 6) | here.trailing_zeros() as usize
-        } else {
-            // Words after w0, else wrap round to the lowest occupied word
-            // (w0's own bits below b0 included: they are the latest slots).
-            let after = self.summary & (!1u64 << w0);
-            let w = if after != 0 { after.trailing_zeros() } else { self.summary.trailing_zeros() } as usize;
-            (w << 6) | self.occupied[w].trailing_zeros() as usize
-        };
-        self.cur + ((slot as u64).wrapping_sub(s0 as u64) & SLOT_MASK)
+        self.near.next_from(self.cur)
     }
 
     /// Every [`TUNE_EVERY`] events, set the bucket width to about
@@ -719,7 +829,7 @@ impl EventQueue {
 
     /// Events scheduled and not yet popped (stale timer events included).
     pub fn len(&self) -> usize {
-        self.front.len() + self.wheel_len + self.heap.len()
+        self.front.len() + self.wheel_len + self.far_len + self.heap.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -934,6 +1044,60 @@ mod tests {
             check_same(&q, &r);
         }
         assert!(q.capacity() >= 5000, "capacity covers the most pending");
+    }
+
+    /// Many flows: a few chains of near events (a busy link's next
+    /// packet, about 1 us apart) and, per flow, an event a long and varied
+    /// delay ahead (a packet into an empty propagation pipe, 0-50 ms; a
+    /// retransmission timer, 0.2-1 s), thousands of times the near wheel's
+    /// horizon at the tuned width. Those wait in the far wheel, not the
+    /// heap, and every pop is the reference's.
+    #[test]
+    fn far_events_of_many_flows_go_through_the_far_wheel_in_order() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(54);
+        let (mut q, mut r) = (EventQueue::default(), Reference::default());
+        // Even ids: near chains; odd: far events (ps).
+        let far = |rng: &mut rand_pcg::Pcg64| -> Time {
+            match rng.gen_range(0..3) {
+                0 => rng.gen_range(0..50_000_000_000),
+                1 => rng.gen_range(200_000_000_000..1_000_000_000_000),
+                // equal far times: one far bucket, in insertion order
+                _ => 700_000_000_000,
+            }
+        };
+        let mut id = 0u64;
+        for _ in 0..20 {
+            schedule_both(&mut q, &mut r, rng.gen_range(0..1_000_000), id);
+            id += 2;
+        }
+        for _ in 0..20_000 {
+            let d = far(&mut rng);
+            schedule_both(&mut q, &mut r, d, id + 1);
+            id += 2;
+        }
+        let (mut far_max, mut heap_max) = (0, 0);
+        for n in 0..400_000u64 {
+            let now = q.peek_time().unwrap();
+            let got = q.pop().map(|e| (e.time, e.to, e.gen));
+            assert_eq!(got, r.pop());
+            let next =
+                if got.unwrap().2 % 2 == 0 { now + rng.gen_range(500_000..1_500_000) } else { now + far(&mut rng) };
+            let odd = got.unwrap().2 as u64 % 2;
+            schedule_both(&mut q, &mut r, next, id + odd);
+            id += 2;
+            far_max = far_max.max(q.far_len);
+            if n > 50_000 {
+                heap_max = heap_max.max(q.heap.len());
+            }
+            if n % 97 == 0 {
+                check_same(&q, &r);
+            }
+        }
+        while !r.map.is_empty() {
+            pop_both(&mut q, &mut r);
+        }
+        assert!(far_max > 10_000, "the far wheel held the far events: at most {far_max}");
+        assert!(heap_max < 100, "the heap stayed nearly empty once tuned: at most {heap_max}");
     }
 
     /// The wheel under changing event spacing: dense (ps apart), then
