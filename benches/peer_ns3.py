@@ -29,6 +29,13 @@ compiled in); ns-3 runs once per round, ccsim as ``ccsim bench`` does
 and system, of the whole process: set-up included) is reported beside its
 wall time: on a shared machine the wall time grows and the CPU time
 hardly.
+
+Issue 54's S1 (1,000 CUBIC flows with SACK at 10 Gb/s, RTTs over 20-100 ms
+and starts over 1 s as ccsim draws them, delayed ACKs: ``ccsim bench``'s
+row, not an ns-3 comparison's) is run by name, with its own mapping
+(:mod:`validation.ns3_scale`: every ns-3 attribute and what differs) under
+the same :func:`check_same`, the seed included. At 10 Gb/s ns-3 needs
+hours for its 5 s; ``--duration`` cuts both sides short.
 """
 from __future__ import annotations
 
@@ -44,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ccsim.bench import BENCHMARKS, QUICK_FACTOR, fastest_of_rounds, run_isolated, scenario  # noqa: E402
-from validation import ns3_aqm, ns3_bbr, ns3_suite  # noqa: E402
+from validation import ns3_aqm, ns3_bbr, ns3_scale, ns3_suite  # noqa: E402
 
 #: The rows, in the order issue 51 names them.
 ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel")
@@ -70,6 +77,8 @@ def validation_scenario(name: str, quick: bool = False):
     if name == "M-cubic-fqcodel":
         return ns3_aqm.Scenario(name, b.description, "cubic", "fq_codel", b.flows, (b.rtt_s, b.rtt_s), b.rate_bps,
                                 dur, b.buffer_pkts)
+    if name in ns3_scale.ROWS:  # issue 54's S1: its own mapping (validation/ns3_scale.py), seed included
+        return ns3_scale.scenario(name, quick, QUICK_FACTOR)
     raise ValueError(f"row {name!r} is not measured against ns-3; allowed: {', '.join(ROWS)}")
 
 
@@ -96,6 +105,8 @@ def check_same(name: str, quick: bool = False) -> None:
             diffs.append(f"flows.{i}.{k}: bench {bf[k]!r}, not in the ns-3 mapping")
     if bench["duration_s"] != val["duration_s"]:
         diffs.append(f"duration_s: bench {bench['duration_s']}, ns-3 mapping {val['duration_s']}")
+    if bench.get("seed") != val.get("seed"):  # the RTTs and starts drawn from it (S1)
+        diffs.append(f"seed: bench {bench.get('seed')!r}, ns-3 mapping {val.get('seed')!r}")
     if diffs:
         raise ValueError(f"{name}: the bench row is not the ns-3 comparison's scenario: " + "; ".join(diffs))
 
@@ -183,7 +194,8 @@ def print_row(r: Row) -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(ROWS)})")
+    ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(ROWS)}; also "
+                    f"{', '.join(ns3_scale.ROWS)}, issue 54's, by name)")
     ap.add_argument("--quick", action="store_true", help="durations / 10")
     ap.add_argument("--duration", type=float, metavar="S",
                     help="each row cut to S simulated seconds on both sides (a row too long for ns-3)")
@@ -193,10 +205,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     a = ap.parse_args(argv)
     if a.rounds < 1:
         ap.error(f"--rounds: {a.rounds}; allowed: 1 or more")
-    by_lower = {n.lower(): n for n in ROWS + tuple(MISSING)}
+    by_lower = {n.lower(): n for n in ROWS + ns3_scale.ROWS + tuple(MISSING)}
     unknown = [n for n in a.names if n.lower() not in by_lower]
     if unknown:
-        ap.error(f"unknown row(s) {', '.join(unknown)}; allowed: {', '.join(ROWS)}")
+        ap.error(f"unknown row(s) {', '.join(unknown)}; allowed: {', '.join(ROWS + ns3_scale.ROWS)}")
     names = [by_lower[n.lower()] for n in a.names] or list(ROWS)
     missing = [n for n in names if n in MISSING]
     for n in missing:

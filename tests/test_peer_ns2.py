@@ -92,13 +92,17 @@ def test_mechanism_rows_map_to_ns2s_queues_and_agents():
     assert xcp.count("set-link-capacity 622000000.0") == 2
     assert xcp.index("queue-limit $r2 $r1") < xcp.index("set-link-capacity")
     assert "Agent/TCP/Reno/XCP" in xcp and "Agent/TCPSink/XCPSink" in xcp and "timestamps_ true" in xcp
-    # each flow's RTT and start as ccsim drew them from the seed
+    # each flow's RTT and start as ccsim drew them from the seed: its access
+    # links' delay as ccsim simulates it (whole picoseconds), the builder's
+    # split of the RTT
     from ccsim._native import core, dumps
     d = scenario("X1u").to_dict()
-    flows = json.loads(core().Simulation(dumps(dict(d, duration_s=1e-9))).finish())["flows"]
+    out = json.loads(core().Simulation(dumps(dict(d, duration_s=1e-9))).finish())
+    flows, links = out["flows"], {(l["from"], l["to"]): l["delay_s"] for l in out["links"]}
     assert len(flows) == 100 and len({f["rtt_prop_s"] for f in flows}) == 100
     for i in (0, 57, 99):
-        e = (flows[i]["rtt_prop_s"] / 2 - 0.001) / 2
+        e = links[(f"s{i}", "r0")]
+        assert e == links[("r1", f"d{i}")] == pytest.approx((flows[i]["rtt_prop_s"] / 2 - 0.001) / 2, abs=1e-12)
         assert f"\nset edel({i}) {e!r}\nset start({i}) {flows[i]['start_s']!r}\n" in xcp
         assert 0.064 <= flows[i]["rtt_prop_s"] <= 0.100 and 0 <= flows[i]["start_s"] <= 10
     assert "$edel($i)s DropTail" in xcp and '$ns at $start($i) "$ftp($i) start"' in xcp
@@ -108,6 +112,91 @@ def test_mechanism_rows_map_to_ns2s_queues_and_agents():
     drr = peer.ns2_script(scenario("G1-drr").to_dict())
     assert "1ms DRR\n" in drr and "Queue/DRR set blimit_ 12500800\n" in drr and "quantum_ 1500" in drr
     assert f"buckets_ {peer.DRR_BUCKETS}\n" in drr and "mask_ 0" in drr
+
+
+def _s1_draws(name):
+    """S1's flows as ccsim builds them: per flow (access-link delay, start),
+    read from the engine's own run, and the flows' RTTs."""
+    from ccsim._native import core, dumps
+
+    out = json.loads(core().Simulation(dumps(dict(scenario(name).to_dict(), duration_s=1e-9))).finish())
+    links = {(l["from"], l["to"]): l["delay_s"] for l in out["links"]}
+    return [(links[(f"s{f['id']}", "r0")], links[("r1", f"d{f['id']}")], f["start_s"], f["rtt_prop_s"])
+            for f in out["flows"]]
+
+
+def test_s1_maps_1000_flows_with_ccsims_delays_and_starts():
+    import re
+
+    d = scenario("S1").to_dict()
+    tcl = peer.ns2_script(d)
+    # 1,000 flows, each its own pair of access links at 100 Gb/s; a 5 ms,
+    # 10 Gb/s bottleneck holding S1's 1581 waiting packets (ns-2: limit + 1)
+    assert "set n 1000\n" in tcl
+    assert "$ns duplex-link $r1 $r2 10000000000.0bps 5ms DropTail\n" in tcl
+    assert "$ns queue-limit $r1 $r2 1582\n" in tcl and "$ns queue-limit $r2 $r1 1582\n" in tcl
+    assert "$ns duplex-link $s($i) $r1 100000000000.0bps $edel($i)s DropTail" in tcl
+    assert "$ns duplex-link $r2 $d($i) 100000000000.0bps $edel($i)s DropTail" in tcl
+    # every flow's delay and start exactly as ccsim simulates them (the Tcl
+    # gives them as the same doubles), and nothing else
+    edel = {int(i): float(v) for i, v in re.findall(r"\nset edel\((\d+)\) (\S+)", tcl)}
+    start = {int(i): float(v) for i, v in re.findall(r"\nset start\((\d+)\) (\S+)", tcl)}
+    flows = _s1_draws("S1")
+    assert len(flows) == len(edel) == len(start) == 1000
+    for i, (e_src, e_dst, s, rtt) in enumerate(flows):
+        assert edel[i] == e_src == e_dst and start[i] == s, i
+        # the RTT the edge delays make with the bottleneck: ccsim's draw in [20, 100] ms
+        assert 2 * (2 * edel[i] + 0.005) == pytest.approx(rtt, abs=1e-11) and 0.020 <= rtt <= 0.100
+        assert 0.0 <= s <= 1.0
+    # spread as drawn, not a grid: RTTs over most of the range, distinct starts
+    rtts = sorted(f[3] for f in flows)
+    assert rtts[0] < 0.025 and rtts[-1] > 0.095 and len({f[2] for f in flows}) == 1000
+    # CUBIC with SACK: ns-2.35's Linux agent running Linux's cubic module,
+    # ns-2's SACK sink with delayed ACKs (Linux's 40 ms timer), timestamps
+    # echoed as RFC 1323 with their 10 bytes off the wire; S1's segments
+    # (1460 B + 40) and initial window 10
+    assert tcl.count("[new Agent/TCP/Linux]") == 1 and "$tcp($i) select_ca cubic\n" in tcl
+    assert "[new Agent/TCPSink/Sack1/DelAck]\n    $sink($i) set interval_ 0.04\n" in tcl
+    assert "$sink($i) set ts_echo_rfc1323_ true" in tcl
+    assert "$tcp($i) set timestamps_ true\n    $tcp($i) set ts_option_size_ 0\n" in tcl
+    assert "packetSize_ 1460\n" in tcl and "windowInit_ 10\n" in tcl
+    # select_ca after the segment size, which the agent reads into Linux's mss
+    assert tcl.index("packetSize_ 1460") < tcl.index("select_ca")
+    assert '$ns at $start($i) "$ftp($i) start"' in tcl and '$ns at 5.0 "finish"' in tcl
+
+
+def test_s1_newreno_maps_to_ns2s_newreno_with_delayed_acks():
+    tcl = peer.ns2_script(scenario("S1-newreno").to_dict())
+    assert "set n 1000\n" in tcl and "[new Agent/TCP/Newreno]" in tcl and "Linux" not in tcl
+    assert "[new Agent/TCPSink/DelAck]\n    $sink($i) set interval_ 0.04\n" in tcl
+    assert "timestamps_" not in tcl and "packetSize_ 1460\n" in tcl and "windowInit_ 10\n" in tcl
+    # the same draws as S1 (the same seed and entry)
+    assert tcl.split("set r1")[0].split("set n 1000")[1] == peer.ns2_script(
+        scenario("S1").to_dict()).split("set r1")[0].split("set n 1000")[1]
+    # the B rows keep one ACK per segment (delayed_ack = false) and ns-2's own defaults
+    b3 = peer.ns2_script(scenario("B3").to_dict())
+    assert "[new Agent/TCPSink]\n" in b3 and "DelAck" not in b3 and "interval_" not in b3
+    assert "windowInit_ 2\n" in b3 and "packetSize_ 1000\n" in b3 and "1ms DropTail" in b3
+
+
+def test_scale_mappings_refuse_what_ns2_cannot_run():
+    d = scenario("S1").to_dict()
+    d["flows"][0]["recovery"] = "newreno"  # the Linux agent recovers with SACK only
+    with pytest.raises(ValueError, match="CUBIC with SACK"):
+        peer.ns2_script(d)
+    d = scenario("S1").to_dict()
+    d["flows"][0]["header_bytes"] = 54
+    with pytest.raises(ValueError, match="40 bytes"):
+        peer.ns2_script(d)
+    # ns-2's delayed-ACK timer for ccsim's fixed model is ccsim's timeout
+    d = scenario("S1-newreno").to_dict()
+    d["flows"][0].update(delack_model="fixed", delack_timeout_s=0.15)
+    assert "$sink($i) set interval_ 0.15\n" in peer.ns2_script(d)
+    # XCP's sink has no delayed-ACK variant in ns-2.35
+    d = scenario("X1u").to_dict()
+    d["flows"][0]["delayed_ack"] = True
+    with pytest.raises(ValueError, match="no delayed-ACK variant"):
+        peer.ns2_script(d)
 
 
 def test_drr_buckets_keep_the_flows_apart():
@@ -132,7 +221,7 @@ def test_new_protocol_rows_run_in_ccsim_only():
     assert "ccsim only" in row.note and "paced XCP" in row.note
     assert set(peer.CCSIM_ONLY) == {"E1", "X1", "X1-dt", "G1"}
     # every row the peer names is a benchmark, each once
-    every = peer.ROWS + peer.MECHANISM_ROWS + tuple(peer.CCSIM_ONLY)
+    every = peer.ROWS + peer.MECHANISM_ROWS + peer.SCALE_ROWS + tuple(peer.CCSIM_ONLY)
     assert len(set(every)) == len(every) and set(every) <= set(BENCHMARKS)
 
 
@@ -143,6 +232,36 @@ def test_rows_against_b3_in_each_simulator():
     rel = peer.of_b3(rows)
     assert rel["X1u"] == pytest.approx((0.5, 0.5)) and rel["X1"] == (0.25, None) and "B3" not in rel
     assert peer.of_b3(rows[1:]) == {}
+
+
+def test_utilisation_of_both_sides_is_kept():
+    a = peer.Row("S1", 3.0, 3_600_000, ns2_wall_s=100.0, ns2_pkts=3_500_000, ns2_setup_s=80.0,
+                 ccsim_utilization=0.87, ns2_utilization=0.84)
+    b = peer.Row("S1", 2.5, 3_600_000, ns2_wall_s=120.0, ns2_pkts=3_500_000, ns2_setup_s=70.0,
+                 ccsim_utilization=0.87, ns2_utilization=0.84)
+    k = peer.keep_fastest(a, b)
+    assert (k.ccsim_wall_s, k.ns2_wall_s, k.ns2_setup_s) == (2.5, 100.0, 70.0)
+    assert (k.ccsim_utilization, k.ns2_utilization) == (0.87, 0.84)
+    assert k.ratio == pytest.approx((3.6e6 / 2.5) / (3.5e6 / 100.0))
+    assert k.ratio_run_only == pytest.approx((3.6e6 / 2.5) / (3.5e6 / 30.0))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import docs_tables
+
+    cols, (cells,) = docs_tables.peer_rows([dict(k.__dict__, ratio=k.ratio, ratio_run_only=k.ratio_run_only)])
+    got = dict(zip(cols, cells))
+    assert got["util. ccsim / ns-2"] == "0.870 / 0.840" and got["CPU ccsim / ns-2 (s)"] == "—"
+    k.ccsim_cpu_s, k.ns2_cpu_s = 1.94, 58.44
+    cols, (cells,) = docs_tables.peer_rows([dict(k.__dict__, ratio=k.ratio, ratio_run_only=k.ratio_run_only)])
+    assert dict(zip(cols, cells))["CPU ccsim / ns-2 (s)"] == "1.94 / 58.4"
+
+
+def test_ns2s_32_bit_byte_count_is_unwrapped():
+    # S1's 3.56 M departures of 1500 bytes are 5.34 GB: ns-2 printed
+    # 5,340,000,000 - 2^32 (its QueueMonitor's bdepartures_ is an int)
+    pkts, true = 3_560_000, 3_560_000 * 1500 - 1000 * 1460  # 1,000 header-only first segments
+    assert peer.unwrap_bytes(true - 2**32, pkts, 1500) == true
+    assert peer.unwrap_bytes(true - 2 * 2**32, pkts, 1500) == true
+    assert peer.unwrap_bytes(123_456, 100, 1040) == 123_456  # no wrap: as printed
 
 
 def test_rounds_keep_each_simulators_fastest_run():

@@ -443,7 +443,7 @@ def bench_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
 def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
     """A `benches/peer_ns2.py --json` run as a record's columns and rows."""
     cols = ["row", "ccsim wall (s)", "ns-2 wall (s)", "ns-2 set-up (s)", "ccsim kpkt/s", "ns-2 kpkt/s",
-            "ccsim / ns-2", "run only", "of B3, ccsim / ns-2"]
+            "ccsim / ns-2", "run only", "of B3, ccsim / ns-2", "util. ccsim / ns-2", "CPU ccsim / ns-2 (s)"]
     out = []
     for r in rows:
         ns_pps = r["ns2_pkts"] / r["ns2_wall_s"] / 1e3 if r.get("ns2_wall_s") else None
@@ -452,7 +452,11 @@ def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
                     _fmt(r.get("ns2_setup_s"), ".3f"), _fmt(r["ccsim_pkts"] / r["ccsim_wall_s"] / 1e3, ",.0f"),
                     _fmt(ns_pps, ",.0f"), _fmt(r.get("ratio"), ".1f") + ("x" if r.get("ratio") else ""),
                     _fmt(r.get("ratio_run_only"), ".1f") + ("x" if r.get("ratio_run_only") else ""),
-                    f"{_fmt(of.get('ccsim'), '.2f')} / {_fmt(of.get('ns2'), '.2f')}" if of else "—"])
+                    f"{_fmt(of.get('ccsim'), '.2f')} / {_fmt(of.get('ns2'), '.2f')}" if of else "—",
+                    f"{_fmt(r.get('ccsim_utilization'), '.3f')} / {_fmt(r.get('ns2_utilization'), '.3f')}"
+                    if r.get("ccsim_utilization") is not None or r.get("ns2_utilization") is not None else "—",
+                    f"{_fmt(r.get('ccsim_cpu_s'), '.2f')} / {_fmt(r.get('ns2_cpu_s'), '.1f')}"
+                    if r.get("ccsim_cpu_s") is not None or r.get("ns2_cpu_s") is not None else "—"])
     return cols, out
 
 
