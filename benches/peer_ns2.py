@@ -126,8 +126,12 @@ delayed ACKs, 5 s; S1-newreno the same with NewReno):
   ``ratio_run_only`` does not; ns-2's set-up is timed within
   ``SETUP_BUDGET_S``.
 * ns-2's and ccsim's CPU seconds are reported beside the wall times
-  (``ns2_cpu_s``, ``ccsim_cpu_s``): on a shared machine a pinned run's
-  wall time includes the other processes' share of its core.
+  (``ns2_cpu_s``, ``ns2_setup_cpu_s``, ``ccsim_cpu_s``; ccsim's is its
+  child process's, interpreter start included, when the row ran once
+  there), with the ratios by CPU time (``ratio_cpu``,
+  ``ratio_cpu_run_only``): on a shared machine a pinned run's wall time
+  includes the other processes' share of its core, and ns-2's long set-up
+  and run are timed minutes apart from ccsim's few seconds.
 
 With B3 in the run, each row's bottleneck packets per wall-second is also
 given against B3's in the same simulator (``of_b3``, ``of_B3`` in the
@@ -259,6 +263,8 @@ class Row:
     #: interpreter start included), given only when the row ran once there
     ccsim_cpu_s: Optional[float] = None
     ns2_cpu_s: Optional[float] = None
+    #: ns-2's set-up in CPU seconds (the least of its timed repeats)
+    ns2_setup_cpu_s: Optional[float] = None
 
     @property
     def ratio(self) -> Optional[float]:
@@ -277,6 +283,22 @@ class Row:
             return None
         run = self.ns2_wall_s - self.ns2_setup_s
         return (self.ccsim_pkts / self.ccsim_wall_s) / (self.ns2_pkts / run) if run > 0 else None
+
+    @property
+    def ratio_cpu(self) -> Optional[float]:
+        """``ratio`` by CPU seconds (``ccsim_cpu_s``, ``ns2_cpu_s``), which
+        the other processes of a shared machine hardly move."""
+        if not self.ccsim_cpu_s or not self.ns2_cpu_s or not self.ns2_pkts:
+            return None
+        return (self.ccsim_pkts / self.ccsim_cpu_s) / (self.ns2_pkts / self.ns2_cpu_s)
+
+    @property
+    def ratio_cpu_run_only(self) -> Optional[float]:
+        """``ratio_run_only`` by CPU seconds (ns-2's set-up CPU taken off)."""
+        if self.ratio_cpu is None or self.ns2_setup_cpu_s is None:
+            return None
+        run = self.ns2_cpu_s - self.ns2_setup_cpu_s
+        return (self.ccsim_pkts / self.ccsim_cpu_s) / (self.ns2_pkts / run) if run > 0 else None
 
 
 def _tcl_value(v) -> str:
@@ -479,16 +501,25 @@ SETUP_REPEATS = 5
 SETUP_BUDGET_S = 60.0
 
 
-def ns2_setup_s(d: dict, ns: str) -> float:
-    """ns-2's fixed cost for ``d``: the same program stopped at time 0
-    (interpreter start, Tcl library, topology and agents built), fastest
-    of five (single runs of it vary by half on this machine), or of those
-    that fit in ``SETUP_BUDGET_S``."""
+def ns2_setup(d: dict, ns: str) -> tuple:
+    """ns-2's fixed cost for ``d``, (wall s, CPU s): the same program
+    stopped at time 0 (interpreter start, Tcl library, topology and agents
+    built), fastest of five (single runs of it vary by half on this
+    machine), or of those that fit in ``SETUP_BUDGET_S``; the least CPU
+    time of the same runs."""
     d0 = dict(d, duration_s=0.0)
     walls: List[float] = []
+    cpus: List[float] = []
     while len(walls) < SETUP_REPEATS and sum(walls) < SETUP_BUDGET_S:
+        cpu0 = _children_cpu_s()
         walls.append(run_ns2_stdout(d0, ns)[0])
-    return min(walls)
+        cpus.append(_children_cpu_s() - cpu0)
+    return min(walls), min(cpus)
+
+
+def ns2_setup_s(d: dict, ns: str) -> float:
+    """ns-2's set-up wall time for ``d`` (:func:`ns2_setup`)."""
+    return ns2_setup(d, ns)[0]
 
 
 #: The rows ns-2 can express, as ``ccsim bench`` defines them (B2L: B2 for
@@ -528,7 +559,7 @@ def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
         flow = d["flows"][0]
         nbytes = unwrap_bytes(nbytes, row.ns2_pkts, flow.get("mss_bytes", 1000) + flow.get("header_bytes", 40))
         row.ns2_utilization = nbytes * 8 / (d["topology"]["bottleneck_rate_bps"] * d["duration_s"])
-        row.ns2_setup_s = ns2_setup_s(d, ns)
+        row.ns2_setup_s, row.ns2_setup_cpu_s = ns2_setup(d, ns)
     return row
 
 
@@ -552,7 +583,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     names = [by_lower[n.lower()] for n in a.names] or list(every)
     ns = shutil.which("ns")
     print(f"{'row':10} {'ccsim wall':>11} {'ns-2 wall':>10} {'ns-2 set-up':>12} {'ccsim pkts/s':>13} "
-          f"{'ns-2 pkts/s':>12} {'ratio':>7} {'run only':>9} {'util c/ns-2':>11} {'CPU c/ns-2':>14}")
+          f"{'ns-2 pkts/s':>12} {'ratio':>7} {'run only':>9} {'util c/ns-2':>11} {'CPU c/ns-2/set-up':>20} "
+          f"{'by CPU, run only':>17}")
     rows = fastest_of_rounds(names, a.rounds, lambda n: measure(n, a.quick, ns), print_row, keep_fastest)
     rel = of_b3(rows)
     if rel:
@@ -562,7 +594,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"{n:10} {c:7.2f} {s if s is None else f'{s:7.2f}':>7}")
     if a.json:
         Path(a.json).write_text(json.dumps(
-            [dict(r.__dict__, ratio=r.ratio, ratio_run_only=r.ratio_run_only,
+            [dict(r.__dict__, ratio=r.ratio, ratio_run_only=r.ratio_run_only, ratio_cpu=r.ratio_cpu,
+                  ratio_cpu_run_only=r.ratio_cpu_run_only,
                   of_B3=dict(zip(("ccsim", "ns2"), rel[r.name])) if r.name in rel else None) for r in rows], indent=2))
     return 0
 
@@ -574,9 +607,10 @@ def print_row(r: Row) -> None:
     setup = f"{r.ns2_setup_s:11.3f}s" if r.ns2_setup_s is not None else f"{'-':>12}"
     run_only = f"{r.ratio_run_only:8.1f}x" if r.ratio_run_only else f"{'-':>9}"
     util = "/".join(f"{u:.3f}" if u is not None else "-" for u in (r.ccsim_utilization, r.ns2_utilization))
-    cpu = "/".join(f"{c:.2f}" if c is not None else "-" for c in (r.ccsim_cpu_s, r.ns2_cpu_s))
+    cpu = "/".join(f"{c:.2f}" if c is not None else "-" for c in (r.ccsim_cpu_s, r.ns2_cpu_s, r.ns2_setup_cpu_s))
+    by_cpu = ", ".join(f"{x:.1f}x" if x else "-" for x in (r.ratio_cpu, r.ratio_cpu_run_only))
     print(f"{r.name:10} {r.ccsim_wall_s:10.3f}s {ns_wall} {setup} {r.ccsim_pkts / r.ccsim_wall_s:13,.0f} {ns_pps} "
-          f"{ratio} {run_only} {util:>11} {cpu:>14} {r.note}", flush=True)
+          f"{ratio} {run_only} {util:>11} {cpu:>20} {by_cpu:>17} {r.note}", flush=True)
 
 
 def keep_fastest(old: Optional[Row], new: Row) -> Row:
@@ -595,7 +629,7 @@ def keep_fastest(old: Optional[Row], new: Row) -> Row:
     return Row(new.name, min(old.ccsim_wall_s, new.ccsim_wall_s), new.ccsim_pkts, new.events_per_pkt,
                low(old.ns2_wall_s, new.ns2_wall_s), new.ns2_pkts, low(old.ns2_setup_s, new.ns2_setup_s), new.note,
                new.ccsim_utilization, new.ns2_utilization, low(old.ccsim_cpu_s, new.ccsim_cpu_s),
-               low(old.ns2_cpu_s, new.ns2_cpu_s))
+               low(old.ns2_cpu_s, new.ns2_cpu_s), low(old.ns2_setup_cpu_s, new.ns2_setup_cpu_s))
 
 
 def of_b3(rows: List[Row]) -> dict:

@@ -443,7 +443,8 @@ def bench_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
 def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
     """A `benches/peer_ns2.py --json` run as a record's columns and rows."""
     cols = ["row", "ccsim wall (s)", "ns-2 wall (s)", "ns-2 set-up (s)", "ccsim kpkt/s", "ns-2 kpkt/s",
-            "ccsim / ns-2", "run only", "of B3, ccsim / ns-2", "util. ccsim / ns-2", "CPU ccsim / ns-2 (s)"]
+            "ccsim / ns-2", "run only", "of B3, ccsim / ns-2", "util. ccsim / ns-2", "CPU ccsim / ns-2 (s)",
+            "by CPU: ccsim / ns-2, run only"]
     out = []
     for r in rows:
         ns_pps = r["ns2_pkts"] / r["ns2_wall_s"] / 1e3 if r.get("ns2_wall_s") else None
@@ -456,7 +457,9 @@ def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
                     f"{_fmt(r.get('ccsim_utilization'), '.3f')} / {_fmt(r.get('ns2_utilization'), '.3f')}"
                     if r.get("ccsim_utilization") is not None or r.get("ns2_utilization") is not None else "—",
                     f"{_fmt(r.get('ccsim_cpu_s'), '.2f')} / {_fmt(r.get('ns2_cpu_s'), '.1f')}"
-                    if r.get("ccsim_cpu_s") is not None or r.get("ns2_cpu_s") is not None else "—"])
+                    if r.get("ccsim_cpu_s") is not None or r.get("ns2_cpu_s") is not None else "—",
+                    f"{_fmt(r.get('ratio_cpu'), '.1f')}x, {_fmt(r.get('ratio_cpu_run_only'), '.1f')}x"
+                    if r.get("ratio_cpu") else "—"])
     return cols, out
 
 
