@@ -191,7 +191,8 @@ for {{set i 0}} {{$i < $n}} {{incr i}} {{
 }}
 proc finish {{}} {{
     global qmon tcp n
-    puts "departures [$qmon set pdepartures_] drops [$qmon set pdrops_] arrivals [$qmon set parrivals_] bytes [$qmon set bdepartures_]"
+    puts -nonewline "departures [$qmon set pdepartures_] drops [$qmon set pdrops_] "
+    puts "arrivals [$qmon set parrivals_] bytes [$qmon set bdepartures_]"
     # per flow: highest cumulative ACK (segments), RTOs, retransmitted packets
     for {{set i 0}} {{$i < $n}} {{incr i}} {{
         puts "flow $i [$tcp($i) set ack_] [$tcp($i) set nrexmit_] [$tcp($i) set nrexmitpack_]"
@@ -436,8 +437,8 @@ def ns2_script(d: dict, rng_seed: Optional[int] = None) -> str:
     tcl = TCL.format(n=flow.get("count", 1), rate=repr(topo["bottleneck_rate_bps"]), limit=limit,
                      bdelay=_tcl_delay(bdelay), edge_rate=repr(topo.get("edge_rate_bps", 100e9)),
                      edge_delay=edge_delay, start=start, flow_arrays=arrays, globals=glob, qtype=qtype, qsetup=qsetup,
-                     agent=agent, agent_opts=opts, agent_post=post, mss=mss, iw=_tcl_value(flow.get("init_cwnd_pkts", 10)),
-                     sink=sink, sink_opts=sink_opts, duration=d["duration_s"])
+                     agent=agent, agent_opts=opts, agent_post=post, mss=mss,
+                     iw=_tcl_value(flow.get("init_cwnd_pkts", 10)), sink=sink, sink_opts=sink_opts, duration=d["duration_s"])
     if rng_seed is not None:
         return tcl.replace("set ns [new Simulator]\n", f"set ns [new Simulator]\n$defaultRNG seed {int(rng_seed)}\n", 1)
     return tcl
