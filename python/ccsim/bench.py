@@ -120,11 +120,15 @@ Keslassy and McKeown, SIGCOMM 2004), ``SCALE_*``:
   flows: 2,500 across all three, 2,500 on each link alone; RTTs over
   40-100 ms (the long flows' links alone take 30 ms).
 
-``bytes_per_flow`` is the slope of peak memory against flows, from the
-row of the batch with the next fewer flows (``bytes_per_flow_from``: S1
-for S2 and S4, S2 for S3, S0 for S1), with the packet slab's growth taken
-out (in-flight packets are the load's, not the flows'): (RSS - RSS(base)
-- slots growth x slot size) / (flows - flows(base)).
+``bytes_per_flow`` is the slope of the run's peak memory against flows,
+from the row of the batch with the next fewer flows
+(``bytes_per_flow_from``: S1 for S2 and S4, S2 for S3, S0 for S1), with
+the packet slab's growth taken out (in-flight packets are the load's, not
+the flows'): (RSS - RSS(base) - slots growth x slot size) / (flows -
+flows(base)), RSS read when the run ends and before its results are built
+(``run_peak_rss_mb``). The results (a row per link, four per flow on a
+dumbbell, and one per flow, built, serialised to JSON and parsed) add
+``results_bytes_per_flow`` on top, which ``peak_rss_mb`` includes.
 
 Rows measured against ns-3 (``benches/peer_ns3.py`` runs each in ccsim
 and the same dumbbell in ns-3 3.44, issue 51's target: at least 100x ns-3's
@@ -471,6 +475,11 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
         sim = core().Simulation(text)
         if b.soak_checkpoint is not None:
             soak = _soak_to_checkpoint(sim, b.soak_checkpoint // (QUICK_FACTOR_EVENTS if quick else 1))
+        if b.scale:
+            # The run's own peak, before the results (a row per link and
+            # per flow) are built, serialised and parsed.
+            sim.run_until(sim.duration_s)
+            run_peak = _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF))
         out = sim.finish()
         if soak:
             soak["packet_slots_at_end"] = int(sim.packet_slots)
@@ -506,6 +515,7 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
     if b.scale:
         row["flows"] = b.flows
         row["packet_slots"] = int(sim.packet_slots)
+        row["run_peak_rss_mb"] = run_peak
     if soak:
         end = row["peak_rss_mb"]
         row.update(soak)
@@ -642,7 +652,9 @@ def add_scale_ratios(rows: List[Dict[str, Any]]) -> None:
     batch, and its memory per flow (``bytes_per_flow``, target <= 2048):
     the slope of peak RSS against flows from the row of the batch with the
     most flows fewer than this row's (``bytes_per_flow_from``), less the
-    packet slab's growth (in-flight packets). A slope between two rows
+    packet slab's growth (in-flight packets), read at the end of the run
+    before the results are built (``run_peak_rss_mb``); what the results
+    then add per flow is ``results_bytes_per_flow``. A slope between two rows
     leaves out what every run holds whatever its flows (the interpreter,
     the engine's tables), which S0, of 10 flows, hardly grows."""
     scale = [r for r in rows if BENCHMARKS[r["name"]].scale]
@@ -656,8 +668,12 @@ def add_scale_ratios(rows: List[Dict[str, Any]]) -> None:
             continue
         base = max(smaller, key=lambda o: BENCHMARKS[o["name"]].flows)
         slab = (r["packet_slots"] - base["packet_slots"]) * SLOT_BYTES
-        r["bytes_per_flow"] = ((r["peak_rss_mb"] - base["peak_rss_mb"]) * 2**20 - slab) / (
-            n - BENCHMARKS[base["name"]].flows)
+        dn = n - BENCHMARKS[base["name"]].flows
+        r["bytes_per_flow"] = ((r["run_peak_rss_mb"] - base["run_peak_rss_mb"]) * 2**20 - slab) / dn
+        # what the results add: a row per link (four per flow on a
+        # dumbbell) and per flow, built, serialised and parsed
+        r["results_bytes_per_flow"] = ((r["peak_rss_mb"] - r["run_peak_rss_mb"])
+                                       - (base["peak_rss_mb"] - base["run_peak_rss_mb"])) * 2**20 / dn
         r["bytes_per_flow_from"] = base["name"]
 
 
@@ -680,8 +696,8 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
                if "vs_own_pkts" in r and BENCHMARKS[r["name"]].own != "B3" else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
             + (f" vs S0 pkts/s {r['vs_S0_pkts']:.2f}" if "vs_S0_pkts" in r else "")
-            + (f" bytes/flow {r['bytes_per_flow']:,.0f} (from {r['bytes_per_flow_from']})"
-               if "bytes_per_flow" in r else "")
+            + (f" bytes/flow {r['bytes_per_flow']:,.0f} (from {r['bytes_per_flow_from']}; results "
+               f"{r['results_bytes_per_flow']:,.0f})" if "bytes_per_flow" in r else "")
         )
     return "\n".join(lines)
 
