@@ -333,6 +333,21 @@ impl FlowTable {
         &self.recent
     }
 
+    /// Start loading the agent a packet of `flow` is about to reach (its
+    /// sender for an ACK, its receiver for data): its first two lines,
+    /// where the agent's dispatch and first reads are.
+    #[inline(always)]
+    pub(crate) fn prefetch_agent(&self, flow: u32, ack: bool) {
+        let Some(&s) = self.live.get(flow as usize) else { return };
+        if let Some(e) = self.ends.get(s as usize) {
+            if ack {
+                crate::net::packet::prefetch_span(&e.sender, 128);
+            } else {
+                crate::net::packet::prefetch_span(&e.receiver, 128);
+            }
+        }
+    }
+
     pub fn sender_mut(&mut self, id: u32) -> Option<&mut Sender> {
         let s = self.slot(id)?;
         Some(&mut self.ends[s].sender)

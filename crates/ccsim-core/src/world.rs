@@ -30,6 +30,15 @@ pub struct Simulation {
     tapped: Vec<usize>,
 }
 
+/// Live flows from which the event loop, when the next event delivers a
+/// packet, starts loading the agent it reaches (`FlowTable::prefetch_agent`).
+/// With fewer, the agents stay in the core's caches and the look-ahead (the
+/// packet, its flow's route, the flow's slot) only costs instructions: with
+/// 100 flows it made X1 6-12% slower (docs/decisions/2026-11-25-per-hop-layout.md).
+/// From about a thousand the agents (about 1.5 KB each) outgrow a 1 MB
+/// second-level cache and each delivery waited on the agent's first line.
+const PREFETCH_AGENTS_FROM: usize = 1024;
+
 /// A buffered output file for a tap; the error names `field` and the path.
 fn create(path: &std::path::Path, field: &str) -> Result<Box<dyn std::io::Write + Send>, ConfigError> {
     let f = std::fs::File::create(path)
@@ -391,6 +400,14 @@ impl Simulation {
             for ahead in [1, 0] {
                 if let Some((kind, idx, gen)) = self.net.events.peek_owner(ahead) {
                     self.net.prefetch_for(kind, idx, gen, ahead == 0);
+                    if ahead == 0
+                        && matches!(kind, EventKind::PipeArrival | EventKind::LineArrival)
+                        && self.flows.live() >= PREFETCH_AGENTS_FROM
+                    {
+                        if let Some((flow, ack)) = self.net.delivery_of(gen) {
+                            self.flows.prefetch_agent(flow, ack);
+                        }
+                    }
                 }
             }
             self.net.now = e.time;
