@@ -261,6 +261,7 @@ impl FlowTable {
         }
         self.flows.push(Flow { src, dst, route, meta, state: State::Live(slot) });
         self.live.push(slot);
+        net.live_flows = self.ends.len();
         id
     }
 
@@ -388,7 +389,7 @@ impl FlowTable {
     /// is left in the network (so none can arrive later): the row keeps a
     /// [`FlowRecord`] and the last live flow's agents move into the slot.
     #[inline]
-    pub fn free_if_done(&mut self, net: &Net, flow: u32) -> Option<u32> {
+    pub fn free_if_done(&mut self, net: &mut Net, flow: u32) -> Option<u32> {
         if net.flow_in_network(flow) > 0 {
             return None;
         }
@@ -397,6 +398,7 @@ impl FlowTable {
             return None;
         }
         self.free(flow, s);
+        net.live_flows = self.ends.len();
         Some(flow)
     }
 

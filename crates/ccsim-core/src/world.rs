@@ -30,15 +30,6 @@ pub struct Simulation {
     tapped: Vec<usize>,
 }
 
-/// Live flows from which the event loop, when the next event delivers a
-/// packet, starts loading the agent it reaches (`FlowTable::prefetch_agent`).
-/// With fewer, the agents stay in the core's caches and the look-ahead (the
-/// packet, its flow's route, the flow's slot) only costs instructions: with
-/// 100 flows it made X1 6-12% slower (docs/decisions/2026-11-25-per-hop-layout.md).
-/// From about a thousand the agents (about 1.5 KB each) outgrow a 1 MB
-/// second-level cache and each delivery waited on the agent's first line.
-const PREFETCH_AGENTS_FROM: usize = 1024;
-
 /// A buffered output file for a tap; the error names `field` and the path.
 fn create(path: &std::path::Path, field: &str) -> Result<Box<dyn std::io::Write + Send>, ConfigError> {
     let f = std::fs::File::create(path)
@@ -402,10 +393,13 @@ impl Simulation {
                     self.net.prefetch_for(kind, idx, gen, ahead == 0);
                     if ahead == 0
                         && matches!(kind, EventKind::PipeArrival | EventKind::LineArrival)
-                        && self.flows.live() >= PREFETCH_AGENTS_FROM
+                        && self.net.many_flows()
                     {
                         if let Some((flow, ack)) = self.net.delivery_of(gen) {
                             self.flows.prefetch_agent(flow, ack);
+                            if ack {
+                                self.net.prefetch_first_link(flow);
+                            }
                         }
                     }
                 }
@@ -514,7 +508,7 @@ impl Simulation {
     #[inline(never)]
     fn free_drained_slow(&mut self) {
         while let Some(f) = self.net.drained.pop() {
-            if let Some(done) = self.flows.free_if_done(&self.net, f) {
+            if let Some(done) = self.flows.free_if_done(&mut self.net, f) {
                 self.transfer_done(done);
             }
         }

@@ -58,6 +58,16 @@ impl Span {
     }
 }
 
+/// Live flows from which the event loop and the serialisers load ahead what
+/// the next events will read (the agent a packet reaches, a queued packet,
+/// the next link of its route). With fewer, the agents, links and packets
+/// stay in the core's caches and the look-ahead only costs instructions:
+/// with 100 flows prefetching the agent made X1 6-12% slower
+/// (docs/decisions/2026-11-25-per-hop-layout.md); from about a thousand
+/// (an agent and its four access links are about 3 KB) they outgrow a
+/// 1 MB second-level cache.
+pub(crate) const MANY_FLOWS: usize = 1024;
+
 /// A flow's entry of what every hop reads: its route's `Span` (lengths
 /// narrowed to 16 bits, as a packet's `hop` counter already bounds a
 /// route) and its packets in the network. Why a copy of the route's span per flow: with one
@@ -104,6 +114,8 @@ pub struct Net {
     /// its packets are in the network, in one 16-byte entry (a web
     /// workload creates hundreds of thousands of flows).
     flow_net: Vec<FlowNet>,
+    /// Flows alive now (their agents exist), kept by the flow table.
+    pub(crate) live_flows: usize,
     /// Flows whose last packet in the network was just dropped (their
     /// owner may free them); drained by the event loop.
     pub(crate) drained: Vec<u32>,
@@ -423,7 +435,48 @@ impl Net {
             link.record_wait(at.t - queued, class);
         }
         link.notify(TapEvent::Dequeue, at.t, &self.pkts, id);
+        if self.many_flows() {
+            self.prefetch_queued(l);
+        }
         self.transmit(l, id);
+    }
+
+    /// Flows enough that their links and packets outgrow the core's caches
+    /// (`MANY_FLOWS`): the event loop and the serialiser then load ahead.
+    #[inline(always)]
+    pub(crate) fn many_flows(&self) -> bool {
+        self.live_flows >= MANY_FLOWS
+    }
+
+    /// Start loading what serving link `l`'s next packets will read: the
+    /// slot of the packet after the next, and the next link of the next
+    /// packet (whose slot the previous serve began loading). With
+    /// thousands of flows, both waited at a bottleneck's every serve: the
+    /// packet, queued a queue's drain ago, and the far side's access link
+    /// of its flow, which the cut-through walk reads first (`can_cut`).
+    #[inline(always)]
+    fn prefetch_queued(&self, l: usize) {
+        let q = &self.links[l].queue;
+        if let Some(id) = q.upcoming(1) {
+            self.pkts.prefetch_head(id);
+        }
+        if let Some(id) = q.upcoming(0) {
+            let p = self.pkts.get(id);
+            if let Some(&n) = self.path(p.flow, p.is_ack()).get(p.hop as usize + 1) {
+                packet::prefetch_span(&self.links[n as usize], 64);
+            }
+        }
+    }
+
+    /// Start loading the first link of `flow`'s data path (its sender is
+    /// about to receive an ACK and may send).
+    #[inline(always)]
+    pub(crate) fn prefetch_first_link(&self, flow: u32) {
+        if let Some(f) = self.flow_net.get(flow as usize) {
+            if let Some(&n) = self.hops.get(f.fwd as usize) {
+                packet::prefetch_span(&self.links[n as usize], 64);
+            }
+        }
     }
 
     /// Start serialising `id` on link `l` (its serialiser is free).
