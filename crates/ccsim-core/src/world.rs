@@ -388,6 +388,13 @@ impl Simulation {
                 break;
             }
             let e = self.net.events.pop().expect("peeked");
+            if self.net.many_flows() {
+                // A packet two events ahead: its slot is cold with thousands
+                // of flows, and the next event's look-ahead reads it.
+                if let Some((EventKind::PipeArrival | EventKind::LineArrival, _, gen)) = self.net.events.peek_owner(2) {
+                    self.net.pkts.prefetch(gen);
+                }
+            }
             for ahead in [1, 0] {
                 if let Some((kind, idx, gen)) = self.net.events.peek_owner(ahead) {
                     self.net.prefetch_for(kind, idx, gen, ahead == 0);
