@@ -53,18 +53,21 @@
 //! parameters here) differs from ns-3 in six rules, not modelled:
 //!
 //! - the delay is the ACK's own RTT sample (`ack_sample.rtt_us`), not srtt;
-//! - the train fires past `delay_min/2` (plus up to 1 ms for TSO/GRO
-//!   batching when a pacing rate is set, `hystart_ack_delay`; not halved
-//!   when the socket is paced by fq), not `delay_min`;
+//! - the train fires past `(delay_min + ack_delay)/2`, `ack_delay` being
+//!   up to 1 ms for TSO/GRO batching when a pacing rate is set
+//!   (`hystart_ack_delay`; not halved when fq paces the socket), not past
+//!   `delay_min`;
 //! - the delay threshold is `clamp(delay_min/8, 4 ms, 16 ms)`
 //!   (`HYSTART_DELAY_THRESH(delay_min >> 3)`), not `clamp(delay_min, 4 ms,
 //!   1 s)`;
-//! - `curr_rtt` is the minimum over all of the round's samples (since
-//!   Linux 5.7; before, the first eight, as ns-3);
+//! - `curr_rtt` is the minimum over all of the round's samples (as in
+//!   Linux 5.10; older kernels took the first eight, as ns-3 does);
 //! - samples are ignored for 1 s (`HZ`) after a stage begins, not 10 ms;
-//! - since Linux 5.16 the round restarts inside `hystart_update`, before
-//!   the ACK's checks; before, in `cong_avoid` after them (as ns-3). The
-//!   low-window gate is cwnd < ssthresh (`tcp_in_slow_start`), not ≤.
+//! - since Linux 5.16 ("tcp_cubic: fix spurious Hystart ACK train
+//!   detections for not-cwnd-limited flows") the round restarts inside
+//!   `hystart_update`, before the ACK's checks; before, in `cong_avoid`
+//!   after them (as ns-3). The low-window gate is cwnd < ssthresh
+//!   (`tcp_in_slow_start`), not ≤.
 //!
 //! ns-3 also calls `PktsAcked` for duplicate ACKs (one segment, srtt);
 //! here only ACKs of new data give samples. The sender does not report
