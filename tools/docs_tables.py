@@ -50,7 +50,7 @@ PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "pace
           ("modern", "today's congestion control"))
 
 #: Sections of docs/performance.md that hold recorded measurements (``section`` of a record).
-PERF_SECTIONS = ("engine", "mechanism", "etcp", "ns2", "ns3", "memory", "controllers")
+PERF_SECTIONS = ("engine", "mechanism", "etcp", "scale", "ns2", "ns3", "memory", "controllers")
 
 
 def begin(name: str) -> str:
