@@ -40,13 +40,15 @@ pub struct Route {
     pub rev: Vec<u32>,
 }
 
-/// Where a route's forward and reverse links lie in `Net::hops`.
+/// Where a route's forward and reverse links lie in `Net::hops` (lengths
+/// in 16 bits, as a packet's `hop` counter already bounds a route): 12
+/// bytes, so that a flow's copy and its packet count fit 16 ([`FlowNet`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct Span {
     fwd: u32,
-    fwd_len: u32,
     rev: u32,
-    rev_len: u32,
+    fwd_len: u16,
+    rev_len: u16,
 }
 
 impl Span {
@@ -54,7 +56,7 @@ impl Span {
     #[inline(always)]
     fn links(self, hops: &[u32], ack: bool) -> &[u32] {
         let (off, len) = if ack { (self.rev, self.rev_len) } else { (self.fwd, self.fwd_len) };
-        &hops[off as usize..(off + len) as usize]
+        &hops[off as usize..off as usize + len as usize]
     }
 }
 
@@ -68,9 +70,8 @@ impl Span {
 /// 1 MB second-level cache.
 pub(crate) const MANY_FLOWS: usize = 1024;
 
-/// A flow's entry of what every hop reads: its route's `Span` (lengths
-/// narrowed to 16 bits, as a packet's `hop` counter already bounds a
-/// route) and its packets in the network. Why a copy of the route's span per flow: with one
+/// A flow's entry of what every hop reads: its route's `Span` and its
+/// packets in the network. Why a copy of the route's span per flow: with one
 /// route per flow (a dumbbell's own access links) a hop read the flow's
 /// route number, then that route's span, two dependent loads each missing
 /// the cache with thousands of flows (4.5 of the 36 first-level misses per
@@ -78,20 +79,8 @@ pub(crate) const MANY_FLOWS: usize = 1024;
 /// line; here one load has all three.
 #[derive(Clone, Copy, Debug, Default)]
 struct FlowNet {
-    fwd: u32,
-    rev: u32,
-    fwd_len: u16,
-    rev_len: u16,
+    span: Span,
     in_net: u32,
-}
-
-impl FlowNet {
-    /// The reverse links for an ACK, the forward links otherwise.
-    #[inline(always)]
-    fn links(self, hops: &[u32], ack: bool) -> &[u32] {
-        let (off, len) = if ack { (self.rev, self.rev_len) } else { (self.fwd, self.fwd_len) };
-        &hops[off as usize..off as usize + len as usize]
-    }
 }
 
 /// The network and the kernel state agents act on.
@@ -180,7 +169,7 @@ impl Net {
             hops.extend_from_slice(&r.fwd);
             let rev = hops.len() as u32;
             hops.extend_from_slice(&r.rev);
-            route_span.push(Span { fwd, fwd_len: r.fwd.len() as u32, rev, rev_len: r.rev.len() as u32 });
+            route_span.push(Span { fwd, rev, fwd_len: r.fwd.len() as u16, rev_len: r.rev.len() as u16 });
         }
         let mut net = Net { links, hops, route_span, local_queues, ..Default::default() };
         net.share_wires();
@@ -227,7 +216,7 @@ impl Net {
     /// an ACK, its forward links otherwise.
     #[inline(always)]
     fn path(&self, flow: u32, ack: bool) -> &[u32] {
-        self.flow_net[flow as usize].links(&self.hops, ack)
+        self.flow_net[flow as usize].span.links(&self.hops, ack)
     }
 
     /// The link after the one packet `id` is on, along its route, if any.
@@ -240,14 +229,7 @@ impl Net {
     /// Register flow `flow` on route `route` (flows are numbered densely).
     pub fn add_flow(&mut self, flow: u32, route: u32) {
         debug_assert_eq!(flow as usize, self.flow_net.len());
-        let s = self.route_span[route as usize];
-        self.flow_net.push(FlowNet {
-            fwd: s.fwd,
-            rev: s.rev,
-            fwd_len: s.fwd_len as u16,
-            rev_len: s.rev_len as u16,
-            in_net: 0,
-        });
+        self.flow_net.push(FlowNet { span: self.route_span[route as usize], in_net: 0 });
     }
 
     /// Round-trip propagation delay of a route (both directions' links).
@@ -473,7 +455,7 @@ impl Net {
     #[inline(always)]
     pub(crate) fn prefetch_first_link(&self, flow: u32) {
         if let Some(f) = self.flow_net.get(flow as usize) {
-            if let Some(&n) = self.hops.get(f.fwd as usize) {
+            if let Some(&n) = self.hops.get(f.span.fwd as usize) {
                 packet::prefetch_span(&self.links[n as usize], 64);
             }
         }
@@ -533,7 +515,7 @@ impl Net {
         };
         let mut on_taps = self.links[l].has_taps();
         // The walk reads the route once and indexes each link once per hop.
-        let route = self.flow_net[flow as usize].links(&self.hops, is_ack);
+        let route = self.flow_net[flow as usize].span.links(&self.hops, is_ack);
         let mut hop = hop0 as usize;
         let mut on = l;
         while let Some(&next) = route.get(hop + 1) {
@@ -800,7 +782,7 @@ impl Net {
     pub(crate) fn delivery_of(&self, id: PktId) -> Option<(u32, bool)> {
         let p = self.pkts.try_get(id)?;
         let f = self.flow_net.get(p.flow as usize)?;
-        let len = if p.is_ack() { f.rev_len } else { f.fwd_len };
+        let len = if p.is_ack() { f.span.rev_len } else { f.span.fwd_len };
         (p.hop as usize + 1 == len as usize).then_some((p.flow, p.is_ack()))
     }
 
