@@ -3,8 +3,7 @@
     python benches/peer_ns3.py [--quick] [--duration S] [--rounds N] [--json OUT.json] [NAME ...]
 
 For each row measured against ns-3 (``ccsim bench``'s M rows: ``M-bbr``,
-``M-dctcp-red``, ``M-cubic-fqcodel``; issue 51 also names TCP Prague over
-DualPI2: ccsim has both, ns-3 3.44 neither) it runs
+``M-dctcp-red``, ``M-cubic-fqcodel``, ``M-prague-dualpi2``) it runs
 the ccsim row (``ccsim bench``'s child process: the engine's wall time,
 building the simulation and running it) and the same dumbbell in ns-3 3.44
 (``validation/ns3/dumbbell.cc``, the program of the ns-3 comparisons, built
@@ -18,6 +17,21 @@ one: each row is a :class:`validation.ns3_bbr.Scenario` (BBR) or
 FQ-CoDel), whose ``ns3_args()`` give ns-3's side; the bench row's ccsim
 scenario must equal that scenario's ``ccsim_scenario()`` in topology and
 flows (:func:`check_same`), or the row is refused.
+
+``M-prague-dualpi2`` (issue 51's TCP Prague over DualPI2) is run against a
+STAND-IN, not the same algorithms: ns-3 3.44 (and 3.48) has no TCP Prague,
+no DualPI2 and no AccECN. Its ns-3 side is ns-3's closest L4S workload on
+the same network, flows, rates and duration (:class:`L4sStandIn`): DCTCP
+sending ECT(1) (``TcpDctcp::UseEct0`` false) with RFC 8257's ECE feedback,
+unpaced, over ``FqCoDelQueueDisc`` in its L4S mode (``UseL4s`` true: an
+ECT(1) or CE packet leaving its flow queue after more than ``CeThreshold``,
+1 ms, is CE-marked and never meets CoDel's control law), against ccsim's
+paced Prague with AccECN over DualPI2 (one shared L queue, a 1 ms step and
+the coupled marks). :func:`check_same` still compares everything else (the
+topology, the buffer, the flow count, rates, RTTs, segment size and TCP,
+ECT(1), start times, duration) and names the fields that differ by design
+(:data:`BY_DESIGN`); the output's note column, the JSON (``stand_in``,
+``by_design``) and docs/performance.md say so.
 
 ns-3's time is ``Simulator::Run`` alone, as the ns-3 suites measure it, run
 with ``--lean=1``: only the bottleneck's transmissions are counted (one
@@ -40,12 +54,13 @@ hours for its 5 s; ``--duration`` cuts both sides short.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import resource
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -54,18 +69,94 @@ from ccsim.bench import BENCHMARKS, QUICK_FACTOR, fastest_of_rounds, run_isolate
 from validation import ns3_aqm, ns3_bbr, ns3_scale, ns3_suite  # noqa: E402
 
 #: The rows, in the order issue 51 names them.
-ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel")
-#: Rows issue 51 names that cannot run yet.
-MISSING = {"M-prague-dualpi2": "TCP Prague over DualPI2: ccsim has both (cc = \"prague\", dualpi2); ns-3 3.44 has "
-                                "neither"}
+ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel", "M-prague-dualpi2")
+#: Rows issue 51 names that cannot run yet (none since the L4S stand-in).
+MISSING: Dict[str, str] = {}
 #: Measurement options of the ns-3 program a speed run leaves out.
 MEASURE_ONLY = ("--queueStats=", "--cwndStats=", "--warmup=")
 
 
+@dataclass(frozen=True)
+class L4sStandIn:
+    """ns-3's closest workload to TCP Prague over DualPI2, which it does
+    not have: DCTCP sending ECT(1) over FQ-CoDel's L4S mode.
+
+    The network, TCP and queue are the ns-3 AQM comparison's DCTCP and
+    FQ-CoDel mapping (:class:`validation.ns3_aqm.Scenario`, controller
+    ``dctcp``, discipline ``fq_codel``: RFC 8290's defaults, ECN on), with
+    three ns-3 attributes more (:meth:`ns3_attrs`, checked in ns-3 3.44's
+    ``tcp-dctcp.cc``, ``fq-codel-queue-disc.cc`` and
+    ``codel-queue-disc.cc``): ``TcpDctcp::UseEct0`` false (its data leave
+    ECT(1)), ``FqCoDelQueueDisc::UseL4s`` true and ``CeThreshold`` 1 ms
+    (each flow queue's CoDel CE-marks an ECT(1) or CE packet whose sojourn
+    exceeds 1 ms and lets it pass without the control law; other packets
+    meet CoDel as usual). The workload's own numbers are fixed here (not
+    read from the bench row), so a bench row that drifts from them is
+    refused by :func:`check_same`.
+
+    :meth:`ccsim_scenario` is this workload in ccsim's words, for
+    :func:`check_same` only: DCTCP flows with ``ecn``, ``ect = "ect1"``,
+    ``ecn_feedback = "dctcp"`` over ``fq_codel`` with ``ce_threshold_s``
+    (ccsim's FQ-CoDel has no L4S mode; the discipline differs from the
+    row's by design, so only its buffer and tie order are compared)."""
+
+    id: str
+    description: str
+    n_flows: int
+    rtt_s: float
+    rate_bps: float
+    duration_s: float
+    limit_pkts: int
+    ce_threshold_s: float = 0.001
+
+    #: What the stand-in is: in short (the JSON's ``stand_in``, the docs'
+    #: "ns-3 side" column) and in the output's note column (``note``).
+    SHORT = "STAND-IN: DCTCP ECT(1) over FQ-CoDel L4S (CeThreshold 1 ms)"
+    LABEL = ("ns-3 STAND-IN, not the same algorithms: DCTCP sending ECT(1) over FQ-CoDel's L4S mode "
+             "(CeThreshold 1 ms); ns-3 3.44 has no Prague, DualPI2 or AccECN")
+
+    def base(self) -> "ns3_aqm.Scenario":
+        return ns3_aqm.Scenario(self.id, self.description, "dctcp", "fq_codel", self.n_flows,
+                                (self.rtt_s, self.rtt_s), self.rate_bps, self.duration_s, self.limit_pkts)
+
+    def ns3_attrs(self) -> Dict[str, str]:
+        return {"ns3::TcpDctcp::UseEct0": "false", "ns3::FqCoDelQueueDisc::UseL4s": "true",
+                "ns3::FqCoDelQueueDisc::CeThreshold": f"{self.ce_threshold_s * 1e3:g}ms"}
+
+    def ns3_args(self) -> List[str]:
+        return self.base().ns3_args() + [f"--{k}={v}" for k, v in self.ns3_attrs().items()]
+
+    def ccsim_scenario(self) -> dict:
+        d = self.base().ccsim_scenario()
+        for f in d["flows"]:
+            f.update(ecn=True, ect="ect1", ecn_feedback="dctcp")
+        d["topology"]["bottleneck_queue"]["ce_threshold_s"] = self.ce_threshold_s
+        return d
+
+
+#: Rows whose ns-3 side is a stand-in, with the stand-in's workload: the
+#: same network, flows, rates and duration as the bench row (RTT 40 ms and
+#: 10240 packets, M-cubic-fqcodel's; docs/performance.md says why).
+STAND_INS = {"M-prague-dualpi2": L4sStandIn(
+    "M-prague-dualpi2", "ns-3 stand-in for Prague over DualPI2: 4 DCTCP flows (ECT(1)) over FQ-CoDel's L4S mode",
+    4, 0.040, 1e9, 60.0, 10240)}
+
+#: The fields in which a stand-in row differs from its ns-3 side by design:
+#: the flows' keys, and the bottleneck discipline (``queue``: its kind and
+#: every parameter but :data:`QUEUE_SHARED`). Every other field must match.
+BY_DESIGN = {"M-prague-dualpi2": {"flows": ("cc", "cc_params", "ecn_feedback", "pacing"), "queue": True}}
+#: What a discipline that differs by design must still share with ns-3's.
+QUEUE_SHARED = ("limit_pkts", "limit_bytes", "ties")
+
+
 def validation_scenario(name: str, quick: bool = False):
     """The ns-3 comparison scenario that row ``name`` is (its duration and
-    warm-up set for a speed run: the whole run counted)."""
+    warm-up set for a speed run: the whole run counted); for a row with a
+    stand-in, the stand-in (:data:`STAND_INS`)."""
     b = BENCHMARKS[name]
+    if name in STAND_INS:
+        sc = STAND_INS[name]
+        return dataclasses.replace(sc, duration_s=sc.duration_s / QUICK_FACTOR if quick else sc.duration_s)
     dur = b.duration_s / QUICK_FACTOR if quick else b.duration_s
     if name == "M-bbr":
         return ns3_bbr.Scenario(name, b.description, ("bbr",) * b.flows, b.rate_bps, b.rtt_s, b.buffer_pkts, dur,
@@ -82,33 +173,64 @@ def validation_scenario(name: str, quick: bool = False):
     raise ValueError(f"row {name!r} is not measured against ns-3; allowed: {', '.join(ROWS)}")
 
 
-def check_same(name: str, quick: bool = False) -> None:
+def check_same(name: str, quick: bool = False) -> List[str]:
     """Raise ValueError unless the bench row's ccsim scenario is the ns-3
-    comparison's in topology and flows (every field the comparison sets)."""
+    comparison's in topology and flows (every field the comparison sets).
+    A row with a stand-in (:data:`STAND_INS`) may differ in the fields
+    :data:`BY_DESIGN` names, and only there; those differences are
+    returned, one line per field (empty for the other rows)."""
     bench = scenario(name, quick).to_dict()
     val = validation_scenario(name, quick).ccsim_scenario()
+    design = BY_DESIGN.get(name, {})
+    by_design: Dict[str, set] = {}
     diffs = []
     for k, v in val["topology"].items():
         if k in ("bottleneck_queue", "edge_queue"):
-            for q, x in v.items():
-                if bench["topology"][k].get(q) != x:
-                    diffs.append(f"topology.{k}.{q}: bench {bench['topology'][k].get(q)!r}, ns-3 mapping {x!r}")
+            bq = bench["topology"][k]
+            keys = list(v) + [q for q in bq if q not in v]
+            if k == "bottleneck_queue" and design.get("queue"):
+                shared = [q for q in keys if q in QUEUE_SHARED]
+                mine, theirs = ({q: x for q, x in d.items() if q not in QUEUE_SHARED} for d in (bq, v))
+                if mine != theirs:
+                    by_design.setdefault(f"topology.{k}", set()).add(
+                        f"bench {_fmt_queue(mine)}, ns-3 stand-in {_fmt_queue(theirs)}")
+                keys = shared
+            for q in keys:
+                if bq.get(q) != v.get(q):
+                    diffs.append(f"topology.{k}.{q}: bench {bq.get(q)!r}, ns-3 mapping {v.get(q)!r}")
         elif bench["topology"].get(k) != v:
             diffs.append(f"topology.{k}: bench {bench['topology'].get(k)!r}, ns-3 mapping {v!r}")
     if len(bench["flows"]) != len(val["flows"]):
         diffs.append(f"flows: bench {len(bench['flows'])} entries, ns-3 mapping {len(val['flows'])}")
+    free = design.get("flows", ())
     for i, (bf, vf) in enumerate(zip(bench["flows"], val["flows"])):
-        for k, v in vf.items():
-            if bf.get(k) != v:
-                diffs.append(f"flows.{i}.{k}: bench {bf.get(k)!r}, ns-3 mapping {v!r}")
-        for k in sorted(set(bf) - set(vf)):
-            diffs.append(f"flows.{i}.{k}: bench {bf[k]!r}, not in the ns-3 mapping")
+        for k in list(vf) + sorted(set(bf) - set(vf)):
+            if bf.get(k) == vf.get(k):
+                continue
+            if k in free:
+                by_design.setdefault(f"flows.*.{k}", set()).add(
+                    f"bench {_fmt_value(bf, k)}, ns-3 stand-in {_fmt_value(vf, k)}")
+            elif k in vf:
+                diffs.append(f"flows.{i}.{k}: bench {bf.get(k)!r}, ns-3 mapping {vf[k]!r}")
+            else:
+                diffs.append(f"flows.{i}.{k}: bench {bf[k]!r}, not in the ns-3 mapping")
     if bench["duration_s"] != val["duration_s"]:
         diffs.append(f"duration_s: bench {bench['duration_s']}, ns-3 mapping {val['duration_s']}")
     if bench.get("seed") != val.get("seed"):  # the RTTs and starts drawn from it (S1)
         diffs.append(f"seed: bench {bench.get('seed')!r}, ns-3 mapping {val.get('seed')!r}")
     if diffs:
         raise ValueError(f"{name}: the bench row is not the ns-3 comparison's scenario: " + "; ".join(diffs))
+    return [f"{k}: {'; '.join(sorted(v))}" for k, v in by_design.items()]
+
+
+def _fmt_value(d: dict, k: str) -> str:
+    return repr(d[k]) if k in d else "absent"
+
+
+def _fmt_queue(q: dict) -> str:
+    """A discipline in one line: its kind and parameters."""
+    rest = ", ".join(f"{k} {v!r}" for k, v in q.items() if k != "kind")
+    return f"{q.get('kind')!r} ({rest})"
 
 
 def ns3_args(name: str, quick: bool = False, duration_s: Optional[float] = None) -> List[str]:
@@ -129,7 +251,10 @@ def run_ns3(name: str, exe: Path, quick: bool = False, duration_s: Optional[floa
     raw, _ = ns3_suite.run_program(exe, ns3_args(name, quick, duration_s), name, nice=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": raw["wall_s"], "cpu_s": cpu, "pkts": raw["bottleneck"]["tx_pkts"],
+    b = raw["bottleneck"]
+    # over the whole run (warm-up 0), wire bytes as ccsim's utilisation counts them
+    util = b["tx_bytes"] * 8 / (b["rate_bps"] * (raw["duration_s"] - raw["warmup_s"]))
+    return {"wall_s": raw["wall_s"], "cpu_s": cpu, "pkts": b["tx_pkts"], "utilization": util,
             "goodput_bytes": sum(f["rx_bytes"] for f in raw["flows"])}
 
 
@@ -146,6 +271,11 @@ class Row:
     ns3_cpu_s: Optional[float] = None
     #: simulated seconds when the row was cut short (``--duration``)
     duration_s: Optional[float] = None
+    ns3_utilization: Optional[float] = None
+    #: a row run against a stand-in: what ns-3 ran instead (``L4sStandIn.SHORT``)
+    stand_in: str = ""
+    #: the fields in which the two sides differ by design (:func:`check_same`)
+    by_design: List[str] = dataclasses.field(default_factory=list)
 
     @property
     def ratio(self) -> Optional[float]:
@@ -156,15 +286,19 @@ class Row:
 
 
 def measure(name: str, quick: bool, exe: Optional[Path], duration_s: Optional[float] = None) -> Row:
-    check_same(name, quick)
+    by_design = check_same(name, quick)
     r = run_isolated(name, quick, duration_s)
+    sub = STAND_INS.get(name)
     row = Row(name, r["wall_s"], int(round(r["bottleneck_pkts_per_s"] * r["wall_s"])),
-              r["events_per_bottleneck_pkt"], r.get("utilization"), duration_s=duration_s)
+              r["events_per_bottleneck_pkt"], r.get("utilization"), duration_s=duration_s,
+              stand_in=sub.SHORT if sub else "", by_design=by_design, note=sub.LABEL if sub else "")
     if exe is None:
-        row.note = "ns-3 not installed (python -m validation.run --peer ns3 installs it)"
+        row.note = "; ".join(x for x in (row.note, "ns-3 not installed (python -m validation.run --peer ns3 "
+                                                   "installs it)") if x)
     else:
         n = run_ns3(name, exe, quick, duration_s)
         row.ns3_wall_s, row.ns3_pkts, row.ns3_cpu_s = n["wall_s"], n["pkts"], n["cpu_s"]
+        row.ns3_utilization = n["utilization"]
     return row
 
 
@@ -178,9 +312,8 @@ def keep_fastest(old: Optional[Row], new: Row) -> Row:
                            f"against {(new.ccsim_pkts, new.ns3_pkts)}")
     ns3 = [w for w in (old.ns3_wall_s, new.ns3_wall_s) if w]
     cpu = [c for c in (old.ns3_cpu_s, new.ns3_cpu_s) if c]
-    return Row(new.name, min(old.ccsim_wall_s, new.ccsim_wall_s), new.ccsim_pkts, new.events_per_pkt,
-               new.ccsim_utilization, min(ns3) if ns3 else None, new.ns3_pkts, new.note, min(cpu) if cpu else None,
-               new.duration_s)
+    return dataclasses.replace(new, ccsim_wall_s=min(old.ccsim_wall_s, new.ccsim_wall_s),
+                               ns3_wall_s=min(ns3) if ns3 else None, ns3_cpu_s=min(cpu) if cpu else None)
 
 
 def print_row(r: Row) -> None:
@@ -188,8 +321,11 @@ def print_row(r: Row) -> None:
     ns_wall = f"{r.ns3_wall_s:9.2f}s" if r.ns3_wall_s else f"{'-':>10}"
     ratio = f"{r.ratio:7.1f}x" if r.ratio else f"{'-':>8}"
     cpu = f"{r.ns3_cpu_s:9.2f}s" if r.ns3_cpu_s else f"{'-':>10}"
+    util = "/".join(f"{u:.3f}" if u is not None else "-" for u in (r.ccsim_utilization, r.ns3_utilization))
     print(f"{r.name:16} {r.ccsim_wall_s:10.3f}s {ns_wall} {cpu} {r.ccsim_pkts / r.ccsim_wall_s:13,.0f} {ns_pps} "
-          f"{ratio} {r.events_per_pkt:6.2f} {r.note}", flush=True)
+          f"{ratio} {r.events_per_pkt:6.2f} {util:>11} {r.note}", flush=True)
+    for d in r.by_design:
+        print(f"{'':16} differs by design: {d}", flush=True)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -216,7 +352,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     names = [n for n in names if n not in MISSING]
     exe = ns3_suite.build() if names and ns3_suite.installed() else None
     print(f"{'row':16} {'ccsim wall':>11} {'ns-3 wall':>10} {'ns-3 CPU':>10} {'ccsim pkts/s':>13} {'ns-3 pkts/s':>12} "
-          f"{'ratio':>8} {'ev/pkt':>6}")
+          f"{'ratio':>8} {'ev/pkt':>6} {'util c/ns-3':>11} note")
     rows = fastest_of_rounds(names, a.rounds, lambda n: measure(n, a.quick, exe, a.duration), print_row,
                              keep_fastest)
     if a.json:

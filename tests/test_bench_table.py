@@ -91,18 +91,19 @@ def test_vs_own_pkts_is_a_rows_packet_rate_over_its_own_dumbbells():
 
 
 def test_scale_rows_report_packet_rate_against_s0_and_the_memory_slope():
-    rows = [_row(name="S0", bottleneck_pkts_per_s=4.0e6, peak_rss_mb=26.0, packet_slots=20_000),
-            _row(name="S1", bottleneck_pkts_per_s=2.0e6, peak_rss_mb=40.0, packet_slots=30_000),
-            _row(name="S2", bottleneck_pkts_per_s=1.0e6, peak_rss_mb=140.0, packet_slots=60_000)]
+    rows = [_row(name="S0", bottleneck_pkts_per_s=4.0e6, run_peak_rss_mb=25.0, peak_rss_mb=26.0, packet_slots=20_000),
+            _row(name="S1", bottleneck_pkts_per_s=2.0e6, run_peak_rss_mb=30.0, peak_rss_mb=40.0, packet_slots=30_000),
+            _row(name="S2", bottleneck_pkts_per_s=1.0e6, run_peak_rss_mb=80.0, peak_rss_mb=140.0, packet_slots=60_000)]
     bench.add_scale_ratios(rows)
     s0, s1, s2 = rows
     assert "vs_S0_pkts" not in s0 and "bytes_per_flow" not in s0
     assert s1["vs_S0_pkts"] == 0.5 and s2["vs_S0_pkts"] == 0.25
-    # slope from the row with the next fewer flows, the slab's growth taken out
+    # slope of the run's peak from the row with the next fewer flows, the slab's growth taken out
     assert s1["bytes_per_flow_from"] == "S0" and s2["bytes_per_flow_from"] == "S1"
-    assert s1["bytes_per_flow"] == (14.0 * 2**20 - 10_000 * bench.SLOT_BYTES) / 990
-    assert s2["bytes_per_flow"] == (100.0 * 2**20 - 30_000 * bench.SLOT_BYTES) / 9000
-    assert "vs S0 pkts/s 0.25" in format_table(rows) and "(from S1)" in format_table(rows)
+    assert s1["bytes_per_flow"] == (5.0 * 2**20 - 10_000 * bench.SLOT_BYTES) / 990
+    assert s2["bytes_per_flow"] == (50.0 * 2**20 - 30_000 * bench.SLOT_BYTES) / 9000
+    assert s2["results_bytes_per_flow"] == (60.0 - 10.0) * 2**20 / 9000
+    assert "vs S0 pkts/s 0.25" in format_table(rows) and "(from S1;" in format_table(rows)
 
 
 def test_scale_rows_buffers_follow_bdp_over_root_n_and_the_parking_lot_splits_its_flows():

@@ -50,7 +50,7 @@ PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "pace
           ("modern", "today's congestion control"))
 
 #: Sections of docs/performance.md that hold recorded measurements (``section`` of a record).
-PERF_SECTIONS = ("engine", "mechanism", "etcp", "ns2", "ns3", "memory", "controllers")
+PERF_SECTIONS = ("engine", "mechanism", "etcp", "scale", "ns2", "ns3", "memory", "controllers")
 
 
 def begin(name: str) -> str:
@@ -465,17 +465,20 @@ def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
 
 def peer_ns3_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
     """A `benches/peer_ns3.py --json` run as a record's columns and rows."""
-    cols = ["row", "simulated (s)", "ccsim wall (s)", "ns-3 wall (s)", "ns-3 CPU (s)", "ccsim kpkt/s", "ns-3 kpkt/s",
-            "ccsim / ns-3 (target ≥ 100x)", "bottleneck packets ccsim / ns-3", "events/pkt"]
+    cols = ["row", "ns-3 side", "simulated (s)", "ccsim wall (s)", "ns-3 wall (s)", "ns-3 CPU (s)", "ccsim kpkt/s",
+            "ns-3 kpkt/s", "ccsim / ns-3 (target ≥ 100x)", "bottleneck packets ccsim / ns-3", "util. ccsim / ns-3",
+            "events/pkt"]
     out = []
     for r in rows:
         ns_pps = r["ns3_pkts"] / r["ns3_wall_s"] / 1e3 if r.get("ns3_wall_s") else None
         pkts = r["ccsim_pkts"] / r["ns3_pkts"] if r.get("ns3_pkts") else None
-        out.append([r["name"], _fmt(r.get("simulated_s"), "g"), _fmt(r["ccsim_wall_s"], ".3f"),
+        out.append([r["name"], r.get("stand_in") or "the same scenario", _fmt(r.get("simulated_s"), "g"),
+                    _fmt(r["ccsim_wall_s"], ".3f"),
                     _fmt(r.get("ns3_wall_s"), ".1f"),
                     _fmt(r.get("ns3_cpu_s"), ".1f"),
                     _fmt(r["ccsim_pkts"] / r["ccsim_wall_s"] / 1e3, ",.0f"), _fmt(ns_pps, ",.1f"),
                     _fmt(r.get("ratio"), ".0f") + ("x" if r.get("ratio") else ""), _fmt(pkts, ".3f"),
+                    f"{_fmt(r.get('ccsim_utilization'), '.3f')} / {_fmt(r.get('ns3_utilization'), '.3f')}",
                     _fmt(r.get("events_per_pkt"), ".2f")])
     return cols, out
 

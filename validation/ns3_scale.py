@@ -45,11 +45,13 @@ else the ``rfc`` personality's defaults):
   first 16 ACKs of a flow at once (quick ACKs) and adapts its timer
   (40-200 ms). (With ns-3's 200 ms default and a 0.2 s minimum RTO, a
   flow can lock at one segment per timeout: validation/ns3_aqm.py.)
-* CUBIC: ns-3's ``TcpCubic`` with HyStart off (ccsim has none), C 0.4 and
-  β 0.7 as ccsim's. It differs in two rules ccsim's S1 keeps at its
+* CUBIC: ns-3's ``TcpCubic`` with HyStart off (ccsim's S1 runs without:
+  ``hystart = false``, its default), C 0.4 and β 0.7 as ccsim's. It differs in two rules ccsim's S1 keeps at its
   defaults: ns-3 counts acknowledged segments (with delayed ACKs its slow
-  start doubles per RTT; ccsim's ``abc = false`` counts ACKs, 1.5x) and is
-  RFC 8312's CUBIC (ccsim's ``alpha_switch = true``, RFC 9438);
+  start doubles per RTT; ccsim's ``abc = false`` counts ACKs, 1.5x), is
+  RFC 8312's CUBIC (ccsim's ``alpha_switch = true``, RFC 9438), and before
+  the first loss grows at least 5% per RTT (``CntClamp`` 20; ccsim's
+  ``cnt_clamp`` is off);
 * send and receive buffers 8 MiB (5,745 segments per flow; ccsim has no
   limit, and its largest window in S1, sampled every 5 ms, is 2,592
   segments, an early flow's slow start; a flow's share of the path's BDP
@@ -81,7 +83,7 @@ SOCKET_BUFFER_BYTES = 8 << 20
 #: defaults; see the module doc for what differs).
 TCP: Dict[str, str] = {
     "ns3::TcpL4Protocol::SocketType": "ns3::TcpCubic",  # cc = "cubic"
-    "ns3::TcpCubic::HyStart": "false",  # ccsim's CUBIC has no HyStart
+    "ns3::TcpCubic::HyStart": "false",  # ccsim's hystart default: off
     "ns3::TcpSocket::SegmentSize": str(MSS),  # mss_bytes
     "ns3::TcpSocketBase::Timestamp": "false",  # header_bytes 40 (1502 B with PPP)
     "ns3::TcpSocket::InitialCwnd": "10",  # init_cwnd_pkts

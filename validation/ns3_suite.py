@@ -91,7 +91,7 @@ CONTROLLERS: Dict[str, dict] = {
         "cc": "cubic",
         "cc_params": {},
         # HyStart is on by default in ns-3 (tcp-cubic.cc); ccsim's cubic has
-        # none, so ns-3's is turned off.
+        # it as an option, off by default (`hystart`), so ns-3's is turned off.
         "ns3_attrs": {"ns3::TcpCubic::HyStart": "false"},
     },
     "highspeed": {
@@ -258,7 +258,7 @@ DEFAULTS: List[Default] = [
     Default(
         "HyStart (CUBIC)",
         "on (`TcpCubic::HyStart`)",
-        "not implemented",
+        "off by default (`cc_params.hystart`, ns-3's rules)",
         "off",
         "ns-3",
     ),
@@ -372,7 +372,7 @@ LINUX_TCP_ROWS: Dict[str, Default] = {
     "limited_transmit": Default("Limited Transmit, duplicate-ACK threshold", "on, 3", "on, 3", "on, 3",
                                 "none (same)", {}, {"limited_transmit": True, "dupthresh": 3}),
     "cubic": Default("CUBIC", "`TcpCubic`: HyStart on; RFC 8312 (no W_est switch); segments counted",
-                     "`cubic`: no HyStart; RFC 9438 (`alpha_switch = true`); `abc = false`",
+                     "`cubic`: HyStart off (`hystart`); RFC 9438 (`alpha_switch = true`); `abc = false`",
                      "HyStart off; `alpha_switch = false`; `abc = true`", "both"),
     "ties": Default("order of a tied arrival and departure", "arrival first", "`ties = \"event_order\"`",
                     "`ties = \"arrival_first\"` on every queue", "ccsim"),

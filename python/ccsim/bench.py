@@ -120,20 +120,26 @@ Keslassy and McKeown, SIGCOMM 2004), ``SCALE_*``:
   flows: 2,500 across all three, 2,500 on each link alone; RTTs over
   40-100 ms (the long flows' links alone take 30 ms).
 
-``bytes_per_flow`` is the slope of peak memory against flows, from the
-row of the batch with the next fewer flows (``bytes_per_flow_from``: S1
-for S2 and S4, S2 for S3, S0 for S1), with the packet slab's growth taken
-out (in-flight packets are the load's, not the flows'): (RSS - RSS(base)
-- slots growth x slot size) / (flows - flows(base)).
+``bytes_per_flow`` is the slope of the run's peak memory against flows,
+from the row of the batch with the next fewer flows
+(``bytes_per_flow_from``: S1 for S2 and S4, S2 for S3, S0 for S1), with
+the packet slab's growth taken out (in-flight packets are the load's, not
+the flows'): (RSS - RSS(base) - slots growth x slot size) / (flows -
+flows(base)), RSS read when the run ends and before its results are built
+(``run_peak_rss_mb``). The results (a row per link, four per flow on a
+dumbbell, and one per flow, built, serialised to JSON and parsed) add
+``results_bytes_per_flow`` on top, which ``peak_rss_mb`` includes.
 
 Rows measured against ns-3 (``benches/peer_ns3.py`` runs each in ccsim
 and the same dumbbell in ns-3 3.44, issue 51's target: at least 100x ns-3's
 bottleneck packets per wall-second). Each is one of the ns-3 comparisons'
 scenarios (validation/ns3_bbr.py, validation/ns3_aqm.py) at 1 Gb/s, run
-longer: their TCP (1448-byte segments, 54 bytes of headers, IW 10, SACK,
-every segment ACKed, a 0.2 s minimum RTO: ``NS3_TCP``), 10 Gb/s access
-links, a 5 ms bottleneck, four flows started 1/4 s apart; the peer script
-checks that the two scenarios are still the same:
+longer, or (M-prague-dualpi2) a labelled stand-in's network and flows:
+their TCP (1448-byte segments, 54 bytes of headers, IW 10, SACK, every
+segment ACKed, a 0.2 s minimum RTO: ``NS3_TCP``), 10 Gb/s access links, a
+5 ms bottleneck, four flows started 1/4 s apart; the peer script checks
+that the two scenarios are still the same (for the stand-in, the same but
+for the fields it names as different by design):
 
 - ``M-bbr``: four BBR flows (paced at their own rate), RTT 40 ms, a
   drop-tail of two BDPs (6658 packets): no loss after the start-up, about a
@@ -145,8 +151,18 @@ checks that the two scenarios are still the same:
 - ``M-cubic-fqcodel``: four CUBIC flows over FQ-CoDel (RFC 8290's
   defaults: 5 ms, 100 ms, 1024 queues, 10240 packets), RTT 40 ms.
 
-TCP Prague over DualPI2, the fourth row issue 51 names, has no ns-3 side:
-ccsim has both (``cc = "prague"``, ``dualpi2``), ns-3 3.44 neither.
+- ``M-prague-dualpi2``: four TCP Prague flows (``cc = "prague"`` and its
+  defaults spelled out: ECT(1), AccECN feedback, rate pacing) over DualPI2
+  with Linux sch_dualpi2's defaults (``DUALPI2_LINUX``: 1 ms step, 15 ms
+  PI target, k = 2), RTT 40 ms (L4S's setting is the Internet; above
+  Prague's 25 ms target RTT its RTT independence stays off, so it is the
+  plain scalable controller), 10240 packets (the stand-in's FQ-CoDel
+  buffer; Linux's DualPI2 default is 10000; neither fills). ns-3 3.44
+  has no Prague, DualPI2 or AccECN: the peer script runs a labelled
+  STAND-IN there, DCTCP sending ECT(1) over FQ-CoDel's L4S mode (CE
+  threshold 1 ms), on the same network, flows, rates and duration, and
+  names the fields that differ by design (controller, ECN feedback,
+  pacing, the discipline).
 
 Workload rows:
 
@@ -225,6 +241,9 @@ class Bench:
     links: int = 1
     queue_params: Optional[Tuple[Tuple[str, Any], ...]] = None
     cc_params: Optional[Tuple[Tuple[str, Any], ...]] = None
+    #: M rows: the flows' fields besides ``NS3_TCP``, cc, RTT, start,
+    #: pacing and cc_params (the ECN set-up: ``ecn``, ``ect``, ``ecn_feedback``)
+    flow_params: Optional[Tuple[Tuple[str, Any], ...]] = None
 
 
 #: The flows of the rows of many flows (``S...``): long-lived, 1500-byte
@@ -246,6 +265,13 @@ def scale_buffer_pkts(rate_bps: float, flows: int) -> int:
     ``flows`` long-lived flows share (Appenzeller et al. 2004)."""
     return round(rate_bps * SCALE_MEAN_RTT_S / (8 * SCALE_PKT_BYTES) / math.sqrt(flows))
 
+
+#: Linux sch_dualpi2's defaults (the ``dualpi2`` kind's own, spelled out
+#: so that the row says what it runs; docs/scenario.md, DualPI2), the
+#: buffer aside: M-prague-dualpi2 holds 10240 packets, its ns-3 stand-in's.
+DUALPI2_LINUX = (("target_s", 0.015), ("tupdate_s", 0.016), ("alpha", 0.16015625), ("beta", 3.19921875),
+                 ("step_thresh_s", 0.001), ("min_qlen_step", 0), ("coupling_factor", 2), ("c_protection", 10),
+                 ("drop_overload", True), ("ecn_mask", "l4s_ect"), ("mtu_bytes", 1500))
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
 CONTROLLER_ROWS = ("hstcp", "stcp", "htcp", "ltcp", "cubic")
@@ -323,7 +349,15 @@ BENCHMARKS: Dict[str, Bench] = {
              4, 1e9, 0.040, 10240, 60.0, cc="cubic", recovery="sack", edge_rate_bps=10e9, queue_kind="fq_codel",
              queue_params=(("flows", 1024), ("quantum_bytes", 1500), ("drop_batch", 64), ("target_s", 0.005),
                            ("interval_s", 0.1), ("mtu_bytes", 1500), ("ecn", True)),
-             cc_params=(("abc", True), ("alpha_switch", False)), ns3=True)]
+             cc_params=(("abc", True), ("alpha_switch", False)), ns3=True),
+       # ns-3 has neither Prague nor DualPI2 nor AccECN: benches/peer_ns3.py
+       # runs a labelled stand-in there (DCTCP sending ECT(1) over FQ-CoDel's
+       # L4S mode) on the same network, flows and duration.
+       Bench("M-prague-dualpi2", "4 TCP Prague flows (ECT(1), AccECN, paced), DualPI2 (Linux defaults), 1 Gb/s, "
+             "RTT 40 ms, 10240 pkts, 1448-B segments (ns-3: a stand-in, DCTCP ECT(1) over FQ-CoDel L4S)",
+             4, 1e9, 0.040, 10240, 60.0, cc="prague", recovery="sack", edge_rate_bps=10e9, pacing="rate",
+             queue_kind="dualpi2", queue_params=DUALPI2_LINUX,
+             flow_params=(("ecn", True), ("ect", "ect1"), ("ecn_feedback", "accecn")), ns3=True)]
     + [Bench("G1", "B3 with GWA-RR: 50 gwa flows, DRR bottleneck, 1 Gb/s, RTT 100 ms, BDP buffer (12020 pkts)",
              50, 1e9, 0.100, 12020, 60.0, queue_kind="drr", gwa="rr", own="G1-dt"),
        Bench("G1-dt", "G1's dumbbell without GWA-RR: 50 Reno flows, DropTail, 1 Gb/s, RTT 100 ms, 12020 pkts",
@@ -414,7 +448,8 @@ def _ns3_scenario(b: Bench, quick: bool) -> Scenario:
     """A row measured against ns-3: ``flows`` entries of ``NS3_TCP``, one
     each, started 1/N s apart (as the ns-3 comparisons start them)."""
     flows = [Flow(cc=b.cc, rtt_s=b.rtt_s, start_s=round(i / b.flows, 9), pacing=b.pacing,
-                  cc_params=dict(b.cc_params) if b.cc_params else None, **NS3_TCP) for i in range(b.flows)]
+                  cc_params=dict(b.cc_params) if b.cc_params else None, **dict(b.flow_params or ()), **NS3_TCP)
+             for i in range(b.flows)]
     return _dumbbell(b, quick, NS3_BNECK_DELAY_S,
                      Queue(kind=b.queue_kind, limit_pkts=b.buffer_pkts, extra=dict(b.queue_params or (), ties=TIES)),
                      flows)
@@ -471,6 +506,11 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
         sim = core().Simulation(text)
         if b.soak_checkpoint is not None:
             soak = _soak_to_checkpoint(sim, b.soak_checkpoint // (QUICK_FACTOR_EVENTS if quick else 1))
+        if b.scale:
+            # The run's own peak, before the results (a row per link and
+            # per flow) are built, serialised and parsed.
+            sim.run_until(sim.duration_s)
+            run_peak = _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF))
         out = sim.finish()
         if soak:
             soak["packet_slots_at_end"] = int(sim.packet_slots)
@@ -506,6 +546,7 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
     if b.scale:
         row["flows"] = b.flows
         row["packet_slots"] = int(sim.packet_slots)
+        row["run_peak_rss_mb"] = run_peak
     if soak:
         end = row["peak_rss_mb"]
         row.update(soak)
@@ -642,7 +683,9 @@ def add_scale_ratios(rows: List[Dict[str, Any]]) -> None:
     batch, and its memory per flow (``bytes_per_flow``, target <= 2048):
     the slope of peak RSS against flows from the row of the batch with the
     most flows fewer than this row's (``bytes_per_flow_from``), less the
-    packet slab's growth (in-flight packets). A slope between two rows
+    packet slab's growth (in-flight packets), read at the end of the run
+    before the results are built (``run_peak_rss_mb``); what the results
+    then add per flow is ``results_bytes_per_flow``. A slope between two rows
     leaves out what every run holds whatever its flows (the interpreter,
     the engine's tables), which S0, of 10 flows, hardly grows."""
     scale = [r for r in rows if BENCHMARKS[r["name"]].scale]
@@ -656,8 +699,12 @@ def add_scale_ratios(rows: List[Dict[str, Any]]) -> None:
             continue
         base = max(smaller, key=lambda o: BENCHMARKS[o["name"]].flows)
         slab = (r["packet_slots"] - base["packet_slots"]) * SLOT_BYTES
-        r["bytes_per_flow"] = ((r["peak_rss_mb"] - base["peak_rss_mb"]) * 2**20 - slab) / (
-            n - BENCHMARKS[base["name"]].flows)
+        dn = n - BENCHMARKS[base["name"]].flows
+        r["bytes_per_flow"] = ((r["run_peak_rss_mb"] - base["run_peak_rss_mb"]) * 2**20 - slab) / dn
+        # what the results add: a row per link (four per flow on a
+        # dumbbell) and per flow, built, serialised and parsed
+        r["results_bytes_per_flow"] = ((r["peak_rss_mb"] - r["run_peak_rss_mb"])
+                                       - (base["peak_rss_mb"] - base["run_peak_rss_mb"])) * 2**20 / dn
         r["bytes_per_flow_from"] = base["name"]
 
 
@@ -680,8 +727,8 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
                if "vs_own_pkts" in r and BENCHMARKS[r["name"]].own != "B3" else "")
             + (f"  transfers={r['transfers']} live_max={r['live_flows_max']}" if "transfers" in r else "")
             + (f" vs S0 pkts/s {r['vs_S0_pkts']:.2f}" if "vs_S0_pkts" in r else "")
-            + (f" bytes/flow {r['bytes_per_flow']:,.0f} (from {r['bytes_per_flow_from']})"
-               if "bytes_per_flow" in r else "")
+            + (f" bytes/flow {r['bytes_per_flow']:,.0f} (from {r['bytes_per_flow_from']}; results "
+               f"{r['results_bytes_per_flow']:,.0f})" if "bytes_per_flow" in r else "")
         )
     return "\n".join(lines)
 

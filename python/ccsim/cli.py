@@ -486,8 +486,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="engine benchmarks (TCP B1..B5 and B2-<cc>, E-TCP E1/E5, web W1, "
                                       "XCP X1, RED R1, GWA G1 and their own dumbbells X1-dt, G1-dt, the ns-2 peer's "
-                                      "X1u, X1u-dt, G1-drr, memory soak L1, many flows S0..S4, ns-3 rows M-...), "
-                                      "each in its own process")
+                                      "X1u, X1u-dt, G1-drr, memory soak L1, many flows S0..S4, the ns-3 peer's M-bbr, "
+                                      "M-dctcp-red, M-cubic-fqcodel, M-prague-dualpi2), each in its own process")
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="benchmarks to run (default: all; case-insensitive): " + ", ".join(_bench_names()))
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -73,6 +73,13 @@
 //   --lean=1: only the bottleneck's transmissions are counted (PhyTxBegin)
 //     and each sink's total received bytes read at the end: no other trace is
 //     connected, so Simulator::Run's wall time is ns-3's own (speed runs).
+// Option for benches/peer_ns3.py's L4S stand-in (DCTCP sending ECT(1) over
+// FqCoDelQueueDisc with UseL4s, the closest ns-3 has to Prague over DualPI2):
+//   --ecnStats=1 (with --qdisc, not with --lean): over the window, the ECN
+//     codepoints of the packets the disc received ("ecn_arrivals": not_ect,
+//     ect1, ect0, ce) and its marks by the reason its Mark trace gives
+//     ("marks_by_reason": CoDel's "CE threshold exceeded mark", the L4S
+//     step, against "Target exceeded mark", its control law).
 // One JSON object is printed on stdout.
 
 #include "ns3/applications-module.h"
@@ -88,6 +95,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -102,6 +110,9 @@ double g_warmup = 0.0;
 bool g_trace = false;
 bool g_queueStats = false; // --queueStats: the device queue's per-packet wait (no --qdisc)
 bool g_cwndStats = false;  // --cwndStats: per-flow cwnd dips and averages
+bool g_ecnStats = false;   // --ecnStats: the disc's arrivals by ECN codepoint, marks by reason
+uint64_t g_ecnArrivals[4] = {0, 0, 0, 0}; // by the IP ECN field: Not-ECT, ECT(1), ECT(0), CE
+std::map<std::string, uint64_t> g_markReasons;
 std::string g_pcap;
 
 bool
@@ -385,6 +396,11 @@ QdiscEnqueue(Ptr<const QueueDiscItem> item)
     if (InWindow())
     {
         g_bneck.arrivals++;
+        uint8_t tos = 0;
+        if (g_ecnStats && item->GetUint8Value(QueueItem::IP_DSFIELD, tos))
+        {
+            g_ecnArrivals[tos & 0x3]++;
+        }
     }
 }
 
@@ -458,6 +474,10 @@ QdiscMark(Ptr<const QueueDiscItem> item, const char* reason)
     if (InWindow())
     {
         g_bneck.marks++;
+        if (g_ecnStats)
+        {
+            g_markReasons[reason]++;
+        }
     }
 }
 
@@ -734,6 +754,9 @@ main(int argc, char* argv[])
     cmd.AddValue("queueStats", "without --qdisc: per-packet wait in the bottleneck's device queue", g_queueStats);
     cmd.AddValue("cwndStats", "per flow: cwnd dips to 4 segments or below, window average", g_cwndStats);
     cmd.AddValue("lean", "count only the bottleneck's transmissions (speed runs)", lean);
+    cmd.AddValue("ecnStats",
+                 "with --qdisc: the disc's arrivals by ECN codepoint, its marks by reason",
+                 g_ecnStats);
     cmd.Parse(argc, argv);
 
     std::vector<double> rtts = ParseList(rttsArg, "rtts");
@@ -783,6 +806,7 @@ main(int argc, char* argv[])
     g_qdisc = !qdiscType.empty();
     NS_ABORT_MSG_IF(g_queueStats && g_qdisc, "--queueStats is for the device queue without --qdisc");
     NS_ABORT_MSG_IF(g_qdisc && deviceQueue < 1, "--deviceQueue must be at least 1");
+    NS_ABORT_MSG_IF(g_ecnStats && (!g_qdisc || lean), "--ecnStats needs --qdisc and not --lean");
 
     NodeContainer routers;
     routers.Create(2);
@@ -979,6 +1003,19 @@ main(int argc, char* argv[])
           << ", \"avg_queue_pkts\": " << g_qArea / window << ", \"max_queue_pkts\": " << g_qMax
           << ", \"avg_qdisc_pkts\": " << g_qdArea / window
           << ", \"max_qdisc_pkts\": " << g_qdMax;
+        if (g_ecnStats)
+        {
+            o << ", \"ecn_arrivals\": {\"not_ect\": " << g_ecnArrivals[0]
+              << ", \"ect1\": " << g_ecnArrivals[1] << ", \"ect0\": " << g_ecnArrivals[2]
+              << ", \"ce\": " << g_ecnArrivals[3] << "}, \"marks_by_reason\": {";
+            bool first = true;
+            for (const auto& [why, n] : g_markReasons)
+            {
+                o << (first ? "" : ", ") << "\"" << why << "\": " << n;
+                first = false;
+            }
+            o << "}";
+        }
     }
     o << "}, \"flows\": [";
     for (uint32_t i = 0; i < nFlows; i++)

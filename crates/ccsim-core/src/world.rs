@@ -388,9 +388,27 @@ impl Simulation {
                 break;
             }
             let e = self.net.events.pop().expect("peeked");
+            if self.net.many_flows() {
+                // A packet two events ahead: its slot is cold with thousands
+                // of flows, and the next event's look-ahead reads it.
+                if let Some((EventKind::PipeArrival | EventKind::LineArrival, _, gen)) = self.net.events.peek_owner(2) {
+                    self.net.pkts.prefetch(gen);
+                }
+            }
             for ahead in [1, 0] {
                 if let Some((kind, idx, gen)) = self.net.events.peek_owner(ahead) {
                     self.net.prefetch_for(kind, idx, gen, ahead == 0);
+                    if ahead == 0
+                        && matches!(kind, EventKind::PipeArrival | EventKind::LineArrival)
+                        && self.net.many_flows()
+                    {
+                        if let Some((flow, ack)) = self.net.delivery_of(gen) {
+                            self.flows.prefetch_agent(flow, ack);
+                            if ack {
+                                self.net.prefetch_first_link(flow);
+                            }
+                        }
+                    }
                 }
             }
             self.net.now = e.time;
@@ -497,7 +515,7 @@ impl Simulation {
     #[inline(never)]
     fn free_drained_slow(&mut self) {
         while let Some(f) = self.net.drained.pop() {
-            if let Some(done) = self.flows.free_if_done(&self.net, f) {
+            if let Some(done) = self.flows.free_if_done(&mut self.net, f) {
                 self.transfer_done(done);
             }
         }

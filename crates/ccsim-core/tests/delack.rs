@@ -2,7 +2,8 @@
 //! completion time is the same as with an ACK per segment, except for a
 //! last odd segment, whose ACK waits the model's timeout: 100 ms with the
 //! fixed timer, Linux's 40 ms ATO with `delack_model = "linux"`, and not
-//! at all while Linux's 16 quick ACKs of the start last.
+//! at all while Linux's 16 quick ACKs of the start last; ns-3's
+//! (`delack_model = "ns3"`) ACKs only the first segment at once.
 mod common;
 use common::*;
 
@@ -47,4 +48,18 @@ fn the_fixed_timer_delays_an_odd_last_segment_by_its_timeout() {
     let capped = "delayed_ack = true\ndelack_model = \"linux\"\ndelack_timeout_s = 0.03";
     let d = fct(17, capped) - fct(17, "delayed_ack = false");
     assert!((d - 30.0 * MS).abs() < 1e-9, "{d}");
+}
+
+#[test]
+fn ns3_acks_the_first_segment_at_once_then_every_second_with_a_200_ms_timer() {
+    let ns3 = "delayed_ack = true\ndelack_model = \"ns3\"";
+    let none = |n| fct(n, "delayed_ack = false");
+    // segment 1 is ACKed at once; 2 and 3 together, at once on the 3rd
+    assert_eq!(fct(1, ns3), none(1));
+    assert_eq!(fct(3, ns3), none(3));
+    // segment 2 waits alone for the 200 ms timer (DelAckTimeout)
+    let d = fct(2, ns3) - none(2);
+    assert!((d - 200.0 * MS).abs() < 1e-9, "{d}");
+    // the fixed timer has no such first ACK: segment 1 waits
+    assert!(fct(1, "delayed_ack = true\ndelack_model = \"fixed\"\ndelack_timeout_s = 0.2") - none(1) > 0.199);
 }

@@ -40,13 +40,15 @@ pub struct Route {
     pub rev: Vec<u32>,
 }
 
-/// Where a route's forward and reverse links lie in `Net::hops`.
+/// Where a route's forward and reverse links lie in `Net::hops` (lengths
+/// in 16 bits, as a packet's `hop` counter already bounds a route): 12
+/// bytes, so that a flow's copy and its packet count fit 16 ([`FlowNet`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct Span {
     fwd: u32,
-    fwd_len: u32,
     rev: u32,
-    rev_len: u32,
+    fwd_len: u16,
+    rev_len: u16,
 }
 
 impl Span {
@@ -54,8 +56,31 @@ impl Span {
     #[inline(always)]
     fn links(self, hops: &[u32], ack: bool) -> &[u32] {
         let (off, len) = if ack { (self.rev, self.rev_len) } else { (self.fwd, self.fwd_len) };
-        &hops[off as usize..(off + len) as usize]
+        &hops[off as usize..off as usize + len as usize]
     }
+}
+
+/// Live flows from which the event loop and the serialisers load ahead what
+/// the next events will read (the agent a packet reaches, a queued packet,
+/// the next link of its route). With fewer, the agents, links and packets
+/// stay in the core's caches and the look-ahead only costs instructions:
+/// with 100 flows prefetching the agent made X1 6-12% slower
+/// (docs/decisions/2026-11-25-per-hop-layout.md); from about a thousand
+/// (an agent and its four access links are about 3 KB) they outgrow a
+/// 1 MB second-level cache.
+pub(crate) const MANY_FLOWS: usize = 1024;
+
+/// A flow's entry of what every hop reads: its route's `Span` and its
+/// packets in the network. Why a copy of the route's span per flow: with one
+/// route per flow (a dumbbell's own access links) a hop read the flow's
+/// route number, then that route's span, two dependent loads each missing
+/// the cache with thousands of flows (4.5 of the 36 first-level misses per
+/// packet of 10,000 flows, cachegrind), and the packet count on a third
+/// line; here one load has all three.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowNet {
+    span: Span,
+    in_net: u32,
 }
 
 /// The network and the kernel state agents act on.
@@ -74,11 +99,12 @@ pub struct Net {
     /// packets are in flight (docs/decisions/2026-11-25-per-hop-layout.md).
     hops: Vec<u32>,
     route_span: Vec<Span>,
-    /// Per flow: its route, and how many of its packets are in the
-    /// network (4 bytes each: a web workload creates hundreds of
-    /// thousands of flows).
-    flow_route: Vec<u32>,
-    in_net: Vec<u32>,
+    /// Per flow: where its route's links lie in `hops`, and how many of
+    /// its packets are in the network, in one 16-byte entry (a web
+    /// workload creates hundreds of thousands of flows).
+    flow_net: Vec<FlowNet>,
+    /// Flows alive now (their agents exist), kept by the flow table.
+    pub(crate) live_flows: usize,
     /// Flows whose last packet in the network was just dropped (their
     /// owner may free them); drained by the event loop.
     pub(crate) drained: Vec<u32>,
@@ -143,7 +169,7 @@ impl Net {
             hops.extend_from_slice(&r.fwd);
             let rev = hops.len() as u32;
             hops.extend_from_slice(&r.rev);
-            route_span.push(Span { fwd, fwd_len: r.fwd.len() as u32, rev, rev_len: r.rev.len() as u32 });
+            route_span.push(Span { fwd, rev, fwd_len: r.fwd.len() as u16, rev_len: r.rev.len() as u16 });
         }
         let mut net = Net { links, hops, route_span, local_queues, ..Default::default() };
         net.share_wires();
@@ -190,7 +216,7 @@ impl Net {
     /// an ACK, its forward links otherwise.
     #[inline(always)]
     fn path(&self, flow: u32, ack: bool) -> &[u32] {
-        self.route_span[self.flow_route[flow as usize] as usize].links(&self.hops, ack)
+        self.flow_net[flow as usize].span.links(&self.hops, ack)
     }
 
     /// The link after the one packet `id` is on, along its route, if any.
@@ -202,9 +228,8 @@ impl Net {
 
     /// Register flow `flow` on route `route` (flows are numbered densely).
     pub fn add_flow(&mut self, flow: u32, route: u32) {
-        debug_assert_eq!(flow as usize, self.flow_route.len());
-        self.flow_route.push(route);
-        self.in_net.push(0);
+        debug_assert_eq!(flow as usize, self.flow_net.len());
+        self.flow_net.push(FlowNet { span: self.route_span[route as usize], in_net: 0 });
     }
 
     /// Round-trip propagation delay of a route (both directions' links).
@@ -222,7 +247,7 @@ impl Net {
 
     /// Packets of `flow` in queues and pipes.
     pub fn flow_in_network(&self, flow: u32) -> u32 {
-        self.in_net[flow as usize]
+        self.flow_net[flow as usize].in_net
     }
 
     /// Whether the sending host's interface queue of `flow`'s data (the
@@ -247,7 +272,7 @@ impl Net {
         let first = self.path(p.flow, p.is_ack())[0];
         let id = self.pkts.alloc(p);
         self.created += 1;
-        self.in_net[flow] += 1;
+        self.flow_net[flow].in_net += 1;
         self.link_arrive(first as usize, id);
     }
 
@@ -260,8 +285,9 @@ impl Net {
         link.notify(TapEvent::Drop, self.now, &self.pkts, id);
         self.dropped += 1;
         let flow = self.pkts.get(id).flow as usize;
-        self.in_net[flow] -= 1;
-        if self.in_net[flow] == 0 {
+        let f = &mut self.flow_net[flow].in_net;
+        *f -= 1;
+        if *f == 0 {
             self.drained.push(flow as u32);
         }
         self.pkts.free(id);
@@ -391,7 +417,48 @@ impl Net {
             link.record_wait(at.t - queued, class);
         }
         link.notify(TapEvent::Dequeue, at.t, &self.pkts, id);
+        if self.many_flows() {
+            self.prefetch_queued(l);
+        }
         self.transmit(l, id);
+    }
+
+    /// Flows enough that their links and packets outgrow the core's caches
+    /// (`MANY_FLOWS`): the event loop and the serialiser then load ahead.
+    #[inline(always)]
+    pub(crate) fn many_flows(&self) -> bool {
+        self.live_flows >= MANY_FLOWS
+    }
+
+    /// Start loading what serving link `l`'s next packets will read: the
+    /// slot of the packet after the next, and the next link of the next
+    /// packet (whose slot the previous serve began loading). With
+    /// thousands of flows, both waited at a bottleneck's every serve: the
+    /// packet, queued a queue's drain ago, and the far side's access link
+    /// of its flow, which the cut-through walk reads first (`can_cut`).
+    #[inline(always)]
+    fn prefetch_queued(&self, l: usize) {
+        let q = &self.links[l].queue;
+        if let Some(id) = q.upcoming(1) {
+            self.pkts.prefetch_head(id);
+        }
+        if let Some(id) = q.upcoming(0) {
+            let p = self.pkts.get(id);
+            if let Some(&n) = self.path(p.flow, p.is_ack()).get(p.hop as usize + 1) {
+                packet::prefetch_span(&self.links[n as usize], 64);
+            }
+        }
+    }
+
+    /// Start loading the first link of `flow`'s data path (its sender is
+    /// about to receive an ACK and may send).
+    #[inline(always)]
+    pub(crate) fn prefetch_first_link(&self, flow: u32) {
+        if let Some(f) = self.flow_net.get(flow as usize) {
+            if let Some(&n) = self.hops.get(f.span.fwd as usize) {
+                packet::prefetch_span(&self.links[n as usize], 64);
+            }
+        }
     }
 
     /// Start serialising `id` on link `l` (its serialiser is free).
@@ -448,7 +515,7 @@ impl Net {
         };
         let mut on_taps = self.links[l].has_taps();
         // The walk reads the route once and indexes each link once per hop.
-        let route = self.route_span[self.flow_route[flow as usize] as usize].links(&self.hops, is_ack);
+        let route = self.flow_net[flow as usize].span.links(&self.hops, is_ack);
         let mut hop = hop0 as usize;
         let mut on = l;
         while let Some(&next) = route.get(hop + 1) {
@@ -665,7 +732,7 @@ impl Net {
             }
             None => {
                 self.delivered += 1;
-                self.in_net[p.flow as usize] -= 1;
+                self.flow_net[p.flow as usize].in_net -= 1;
                 Some(id)
             }
         }
@@ -705,6 +772,18 @@ impl Net {
             }
             _ => {}
         }
+    }
+
+    /// If packet `id` is on the last link of its route (its arrival there
+    /// delivers it), its flow and whether it is an ACK (for the sender)
+    /// or data (for the receiver). Reads the packet's slot: call it for
+    /// the next event, whose packet the loop began loading an event ago.
+    #[inline(always)]
+    pub(crate) fn delivery_of(&self, id: PktId) -> Option<(u32, bool)> {
+        let p = self.pkts.try_get(id)?;
+        let f = self.flow_net.get(p.flow as usize)?;
+        let len = if p.is_ack() { f.span.rev_len } else { f.span.fwd_len };
+        (p.hop as usize + 1 == len as usize).then_some((p.flow, p.is_ack()))
     }
 
     /// The packet at the head of link `l`'s wire (the next to arrive at its

@@ -263,11 +263,19 @@ impl Packet {
 /// Prefetch the cache lines of `*v` (a hint only: results never depend on it).
 #[inline]
 pub(crate) fn prefetch_lines<T>(v: &T) {
+    prefetch_span(v, std::mem::size_of::<T>());
+}
+
+/// Prefetch the first and the last line of the `bytes` bytes from `v`'s
+/// address on (`bytes` at most 128: the lines in between are not
+/// loaded); a hint only.
+#[inline]
+pub(crate) fn prefetch_span<T>(v: &T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let first = (v as *const T).cast::<i8>();
-        let last = first.wrapping_add(std::mem::size_of::<T>().saturating_sub(1));
+        let last = first.wrapping_add(bytes.saturating_sub(1));
         // SAFETY: a prefetch never faults and reads nothing into the program
         // (any address is allowed); SSE is part of the x86_64 baseline.
         unsafe {
@@ -276,7 +284,7 @@ pub(crate) fn prefetch_lines<T>(v: &T) {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
+    let _ = (v, bytes);
 }
 
 /// No packet: the end of a pipe list.
@@ -420,6 +428,13 @@ impl PacketPool {
         if let Some(s) = self.slots.get(id as usize) {
             prefetch_lines(&s.wire_at);
         }
+    }
+
+    /// Packet `id`, if `id` names a slot (a stale id from an event's
+    /// generation field may not: for prefetching only).
+    #[inline]
+    pub(crate) fn try_get(&self, id: PktId) -> Option<&Packet> {
+        self.slots.get(id as usize).map(|s| &s.pkt)
     }
 
     #[inline]

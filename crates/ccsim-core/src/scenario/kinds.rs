@@ -35,6 +35,12 @@ pub enum DelackModel {
     /// Linux's: quick ACKs at the start, an adaptive timeout of 40 ms and
     /// up, at most `delack_timeout_s` (`transport::tcp::delack`).
     Linux,
+    /// ns-3's (3.44 `TcpSocketBase`, `DelAckCount` 2, `DelAckTimeout`
+    /// 200 ms): `fixed`, except that the first in-order data segment is
+    /// ACKed at once (the handshake leaves the delayed-ACK count full,
+    /// `ProcessSynRcvd`: "Always respond to first data packet to speed up
+    /// the connection"; any ACK sent empties it).
+    Ns3,
 }
 
 /// How a TCP flow starts (`syn`): ns-2.35's one-way agents model the

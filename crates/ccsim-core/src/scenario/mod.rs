@@ -378,12 +378,13 @@ pub struct FlowSpec {
     pub limited_transmit: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<bool>,
-    /// TCP with `delayed_ack`: `fixed` (RFC 5681 §4.2 with a fixed timer)
-    /// or `linux` (quick ACKs, adaptive timeout).
+    /// TCP with `delayed_ack`: `fixed` (RFC 5681 §4.2 with a fixed timer),
+    /// `linux` (quick ACKs, adaptive timeout) or `ns3` (`fixed`, the first
+    /// data segment ACKed at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delack_model: Option<kinds::DelackModel>,
-    /// TCP with `delayed_ack`: the delayed-ACK timer (`fixed`) or the
-    /// longest delay (`linux`, Linux's `TCP_DELACK_MAX`).
+    /// TCP with `delayed_ack`: the delayed-ACK timer (`fixed`, `ns3`) or
+    /// the longest delay (`linux`, Linux's `TCP_DELACK_MAX`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delack_timeout_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -135,8 +135,6 @@ const FRONT_MAX: usize = 256;
 const WHEEL_BITS: u32 = 12;
 const WHEEL_SLOTS: u64 = 1 << WHEEL_BITS;
 const SLOT_MASK: u64 = WHEEL_SLOTS - 1;
-/// End of a bucket's list / an empty free list.
-const NIL: u32 = u32::MAX;
 
 /// A refill takes whole buckets until the front holds this many events.
 const REFILL: usize = 12;
@@ -146,6 +144,14 @@ const INITIAL_SHIFT: u32 = 20;
 /// Bucket widths the tuning may choose: 256 ps to 17.6 s.
 const MIN_SHIFT: u32 = 8;
 const MAX_SHIFT: u32 = 44;
+/// Events beyond the near wheel's horizon from which the far wheel takes
+/// them instead of the heap: with a few (ten flows' long access links) a
+/// small heap, in the first-level cache, costs less than the far wheel's
+/// buckets (S0 4-5% slower with the far wheel always on); with thousands
+/// its pops walk cache-missing levels.
+const FAR_FROM: usize = 512;
+/// Most entries a wheel bucket keeps room for once emptied ([`Level`]).
+const BUCKET_KEEP: usize = 16;
 /// Events popped between two looks at the bucket width.
 const TUNE_EVERY: u64 = 8192;
 /// The width aims at this many popped events per bucket (log2): a refill
@@ -160,7 +166,7 @@ const RANK_SORT_MAX: usize = 16;
 /// place is the number of entries with a smaller key (keys are unique, so
 /// the places are a permutation), counted with flag arithmetic. `f` holds
 /// the bucket in any order and `from(i)` returns its `i`th entry again
-/// (the bucket's nodes, still intact in the slab), so each entry is
+/// (the taken bucket, intact beside the front), so each entry is
 /// stored straight at its place in `f` with no second array.
 ///
 /// Why: with many flows of different RTTs (X1: 100 paced flows, RTT 64-100
@@ -171,7 +177,7 @@ const RANK_SORT_MAX: usize = 16;
 /// a Reno dumbbell with X1's RTT spread 4.6% (a third of its buckets hold
 /// more than 8, hence a cap of 16), B3 (whose events rarely reach the
 /// wheel) level. The ranks are computed in place and each entry stored
-/// from the bucket's nodes: sorting through key and entry arrays would
+/// from the bucket: sorting through key and entry arrays would
 /// add library `memset` and `memcpy` calls per bucket, 1.4-4.7% of G1's
 /// and 1.7% of X1's samples on an Intel Xeon
 /// (docs/decisions/2026-11-26-wheel-rank-sort.md).
@@ -189,51 +195,69 @@ fn rank_sort(f: &mut [Entry], from: impl Fn(usize) -> Entry) {
     }
 }
 
-/// A wheel entry: the event and the next entry of its bucket.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    e: Entry,
-    next: u32,
-}
-
-/// One wheel's buckets: the first node of each slot's list and an
-/// occupancy bitmap (a bit per slot, and per word of it).
+/// One wheel's buckets, each the entries of its slot in the order they
+/// were scheduled, and an occupancy bitmap (a bit per slot, and per word
+/// of it). A bucket keeps its capacity when taken, so a wheel in use
+/// allocates nothing.
+///
+/// Why a vector per bucket rather than one list through a slab of nodes:
+/// with thousands of flows the thousands of pending entries are cold when
+/// their bucket is taken, and a list's walk waits on each node's line in
+/// turn (a tenth of a 10,000-flow run's time in `refill`, most of it on
+/// the node loads); a bucket's entries lie together and load as a stream.
 struct Level {
-    heads: Vec<u32>,
+    buckets: Vec<Vec<Entry>>,
     occupied: [u64; (WHEEL_SLOTS / 64) as usize],
     summary: u64,
 }
 
 impl Default for Level {
     fn default() -> Self {
-        Level { heads: Vec::new(), occupied: [0; (WHEEL_SLOTS / 64) as usize], summary: 0 }
+        Level { buckets: Vec::new(), occupied: [0; (WHEEL_SLOTS / 64) as usize], summary: 0 }
     }
 }
 
 impl Level {
     /// The slots, on first use (a queue that never leaves its front has none).
     fn allocate(&mut self) {
-        if self.heads.is_empty() {
-            self.heads = vec![NIL; WHEEL_SLOTS as usize];
+        if self.buckets.is_empty() {
+            self.buckets = (0..WHEEL_SLOTS).map(|_| Vec::new()).collect();
         }
     }
 
-    /// Node `i` (already chained before the slot's old head) heads `slot`.
+    /// Append an entry to `slot`'s bucket (field by field, for the same
+    /// reason as in `front_insert`).
     #[inline(always)]
-    fn push(&mut self, slot: usize, i: u32) {
-        self.heads[slot] = i;
+    fn push(&mut self, slot: usize, time: Time, seq_to: u64, idx_gen: u64) {
+        let b = &mut self.buckets[slot];
+        b.push(Entry { time, seq_to, idx_gen });
         self.occupied[slot >> 6] |= 1 << (slot & 63);
         self.summary |= 1 << (slot >> 6);
     }
 
-    /// Empty `slot`, returning the first node of its list.
+    /// Empty `slot`, returning its bucket (give it back with `restore`).
     #[inline(always)]
-    fn take(&mut self, slot: usize) -> u32 {
+    fn take(&mut self, slot: usize) -> Vec<Entry> {
         self.occupied[slot >> 6] &= !(1 << (slot & 63));
         if self.occupied[slot >> 6] == 0 {
             self.summary &= !(1 << (slot >> 6));
         }
-        std::mem::replace(&mut self.heads[slot], NIL)
+        std::mem::take(&mut self.buckets[slot])
+    }
+
+    /// Give `slot` back its emptied bucket, with its capacity up to
+    /// [`BUCKET_KEEP`] entries: a bucket that once held a burst (a wheel
+    /// rebuilt at a new width, a far bucket of thousands of flows' timers)
+    /// would otherwise keep its size for the rest of the run in each of
+    /// 8192 slots (22 MB more peak memory on S1 before the cap).
+    #[inline(always)]
+    fn restore(&mut self, slot: usize, mut b: Vec<Entry>) {
+        b.clear();
+        if b.capacity() > BUCKET_KEEP {
+            b = Vec::new();
+        }
+        debug_assert!(self.buckets[slot].is_empty());
+        self.buckets[slot] = b;
     }
 
     /// Absolute number of the earliest occupied bucket at or after `base`,
@@ -265,7 +289,7 @@ impl Level {
 /// - `front`, a small buffer sorted latest first: a pop takes its last
 ///   entry with no sift at all;
 /// - a timing wheel (a calendar queue, Brown 1988) of `WHEEL_SLOTS`
-///   buckets of `2^shift` ps each, unsorted lists chained through a slab,
+///   buckets of `2^shift` ps each, unsorted vectors ([`Level`]),
 ///   with an occupancy bitmap, and behind it a far wheel of as many
 ///   buckets `WHEEL_SLOTS` times as wide (a hierarchical timing wheel,
 ///   Varghese and Lauck 1987), whose buckets move whole into the near
@@ -318,12 +342,13 @@ pub struct EventQueue {
     /// `cur >> WHEEL_BITS .. + WHEEL_SLOTS`; a far bucket moves into the
     /// near wheel whole before the near wheel reaches its first bucket.
     far: Level,
-    /// Both wheels' entries; freed nodes chain from `free`.
-    nodes: Vec<Node>,
-    free: u32,
     /// Entries in the near wheel and in the far wheel.
     wheel_len: usize,
     far_len: usize,
+    /// The far wheel is in use: set once more than [`FAR_FROM`] events
+    /// waited in the heap at once; until then events beyond the near
+    /// wheel's horizon go to the heap.
+    far_on: bool,
     /// Events beyond the wheel's horizon, a 4-ary min-heap on [`Entry::key`].
     heap: Vec<Entry>,
     next_seq: u64,
@@ -343,10 +368,9 @@ impl Default for EventQueue {
             cur: 0,
             near: Level::default(),
             far: Level::default(),
-            nodes: Vec::new(),
-            free: NIL,
             wheel_len: 0,
             far_len: 0,
+            far_on: false,
             heap: Vec::new(),
             next_seq: 0,
             popped: 0,
@@ -459,16 +483,12 @@ impl EventQueue {
     fn take_wheel(&mut self) -> Vec<Entry> {
         let mut all = Vec::with_capacity(self.wheel_len + self.far_len);
         for level in [&mut self.near, &mut self.far] {
-            for slot in 0..level.heads.len() {
-                let mut i = level.take(slot);
-                while i != NIL {
-                    all.push(self.nodes[i as usize].e);
-                    i = self.nodes[i as usize].next;
-                }
+            for slot in 0..level.buckets.len() {
+                let b = level.take(slot);
+                all.extend_from_slice(&b);
+                level.restore(slot, b);
             }
         }
-        self.nodes.clear();
-        self.free = NIL;
         self.wheel_len = 0;
         self.far_len = 0;
         all
@@ -482,9 +502,7 @@ impl EventQueue {
     fn wheel_insert(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
         let b = time >> self.shift;
         if b >= self.cur && b < self.cur + WHEEL_SLOTS {
-            let slot = (b & SLOT_MASK) as usize;
-            let i = self.new_node(time, seq_to, idx_gen, self.near.heads[slot]);
-            self.near.push(slot, i);
+            self.near.push((b & SLOT_MASK) as usize, time, seq_to, idx_gen);
             self.wheel_len += 1;
         } else {
             self.far_insert(time, seq_to, idx_gen);
@@ -497,33 +515,13 @@ impl EventQueue {
     fn far_insert(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
         let b = time >> self.shift;
         let c = b >> WHEEL_BITS;
-        if b < self.cur || c >= (self.cur >> WHEEL_BITS) + WHEEL_SLOTS {
+        if b < self.cur || !self.far_on || c >= (self.cur >> WHEEL_BITS) + WHEEL_SLOTS {
             self.heap_push(Entry { time, seq_to, idx_gen });
+            self.far_on |= self.heap.len() > FAR_FROM;
             return;
         }
-        let slot = (c & SLOT_MASK) as usize;
-        let i = self.new_node(time, seq_to, idx_gen, self.far.heads[slot]);
-        self.far.push(slot, i);
+        self.far.push((c & SLOT_MASK) as usize, time, seq_to, idx_gen);
         self.far_len += 1;
-    }
-
-    /// A wheel node holding the entry, chained before `next`.
-    #[inline(always)]
-    fn new_node(&mut self, time: Time, seq_to: u64, idx_gen: u64, next: u32) -> u32 {
-        if self.free != NIL {
-            let i = self.free;
-            let n = &mut self.nodes[i as usize];
-            self.free = n.next;
-            // Field by field, for the same reason as in `front_insert`.
-            n.e.time = time;
-            n.e.seq_to = seq_to;
-            n.e.idx_gen = idx_gen;
-            n.next = next;
-            i
-        } else {
-            self.nodes.push(Node { e: Entry { time, seq_to, idx_gen }, next });
-            (self.nodes.len() - 1) as u32
-        }
     }
 
     /// Kind, owner index and generation of the next event, if any: what
@@ -567,7 +565,12 @@ impl EventQueue {
         }
         while let Some(h) = self.heap.first() {
             let b = h.time >> self.shift;
-            if b < self.cur || (b >> WHEEL_BITS) >= (self.cur >> WHEEL_BITS) + WHEEL_SLOTS {
+            let beyond = if self.far_on {
+                (b >> WHEEL_BITS) >= (self.cur >> WHEEL_BITS) + WHEEL_SLOTS
+            } else {
+                b >= self.cur + WHEEL_SLOTS
+            };
+            if b < self.cur || beyond {
                 break;
             }
             let e = self.heap_pop().expect("the heap has an entry");
@@ -600,34 +603,21 @@ impl EventQueue {
             self.cascade_due();
             let b = self.next_occupied();
             let slot = (b & SLOT_MASK) as usize;
-            let mut i = self.near.take(slot);
+            let bucket = self.near.take(slot);
+            self.wheel_len -= bucket.len();
             let seg = self.front.len();
-            let mut taken = [NIL; RANK_SORT_MAX];
-            while i != NIL {
-                let node = self.nodes[i as usize];
-                if let Some(t) = taken.get_mut(self.front.len() - seg) {
-                    *t = i;
-                }
-                self.nodes[i as usize].next = self.free;
-                self.free = i;
-                self.wheel_len -= 1;
-                i = node.next;
-                self.front.push(node.e);
-            }
+            self.front.extend_from_slice(&bucket);
             // A bucket of a few events is sorted by rank, without a branch
-            // on the keys (`rank_sort`, from its nodes, intact in the slab
-            // until the next insert). A larger one (rare at the tuned
-            // width: a burst) by insertion: its list holds it
-            // latest-scheduled first, for the usual increasing times
-            // latest first, so reversed it is nearly in order and the
-            // insertion sort makes about one compare per event. Keys are
-            // unique, so the order is total.
+            // on the keys (`rank_sort`, from the bucket itself). A larger
+            // one (rare at the tuned width: a burst) by insertion: it holds
+            // its events in the order they were scheduled, for the usual
+            // increasing times nearly in order, so the insertion sort
+            // makes about one compare per event. Keys are unique, so the
+            // order is total.
             let f = &mut self.front[seg..];
             if f.len() <= RANK_SORT_MAX {
-                let nodes = &self.nodes;
-                rank_sort(f, |k| nodes[taken[k] as usize].e);
+                rank_sort(f, |k| bucket[k]);
             } else {
-                f.reverse();
                 for n in 1..f.len() {
                     let e = f[n];
                     let k = e.key();
@@ -639,6 +629,7 @@ impl EventQueue {
                     f[j] = e;
                 }
             }
+            self.near.restore(slot, bucket);
             // Every far bucket is after `b`'s (`cascade_due`), so the wheel
             // moving on to `b + 1` passes none of them.
             self.cur = b + 1;
@@ -681,16 +672,14 @@ impl EventQueue {
                 return;
             }
             self.cur = self.cur.max(c << WHEEL_BITS);
-            let mut i = self.far.take((c & SLOT_MASK) as usize);
-            while i != NIL {
-                let node = self.nodes[i as usize];
-                self.nodes[i as usize].next = self.free;
-                self.free = i;
-                self.far_len -= 1;
-                debug_assert_eq!(node.e.time >> self.shift >> WHEEL_BITS, c);
-                self.wheel_insert(node.e.time, node.e.seq_to, node.e.idx_gen);
-                i = node.next;
+            let slot = (c & SLOT_MASK) as usize;
+            let bucket = self.far.take(slot);
+            self.far_len -= bucket.len();
+            for e in &bucket {
+                debug_assert_eq!(e.time >> self.shift >> WHEEL_BITS, c);
+                self.wheel_insert(e.time, e.seq_to, e.idx_gen);
             }
+            self.far.restore(slot, bucket);
         }
     }
 
@@ -839,7 +828,8 @@ impl EventQueue {
     /// Entries the queue can hold without allocating: at least the most
     /// ever pending at once.
     pub fn capacity(&self) -> usize {
-        self.front.capacity() + self.nodes.capacity() + self.heap.capacity()
+        let wheel: usize = [&self.near, &self.far].iter().flat_map(|l| l.buckets.iter()).map(Vec::capacity).sum();
+        self.front.capacity() + wheel + self.heap.capacity()
     }
 }
 

@@ -48,7 +48,8 @@
 //!
 //! The algorithm is [`CodelState`], with its own state over a queue it
 //! reaches through a closure, so FQ-CoDel (`fq_codel.rs`) runs one per
-//! flow queue. Not modelled: `ce_threshold` and the L4S mode.
+//! flow queue. Not modelled: the L4S mode (the CE threshold for ECT(1)
+//! packets alone: Linux `ce_threshold_selector`, ns-3 `UseL4s`).
 use super::droptail::Limit;
 use super::{mark_ce, QueueDiscipline, QueueKind};
 use crate::net::ctx::LinkCtx;

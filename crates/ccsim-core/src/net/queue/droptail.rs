@@ -42,6 +42,11 @@ impl Fifo {
         self.q.push_back((id, size));
         self.bytes += size as u64;
     }
+    /// The `i`th waiting packet from the head.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<PktId> {
+        self.q.get(i).map(|e| e.0)
+    }
     /// The head and its size.
     #[inline]
     pub fn pop(&mut self) -> Option<(PktId, u32)> {
@@ -106,6 +111,12 @@ pub struct DropTail {
 impl DropTail {
     pub fn new(limit: Limit) -> Self {
         DropTail { limit, fifo: Fifo::default() }
+    }
+
+    /// The `i`th packet to be served after the one now leaving.
+    #[inline]
+    pub fn upcoming(&self, i: usize) -> Option<PktId> {
+        self.fifo.get(i)
     }
 
     /// `enqueue` without a context (the link's fast path): admit a packet

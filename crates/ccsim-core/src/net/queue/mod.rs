@@ -88,6 +88,15 @@ macro_rules! dispatch {
 }
 
 impl Queue {
+    /// The `i`th packet to be served next where the discipline knows it
+    /// at no cost (a FIFO), for prefetching; `None` otherwise.
+    #[inline]
+    pub fn upcoming(&self, i: usize) -> Option<PktId> {
+        match self {
+            Queue::DropTail(q) => q.upcoming(i),
+            _ => None,
+        }
+    }
     #[inline]
     pub fn enqueue(&mut self, ctx: &mut LinkCtx, id: PktId, pkts: &mut PacketPool) -> bool {
         dispatch!(self, q => q.enqueue(ctx, id, pkts))

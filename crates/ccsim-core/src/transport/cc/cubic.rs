@@ -24,14 +24,26 @@
 //!   Reno uses); the stage restarts when congestion avoidance resumes.
 //! - RTO (§4.8): Reno's cwnd = 1 with ssthresh from β; the next stage uses
 //!   K = 0 and W_max = cwnd at its start.
+//! - Slow start is standard (RFC 5681) unless `hystart`: then HyStart
+//!   (ACK-train and delay-increase exits, ns-3 3.44's `TcpCubic` rules and
+//!   constants, `hystart.rs`) may end it early with ssthresh = cwnd.
+//! - `cnt_clamp` (off unless set): before the first congestion event the
+//!   window grows by at least 1/`cnt_clamp` segment per unit, Linux's
+//!   `bictcp_update` (`if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt
+//!   = 20`, "increase cwnd 5% per RTT") and ns-3's `CntClamp` (20): after a
+//!   HyStart exit with K = 0 the cubic curve alone would hold cwnd nearly
+//!   flat for the first RTTs. ns-3 keeps the rule off once any congestion
+//!   event happened; Linux re-arms it after an RTO (`bictcp_reset` zeroes
+//!   `last_max_cwnd` at `TCP_CA_Loss`); ccsim does as ns-3.
 //!
-//! Not modelled: HyStart++ (slow start is standard), excluding idle/app-limited
-//! time from t, spurious-loss undo, and Linux's integer `cnt` arithmetic
-//! (target at t + min RTT, ≤ 20 ACKs per +1 before the first loss).
-//! Counting is per ACK (ns-2) unless `abc`.
-use super::{abc_param, slow_start_units, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+//! Not modelled: HyStart++ (RFC 9406), excluding idle/app-limited time
+//! from t, spurious-loss undo, and Linux's integer `cnt` arithmetic
+//! (target at t + min RTT). Counting is per ACK (ns-2) unless `abc`.
+use super::hystart::{Detect, Hystart, HystartConfig};
+use super::{abc_param, slow_start_units, AckInfo, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 use crate::sim::math;
+use crate::sim::Time;
 
 /// CUBIC's parameters (`cc_params`); `Default` is the one place the defaults
 /// are written.
@@ -54,12 +66,32 @@ pub struct CubicConfig {
     /// §4.2's W_est, which Linux (net/ipv4/tcp_cubic.c `tcp_cwnd`) and
     /// ns-3 3.44 (tcp-cubic.cc `Update`, `m_tcpCwnd`) implement.
     pub alpha_switch: bool,
+    /// HyStart ends slow start (`hystart.rs`; Linux and ns-3: on). Off:
+    /// standard slow start, which RFC 9438 §4.10 allows beside HyStart++
+    /// (RFC 9406), naming this hybrid slow start an experimental
+    /// alternative.
+    pub hystart: bool,
+    /// HyStart's parameters, used with `hystart` (ns-3 3.44's defaults).
+    pub hystart_cfg: HystartConfig,
+    /// Before the first congestion event, at least 1/`cnt_clamp` segment
+    /// per unit (Linux and ns-3: 20, 5% per RTT); 0: off (RFC 9438).
+    pub cnt_clamp: f64,
 }
 
 impl Default for CubicConfig {
     /// RFC 9438 values, ns-2 ACK counting.
     fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendly: true, abc: false, alpha_switch: true }
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            tcp_friendly: true,
+            abc: false,
+            alpha_switch: true,
+            hystart: false,
+            hystart_cfg: HystartConfig::default(),
+            cnt_clamp: 0.0,
+        }
     }
 }
 
@@ -68,11 +100,15 @@ pub struct Cubic {
     w_max: f64,
     cwnd_prior: f64,
     after_rto: bool,
+    /// A congestion event happened (Linux `last_max_cwnd != 0`).
+    had_loss: bool,
     epoch: Option<Epoch>,
+    hystart: Option<Hystart>,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Epoch {
+    start: Time,
     t0: f64,
     k: f64,
     w_max: f64,
@@ -91,11 +127,13 @@ pub fn w_cubic(t: f64, k: f64, w_max: f64, c: f64) -> f64 {
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Self {
-        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, after_rto: false, epoch: None }
+        let hystart = cfg.hystart.then(|| Hystart::new(cfg.hystart_cfg.clone()));
+        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, after_rto: false, had_loss: false, epoch: None, hystart }
     }
 
     pub fn doc() -> ControllerDoc {
         let d = CubicConfig::default();
+        let h = &d.hystart_cfg;
         ControllerDoc {
             name: "cubic",
             doc: "CUBIC (RFC 9438): W = C(t−K)³ + W_max, Reno-friendly region, fast convergence, ×beta on loss",
@@ -114,21 +152,109 @@ impl Cubic {
                     doc: "W_est's alpha becomes 1 at cwnd_prior (RFC 9438); false: RFC 8312, Linux, ns-3",
                 },
                 abc_param(d.abc),
+                ParamDoc {
+                    name: "cnt_clamp",
+                    default: d.cnt_clamp.into(),
+                    doc: "before the first loss, >= 1/cnt_clamp segment per unit (Linux, ns-3: 20, 5%/RTT); 0 = off",
+                },
+                ParamDoc {
+                    name: "hystart",
+                    default: d.hystart.into(),
+                    doc: "HyStart ends slow start at an ACK train or a delay increase (ns-3 3.44 TcpCubic's rules)",
+                },
+                ParamDoc {
+                    name: "hystart_detect",
+                    default: h.detect.name().into(),
+                    doc: "HyStart's exit signals: both | ack_train | delay (Linux hystart_detect)",
+                },
+                ParamDoc {
+                    name: "hystart_low_window",
+                    default: h.low_window.into(),
+                    doc: "HyStart looks from this cwnd on, segments (Linux hystart_low_window)",
+                },
+                ParamDoc {
+                    name: "hystart_ack_delta_s",
+                    default: h.ack_delta_s.into(),
+                    doc: "largest ACK spacing within a train, s (Linux hystart_ack_delta_us)",
+                },
+                ParamDoc {
+                    name: "hystart_min_samples",
+                    default: (h.min_samples as u64).into(),
+                    doc: "RTT samples per round before the delay rule (Linux HYSTART_MIN_SAMPLES)",
+                },
+                ParamDoc {
+                    name: "hystart_delay_min_s",
+                    default: h.delay_thresh_min_s.into(),
+                    doc: "lower clamp of the delay threshold clamp(delay_min, min, max), s (ns-3 HyStartDelayMin)",
+                },
+                ParamDoc {
+                    name: "hystart_delay_max_s",
+                    default: h.delay_thresh_max_s.into(),
+                    doc: "upper clamp of the delay threshold, s (ns-3 HyStartDelayMax 1 s; Linux 16 ms)",
+                },
+                ParamDoc {
+                    name: "hystart_discard_s",
+                    default: h.discard_s.into(),
+                    doc: "RTT samples this soon after a stage starts are ignored, s (ns-3 CubicDelta; Linux 1 s)",
+                },
             ],
         }
     }
 
-    pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+    pub fn from_params(params: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
         let d = CubicConfig::default();
-        let mut p = Params::new(p, &format!("{path}.cc_params"));
+        let mut p = Params::new(params, &format!("{path}.cc_params"));
         let c = p.f64_in("c", d.c, 1e-6, 1e6)?;
         let beta = p.f64_in("beta", d.beta, 0.01, 0.99)?;
         let fast_convergence = p.bool("fast_convergence", d.fast_convergence)?;
         let tcp_friendly = p.bool("tcp_friendly", d.tcp_friendly)?;
         let abc = p.bool("abc", d.abc)?;
         let alpha_switch = p.bool("alpha_switch", d.alpha_switch)?;
+        let cnt_clamp = p.f64_in("cnt_clamp", d.cnt_clamp, 0.0, 1e6)?;
+        let hystart = p.bool("hystart", d.hystart)?;
+        let h = &d.hystart_cfg;
+        let detect = match p.choice("hystart_detect", h.detect.name(), &["both", "ack_train", "delay"])? {
+            "ack_train" => Detect::AckTrain,
+            "delay" => Detect::Delay,
+            _ => Detect::Both,
+        };
+        let low_window = p.f64_in("hystart_low_window", h.low_window, 0.0, 1e9)?;
+        let ack_delta_s = p.f64_in("hystart_ack_delta_s", h.ack_delta_s, 0.0, 10.0)?;
+        let min_samples = p.u64_in("hystart_min_samples", h.min_samples as u64, 1, 255)? as u32;
+        let delay_thresh_min_s = p.f64_in("hystart_delay_min_s", h.delay_thresh_min_s, 0.0, 100.0)?;
+        let delay_thresh_max_s = p.f64_in("hystart_delay_max_s", h.delay_thresh_max_s, 0.0, 100.0)?;
+        let discard_s = p.f64_in("hystart_discard_s", h.discard_s, 0.0, 100.0)?;
         p.finish()?;
-        Ok(Cubic::new(CubicConfig { c, beta, fast_convergence, tcp_friendly, abc, alpha_switch }))
+        let at = |k: &str| format!("{path}.cc_params.{k}");
+        if let Some(k) = params.keys().find(|k| k.starts_with("hystart_")).filter(|_| !hystart) {
+            return Err(ConfigError::new(at(k), "needs hystart = true"));
+        }
+        if delay_thresh_max_s < delay_thresh_min_s {
+            return Err(ConfigError::new(
+                at("hystart_delay_max_s"),
+                format!("{delay_thresh_max_s} is below hystart_delay_min_s = {delay_thresh_min_s}"),
+            ));
+        }
+        let hystart_cfg = HystartConfig {
+            low_window,
+            detect,
+            min_samples,
+            ack_delta_s,
+            delay_thresh_min_s,
+            delay_thresh_max_s,
+            discard_s,
+        };
+        Ok(Cubic::new(CubicConfig {
+            c,
+            beta,
+            fast_convergence,
+            tcp_friendly,
+            abc,
+            alpha_switch,
+            hystart,
+            hystart_cfg,
+            cnt_clamp,
+        }))
     }
 
     pub fn alpha_cubic(&self) -> f64 {
@@ -149,7 +275,12 @@ impl Cubic {
         self.epoch.map(|e| e.w_est)
     }
 
-    fn start_epoch(&mut self, now: f64, cwnd: f64) -> Epoch {
+    /// HyStart's state, with `hystart`.
+    pub fn hystart(&self) -> Option<&Hystart> {
+        self.hystart.as_ref()
+    }
+
+    fn start_epoch(&mut self, start: Time, now: f64, cwnd: f64) -> Epoch {
         let (k, w_max) = if self.after_rto || cwnd >= self.w_max {
             self.w_max = cwnd;
             (0.0, cwnd)
@@ -157,7 +288,7 @@ impl Cubic {
             (k_of(self.w_max, cwnd, self.cfg.c), self.w_max)
         };
         self.after_rto = false;
-        Epoch { t0: now, k, w_max, w_est: cwnd }
+        Epoch { start, t0: now, k, w_max, w_est: cwnd }
     }
 }
 
@@ -167,6 +298,9 @@ impl CongestionControl for Cubic {
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_increase(s);
+        }
         let n = slow_start_units(self.cfg.abc, s, acked, 0.0);
         if n == 0 {
             return;
@@ -174,8 +308,9 @@ impl CongestionControl for Cubic {
         let now = s.now_s();
         let mut e = match self.epoch {
             Some(e) => e,
-            None => self.start_epoch(now, s.cwnd),
+            None => self.start_epoch(s.now, now, s.cwnd),
         };
+        let before = s.cwnd;
         let t = now - e.t0;
         let rtt = s.srtt_s.unwrap_or(0.0);
         let w = s.cwnd.max(1.0);
@@ -187,6 +322,9 @@ impl CongestionControl for Cubic {
         } else {
             s.cwnd = (s.cwnd + n as f64 * (target - w) / w).min(target.max(s.cwnd));
         }
+        if self.cfg.cnt_clamp > 0.0 && !self.had_loss {
+            s.cwnd = s.cwnd.max(before + n as f64 / self.cfg.cnt_clamp);
+        }
         self.epoch = Some(e);
     }
 
@@ -194,14 +332,30 @@ impl CongestionControl for Cubic {
         let w = s.cwnd;
         self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
         self.cwnd_prior = w;
+        self.had_loss = true;
         self.epoch = None;
         (s.flight as f64 * self.cfg.beta).max(2.0)
     }
 
-    fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
+    fn on_ack(&mut self, _s: &mut CcState, a: AckInfo) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_ack(&a);
+        }
+    }
+
+    fn pkts_acked(&mut self, s: &mut CcState, _acked: u64, _rtt_s: Option<f64>) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_sample(s, self.epoch.map(|e| e.start));
+        }
+    }
+
+    fn on_event(&mut self, s: &mut CcState, ev: CcEvent) {
         if ev == CcEvent::Timeout {
             self.after_rto = true;
             self.epoch = None;
+            if let Some(h) = self.hystart.as_mut() {
+                h.on_timeout(s);
+            }
         }
     }
 }
@@ -328,5 +482,89 @@ mod tests {
         c.cong_avoid(&mut s, 1);
         assert_eq!(c.k(), Some(0.0));
         assert_eq!(c.w_max(), 300.0);
+    }
+
+    /// `cnt_clamp`: before the first congestion event at least 1/cnt_clamp
+    /// per unit even where the cubic curve is flat (K = 0, W_max = cwnd
+    /// right after slow start); after one, the curve alone.
+    #[test]
+    fn cnt_clamp_grows_five_percent_per_rtt_until_the_first_loss() {
+        let cfg = CubicConfig { cnt_clamp: 20.0, tcp_friendly: false, abc: true, ..Default::default() };
+        let mut c = Cubic::new(cfg.clone());
+        let mut s = st(500.0, 500.0);
+        s.now = from_secs(1.0);
+        for _ in 0..250 {
+            c.cong_avoid(&mut s, 2); // one window of 500 segments, ACKed 2 at a time
+        }
+        // the curve adds ~C·RTT³ = 0.0004; the clamp 500/20 = 25
+        assert!((s.cwnd - 525.0).abs() < 0.01, "cwnd {}", s.cwnd);
+        // off (0): the curve alone
+        let mut c0 = Cubic::new(CubicConfig { cnt_clamp: 0.0, ..cfg.clone() });
+        let mut s0 = st(500.0, 500.0);
+        s0.now = from_secs(1.0);
+        for _ in 0..250 {
+            c0.cong_avoid(&mut s0, 2);
+        }
+        assert!(s0.cwnd < 500.01, "cwnd {}", s0.cwnd);
+        // after a congestion event the clamp is off: the same growth as
+        // without it (the concave curve's, here 0.036 per ACK < 0.1)
+        let after_loss = |c: &mut Cubic, s: &mut CcState| {
+            s.cwnd = 525.0;
+            s.flight = 525;
+            s.ssthresh = c.ssthresh(s);
+            s.cwnd = s.ssthresh;
+            for _ in 0..10 {
+                c.cong_avoid(s, 2);
+            }
+            s.cwnd
+        };
+        let (with, without) = (after_loss(&mut c, &mut s), after_loss(&mut c0, &mut s0));
+        assert_eq!(with, without);
+        assert!(with - 367.5 < 0.5, "grew {}", with - 367.5);
+    }
+
+    /// With `hystart` the controller runs HyStart's hooks: an ACK train
+    /// longer than delay_min ends slow start with ssthresh = cwnd.
+    #[test]
+    fn hystart_is_wired_to_the_hooks_and_off_by_default() {
+        let drive = |c: &mut Cubic| {
+            let mut s = st(100.0, 1e9);
+            s.srtt_s = Some(0.05);
+            for i in 0..400u64 {
+                s.now = from_secs(1.0 + i as f64 * 0.0005);
+                let una = 2 * (i + 1);
+                let snd_nxt = una + s.cwnd as u64;
+                c.on_ack(&mut s, AckInfo { acked: 2, ece: false, ce: 0, una, snd_nxt });
+                c.pkts_acked(&mut s, 2, Some(0.05));
+                c.cong_avoid(&mut s, 2);
+            }
+            s
+        };
+        let s = drive(&mut Cubic::new(CubicConfig { abc: true, ..Default::default() }));
+        assert_eq!(s.ssthresh, 1e9);
+        let mut c = Cubic::new(CubicConfig { abc: true, hystart: true, ..Default::default() });
+        let s = drive(&mut c);
+        let e = c.hystart().unwrap().exit().expect("HyStart exits");
+        assert_eq!(e.by, super::super::hystart::Detect::AckTrain);
+        assert_eq!(s.ssthresh, e.cwnd);
+        // an RTO re-arms it
+        c.on_event(&mut st(1.0, 10.0), CcEvent::Timeout);
+        assert_eq!(c.hystart().unwrap().exit(), None);
+    }
+
+    #[test]
+    fn hystart_parameters_need_hystart_and_ordered_thresholds() {
+        let parse = |j: &str| {
+            let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(j).unwrap();
+            Cubic::from_params(&m, "scenario.flows[0]").map(|c| c.cfg)
+        };
+        let cfg = parse(r#"{"hystart": true, "hystart_detect": "delay", "hystart_low_window": 8}"#).unwrap();
+        assert_eq!((cfg.hystart_cfg.detect, cfg.hystart_cfg.low_window), (Detect::Delay, 8.0));
+        let e = parse(r#"{"hystart_low_window": 8}"#).err().unwrap().to_string();
+        assert!(e.contains("cc_params.hystart_low_window") && e.contains("needs hystart = true"), "{e}");
+        let e = parse(r#"{"hystart": true, "hystart_delay_max_s": 0.001}"#).err().unwrap().to_string();
+        assert!(e.contains("hystart_delay_max_s") && e.contains("below hystart_delay_min_s"), "{e}");
+        let e = parse(r#"{"hystart": true, "hystart_detect": "train"}"#).err().unwrap().to_string();
+        assert!(e.contains("hystart_detect"), "{e}");
     }
 }

@@ -35,6 +35,7 @@ pub mod dctcp;
 pub mod fast;
 pub mod hstcp;
 pub mod htcp;
+pub mod hystart;
 pub mod ltcp;
 pub mod minmax;
 pub mod prague;

@@ -80,6 +80,8 @@ pub mod defaults {
     pub const DELACK_TIMEOUT_S: f64 = 0.1;
     /// `delack_model = "linux"`: `TCP_DELACK_MAX`.
     pub const DELACK_MAX_S_LINUX: f64 = 0.2;
+    /// `delack_model = "ns3"`: ns-3's `TcpSocket::DelAckTimeout`.
+    pub const DELACK_TIMEOUT_S_NS3: f64 = 0.2;
     pub const MIN_RTO_S: f64 = 0.2;
     pub const MAX_RTO_S: f64 = 60.0;
     pub const INIT_RTO_S: f64 = 1.0;
@@ -204,9 +206,13 @@ pub const FIELDS: &[(&str, &str)] = &[
     (
         "delack_model",
         "with delayed_ack: fixed (ACK every second segment, else after delack_timeout_s; ns-2 DelAckSink) | linux \
-         (quick ACKs at the start, after an idle RTO and at a first CE; an adaptive 40 ms+ timeout)",
+         (quick ACKs at the start, after an idle RTO and at a first CE; an adaptive 40 ms+ timeout) | ns3 (fixed, \
+         the first data segment ACKed at once; ns-3 TcpSocketBase)",
     ),
-    ("delack_timeout_s", "with delayed_ack: the timer (fixed; default 0.1) or the longest delay (linux; default 0.2)"),
+    (
+        "delack_timeout_s",
+        "with delayed_ack: the timer (fixed; default 0.1; ns3: 0.2) or the longest delay (linux; default 0.2)",
+    ),
     ("min_rto_s", "RFC 6298 lower bound on the RTO"),
     ("max_rto_s", "upper bound on the backed-off RTO"),
     ("init_rto_s", "RTO before the first RTT sample"),
@@ -310,6 +316,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.delack_timeout_s.get_or_insert(match delack {
         DelackModel::Fixed => d::DELACK_TIMEOUT_S,
         DelackModel::Linux => d::DELACK_MAX_S_LINUX,
+        DelackModel::Ns3 => d::DELACK_TIMEOUT_S_NS3,
     });
     f.min_rto_s.get_or_insert(d::MIN_RTO_S);
     f.max_rto_s.get_or_insert(d::MAX_RTO_S);

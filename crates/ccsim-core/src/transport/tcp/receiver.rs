@@ -8,8 +8,9 @@
 //! reported blocks (RFC 2018 §4). Out-of-order segments and segments that
 //! fill a hole are ACKed at once even with delayed ACKs. When an in-order
 //! segment is ACKed at once and how long its ACK may wait otherwise is the
-//! flow's `delack_model`: a fixed timer, or Linux's quick ACKs and
-//! adaptive timeout ([`super::delack`]).
+//! flow's `delack_model`: a fixed timer, Linux's quick ACKs and adaptive
+//! timeout ([`super::delack`]), or ns-3's fixed timer with the first data
+//! segment ACKed at once.
 //!
 //! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
 //! ones instead ([`super::sack1::Sacker`]), 8 bytes each on the wire.
@@ -50,6 +51,10 @@ pub struct TcpReceiver {
     delack_timer: Timer,
     /// `delack_model = "linux"` with delayed ACKs: quick ACKs and the ATO.
     linux: Option<Box<LinuxDelack>>,
+    /// `delack_model = "ns3"` with delayed ACKs, until the first ACK is
+    /// sent: the next in-order segment is ACKed at once (ns-3's delayed-ACK
+    /// count starts full after the handshake).
+    ns3_first: bool,
     /// XCP: feedback of the data received since the last ACK, summed
     /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`), echoed in the next ACK.
     echo_fb: Option<f64>,
@@ -85,6 +90,7 @@ impl TcpReceiver {
             delack_timer: Timer::new(receiver_timer(flow, 0)),
             linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
                 .then(|| Box::new(LinuxDelack::new(cfg.rwnd, crate::sim::time::from_secs(cfg.init_rto)))),
+            ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
             echo_fb: None,
             delivered_bytes: 0,
             rx_bytes: 0,
@@ -162,7 +168,7 @@ impl TcpReceiver {
             }
             self.pending += 1;
             let quick = self.linux.as_ref().is_some_and(|l| l.quick());
-            if self.pending >= 2 || quick || accecn_now {
+            if self.pending >= 2 || quick || accecn_now || self.ns3_first {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
                 let wait = match self.linux.as_ref() {
@@ -211,6 +217,7 @@ impl TcpReceiver {
 
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
         self.pending = 0;
+        self.ns3_first = false;
         self.delack_timer.disarm();
         if let Some(l) = self.linux.as_mut() {
             l.on_ack_sent();
