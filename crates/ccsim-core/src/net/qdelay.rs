@@ -218,7 +218,7 @@ impl DelayHistogram {
 
 /// A delay distribution as the results give it (seconds; NaN when no
 /// packet was served).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct DelaySummary {
     pub pkts: u64,
     pub p50_s: f64,

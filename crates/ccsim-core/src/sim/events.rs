@@ -225,8 +225,7 @@ impl Level {
         }
     }
 
-    /// Append an entry to `slot`'s bucket (field by field, for the same
-    /// reason as in `front_insert`).
+    /// Append an entry to `slot`'s bucket.
     #[inline(always)]
     fn push(&mut self, slot: usize, time: Time, seq_to: u64, idx_gen: u64) {
         let b = &mut self.buckets[slot];

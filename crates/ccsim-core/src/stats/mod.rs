@@ -191,18 +191,21 @@ pub struct LinkQDelay {
 }
 
 /// One sub-queue class's queueing delay over the measured period (the
-/// fields of [`LinkResult`]'s `qdelay_*`, for its packets only).
+/// fields of [`LinkResult`]'s `qdelay_*`, for its packets only): the
+/// class's name and its [`DelaySummary`] (`pkts`, the percentiles, mean
+/// and max), whose fields it gives directly.
 #[derive(Clone, Debug, Serialize)]
 pub struct QDelayClass {
     pub class: String,
-    /// Packets of the class sent in the measured period.
-    pub pkts: u64,
-    pub p50_s: f64,
-    pub p90_s: f64,
-    pub p99_s: f64,
-    pub p999_s: f64,
-    pub mean_s: f64,
-    pub max_s: f64,
+    #[serde(flatten)]
+    pub delay: crate::net::qdelay::DelaySummary,
+}
+
+impl std::ops::Deref for QDelayClass {
+    type Target = crate::net::qdelay::DelaySummary;
+    fn deref(&self) -> &Self::Target {
+        &self.delay
+    }
 }
 
 /// Every packet created is delivered, dropped, or still in the network.

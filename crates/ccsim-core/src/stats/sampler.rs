@@ -327,18 +327,9 @@ fn link_qdelay(l: &Link, end: Time, served: u64) -> Option<LinkQDelay> {
         classes: per_class
             .iter()
             .enumerate()
-            .map(|(k, h)| {
-                let d = h.summary();
-                QDelayClass {
-                    class: names.get(k).map_or_else(|| format!("class{k}"), |n| n.to_string()),
-                    pkts: d.pkts,
-                    p50_s: d.p50_s,
-                    p90_s: d.p90_s,
-                    p99_s: d.p99_s,
-                    p999_s: d.p999_s,
-                    mean_s: d.mean_s,
-                    max_s: d.max_s,
-                }
+            .map(|(k, h)| QDelayClass {
+                class: names.get(k).map_or_else(|| format!("class{k}"), |n| n.to_string()),
+                delay: h.summary(),
             })
             .collect(),
     })
