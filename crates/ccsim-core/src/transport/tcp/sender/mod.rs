@@ -519,7 +519,7 @@ impl TcpSender {
     /// the network). Returns the segments it sent.
     pub(super) fn fire_delsnd(&mut self, net: &mut Net) -> Vec<u64> {
         use crate::sim::events::EventKind;
-        let at = self.delsnd_timer.deadline.expect("a delayed send is pending");
+        let at = self.delsnd_timer.deadline().expect("a delayed send is pending");
         loop {
             let ev = net.events.pop().expect("the delayed send's event");
             if ev.to.kind == EventKind::AgentTimer && ev.to.idx == self.flow && ev.to.slot == DELSND {
