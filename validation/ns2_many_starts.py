@@ -77,6 +77,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import ccsim
 from ccsim.experiments._kit import ns2ref
 
+from . import gwa_trace
 from .gwa_trace import Event, first_difference
 from .ns2_baselines import tcl
 from .ns2_node_order import measure as node_order
@@ -130,19 +131,9 @@ def setup(sc: Dict[str, Any], how: str, ns: str) -> Dict[str, Any]:
 
 
 def load(path: str) -> List[Event]:
-    """A bottleneck trace as (event, us, kind, flow, segment, CE) sorted
-    within each microsecond; both simulators number the hosts r0, r1,
-    s0, d0, s1, d1, ... (a data packet's flow is its source's, an ACK's
-    its destination's)."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            w = line.split()
-            if not w or w[0] not in "+-rd":
-                continue
-            host = int(float(w[8] if w[4] == "tcp" else w[9]))
-            out.append((w[0], round(float(w[1]) * 1e6), w[4], (host - 2) // 2, w[10], False))
-    return sorted(out, key=lambda e: (e[1], str(e)))
+    """A bottleneck trace as sorted events: both simulators number the
+    hosts r0, r1, s0, d0, s1, d1, ... as ns-2's script does."""
+    return gwa_trace.load(path, ns2=True)
 
 
 def run_ns2(sc: Dict[str, Any], ns: str, workdir: str, trace_s: float) -> Dict[str, float]:
