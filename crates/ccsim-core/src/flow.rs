@@ -207,13 +207,19 @@ pub struct FlowTable {
     records: Vec<FlowRecord>,
     /// The distinct names of the rows' metas (a handful).
     names: Vec<Arc<str>>,
+    /// Per `[[flows]]` entry, what its flows' agents share.
+    shared: Vec<transport::Shared>,
 }
 
 impl FlowTable {
     /// Add a flow: build its agents (transport registry) and register its
     /// route with the network. Returns its id.
     pub fn create(&mut self, net: &mut Net, f: NewFlow) -> Result<u32, ConfigError> {
-        let ends = transport::build(f.spec, self.next_id(), net.seed)?;
+        let entry = f.meta.entry;
+        if self.shared.len() <= entry {
+            self.shared.resize_with(entry + 1, Default::default);
+        }
+        let ends = transport::build(f.spec, self.next_id(), net.seed, &mut self.shared[entry])?;
         Ok(self.insert(net, f.src, f.dst, f.route, f.meta, ends))
     }
 

@@ -255,8 +255,16 @@ pub struct TransportKind {
     /// recovery, pacing).
     pub describe: fn(&FlowSpec) -> [String; 3],
     /// Build the agents of flow `flow` from a validated spec; `seed` is the
-    /// scenario's (agents draw from their own `rng::stream`).
-    pub build: fn(&FlowSpec, u32, u64) -> Endpoints,
+    /// scenario's (agents draw from their own `rng::stream`); `shared` is
+    /// what the flows of the spec's `[[flows]]` entry share.
+    pub build: fn(&FlowSpec, u32, u64, &mut Shared) -> Endpoints,
+}
+
+/// What the flows of one `[[flows]]` entry share once built, so that
+/// thousands of flows hold one copy of their entry's parameters.
+#[derive(Default)]
+pub struct Shared {
+    pub tcp: Option<std::sync::Arc<tcp::TcpParams>>,
 }
 
 /// Every transport ccsim ships: one line each.
@@ -309,10 +317,11 @@ pub fn fill_defaults(spec: &mut FlowSpec) {
     }
 }
 
-/// Build the agents of flow `flow` (the spec was validated).
-pub fn build(spec: &FlowSpec, flow: u32, seed: u64) -> Result<Endpoints, ConfigError> {
+/// Build the agents of flow `flow` (the spec was validated), sharing
+/// with the other flows of its entry through `shared`.
+pub fn build(spec: &FlowSpec, flow: u32, seed: u64, shared: &mut Shared) -> Result<Endpoints, ConfigError> {
     let k = kind(spec, "flow")?;
-    Ok((k.build)(spec, flow, seed))
+    Ok((k.build)(spec, flow, seed, shared))
 }
 
 /// (controller, loss recovery, pacing) names of a validated flow, for

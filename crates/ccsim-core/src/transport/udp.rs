@@ -22,7 +22,7 @@ pub const KIND: TransportKind = TransportKind {
     validate,
     fill_defaults: |_| {},
     describe: |_| ["none".into(), "none".into(), "none".into()],
-    build: |f, flow, _seed| Endpoints {
+    build: |f, flow, _seed, _shared| Endpoints {
         sender: Sender::Udp(UdpSender::new(flow, f.mss_bytes, f.header_bytes)),
         receiver: Receiver::Udp(UdpSink::new(f.header_bytes)),
     },

@@ -85,7 +85,7 @@ pub const KIND: TransportKind = TransportKind {
         let pacing = if c.exp_pacing { "exponential" } else { "deterministic" };
         [cc.into(), rec.into(), pacing.into()]
     },
-    build: |f, flow, seed| {
+    build: |f, flow, seed, _shared| {
         let cfg = EtcpConfig::from_spec(f, "flow").expect("validated flow");
         Endpoints {
             sender: Sender::Etcp(EtcpSender::new(flow, cfg.clone(), seed)),

@@ -26,6 +26,7 @@ use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
 use serde_json::Map;
+use std::sync::Arc;
 
 /// The registry entry (`transport = "tcp"`).
 pub const KIND: TransportKind = TransportKind {
@@ -35,8 +36,9 @@ pub const KIND: TransportKind = TransportKind {
     validate: |f, path| TcpConfig::from_spec(f, path).map(|_| ()),
     fill_defaults,
     describe,
-    build: |f, flow, seed| {
+    build: |f, flow, seed, shared| {
         let mut cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
+        cfg.share(&mut shared.tcp);
         if cfg.rtt_estimator == RttEstimatorKind::Ns2 {
             use rand::Rng;
             let mut r = crate::sim::rng::stream(seed, crate::sim::rng::Stream::Transport, flow as u64);
@@ -382,9 +384,34 @@ pub fn build_cc(f: &FlowSpec, path: &str) -> Result<Box<dyn cc::CongestionContro
     Ok(cc)
 }
 
-/// Per-flow TCP parameters (validated scenario values, in engine units).
+/// A flow's TCP: the parameters of its `[[flows]]` entry, shared by every
+/// flow built from it, and what differs per flow (the transfer's size, the
+/// ns-2 estimator's tick phase). Reads of a parameter go through `Deref`.
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
+    params: Arc<TcpParams>,
+    /// Finite transfer size in payload bytes (`None`: infinite FTP); set
+    /// by the application when it opens the transfer.
+    pub total_bytes: Option<u64>,
+    /// ns-2's `boot_time_` (uniform on [0, granularity), drawn per flow):
+    /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
+    pub boot_time: f64,
+    /// `boot_time` came from `ns2_boot_time_s`, not from a draw.
+    pub boot_time_given: bool,
+}
+
+impl std::ops::Deref for TcpConfig {
+    type Target = TcpParams;
+    fn deref(&self) -> &TcpParams {
+        &self.params
+    }
+}
+
+/// Validated TCP parameters of a `[[flows]]` entry, in engine units: one
+/// copy per entry, not per flow (a sender and a receiver each held 152
+/// bytes of them, 3 MB at 10,000 flows; [`TcpConfig::share`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
     pub recovery: Recovery,
     pub pacing: PacingKind,
     pub bucket_pkts: f64,
@@ -409,11 +436,6 @@ pub struct TcpConfig {
     pub init_rto: f64,
     pub granularity: f64,
     pub rtt_estimator: RttEstimatorKind,
-    /// ns-2's `boot_time_` (uniform on [0, granularity), drawn per flow):
-    /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
-    pub boot_time: f64,
-    /// `boot_time` came from `ns2_boot_time_s`, not from a draw.
-    pub boot_time_given: bool,
     pub halve_on_repeated_rto: bool,
     /// See [`defaults::NS2_BUGFIX`].
     pub ns2_bugfix: bool,
@@ -440,9 +462,6 @@ pub struct TcpConfig {
     pub ba: bool,
     /// ns-2's `overhead_` (seconds; 0: off): see the sender's module doc.
     pub send_jitter_s: f64,
-    /// Finite transfer size in payload bytes (`None`: infinite FTP); set
-    /// by the application when it opens the transfer.
-    pub total_bytes: Option<u64>,
     /// Start-up with ns-2's SYN, see [`Syn`].
     pub syn: Syn,
 }
@@ -454,7 +473,7 @@ impl TcpConfig {
         let mut f = spec.clone();
         fill_defaults(&mut f);
         let p = |k: &str| format!("{path}.{k}");
-        let cfg = TcpConfig {
+        let cfg = TcpParams {
             recovery: f.recovery.unwrap_or(defaults::RECOVERY),
             pacing: f.pacing.unwrap_or(defaults::PACING),
             bucket_pkts: f.bucket_pkts.unwrap_or_default(),
@@ -476,8 +495,6 @@ impl TcpConfig {
             init_rto: f.init_rto_s.unwrap_or_default(),
             granularity: f.clock_granularity_s.unwrap_or_default(),
             rtt_estimator: f.rtt_estimator.unwrap_or(defaults::RTT_ESTIMATOR),
-            boot_time: 0.0,
-            boot_time_given: false,
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
             ns2_singledup: f.ns2_singledup.unwrap_or(defaults::NS2_SINGLEDUP),
@@ -494,7 +511,6 @@ impl TcpConfig {
             gwa: f.gwa.unwrap_or_default(),
             ba: f.ba.unwrap_or_default(),
             send_jitter_s: f.send_jitter_s.unwrap_or_default(),
-            total_bytes: f.bytes,
             syn: f.syn.unwrap_or(defaults::SYN),
         };
         // The controller validates its own parameter table (with what the
@@ -722,10 +738,25 @@ impl TcpConfig {
                 ));
             }
         }
-        if cfg.total_bytes == Some(0) {
+        if f.bytes == Some(0) {
             return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));
         }
-        Ok(TcpConfig { delack_timeout: from_secs(delack), ..cfg })
+        Ok(TcpConfig {
+            params: Arc::new(TcpParams { delack_timeout: from_secs(delack), ..cfg }),
+            total_bytes: f.bytes,
+            boot_time: 0.0,
+            boot_time_given: false,
+        })
+    }
+
+    /// Take the parameters from `shared` if they are the same (the flows of
+    /// one `[[flows]]` entry, and a workload's transfers, differ only in
+    /// what [`TcpConfig`] holds itself), else make them `shared`.
+    pub fn share(&mut self, shared: &mut Option<Arc<TcpParams>>) {
+        match shared {
+            Some(p) if **p == *self.params => self.params = Arc::clone(p),
+            _ => *shared = Some(Arc::clone(&self.params)),
+        }
     }
 
     /// The first segment that carries data: 1 after a SYN (segment 0,
@@ -818,5 +849,27 @@ mod tests {
         }
         // B_max never collides with the option's "absent" value
         assert!(cfg(u32::MAX as u64).gwa_b_max() < crate::net::packet::IP_OPT_NONE);
+    }
+
+    /// Flows of one entry share one copy of the parameters; a transfer's
+    /// size stays its own, and different parameters are never shared.
+    #[test]
+    fn an_entrys_flows_share_their_parameters() {
+        let of = |j: serde_json::Value| {
+            let spec: FlowSpec = serde_json::from_value(j).unwrap();
+            TcpConfig::from_spec(&spec, "flows[0]").unwrap()
+        };
+        let mut shared = None;
+        let mut a = of(serde_json::json!({"bytes": 1000}));
+        let mut b = of(serde_json::json!({"bytes": 5000}));
+        a.share(&mut shared);
+        b.share(&mut shared);
+        assert!(Arc::ptr_eq(&a.params, &b.params));
+        assert_eq!((a.total_bytes, b.total_bytes), (Some(1000), Some(5000)));
+        assert_eq!((a.total_segs(), b.total_segs()), (Some(1), Some(5)));
+        let mut c = of(serde_json::json!({"mss_bytes": 1448}));
+        c.share(&mut shared);
+        assert!(!Arc::ptr_eq(&a.params, &c.params));
+        assert_eq!((a.mss, c.mss), (1000, 1448));
     }
 }

@@ -51,7 +51,7 @@ use super::rate::RateSampler;
 use super::rtt::{RttEstimator, RttEstimatorKind};
 use super::sack1::Sack1;
 use super::scoreboard::Scoreboard;
-use super::{EcnFeedback, EcnResponse, PacingKind, Recovery, Syn, TcpConfig};
+use super::{EcnFeedback, EcnResponse, PacingKind, Recovery, Syn, TcpConfig, TcpParams};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
 use crate::net::Net;
 use crate::sim::rng::Rng;

@@ -33,7 +33,7 @@ pub enum Strategy {
 
 impl Strategy {
     /// ns-2's agents when any of their rules is on, else the RFCs'.
-    pub fn of(cfg: &TcpConfig) -> Strategy {
+    pub fn of(cfg: &TcpParams) -> Strategy {
         let ns2 = cfg.ns2_dupwnd
             || cfg.ns2_bugfix
             || cfg.ns2_singledup
