@@ -150,7 +150,7 @@ DEFAULTS: List[Default] = [
             "every segment (ns-3 `DelAckCount` 1, ccsim `delayed_ack = false`)", "both",
             {"ns3::TcpSocket::DelAckCount": "1"}, {"delayed_ack": False}),
     Default("loss recovery", "PRR (`TcpPrrRecovery`), SACK on",
-            "RFC 6675 SACK (`recovery = \"sack\"`), no PRR",
+            "RFC 6675 SACK (`recovery = \"sack\"`), PRR off (`prr = false`)",
             "SACK; ns-3 `TcpClassicRecovery` (cwnd = ssthresh on entry)", "ns-3",
             {"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery", "ns3::TcpSocketBase::Sack": "true"},
             {"recovery": "sack"}),

@@ -123,7 +123,7 @@ DEFAULTS: List[Default] = [
             "every segment (ns-3 `DelAckCount` 1, ccsim `delayed_ack = false`): no ACK carries two "
             "segments, so BBR's delivery samples and ACK-aggregation estimate see no ACK compression",
             "both", {"ns3::TcpSocket::DelAckCount": "1"}, {"delayed_ack": False}),
-    Default("SACK, loss recovery", "SACK on, PRR (`TcpPrrRecovery`)", "RFC 6675 SACK (`recovery = \"sack\"`), no PRR",
+    Default("SACK, loss recovery", "SACK on, PRR (`TcpPrrRecovery`)", "RFC 6675 SACK (`recovery = \"sack\"`), PRR off (`prr = false`)",
             "SACK; ns-3 `TcpClassicRecovery` (CUBIC: cwnd = ssthresh on entry, as ccsim). BBR sets cwnd itself "
             "on both sides (Linux `cong_control`: ns-3 calls no recovery algorithm for it) but ns-3 still sets "
             "cwnd = ssthresh when fast recovery ends (below, cause 3)", "ns-3",

@@ -37,7 +37,7 @@ else the ``rfc`` personality's defaults):
 * IW 10, a 0.2 s minimum RTO, 10 ms clock granularity, SACK, Limited
   Transmit, duplicate-ACK threshold 3, 1000 RTO retries (no flow gives up);
 * loss recovery: ns-3's ``TcpClassicRecovery`` (cwnd = ssthresh on entry,
-  pipe-limited sending with SACK) for ccsim's RFC 6675 (no PRR), as in
+  pipe-limited sending with SACK) for ccsim's RFC 6675 (`prr = false`), as in
   the ns-3 comparisons;
 * delayed ACKs: ns-3 ACKs every second segment (``DelAckCount`` 2, its
   default) with a 40 ms timer (``DelAckTimeout``), Linux's minimum and
@@ -92,7 +92,7 @@ TCP: Dict[str, str] = {
     "ns3::TcpSocket::DataRetries": "1000",  # ccsim never gives up
     "ns3::TcpSocket::DelAckCount": "2",  # delayed_ack default
     "ns3::TcpSocket::DelAckTimeout": "40ms",  # delack_model "linux": 40 ms start
-    "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery",  # recovery "sack": RFC 6675, no PRR
+    "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery",  # recovery "sack": RFC 6675, prr = false
     "ns3::TcpSocketBase::Sack": "true",
     "ns3::TcpSocketBase::LimitedTransmit": "true",  # limited_transmit default
     "ns3::TcpSocket::SndBufSize": str(SOCKET_BUFFER_BYTES),

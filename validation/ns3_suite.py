@@ -229,7 +229,7 @@ DEFAULTS: List[Default] = [
     Default(
         "loss recovery",
         "PRR, RFC 6937 (`TcpL4Protocol::RecoveryType` = `TcpPrrRecovery`)",
-        "RFC 6675 with `recovery = \"sack\"`, RFC 6582 with `\"newreno\"` (no PRR)",
+        "RFC 6675 with `recovery = \"sack\"`, RFC 6582 with `\"newreno\"`; PRR (RFC 9937) off (`prr = false`)",
         "ns-3 `TcpClassicRecovery` (cwnd = ssthresh on entry; with SACK, pipe-limited sending)",
         "ns-3",
         {"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"},

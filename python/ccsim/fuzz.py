@@ -184,7 +184,8 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     for the other recoveries; DCTCP always has ECN, and RFC 6675 where
     Sack1 was drawn; BBR (v1 and v3) and Prague pace at their own rate and
     run RFC 6675 where Sack1 was drawn; Prague always has ECN with AccECN
-    feedback, and another ECN flow draws AccECN a third of the time."""
+    feedback, and another ECN flow draws AccECN a third of the time; a
+    window-based RFC 6675 flow draws PRR (RFC 9937) half the time."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
@@ -216,6 +217,8 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
         flow["ecn_feedback"] = "accecn"  # an L4S sender needs it (RFC 9331 §4.2)
     elif flow.get("ecn") and rng.random() < 1 / 3:
         flow["ecn_feedback"] = "accecn"  # RFC 9768 with any controller
+    if flow["recovery"] == "sack" and flow["cc"] not in ("bbr", "bbr3", "prague"):
+        flow["prr"] = rng.random() < 0.5  # RFC 9937 (window controllers only)
     return flow
 
 

@@ -396,6 +396,7 @@ class Flow(_Table):
     dupthresh: Optional[int] = None
     dupthresh_frac: Optional[int] = None
     limited_transmit: Optional[bool] = None
+    prr: Optional[bool] = None
     delayed_ack: Optional[bool] = None
     delack_model: Optional[str] = None
     delack_timeout_s: Optional[Number] = None

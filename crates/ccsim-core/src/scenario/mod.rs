@@ -376,6 +376,10 @@ pub struct FlowSpec {
     pub dupthresh_frac: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// Proportional Rate Reduction (RFC 9937) paces a SACK recovery's
+    /// sends down to ssthresh instead of cutting cwnd at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prr: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<bool>,
     /// TCP with `delayed_ack`: `fixed` (RFC 5681 §4.2 with a fixed timer),

@@ -12,38 +12,49 @@
 use super::events::{EventQueue, Owner};
 use super::Time;
 
+/// "Not set" for `deadline` and `scheduled`: a sentinel rather than
+/// `Option<Time>` keeps a timer at 32 bytes (five per TCP flow), and no
+/// simulation reaches this instant (`arm` keeps deadlines below it).
+const NEVER: Time = Time::MAX;
+
 #[derive(Clone, Debug)]
 pub struct Timer {
     owner: Owner,
-    pub deadline: Option<Time>,
-    scheduled: Option<Time>,
+    deadline: Time,
+    scheduled: Time,
     gen: u32,
 }
 
 impl Timer {
     pub fn new(owner: Owner) -> Self {
-        Timer { owner, deadline: None, scheduled: None, gen: 0 }
+        Timer { owner, deadline: NEVER, scheduled: NEVER, gen: 0 }
     }
 
     pub fn owner(&self) -> Owner {
         self.owner
     }
 
+    /// When the timer expires, if armed.
+    pub fn deadline(&self) -> Option<Time> {
+        (self.deadline != NEVER).then_some(self.deadline)
+    }
+
     pub fn arm(&mut self, q: &mut EventQueue, at: Time) {
-        self.deadline = Some(at);
-        if self.scheduled.is_none_or(|s| s > at) {
+        let at = at.min(NEVER - 1);
+        self.deadline = at;
+        if self.scheduled > at {
             self.gen = self.gen.wrapping_add(1);
-            self.scheduled = Some(at);
+            self.scheduled = at;
             q.schedule(at, self.owner, self.gen);
         }
     }
 
     pub fn disarm(&mut self) {
-        self.deadline = None;
+        self.deadline = NEVER;
     }
 
     pub fn is_armed(&self) -> bool {
-        self.deadline.is_some()
+        self.deadline != NEVER
     }
 
     /// Handle this timer's event; `true` when the timer really expires now.
@@ -51,17 +62,15 @@ impl Timer {
         if gen != self.gen {
             return false;
         }
-        self.scheduled = None;
-        match self.deadline {
-            Some(d) if d > now => {
-                self.arm(q, d);
-                false
-            }
-            Some(_) => {
-                self.deadline = None;
-                true
-            }
-            None => false,
+        self.scheduled = NEVER;
+        if self.deadline == NEVER {
+            false
+        } else if self.deadline > now {
+            self.arm(q, self.deadline);
+            false
+        } else {
+            self.deadline = NEVER;
+            true
         }
     }
 }

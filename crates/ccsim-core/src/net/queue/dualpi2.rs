@@ -766,13 +766,13 @@ mod tests {
             ctx.now = 5 * MS;
             let id = pkt(pool, Ecn::NotEct, 1500);
             assert!(q.enqueue(ctx, id, pool));
-            assert_eq!(ctx.timer.deadline, Some(16 * MS));
+            assert_eq!(ctx.timer.deadline(), Some(16 * MS));
             ctx.now = 16 * MS;
             q.on_timer(ctx, pool);
             // the head had waited 11 ms: α·(11 − 15) ms + β·11 ms
             let c = q.config();
             assert!((q.prob - (c.alpha * -0.004 + c.beta * 0.011)).abs() < 1e-15);
-            assert_eq!(ctx.timer.deadline, Some(32 * MS));
+            assert_eq!(ctx.timer.deadline(), Some(32 * MS));
         });
     }
 

@@ -74,6 +74,9 @@ pub mod defaults {
     pub const MAX_CWND_PKTS: f64 = 1e9;
     pub const DUPTHRESH: u32 = 3;
     pub const LIMITED_TRANSMIT: bool = true;
+    /// RFC 5681/6675's window at a fast retransmit (cwnd = ssthresh); PRR
+    /// (RFC 9937) is opt-in so every earlier run keeps its recovery.
+    pub const PRR: bool = false;
     pub const DELAYED_ACK: bool = true;
     pub const DELACK_MODEL: DelackModel = DelackModel::Linux;
     /// `delack_model = "fixed"`: ns-2's `DelAckSink` `interval_`.
@@ -212,6 +215,11 @@ pub const FIELDS: &[(&str, &str)] = &[
         "recovery = \"sack1\": max(dupthresh, int(cwnd) / value) duplicate ACKs (ns-2 numdupacksFrac_; absent: off)",
     ),
     ("limited_transmit", "RFC 3042 Limited Transmit"),
+    (
+        "prr",
+        "Proportional Rate Reduction (RFC 9937; Linux, ns-3's TcpPrrRecovery): a SACK recovery sends in proportion \
+         to the data delivered, down to ssthresh, instead of cwnd = ssthresh at once; needs recovery = \"sack\"",
+    ),
     ("delayed_ack", "RFC 5681 §4.2 delayed ACKs (an ACK for at least every second segment)"),
     (
         "delack_model",
@@ -326,6 +334,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.max_cwnd_pkts.get_or_insert(d::MAX_CWND_PKTS);
     f.dupthresh.get_or_insert(d::DUPTHRESH);
     f.limited_transmit.get_or_insert(d::LIMITED_TRANSMIT);
+    f.prr.get_or_insert(d::PRR);
     f.delayed_ack.get_or_insert(d::DELAYED_ACK);
     let delack = *f.delack_model.get_or_insert(d::DELACK_MODEL);
     f.delack_timeout_s.get_or_insert(match delack {
@@ -406,6 +415,8 @@ pub struct TcpConfig {
     /// `int(cwnd) / dupthresh_frac` at large windows.
     pub dupthresh_frac: u32,
     pub limited_transmit: bool,
+    /// RFC 9937 PRR in a SACK recovery (`prr`).
+    pub prr: bool,
     pub delayed_ack: bool,
     pub delack_model: DelackModel,
     pub delack_timeout: Time,
@@ -474,6 +485,7 @@ impl TcpConfig {
             dupthresh: f.dupthresh.unwrap_or_default(),
             dupthresh_frac: f.dupthresh_frac.unwrap_or_default(),
             limited_transmit: f.limited_transmit.unwrap_or_default(),
+            prr: f.prr.unwrap_or(defaults::PRR),
             delayed_ack: f.delayed_ack.unwrap_or_default(),
             delack_model: f.delack_model.unwrap_or(defaults::DELACK_MODEL),
             delack_timeout: 0,
@@ -603,6 +615,33 @@ impl TcpConfig {
                 p("ns2_singledup"),
                 "true needs limited_transmit = true (it extends Limited Transmit to the state after a timeout, \
                  as ns-2's singledup_)",
+            ));
+        }
+        if cfg.prr && cfg.recovery != Recovery::Sack {
+            return Err(ConfigError::new(
+                p("prr"),
+                format!(
+                    "true needs recovery = \"sack\" (PRR counts the data each ACK delivers from SACK blocks), \
+                     got \"{}\"",
+                    kind_name(&cfg.recovery)
+                ),
+            ));
+        }
+        if cfg.prr && sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc {
+            return Err(ConfigError::new(
+                p("prr"),
+                "true needs the RFCs' recovery (tcp_model = \"rfc\", no ns2_* rule, no ns2 ecn_response, no \
+                 send_jitter_s): ns-2.35's agents have no PRR",
+            ));
+        }
+        if cfg.prr && RATE_PACED_CC.contains(&f.cc.as_deref().unwrap_or_default()) {
+            return Err(ConfigError::new(
+                p("prr"),
+                format!(
+                    "true is not allowed with cc = \"{}\" (it sets cwnd itself from rate samples, as Linux's \
+                     cong_control bypasses PRR)",
+                    f.cc.as_deref().unwrap_or_default()
+                ),
             ));
         }
         if cfg.ns2_dupwnd && !matches!(cfg.recovery, Recovery::Reno | Recovery::NewReno) {

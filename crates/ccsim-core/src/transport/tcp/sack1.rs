@@ -774,7 +774,7 @@ mod tests {
         for a in 1..=5 {
             assert!(ack(&mut s, &mut net, 0.1, a, &[]).is_empty());
         }
-        let d = s.delsnd_timer.deadline.expect("armed");
+        let d = s.delsnd_timer.deadline().expect("armed");
         assert!(d >= crate::sim::time::from_secs(0.1) && d < crate::sim::time::from_secs(0.1 + j));
         assert_eq!(s.fire_delsnd(&mut net), (20..25).collect::<Vec<_>>());
         // duplicates: send_one at once, then the fast retransmission at once

@@ -26,6 +26,15 @@ impl TcpSender {
         }
     }
 
+    /// The segments an ACK of `ack` (SACK blocks marked, SND.UNA still
+    /// `una`) newly delivered: newly SACKed, and newly acknowledged that
+    /// no SACK had covered (Linux's `tp->delivered` growth, RFC 9937's
+    /// DeliveredData).
+    fn newly_delivered(&self, una: u64, ack: u64, sacked_before: u64) -> u64 {
+        let covered = (una..ack).filter(|&s| self.sb.is_sacked(s)).count() as u64;
+        (self.sb.n_sacked() - sacked_before) + (ack.saturating_sub(una) - covered)
+    }
+
     /// The ACK under recovery strategy `R`.
     fn ack_with<R: RecoveryOps>(
         &mut self,
@@ -41,16 +50,21 @@ impl TcpSender {
         let classic_ece = self.accecn.is_none() && h.ece;
         let rate_start = self.rate_ack_start();
         let sacked_before = self.sb.n_sacked();
+        let lost_before = self.sb.marked_lost();
         if self.cfg.recovery == Recovery::Sack {
             self.mark_sack_blocks(h, now, classic_ece);
+        }
+        if self.prr.is_some() {
+            let delivered = self.newly_delivered(una, ack, sacked_before);
+            let safe = ack > una && self.sb.marked_lost() == lost_before;
+            if let Some(p) = self.prr.as_deref_mut() {
+                p.note_ack(delivered, safe, sacked_before);
+            }
         }
         // The segments this ACK reports CE-marked, and whether it signals
         // congestion (ECE, or a grown AccECN count).
         let ce = if self.accecn.is_some() {
-            // Linux `tp->delivered` growth: newly SACKed, and newly
-            // acknowledged that no SACK had covered.
-            let covered = (una..ack).filter(|&s| self.sb.is_sacked(s)).count() as u64;
-            let delivered = (self.sb.n_sacked() - sacked_before) + (ack.saturating_sub(una) - covered);
+            let delivered = self.newly_delivered(una, ack, sacked_before);
             let d = self.accecn.as_mut().map_or(0, |a| a.on_ack(h.ace(), delivered));
             if let Some(r) = self.rate.as_deref_mut() {
                 r.add_ce(d);

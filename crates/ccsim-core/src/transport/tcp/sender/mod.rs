@@ -152,6 +152,8 @@ pub struct TcpSender {
     /// `ecn_feedback = "accecn"`: the CE count the receiver's ACE field
     /// reported (RFC 9768).
     pub(super) accecn: Option<AccEcnSender>,
+    /// `prr = true`: RFC 9937's counters for a SACK recovery's window.
+    pub(super) prr: Option<Box<recovery::prr::Prr>>,
     /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
     cwr_pending: bool,
     /// The receiver's latest advertised window (segments); `cfg.rwnd`
@@ -243,6 +245,7 @@ impl TcpSender {
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, seed: u64) -> Self {
         let strategy = recovery::Strategy::of(&cfg);
         let accecn = (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnSender::default);
+        let prr = cfg.prr.then(Box::default);
         let awnd = cfg.rwnd;
         // ns-2 `set_initial_window`: one segment until the SYN is answered
         let init = if cfg.syn == Syn::Ns2 { 1.0 } else { cfg.init_cwnd };
@@ -296,6 +299,7 @@ impl TcpSender {
             cc_owns_cwnd,
             rate: cc_owns_cwnd.then(|| Box::new(RateSampler::new())),
             accecn,
+            prr,
             cwr_pending: false,
             awnd,
             cwr_seq: None,
@@ -516,7 +520,7 @@ impl TcpSender {
     /// the network). Returns the segments it sent.
     pub(super) fn fire_delsnd(&mut self, net: &mut Net) -> Vec<u64> {
         use crate::sim::events::EventKind;
-        let at = self.delsnd_timer.deadline.expect("a delayed send is pending");
+        let at = self.delsnd_timer.deadline().expect("a delayed send is pending");
         loop {
             let ev = net.events.pop().expect("the delayed send's event");
             if ev.to.kind == EventKind::AgentTimer && ev.to.idx == self.flow && ev.to.slot == DELSND {

@@ -490,21 +490,21 @@ fn ns2_idle_restart_restarts_the_window_after_an_idle_rto() {
         if !idle_restart {
             continue;
         }
-        let at = s.rto_timer.deadline.expect("armed");
+        let at = s.rto_timer.deadline().expect("armed");
         net.now = at;
         let sent_before = sent(&s).len();
         s.on_rto(&mut net);
         assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, ssthresh), "window restarts, ssthresh kept");
         assert_eq!(sent(&s).len(), sent_before, "nothing to retransmit");
         assert_eq!(s.stats.timeouts, 0, "not a timeout with data outstanding");
-        assert_eq!(s.rto_timer.deadline, Some(at + from_secs(s.rtt.rto())), "rearmed, no backoff");
+        assert_eq!(s.rto_timer.deadline(), Some(at + from_secs(s.rtt.rto())), "rearmed, no backoff");
         // ns-2 `output`: a write with nothing outstanding sets the
         // pending timer afresh, so its segment gets a whole RTO.
         net.now = at + from_secs(s.rtt.rto()) / 2;
         s.offered = Some(5);
         s.try_send(&mut net);
         assert_eq!(sent(&s).len(), sent_before + 1);
-        assert_eq!(s.rto_timer.deadline, Some(net.now + from_secs(s.rtt.rto())), "set afresh at the send");
+        assert_eq!(s.rto_timer.deadline(), Some(net.now + from_secs(s.rtt.rto())), "set afresh at the send");
     }
 }
 

@@ -183,6 +183,11 @@ impl TcpSender {
         if self.rate.is_some() {
             self.rate_before_send(now);
         }
+        if self.state == State::Recovery {
+            if let Some(p) = self.prr.as_deref_mut() {
+                p.out += 1; // RFC 9937 prr_out
+            }
+        }
         if retx {
             self.sb.mark_retx(seq);
             self.stats.retransmits += 1;

@@ -21,6 +21,7 @@
 use super::*;
 
 pub(super) mod ns2;
+pub(super) mod prr;
 pub(super) mod rfc;
 
 /// Which strategy a flow's sender runs.
@@ -124,6 +125,9 @@ impl TcpSender {
         self.stats.fast_recoveries += 1;
         self.cc.on_event(&mut self.st, CcEvent::RecoveryStart);
         self.sb.mark_lost_below(self.sb.una() + 1);
+        // PRR's window for the entry ACK (RFC 9937 §4), before the fast
+        // retransmit it lets out.
+        self.prr_enter();
         self.rtt.on_fast_retransmit();
         self.retransmit_first_lost(net, true);
         self.arm_rto(net);

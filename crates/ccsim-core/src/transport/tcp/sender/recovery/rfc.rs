@@ -37,7 +37,8 @@ impl RecoveryOps for Rfc {
                 restart_rto = !s.partial_seen;
                 s.partial_seen = true;
             }
-            State::Recovery => {} // SACK: NextSeg() repairs, pipe gates
+            // SACK: NextSeg() repairs, pipe gates; PRR sets the window.
+            State::Recovery => s.prr_ack(),
             State::Loss => s.loss_ack(a),
             // `cong_control` sets the window after the ACK's rules
             State::Open if s.cc_owns_cwnd => {}
@@ -80,6 +81,7 @@ impl RecoveryOps for Rfc {
             State::Recovery if s.cfg.recovery != Recovery::Sack && !s.cc_owns_cwnd => {
                 s.st.cwnd = (s.st.cwnd + 1.0).min(s.st.max_cwnd);
             }
+            State::Recovery => s.prr_ack(),
             _ => {}
         }
     }
