@@ -409,6 +409,7 @@ class Flow(_Table):
     ns2_bugfix: Optional[bool] = None
     ns2_singledup: Optional[bool] = None
     ns2_idle_restart: Optional[bool] = None
+    ns2_timed_backoff: Optional[bool] = None
     ns2_dupwnd: Optional[bool] = None
     ns2_boot_time_s: Optional[Number] = None
     ecn_retransmit_ect: Optional[bool] = None

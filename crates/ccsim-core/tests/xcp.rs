@@ -263,3 +263,43 @@ fn flow_series_carry_the_last_xcp_feedback() {
     assert!(xcp_rows > 200 && pos > 0 && neg > 0, "{xcp_rows} rows: {pos} positive, {neg} negative");
     assert!(r.to_json().contains("\"xcp_feedback_bytes_per_s\":["));
 }
+
+/// ns-2.35's `Agent/TCP/Reno/XCP` alone on 100 Mb/s with an 80 ms RTT
+/// and 50-packet access queues (docs/validation.md, "XCP at high
+/// bandwidth-delay products"): its first window jumps overflow the access
+/// queue, and with timestamps ns-2 keeps the RTO backoff until the segment
+/// it times is acknowledged, so the timeouts come 0.644, 1.044, 1.844,
+/// 3.444 and 6.644 s apart (ns-2.35's cwnd_ trace: 0.61311, 1.25754,
+/// 2.30197, 4.14581, 7.59024, 14.23467 s). Ending the backoff at every
+/// new ACK (RFC 6298 §5.7) retries far more often.
+#[test]
+fn ns2_mode_keeps_the_rto_backoff_until_the_timed_segment_as_ns2() {
+    let ns2 = [0.61311, 1.25754, 2.30197, 4.14581, 7.59024, 14.23467];
+    for timed in [true, false] {
+        let t = format!(
+            "name = \"xcp-backoff\"\nduration_s = 15.0\nsample_interval_s = 0.001\n\
+             [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 100e6\nbottleneck_delay_s = 0.03\n\
+             edge_rate_bps = 1e9\nedge_delay_s = 0.005\n\
+             bottleneck_queue = {{ limit_pkts = 1000, xcp = true }}\n\
+             edge_queue = {{ limit_pkts = 50, xcp = true }}\n\
+             [[flows]]\ncc = \"xcp\"\ntcp_model = \"ns2\"\nrecovery = \"reno\"\nrtt_estimator = \"rfc6298\"\n\
+             header_bytes = 50\nns2_timed_backoff = {timed}\n"
+        );
+        let sc = Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}"));
+        let r = common::run(&sc);
+        let s = &r.series.flows;
+        let timeouts: Vec<f64> =
+            (1..s.time_s.len()).filter(|&i| s.cwnd[i] <= 1.0 && s.cwnd[i - 1] > 1.0).map(|i| s.time_s[i]).collect();
+        let gaps: Vec<f64> = timeouts.windows(2).map(|w| w[1] - w[0]).collect();
+        let want: Vec<f64> = ns2.windows(2).map(|w| w[1] - w[0]).collect();
+        eprintln!("ns2_timed_backoff {timed}: timeouts {timeouts:?}");
+        if timed {
+            assert_eq!(gaps.len(), want.len(), "timeouts {timeouts:?}");
+            for (g, w) in gaps.iter().zip(&want) {
+                assert!((g - w).abs() <= 0.002, "gaps {gaps:?} against ns-2.35's {want:?}");
+            }
+        } else {
+            assert!(timeouts.len() > 2 * ns2.len(), "without it the flow retries more often: {timeouts:?}");
+        }
+    }
+}

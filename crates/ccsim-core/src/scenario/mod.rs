@@ -423,6 +423,11 @@ pub struct FlowSpec {
     /// (`transport::tcp::defaults::NS2_IDLE_RESTART`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_idle_restart: Option<bool>,
+    /// TCP with `rtt_estimator = "rfc6298"`: the RTO backoff ends only
+    /// when ns-2's timed segment is acknowledged
+    /// (`transport::tcp::defaults::NS2_TIMED_BACKOFF`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_timed_backoff: Option<bool>,
     /// TCP with `recovery = "reno"` or `"newreno"`: ns-2's `RenoTcpAgent`
     /// or `NewRenoTcpAgent` window, cwnd_ and the fast-recovery inflation
     /// `dupwnd_` kept apart (`transport::tcp::defaults::NS2_DUPWND`).

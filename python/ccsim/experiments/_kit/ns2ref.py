@@ -140,9 +140,10 @@ def ns2_mode(flow: Dict[str, Any], *, timestamps: bool = False, release: str = "
     one-segment ``ns2`` estimator does not apply: the flow keeps ccsim's
     every-ACK estimator (``rfc6298``, the same 1/8 and 1/4 gains; ns-2
     keeps them as integers in ``tcpTick_`` units, which at the papers'
-    fine ticks is not resolved; its backoff ends when its timed segment is
-    acknowledged, ccsim's with the next sample) with ns-2's initial RTO
-    (:data:`NS2_INIT_RTO_S`); the rest of the personality applies as is.
+    fine ticks is not resolved) with ns-2's initial RTO
+    (:data:`NS2_INIT_RTO_S`); the rest of the personality applies as is,
+    ``ns2_timed_backoff`` too: as ns-2's, the RTO backoff ends only when
+    the timed segment is acknowledged.
     Idempotent: a flow already in ns-2 mode is returned equal.
 
     ``release``: ``"2.35"`` (the mode above) or an older release a paper

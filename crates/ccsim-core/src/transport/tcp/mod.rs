@@ -130,6 +130,16 @@ pub mod defaults {
     /// a flow that waits for its application (a Telnet, a persistent
     /// connection between objects).
     pub const NS2_IDLE_RESTART: bool = false;
+    /// RFC 6298 §5.7: an ACK of new data ends the RTO backoff. ns-2's
+    /// agent with `timestamps_ true` (`Agent/TCP/Reno/XCP`) samples every
+    /// ACK but, with `ts_resetRTO_` false, ends the backoff only when an
+    /// ACK covers its timed segment, the first new segment sent while none
+    /// was timed (tcp.cc `output`, `newack`): after a timeout that is the
+    /// first segment beyond everything sent before it, so while the
+    /// retransmissions' ACKs arrive and new data is lost the RTO keeps
+    /// doubling: `ns2_timed_backoff = true`. The `ns2` estimator has the
+    /// rule built in.
+    pub const NS2_TIMED_BACKOFF: bool = false;
     /// Reno's fast recovery as RFC 5681 §3.2: ssthresh = max(FlightSize/2,
     /// 2), cwnd = ssthresh + 3 inflated by one per further duplicate, and
     /// deflated to ssthresh by the ACK that ends it. ns-2.35's
@@ -232,6 +242,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
     ("ns2_singledup", "Limited Transmit as ns-2's send_one: at a duplicate ACK only, also after a timeout (ns-2 singledup_); needs limited_transmit"),
     ("ns2_idle_restart", "ns-2's timer restarted at every ACK and at a send with nothing outstanding: an idle RTO restarts cwnd at 1 (slow_start_restart_)"),
+    (
+        "ns2_timed_backoff",
+        "the RTO backoff ends only when ns-2's timed segment is acknowledged (newack with timestamps_, ts_resetRTO_ \
+         false), not at every ACK of new data",
+    ),
     (
         "ns2_dupwnd",
         "recovery = reno or newreno as ns-2's RenoTcpAgent or NewRenoTcpAgent: cwnd halved unrounded, inflation \
@@ -336,6 +351,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.ns2_bugfix.get_or_insert(d::NS2_BUGFIX);
     f.ns2_singledup.get_or_insert(d::NS2_SINGLEDUP);
     f.ns2_idle_restart.get_or_insert(d::NS2_IDLE_RESTART);
+    f.ns2_timed_backoff.get_or_insert(d::NS2_TIMED_BACKOFF);
     f.ns2_dupwnd.get_or_insert(d::NS2_DUPWND);
     f.init_rto_s.get_or_insert(if est == RttEstimatorKind::Ns2 { d::INIT_RTO_S_NS2 } else { d::INIT_RTO_S });
     f.clock_granularity_s.get_or_insert(d::CLOCK_GRANULARITY_S);
@@ -443,6 +459,8 @@ pub struct TcpParams {
     pub ns2_singledup: bool,
     /// See [`defaults::NS2_IDLE_RESTART`].
     pub ns2_idle_restart: bool,
+    /// See [`defaults::NS2_TIMED_BACKOFF`].
+    pub ns2_timed_backoff: bool,
     /// See [`defaults::NS2_DUPWND`].
     pub ns2_dupwnd: bool,
     pub ecn: bool,
@@ -499,6 +517,7 @@ impl TcpConfig {
             ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
             ns2_singledup: f.ns2_singledup.unwrap_or(defaults::NS2_SINGLEDUP),
             ns2_idle_restart: f.ns2_idle_restart.unwrap_or(defaults::NS2_IDLE_RESTART),
+            ns2_timed_backoff: f.ns2_timed_backoff.unwrap_or(defaults::NS2_TIMED_BACKOFF),
             ns2_dupwnd: f.ns2_dupwnd.unwrap_or(defaults::NS2_DUPWND),
             ecn: f.ecn.unwrap_or_default(),
             ect: match f.ect.unwrap_or(defaults::ECT) {

@@ -20,7 +20,10 @@
 //!   (`Agent/TCP/Newreno`, the papers' baseline),
 //!   the SYN as segment 0 (`syn_`, `delay_growth_`); with Reno or NewReno
 //!   recovery the agents' window (`ns2_dupwnd`), `singledup_`
-//!   (`ns2_singledup`) and timer (`ns2_idle_restart`); `recovery =
+//!   (`ns2_singledup`) and timer (`ns2_idle_restart`); the RTO backoff
+//!   ended only by the timed segment's ACK (`ns2_timed_backoff`, what a
+//!   flow with `rtt_estimator = "rfc6298"`, ns-2's timestamps, needs; the
+//!   `ns2` estimator has it built in); `recovery =
 //!   "sack"` as ns-2's `Agent/TCP/Sack1` (`sack1`) where that agent runs
 //!   (unpaced, without ECN); Reno's slow start as `opencwnd`
 //!   (`cc_params.slow_start = "ns2"`), HighSpeed's decreases and Limited
@@ -61,6 +64,7 @@ pub fn fill_ns2(f: &mut FlowSpec) {
     f.ns2_dupwnd.get_or_insert(reno_family);
     f.ns2_singledup.get_or_insert(reno_family);
     f.ns2_idle_restart.get_or_insert(reno_family);
+    f.ns2_timed_backoff.get_or_insert(true);
     let cc = f.cc.clone().unwrap_or_else(|| super::defaults::CC.to_string());
     if ecn {
         f.ecn_retransmit_ect.get_or_insert(true);
@@ -102,6 +106,7 @@ mod tests {
         assert_eq!(f.rtt_estimator, Some(RttEstimatorKind::Ns2));
         assert_eq!((f.init_rto_s, f.init_cwnd_pkts, f.syn), (Some(3.0), Some(2.0), Some(Syn::Ns2)));
         assert_eq!((f.ns2_dupwnd, f.ns2_singledup, f.ns2_idle_restart), (Some(true), Some(true), Some(true)));
+        assert_eq!(f.ns2_timed_backoff, Some(true));
         assert_eq!(f.cc_params.as_ref().unwrap()["slow_start"], "ns2");
         // a rule switched off stays off; the others keep ns-2's value
         let f = filled(serde_json::json!({"tcp_model": "ns2", "ns2_dupwnd": false, "init_cwnd_pkts": 10}));
@@ -141,6 +146,7 @@ mod tests {
         assert_eq!(f.tcp_model, Some(crate::transport::tcp::TcpModel::Rfc));
         assert_eq!(f.rtt_estimator, Some(RttEstimatorKind::Rfc6298));
         assert_eq!((f.ns2_dupwnd, f.ns2_bugfix, f.syn), (Some(false), Some(false), Some(Syn::None)));
+        assert_eq!(f.ns2_timed_backoff, Some(false));
         assert!(f.cc_params.unwrap().is_empty());
     }
 }

@@ -7,7 +7,12 @@
 //!   1/8, beta = 1/4; RTO = SRTT + max(G, 4·RTTVAR), floored at `min_rto`
 //!   (ns-2 and Linux use 0.2 s, RFC 6298 says 1 s), doubled per
 //!   consecutive timeout (§5.5) and capped at `max_rto`. The backoff is
-//!   cleared when new data is acknowledged (§5.7).
+//!   cleared when new data is acknowledged (§5.7), or, with
+//!   `ns2_timed_backoff` (ns-2's agent with `timestamps_ true`), only when
+//!   the segment ns-2 times is: its `newack` samples every ACK's echoed
+//!   timestamp but, with `ts_resetRTO_` false (the default), ends the
+//!   backoff only when an ACK covers `rtt_seq_`, the first new segment
+//!   sent while none was timed (tcp.cc `output`, `newack`).
 //! - `ns2`: ns-2.35's `TcpAgent` without timestamps (`tcp.cc`: `rtt_init`,
 //!   `rtt_update`, `rtt_timeout`, `rtt_backoff`, and the timing in
 //!   `output` / `newack`), which is what the papers' simulations ran:
@@ -50,8 +55,6 @@ struct Ns2 {
     t_rttvar: i32,
     /// `t_rtxcur_`: the RTO before backoff and clamping, in seconds.
     t_rtxcur: f64,
-    /// The timed segment and when it was sent (`rtt_seq_`, `rtt_ts_`).
-    timed: Option<(u64, f64)>,
 }
 
 impl Ns2 {
@@ -93,6 +96,12 @@ pub struct RttEstimator {
     init_rto: f64,
     granularity: f64,
     ns2: Option<Ns2>,
+    /// ns-2's timed segment and when it was sent (`rtt_seq_`, `rtt_ts_`);
+    /// kept by the `ns2` estimator and with `timed_backoff`.
+    timed: Option<(u64, f64)>,
+    /// The backoff ends only when the timed segment is acknowledged (the
+    /// `ns2` estimator always; `rfc6298` with `ns2_timed_backoff`).
+    timed_backoff: bool,
 }
 
 impl RttEstimator {
@@ -108,14 +117,23 @@ impl RttEstimator {
             init_rto,
             granularity,
             ns2: None,
+            timed: None,
+            timed_backoff: false,
         }
+    }
+
+    /// The RFC 6298 estimator whose backoff ends only when ns-2's timed
+    /// segment is acknowledged (`ns2_timed_backoff`).
+    pub fn with_timed_backoff(mut self, on: bool) -> Self {
+        self.timed_backoff = on || self.ns2.is_some();
+        self
     }
 
     /// ns-2's estimator with tick `granularity` (`tcpTick_`, > 0) and
     /// `boot_time` in [0, granularity).
     pub fn ns2(min_rto: f64, max_rto: f64, init_rto: f64, granularity: f64, boot_time: f64) -> Self {
-        let ns2 = Ns2 { tick: granularity, boot_time, t_srtt: 0, t_rttvar: 0, t_rtxcur: init_rto, timed: None };
-        RttEstimator { ns2: Some(ns2), ..Self::new(min_rto, max_rto, init_rto, granularity) }
+        let ns2 = Ns2 { tick: granularity, boot_time, t_srtt: 0, t_rttvar: 0, t_rtxcur: init_rto };
+        RttEstimator { ns2: Some(ns2), timed_backoff: true, ..Self::new(min_rto, max_rto, init_rto, granularity) }
     }
 
     /// ns-2's estimator: set `boot_time_` (before the first sample).
@@ -144,10 +162,8 @@ impl RttEstimator {
     /// A segment left; `new_data`: beyond everything sent before (ns-2
     /// `output`: `seqno > maxseq_`), the only kind ns-2 times.
     pub fn on_send(&mut self, seq: u64, new_data: bool, now: f64) {
-        if let Some(n) = self.ns2.as_mut() {
-            if new_data && n.timed.is_none() {
-                n.timed = Some((seq, now));
-            }
+        if self.timed_backoff && new_data && self.timed.is_none() {
+            self.timed = Some((seq, now));
         }
     }
 
@@ -157,29 +173,24 @@ impl RttEstimator {
     /// backoff without a sample). `now` stays in picoseconds until ns-2's
     /// estimator needs it: RFC 6298's (every ACK) does not.
     pub fn on_new_ack(&mut self, ack: u64, r: f64, partial: bool, now: Time) {
+        let covered = self.timed.filter(|&(s, _)| ack > s);
+        if covered.is_some() {
+            self.timed = None;
+        }
+        if !self.timed_backoff || covered.is_some() || partial {
+            self.backoff = 0;
+        }
         let Some(n) = self.ns2.as_mut() else {
             self.sample(r);
-            self.backoff = 0;
             return;
         };
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-        if partial {
-            self.backoff = 0;
-            if n.timed.is_some_and(|(s, _)| ack > s) {
-                n.timed = None;
-            }
-            return;
-        }
-        if let Some((s, sent)) = n.timed {
-            if ack > s {
-                self.backoff = 0;
-                n.timed = None;
-                let now = to_secs(now);
-                n.update(now, now - sent);
-                let tick = n.tick;
-                self.srtt = Some((n.t_srtt >> T_SRTT_BITS) as f64 * tick);
-                self.rttvar = (n.t_rttvar >> T_RTTVAR_BITS) as f64 * tick;
-            }
+        if let (Some((_, sent)), false) = (covered, partial) {
+            let now = to_secs(now);
+            n.update(now, now - sent);
+            let tick = n.tick;
+            self.srtt = Some((n.t_srtt >> T_SRTT_BITS) as f64 * tick);
+            self.rttvar = (n.t_rttvar >> T_RTTVAR_BITS) as f64 * tick;
         }
     }
 
@@ -190,9 +201,7 @@ impl RttEstimator {
 
     /// A fast retransmission (ns-2 `reset_rtx_timer(1, 0)`): stop timing.
     pub fn on_fast_retransmit(&mut self) {
-        if let Some(n) = self.ns2.as_mut() {
-            n.timed = None;
-        }
+        self.timed = None;
     }
 
     /// The RTO before backoff.
@@ -226,9 +235,7 @@ impl RttEstimator {
     /// ns-2 `reset_rtx_timer` (`rtt_active_ = 0`): the timed segment no
     /// longer gives a sample.
     pub fn forget_timed(&mut self) {
-        if let Some(n) = self.ns2.as_mut() {
-            n.timed = None;
-        }
+        self.timed = None;
     }
 
     /// Double the RTO (ns-2 `rtt_backoff`, also called by `TcpAgent::ecn`
@@ -329,6 +336,29 @@ mod tests {
         e.on_send(2, true, 1.0);
         e.on_new_ack(3, 0.1, false, from_secs(1.1));
         assert_eq!(e.backoff, 0);
+    }
+
+    /// ns-2 with timestamps (`ns2_timed_backoff`): every ACK is a sample,
+    /// but after a timeout the backoff survives the retransmissions' ACKs
+    /// and ends with the ACK of the first segment sent beyond them.
+    #[test]
+    fn timed_backoff_ends_with_the_timed_segment_only() {
+        for (on, kept) in [(false, false), (true, true)] {
+            let mut e = RttEstimator::new(0.2, 60.0, 3.0, 0.01).with_timed_backoff(on);
+            e.on_send(0, true, 0.0);
+            e.on_new_ack(1, 0.1, false, from_secs(0.1));
+            e.on_send(1, true, 0.1);
+            e.on_send(2, true, 0.1);
+            e.on_timeout();
+            e.on_send(1, false, 0.5); // the retransmission: not timed (Karn)
+            e.on_new_ack(2, 0.1, false, from_secs(0.6));
+            assert_eq!(e.backoff == 1, kept, "on {on}: backoff {}", e.backoff);
+            e.on_send(3, true, 0.6);
+            e.on_new_ack(3, 0.1, false, from_secs(0.7)); // segment 2: not the timed one
+            assert_eq!(e.backoff == 1, kept, "on {on}");
+            e.on_new_ack(4, 0.1, false, from_secs(0.7)); // covers segment 3, timed after the timeout
+            assert_eq!(e.backoff, 0, "on {on}");
+        }
     }
 
     #[test]

@@ -275,7 +275,8 @@ impl TcpSender {
         TcpSender {
             flow,
             rtt: match cfg.rtt_estimator {
-                RttEstimatorKind::Rfc6298 => RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity),
+                RttEstimatorKind::Rfc6298 => RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity)
+                    .with_timed_backoff(cfg.ns2_timed_backoff),
                 RttEstimatorKind::Ns2 => {
                     RttEstimator::ns2(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity, cfg.boot_time)
                 }
