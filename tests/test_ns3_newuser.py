@@ -43,6 +43,9 @@ def test_mapped_is_the_suite_row():
     assert r.ns3_args() == suite.Scenario.ns3_args(r)
     sc = r.ccsim_scenario()
     assert sc["flows"] == suite.Scenario.ccsim_scenario(r)["flows"]
+    t = run("H", "mapped", nu.SACK_NS3)
+    assert t.ns3_args() == r.ns3_args()
+    assert [f.pop("sack_option") for f in t.ccsim_scenario()["flows"]] == ["ns3", "ns3"]
 
 
 def test_ns3_tcp_keeps_ns3s_tcp_defaults_and_sets_ccsim_to_them():
@@ -52,6 +55,7 @@ def test_ns3_tcp_keeps_ns3s_tcp_defaults_and_sets_ccsim_to_them():
     assert a["ns3::TcpSocket::SegmentSize"] == "1448"
     f = run("C", "ns3-tcp").ccsim_scenario()["flows"][0]
     assert f["prr"] and f["delack_model"] == "ns3" and f["min_rto_s"] == 1.0 and f["init_cwnd_pkts"] == 10
+    assert f["sack_option"] == "ns3"
     assert f["cc_params"] == nu.NS3_CUBIC
     h = run("H", "ns3-tcp").ccsim_scenario()["flows"][0]
     assert h["cc_params"] == {"a_b": "table", "abc": True}
@@ -76,6 +80,7 @@ def test_every_scenario_validates():
             validate(run(case, config).ccsim_scenario())
         for t in nu.TWEAKS[case]:
             validate(run(case, "ns3-tcp", t).ccsim_scenario())
+        validate(run(case, "mapped", nu.SACK_NS3).ccsim_scenario())
 
 
 def test_ns3_trace_shifts_by_the_handshake_and_finds_cuts(tmp_path):

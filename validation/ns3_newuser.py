@@ -29,9 +29,12 @@ Three configurations of each:
   ACKs, IW 10, 1 s minimum RTO, 1 ms granularity) but the suite's 1448-byte
   segments and unlimiting buffers; ccsim switched to the same where it has
   the option (``prr``, ``a_b = "table"``, ns-3's CUBIC rules
-  ``NS3_CUBIC``, ``delack_model = "ns3"``, ``min_rto_s``, ...), and
-  ``TWEAKS``: one rule changed at a time (on ccsim alone, against the same
-  ns-3 run, or on both sides), to name what moves the difference.
+  ``NS3_CUBIC``, ``delack_model = "ns3"``, ``sack_option = "ns3"``,
+  ``min_rto_s``, ...), and ``TWEAKS``: one rule changed at a time (on
+  ccsim alone, against the same ns-3 run, or on both sides), to name what
+  moves the difference. The ``mapped`` row is also run with ccsim's ACKs
+  carrying ns-3's SACK-block bytes (``sack_option = "ns3"``, which the
+  suite's mapping leaves out), ccsim alone.
 
 Flow 0's cwnd is compared side by side (ns-3 ``dumbbell --cwndTrace=1``,
 every change; ccsim's series at 1 ms): its first reduction on each side
@@ -72,7 +75,11 @@ NS3_OWN = ["ns3::TcpSocket::InitialCwnd", "ns3::TcpSocketBase::MinRto", "ns3::Tc
            "ns3::TcpSocket::DelAckCount", "ns3::TcpL4Protocol::RecoveryType"]
 #: ccsim's fields for ns-3's TCP defaults (``ns3-tcp``).
 NS3_TCP_FIELDS = {"init_cwnd_pkts": 10, "min_rto_s": 1.0, "clock_granularity_s": 0.001, "delayed_ack": True,
-                  "delack_model": "ns3", "prr": True}
+                  "delack_model": "ns3", "prr": True, "sack_option": "ns3"}
+#: ns-3's ACKs carry their SACK blocks' bytes (8 per block after the
+#: timestamps); the suite's mapping leaves them out (``ns3_suite.DEFAULTS``,
+#: "ACK size"): its ``mapped`` row with them, ccsim alone.
+SACK_NS3 = "ccsim sack_option = ns3"
 #: With ``NS3_TCP_FIELDS``, ccsim set to ns-3's defaults (``defaults``'
 #: ccsim-only row): 536-byte segments, ns-3's 54 header bytes, and the
 #: 128 KiB receive buffer as a window of 131072 / 536 segments.
@@ -93,9 +100,11 @@ TWEAKS: Dict[str, Dict[str, Tuple[dict, dict, dict]]] = {
         "ccsim per ACK (abc = false)": ({}, {}, {"abc": False}),
         "ccsim formula": ({}, {}, {"a_b": "formula"}),
         "ccsim no PRR": ({}, {"prr": False}, {}),
+        "ccsim sack_option = none": ({}, {"sack_option": "none"}, {}),
     },
     "C": {
         "ccsim no HyStart": ({}, {}, {"hystart": False}),
+        "ccsim sack_option = none": ({}, {"sack_option": "none"}, {}),
         "ccsim RFC 9438": ({}, {}, {"cnt_clamp": 0, "tcp_friendly": True, "alpha_switch": True}),
         "no delayed ACKs": ({"ns3::TcpSocket::DelAckCount": "1"}, {"delayed_ack": False}, {}),
         "classic recovery": ({"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"}, {"prr": False}, {}),
@@ -144,6 +153,9 @@ class Run(Scenario):
         ctl = suite.CONTROLLERS[self.controller]
         if self.config == "mapped":
             sc = Scenario.ccsim_scenario(self)
+            if self.tweak == SACK_NS3:
+                for f in sc["flows"]:
+                    f["sack_option"] = "ns3"
         else:
             if self.config == "defaults" and self.tweak:  # ccsim set to ns-3's defaults
                 common = dict(NS3_TCP_FIELDS, **NS3_DEFAULT_FIELDS)
@@ -260,6 +272,11 @@ def run(ccsim_only: bool = False, cases: Optional[List[str]] = None, configs: Op
                 rt = dataclasses.replace(r, tweak=NS3_AS_DEFAULTS)
                 row["tweaks"] = {NS3_AS_DEFAULTS: _side_by_side(rt, exe, None, True, "", ns3=base,
                                                                 trace=TRACES / f"{key}-{config}.txt")}
+            if config == "mapped":
+                base = {"metrics": {m: v["ns3"] for m, v in row["metrics"].items()}, "wall_s": row["wall_s"]["ns3"]}
+                rt = dataclasses.replace(r, tweak=SACK_NS3)
+                row["tweaks"] = {SACK_NS3: _side_by_side(rt, exe, None, True, "", ns3=base,
+                                                         trace=TRACES / f"{key}-{config}.txt")}
             if config == "ns3-tcp":
                 row["tweaks"] = {}
                 for name, (attrs, _, _) in TWEAKS[key].items():
@@ -295,8 +312,13 @@ def sensitivity(ccsim_only: bool = False) -> dict:
             r = Run(**dict(dataclasses.asdict(base), seed=seed, buffer_pkts=buf), config=spec["config"])
             tag = f"seed {seed}, B {buf}"
             row = _side_by_side(r, exe, old.get((key, seed, buf)), ccsim_only, tag)
+            n3 = {"metrics": {m: v["ns3"] for m, v in row["metrics"].items()}, "wall_s": row["wall_s"]["ns3"]}
+            slug = tag.replace(" ", "-")
+            tw = _side_by_side(dataclasses.replace(r, tweak=SACK_NS3), exe, None, True, "", ns3=n3,
+                               trace=TRACES / f"{key}-{spec['config']}-{slug}.txt")
             out.append({"case": key, "config": spec["config"], "seed": seed, "buffer_pkts": buf,
-                        "metrics": row["metrics"], "wall_s": row["wall_s"], "cwnd": row["cwnd"]})
+                        "metrics": row["metrics"], "wall_s": row["wall_s"], "cwnd": row["cwnd"],
+                        SACK_NS3: {"metrics": tw["metrics"], "cwnd": tw["cwnd"]}})
     res = json.loads(path.read_text())
     res["sensitivity"] = out
     suite._write(OUT, res, path.name)
@@ -362,13 +384,15 @@ def markdown(res: dict) -> str:
 
 
 def sensitivity_markdown(res: dict) -> str:
-    lines = ["| case | configuration | seed | buffer | utilisation ns-3 / ccsim | flow 0's cuts before 3 s |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| case | configuration | seed | buffer | utilisation ns-3 / ccsim / ccsim with ns-3's SACK bytes | "
+             "flow 0's reductions before 3 s, the same |", "|---|---|---|---|---|---|"]
     for x in res.get("sensitivity", []):
-        m = x["metrics"]["utilization"]
+        m, t = x["metrics"]["utilization"], (x.get(SACK_NS3) or {})
+        tu = t.get("metrics", {}).get("utilization", {}).get("ccsim")
         lines.append(f"| {x['case']} | {x['config']} | {x['seed']} | {x['buffer_pkts']} | "
-                     f"{m['ns3']:.3f} / {m['ccsim']:.3f} | {x['cwnd'].get('ns3_cuts_3s')} / "
-                     f"{x['cwnd'].get('ccsim_cuts_3s')} |")
+                     f"{m['ns3']:.3f} / {m['ccsim']:.3f} / {tu if tu is None else round(tu, 3)} | "
+                     f"{x['cwnd'].get('ns3_cuts_3s')} / {x['cwnd'].get('ccsim_cuts_3s')} / "
+                     f"{(t.get('cwnd') or {}).get('ccsim_cuts_3s')} |")
     return "\n".join(lines) + "\n"
 
 
