@@ -72,6 +72,11 @@ def test_tweaks_change_one_rule_on_the_sides_they_name():
     assert v.ccsim_scenario()["flows"][0]["cc_params"]["abc"] is False
     d = run("H", "defaults", nu.NS3_AS_DEFAULTS).ccsim_scenario()["flows"][0]
     assert (d["mss_bytes"], d["rwnd_pkts"], d["prr"]) == (536, 244, True)
+    c = run("C", "defaults", "classic recovery")
+    assert attrs(c) == {"ns3::TcpL4Protocol::SocketType": "ns3::TcpCubic",
+                        "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"}
+    f = c.ccsim_scenario()["flows"][0]
+    assert (f["mss_bytes"], f["prr"], f["cc_params"]) == (536, False, nu.NS3_CUBIC)
 
 
 def test_every_scenario_validates():

@@ -85,8 +85,11 @@ SACK_NS3 = "ccsim sack_option = ns3"
 #: 128 KiB receive buffer as a window of 131072 / 536 segments.
 NS3_DEFAULT_FIELDS = {"mss_bytes": 536, "header_bytes": suite.HEADER_BYTES, "rwnd_pkts": 131072 // 536}
 NS3_AS_DEFAULTS = "ccsim set to ns-3's defaults"
-#: ns-3 3.44's TcpCubic in ccsim's terms (crates/ccsim-core/tests/tcp_validation_cubic.rs NS3_CUBIC).
-NS3_CUBIC = {"hystart": True, "cnt_clamp": 20, "abc": True, "tcp_friendly": False, "alpha_switch": False}
+#: ns-3 3.44's TcpCubic as shipped in ccsim's terms (docs/controllers.md's
+#: CUBIC example): HyStart, CntClamp 20, segments counted, W_est's α_cubic
+#: throughout; TcpFriendliness is on by default (tcp-validation.cc, and
+#: tcp_validation_cubic.rs after it, turn it off).
+NS3_CUBIC = {"hystart": True, "cnt_clamp": 20, "abc": True, "tcp_friendly": True, "alpha_switch": False}
 #: ns-3 3.44's TcpHighSpeed: Appendix B's table, a(w) per segment acked
 #: (``m_ackCnt += segmentsAcked * coeffA``; Linux's ``hstcp_cong_avoid`` adds
 #: it per ACK, ccsim's ``abc = false``).
@@ -105,7 +108,7 @@ TWEAKS: Dict[str, Dict[str, Tuple[dict, dict, dict]]] = {
     "C": {
         "ccsim no HyStart": ({}, {}, {"hystart": False}),
         "ccsim sack_option = none": ({}, {"sack_option": "none"}, {}),
-        "ccsim RFC 9438": ({}, {}, {"cnt_clamp": 0, "tcp_friendly": True, "alpha_switch": True}),
+        "ccsim RFC 9438": ({}, {}, {"cnt_clamp": 0, "alpha_switch": True}),
         "no delayed ACKs": ({"ns3::TcpSocket::DelAckCount": "1"}, {"delayed_ack": False}, {}),
         "classic recovery": ({"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"}, {"prr": False}, {}),
         "no HyStart": ({"ns3::TcpCubic::HyStart": "false"}, {}, {"hystart": False}),
@@ -114,6 +117,11 @@ TWEAKS: Dict[str, Dict[str, Tuple[dict, dict, dict]]] = {
             {"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery", "ns3::TcpSocket::DelAckCount": "1"},
             {"prr": False, "delayed_ack": False}, {}),
     },
+}
+
+#: Changes of ``defaults`` on both sides, ccsim set to ns-3's defaults.
+DEFAULTS_TWEAKS: Dict[str, Dict[str, Tuple[dict, dict, dict]]] = {
+    "C": {"classic recovery": ({"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"}, {"prr": False}, {})},
 }
 
 #: Around one configuration of a case, in both simulators: other start
@@ -138,6 +146,8 @@ class Run(Scenario):
         if self.config == "defaults":
             attrs = {"ns3::TcpL4Protocol::SocketType": ctl["ns3"]}
             extra = ["--sendSize=512"]  # BulkSend's own SendSize (given after the suite's)
+            if self.tweak in DEFAULTS_TWEAKS.get(self.case(), {}):
+                attrs.update(DEFAULTS_TWEAKS[self.case()][self.tweak][0])
         else:
             buf = suite.socket_buffer_bytes(self.rate_bps, max(self.rtts()), self.buffer_pkts)
             attrs = {k: v for k, v in suite.COMMON_NS3_ARGS.items() if k not in NS3_OWN}
@@ -160,6 +170,10 @@ class Run(Scenario):
             if self.config == "defaults" and self.tweak:  # ccsim set to ns-3's defaults
                 common = dict(NS3_TCP_FIELDS, **NS3_DEFAULT_FIELDS)
                 params = dict(NS3_CC_PARAMS[self.controller])
+                if self.tweak in DEFAULTS_TWEAKS.get(self.case(), {}):
+                    _, more, p = DEFAULTS_TWEAKS[self.case()][self.tweak]
+                    common.update(more)
+                    params.update(p)
             elif self.config == "defaults":
                 common = {}
                 params = {}
@@ -272,6 +286,10 @@ def run(ccsim_only: bool = False, cases: Optional[List[str]] = None, configs: Op
                 rt = dataclasses.replace(r, tweak=NS3_AS_DEFAULTS)
                 row["tweaks"] = {NS3_AS_DEFAULTS: _side_by_side(rt, exe, None, True, "", ns3=base,
                                                                 trace=TRACES / f"{key}-{config}.txt")}
+                for name in DEFAULTS_TWEAKS.get(key, {}):
+                    trec = ((rec or {}).get("tweaks") or {}).get(name)
+                    row["tweaks"][name] = _side_by_side(dataclasses.replace(r, tweak=name), exe, trec, ccsim_only,
+                                                        name)
             if config == "mapped":
                 base = {"metrics": {m: v["ns3"] for m, v in row["metrics"].items()}, "wall_s": row["wall_s"]["ns3"]}
                 rt = dataclasses.replace(r, tweak=SACK_NS3)
