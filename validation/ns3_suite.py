@@ -737,9 +737,14 @@ def run_program(exe: pathlib.Path, args: Sequence[str], what: str, env: Optional
     return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
 
 
-def run_ns3(sc: Scenario, exe: pathlib.Path) -> dict:
-    """Run one scenario in ns-3; return (metrics, wall_s, raw output)."""
-    raw, _ = run_program(exe, sc.ns3_args(), sc.id)
+def run_ns3(sc: Scenario, exe: pathlib.Path, cwnd_trace: Optional[pathlib.Path] = None) -> dict:
+    """Run one scenario in ns-3; return (metrics, wall_s, raw output).
+    ``cwnd_trace``: write flow 0's cwnd, ssthresh and state changes
+    (``dumbbell --cwndTrace=1``) to this file."""
+    args = sc.ns3_args() + (["--cwndTrace=1"] if cwnd_trace else [])
+    raw, err = run_program(exe, args, sc.id)
+    if cwnd_trace:
+        pathlib.Path(cwnd_trace).write_text(err)
     b = raw["bottleneck"]
     window = sc.duration_s - sc.warmup_s
     m = _metrics(sc.rate_bps, window, b["tx_bytes"], b["arrivals"], b["drops"],
@@ -749,7 +754,9 @@ def run_ns3(sc: Scenario, exe: pathlib.Path) -> dict:
     return {"metrics": m, "wall_s": raw["wall_s"], "raw": raw}
 
 
-def run_ccsim(sc: Scenario) -> dict:
+def run_ccsim(sc: Scenario, keep: bool = False) -> dict:
+    """Run one scenario in ccsim; return (metrics, wall_s), and with
+    ``keep`` the ccsim result as ``result``."""
     import ccsim
 
     t0 = time.perf_counter()
@@ -763,7 +770,7 @@ def run_ccsim(sc: Scenario) -> dict:
                  [f["delivered_bytes"] for f in flows],
                  sum(f["retransmits"] for f in flows),
                  sum(f["timeouts"] for f in flows))
-    return {"metrics": m, "wall_s": raw.get("wall_s", wall_total)}
+    return {"metrics": m, "wall_s": raw.get("wall_s", wall_total), **({"result": res} if keep else {})}
 
 
 def select(pool: Sequence, quick_sc, quick: bool, only: Optional[List[str]], peer: str,

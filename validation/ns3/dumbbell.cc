@@ -52,6 +52,9 @@
 //   - per flow with TcpDctcp: the mean, minimum and maximum of alpha over its
 //     updates ("CongestionEstimate") in the window, and the mean marked
 //     fraction of the windows those updates closed.
+// --cwndTrace=1 prints only flow 0's cwnd, ssthresh and congestion-state
+// changes (the lines --trace prints for it), for comparing one window's
+// history with ccsim's (validation/ns3_newuser.py).
 // --trace=1 also prints the disc's enqueues, dequeues (with the sojourn),
 // drops and marks, the device queue's length, each ACK (with ECE), ssthresh
 // and alpha, the pacing rate (bits/s of payload), for following one packet
@@ -108,6 +111,7 @@ namespace
 
 double g_warmup = 0.0;
 bool g_trace = false;
+bool g_cwndTrace = false; // --cwndTrace: flow 0's cwnd, ssthresh and state changes only
 bool g_queueStats = false; // --queueStats: the device queue's per-packet wait (no --qdisc)
 bool g_cwndStats = false;  // --cwndStats: per-flow cwnd dips and averages
 bool g_ecnStats = false;   // --ecnStats: the disc's arrivals by ECN codepoint, marks by reason
@@ -673,6 +677,12 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
         g_cwnd[i].lastT = Simulator::Now();
         s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndTrack, i));
     }
+    if (g_cwndTrace && i == 0 && !g_trace)
+    {
+        s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChanged, i));
+        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChanged, i));
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&SsthreshChanged, i));
+    }
     if (g_trace)
     {
         s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChanged, i));
@@ -742,6 +752,7 @@ main(int argc, char* argv[])
     cmd.AddValue("sendSize", "BulkSend write size (bytes)", sendSize);
     cmd.AddValue("pcap", "write pcap files of the bottleneck and flow 0's hosts with this prefix", g_pcap);
     cmd.AddValue("trace", "print every cwnd and congestion-state change on stderr", g_trace);
+    cmd.AddValue("cwndTrace", "print flow 0's cwnd, ssthresh and state changes on stderr", g_cwndTrace);
     cmd.AddValue("qdisc",
                  "bottleneck queue disc: none (no traffic control, device DropTail of --buffer "
                  "packets) | codel | fq_codel | pie | red (attributes as --ns3::Class::Attr)",
@@ -758,6 +769,7 @@ main(int argc, char* argv[])
                  "with --qdisc: the disc's arrivals by ECN codepoint, its marks by reason",
                  g_ecnStats);
     cmd.Parse(argc, argv);
+    std::cerr.precision(10); // trace times to 0.1 µs and below
 
     std::vector<double> rtts = ParseList(rttsArg, "rtts");
     std::vector<double> starts = ParseList(startsArg, "starts");
@@ -780,8 +792,9 @@ main(int argc, char* argv[])
         }
     }
     NS_ABORT_MSG_IF(!types.empty() && types.size() != nFlows, "--types needs one TypeId per flow");
-    NS_ABORT_MSG_IF(lean && (g_trace || g_queueStats || g_cwndStats),
-                    "--lean counts only transmissions: not with --trace, --queueStats, --cwndStats");
+    NS_ABORT_MSG_IF(lean && (g_trace || g_cwndTrace || g_queueStats || g_cwndStats),
+                    "--lean counts only transmissions: not with --trace, --cwndTrace, --queueStats, "
+                    "--cwndStats");
     std::string qdiscType;
     if (qdisc == "codel")
     {

@@ -24,6 +24,37 @@ pub enum Recovery {
     Sack1,
 }
 
+/// The bytes an ACK's SACK option adds to `header_bytes` (`sack_option`),
+/// which already hold the timestamp option (RFC 7323, 10 bytes padded to
+/// 12). RFC 2018 §3: kind, length and 8 bytes per block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SackOption {
+    /// No bytes: an ACK is `header_bytes` long whatever it reports.
+    None,
+    /// ns-3 3.44: `TcpOptionSack` is 2 + 8n bytes after the 10-byte
+    /// timestamp option and `TcpHeader` pads the options to 4-byte words,
+    /// so 12 + 8n bytes of options in place of 12: 8n more.
+    Ns3,
+    /// Linux: `tcp_options_write` aligns the option with two NOPs before
+    /// kind and length (`TCPOLEN_SACK_BASE_ALIGNED` 4,
+    /// `TCPOLEN_SACK_PERBLOCK` 8): 4 + 8n more.
+    Linux,
+}
+
+impl SackOption {
+    /// Bytes added to an ACK that reports `blocks` SACK blocks.
+    pub fn bytes(self, blocks: usize) -> u32 {
+        let n = blocks as u32;
+        match self {
+            _ if n == 0 => 0,
+            SackOption::None => 0,
+            SackOption::Ns3 => 8 * n,
+            SackOption::Linux => 4 + 8 * n,
+        }
+    }
+}
+
 /// How a receiver that delays ACKs decides when (`delack_model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

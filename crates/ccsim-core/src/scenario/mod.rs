@@ -380,6 +380,10 @@ pub struct FlowSpec {
     /// sends down to ssthresh instead of cutting cwnd at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
+    /// The bytes an ACK's SACK blocks add on the wire (`none`, `ns3`,
+    /// `linux`; recovery = "sack").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack_option: Option<kinds::SackOption>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<bool>,
     /// TCP with `delayed_ack`: `fixed` (RFC 5681 §4.2 with a fixed timer),

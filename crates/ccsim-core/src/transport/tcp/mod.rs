@@ -15,7 +15,7 @@ pub mod scoreboard;
 pub mod sender;
 
 pub use crate::scenario::kinds::{
-    DelackModel, EcnFeedback, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, Syn, TcpModel,
+    DelackModel, EcnFeedback, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, SackOption, Syn, TcpModel,
 };
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
@@ -64,7 +64,7 @@ pub const KIND: TransportKind = TransportKind {
 /// papers' experiments name their TCP's values themselves, so these
 /// defaults do not move a reproduction (docs/tcp-models.md).
 pub mod defaults {
-    use super::{DelackModel, PacingKind, Recovery, RttEstimatorKind};
+    use super::{DelackModel, PacingKind, Recovery, RttEstimatorKind, SackOption};
     pub const CC: &str = "reno";
     pub const RECOVERY: Recovery = Recovery::Sack;
     pub const PACING: PacingKind = PacingKind::None;
@@ -79,6 +79,9 @@ pub mod defaults {
     /// RFC 5681/6675's window at a fast retransmit (cwnd = ssthresh); PRR
     /// (RFC 9937) is opt-in so every earlier run keeps its recovery.
     pub const PRR: bool = false;
+    /// ACKs are `header_bytes` long whatever SACK blocks they carry, as
+    /// every earlier run measured them.
+    pub const SACK_OPTION: SackOption = SackOption::None;
     pub const DELAYED_ACK: bool = true;
     pub const DELACK_MODEL: DelackModel = DelackModel::Linux;
     /// `delack_model = "fixed"`: ns-2's `DelAckSink` `interval_`.
@@ -222,6 +225,11 @@ pub const FIELDS: &[(&str, &str)] = &[
         "Proportional Rate Reduction (RFC 9937; Linux, ns-3's TcpPrrRecovery): a SACK recovery sends in proportion \
          to the data delivered, down to ssthresh, instead of cwnd = ssthresh at once; needs recovery = \"sack\"",
     ),
+    (
+        "sack_option",
+        "bytes an ACK's SACK blocks add to header_bytes: none | ns3 (8 per block: ns-3's option after the \
+         timestamps, padded to 4) | linux (4 + 8 per block: NOP, NOP, kind, length); needs recovery = \"sack\"",
+    ),
     ("delayed_ack", "RFC 5681 §4.2 delayed ACKs (an ACK for at least every second segment)"),
     (
         "delack_model",
@@ -337,6 +345,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.dupthresh.get_or_insert(d::DUPTHRESH);
     f.limited_transmit.get_or_insert(d::LIMITED_TRANSMIT);
     f.prr.get_or_insert(d::PRR);
+    f.sack_option.get_or_insert(d::SACK_OPTION);
     f.delayed_ack.get_or_insert(d::DELAYED_ACK);
     let delack = *f.delack_model.get_or_insert(d::DELACK_MODEL);
     f.delack_timeout_s.get_or_insert(match delack {
@@ -444,6 +453,8 @@ pub struct TcpParams {
     pub limited_transmit: bool,
     /// RFC 9937 PRR in a SACK recovery (`prr`).
     pub prr: bool,
+    /// The bytes an ACK's SACK blocks add (`sack_option`).
+    pub sack_option: SackOption,
     pub delayed_ack: bool,
     pub delack_model: DelackModel,
     pub delack_timeout: Time,
@@ -505,6 +516,7 @@ impl TcpConfig {
             dupthresh_frac: f.dupthresh_frac.unwrap_or_default(),
             limited_transmit: f.limited_transmit.unwrap_or_default(),
             prr: f.prr.unwrap_or(defaults::PRR),
+            sack_option: f.sack_option.unwrap_or(defaults::SACK_OPTION),
             delayed_ack: f.delayed_ack.unwrap_or_default(),
             delack_model: f.delack_model.unwrap_or(defaults::DELACK_MODEL),
             delack_timeout: 0,
@@ -631,6 +643,17 @@ impl TcpConfig {
                 p("ns2_singledup"),
                 "true needs limited_transmit = true (it extends Limited Transmit to the state after a timeout, \
                  as ns-2's singledup_)",
+            ));
+        }
+        if cfg.sack_option != SackOption::None && cfg.recovery != Recovery::Sack {
+            return Err(ConfigError::new(
+                p("sack_option"),
+                format!(
+                    "\"{}\" needs recovery = \"sack\" (the RFC receiver's SACK blocks; ns-2's Sack1 sink adds its \
+                     own 8 bytes per block), got \"{}\"",
+                    kind_name(&cfg.sack_option),
+                    kind_name(&cfg.recovery)
+                ),
             ));
         }
         if cfg.prr && cfg.recovery != Recovery::Sack {

@@ -12,6 +12,8 @@
 //! timeout ([`super::delack`]), or ns-3's fixed timer with the first data
 //! segment ACKed at once.
 //!
+//! An ACK is `header_bytes` long, plus its SACK option's bytes as
+//! `sack_option` counts them (none by default; ns-3's or Linux's layout).
 //! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
 //! ones instead ([`super::sack1::Sacker`]), 8 bytes each on the wire.
 use super::accecn::AccEcnReceiver;
@@ -250,8 +252,10 @@ impl TcpReceiver {
                 }
             }
         }
-        // ns-2's Sacker adds 8 bytes per block (`ch->size() += sack_index * 8`)
-        let sack_bytes = if self.sacker.is_some() { 8 * h.n_sack() as u32 } else { 0 };
+        // ns-2's Sacker adds 8 bytes per block (`ch->size() += sack_index * 8`);
+        // the RFC receiver's option as `sack_option` has it.
+        let sack_bytes =
+            if self.sacker.is_some() { 8 * h.n_sack() as u32 } else { self.cfg.sack_option.bytes(h.n_sack()) };
         let size = self.cfg.header.max(1) + sack_bytes;
         // BA-TCP: v goes back to the sender in the ACK's option.
         let ip_opt = if self.cfg.ba { self.ba_v } else { IP_OPT_NONE };
