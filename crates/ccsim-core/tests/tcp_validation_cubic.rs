@@ -213,7 +213,10 @@ fn hystart_leaves_slow_start_where_ns3_does_and_the_reductions_follow_ns3() {
 /// fails window 2 as well: RFC 9937's proportional phase lowers cwnd by
 /// 0.3 of a segment per segment delivered (ssthresh/RecoverFS = 0.7), from
 /// 249 at the fourth episode's start (5.7655 s) to 211 at 5.795 s, where
-/// ns-3's trace falls a segment per ACK (251 at 5.7773 s, 178 at 5.7966 s).
+/// ns-3's trace falls a segment per ACK (251 at 5.7773 s, 178 at 5.7966 s):
+/// ns-3 3.44's `TcpPrrRecovery` multiplies `prr_delivered × ssthresh` in
+/// 32 bits, which wraps within a few ACKs, and then sends nothing until
+/// pipe reaches ssthresh (validation/ns3_newuser.py's finding).
 #[test]
 fn with_prr_the_first_window_holds_and_the_episode_follows_ns3_without_bql() {
     let (ch, drops) = run_with(NS3_CUBIC, "prr = true");
