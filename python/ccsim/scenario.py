@@ -397,6 +397,7 @@ class Flow(_Table):
     dupthresh_frac: Optional[int] = None
     limited_transmit: Optional[bool] = None
     prr: Optional[bool] = None
+    cwnd_limited: Optional[str] = None
     sack_option: Optional[str] = None
     delayed_ack: Optional[bool] = None
     delack_model: Optional[str] = None

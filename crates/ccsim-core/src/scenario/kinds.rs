@@ -55,6 +55,25 @@ impl SackOption {
     }
 }
 
+/// Whether the window grows only while it limits the sender
+/// (`cwnd_limited`): RFC 5681 lets an ACK grow cwnd whatever limited the
+/// sending; Linux and ns-3's `TcpCubic` grow it only when the flow used it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CwndLimited {
+    /// Every ACK may grow cwnd (RFC 5681).
+    Off,
+    /// Linux `tcp_is_cwnd_limited` (`tcp_cwnd_validate` after each send
+    /// burst): the window was full at the end of some burst of the current
+    /// window of data, or, in slow start, cwnd is below twice the most
+    /// packets out in it.
+    Linux,
+    /// ns-3 3.44's `m_isCwndLimited` (`TcpSocketBase::SendDataPacket`),
+    /// which `TcpCubic::IncreaseWindow` reads: the last segment sent left
+    /// less than one segment of cwnd unused.
+    Ns3,
+}
+
 /// How a receiver that delays ACKs decides when (`delack_model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

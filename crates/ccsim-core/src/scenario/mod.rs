@@ -384,6 +384,10 @@ pub struct FlowSpec {
     /// `linux`; recovery = "sack").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack_option: Option<kinds::SackOption>,
+    /// cwnd grows only while it limits the sender: `off` (RFC 5681),
+    /// `linux`, `ns3`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_limited: Option<kinds::CwndLimited>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<bool>,
     /// TCP with `delayed_ack`: `fixed` (RFC 5681 §4.2 with a fixed timer),

@@ -15,7 +15,8 @@ pub mod scoreboard;
 pub mod sender;
 
 pub use crate::scenario::kinds::{
-    DelackModel, EcnFeedback, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, SackOption, Syn, TcpModel,
+    CwndLimited, DelackModel, EcnFeedback, EcnResponse, Ect, PacingKind, Recovery, RttEstimatorKind, SackOption, Syn,
+    TcpModel,
 };
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
@@ -64,7 +65,7 @@ pub const KIND: TransportKind = TransportKind {
 /// papers' experiments name their TCP's values themselves, so these
 /// defaults do not move a reproduction (docs/tcp-models.md).
 pub mod defaults {
-    use super::{DelackModel, PacingKind, Recovery, RttEstimatorKind, SackOption};
+    use super::{CwndLimited, DelackModel, PacingKind, Recovery, RttEstimatorKind, SackOption};
     pub const CC: &str = "reno";
     pub const RECOVERY: Recovery = Recovery::Sack;
     pub const PACING: PacingKind = PacingKind::None;
@@ -82,6 +83,8 @@ pub mod defaults {
     /// ACKs are `header_bytes` long whatever SACK blocks they carry, as
     /// every earlier run measured them.
     pub const SACK_OPTION: SackOption = SackOption::None;
+    /// RFC 5681: any ACK may grow the window.
+    pub const CWND_LIMITED: CwndLimited = CwndLimited::Off;
     pub const DELAYED_ACK: bool = true;
     pub const DELACK_MODEL: DelackModel = DelackModel::Linux;
     /// `delack_model = "fixed"`: ns-2's `DelAckSink` `interval_`.
@@ -226,6 +229,12 @@ pub const FIELDS: &[(&str, &str)] = &[
          to the data delivered, down to ssthresh, instead of cwnd = ssthresh at once; needs recovery = \"sack\"",
     ),
     (
+        "cwnd_limited",
+        "off (RFC 5681: every ACK may grow cwnd) | linux (tcp_is_cwnd_limited: only while the window was used in \
+         the current round, or in slow start below twice the most packets out) | ns3 (TcpCubic's m_isCwndLimited: \
+         the last send left less than a segment of cwnd)",
+    ),
+    (
         "sack_option",
         "bytes an ACK's SACK blocks add to header_bytes: none | ns3 (8 per block: ns-3's option after the \
          timestamps, padded to 4) | linux (4 + 8 per block: NOP, NOP, kind, length); needs recovery = \"sack\"",
@@ -346,6 +355,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.limited_transmit.get_or_insert(d::LIMITED_TRANSMIT);
     f.prr.get_or_insert(d::PRR);
     f.sack_option.get_or_insert(d::SACK_OPTION);
+    f.cwnd_limited.get_or_insert(d::CWND_LIMITED);
     f.delayed_ack.get_or_insert(d::DELAYED_ACK);
     let delack = *f.delack_model.get_or_insert(d::DELACK_MODEL);
     f.delack_timeout_s.get_or_insert(match delack {
@@ -455,6 +465,8 @@ pub struct TcpParams {
     pub prr: bool,
     /// The bytes an ACK's SACK blocks add (`sack_option`).
     pub sack_option: SackOption,
+    /// Growth only while cwnd limits the sender (`cwnd_limited`).
+    pub cwnd_limited: CwndLimited,
     pub delayed_ack: bool,
     pub delack_model: DelackModel,
     pub delack_timeout: Time,
@@ -517,6 +529,7 @@ impl TcpConfig {
             limited_transmit: f.limited_transmit.unwrap_or_default(),
             prr: f.prr.unwrap_or(defaults::PRR),
             sack_option: f.sack_option.unwrap_or(defaults::SACK_OPTION),
+            cwnd_limited: f.cwnd_limited.unwrap_or(defaults::CWND_LIMITED),
             delayed_ack: f.delayed_ack.unwrap_or_default(),
             delack_model: f.delack_model.unwrap_or(defaults::DELACK_MODEL),
             delack_timeout: 0,
@@ -653,6 +666,18 @@ impl TcpConfig {
                      own 8 bytes per block), got \"{}\"",
                     kind_name(&cfg.sack_option),
                     kind_name(&cfg.recovery)
+                ),
+            ));
+        }
+        if cfg.cwnd_limited != CwndLimited::Off
+            && sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc
+        {
+            return Err(ConfigError::new(
+                p("cwnd_limited"),
+                format!(
+                    "\"{}\" needs the RFCs' recovery (tcp_model = \"rfc\", no ns2_* rule): ns-2.35's agents grow \
+                     cwnd on every ACK",
+                    kind_name(&cfg.cwnd_limited)
                 ),
             ));
         }

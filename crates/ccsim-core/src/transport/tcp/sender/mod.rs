@@ -62,6 +62,7 @@ use crate::transport::{sender_timer, SenderAgent, SenderReport};
 
 mod ack;
 mod cong_control;
+mod cwnd_use;
 mod cwr;
 mod ecn;
 #[cfg(test)]
@@ -154,6 +155,8 @@ pub struct TcpSender {
     pub(super) accecn: Option<AccEcnSender>,
     /// `prr = true`: RFC 9937's counters for a SACK recovery's window.
     pub(super) prr: Option<Box<recovery::prr::Prr>>,
+    /// `cwnd_limited`: whether the window limits the sender.
+    pub(super) cwnd_use: Option<Box<cwnd_use::CwndUse>>,
     /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
     cwr_pending: bool,
     /// The receiver's latest advertised window (segments); `cfg.rwnd`
@@ -246,6 +249,7 @@ impl TcpSender {
         let strategy = recovery::Strategy::of(&cfg);
         let accecn = (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnSender::default);
         let prr = cfg.prr.then(Box::default);
+        let cwnd_use = (cfg.cwnd_limited != super::CwndLimited::Off).then(Box::default);
         let awnd = cfg.rwnd;
         // ns-2 `set_initial_window`: one segment until the SYN is answered
         let init = if cfg.syn == Syn::Ns2 { 1.0 } else { cfg.init_cwnd };
@@ -300,6 +304,7 @@ impl TcpSender {
             rate: cc_owns_cwnd.then(|| Box::new(RateSampler::new())),
             accecn,
             prr,
+            cwnd_use,
             cwr_pending: false,
             awnd,
             cwr_seq: None,

@@ -89,17 +89,21 @@ impl TcpSender {
         }
         let now = net.now;
         let limit = self.send_limit();
+        let sent0 = self.stats.data_sent;
         loop {
             let release = self.pacer.release_time(now, self.st.cwnd, self.rtt.srtt);
             if release > now {
                 if self.next_segment_available() {
                     self.pace_timer.arm(&mut net.events, release);
                 }
-                return;
+                break;
             }
             if !self.send_next(net, limit) {
-                return;
+                break;
             }
+        }
+        if self.cwnd_use.is_some() {
+            self.cwnd_use_after_burst(self.stats.data_sent - sent0);
         }
     }
 
@@ -199,6 +203,9 @@ impl TcpSender {
         }
         self.rtt.on_send(seq, !retx, to_secs(now));
         self.stats.data_sent += 1;
+        if self.cwnd_use.is_some() {
+            self.cwnd_use_on_send();
+        }
         let size = self.cfg.header + self.cfg.payload(seq);
         // RFC 3168 §6.1.5: retransmissions go Not-ECT, so a congested
         // router drops rather than marks them; ns-2 marks them ECT anyway.

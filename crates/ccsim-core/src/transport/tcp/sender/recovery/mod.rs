@@ -107,7 +107,7 @@ impl TcpSender {
             self.state = State::Open;
             self.cc.on_event(&mut self.st, CcEvent::LossEnd);
         }
-        if !a.blocks && !self.cc_owns_cwnd {
+        if !a.blocks && !self.cc_owns_cwnd && self.may_raise_cwnd() {
             self.cc.cong_avoid(&mut self.st, a.acked);
         }
     }

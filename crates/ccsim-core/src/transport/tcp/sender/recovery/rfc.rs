@@ -54,6 +54,7 @@ impl RecoveryOps for Rfc {
             // dropped packet"); Linux's CA_CWR and ns-3's CA_CWR do not
             // grow cwnd either.
             State::Open if s.cwr => {}
+            State::Open if !s.may_raise_cwnd() => {}
             State::Open => s.cc.cong_avoid(&mut s.st, a.acked),
         }
         restart_rto
