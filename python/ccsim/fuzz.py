@@ -185,7 +185,9 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
     Sack1 was drawn; BBR (v1 and v3) and Prague pace at their own rate and
     run RFC 6675 where Sack1 was drawn; Prague always has ECN with AccECN
     feedback, and another ECN flow draws AccECN a third of the time; a
-    window-based RFC 6675 flow draws PRR (RFC 9937) half the time."""
+    window-based RFC 6675 flow draws PRR (RFC 9937) half the time and a
+    cwnd-usage rule (``cwnd_limited``); an RFC 6675 flow draws the ACKs'
+    SACK-option bytes (``sack_option``)."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
@@ -219,6 +221,9 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
         flow["ecn_feedback"] = "accecn"  # RFC 9768 with any controller
     if flow["recovery"] == "sack" and flow["cc"] not in ("bbr", "bbr3", "prague"):
         flow["prr"] = rng.random() < 0.5  # RFC 9937 (window controllers only)
+        flow["cwnd_limited"] = rng.choice(("off", "linux", "ns3"))
+    if flow["recovery"] == "sack":
+        flow["sack_option"] = rng.choice(("none", "ns3", "linux"))
     return flow
 
 

@@ -3,8 +3,9 @@
 //! whatever held the sending back (the receiver's window, the
 //! application), so an application-limited flow's cwnd can climb far above
 //! anything it has tested. Linux (`tcp_is_cwnd_limited`, read by every
-//! `cong_avoid`) and ns-3 (`m_isCwndLimited`, read by `TcpCubic`) do not;
-//! RFC 7661 §4.3 makes the same point for its validated window.
+//! `cong_avoid`) and ns-3 (`m_isCwndLimited`, read by `TcpCubic`) do not.
+//! The IETF's own rule for this case (draft-ietf-ccwg-ratelimited-increase,
+//! which would update RFC 5681) is not modelled here.
 use super::*;
 use crate::scenario::kinds::CwndLimited;
 
