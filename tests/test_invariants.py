@@ -527,3 +527,14 @@ def exit_code(args):
 def test_fuzz_cli_refuses_bad_arguments(args, says, capsys, tmp_path):
     assert exit_code(["fuzz", "--out", str(tmp_path), *args]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_fair_share_leaves_out_bbr_v1_with_ecn():
+    # BBR v1 ignores CE: over a marking AQM its Not-ECT retransmissions
+    # are dropped at the AQM's saturated probability (fuzz seed 1, case 513)
+    sc = dumbbell()
+    starved = fake(flows=[flow_row(0, goodput_bps=0.0), flow_row(1)])
+    assert names(fuzz.check(sc, starved)) == ["fair_share"]
+    for f in sc["flows"]:
+        f["cc"], f["ecn"] = "bbr", True
+    assert fuzz.check(sc, starved) == []

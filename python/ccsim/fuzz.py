@@ -712,10 +712,20 @@ def check_fair_share(sc: Mapping[str, Any], res: Results) -> List[Violation]:
     timeouts), is not time it could use. A flow whose lone retransmissions
     keep meeting a full drop-tail queue waits 1 + 2 + 4 s on three
     timeouts: silent for a whole short run without any fault of its own.
+
+    BBR v1 with ECN is left out: it ignores CE (Linux `tcp_bbr`), so a
+    marking AQM's probability climbs to its maximum on its ECT data, and
+    its retransmissions, Not-ECT (RFC 3168 §6.1.5), meet that probability
+    as drops: a hole can stay unrepaired for the whole run while new data
+    flows (fuzz seed 1 case 513: 7 flows over DualPI2 at 0.47 Mb/s of
+    goodput in all; with `ecn_retransmit_ect` 9.3 Mb/s). Stuck, but for
+    that reason.
     """
     if not is_homogeneous(sc) or res.flows.empty:
         return []
     topo, f0 = sc["topology"], sc["flows"][0]
+    if f0.get("cc") == "bbr" and f0.get("ecn"):
+        return []
     mss, hdr = int(f0["mss_bytes"]), int(f0["header_bytes"])
     n = len(res.flows)
     fair = float(topo["bottleneck_rate_bps"]) * mss / (mss + hdr) / n
