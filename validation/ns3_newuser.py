@@ -120,8 +120,14 @@ TWEAKS: Dict[str, Dict[str, Tuple[dict, dict, dict]]] = {
 }
 
 #: Changes of ``defaults`` on both sides, ccsim set to ns-3's defaults.
+#: ``cwnd_limited = "ns3"`` is ns-3 ``TcpCubic``'s ``m_isCwndLimited`` gate.
 DEFAULTS_TWEAKS: Dict[str, Dict[str, Tuple[dict, dict, dict]]] = {
-    "C": {"classic recovery": ({"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"}, {"prr": False}, {})},
+    "C": {
+        "classic recovery": ({"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"}, {"prr": False}, {}),
+        "ccsim cwnd_limited = ns3": ({}, {"cwnd_limited": "ns3"}, {}),
+        "classic recovery, ccsim cwnd_limited = ns3": (
+            {"ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery"}, {"prr": False, "cwnd_limited": "ns3"}, {}),
+    },
 }
 
 #: Around one configuration of a case, in both simulators: other start
