@@ -71,14 +71,10 @@ impl TcpSender {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::packet::{Kind, Packet, TcpHeader, L4};
     use crate::transport::tcp::sender::*;
 
     fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64) {
-        net.now = from_secs(t);
-        let h = TcpHeader { ack, ..Default::default() };
-        let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-        s.on_packet(net, &pkt);
+        s.test_ack(net, t, ack, false, &[]);
     }
 
     /// A receiver window of 4 holds a flow with cwnd 10 in congestion

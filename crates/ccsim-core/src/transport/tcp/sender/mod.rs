@@ -497,6 +497,20 @@ impl SenderAgent for TcpSender {
 
 #[cfg(test)]
 impl TcpSender {
+    /// Tests that play the receiver: deliver an ACK of `ack` with `ece`
+    /// and SACK blocks `sack` at `t` seconds; the segments it let out.
+    pub(super) fn test_ack(&mut self, net: &mut Net, t: f64, ack: u64, ece: bool, sack: &[(u64, u64)]) -> Vec<u64> {
+        net.now = from_secs(t);
+        let mut h = TcpHeader { ack, ece, ..Default::default() };
+        for &b in sack {
+            h.push_sack(b);
+        }
+        let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
+        let before = self.trace.as_ref().map_or(0, Vec::len);
+        self.on_packet(net, &pkt);
+        self.trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect())
+    }
+
     /// A sender of `spec` (JSON fields; `cc` replaces the spec's
     /// controller) on a one-link network whose events are never run: the
     /// test plays the receiver and reads what was sent from the trace.

@@ -1,6 +1,5 @@
 //! The RFC path's window at an ECE reduction and at a fast retransmit.
 use super::*;
-use crate::net::packet::{Kind, Packet, TcpHeader, L4};
 
 /// An rfc-personality Reno sender with `extra` fields (1000-byte
 /// segments, ACK per segment) on a one-link network whose events never
@@ -15,13 +14,7 @@ fn sender(extra: serde_json::Value) -> (TcpSender, Net) {
 
 /// Deliver an ACK of `ack` with `ece` and SACK blocks `sack` at `t` s.
 fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64, ece: bool, sack: &[(u64, u64)]) {
-    net.now = from_secs(t);
-    let mut h = TcpHeader { ack, ece, ..Default::default() };
-    for &b in sack {
-        h.push_sack(b);
-    }
-    let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-    s.on_packet(net, &pkt);
+    s.test_ack(net, t, ack, ece, sack);
 }
 
 /// RFC 3168 §6.1.2: the response to a CE mark is "essentially the same"

@@ -103,7 +103,6 @@ impl TcpSender {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::packet::{Kind, Packet, TcpHeader, L4};
     use crate::transport::tcp::sender::*;
 
     /// An rfc-personality Reno/SACK sender with PRR (1000-byte segments)
@@ -120,15 +119,7 @@ mod tests {
 
     /// An ACK of `ack` with SACK blocks `sack` at `t` s; the segments it let out.
     fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64, sack: &[(u64, u64)]) -> Vec<u64> {
-        net.now = from_secs(t);
-        let mut h = TcpHeader { ack, ..Default::default() };
-        for &b in sack {
-            h.push_sack(b);
-        }
-        let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-        let before = s.trace.as_ref().unwrap().len();
-        s.on_packet(net, &pkt);
-        s.trace.as_ref().unwrap()[before..].iter().map(|r| r.seq).collect()
+        s.test_ack(net, t, ack, false, sack)
     }
 
     /// RFC 9937's example (RFC 6937 §6, Figure 1) with Limited Transmit:
