@@ -18,6 +18,7 @@ from conftest import assert_conserved, example_scenarios, small_scenario
 def _comparable(res):
     raw = dict(res.raw)
     raw.pop("wall_s", None)
+    raw.pop("cpu_s", None)
     return raw
 
 
@@ -289,5 +290,6 @@ def test_summary_json_is_byte_identical_and_meta_holds_the_rest(tmp_path, small)
     assert b"wall_s" not in sa
     meta = json.loads((tmp_path / "a" / "meta.json").read_text())
     assert meta["wall_s"] == a.raw["wall_s"] > 0
+    assert meta["cpu_s"] == a.raw["cpu_s"] > 0
     assert meta["ccsim_version"] == ccsim.__version__
     assert meta["events_per_s"] == pytest.approx(a.raw["events"] / a.raw["wall_s"])

@@ -6,7 +6,7 @@ scenario's results within one process. Here the same scenarios run as
 separate ``ccsim run`` processes, in-process through ``ccsim.run``, and
 through ``ccsim.sweep`` in-process (1 worker), on a process pool (2
 workers) and on Dask (when installed): the deterministic results (every
-field except the run's wall-clock time ``wall_s``) must be byte-identical.
+field except the run's wall-clock and CPU time ``wall_s``, ``cpu_s``) must be byte-identical.
 Across platforms, the engine must not call the C library's transcendental
 functions (``test_engine_calls_no_platform_transcendentals``).
 """
@@ -32,9 +32,10 @@ SCENARIOS = ["reno_random_loss", "parking_lot_two_way", "etcp_red_ecn", "drr_gwa
 
 
 def deterministic(results: dict) -> bytes:
-    """The results JSON without run metadata (``wall_s``), byte-stable."""
+    """The results JSON without run metadata (``wall_s``, ``cpu_s``), byte-stable."""
     r = dict(results)
     r.pop("wall_s", None)
+    r.pop("cpu_s", None)
     return json.dumps(r, sort_keys=True, allow_nan=True).encode()
 
 

@@ -68,11 +68,19 @@ def test_all_quick_runs_reports_and_resumes(tmp_path, capsys):
     assert (out / "report" / "index.html").is_file()
     logged = {i: _log_keys(out / i) for i in HTCP}
     assert sum(map(len, logged.values())) == n_runs
+    # every run's CPU time is logged, and the record sums them
+    cpu = [json.loads(line)["cpu_s"] for i in HTCP for line in (out / i / "runs.log").read_text().splitlines()]
+    assert len(cpu) == n_runs and all(c > 0 for c in cpu)
+    assert doc["runs_timed"] == n_runs and doc["run_cpu_s"] == pytest.approx(sum(cpu), abs=1e-3)
+    assert f"CPU time of the {n_runs} timed runs:" in text
 
-    # the same command again computes nothing and says so
+    # the same command again computes nothing and says so; the CPU time of
+    # the runs it found is the same, counted once
     assert main(["reproduce", "--all", "--quick", "--paper", "htcp", "--out", str(out), "--quiet"]) == 0
     assert f"runs: 0 computed, {n_runs} cached" in capsys.readouterr().out
     assert {i: _log_keys(out / i) for i in HTCP} == logged
+    again = json.loads((out / "reproduce-all.json").read_text())
+    assert (again["runs_timed"], again["run_cpu_s"]) == (doc["runs_timed"], doc["run_cpu_s"])
 
 
 def test_a_second_stage_runs_in_the_same_pool_count(tmp_path):

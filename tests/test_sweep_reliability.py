@@ -30,7 +30,7 @@ from conftest import assert_conserved, small_scenario
 # killed in the middle several times.
 KILL_GRID = ["topology.bottleneck_rate_bps=5e6,10e6,20e6,40e6,80e6", "flows.0.count=1,2,4", "seed=1,2"]
 N_KILL_RUNS = 30
-NONDETERMINISTIC = ("wall_s", "cached")
+NONDETERMINISTIC = ("wall_s", "cpu_s", "cached")
 
 
 def _cli(*args, **kw):
@@ -408,6 +408,7 @@ def test_progress_counts_cached_runs_and_quiet_hides_it(tmp_path, small_toml):
 def _results_without_wall(path: Path):
     doc = json.loads(path.read_text())["results"]
     doc.pop("wall_s", None)
+    doc.pop("cpu_s", None)
     return doc
 
 

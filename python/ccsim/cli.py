@@ -303,6 +303,9 @@ def _reproduce_all(args: argparse.Namespace) -> int:
         print(line)
     print(f"runs: {outcome.runs_computed} computed, {outcome.runs_cached} cached; "
           f"wall time {hms(outcome.wall_s)}")
+    if outcome.runs_timed:
+        print(f"CPU time of the {outcome.runs_timed} timed runs: {hms(outcome.run_cpu_s)} "
+              f"({hms(outcome.run_cpu_s / (os.cpu_count() or 1))} over {os.cpu_count() or 1} cores)")
     print(f"wrote {out / 'reproduce-all.json'} and {outcome.report}")
     if outcome.errors:
         print(f"error: {len(outcome.errors)} experiment{'s' if len(outcome.errors) != 1 else ''} failed: "

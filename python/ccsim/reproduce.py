@@ -87,6 +87,13 @@ class Outcome:
     runs_computed: int = 0
     runs_cached: int = 0
     wall_s: float = 0.0
+    #: CPU time of the experiments' runs, whenever they were computed (each
+    #: run once, from the ``runs.log`` of each experiment's directory; runs
+    #: of an engine older than CPU timing count as 0), and how many of them
+    #: were timed: ``run_cpu_s`` over the cores is the wall time a pool with
+    #: every core busy would take, whatever the host's load was meanwhile.
+    run_cpu_s: float = 0.0
+    runs_timed: int = 0
     #: the report's index.html, when one was written
     report: Optional[Path] = None
 
@@ -107,6 +114,8 @@ class Outcome:
         return {
             "quick": self.quick,
             "wall_s": round(self.wall_s, 3),
+            "run_cpu_s": round(self.run_cpu_s, 3),
+            "runs_timed": self.runs_timed,
             "runs_computed": self.runs_computed,
             "runs_cached": self.runs_cached,
             "experiments": {i: {"paper": self.papers[i],
@@ -269,7 +278,30 @@ def reproduce_all(out: Path, quick: bool, experiments: Optional[Sequence[Any]] =
 
 def _record(outcome: Outcome, out: Path, start: float) -> None:
     outcome.wall_s = time.perf_counter() - start
+    outcome.run_cpu_s, outcome.runs_timed = run_cpu_time(out / i for i in outcome.papers)
     (out / "reproduce-all.json").write_text(json.dumps(outcome.document(), indent=2) + "\n", encoding="utf-8")
+
+
+def run_cpu_time(dirs: Any) -> Tuple[float, int]:
+    """CPU seconds of the runs logged in the ``runs.log`` files in and under
+    each directory (a run logged twice, once), and how many had a CPU time."""
+    total, timed = 0.0, 0
+    for log in (f for d in dirs if Path(d).is_dir() for f in Path(d).rglob("runs.log")):
+        cpu: Dict[str, float] = {}
+        try:
+            lines = log.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a kill
+            if isinstance(rec, dict) and isinstance(rec.get("cpu_s"), (int, float)) and rec.get("key"):
+                cpu[rec["key"]] = float(rec["cpu_s"])
+        total += sum(cpu.values())
+        timed += len(cpu)
+    return total, timed
 
 
 def format_counts(outcome: Outcome) -> List[str]:

@@ -24,7 +24,7 @@ PathLike = Union[str, os.PathLike]
 
 #: Keys of the engine's results that describe the run, not its outcome
 #: (they vary between identical runs): kept out of ``summary.json``.
-META_KEYS = ("wall_s",)
+META_KEYS = ("wall_s", "cpu_s")
 
 #: Most rows of the per-flow (``flows``) or per-link (``links``) table that
 #: ``summary.json`` lists inline. Every run writes both tables in full to
@@ -99,6 +99,7 @@ class Results:
         wall, events = self.raw.get("wall_s"), self.raw.get("events")
         return {
             "wall_s": wall,
+            "cpu_s": self.raw.get("cpu_s"),
             "events_per_s": events / wall if events and wall else None,
             "ccsim_version": __version__,
             "python": platform.python_version(),
@@ -296,6 +297,7 @@ class Results:
             "jain_index": self.raw.get("jain_index", float("nan")),
             "events": self.raw.get("events"),
             "wall_s": self.raw.get("wall_s"),
+            "cpu_s": self.raw.get("cpu_s"),
         }
 
     def table(self, max_flows: int = 20) -> str:

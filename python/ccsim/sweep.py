@@ -378,7 +378,7 @@ def _log_computed(out_dir: Path, spec: RunSpec, results: Mapping[str, Any]) -> N
     a line always names a stored run; a kill between the two loses a line,
     never adds one)."""
     line = json.dumps({"key": spec.key, "time": time.time(), "pid": os.getpid(),
-                       "wall_s": results.get("wall_s"), "overrides": spec.overrides}, default=str)
+                       "wall_s": results.get("wall_s"), "cpu_s": results.get("cpu_s"), "overrides": spec.overrides}, default=str)
     with open(out_dir / "runs.log", "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
 
@@ -546,7 +546,7 @@ def _replications(df: pd.DataFrame, over: str) -> Tuple[List[str], List[str], Li
     point, and the rows of each point (its replications over ``over``)."""
     metrics = [m for m in SUMMARY_METRICS if m in df.columns]
     metrics += sorted(c for c in df.columns if c.startswith("goodput_mean_") and c not in metrics)
-    skip = set(metrics) | {over, "key", "cached", "events", "wall_s"} | {c for c in df.columns
+    skip = set(metrics) | {over, "key", "cached", "events", "wall_s", "cpu_s"} | {c for c in df.columns
                                                                         if c.startswith("flows_")}
     by = [c for c in df.columns if c not in skip]
     if not by:
@@ -710,8 +710,8 @@ def sweep(
     ``goodput_mean_<class>_bps`` and ``flows_<class>`` per flow class
     (tcp, xcp, etcp, udp), ``goodput_total_bps``, ``utilization`` and
     ``loss_rate`` (first monitored link), ``jain_index``, ``events``,
-    ``wall_s``, ``key`` and ``cached`` (True when the row came from the
-    cache).
+    ``wall_s`` and ``cpu_s`` (the run's wall and CPU time), ``key`` and
+    ``cached`` (True when the row came from the cache).
 
     ``progress`` shows a bar with ETA on stderr, cached runs counting as
     done: ``None`` (default) only when stderr is a terminal, ``True``

@@ -346,6 +346,10 @@ pub struct FlowTableStats {
     pub live_end: u64,
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
     pub name: String,
@@ -353,7 +357,12 @@ pub struct Results {
     pub duration_s: f64,
     pub warmup_s: f64,
     pub events: u64,
+    /// Wall time and CPU time (of the thread that ran it) of the run, set
+    /// by the front end that times it; 0 otherwise (`cpu_s` is then left
+    /// out of the JSON, so a core run's results are as they always were).
     pub wall_s: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cpu_s: f64,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub jain_index: f64,

@@ -239,6 +239,7 @@ impl Sampler {
             warmup_s: sc.warmup_s,
             events: net.events.popped,
             wall_s: 0.0,
+            cpu_s: 0.0,
             flows: flow_results,
             links,
             jain_index: jain(&goodputs),
