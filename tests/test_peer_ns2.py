@@ -638,6 +638,36 @@ def test_xcp_hundred_flows_in_both_simulators():
         assert y == pytest.approx(x, rel=0.02)
 
 
+# validation/xcp_bdp.py: XCP at high bandwidth-delay products.
+from validation import xcp_bdp  # noqa: E402
+
+
+def test_xcp_bdp_rfc_one_flow_fills_katabis_buffers_not_the_grids():
+    """One unpaced ``rfc`` XCP flow at 1 Gb/s, 80 ms: the first feedback's
+    burst (α·BDP back to back) overflows the grid's 50-packet access queue
+    and the flow collapses; with every buffer one BDP (Katabi et al.'s
+    simulations, ``--buffers katabi``) it fills without a drop."""
+    grid = xcp_bdp.rfc_cell((1, 1e9, 0.08, 50, None, False))["ccsim_rfc"]
+    assert grid["utilization"] < 0.1 and grid["edge_drops"] > 10_000
+    katabi = xcp_bdp.rfc_cell((1, 1e9, 0.08, 50, None, True))
+    assert katabi["buffer_pkts"] == xcp_bdp.bdp_pkts(1e9, 0.08) == 9524
+    r = katabi["ccsim_rfc"]
+    assert r["utilization"] >= 0.9 and r["drops"] == r["edge_drops"] == 0
+
+
+def test_xcp_bdp_rfc_column_reruns_beside_the_recorded_ns2_columns():
+    """``--models rfc`` reproduces the recorded rfc cell and keeps the
+    recorded ns-2 and ccsim ns2 columns beside it (no ns-2 needed)."""
+    recorded = json.loads(xcp_bdp.RESULTS.read_text())["cells"]
+    old = next(r for r in recorded if (r["flows"], r["rate_mbps"], r["rtt_ms"]) == (1, 100.0, 200))
+    rows = xcp_bdp.merge_recorded([xcp_bdp.rfc_cell((1, 100e6, 0.2, 50, None, False))], recorded)
+    assert rows == [old]
+    assert xcp_bdp.markdown(rows).splitlines()[2] == "| 100 Mb/s, 200 ms | 0.00/0.00/0.06 |"
+    for argv in (["--models", "ns2"], ["--buffers", "katabi"]):  # the grid needs ns-2; katabi is rfc's alone
+        with pytest.raises(SystemExit):
+            xcp_bdp.main(argv)
+
+
 def test_boot_order_puts_each_hosts_agents_in_ns2s_node_order():
     """ns2ref.boot_order: the recorded node order of 22 nodes (17, 0, 18,
     1, 20, ...) gives hosts s_7 (node 16 is d_7; node 18 is s_8), ...:

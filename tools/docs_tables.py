@@ -23,7 +23,8 @@ Sources, one per page:
   what ``python -m validation.run`` writes) and the ns-3 mappings
   (``ns3_suite``, ``ns3_aqm``, ``ns3_bbr``: ``defaults_markdown()``), and
   the BBR comparison's long runs (``ns3_bbr.share_markdown()`` over
-  ``validation/results/ns3-bbr/ns3-bbr-share.json``);
+  ``validation/results/ns3-bbr/ns3-bbr-share.json``), and the XCP grid's
+  tables (``xcp_bdp``'s over ``validation/results/xcp-bdp/*.json``);
 * docs/decisions/README.md: the index of the decision records.
 
 ``tests/test_docs_tables.py`` fails when a block differs from what this
@@ -342,7 +343,7 @@ def ns3_defaults() -> str:
     return ns3_suite.defaults_markdown()
 
 
-def _ns3_module(name: str) -> Any:
+def _validation_module(name: str) -> Any:
     sys.path.insert(0, str(ROOT))
     import importlib
 
@@ -351,20 +352,33 @@ def _ns3_module(name: str) -> Any:
 
 def ns3_peer_block(name: str) -> str:
     """A sibling ns-3 comparison's (``ns3_aqm``, ``ns3_bbr``) table over its checked-in results."""
-    mod = _ns3_module(name)
+    mod = _validation_module(name)
     res = json.loads((ROOT / "validation" / "results" / mod.NAME / mod.RESULTS).read_text(encoding="utf-8"))
     return mod.markdown(res)
 
 
 def ns3_peer_defaults(name: str) -> str:
-    return _ns3_module(name).defaults_markdown()
+    return _validation_module(name).defaults_markdown()
 
 
 def ns3_bbr_share() -> str:
     """The BBR comparison's long runs (``python -m validation.ns3_bbr --share``)."""
-    mod = _ns3_module("ns3_bbr")
+    mod = _validation_module("ns3_bbr")
     res = json.loads((ROOT / "validation" / "results" / mod.NAME / mod.SHARE_RESULTS).read_text(encoding="utf-8"))
     return mod.share_markdown(res)
+
+
+def xcp_bdp(block: str) -> str:
+    """The XCP grid's tables (``python -m validation.xcp_bdp``) over its
+    checked-in results: ``grid`` (ns-2 / ccsim ns2 / ccsim rfc), ``katabi``
+    (the rfc column with every buffer one BDP), ``variants`` (one flow)."""
+    mod = _validation_module("xcp_bdp")
+    if block == "variants":
+        path = ROOT / "validation" / "results" / "xcp-bdp" / "rfc-variants.json"
+        return mod.variants_markdown(json.loads(path.read_text(encoding="utf-8")))
+    path = mod.RESULTS if block == "grid" else mod.KATABI_RESULTS
+    rows = [r for r in json.loads(path.read_text(encoding="utf-8"))["cells"] if "seed" not in r]
+    return mod.markdown(rows) if block == "grid" else mod.markdown_rfc(rows)
 
 
 def decisions_index() -> str:
@@ -390,7 +404,8 @@ def generated() -> Dict[Path, Dict[str, str]]:
                                  "ns3-aqm-defaults": ns3_peer_defaults("ns3_aqm"), "ns3-aqm": ns3_peer_block("ns3_aqm"),
                                  "ns3-bbr-defaults": ns3_peer_defaults("ns3_bbr"), "ns3-bbr": ns3_peer_block("ns3_bbr"),
                                  "ns3-bbr-share": ns3_bbr_share(),
-                                 "ns2": validation_block("ns2")},
+                                 "ns2": validation_block("ns2"), "xcp-bdp": xcp_bdp("grid"),
+                                 "xcp-bdp-variants": xcp_bdp("variants"), "xcp-bdp-katabi": xcp_bdp("katabi")},
         DECISIONS / "README.md": {"decisions-index": decisions_index()},
     }
 

@@ -22,6 +22,15 @@
 //!   `x_ = srtt / window()` and the demand's throughput `window() · size /
 //!   srtt` use whole segments (`int_window = true`, default).
 //!
+//! - Unpaced by default, in the `rfc` personality too: draft-falk-xcp-spec-03
+//!   §4.1.3 turns the feedback into the window,
+//!   `cwnd = max(cwnd + feedback * RTT, MSS)`, and says nothing of how the
+//!   window's increase is sent (no pacing, no burst limit), and ns-2's
+//!   agent sends it back to back.
+//!   The first feedback (α·BDP) therefore leaves as one burst, which needs
+//!   Katabi et al.'s one-BDP buffers (docs/validation.md, "XCP at high
+//!   bandwidth-delay products"); `pacing` paces it (the paced-XCP paper).
+//!
 //! Differences from ns-2, documented in docs/controllers.md: the srtt is
 //! the transport's RFC 6298 estimate (ns-2 keeps its own tick-based
 //! `xcp_srtt_`, identical with fine timers, which the paper used), and the
