@@ -117,7 +117,32 @@ impl Intervals {
 
     /// Remove the range starting at `start`.
     pub fn remove(&mut self, start: u64) {
-        let Some(i) = self.index_of(start) else { return };
+        if let Some(i) = self.index_of(start) {
+            self.remove_at(i);
+        }
+    }
+
+    /// The `i`th range, in order of start.
+    #[inline]
+    pub fn get(&self, i: usize) -> (u64, u64) {
+        self.range_at(i)
+    }
+
+    /// The indices `lo..hi` of the ranges that overlap or touch `[s, e]`
+    /// (start at or before `e`, end at or after `s`): a contiguous run,
+    /// found from the last range starting at or before `e` down, without
+    /// collecting them.
+    pub fn touching(&self, s: u64, e: u64) -> std::ops::Range<usize> {
+        let hi = self.count_upto(e, false);
+        let mut lo = hi;
+        while lo > 0 && self.range_at(lo - 1).1 >= s {
+            lo -= 1;
+        }
+        lo..hi
+    }
+
+    /// Remove the `i`th range.
+    pub fn remove_at(&mut self, i: usize) {
         if i == 0 && self.ranges.len() > 1 {
             self.first_start = self.range_at(1).0;
         }
@@ -125,11 +150,6 @@ impl Intervals {
         if self.ranges.is_empty() && self.ranges.capacity() > KEEP_CAPACITY {
             self.ranges = VecDeque::new();
         }
-    }
-
-    /// The ranges from the last down to the one starting at or before `seq`.
-    pub fn rev_to(&self, seq: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
-        (0..self.count_upto(seq, false)).rev().map(|i| self.range_at(i))
     }
 
     /// The ranges, last first.
@@ -157,7 +177,9 @@ mod tests {
         assert_eq!(m.containing(4), None);
         assert_eq!(m.end_of(10), Some(13));
         assert_eq!(m.end_of(11), None);
-        assert_eq!(m.rev_to(12).collect::<Vec<_>>(), [(10, 13), (5, 7)]);
+        assert_eq!(m.touching(7, 12), 0..2, "(5, 7) touches 7, (10, 13) starts before 12");
+        assert_eq!(m.touching(14, 19), 2..2, "none: an empty run where one would go");
+        assert_eq!(m.get(1), (10, 13));
         assert_eq!(m.iter_rev().collect::<Vec<_>>(), [(20, 21), (10, 13), (5, 7)]);
         m.remove(10);
         assert_eq!(m.iter_rev().collect::<Vec<_>>(), [(20, 21), (5, 7)]);
@@ -229,7 +251,8 @@ mod tests {
                 prop_assert_eq!(m.before(s), model.range(..s).next_back().map(r));
                 prop_assert_eq!(m.end_of(s), model.get(&s).copied());
                 prop_assert_eq!(m.containing(s + 1), model.range(..=s + 1).next_back().map(r).filter(|&(_, b)| b > s + 1));
-                prop_assert_eq!(m.rev_to(s).collect::<Vec<_>>(), model.range(..=s).rev().map(r).collect::<Vec<_>>());
+                let touching: Vec<_> = model.range(..=e).map(r).filter(|&(_, b)| b >= s).collect();
+                prop_assert_eq!(m.touching(s, e).map(|i| m.get(i)).collect::<Vec<_>>(), touching);
                 prop_assert_eq!(m.iter_rev().count(), model.len());
             }
         }

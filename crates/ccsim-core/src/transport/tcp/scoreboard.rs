@@ -147,25 +147,28 @@ impl Scoreboard {
         if s >= e {
             return;
         }
-        // Ranges overlapping or touching [s, e), highest first.
-        let touching: Vec<(u64, u64)> = self.sacked_ranges.rev_to(e).take_while(|&(_, re)| re >= s).collect();
+        // The ranges overlapping or touching [s, e), in order (indices: no
+        // allocation per SACK block, which with thousands of flows was a
+        // malloc per ACK).
+        let touching = self.sacked_ranges.touching(s, e);
         let mut cur = s;
-        for &(rs, re) in touching.iter().rev() {
+        let (mut lo, mut hi) = (s, e);
+        for i in touching.clone() {
+            let (rs, re) = self.sacked_ranges.get(i);
             if rs > cur {
                 self.mark_range(cur, rs.min(e));
                 newly(cur, rs.min(e));
             }
             cur = cur.max(re);
+            lo = lo.min(rs);
+            hi = hi.max(re);
         }
         if cur < e {
             self.mark_range(cur, e);
             newly(cur, e);
         }
-        let (mut lo, mut hi) = (s, e);
-        for &(rs, re) in &touching {
-            self.sacked_ranges.remove(rs);
-            lo = lo.min(rs);
-            hi = hi.max(re);
+        for _ in touching.clone() {
+            self.sacked_ranges.remove_at(touching.start);
         }
         self.sacked_ranges.insert(lo, hi);
         if let Some(b) = self.nth_highest_sacked(self.dupthresh) {
