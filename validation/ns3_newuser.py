@@ -24,7 +24,9 @@ Three configurations of each:
   device DropTail of B packets without a queue disc; ccsim's
   ``ties = "arrival_first"``).
 * ``mapped``: the suite's row (``ns3_suite.DEFAULTS``: ns-3 moved to
-  ccsim's behaviour wherever it can be set).
+  ccsim's behaviour wherever it can be set) with ccsim's ACKs at
+  ``header_bytes`` (``sack_option = "none"``, the mapping these cases were
+  recorded with).
 * ``ns3-tcp``: ns-3 with its own TCP defaults (PRR, HyStart, table, delayed
   ACKs, IW 10, 1 s minimum RTO, 1 ms granularity) but the suite's 1448-byte
   segments and unlimiting buffers; ccsim switched to the same where it has
@@ -33,8 +35,8 @@ Three configurations of each:
   ``min_rto_s``, ...), and ``TWEAKS``: one rule changed at a time (on
   ccsim alone, against the same ns-3 run, or on both sides), to name what
   moves the difference. The ``mapped`` row is also run with ccsim's ACKs
-  carrying ns-3's SACK-block bytes (``sack_option = "ns3"``, which the
-  suite's mapping leaves out), ccsim alone.
+  carrying ns-3's SACK-block bytes (``sack_option = "ns3"``: the suite's
+  row as it stands), ccsim alone.
 
 Flow 0's cwnd is compared side by side (ns-3 ``dumbbell --cwndTrace=1``,
 every change; ccsim's series at 1 ms): its first reduction on each side
@@ -77,8 +79,8 @@ NS3_OWN = ["ns3::TcpSocket::InitialCwnd", "ns3::TcpSocketBase::MinRto", "ns3::Tc
 NS3_TCP_FIELDS = {"init_cwnd_pkts": 10, "min_rto_s": 1.0, "clock_granularity_s": 0.001, "delayed_ack": True,
                   "delack_model": "ns3", "prr": True, "sack_option": "ns3"}
 #: ns-3's ACKs carry their SACK blocks' bytes (8 per block after the
-#: timestamps); the suite's mapping leaves them out (``ns3_suite.DEFAULTS``,
-#: "ACK size"): its ``mapped`` row with them, ccsim alone.
+#: timestamps; ``ns3_suite.DEFAULTS``, "SACK blocks on an ACK"): ``mapped``
+#: leaves them out, this row of it counts them (the suite's row), ccsim alone.
 SACK_NS3 = "ccsim sack_option = ns3"
 #: With ``NS3_TCP_FIELDS``, ccsim set to ns-3's defaults (``defaults``'
 #: ccsim-only row): 536-byte segments, ns-3's 54 header bytes, and the
@@ -169,9 +171,8 @@ class Run(Scenario):
         ctl = suite.CONTROLLERS[self.controller]
         if self.config == "mapped":
             sc = Scenario.ccsim_scenario(self)
-            if self.tweak == SACK_NS3:
-                for f in sc["flows"]:
-                    f["sack_option"] = "ns3"
+            for f in sc["flows"]:
+                f["sack_option"] = "ns3" if self.tweak == SACK_NS3 else "none"
         else:
             if self.config == "defaults" and self.tweak:  # ccsim set to ns-3's defaults
                 common = dict(NS3_TCP_FIELDS, **NS3_DEFAULT_FIELDS)

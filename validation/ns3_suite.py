@@ -159,11 +159,23 @@ DEFAULTS: List[Default] = [
         {"header_bytes": HEADER_BYTES},
     ),
     Default(
-        "ACK size",
-        "54 B, + 2 + 8 per SACK block while holes are open",
+        "ACK size without SACK blocks",
+        "54 B, as a data packet's headers",
         "`header_bytes`",
-        "54 B (ccsim sends no SACK-block bytes)",
-        "ccsim (header_bytes); the SACK-block bytes differ",
+        "54 B",
+        "ccsim (`header_bytes`)",
+    ),
+    Default(
+        "SACK blocks on an ACK",
+        "while holes are open, up to 3 (`TcpSocketBase::AddOptionSack`: the 40 option bytes less the "
+        "10-byte timestamp, 2 + 8 per block): the block holding the segment that triggered the ACK first, "
+        "then the most recently reported ones (RFC 2018 §4, `TcpRxBuffer::UpdateSackList`); 8 B each "
+        "(`TcpOptionSack` is 2 + 8n B, and `TcpHeader` pads the options to 4-byte words)",
+        "the same rule (up to 3, RFC 2018 §4's order); no bytes for them (`sack_option = \"none\"`)",
+        "8 B per block (`sack_option = \"ns3\"`) in the SACK rows",
+        "ccsim",
+        {},
+        {"sack_option": "ns3"},
     ),
     Default(
         "initial window",
@@ -396,6 +408,8 @@ COMMON_CCSIM_FIELDS: Dict[str, object] = {
     "dupthresh": 3,
     "rtt_estimator": "rfc6298",
 }
+#: The ccsim fields of the rows with SACK (ccsim's `sack_option` needs `recovery = "sack"`).
+SACK_CCSIM_FIELDS: Dict[str, object] = next(d.ccsim_fields for d in DEFAULTS if d.item == "SACK blocks on an ACK")
 
 # --------------------------------------------------------------------------
 # Scenarios
@@ -566,8 +580,10 @@ class Scenario:
     # ---- the ccsim side -----------------------------------------------
     def ccsim_scenario(self) -> dict:
         ctl = CONTROLLERS[self.controller]
-        flows = [ccsim_flow(COMMON_CCSIM_FIELDS, ctl["cc"], ctl["cc_params"], rtt, start,
-                            recovery="sack" if self.sack else "newreno")
+        # ns-3's ACKs carry their SACK blocks' bytes (DEFAULTS, "SACK blocks
+        # on an ACK"); without SACK there are none to count.
+        more = {"recovery": "sack", **SACK_CCSIM_FIELDS} if self.sack else {"recovery": "newreno"}
+        flows = [ccsim_flow(COMMON_CCSIM_FIELDS, ctl["cc"], ctl["cc_params"], rtt, start, **more)
                  for rtt, start in zip(self.rtts(), self.starts())]
         return dumbbell_ccsim(f"ns3-{self.id}", self.duration_s, self.warmup_s, self.rate_bps, 10 * self.rate_bps,
                               BNECK_DELAY_S, {"kind": "droptail", "limit_pkts": self.buffer_pkts}, flows)
