@@ -90,7 +90,7 @@ impl Simulation {
                     field: "ns2_clock".into(),
                     msg: format!(
                         "true needs ties = \"ns2\" on every queue (ns-2's events per packet); link {} has ties = {}",
-                        l.name,
+                        l.name(&built.nodes),
                         serde_json::to_string(&l.ties).unwrap_or_default()
                     ),
                 });
@@ -287,6 +287,11 @@ impl Simulation {
         }
     }
 
+    /// The name of link `l`, `"from->to"` (the results' link rows').
+    pub fn link_name(&self, l: usize) -> crate::net::link::LinkName<'_> {
+        self.net.links[l].name(&self.nodes)
+    }
+
     /// The index of the link direction called `name`: a link's name as the
     /// summary lists it (`"r0->r1"`, `"a->b"`), or for dumbbell and
     /// parking-lot topologies `bottleneck` (`r0->r1`, where forward data
@@ -298,14 +303,14 @@ impl Simulation {
             "bottleneck-rev" if chain => "r1->r0",
             n => n,
         };
-        if let Some(i) = self.net.links.iter().position(|l| l.name == want) {
+        if let Some(i) = self.net.links.iter().position(|l| l.name(&self.nodes).is(want)) {
             return Ok(i);
         }
-        let mut allowed: Vec<&str> = Vec::new();
+        let mut allowed: Vec<String> = Vec::new();
         if chain {
-            allowed.extend(["bottleneck", "bottleneck-rev"]);
+            allowed.extend(["bottleneck".into(), "bottleneck-rev".into()]);
         }
-        allowed.extend(self.net.links.iter().take(30).map(|l| l.name.as_str()));
+        allowed.extend(self.net.links.iter().take(30).map(|l| l.name(&self.nodes).to_string()));
         let more = self.net.links.len().saturating_sub(30);
         let tail = if more > 0 { format!(" (and {more} more links)") } else { String::new() };
         Err(ConfigError::new(field, format!("unknown link \"{name}\"; allowed: {}{tail}", allowed.join(", "))))
@@ -354,7 +359,7 @@ impl Simulation {
         let out = create(path, field)?;
         let ends = self.flows.iter().map(|f| (f.src as u32, f.dst as u32)).collect();
         let link = &self.net.links[l];
-        let ends_link = (link.from as u32, link.to as u32);
+        let ends_link = (link.from, link.to);
         self.add_tap(l, Box::new(crate::net::tap::ns2trace::Ns2Trace::new(out, ends_link, ends)));
         Ok(())
     }
@@ -364,7 +369,7 @@ impl Simulation {
         let now = self.net.now;
         for &i in &self.tapped {
             let l = &mut self.net.links[i];
-            l.finish_taps(now).map_err(|e| format!("writing the tap of link {}: {e}", l.name))?;
+            l.finish_taps(now).map_err(|e| format!("writing the tap of link {}: {e}", l.name(&self.nodes)))?;
         }
         Ok(())
     }

@@ -155,13 +155,13 @@ fn canonical(mut r: Results, ignore_seed: bool) -> String {
 /// Per-link balance on the raw counters: every arrival was dropped (queue or
 /// random loss), sent onto the wire, or is waiting in the queue.
 fn assert_links_balance(sim: &Simulation) {
-    for l in &sim.net.links {
+    for (i, l) in sim.net.links.iter().enumerate() {
         let c = l.c;
         assert_eq!(
             c.arrivals,
             c.drops + c.random_losses + c.tx_pkts + l.queue.len_pkts() as u64,
             "link {} arrivals",
-            l.name
+            sim.link_name(i)
         );
     }
 }

@@ -110,7 +110,7 @@ fn plain_stepped_tapped(ties: Option<Ties>) -> usize {
                     sim.net.links[l].set_ties(t);
                 }
             }
-            stepped.net.links[l].add_stage(Box::new(Pass));
+            stepped.net.add_stage(l, Box::new(Pass));
             stepped.add_tap(l, Box::new(Rec::default()));
             tapped.add_tap(l, Box::new(Rec::default()));
         }

@@ -155,7 +155,7 @@ fn ce_mark_is_echoed_until_cwr_and_halves_the_window_once() {
     // Loss-free: a buffer far above the window cap.
     let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200");
     let mut sim = d.sim();
-    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkNth { nth: 300, seen: 0 }));
+    sim.net.add_stage(FWD_BNECK, Box::new(MarkNth { nth: 300, seen: 0 }));
     sim.add_tap(FWD_BNECK, Box::new(Recorder::default()));
     sim.add_tap(REV_BNECK, Box::new(Recorder::default()));
     let r = sim.run();

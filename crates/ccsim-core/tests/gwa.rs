@@ -130,9 +130,8 @@ fn rr_sim(n: u32, buffer: u64, duration: f64) -> Simulation {
     let t = lan(n, buffer, "", "gwa = true", duration);
     let sc = Scenario::from_toml(&common::classic_toml(&t)).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&sc).unwrap();
-    let link = &mut sim.net.links[FWD_BNECK];
-    link.queue = Queue::from(FlowRr { limit: buffer, ..Default::default() });
-    link.add_stage(Box::new(Gwa::new(Mode::Rr, buffer as f64, 0.9, 0.1, NfInit::Observed)));
+    sim.net.links[FWD_BNECK].queue = Queue::from(FlowRr { limit: buffer, ..Default::default() });
+    sim.net.add_stage(FWD_BNECK, Box::new(Gwa::new(Mode::Rr, buffer as f64, 0.9, 0.1, NfInit::Observed)));
     sim
 }
 

@@ -213,7 +213,7 @@ fn no_window_increase_on_any_ack_carrying_ece() {
     // avoidance each would otherwise add 1/cwnd.
     let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200");
     let mut sim = d.sim();
-    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkNth { nth: 3000, seen: 0 }));
+    sim.net.add_stage(FWD_BNECK, Box::new(MarkNth { nth: 3000, seen: 0 }));
     let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
     while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
         assert!(step(&mut sim), "the mark is echoed and acted on");
@@ -278,7 +278,7 @@ fn a_loss_in_the_window_of_an_ece_reduction_is_fast_retransmitted_without_a_seco
         let d = Dumbbell::new(100e6, 1000, 10.0)
             .flow(&format!("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200\nrecovery = \"{recovery}\""));
         let mut sim = d.sim();
-        sim.net.links[FWD_BNECK].add_stage(Box::new(MarkThenDrop { mark: 3000, drop: 3020, seen: 0 }));
+        sim.net.add_stage(FWD_BNECK, Box::new(MarkThenDrop { mark: 3000, drop: 3020, seen: 0 }));
         let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
         while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
             assert!(step(&mut sim));
@@ -331,7 +331,7 @@ fn a_timeout_in_the_window_of_an_ece_reduction_keeps_its_ssthresh() {
     }
     let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\nrtt_s = 0.05\nrwnd_pkts = 200");
     let mut sim = d.sim();
-    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkThenBlackout { seen: 0 }));
+    sim.net.add_stage(FWD_BNECK, Box::new(MarkThenBlackout { seen: 0 }));
     let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
     while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
         assert!(step(&mut sim));
@@ -414,7 +414,7 @@ fn ns2_ecn_response_halves_the_window_within_rwnd() {
     // its integer part; the fractional case is a unit test in tcp/sender/ns2_ecn_tests.rs.
     let d = Dumbbell::new(100e6, 1000, 10.0).flow("ecn = true\necn_response = \"ns2\"\nrtt_s = 0.05\nrwnd_pkts = 200");
     let mut sim = d.sim();
-    sim.net.links[FWD_BNECK].add_stage(Box::new(MarkNth { nth: 3000, seen: 0 }));
+    sim.net.add_stage(FWD_BNECK, Box::new(MarkNth { nth: 3000, seen: 0 }));
     let ss0 = sim.tcp_sender(0).unwrap().st.ssthresh;
     let mut before = 0.0;
     while sim.tcp_sender(0).unwrap().st.ssthresh == ss0 {
@@ -462,7 +462,7 @@ fn ns2_ecn_response_closes_a_one_segment_window_and_only_the_timer_reopens_it() 
         let flow = format!("ecn = true\necn_response = \"{resp}\"\nrtt_s = 0.05\nrwnd_pkts = 200");
         let d = Dumbbell::new(100e6, 1000, 10.0).flow(&flow);
         let mut sim = d.sim();
-        sim.net.links[FWD_BNECK].add_stage(Box::new(MarkAll));
+        sim.net.add_stage(FWD_BNECK, Box::new(MarkAll));
         let (mut min_cwnd, mut max_backoff) = (f64::MAX, 0);
         while step(&mut sim) {
             if sim.now_s() > 1.0 {

@@ -91,8 +91,11 @@ impl LinkCtx<'_> {
 
 /// The parts of the network beyond its link that a link's owners act on,
 /// borrowed together for one call: the event queue (their timers), ns-2's
-/// shared random stream and the CE-mark counts per flow (`Net::ce_marks`).
+/// shared random stream and the CE-mark counts per flow (`Net::ce_marks`);
+/// and the scenario's seed, from which a queue's random stream derives
+/// when first used (`Net::seed`).
 pub(crate) struct Shared<'a> {
+    pub seed: u64,
     pub events: &'a mut EventQueue,
     pub ns2_rng: &'a mut Ns2Rng,
     pub flow_marks: &'a mut Vec<u64>,

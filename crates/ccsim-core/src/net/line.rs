@@ -72,7 +72,7 @@ impl Default for Line {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Side {
     Feeder(u32),
-    Into(usize),
+    Into(u32),
 }
 
 /// The line of each link (`NO_LINE` for none) and the number of lines:
@@ -124,7 +124,7 @@ mod tests {
         let mut links = Vec::new();
         for i in 0..2 * n {
             let ends = if i < n { (i as usize + 1, 0) } else { (0, (i - n) as usize + 1) };
-            let mut l = Link::new(i, format!("l{i}"), ends, 1e9, 10 * US, q(), 1);
+            let mut l = Link::between(i, ends, 1e9, 10 * US, q());
             l.set_ties(ties);
             links.push(l);
         }

@@ -93,6 +93,18 @@ struct Extras {
     /// the next (at its far end), and a virtual FIFO's `-` (at the
     /// transmission start); one queue would not be sorted.
     deferred: [VecDeque<(Time, TapEvent, PktId, Packet)>; 3],
+    /// The queueing delays of the packets served (`net::qdelay`), when the
+    /// scenario records them (`Scenario::qdelay`).
+    qdelay: Option<DelayRecorder>,
+}
+
+impl Extras {
+    /// Neither stages nor taps: a DropTail link with these takes
+    /// `Net::link_arrive`'s fast path ([`Link::plain_droptail`]).
+    #[inline]
+    fn plain(&self) -> bool {
+        self.stages.is_empty() && self.taps.is_empty()
+    }
 }
 
 /// A link's wire: a FIFO of packets linked through the packet pool
@@ -118,7 +130,13 @@ impl Default for Pipe {
 /// and making a cut-through reads (`can_cut`, `cut_through`: feeder,
 /// inbound count, when the serialiser is free, the flags, the wire, the
 /// delay, the stages pointer, the memo's sizes; 64 bytes), then the queue
-/// (its length decides a cut too), then the counters. Laid out by the
+/// (its length decides a cut too, and a sending interface's limit beside
+/// it), then the counters, then what is read less often. 304 bytes: with
+/// four access links per flow, a topology of many flows holds mostly
+/// links, so a link keeps no name (made from its nodes' names when shown,
+/// [`Link::name`]) nor the scenario's seed (`Net::seed`), narrow integers
+/// where the values allow, and its rarely used parts (stages, taps, the
+/// delay recorder) in one box. Laid out by the
 /// compiler these spread over six lines of the struct, and with one edge
 /// link per flow a hop from a busy bottleneck onto a cold edge link misses
 /// on each (docs/decisions/2026-11-25-per-hop-layout.md). Not
@@ -158,6 +176,13 @@ pub struct Link {
     ahead_base: Time,
     pub queue: Queue,
     pub id: u32,
+    /// The sending host's interface queue limit in packets when this link
+    /// is one (a flow's `txqueuelen_pkts`), `NO_TXQUEUELEN` otherwise: its
+    /// queue is then a DropTail of that many packets, and a TCP sender
+    /// whose route starts here sends only while it has room
+    /// ([`super::Net::local_queue_full`], which reads it beside the
+    /// queue's length). [`Link::txqueuelen`] gives it.
+    txqueuelen: u32,
     /// The counters, except that a packet cut through this link
     /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
     /// read them through [`Link::counters_at`], which takes those back.
@@ -181,26 +206,42 @@ pub struct Link {
     ahead: VecDeque<u64>,
     /// Until when `c.q_area_*` are integrated.
     q_since: Time,
-    pub max_queue_pkts: usize,
     /// Largest queue in bytes seen after an arrival (the same instants).
     pub max_queue_bytes: u64,
-    /// The sending host's interface queue limit, when this link is one
-    /// (a flow's `txqueuelen_pkts`): its queue is then a DropTail of that
-    /// many packets, and a TCP sender whose route starts here sends only
-    /// while it has room ([`super::Net::local_queue_full`]).
-    pub txqueuelen: Option<usize>,
-    seed: u64,
+    /// Largest queue in packets seen after an arrival (a queue's packets
+    /// are packets of the pool, whose ids are `u32`).
+    pub max_queue_pkts: u32,
+    /// The nodes this direction leaves and enters (indices of the
+    /// topology's node names; [`Link::name`] gives its name).
+    pub from: u32,
+    pub to: u32,
     /// The log of a virtual FIFO (`virt`), made when a packet first waits:
     /// boxed on its own, as every edge link of a web workload may need one
     /// and none needs the rest of `Extras`.
     vfifo: Option<Box<VirtualFifo>>,
-    /// The queueing delays of the packets served (`net::qdelay`), when the
-    /// scenario records them (`Scenario::qdelay`); boxed and last, off the
-    /// lines the per-packet paths read.
-    qdelay: Option<Box<DelayRecorder>>,
-    pub name: String,
-    pub from: usize,
-    pub to: usize,
+}
+
+/// `Link::txqueuelen` of a link that is no sending host's interface.
+const NO_TXQUEUELEN: u32 = u32::MAX;
+
+/// A link's name, `"from->to"` from its nodes' names ([`Link::name`]):
+/// made when shown, not kept by each of thousands of links.
+pub struct LinkName<'a> {
+    from: &'a str,
+    to: &'a str,
+}
+
+impl std::fmt::Display for LinkName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}->{}", self.from, self.to)
+    }
+}
+
+impl LinkName<'_> {
+    /// Whether this is the name `s`, without building it.
+    pub fn is(&self, s: &str) -> bool {
+        s.strip_prefix(self.from).and_then(|r| r.strip_prefix("->")).is_some_and(|r| r == self.to)
+    }
 }
 
 /// The queue's owner state of link `id`, made on first use.
@@ -244,29 +285,36 @@ impl Link {
         self.pipe.len as usize
     }
 
+    /// Link `id` from node `from` to node `to`, as [`Link::between`] makes
+    /// it: `name` and `seed` are not kept (a link's name is made from its
+    /// nodes' names, [`Link::name`]; its random streams derive from the
+    /// scenario's seed, `Net::seed`). The form the transport's tests call.
     pub fn new(
         id: u32,
-        name: String,
-        (from, to): (usize, usize),
+        _name: String,
+        ends: (usize, usize),
         rate_bps: f64,
         delay: Time,
         queue: Queue,
-        seed: u64,
+        _seed: u64,
     ) -> Self {
+        Self::between(id, ends, rate_bps, delay, queue)
+    }
+
+    /// Link `id` from node `from` to node `to`.
+    pub fn between(id: u32, (from, to): (usize, usize), rate_bps: f64, delay: Time, queue: Queue) -> Self {
+        let node = |n: usize| u32::try_from(n).expect("node indices fit u32");
         Link {
             id,
-            name,
-            from,
-            to,
+            from: node(from),
+            to: node(to),
             rate_bps,
             delay,
             monitored: false,
             queue,
-            txqueuelen: None,
+            txqueuelen: NO_TXQUEUELEN,
             extras: None,
-            seed,
             vfifo: None,
-            qdelay: None,
             busy_until: 0,
             free_scheduled: false,
             ties: crate::scenario::Ties::EventOrder,
@@ -287,6 +335,35 @@ impl Link {
 
     pub fn rate_bps(&self) -> f64 {
         self.rate_bps
+    }
+
+    /// The link's name, `"from->to"` with the node names `nodes` (the
+    /// topology's, which the results' link rows list).
+    pub fn name<'a>(&self, nodes: &'a [String]) -> LinkName<'a> {
+        LinkName { from: &nodes[self.from as usize], to: &nodes[self.to as usize] }
+    }
+
+    /// The sending host's interface queue limit in packets, when this link
+    /// is one (a flow's `txqueuelen_pkts`).
+    #[inline]
+    pub fn txqueuelen(&self) -> Option<usize> {
+        (self.txqueuelen != NO_TXQUEUELEN).then_some(self.txqueuelen as usize)
+    }
+
+    /// Make this link a sending host's interface holding `n` packets, or an
+    /// ordinary link (`None`). A limit of `u32::MAX - 1` packets or more is
+    /// kept as `u32::MAX - 1`, which no queue reaches: its packets are
+    /// packets of the pool, whose ids are `u32` (`NO_PKT` excluded).
+    pub(crate) fn set_txqueuelen(&mut self, n: Option<usize>) {
+        self.txqueuelen = n.map_or(NO_TXQUEUELEN, |n| n.min(NO_TXQUEUELEN as usize - 1) as u32);
+        self.update_virtual();
+    }
+
+    /// Whether this is a sending host's interface whose queue holds its
+    /// limit ([`Link::txqueuelen`]).
+    #[inline]
+    pub(crate) fn local_queue_full(&self) -> bool {
+        self.txqueuelen != NO_TXQUEUELEN && self.queue.len_pkts() >= self.txqueuelen as usize
     }
 
     /// Integrate the queue up to `now`; called before anything that may
@@ -339,7 +416,7 @@ impl Link {
         self.virt = self.ties == crate::scenario::Ties::ArrivalFirst
             && matches!(self.queue, Queue::DropTail(_))
             && !self.has_stages()
-            && self.txqueuelen.is_none();
+            && self.txqueuelen == NO_TXQUEUELEN;
     }
 
     fn vfifo(&self) -> Option<&VirtualFifo> {
@@ -376,12 +453,14 @@ impl Link {
             // its event instead (`vfifo::Entry`).
             return None;
         }
-        let mut max = (self.max_queue_pkts, self.max_queue_bytes);
-        let (qp, qb) = v.push(now, at, s, size, &mut max, &mut self.qdelay);
+        let mut max = (self.max_queue_pkts as usize, self.max_queue_bytes);
+        let waits = self.extras.as_deref_mut().and_then(|e| e.qdelay.as_mut());
+        let (qp, qb) = v.push(now, at, s, size, &mut max, waits);
         if !idle && at <= now {
             max = (max.0.max(qp), max.1.max(qb));
         }
-        (self.max_queue_pkts, self.max_queue_bytes) = max;
+        self.max_queue_pkts = max.0 as u32;
+        self.max_queue_bytes = max.1;
         self.busy_until = s.saturating_add(tx);
         let c = &mut self.c;
         c.arrivals += 1;
@@ -397,13 +476,24 @@ impl Link {
     /// on (`Scenario::qdelay`; before the run: a virtual FIFO's log is
     /// recorded from its start).
     pub fn record_qdelay(&mut self) {
-        self.qdelay.get_or_insert_with(Default::default);
+        self.extras.get_or_insert_with(Default::default).qdelay.get_or_insert_with(Default::default);
+    }
+
+    /// The delay recorder, if the link records queueing delays.
+    #[inline]
+    fn qdelay(&self) -> Option<&DelayRecorder> {
+        self.extras.as_deref()?.qdelay.as_ref()
+    }
+
+    #[inline]
+    fn qdelay_mut(&mut self) -> Option<&mut DelayRecorder> {
+        self.extras.as_deref_mut()?.qdelay.as_mut()
     }
 
     /// Whether this link records queueing delays ([`Link::record_qdelay`]).
     #[inline]
     pub fn records_qdelay(&self) -> bool {
-        self.qdelay.is_some()
+        self.qdelay().is_some()
     }
 
     /// Record a served packet of sub-queue `class` that waited `wait` from
@@ -411,7 +501,7 @@ impl Link {
     /// (`net::qdelay`), if the link records them.
     #[inline]
     pub(crate) fn record_wait(&mut self, wait: Time, class: usize) {
-        if let Some(r) = self.qdelay.as_deref_mut() {
+        if let Some(r) = self.qdelay_mut() {
             r.record(wait, class);
         }
     }
@@ -420,7 +510,7 @@ impl Link {
     /// have started by `now` (`VirtualFifo::record_started`).
     fn settle_waits(&mut self, now: Time) {
         if let Some(v) = self.vfifo.as_deref_mut() {
-            v.record_started(now, &mut self.qdelay);
+            v.record_started(now, self.extras.as_deref_mut().and_then(|e| e.qdelay.as_mut()));
         }
     }
 
@@ -428,7 +518,7 @@ impl Link {
     /// histograms forget what came before, as the counters' snapshot does.
     pub(crate) fn restart_waits(&mut self, now: Time) {
         self.settle_waits(now);
-        if let Some(r) = self.qdelay.as_deref_mut() {
+        if let Some(r) = self.qdelay_mut() {
             r.restart();
         }
     }
@@ -438,7 +528,7 @@ impl Link {
     /// `None` if the link does not record them.
     pub(crate) fn take_interval_waits(&mut self, now: Time) -> Option<(u128, Time)> {
         self.settle_waits(now);
-        self.qdelay.as_deref_mut().map(DelayRecorder::take_interval)
+        self.qdelay_mut().map(DelayRecorder::take_interval)
     }
 
     /// The queueing delays of the measured period up to `now`, one
@@ -449,7 +539,7 @@ impl Link {
     /// (`DelayRecorder::classes_with_zeros`). `None` if the link does not
     /// record them.
     pub fn qdelay_at(&self, now: Time, served: u64) -> Option<Vec<DelayHistogram>> {
-        let mut r = self.qdelay.as_deref()?.clone();
+        let mut r = self.qdelay()?.clone();
         if let Some(v) = self.vfifo() {
             v.add_started(now, &mut r);
         }
@@ -469,7 +559,7 @@ impl Link {
     /// bytes (a virtual FIFO knows those of arrivals still ahead).
     pub fn max_queue_at(&self, now: Time) -> (usize, u64) {
         let (p, b) = self.vfifo().map_or((0, 0), |v| v.maxima_upto(now));
-        (self.max_queue_pkts.max(p), self.max_queue_bytes.max(b))
+        ((self.max_queue_pkts as usize).max(p), self.max_queue_bytes.max(b))
     }
 
     /// Whether a packet leaving link `from`'s wire at `at` can be placed on
@@ -545,12 +635,13 @@ impl Link {
     }
 
     /// Append a stage; it runs after those already installed on enqueue.
-    pub fn add_stage(&mut self, stage: Box<dyn Stage>) {
+    /// `seed`: the scenario's, from which its random stream derives.
+    pub(crate) fn add_stage(&mut self, stage: Box<dyn Stage>, seed: u64) {
         let extras = self.extras.get_or_insert_with(Default::default);
         let slot = extras.stages.len() + 1;
         assert!(slot < 256, "at most 255 stages per link");
         let own = OwnerState {
-            rng: rng::stream(self.seed, stage.stream(), self.id as u64),
+            rng: rng::stream(seed, stage.stream(), self.id as u64),
             timer: Timer::new(Owner::new(EventKind::LinkTimer, self.id, slot as u8)),
         };
         extras.dequeue_stages |= stage.acts_on_dequeue();
@@ -661,7 +752,7 @@ impl Link {
     #[inline]
     pub(crate) fn plain_droptail(&mut self) -> Option<&mut super::queue::DropTail> {
         match &mut self.queue {
-            Queue::DropTail(q) if self.extras.is_none() => Some(q),
+            Queue::DropTail(q) if self.extras.as_deref().is_none_or(Extras::plain) => Some(q),
             _ => None,
         }
     }
@@ -742,7 +833,7 @@ impl Link {
             Queue::Dyn(q) => q,
         };
         let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
-        let own = queue_owner(queue_own, self.seed, self.id);
+        let own = queue_owner(queue_own, sh.seed, self.id);
         let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
         q.enqueue(&mut ctx, id, pkts)
     }
@@ -762,7 +853,7 @@ impl Link {
             Queue::Drr(q) => q.take()?,
             Queue::Dyn(q) => {
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
-                let own = queue_owner(queue_own, self.seed, self.id);
+                let own = queue_owner(queue_own, sh.seed, self.id);
                 let mut ctx = ctx!(at, self.id, self.rate_bps, false, own, sh, evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
@@ -795,7 +886,7 @@ impl Link {
         let Some(extras) = self.extras.as_mut() else { return };
         let Extras { stages, queue_own, evicted, .. } = &mut **extras;
         if slot == 0 {
-            let own = queue_owner(queue_own, self.seed, self.id);
+            let own = queue_owner(queue_own, sh.seed, self.id);
             if own.timer.fire(sh.events, now, gen) {
                 let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
@@ -814,6 +905,18 @@ mod tests {
     use super::*;
     use crate::net::queue::{DropTail, Limit};
 
+    /// A topology of many flows has four access links per flow (host to
+    /// router and back, at both ends): at 10,000 flows the links are a
+    /// fifth of the run's memory, and each 16 bytes here is 64 bytes a
+    /// flow. The first 64 bytes are what a cut-through reads (the type's
+    /// doc), so they must stay the first 64.
+    #[test]
+    fn a_link_stays_small() {
+        assert!(std::mem::size_of::<Link>() <= 304, "Link is {} bytes", std::mem::size_of::<Link>());
+        assert_eq!(std::mem::offset_of!(Link, ahead_base), 56, "the cut-through's fields fill the first 64 bytes");
+        assert_eq!(std::mem::offset_of!(Link, queue), 64);
+    }
+
     /// The cut log against a plain list of (arrival, size): cuts 0.7 s
     /// apart, each arriving 0.9 s after it is made, move the offsets'
     /// origin (2^40 ps, 1.1 s) again and again; the counters and the
@@ -821,7 +924,7 @@ mod tests {
     /// after each arrival.
     #[test]
     fn the_cut_log_counts_exactly_across_rebases() {
-        let mut link = Link::new(0, "l".into(), (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))), 1);
+        let mut link = Link::between(0, (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))));
         let (step, lead) = (700_000_000_000u64, 900_000_000_000u64);
         let mut cut: Vec<(Time, u32)> = Vec::new();
         for k in 0..40u64 {

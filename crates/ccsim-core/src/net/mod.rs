@@ -136,7 +136,12 @@ pub struct Net {
 /// borrowed field by field beside a link of `$net.links`.
 macro_rules! shared {
     ($net:ident) => {
-        ctx::Shared { events: &mut $net.events, ns2_rng: &mut $net.ns2_rng, flow_marks: &mut $net.ce_marks }
+        ctx::Shared {
+            seed: $net.seed,
+            events: &mut $net.events,
+            ns2_rng: &mut $net.ns2_rng,
+            flow_marks: &mut $net.ce_marks,
+        }
     };
 }
 
@@ -158,7 +163,7 @@ impl Net {
                 }
             }
         }
-        let local_queues = links.iter().any(|l| l.txqueuelen.is_some());
+        let local_queues = links.iter().any(|l| l.txqueuelen().is_some());
         for l in &mut links {
             l.update_virtual();
         }
@@ -204,12 +209,17 @@ impl Net {
         self.lines.len()
     }
 
+    /// Append a stage to link `l` ([`Link::add_stage`]), its random
+    /// stream derived from the scenario's seed (`seed`).
+    pub fn add_stage(&mut self, l: usize, stage: Box<dyn stage::Stage>) {
+        self.links[l].add_stage(stage, self.seed);
+    }
+
     /// Make link `l` a sending host's interface holding `n` packets (or
     /// an ordinary link, `None`); see [`Link::txqueuelen`].
     pub fn set_txqueuelen(&mut self, l: usize, n: Option<usize>) {
-        self.links[l].txqueuelen = n;
-        self.links[l].update_virtual();
-        self.local_queues = self.links.iter().any(|l| l.txqueuelen.is_some());
+        self.links[l].set_txqueuelen(n);
+        self.local_queues = self.links.iter().any(|l| l.txqueuelen().is_some());
     }
 
     /// The links `flow`'s packets cross: its route's reverse links for
@@ -262,8 +272,7 @@ impl Net {
             return false;
         }
         let first = self.path(flow, false)[0] as usize;
-        let link = &self.links[first];
-        link.txqueuelen.is_some_and(|n| link.queue.len_pkts() >= n)
+        self.links[first].local_queue_full()
     }
 
     /// Inject a packet at the start of its flow's route.
@@ -354,7 +363,8 @@ impl Net {
             self.events.schedule(link.busy_until, Owner::new(EventKind::LinkFree, l as u32, 0), 0);
         }
         let link = &mut self.links[l];
-        link.max_queue_pkts = link.max_queue_pkts.max(link.queue.len_pkts());
+        // (a queue's packets are packets of the pool: `u32` ids)
+        link.max_queue_pkts = link.max_queue_pkts.max(link.queue.len_pkts() as u32);
         link.max_queue_bytes = link.max_queue_bytes.max(link.queue.len_bytes());
     }
 
@@ -863,7 +873,7 @@ mod tests {
     /// times, and the drops.
     fn tie_run(ties: Ties, late: bool) -> (Vec<(Time, u32)>, u64) {
         let q = Queue::DropTail(DropTail::new(Limit::Packets(1)));
-        let mut link = Link::new(0, "l".into(), (0, 1), 8e9, 0, q, 1);
+        let mut link = Link::between(0, (0, 1), 8e9, 0, q);
         link.ties = ties;
         let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         for f in 0..3 {
@@ -912,7 +922,7 @@ mod tests {
         let q = || Queue::DropTail(DropTail::new(Limit::Packets(10)));
         let us = 1_000_000;
         let mk = |id, ends, rate| {
-            let mut l = Link::new(id, format!("l{id}"), ends, rate, 10 * us, q(), 1);
+            let mut l = Link::between(id, ends, rate, 10 * us, q());
             l.ties = ties;
             l
         };

@@ -64,31 +64,31 @@ impl Builder {
     /// One directed link `a -> b`; returns its index.
     pub fn simplex(&mut self, a: usize, b: usize, p: LinkParams) -> usize {
         let id = self.links.len();
-        let name = format!("{}->{}", self.nodes[a], self.nodes[b]);
         let queue = super::queue::build(p.queue, "queue").expect("validated: queue specs build");
-        let mut l = Link::new(id as u32, name, (a, b), p.rate_bps, from_secs(p.delay_s), queue, self.seed);
+        let mut l = Link::between(id as u32, (a, b), p.rate_bps, from_secs(p.delay_s), queue);
+        let seed = self.seed;
         self.delays_s.push(p.delay_s);
         self.tables.push(p.table);
         if p.loss > 0.0 {
-            l.add_stage(Box::new(RandomLoss { p: p.loss }));
+            l.add_stage(Box::new(RandomLoss { p: p.loss }), seed);
         }
         // Chosen drops sit with random loss, before the router (ns-2's
         // `lossmodel` puts its ErrorModel at the link's head).
         if let Some(d) =
             super::stage::drop_list::from_queue_table(p.queue, "queue").expect("validated: queue specs build").1
         {
-            l.add_stage(d);
+            l.add_stage(d, seed);
         }
         // XCP after random loss: a packet lost on arrival never reaches the
         // router's accounting (ns-2: the ErrorModel sits before the queue).
         if let Some(v) = &p.queue.xcp {
             if let Some(x) = XcpParams::from_value(v, "queue.xcp").expect("validated: xcp tables build") {
-                l.add_stage(Box::new(XcpRouter::new(x)));
+                l.add_stage(Box::new(XcpRouter::new(x)), seed);
             }
         }
         if let Some(g) = super::stage::gwa::from_queue_table(p.queue, "queue").expect("validated: queue specs build").1
         {
-            l.add_stage(g);
+            l.add_stage(g, seed);
         }
         l.monitored = p.monitored;
         l.set_ties(p.queue.ties.unwrap_or_default());
@@ -373,7 +373,7 @@ fn byte_limits_hold_a_packet(sc: &Scenario, built: &Built) -> Result<(), ConfigE
     for (l, link) in built.links.iter().enumerate() {
         let (path, q) = &tables[built.tables[l] as usize];
         let (Some(limit), size) = (q.limit_bytes, smallest[l]) else { continue };
-        if link.txqueuelen.is_some() || size == u64::MAX || limit >= size {
+        if link.txqueuelen().is_some() || size == u64::MAX || limit >= size {
             continue;
         }
         // the first flow that sends a packet of that size over the link
@@ -390,7 +390,7 @@ fn byte_limits_hold_a_packet(sc: &Scenario, built: &Built) -> Result<(), ConfigE
             format!(
                 "{limit} is not allowed: the smallest packet that crosses link {} is {size} bytes ({}), so the \
                  queue could hold no packet and would drop every one that finds the link busy; must be >= {size}",
-                link.name,
+                link.name(&built.nodes),
                 what.unwrap_or_default()
             ),
         ));
@@ -417,7 +417,7 @@ fn sending_interfaces(sc: &Scenario, built: &mut Built) -> Result<(), ConfigErro
                     format!(
                         "{n} differs from flows[{e}].txqueuelen_pkts = {m}: both send over link \"{}\", the \
                          sending host's one interface queue; give the same value",
-                        built.links[first].name
+                        built.links[first].name(&built.nodes)
                     ),
                 ));
             }
@@ -426,7 +426,7 @@ fn sending_interfaces(sc: &Scenario, built: &mut Built) -> Result<(), ConfigErro
                 given.insert(first, (n, fp.entry));
                 let link = &mut built.links[first];
                 link.queue = Queue::DropTail(DropTail::new(Limit::Packets(n)));
-                link.txqueuelen = Some(n as usize);
+                link.set_txqueuelen(Some(n as usize));
             }
         }
     }

@@ -129,13 +129,14 @@ impl VirtualFifo {
         s: Time,
         size: u32,
         max: &mut (usize, u64),
-        waits: &mut Option<Box<DelayRecorder>>,
+        waits: Option<&mut DelayRecorder>,
     ) -> (usize, u64) {
+        let recording = waits.is_some();
         if self.log.len() == self.log.capacity() {
             self.trim(now, max, waits);
         }
         if s - t >= MAX_WAIT {
-            self.note_long(s - t, waits);
+            self.note_long(s - t, recording);
         }
         self.log.push_back(Entry::new(t, s, size));
         self.wait_bytes += size as u64;
@@ -150,7 +151,7 @@ impl VirtualFifo {
     /// recorded yet into `waits`.
     #[cold]
     #[inline(never)]
-    fn trim(&mut self, now: Time, max: &mut (usize, u64), waits: &mut Option<Box<DelayRecorder>>) {
+    fn trim(&mut self, now: Time, max: &mut (usize, u64), waits: Option<&mut DelayRecorder>) {
         if self.ahead_max {
             let (p, b) = self.maxima_after(self.max_upto, now);
             *max = (max.0.max(p), max.1.max(b));
@@ -169,8 +170,8 @@ impl VirtualFifo {
     /// for the delay recorder, if there is one.
     #[cold]
     #[inline(never)]
-    fn note_long(&mut self, wait: Time, waits: &Option<Box<DelayRecorder>>) {
-        if waits.is_some() {
+    fn note_long(&mut self, wait: Time, recording: bool) {
+        if recording {
             self.long.push_back(wait);
         }
     }
@@ -178,7 +179,7 @@ impl VirtualFifo {
     /// Record into `waits` the waits of the logged packets not recorded yet
     /// whose transmission started by `now` (`s <= now`, the packets
     /// [`VirtualFifo::take_back`] leaves counted as sent).
-    pub fn record_started(&mut self, now: Time, waits: &mut Option<Box<DelayRecorder>>) {
+    pub fn record_started(&mut self, now: Time, waits: Option<&mut DelayRecorder>) {
         let end = self.rec + self.log.range(self.rec..).take_while(|e| e.s <= now).count();
         self.record_to(end, waits);
     }
@@ -187,11 +188,11 @@ impl VirtualFifo {
     /// zero wait (a packet that found the link idle) is left out, as on
     /// the link's other idle paths (`net::qdelay`). Without a recorder (the
     /// link records no delays) nothing is kept, `long` included.
-    fn record_to(&mut self, end: usize, waits: &mut Option<Box<DelayRecorder>>) {
+    fn record_to(&mut self, end: usize, waits: Option<&mut DelayRecorder>) {
         if end <= self.rec {
             return;
         }
-        let Some(rec) = waits.as_deref_mut() else {
+        let Some(rec) = waits else {
             self.rec = end;
             return;
         };
@@ -298,9 +299,9 @@ mod tests {
         let mut v = VirtualFifo::default();
         // a: 0..10 in service; b waits, starts at 10; c waits, starts at 20.
         let m = &mut (0, 0);
-        v.push(0, 0, 0, 100, m, &mut None);
-        v.push(1, 1, 10, 100, m, &mut None);
-        v.push(2, 2, 20, 50, m, &mut None);
+        v.push(0, 0, 0, 100, m, None);
+        v.push(1, 1, 10, 100, m, None);
+        v.push(2, 2, 20, 50, m, None);
         assert_eq!(v.waiting_at(2), (2, 150));
         assert_eq!(v.waiting_at(10), (2, 150), "b starts at 10, after the arrival");
         assert_eq!(v.waiting_at(11), (1, 50));
@@ -308,7 +309,7 @@ mod tests {
         // Two arrivals of one instant at an idle link: the first is in
         // service, not waiting.
         let mut v = VirtualFifo::default();
-        v.push(0, 5, 5, 100, &mut (0, 0), &mut None);
+        v.push(0, 5, 5, 100, &mut (0, 0), None);
         assert_eq!(v.waiting_at(5), (0, 0));
     }
 
@@ -321,7 +322,7 @@ mod tests {
         let mut full = LinkCounters::default();
         for &(t, s, size) in &pk {
             v.waiting_at(t);
-            v.push(0, t, s, size, &mut (0, 0), &mut None);
+            v.push(0, t, s, size, &mut (0, 0), None);
             full.arrivals += 1;
             full.tx_pkts += 1;
             full.tx_bytes += size as u64;
@@ -348,7 +349,7 @@ mod tests {
         let mut v = VirtualFifo::default();
         let (t, s) = (10, 10 + 3 * MAX_WAIT);
         v.waiting_at(t);
-        v.push(t, t, s, 1000, &mut (0, 0), &mut None);
+        v.push(t, t, s, 1000, &mut (0, 0), None);
         for now in [t, t + 1, s - 1, s, s + 1] {
             let mut c = LinkCounters { arrivals: 1, tx_pkts: 1, tx_bytes: 1000, ..Default::default() };
             c.q_area_pkts = (s - t) as u128;
@@ -372,7 +373,7 @@ mod tests {
         let mut seen = Vec::new();
         for &(t, s, size) in &pk {
             v.waiting_at(t);
-            let q = v.push(0, t, s, size, &mut max, &mut None);
+            let q = v.push(0, t, s, size, &mut max, None);
             if s > t {
                 seen.push((t, q));
             }
@@ -399,7 +400,7 @@ mod tests {
         let pk = [(0u64, 0u64), (5, 15), (10, 35), (20, 20 + long)];
         for &(t, s) in &pk {
             v.waiting_at(t);
-            v.push(t, t, s, 100, &mut (0, 0), &mut rec);
+            v.push(t, t, s, 100, &mut (0, 0), rec.as_deref_mut());
         }
         let recorded = |rec: &Option<Box<DelayRecorder>>| {
             rec.as_ref().map_or((0, 0), |r| {
@@ -416,28 +417,28 @@ mod tests {
         assert_eq!(v.long.len(), 1);
         assert_eq!(peek(&v, &rec, 14), (0, 0));
         assert_eq!(peek(&v, &rec, 15), (1, 10), "recorded at its start");
-        v.record_started(15, &mut rec);
+        v.record_started(15, rec.as_deref_mut());
         assert_eq!(recorded(&rec), (1, 10));
-        v.record_started(15, &mut rec);
+        v.record_started(15, rec.as_deref_mut());
         assert_eq!(recorded(&rec), (1, 10), "once");
         assert_eq!(peek(&v, &rec, 40), (2, 25));
         assert_eq!(peek(&v, &rec, 20 + long), (3, long), "the long wait, exactly");
         // A trim at 40 records the 25 (started at 35) and drops it; the
         // long wait stays logged, unrecorded.
         v.waiting_at(40);
-        v.trim(40, &mut (0, 0), &mut rec);
+        v.trim(40, &mut (0, 0), rec.as_deref_mut());
         assert_eq!(recorded(&rec), (2, 25));
         assert_eq!(rec.as_ref().unwrap().clone().take_interval(), (35, 25));
-        v.record_started(20 + long, &mut rec);
+        v.record_started(20 + long, rec.as_deref_mut());
         assert_eq!(recorded(&rec), (3, long));
         assert!(v.long.is_empty());
         // without a recorder
-        let (mut v, mut none) = (VirtualFifo::default(), None);
+        let mut v = VirtualFifo::default();
         for &(t, s) in &pk {
             v.waiting_at(t);
-            v.push(t, t, s, 100, &mut (0, 0), &mut none);
+            v.push(t, t, s, 100, &mut (0, 0), None);
         }
-        v.record_started(20 + long, &mut none);
-        assert!(none.is_none() && v.long.is_empty() && v.rec == pk.len());
+        v.record_started(20 + long, None);
+        assert!(v.long.is_empty() && v.rec == pk.len());
     }
 }

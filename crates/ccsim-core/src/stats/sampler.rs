@@ -206,9 +206,9 @@ impl Sampler {
                 let tx_pkts = c.tx_pkts - w.tx_pkts;
                 LinkResult {
                     id: i as u32,
-                    name: l.name.clone(),
-                    from: nodes[l.from].clone(),
-                    to: nodes[l.to].clone(),
+                    name: l.name(nodes).to_string(),
+                    from: nodes[l.from as usize].clone(),
+                    to: nodes[l.to as usize].clone(),
                     rate_bps: l.rate_bps(),
                     delay_s: to_secs(l.delay),
                     monitored: l.monitored,
