@@ -124,7 +124,7 @@ mod tests {
         let mut links = Vec::new();
         for i in 0..2 * n {
             let ends = if i < n { (i as usize + 1, 0) } else { (0, (i - n) as usize + 1) };
-            let mut l = Link::between(i, ends, 1e9, 10 * US, q());
+            let mut l = Link::new(i, ends, 1e9, 10 * US, q());
             l.set_ties(ties);
             links.push(l);
         }

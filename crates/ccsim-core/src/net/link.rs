@@ -285,24 +285,10 @@ impl Link {
         self.pipe.len as usize
     }
 
-    /// Link `id` from node `from` to node `to`, as [`Link::between`] makes
-    /// it: `name` and `seed` are not kept (a link's name is made from its
-    /// nodes' names, [`Link::name`]; its random streams derive from the
-    /// scenario's seed, `Net::seed`). The form the transport's tests call.
-    pub fn new(
-        id: u32,
-        _name: String,
-        ends: (usize, usize),
-        rate_bps: f64,
-        delay: Time,
-        queue: Queue,
-        _seed: u64,
-    ) -> Self {
-        Self::between(id, ends, rate_bps, delay, queue)
-    }
-
-    /// Link `id` from node `from` to node `to`.
-    pub fn between(id: u32, (from, to): (usize, usize), rate_bps: f64, delay: Time, queue: Queue) -> Self {
+    /// Link `id` from node `from` to node `to`. It keeps no name (a link's
+    /// name is made from its nodes' names, [`Link::name`]) and no seed (its
+    /// random streams derive from the scenario's, `Net::seed`).
+    pub fn new(id: u32, (from, to): (usize, usize), rate_bps: f64, delay: Time, queue: Queue) -> Self {
         let node = |n: usize| u32::try_from(n).expect("node indices fit u32");
         Link {
             id,
@@ -924,7 +910,7 @@ mod tests {
     /// after each arrival.
     #[test]
     fn the_cut_log_counts_exactly_across_rebases() {
-        let mut link = Link::between(0, (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))));
+        let mut link = Link::new(0, (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))));
         let (step, lead) = (700_000_000_000u64, 900_000_000_000u64);
         let mut cut: Vec<(Time, u32)> = Vec::new();
         for k in 0..40u64 {

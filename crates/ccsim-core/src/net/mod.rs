@@ -873,7 +873,7 @@ mod tests {
     /// times, and the drops.
     fn tie_run(ties: Ties, late: bool) -> (Vec<(Time, u32)>, u64) {
         let q = Queue::DropTail(DropTail::new(Limit::Packets(1)));
-        let mut link = Link::between(0, (0, 1), 8e9, 0, q);
+        let mut link = Link::new(0, (0, 1), 8e9, 0, q);
         link.ties = ties;
         let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         for f in 0..3 {
@@ -922,7 +922,7 @@ mod tests {
         let q = || Queue::DropTail(DropTail::new(Limit::Packets(10)));
         let us = 1_000_000;
         let mk = |id, ends, rate| {
-            let mut l = Link::between(id, ends, rate, 10 * us, q());
+            let mut l = Link::new(id, ends, rate, 10 * us, q());
             l.ties = ties;
             l
         };

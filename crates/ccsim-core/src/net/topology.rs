@@ -65,7 +65,7 @@ impl Builder {
     pub fn simplex(&mut self, a: usize, b: usize, p: LinkParams) -> usize {
         let id = self.links.len();
         let queue = super::queue::build(p.queue, "queue").expect("validated: queue specs build");
-        let mut l = Link::between(id as u32, (a, b), p.rate_bps, from_secs(p.delay_s), queue);
+        let mut l = Link::new(id as u32, (a, b), p.rate_bps, from_secs(p.delay_s), queue);
         let seed = self.seed;
         self.delays_s.push(p.delay_s);
         self.tables.push(p.table);
