@@ -127,7 +127,8 @@ the packet slab's growth taken out (in-flight packets are the load's, not
 the flows'): (RSS - RSS(base) - slots growth x slot size) / (flows -
 flows(base)), RSS read when the run ends and before its results are built
 (``run_peak_rss_mb``). The results (a row per link, four per flow on a
-dumbbell, and one per flow, built, serialised to JSON and parsed) add
+dumbbell, and one per flow, handed over as columns as ``ccsim.run``
+receives them, ``ccsim.tables``) add
 ``results_bytes_per_flow`` on top, which ``peak_rss_mb`` includes.
 
 Rows measured against ns-3 (``benches/peer_ns3.py`` runs each in ccsim
@@ -508,17 +509,21 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
             soak = _soak_to_checkpoint(sim, b.soak_checkpoint // (QUICK_FACTOR_EVENTS if quick else 1))
         if b.scale:
             # The run's own peak, before the results (a row per link and
-            # per flow) are built, serialised and parsed.
+            # per flow) are built and handed over.
             sim.run_until(sim.duration_s)
             run_peak = _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF))
-        out = sim.finish()
+        # the results as `ccsim.run` returns them: the per-flow and
+        # per-link tables as columns (ccsim.tables)
+        parts = sim.finish_columns()
         if soak:
             soak["packet_slots_at_end"] = int(sim.packet_slots)
         walls.append(time.perf_counter() - t0)
         if sum(walls) >= MIN_TOTAL_S or len(walls) >= MAX_REPEATS:
             break
     wall = min(walls)
-    res = json.loads(out)
+    from .results import Results
+
+    res = Results.from_engine(parts).raw
     c = res.get("conservation", {})
     if not (c.get("created") == c.get("delivered", 0) + c.get("dropped", 0) + c.get("in_flight", 0)
             and c.get("in_flight") == c.get("live_in_pool")):
@@ -702,7 +707,7 @@ def add_scale_ratios(rows: List[Dict[str, Any]]) -> None:
         dn = n - BENCHMARKS[base["name"]].flows
         r["bytes_per_flow"] = ((r["run_peak_rss_mb"] - base["run_peak_rss_mb"]) * 2**20 - slab) / dn
         # what the results add: a row per link (four per flow on a
-        # dumbbell) and per flow, built, serialised and parsed
+        # dumbbell) and per flow, as columns (ccsim.tables)
         r["results_bytes_per_flow"] = ((r["peak_rss_mb"] - r["run_peak_rss_mb"])
                                        - (base["peak_rss_mb"] - base["run_peak_rss_mb"])) * 2**20 / dn
         r["bytes_per_flow_from"] = base["name"]

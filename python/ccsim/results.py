@@ -5,6 +5,11 @@ summaries per flow and per link, columnar time series and, for workloads
 such as web users, a columnar table of transfers. ``Results`` keeps that
 document as-is (``.raw``) and builds DataFrames lazily, because a large
 run's series can be millions of rows and most callers need only the summary.
+A run returns a per-flow or per-link table of more than
+:data:`SUMMARY_MAX_ROWS` rows as columns (:class:`ccsim.tables.RowTable`,
+a sequence of read-only row mappings), so that a run of many flows does not
+hold a Python dict per row; smaller tables, and a document read back from a
+file, are plain lists of dicts. Either reads the same.
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import json
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+
+from .tables import RowTable, plain
 
 if TYPE_CHECKING:  # pandas is imported on first use: `import ccsim` stays light,
     import pandas as pd  # which keeps CLI start-up fast and bench RSS honest.
@@ -46,6 +53,22 @@ class Results:
         self.raw: Dict[str, Any] = json.loads(data) if isinstance(data, (str, bytes)) else data
 
     @classmethod
+    def from_engine(cls, parts: Tuple[str, Any, Any], plain_up_to: int = SUMMARY_MAX_ROWS) -> "Results":
+        """The results of ``Simulation.finish_columns()``: the document
+        with its ``flows`` and ``links`` tables as :class:`RowTable` when
+        they have more than ``plain_up_to`` rows, as lists of dicts
+        otherwise. A small table takes little memory either way, and as a
+        list it is what code written for the JSON document expects to the
+        last detail (``json.dumps(results.raw)`` works); a large one as
+        columns takes a seventh of the memory."""
+        doc, flows, links = parts
+        raw = json.loads(doc)
+        for k, t in (("flows", flows), ("links", links)):
+            table = RowTable(*t)
+            raw[k] = table if len(table) > plain_up_to else table.dicts()
+        return cls(raw)
+
+    @classmethod
     def load(cls, path: PathLike) -> "Results":
         """Read a results JSON written by :meth:`to_json` (or a sweep cache
         file, whose results sit under the ``"results"`` key)."""
@@ -75,13 +98,13 @@ class Results:
         as ``monitored_links`` if there are at most ``max_rows`` of them."""
         out: Dict[str, Any] = {}
         for k, v in self.summary.items():
-            if k not in ("flows", "links") or not isinstance(v, list) or len(v) <= max_rows:
-                out[k] = v
+            if k not in ("flows", "links") or not isinstance(v, (list, RowTable)) or len(v) <= max_rows:
+                out[k] = plain(v)
                 continue
             out[f"{k}_file"] = f"{k}.parquet"
             out[f"{k}_aggregate"] = _aggregate(self.flows if k == "flows" else self.links)
             if k == "links":
-                monitored = [l for l in v if l.get("monitored")]
+                monitored = [dict(l) for l in v if l.get("monitored")]
                 if len(monitored) <= max_rows:
                     out["monitored_links"] = monitored
         return out
@@ -123,7 +146,7 @@ class Results:
         """One row per flow (id, cc, goodput_bps, retransmits, ...)."""
         import pandas as pd
 
-        return pd.DataFrame(self.raw.get("flows", []))
+        return pd.DataFrame(_dicts(self.raw.get("flows", [])))
 
     @cached_property
     def links(self) -> "pd.DataFrame":
@@ -176,7 +199,7 @@ class Results:
         topologies), or ``None`` if nothing is monitored."""
         for link in self.raw.get("links", []):
             if link.get("monitored"):
-                return link
+                return dict(link)
         return None
 
     # -- series -------------------------------------------------------------
@@ -239,7 +262,7 @@ class Results:
 
     def to_json(self, path: Optional[PathLike] = None, indent: Optional[int] = None) -> str:
         """The full results JSON (series included); also written to ``path``."""
-        text = json.dumps(self.raw, indent=indent)
+        text = json.dumps(plain(self.raw), indent=indent)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
@@ -367,6 +390,13 @@ class Results:
         m = len((self.raw.get("transfers") or {}).get("flow", []))
         more = f", {m} transfers" if m else ""
         return f"<Results {self.name!r}: {n} flows{more}, jain={self.jain_index}>"
+
+
+def _dicts(rows: Any) -> Any:
+    """A table's rows as pandas takes them: a list of dicts (a
+    :class:`RowTable`'s rows made dicts, so that its DataFrame is the one
+    the parsed JSON gives, type for type)."""
+    return rows.dicts() if isinstance(rows, RowTable) else rows
 
 
 def _number(x: Any) -> Any:

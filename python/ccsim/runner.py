@@ -1,7 +1,7 @@
 """``ccsim.run``: one scenario through the engine, with optional progress.
 
 The engine advances in chunks of simulated time rather than one
-``finish()`` call, for two reasons: a progress bar can show simulated
+``finish_columns()`` call, for two reasons: a progress bar can show simulated
 seconds, and Ctrl-C is honoured between chunks (``run_until`` releases the
 GIL but Python only handles signals when it regains control). Each chunk
 aims at :data:`CHUNK_WALL_S` of wall time (the first is tiny, and the next
@@ -266,7 +266,7 @@ def run(
                     bar.set_postfix_str(f"{_si((int(sim.events) - events0) / wall)} events/s", refresh=False)
                 bar.update(now - t)
             # Guard against an engine that stops short of the target (for
-            # example when the event queue empties): finish() completes it.
+            # example when the event queue empties): finish_columns() completes it.
             if now <= t:
                 break
             t = now
@@ -275,10 +275,10 @@ def run(
             grow = CHUNK_WALL_S / took if took > 0 else 4.0
             step = min(largest, max(step * min(grow, 4.0), 1e-9))
         try:
-            raw = sim.finish()
+            parts = sim.finish_columns()
         except OSError as exc:
             raise UserError(str(exc)) from exc
-        return Results(raw)
+        return Results.from_engine(parts)
     finally:
         if bar is not None:
             bar.close()

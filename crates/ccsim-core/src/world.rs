@@ -536,4 +536,15 @@ impl Simulation {
     pub fn results(&self) -> Results {
         self.sampler.results(&self.net, &self.flows, &self.nodes, &self.scenario)
     }
+
+    /// [`Simulation::results`] with the `flows` and `links` rows handed to
+    /// `flow` and `link` one at a time and left out of the returned
+    /// results (`Sampler::results_rows`).
+    pub fn results_rows(
+        &self,
+        flow: &mut dyn FnMut(crate::stats::FlowResult),
+        link: &mut dyn FnMut(crate::stats::LinkResult),
+    ) -> Results {
+        self.sampler.results_rows(&self.net, &self.flows, &self.nodes, &self.scenario, flow, link)
+    }
 }

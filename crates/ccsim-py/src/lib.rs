@@ -7,6 +7,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::time::Instant;
 
+mod columns;
+
 /// CPU time of the calling thread, in seconds: the engine runs on the thread
 /// that calls `run_until`, so this is the run's own CPU time, which other
 /// processes on a shared host hardly change (its wall time they do).
@@ -136,6 +138,66 @@ impl Simulation {
         r.cpu_s = self.cpu_s;
         Ok(r.to_json())
     }
+
+    /// Run to the end if needed, flush the taps' files and return the
+    /// results with their `flows` and `links` tables as columns:
+    /// `(document, flows, links)`, the document being the results JSON
+    /// with those two tables empty, each table `(rows, columns)` as
+    /// `ccsim.tables.RowTable` reads it (`columns.rs`). A run of many
+    /// flows then holds about 1 KB per flow of results, not 7.
+    fn finish_columns(&mut self, py: Python<'_>) -> PyResult<(String, PyObject, PyObject)> {
+        let d = self.sim.duration_s();
+        self.run_until(py, d);
+        self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)?;
+        let mut flows = columns::Table::with_capacity(self.sim.flow_count());
+        let mut links = columns::Table::with_capacity(self.sim.link_count());
+        // each row goes into the columns as it is made: the rows are never
+        // all held at once
+        let mut r = self.sim.results_rows(&mut |f| flows.push(&f), &mut |l| links.push(&l));
+        r.wall_s = self.wall_s;
+        r.cpu_s = self.cpu_s;
+        let doc = r.to_json();
+        drop(r);
+        Ok((doc, table_to_py(py, flows)?, table_to_py(py, links)?))
+    }
+}
+
+/// A [`columns::Table`] for `ccsim.tables.RowTable`: `(rows, [(name,
+/// kind, data, state)])`, `kind` one of `f` (f64), `u` (u64, or u32 when
+/// every value fits), `i` (i64),
+/// `b` (bool, one byte), `s` (`(text, starts, codes)`: value `codes[i]`
+/// of the distinct values end to end in `text`, `starts` their character
+/// offsets, `columns::Strings`), `j` (JSON text per
+/// row, None where null or absent), `n` (null or absent in every row);
+/// numbers as one-dimensional NumPy arrays; `state` None when every row
+/// has a value, else one byte per row (`columns::STATE_*`).
+fn table_to_py(py: Python<'_>, t: columns::Table) -> PyResult<PyObject> {
+    use columns::Data;
+    use pyo3::types::PyList;
+    /// The values as a NumPy array that takes over the vector's memory:
+    /// no copy, so the tables are never held twice.
+    fn packed<T: numpy::Element>(py: Python<'_>, v: Vec<T>) -> PyObject {
+        numpy::PyArray1::from_vec_bound(py, v).into_any().unbind()
+    }
+    let cols = PyList::empty_bound(py);
+    for c in t.columns {
+        let (kind, data): (&str, PyObject) = match c.data {
+            None => ("n", py.None()),
+            Some(Data::F64(v)) => ("f", packed(py, v)),
+            Some(Data::U32(v)) => ("u", packed(py, v)),
+            Some(Data::U64(v)) => ("u", packed(py, v)),
+            Some(Data::I64(v)) => ("i", packed(py, v)),
+            Some(Data::Bool(v)) => ("b", packed(py, v)),
+            Some(Data::Str { values, codes }) => {
+                let (text, starts) = values.into_parts();
+                ("s", (text, packed(py, starts), packed(py, codes)).into_py(py))
+            }
+            Some(Data::Json(v)) => ("j", v.into_py(py)),
+        };
+        let state: PyObject = c.state.map_or_else(|| py.None(), |s| packed(py, s));
+        cols.append((c.name, kind, data, state))?;
+    }
+    Ok((t.rows, cols).into_py(py))
 }
 
 /// Validate a scenario (fields, routes, RTTs) and return it normalised, with

@@ -189,11 +189,41 @@ impl Sampler {
 
     /// Summary results at the current time.
     pub fn results(&self, net: &Net, flows: &FlowTable, nodes: &[String], sc: &crate::Scenario) -> Results {
+        let (mut fl, mut li) = (Vec::new(), Vec::new());
+        let mut r = self.results_rows(net, flows, nodes, sc, &mut |f| fl.push(f), &mut |l| li.push(l));
+        r.flows = fl;
+        r.links = li;
+        r
+    }
+
+    /// [`Sampler::results`] with each row of the `flows` and `links` tables
+    /// handed to `flow` and `link` as it is made (flows first, each table
+    /// in order) instead of collected, and those two tables left empty: a
+    /// front end that keeps the tables its own way (as columns) then never
+    /// holds every row at once.
+    pub fn results_rows(
+        &self,
+        net: &Net,
+        flows: &FlowTable,
+        nodes: &[String],
+        sc: &crate::Scenario,
+        flow: &mut dyn FnMut(FlowResult),
+        link: &mut dyn FnMut(LinkResult),
+    ) -> Results {
         let end = net.now;
         let meas = to_secs(end.saturating_sub(self.warmup)).max(1e-12);
         let meas_ns = end.saturating_sub(self.warmup).max(1) as f64;
-        let links: Vec<LinkResult> = net
-            .links
+        let goodputs: Vec<f64> = flows
+            .plain()
+            .iter()
+            .map(|&f| {
+                let r = self.flow_result(net, flows, f as usize, end);
+                let g = r.goodput_bps;
+                flow(r);
+                g
+            })
+            .collect();
+        net.links
             .iter()
             .enumerate()
             .map(|(i, l)| {
@@ -227,11 +257,8 @@ impl Sampler {
                     qdelay: link_qdelay(l, end, tx_pkts),
                 }
             })
-            .collect();
-        let flow_results: Vec<FlowResult> =
-            flows.plain().iter().map(|&f| self.flow_result(net, flows, f as usize, end)).collect();
+            .for_each(link);
         let transfers = transfers(flows);
-        let goodputs: Vec<f64> = flow_results.iter().map(|f| f.goodput_bps).collect();
         Results {
             name: sc.name.clone(),
             seed: sc.seed,
@@ -240,8 +267,8 @@ impl Sampler {
             events: net.events.popped,
             wall_s: 0.0,
             cpu_s: 0.0,
-            flows: flow_results,
-            links,
+            flows: Vec::new(),
+            links: Vec::new(),
             jain_index: jain(&goodputs),
             conservation: Conservation {
                 created: net.created,
