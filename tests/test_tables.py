@@ -71,7 +71,7 @@ def _features():
     dq["flows"] = [{"cc": "prague", "ecn_feedback": "accecn", "count": 2}, {"cc": "cubic", "ecn": True}]
     dq["qdelay"] = True
     out["dualpi2-qdelay"] = dq
-    for i in range(12):
+    for i in range(24):
         out[f"fuzz-{i}"] = fuzz.scenario(7, i)
     return out
 

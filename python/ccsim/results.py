@@ -146,7 +146,8 @@ class Results:
         """One row per flow (id, cc, goodput_bps, retransmits, ...)."""
         import pandas as pd
 
-        return pd.DataFrame(_dicts(self.raw.get("flows", [])))
+        rows = self.raw.get("flows", [])
+        return rows.frame() if isinstance(rows, RowTable) else pd.DataFrame(rows)
 
     @cached_property
     def links(self) -> "pd.DataFrame":
@@ -156,8 +157,10 @@ class Results:
         :attr:`qdelay_classes`, not here."""
         import pandas as pd
 
-        rows = [{k: v for k, v in link.items() if k != "qdelay_classes"} for link in self.raw.get("links", [])]
-        return pd.DataFrame(rows)
+        links = self.raw.get("links", [])
+        if isinstance(links, RowTable):
+            return links.frame(exclude=("qdelay_classes",))
+        return pd.DataFrame([{k: v for k, v in link.items() if k != "qdelay_classes"} for link in links])
 
     @cached_property
     def qdelay_classes(self) -> "pd.DataFrame":
@@ -390,13 +393,6 @@ class Results:
         m = len((self.raw.get("transfers") or {}).get("flow", []))
         more = f", {m} transfers" if m else ""
         return f"<Results {self.name!r}: {n} flows{more}, jain={self.jain_index}>"
-
-
-def _dicts(rows: Any) -> Any:
-    """A table's rows as pandas takes them: a list of dicts (a
-    :class:`RowTable`'s rows made dicts, so that its DataFrame is the one
-    the parsed JSON gives, type for type)."""
-    return rows.dicts() if isinstance(rows, RowTable) else rows
 
 
 def _number(x: Any) -> Any:

@@ -20,7 +20,10 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Mapping, Sequence
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["RowTable", "RowView", "plain"]
 
@@ -131,6 +134,45 @@ class RowTable(Sequence):
     def dicts(self) -> List[Dict[str, Any]]:
         """Every row as a plain dict (as ``json.loads`` gives the rows)."""
         return [dict(r) for r in self]
+
+    def frame(self, exclude: Tuple[str, ...] = ()) -> "pd.DataFrame":
+        """The table as the DataFrame ``pd.DataFrame(self.dicts())`` gives
+        (the same columns in the same order, the same dtypes and values),
+        built from the columns without a dict per row: a column every row
+        has as a number or a bool is taken from its array; the others go
+        through pandas' inference as the dicts would (None where a row has
+        the field null, NaN where it does not have it). ``exclude`` leaves
+        fields out."""
+        import numpy as np
+        import pandas as pd
+
+        n = self._rows
+        cols = [c for c in self._cols if c.name not in exclude]
+        if n == 0:
+            return pd.DataFrame()
+
+        def first_row(c: _Column) -> int:
+            if c._state is None:
+                return 0
+            return next(i for i in range(n) if c._state[i] != _ABSENT)
+
+        # pandas orders a list of dicts' columns by first appearance
+        order = sorted(range(len(cols)), key=lambda j: (first_row(cols[j]), j))
+        data: Dict[str, Any] = {}
+        for j in order:
+            c = cols[j]
+            if c._state is None and c.kind in ("f", "u", "i", "b"):
+                a = np.asarray(c.data)
+                data[c.name] = (a.astype(np.float64, copy=False) if c.kind == "f"
+                                else a.astype(bool) if c.kind == "b" else a.astype(np.int64))
+                continue
+            get, st = c._get, c._state
+            if st is None:
+                data[c.name] = [get(i) for i in range(n)]
+            else:
+                nan = float("nan")
+                data[c.name] = [get(i) if st[i] == _VALUE else None if st[i] == _NULL else nan for i in range(n)]
+        return pd.DataFrame(data)
 
 
 class RowView(Mapping):
