@@ -265,6 +265,8 @@ pub struct TransportKind {
 #[derive(Default)]
 pub struct Shared {
     pub tcp: Option<std::sync::Arc<tcp::TcpParams>>,
+    /// The controller's parameters ([`cc::CongestionControl::share_config`]).
+    pub cc: cc::SharedConfig,
 }
 
 /// Every transport ccsim ships: one line each.
