@@ -272,11 +272,11 @@ impl Simulation {
     /// Record every departure of TCP flow `flow` (pacing tests, traces).
     pub fn enable_send_trace(&mut self, flow: u32) {
         if let Some(s) = self.tcp_sender_mut(flow) {
-            s.trace = Some(Vec::new());
+            s.trace = Some(Box::default());
         }
     }
     pub fn send_trace(&self, flow: u32) -> &[SendRecord] {
-        self.tcp_sender(flow).and_then(|s| s.trace.as_deref()).unwrap_or(&[])
+        self.tcp_sender(flow).and_then(|s| s.trace.as_deref()).map_or(&[], Vec::as_slice)
     }
 
     /// Attach a tap to link `link` (see `net::tap`).

@@ -6,6 +6,7 @@ mod common;
 use ccsim_core::sim::math;
 use ccsim_core::sim::time::{from_secs, to_secs, tx_time};
 use ccsim_core::stats::{ks_distance, Results};
+use ccsim_core::transport::ReceiverAgent;
 use ccsim_core::{Scenario, Simulation};
 use common::*;
 
@@ -89,7 +90,7 @@ fn delay_on_an_idle_path_is_the_one_way_delay_in_closed_form() {
     // another: the smallest delay is still d0 and the mean stays close.
     let mut s = sim(&telnet(0.1, 60.0, 0.0, 0.0, ""));
     let r = s.run();
-    let d = s.tcp_receiver(0).unwrap().app_delay.unwrap();
+    let d = s.tcp_receiver(0).unwrap().app_delay().unwrap();
     assert!((to_secs(d.min) - d0).abs() < 1e-9, "min {} vs {d0}", to_secs(d.min));
     let mean = r.flows[0].app_delay_mean_s.unwrap();
     assert!(mean >= d0 - 1e-12 && mean < d0 + 1e-3, "mean {mean} vs {d0}");

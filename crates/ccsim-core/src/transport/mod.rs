@@ -265,6 +265,8 @@ pub struct TransportKind {
 #[derive(Default)]
 pub struct Shared {
     pub tcp: Option<std::sync::Arc<tcp::TcpParams>>,
+    /// The controller's parameters ([`cc::CongestionControl::share_config`]).
+    pub cc: cc::SharedConfig,
 }
 
 /// Every transport ccsim ships: one line each.
@@ -350,4 +352,29 @@ pub fn catalog() -> serde_json::Value {
             serde_json::json!({"name": k.name, "doc": k.doc, "params": fields})
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::mem::size_of;
+
+    /// Issue 54, at most 2 KB per long-lived flow: a TCP flow's agents
+    /// hold inline only what the rfc personality's bulk flows use; ns-2's
+    /// timing and delayed send, FAST's tick, the send trace and Telnet's
+    /// delays are boxed, there only when a flow has them.
+    #[test]
+    fn a_flows_agents_stay_small() {
+        let sizes = [
+            ("TcpSender", size_of::<super::tcp::TcpSender>(), 736),
+            ("RttEstimator", size_of::<super::tcp::rtt::RttEstimator>(), 88),
+            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 248),
+            ("Endpoints", size_of::<super::Endpoints>(), 992),
+        ];
+        for (name, size, most) in sizes {
+            assert!(size <= most, "{name} is {size} bytes, more than {most}");
+        }
+        // not aligned beyond 8: a u128 inline, as the jitter generator's
+        // was, pads the sender
+        assert_eq!(std::mem::align_of::<super::tcp::TcpSender>(), 8);
+    }
 }

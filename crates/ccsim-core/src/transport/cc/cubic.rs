@@ -40,10 +40,14 @@
 //! from t, spurious-loss undo, and Linux's integer `cnt` arithmetic
 //! (target at t + min RTT). Counting is per ACK (ns-2) unless `abc`.
 use super::hystart::{Detect, Hystart, HystartConfig};
-use super::{abc_param, slow_start_units, AckInfo, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc};
+use super::{
+    abc_param, share, slow_start_units, AckInfo, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc,
+    SharedConfig,
+};
 use crate::scenario::{params::Params, ConfigError};
 use crate::sim::math;
 use crate::sim::Time;
+use std::sync::Arc;
 
 /// CUBIC's parameters (`cc_params`); `Default` is the one place the defaults
 /// are written.
@@ -95,15 +99,19 @@ impl Default for CubicConfig {
     }
 }
 
+/// One flow's CUBIC. The parameters are shared by the flows of a
+/// `[[flows]]` entry ([`CongestionControl::share_config`]) and HyStart's
+/// state is boxed, there only with `hystart`: with 10^4 flows and more,
+/// the controller's size is a large part of a flow's (issue 54).
 pub struct Cubic {
-    cfg: CubicConfig,
+    cfg: Arc<CubicConfig>,
     w_max: f64,
     cwnd_prior: f64,
     after_rto: bool,
     /// A congestion event happened (Linux `last_max_cwnd != 0`).
     had_loss: bool,
     epoch: Option<Epoch>,
-    hystart: Option<Hystart>,
+    hystart: Option<Box<Hystart>>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -127,8 +135,16 @@ pub fn w_cubic(t: f64, k: f64, w_max: f64, c: f64) -> f64 {
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Self {
-        let hystart = cfg.hystart.then(|| Hystart::new(cfg.hystart_cfg.clone()));
-        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, after_rto: false, had_loss: false, epoch: None, hystart }
+        let hystart = cfg.hystart.then(Box::default);
+        Cubic {
+            cfg: Arc::new(cfg),
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            after_rto: false,
+            had_loss: false,
+            epoch: None,
+            hystart,
+        }
     }
 
     pub fn doc() -> ControllerDoc {
@@ -277,7 +293,7 @@ impl Cubic {
 
     /// HyStart's state, with `hystart`.
     pub fn hystart(&self) -> Option<&Hystart> {
-        self.hystart.as_ref()
+        self.hystart.as_deref()
     }
 
     fn start_epoch(&mut self, start: Time, now: f64, cwnd: f64) -> Epoch {
@@ -345,8 +361,12 @@ impl CongestionControl for Cubic {
 
     fn pkts_acked(&mut self, s: &mut CcState, _acked: u64, _rtt_s: Option<f64>) {
         if let Some(h) = self.hystart.as_mut() {
-            h.on_sample(s, self.epoch.map(|e| e.start));
+            h.on_sample(&self.cfg.hystart_cfg, s, self.epoch.map(|e| e.start));
         }
+    }
+
+    fn share_config(&mut self, shared: &mut SharedConfig) {
+        share(&mut self.cfg, shared);
     }
 
     fn on_event(&mut self, s: &mut CcState, ev: CcEvent) {
@@ -550,6 +570,29 @@ mod tests {
         // an RTO re-arms it
         c.on_event(&mut st(1.0, 10.0), CcEvent::Timeout);
         assert_eq!(c.hystart().unwrap().exit(), None);
+    }
+
+    /// Issue 54 (at most 2 KB per long-lived flow): the parameters are
+    /// shared and HyStart boxed, so a flow's CUBIC is its own state.
+    #[test]
+    fn a_cubic_stays_small() {
+        assert!(std::mem::size_of::<Cubic>() <= 88, "Cubic is {} bytes", std::mem::size_of::<Cubic>());
+    }
+
+    /// The flows of an entry hold one copy of the parameters; a flow with
+    /// other parameters keeps its own.
+    #[test]
+    fn the_flows_of_an_entry_share_one_config() {
+        let mut shared = None;
+        let mut a = Cubic::new(CubicConfig::default());
+        let mut b = Cubic::new(CubicConfig::default());
+        a.share_config(&mut shared);
+        b.share_config(&mut shared);
+        assert!(Arc::ptr_eq(&a.cfg, &b.cfg));
+        let mut c = Cubic::new(CubicConfig { beta: 0.5, ..Default::default() });
+        c.share_config(&mut shared);
+        assert!(!Arc::ptr_eq(&a.cfg, &c.cfg));
+        assert_eq!(c.cfg.beta, 0.5);
     }
 
     #[test]

@@ -154,12 +154,11 @@ pub struct Exit {
     pub by: Detect,
 }
 
-/// One flow's HyStart state.
-#[derive(Clone, Debug)]
+/// One flow's HyStart state. Its parameters are not in it: they are the
+/// controller's, one copy for the flows of a `[[flows]]` entry
+/// ([`super::CongestionControl::share_config`]), and rule 1 is handed them.
+#[derive(Clone, Debug, Default)]
 pub struct Hystart {
-    cfg: HystartConfig,
-    ack_delta: Time,
-    discard: Time,
     found: Option<Exit>,
     round_start: Time,
     last_ack: Time,
@@ -172,28 +171,14 @@ pub struct Hystart {
     snd_nxt: u64,
 }
 
+impl HystartConfig {
+    /// The delay threshold above `delay_min` (`HystartDelayThresh`).
+    pub fn delay_thresh(&self, delay_min: f64) -> f64 {
+        delay_min.clamp(self.delay_thresh_min_s, self.delay_thresh_max_s)
+    }
+}
+
 impl Hystart {
-    pub fn new(cfg: HystartConfig) -> Self {
-        Hystart {
-            ack_delta: from_secs(cfg.ack_delta_s),
-            discard: from_secs(cfg.discard_s),
-            cfg,
-            found: None,
-            round_start: 0,
-            last_ack: 0,
-            end_seq: 0,
-            curr_rtt: None,
-            sample_cnt: 0,
-            delay_min: None,
-            una: 0,
-            snd_nxt: 0,
-        }
-    }
-
-    pub fn config(&self) -> &HystartConfig {
-        &self.cfg
-    }
-
     /// The exit, once found (until an RTO).
     pub fn exit(&self) -> Option<Exit> {
         self.found
@@ -204,11 +189,6 @@ impl Hystart {
         self.delay_min
     }
 
-    /// The delay threshold above `delay_min` (`HystartDelayThresh`).
-    pub fn delay_thresh(&self, delay_min: f64) -> f64 {
-        delay_min.clamp(self.cfg.delay_thresh_min_s, self.cfg.delay_thresh_max_s)
-    }
-
     /// Every ACK, before the others (the controller's `on_ack`): remember
     /// SND.UNA and SND.NXT for rules 3 and 4.
     pub fn on_ack(&mut self, a: &AckInfo) {
@@ -216,32 +196,33 @@ impl Hystart {
         self.snd_nxt = a.snd_nxt;
     }
 
-    /// Rules 1 and 2, on an ACK of new data (the controller's
-    /// `pkts_acked`, after the sender's RTT update). `stage_start`: when
-    /// the current congestion-avoidance stage began, if one did. Returns
-    /// the exit if this ACK found it (ssthresh is then cwnd).
-    pub fn on_sample(&mut self, s: &mut CcState, stage_start: Option<Time>) -> Option<Exit> {
-        if stage_start.is_some_and(|t0| s.now.saturating_sub(t0) < self.discard) {
+    /// Rules 1 and 2 with parameters `cfg`, on an ACK of new data (the
+    /// controller's `pkts_acked`, after the sender's RTT update).
+    /// `stage_start`: when the current congestion-avoidance stage began, if
+    /// one did. Returns the exit if this ACK found it (ssthresh is then
+    /// cwnd).
+    pub fn on_sample(&mut self, cfg: &HystartConfig, s: &mut CcState, stage_start: Option<Time>) -> Option<Exit> {
+        if stage_start.is_some_and(|t0| s.now.saturating_sub(t0) < from_secs(cfg.discard_s)) {
             return None;
         }
         let delay = s.srtt_s?;
         let dm = self.delay_min.map_or(delay, |m| m.min(delay));
         self.delay_min = Some(dm);
-        if self.found.is_some() || s.cwnd > s.ssthresh || s.cwnd < self.cfg.low_window {
+        if self.found.is_some() || s.cwnd > s.ssthresh || s.cwnd < cfg.low_window {
             return None;
         }
         let now = s.now;
         let mut by = None;
-        if now.saturating_sub(self.last_ack) <= self.ack_delta {
+        if now.saturating_sub(self.last_ack) <= from_secs(cfg.ack_delta_s) {
             self.last_ack = now;
-            if self.cfg.detect.train() && now.saturating_sub(self.round_start) > from_secs(dm) {
+            if cfg.detect.train() && now.saturating_sub(self.round_start) > from_secs(dm) {
                 by = Some(Detect::AckTrain);
             }
         }
-        if self.sample_cnt < self.cfg.min_samples {
+        if self.sample_cnt < cfg.min_samples {
             self.curr_rtt = Some(self.curr_rtt.map_or(delay, |c| c.min(delay)));
             self.sample_cnt += 1;
-        } else if self.cfg.detect.delay() && self.curr_rtt.is_some_and(|c| c > dm + self.delay_thresh(dm)) {
+        } else if cfg.detect.delay() && self.curr_rtt.is_some_and(|c| c > dm + cfg.delay_thresh(dm)) {
             by = by.or(Some(Detect::Delay));
         }
         let by = by?;
@@ -281,18 +262,49 @@ mod tests {
     use super::*;
     use crate::sim::time::from_secs;
 
+    /// A flow's HyStart with its parameters, as the controller holds them.
+    struct Tested {
+        h: Hystart,
+        cfg: HystartConfig,
+    }
+
+    impl std::ops::Deref for Tested {
+        type Target = Hystart;
+        fn deref(&self) -> &Hystart {
+            &self.h
+        }
+    }
+
+    impl std::ops::DerefMut for Tested {
+        fn deref_mut(&mut self) -> &mut Hystart {
+            &mut self.h
+        }
+    }
+
+    impl Tested {
+        fn new(cfg: HystartConfig) -> Self {
+            Tested { h: Hystart::default(), cfg }
+        }
+        fn on_sample(&mut self, s: &mut CcState, stage_start: Option<Time>) -> Option<Exit> {
+            self.h.on_sample(&self.cfg, s, stage_start)
+        }
+        fn delay_thresh(&self, delay_min: f64) -> f64 {
+            self.cfg.delay_thresh(delay_min)
+        }
+    }
+
     /// A slow-start state at cwnd `cwnd` with srtt `srtt_s`, at `t_s`.
     fn st(cwnd: f64, srtt_s: f64, t_s: f64) -> CcState {
         CcState { srtt_s: Some(srtt_s), now: from_secs(t_s), ..crate::transport::cc::test_state(cwnd, 1e9) }
     }
 
-    fn ack(h: &mut Hystart, una: u64, snd_nxt: u64) {
+    fn ack(h: &mut Tested, una: u64, snd_nxt: u64) {
         h.on_ack(&AckInfo { acked: 2, ece: false, ce: 0, una, snd_nxt });
     }
 
     /// One ACK of new data through rules 1-3 as a controller runs them:
     /// `on_ack`, `on_sample` (pkts_acked), `on_increase` (cong_avoid).
-    fn step(h: &mut Hystart, s: &mut CcState, una: u64, snd_nxt: u64) -> Option<Exit> {
+    fn step(h: &mut Tested, s: &mut CcState, una: u64, snd_nxt: u64) -> Option<Exit> {
         ack(h, una, snd_nxt);
         let e = h.on_sample(s, None);
         h.on_increase(s);
@@ -302,7 +314,7 @@ mod tests {
     /// A round of `n` ACKs `gap_s` apart from `t0`, each acknowledging 2
     /// segments, srtt `srtt`, cwnd growing by 2 per ACK (slow start, done
     /// by hand). Returns the exit, if any, and the time after the round.
-    fn round(h: &mut Hystart, s: &mut CcState, t0: f64, n: u32, gap_s: f64, srtt: f64, una0: u64) -> Option<Exit> {
+    fn round(h: &mut Tested, s: &mut CcState, t0: f64, n: u32, gap_s: f64, srtt: f64, una0: u64) -> Option<Exit> {
         for i in 0..n {
             s.now = from_secs(t0 + i as f64 * gap_s);
             s.srtt_s = Some(srtt);
@@ -321,7 +333,7 @@ mod tests {
         // t = 1 s, ACKs 0.5 ms apart. The train passes 50 ms at the ACK
         // 50.5 ms after the round's first: that is the 102nd ACK of the
         // round (index 101), not the 101st at exactly 50 ms (">", not "≥").
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = st(100.0, 0.05, 1.0);
         // the first ACK: passes end_seq 0 and starts the round at 1.0 s
         assert_eq!(step(&mut h, &mut s, 2, 102), None);
@@ -355,7 +367,7 @@ mod tests {
         // this round is within 2 ms of it, and the round never fires.
         // ACK i at 1 s + i·0.5 ms, and `extra` later from ACK 60 on
         let at = |i: u64, extra: f64| 1.0 + i as f64 * 0.0005 + if i >= 60 { extra } else { 0.0 };
-        let mut h = Hystart::new(HystartConfig { detect: Detect::AckTrain, ..Default::default() });
+        let mut h = Tested::new(HystartConfig { detect: Detect::AckTrain, ..Default::default() });
         let mut s = st(100.0, 0.05, 1.0);
         step(&mut h, &mut s, 2, 102);
         for i in 1..300u64 {
@@ -364,7 +376,7 @@ mod tests {
         }
         assert_eq!(h.last_ack, from_secs(at(59, 0.0)));
         // the gap is judged against ack_delta inclusively: a 2 ms gap keeps the train
-        let mut h = Hystart::new(HystartConfig { detect: Detect::AckTrain, ..Default::default() });
+        let mut h = Tested::new(HystartConfig { detect: Detect::AckTrain, ..Default::default() });
         let mut s = st(100.0, 0.05, 1.0);
         step(&mut h, &mut s, 2, 102);
         let fired = (1..300u64).find(|&i| {
@@ -380,7 +392,7 @@ mod tests {
         // delay_min 50 ms from the first round; threshold clamp(50 ms, 4 ms,
         // 1 s) = 50 ms, so the round's minimum must exceed 100 ms. ACKs 3 ms
         // apart (no train).
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = st(20.0, 0.05, 1.0);
         assert_eq!(round(&mut h, &mut s, 1.0, 10, 0.003, 0.05, 0), None);
         assert_eq!(h.delay_min(), Some(0.05));
@@ -410,7 +422,7 @@ mod tests {
     fn delay_rule_uses_the_min_of_the_first_samples_and_the_clamp() {
         // One low sample among the first 8 keeps curr_rtt low for the whole
         // round, whatever comes later (ns-3: the first min_samples only).
-        let mut h = Hystart::new(HystartConfig { detect: Detect::Delay, ..Default::default() });
+        let mut h = Tested::new(HystartConfig { detect: Detect::Delay, ..Default::default() });
         let mut s = st(20.0, 0.05, 1.0);
         round(&mut h, &mut s, 1.0, 10, 0.003, 0.05, 0);
         let una0 = h.end_seq;
@@ -425,7 +437,7 @@ mod tests {
         assert_eq!(h.delay_thresh(3.0), 1.0);
         // With delay_min 2 ms, a round at 6.5 ms fires (> 2 + 4 ms)...
         let fires = |srtt: f64| {
-            let mut h = Hystart::new(HystartConfig { detect: Detect::Delay, ..Default::default() });
+            let mut h = Tested::new(HystartConfig { detect: Detect::Delay, ..Default::default() });
             let mut s = st(20.0, 0.002, 1.0);
             round(&mut h, &mut s, 1.0, 10, 0.003, 0.002, 0);
             let una0 = h.end_seq;
@@ -443,7 +455,7 @@ mod tests {
     #[test]
     fn low_window_and_ssthresh_gate_the_update() {
         // cwnd 15 < 16: no update, however long the train
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = st(15.0, 0.05, 1.0);
         step(&mut h, &mut s, 2, 17);
         for i in 1..300u64 {
@@ -452,7 +464,7 @@ mod tests {
         }
         assert_eq!(h.sample_cnt, 0);
         // the same at cwnd 16 fires
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = st(16.0, 0.05, 1.0);
         step(&mut h, &mut s, 2, 17);
         assert!((1..300u64).any(|i| {
@@ -460,7 +472,7 @@ mod tests {
             step(&mut h, &mut s, 3, 300).is_some()
         }));
         // cwnd above ssthresh (congestion avoidance): no update
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = CcState { ssthresh: 50.0, ..st(60.0, 0.05, 1.0) };
         for i in 0..300u64 {
             s.now = from_secs(1.0 + i as f64 * 0.0005);
@@ -468,7 +480,7 @@ mod tests {
         }
         assert_eq!(h.delay_min(), Some(0.05), "delay_min is still tracked");
         // cwnd == ssthresh still updates (ns-3's `m_cWnd <= m_ssThresh`)
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = CcState { ssthresh: 60.0, ..st(60.0, 0.05, 1.0) };
         h.on_sample(&mut s, None);
         assert_eq!(h.sample_cnt, 1);
@@ -476,7 +488,7 @@ mod tests {
 
     #[test]
     fn samples_right_after_a_stage_start_are_discarded() {
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = st(20.0, 0.05, 1.0);
         let t0 = Some(from_secs(0.995));
         // 5 ms after the stage began: ignored, delay_min stays unset
@@ -490,7 +502,7 @@ mod tests {
 
     #[test]
     fn each_round_restarts_the_samples_and_the_train() {
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = st(20.0, 0.05, 1.0);
         // round 1: end_seq = 22 after the first ACK
         step(&mut h, &mut s, 2, 22);
@@ -518,7 +530,7 @@ mod tests {
 
     #[test]
     fn an_rto_rearms_hystart() {
-        let mut h = Hystart::new(HystartConfig::default());
+        let mut h = Tested::new(HystartConfig::default());
         let mut s = st(100.0, 0.05, 1.0);
         assert!(round(&mut h, &mut s, 1.0, 300, 0.0005, 0.05, 0).is_some());
         assert!(h.exit().is_some());

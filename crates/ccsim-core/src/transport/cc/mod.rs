@@ -45,6 +45,8 @@ pub mod vegas;
 pub mod xcp;
 
 use crate::sim::Time;
+use std::any::Any;
+use std::sync::Arc;
 
 /// The sender state a controller reads and (for `cwnd`/`ssthresh`) writes.
 #[derive(Clone, Debug)]
@@ -289,6 +291,28 @@ pub trait CongestionControl: Send {
     /// The controller's own random stream (BBR's ProbeBW phase), seeded
     /// from the scenario's seed and the flow id.
     fn seed_rng(&mut self, _rng: crate::sim::rng::Rng) {}
+    /// Hold the parameters the flows of one `[[flows]]` entry have in
+    /// common as one copy: take them from `shared` if they are the same,
+    /// else leave this controller's there ([`share`]). Once, after the
+    /// controller is built. The default shares nothing: a controller whose
+    /// parameters are a few bytes keeps them inline.
+    fn share_config(&mut self, _shared: &mut SharedConfig) {}
+}
+
+/// A controller's parameters as the flows of one `[[flows]]` entry share
+/// them ([`CongestionControl::share_config`]; the entry's
+/// `transport::Shared`).
+pub type SharedConfig = Option<Arc<dyn Any + Send + Sync>>;
+
+/// Make `own` the copy in `shared` if that one is of the same type and
+/// equal, else put `own` there for the flows built after it (as
+/// `TcpConfig::share` does for the TCP parameters): the flows of an entry
+/// are built from one spec, so all but the first take the first's.
+pub fn share<T: PartialEq + Send + Sync + 'static>(own: &mut Arc<T>, shared: &mut SharedConfig) {
+    match shared.as_ref().and_then(|s| Arc::clone(s).downcast::<T>().ok()) {
+        Some(s) if *s == **own => *own = s,
+        _ => *shared = Some(Arc::clone(own) as Arc<dyn Any + Send + Sync>),
+    }
 }
 
 /// One echoed router feedback as the sender applied it (ns-2's XCP agent

@@ -47,7 +47,8 @@ pub const KIND: TransportKind = TransportKind {
             cfg.boot_time = f.ns2_boot_time_s.unwrap_or(drawn);
             cfg.boot_time_given = f.ns2_boot_time_s.is_some();
         }
-        let cc = build_cc(f, "flow").expect("validated controller");
+        let mut cc = build_cc(f, "flow").expect("validated controller");
+        cc.share_config(&mut shared.cc);
         Endpoints {
             sender: Sender::Tcp(TcpSender::new(flow, cfg.clone(), cc, seed)),
             receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg)),

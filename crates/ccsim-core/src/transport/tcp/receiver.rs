@@ -64,15 +64,23 @@ pub struct TcpReceiver {
     pub delivered_bytes: u64,
     /// Every data byte that arrived (headers and duplicates included).
     pub rx_bytes: u64,
-    /// Application delay (Telnet): the write times of the segments from
-    /// `rcv_nxt` on (one segment per write, from segment 0), and whether
-    /// each is measured; `app_delay` is `Some` once a write was noted.
-    app_sent: VecDeque<(Time, bool)>,
-    pub app_delay: Option<AppDelay>,
+    /// Application delay (Telnet), once a write was noted.
+    app: Option<Box<AppTiming>>,
     /// ns-2's Sack1 block generator (`recovery = "sack1"` only), and
     /// whether the segment being acknowledged had arrived before.
     sacker: Option<Box<Sacker>>,
     last_dup: bool,
+}
+
+/// A Telnet flow's application delay at the receiver: boxed, as a bulk
+/// transfer notes no writes and a long-lived flow should cost little
+/// (issue 54: at most 2 KB per flow).
+#[derive(Default)]
+struct AppTiming {
+    /// The write times of the segments from `rcv_nxt` on (one segment per
+    /// write, from segment 0), and whether each is measured.
+    sent: VecDeque<(Time, bool)>,
+    delay: AppDelay,
 }
 
 impl TcpReceiver {
@@ -96,8 +104,7 @@ impl TcpReceiver {
             echo_fb: None,
             delivered_bytes: 0,
             rx_bytes: 0,
-            app_sent: VecDeque::new(),
-            app_delay: None,
+            app: None,
             sacker: (cfg.recovery == super::Recovery::Sack1).then(Box::default),
             last_dup: false,
             cfg,
@@ -148,14 +155,14 @@ impl TcpReceiver {
             self.insert_ooo(seq);
         }
         self.delivered_bytes += self.cfg.payload_between(old, self.rcv_nxt);
-        if let Some(d) = self.app_delay.as_mut() {
+        if let Some(a) = self.app.as_deref_mut() {
             // Segments old..rcv_nxt reach the application now: each
             // message's delay runs from its write, retransmissions and
             // waits behind a hole included.
             // (a SYN, segment 0 with `syn`, is no message)
             for _ in old.max(self.cfg.first_data_seg())..self.rcv_nxt {
-                match self.app_sent.pop_front() {
-                    Some((t, true)) => d.record(net.now.saturating_sub(t)),
+                match a.sent.pop_front() {
+                    Some((t, true)) => a.delay.record(net.now.saturating_sub(t)),
                     Some((_, false)) => {}
                     None => break,
                 }
@@ -312,11 +319,10 @@ impl ReceiverAgent for TcpReceiver {
     }
 
     fn app_sent(&mut self, now: Time, measured: bool) {
-        self.app_delay.get_or_insert_with(AppDelay::default);
-        self.app_sent.push_back((now, measured));
+        self.app.get_or_insert_with(Box::default).sent.push_back((now, measured));
     }
 
     fn app_delay(&self) -> Option<AppDelay> {
-        self.app_delay
+        self.app.as_ref().map(|a| a.delay)
     }
 }

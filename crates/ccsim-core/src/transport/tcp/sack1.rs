@@ -438,8 +438,7 @@ impl TcpSender {
     fn sack1_check_done(&mut self, now: Time) {
         if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
             self.stats.completed_at = Some(now);
-            self.rto_timer.disarm();
-            self.tick_timer.disarm();
+            self.stop_timers();
         }
     }
 
@@ -605,7 +604,7 @@ impl TcpSender {
         if self.stats.completed_at.is_some() {
             return;
         }
-        if !force && self.delsnd_timer.is_armed() {
+        if !force && self.delsnd_armed() {
             return;
         }
         let wnd = self.awnd as i64;
@@ -774,7 +773,7 @@ mod tests {
         for a in 1..=5 {
             assert!(ack(&mut s, &mut net, 0.1, a, &[]).is_empty());
         }
-        let d = s.delsnd_timer.deadline().expect("armed");
+        let d = s.delsnd_timer().deadline().expect("armed");
         assert!(d >= crate::sim::time::from_secs(0.1) && d < crate::sim::time::from_secs(0.1 + j));
         assert_eq!(s.fire_delsnd(&mut net), (20..25).collect::<Vec<_>>());
         // duplicates: send_one at once, then the fast retransmission at once
@@ -782,7 +781,7 @@ mod tests {
         assert_eq!(ack(&mut s, &mut net, 0.2, 5, &[(6, 8)]), vec![26]);
         assert_eq!(ack(&mut s, &mut net, 0.2, 5, &[(6, 9)]), vec![5]);
         // pipe 19 >= cwnd: the window is shut, so no delayed send is armed
-        assert!(!s.delsnd_timer.is_armed());
+        assert!(!s.delsnd_timer().is_armed());
         // the timeout: go-back-N from highest_ack + 1, after the delay
         net.now = crate::sim::time::from_secs(3.5);
         let before = s.trace.as_ref().unwrap().len();

@@ -119,8 +119,7 @@ impl TcpSender {
             }
             if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
                 self.stats.completed_at = Some(now);
-                self.rto_timer.disarm();
-                self.tick_timer.disarm();
+                self.stop_timers();
             }
         } else if ack == una && (self.sb.outstanding() > 0 || R::counts_idle_duplicates(self)) {
             self.dupacks += 1;

@@ -34,22 +34,22 @@ fn send_jitter_holds_sends_for_one_uniform_delay_then_sends_the_window_as_one_bu
     let (mut s, mut net) = jittered("newreno", 1);
     // open() = ns-2 sendmsg -> send_much(0): only the timer is armed
     assert!(s.trace.as_ref().unwrap().is_empty());
-    let d0 = s.delsnd_timer.deadline().expect("armed");
+    let d0 = s.delsnd_timer().deadline().expect("armed");
     assert!(d0 < from_secs(J));
     // send_much(0) while it is pending: nothing sent, nothing redrawn
     s.try_send(&mut net);
     assert!(s.trace.as_ref().unwrap().is_empty());
-    assert_eq!(s.delsnd_timer.deadline(), Some(d0));
+    assert_eq!(s.delsnd_timer().deadline(), Some(d0));
     // the expiry (send_much(1)): the whole window at once
     assert_eq!(s.fire_delsnd(&mut net), (0..10).collect::<Vec<_>>());
     assert!(s.trace.as_ref().unwrap().iter().all(|r| r.time == d0));
     // ACKs while a delayed send is pending only open the window; the
     // expiry sends all it allows: cwnd 12 (one per ACK), 6 outstanding
     assert!(ack(&mut s, &mut net, 1.0, 2, false).is_empty());
-    let d1 = s.delsnd_timer.deadline().expect("armed by the ACK");
+    let d1 = s.delsnd_timer().deadline().expect("armed by the ACK");
     assert!(d1 >= from_secs(1.0) && d1 < from_secs(1.0 + J));
     assert!(ack(&mut s, &mut net, 1.0, 4, false).is_empty());
-    assert_eq!(s.delsnd_timer.deadline(), Some(d1));
+    assert_eq!(s.delsnd_timer().deadline(), Some(d1));
     assert_eq!(s.fire_delsnd(&mut net), (10..16).collect::<Vec<_>>());
 }
 
@@ -62,7 +62,7 @@ fn delays(seed: u64) -> Vec<f64> {
     let mut out = Vec::new();
     let mut armed_at = 0.0;
     for k in 1..=400u64 {
-        let d = s.delsnd_timer.deadline().expect("armed");
+        let d = s.delsnd_timer().deadline().expect("armed");
         let u: f64 = want.gen();
         assert_eq!(d, from_secs(armed_at).saturating_add(from_secs(u * J)), "arming {k}");
         out.push(to_secs(d) - armed_at);
@@ -96,11 +96,11 @@ fn send_jitter_leaves_limited_transmit_and_fast_retransmit_direct_and_delays_the
     // once (ns-2 send_one), no delayed send armed
     assert_eq!(ack(&mut s, &mut net, 0.1, 0, false), vec![10]);
     assert_eq!(ack(&mut s, &mut net, 0.1, 0, false), vec![11]);
-    assert!(!s.delsnd_timer.is_armed());
+    assert!(!s.delsnd_timer().is_armed());
     // the third: the fast retransmission at once (ns-2 output()), and
     // nothing else before a delayed send
     assert_eq!(ack(&mut s, &mut net, 0.1, 0, false), vec![0]);
-    if s.delsnd_timer.is_armed() {
+    if s.delsnd_timer().is_armed() {
         s.fire_delsnd(&mut net);
     }
     // a timeout: ns-2 resends through send_much(0), so after a delay
@@ -108,7 +108,7 @@ fn send_jitter_leaves_limited_transmit_and_fast_retransmit_direct_and_delays_the
     let before = s.trace.as_ref().unwrap().len();
     s.on_rto(&mut net);
     assert_eq!(s.trace.as_ref().unwrap().len(), before, "nothing leaves at the timeout itself");
-    let d = s.delsnd_timer.deadline().expect("armed by the timeout");
+    let d = s.delsnd_timer().deadline().expect("armed by the timeout");
     assert!(d >= from_secs(5.0) && d < from_secs(5.0 + J));
     assert_eq!(s.fire_delsnd(&mut net), vec![0]);
 }
@@ -119,11 +119,11 @@ fn send_jitter_limited_transmit_sends_one_segment_past_a_pending_delayed_send() 
     assert_eq!(s.fire_delsnd(&mut net).len(), 10);
     // a new ACK opens the window: a delayed send is armed
     assert!(ack(&mut s, &mut net, 0.1, 2, false).is_empty());
-    let d = s.delsnd_timer.deadline().expect("armed");
+    let d = s.delsnd_timer().deadline().expect("armed");
     // a duplicate before it fires: one segment at once (ns-2 send_one),
     // although the window has room for more; the delayed send stays
     assert_eq!(ack(&mut s, &mut net, 0.1, 2, false), vec![10]);
-    assert_eq!(s.delsnd_timer.deadline(), Some(d));
+    assert_eq!(s.delsnd_timer().deadline(), Some(d));
     // then the rest at once: 9 outstanding, cwnd 11 plus one for the
     // duplicate (Limited Transmit) -> 11, 12, 13
     assert_eq!(s.fire_delsnd(&mut net), vec![11, 12, 13]);

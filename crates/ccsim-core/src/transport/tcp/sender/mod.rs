@@ -207,13 +207,11 @@ pub struct TcpSender {
     pub(super) timer_resent: bool,
     pub(super) rto_timer: Timer,
     pace_timer: Timer,
-    pub(super) tick_timer: Timer,
-    /// ns-2's `delsnd_timer_` (`send_jitter_s > 0` only): armed, it holds
-    /// every send that is not direct until it fires.
-    pub(super) delsnd_timer: Timer,
-    /// The delays of `send_jitter_s`, one draw per arming (ns-2
-    /// `Random::uniform(overhead_)`), from the flow's own stream.
-    jitter_rng: Rng,
+    /// The controller's tick (`tick_interval_s`: FAST's update), made at
+    /// its first arming: no other controller has one.
+    pub(super) tick_timer: Option<Box<Timer>>,
+    /// ns-2's delayed send (`send_jitter_s > 0` only).
+    pub(super) jitter: Option<Box<Jitter>>,
     pub app_active: bool,
     pub(super) total_segs: Option<u64>,
     /// Segments the application has written (`write`, one each; Telnet);
@@ -225,12 +223,26 @@ pub struct TcpSender {
     /// the SYN's ACK opens one segment (ns-2 `bugfix_ss_`, see [`Syn`]).
     pub(super) syn_timed_out: bool,
     pub stats: SenderStats,
-    pub trace: Option<Vec<SendRecord>>,
+    /// The departures, when traced (`enable_send_trace`, tests); boxed, as
+    /// no flow of a run has it.
+    pub trace: Option<Box<Vec<SendRecord>>>,
 }
 
 enum Next {
     New,
     Retx(u64),
+}
+
+/// ns-2's delayed send, `send_jitter_s` (`overhead_`): boxed, as only
+/// flows that set it have one, and its 16-byte-aligned generator would
+/// align every sender to 16 (issue 54: at most 2 KB per flow).
+pub(super) struct Jitter {
+    /// ns-2's `delsnd_timer_`: armed, it holds every send that is not
+    /// direct until it fires.
+    pub(super) timer: Timer,
+    /// The delays, one draw per arming (ns-2 `Random::uniform(overhead_)`),
+    /// from the flow's own stream.
+    pub(super) rng: Rng,
 }
 
 impl TcpSender {
@@ -271,6 +283,12 @@ impl TcpSender {
             PacingKind::TokenBucket => Pacer::token_bucket(cfg.bucket_pkts),
             PacingKind::Rate => Pacer::Rate { next: 0, sent: 0 },
         };
+        let jitter = (cfg.send_jitter_s > 0.0).then(|| {
+            Box::new(Jitter {
+                timer: Timer::new(sender_timer(flow, DELSND)),
+                rng: crate::sim::rng::stream(seed, crate::sim::rng::Stream::SendJitter, flow as u64),
+            })
+        });
         let mut cc = cc;
         let cc_owns_cwnd = cc.has_cong_control();
         if cc_owns_cwnd {
@@ -320,9 +338,8 @@ impl TcpSender {
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
             pace_timer: Timer::new(sender_timer(flow, PACE)),
-            tick_timer: Timer::new(sender_timer(flow, TICK)),
-            delsnd_timer: Timer::new(sender_timer(flow, DELSND)),
-            jitter_rng: crate::sim::rng::stream(seed, crate::sim::rng::Stream::SendJitter, flow as u64),
+            tick_timer: None,
+            jitter,
             app_active: false,
             offered: None,
             stats: SenderStats::default(),
@@ -397,6 +414,26 @@ impl TcpSender {
         }
     }
 
+    /// Arm the controller's tick `p` seconds from now.
+    pub(super) fn arm_tick(&mut self, net: &mut Net, p: f64) {
+        let owner = sender_timer(self.flow, TICK);
+        let t = self.tick_timer.get_or_insert_with(|| Box::new(Timer::new(owner)));
+        t.arm(&mut net.events, net.now.saturating_add(from_secs(p)));
+    }
+
+    /// The work done: no timer of the flow's own fires again.
+    pub(super) fn stop_timers(&mut self) {
+        self.rto_timer.disarm();
+        if let Some(t) = self.tick_timer.as_mut() {
+            t.disarm();
+        }
+    }
+
+    /// ns-2's delayed send is pending (`delsnd_timer_` armed).
+    pub(super) fn delsnd_armed(&self) -> bool {
+        self.jitter.as_ref().is_some_and(|j| j.timer.is_armed())
+    }
+
     /// A timeout with nothing acknowledged yet: ns-2's `TcpAgent::timeout`
     /// sets `wnd_init_ = 1` (`bugfix_ss_`), which `syn = "ns2"` then opens
     /// with.
@@ -412,7 +449,7 @@ impl SenderAgent for TcpSender {
         self.app_active = true;
         self.sync(net.now);
         if let Some(p) = self.cc.tick_interval_s(&self.st) {
-            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)));
+            self.arm_tick(net, p);
         }
         self.try_send(net);
     }
@@ -459,9 +496,11 @@ impl SenderAgent for TcpSender {
         match slot {
             RTO if self.rto_timer.fire(&mut net.events, now, gen) => self.on_rto(net),
             PACE if self.pace_timer.fire(&mut net.events, now, gen) => self.try_send(net),
-            TICK if self.tick_timer.fire(&mut net.events, now, gen) => self.on_tick(net),
+            TICK if self.tick_timer.as_mut().is_some_and(|t| t.fire(&mut net.events, now, gen)) => self.on_tick(net),
             // ns-2 `timeout_nonrtx(TCP_TIMER_DELSND)`: `send_much(1, ...)`
-            DELSND if self.delsnd_timer.fire(&mut net.events, now, gen) => self.send_much(net, true),
+            DELSND if self.jitter.as_mut().is_some_and(|j| j.timer.fire(&mut net.events, now, gen)) => {
+                self.send_much(net, true)
+            }
             _ => {}
         }
     }
@@ -506,7 +545,7 @@ impl TcpSender {
             h.push_sack(b);
         }
         let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-        let before = self.trace.as_ref().map_or(0, Vec::len);
+        let before = self.trace.as_ref().map_or(0, |t| t.len());
         self.on_packet(net, &pkt);
         self.trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect())
     }
@@ -529,9 +568,14 @@ impl TcpSender {
         let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         net.add_flow(0, 0);
         let mut s = TcpSender::new(0, cfg, cc, seed);
-        s.trace = Some(Vec::new());
+        s.trace = Some(Box::default());
         s.open(&mut net);
         (s, net)
+    }
+
+    /// ns-2's `delsnd_timer_` of a sender with `send_jitter_s`.
+    pub(super) fn delsnd_timer(&self) -> &Timer {
+        &self.jitter.as_ref().expect("send_jitter_s > 0").timer
     }
 
     /// Run the pending delayed send (`send_jitter_s`) at its deadline: the
@@ -539,13 +583,13 @@ impl TcpSender {
     /// the network). Returns the segments it sent.
     pub(super) fn fire_delsnd(&mut self, net: &mut Net) -> Vec<u64> {
         use crate::sim::events::EventKind;
-        let at = self.delsnd_timer.deadline().expect("a delayed send is pending");
+        let at = self.delsnd_timer().deadline().expect("a delayed send is pending");
         loop {
             let ev = net.events.pop().expect("the delayed send's event");
             if ev.to.kind == EventKind::AgentTimer && ev.to.idx == self.flow && ev.to.slot == DELSND {
                 assert_eq!(ev.time, at);
                 net.now = at;
-                let before = self.trace.as_ref().map_or(0, Vec::len);
+                let before = self.trace.as_ref().map_or(0, |t| t.len());
                 self.on_timer(net, DELSND, ev.gen);
                 return self.trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect());
             }

@@ -63,7 +63,7 @@ impl TcpSender {
         self.cc.on_tick(&mut self.st);
         self.clamp_cwnd();
         if let Some(p) = self.cc.tick_interval_s(&self.st) {
-            self.tick_timer.arm(&mut net.events, net.now.saturating_add(from_secs(p)));
+            self.arm_tick(net, p);
         }
         self.try_send(net);
     }

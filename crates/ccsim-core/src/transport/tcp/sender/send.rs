@@ -82,7 +82,7 @@ impl TcpSender {
             return self.sack1_send_much(net, force);
         }
         if !force && self.cfg.send_jitter_s > 0.0 {
-            if !self.delsnd_timer.is_armed() && self.next_segment_available() {
+            if !self.delsnd_armed() && self.next_segment_available() {
                 self.arm_delsnd(net);
             }
             return;
@@ -132,9 +132,10 @@ impl TcpSender {
     /// Arm ns-2's `delsnd_timer_` `Random::uniform(overhead_)` from now.
     pub(in crate::transport::tcp) fn arm_delsnd(&mut self, net: &mut Net) {
         use rand::Rng as _;
-        let u: f64 = self.jitter_rng.gen();
+        let j = self.jitter.as_deref_mut().expect("send_jitter_s > 0");
+        let u: f64 = j.rng.gen();
         let at = net.now.saturating_add(from_secs(u * self.cfg.send_jitter_s));
-        self.delsnd_timer.arm(&mut net.events, at);
+        j.timer.arm(&mut net.events, at);
     }
 
     /// Whether a segment would be sent if the pacer allowed it (no side effects).
