@@ -63,8 +63,9 @@ Common setting (§4.1-4.2), ns-2.28 in the paper:
   recovery is ``TCP/Sack1``'s (``recovery = "sack1"``) for N.P. HSTCP;
   P. HSTCP keeps ``recovery = "sack"`` (RFC 6675): ``sack1`` refuses
   pacing, and the paper's paced agents were its own token-bucket patch,
-  not ns-2's. HSTCP's first decrease halves, its decreases at small
-  windows keep ns-2's ``decrease_num_`` and its slow start is ns-2's
+  not ns-2's. HSTCP's first decrease and its timeouts halve, its
+  decreases at small windows keep ns-2's ``decrease_num_`` and its slow
+  start is ns-2's
   (``ns2_first_decrease``, ``ns2_decrease_num``, ``lss = "ns2"``; ``max_ssthresh_`` is ns-2's
   0, so no Limited Slow-Start). On top, the two defaults of 2.28 that
   differ from 2.35's and that 2.35's files state (``release="2.28"``,

@@ -26,16 +26,20 @@
 //!   Linux's table saturates at its last row.
 //! - The cut is evaluated on cwnd at the event (`ssthresh = (1 − b(cwnd))·cwnd`,
 //!   floor 2), the same rule for fast retransmit, ECN and RTO (RFC 3649 only
-//!   changes the AIMD parameters). ns-2 halves instead on the connection's
-//!   first decrease and on any decrease in slow start (tcp.cc `slowdown`:
-//!   `first_decrease_ == 1 || slowstart` → `halfwin`): `ns2_first_decrease`.
+//!   changes the AIMD parameters). ns-2 halves ssthresh instead on the
+//!   connection's first decrease, on any decrease in slow start and at a
+//!   retransmission timeout (tcp.cc `slowdown`: `first_decrease_ == 1 ||
+//!   slowstart || last_cwnd_action_ == CWND_ACTION_TIMEOUT` → `halfwin`;
+//!   `TcpAgent::timeout` sets `CWND_ACTION_TIMEOUT` just before it calls
+//!   `slowdown`): `ns2_first_decrease`.
 //! - At or below Low_Window ns-2 does not halve either, once the window has
 //!   been above it: `slowdown` stores each HighSpeed decrease b(cwnd) in
 //!   `decrease_num_` (initially 0.5), and its standard branch, taken at
 //!   `cwnd_ <= low_window_`, cuts to `decrease_num_ · w`, so a flow that
 //!   fell back to a small window keeps b of its last large-window decrease
 //!   (0.3-0.4 at a few hundred segments) instead of half: `ns2_decrease_num`.
-//!   Every `slowdown` runs that branch, a timeout's too (tcp.cc, ns-2.35).
+//!   Every `slowdown` computes that value and, above Low_Window, stores b,
+//!   a timeout's too; a timeout's ssthresh is still `halfwin` (above).
 //!
 //! `a_b = "table"` uses RFC 3649 Appendix B instead of the formulas, as Linux
 //! (`tcp_highspeed.c`) and ns-3 do: 72 rows (w_i, b_i) with a = i + 1 on
@@ -270,7 +274,7 @@ impl HighSpeed {
                 ParamDoc {
                     name: "ns2_first_decrease",
                     default: d.ns2_first_decrease.into(),
-                    doc: "halve on the first decrease and in slow start (ns-2 slowdown)",
+                    doc: "halve on the first decrease, in slow start and at a timeout (ns-2 slowdown)",
                 },
                 ParamDoc {
                     name: "ns2_decrease_num",
@@ -419,6 +423,27 @@ impl HighSpeed {
         let b = self.b_at(lw);
         (we * we * self.p_at(lw) * 2.0 * b / (2.0 - b)).max(1.0)
     }
+
+    /// The decreased window of [`CongestionControl::ssthresh`]; `timeout`:
+    /// halve as ns-2's `slowdown` does with `CWND_ACTION_TIMEOUT`.
+    fn decrease(&mut self, s: &CcState, timeout: bool) -> f64 {
+        let halve = timeout || (self.cfg.ns2_first_decrease && (!self.decreased || s.cwnd < s.ssthresh));
+        self.decreased = true;
+        let kept = if !self.cfg.ns2_decrease_num {
+            1.0 - self.b(s.cwnd)
+        } else if s.cwnd > self.cfg.low_window {
+            self.decrease_num = self.b(s.cwnd);
+            1.0 - self.decrease_num
+        } else {
+            self.decrease_num
+        };
+        let w = s.cwnd * if halve { 0.5 } else { kept };
+        if self.cfg.ns2_decrease_num {
+            w
+        } else {
+            w.max(2.0)
+        }
+    }
 }
 
 impl CongestionControl for HighSpeed {
@@ -456,22 +481,15 @@ impl CongestionControl for HighSpeed {
     /// `ssthresh_` only, and `recovery = "sack1"` takes it as `cwnd_`), so
     /// callers floor ssthresh.
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let halve = self.cfg.ns2_first_decrease && (!self.decreased || s.cwnd < s.ssthresh);
-        self.decreased = true;
-        let kept = if !self.cfg.ns2_decrease_num {
-            1.0 - self.b(s.cwnd)
-        } else if s.cwnd > self.cfg.low_window {
-            self.decrease_num = self.b(s.cwnd);
-            1.0 - self.decrease_num
-        } else {
-            self.decrease_num
-        };
-        let w = s.cwnd * if halve { 0.5 } else { kept };
-        if self.cfg.ns2_decrease_num {
-            w
-        } else {
-            w.max(2.0)
-        }
+        self.decrease(s, false)
+    }
+
+    /// A timeout: with `ns2_first_decrease` ssthresh halves (ns-2's
+    /// `slowdown` after `TcpAgent::timeout` set `CWND_ACTION_TIMEOUT`),
+    /// while the decrease still counts as one and, above Low_Window,
+    /// stores b(cwnd) in `decrease_num_` (the module doc).
+    fn ssthresh_rto(&mut self, s: &CcState) -> f64 {
+        self.decrease(s, self.cfg.ns2_first_decrease)
     }
 }
 
@@ -696,6 +714,28 @@ mod tests {
         let mut plain = HighSpeed::new(HstcpConfig::default());
         plain.ssthresh(&st(1000.0, 1e9));
         assert_eq!(plain.ssthresh(&st(30.0, 1e9)), 15.0);
+    }
+
+    #[test]
+    fn ns2_first_decrease_halves_at_a_timeout() {
+        // ns-2.35 tcp.cc: `TcpAgent::timeout` sets `last_cwnd_action_ =
+        // CWND_ACTION_TIMEOUT`, then `slowdown(CLOSE_SSTHRESH_HALF | ...)`
+        // takes `halfwin` on it; `decreasewin` (and decrease_num_) is still
+        // computed.
+        let cfg = HstcpConfig { ns2_first_decrease: true, ns2_decrease_num: true, ..Default::default() };
+        let mut h = HighSpeed::new(cfg.clone());
+        h.ssthresh(&st(200.0, 100.0));
+        assert_eq!(h.ssthresh_rto(&st(1000.0, 500.0)), 500.0, "not (1 - b(1000))·1000");
+        let b = h.b(1000.0);
+        assert!((h.ssthresh(&st(30.0, 15.0)) - 30.0 * b).abs() < 1e-9, "the timeout stored b(1000)");
+        assert_eq!(h.ssthresh_rto(&st(30.0, 15.0)), 15.0, "not b(1000)·30");
+        // the timeout is a decrease: the next one is not the first
+        let mut f = HighSpeed::new(cfg);
+        f.ssthresh_rto(&st(1000.0, 1e9));
+        assert!((f.ssthresh(&st(1000.0, 500.0)) - 1000.0 * (1.0 - b)).abs() < 1e-9);
+        // without ns2_first_decrease a timeout is the loss rule
+        let mut plain = HighSpeed::new(HstcpConfig::default());
+        assert!((plain.ssthresh_rto(&st(1000.0, 500.0)) - 1000.0 * (1.0 - b)).abs() < 1e-9);
     }
 
     #[test]

@@ -240,6 +240,12 @@ pub trait CongestionControl: Send {
     fn ssthresh_ecn(&mut self, s: &CcState) -> f64 {
         self.ssthresh(s)
     }
+    /// The new `ssthresh` at a retransmission timeout; the loss rule
+    /// unless the controller answers timeouts apart (HighSpeed's
+    /// `ns2_first_decrease`: ns-2's `slowdown` halves at a timeout).
+    fn ssthresh_rto(&mut self, s: &CcState) -> f64 {
+        self.ssthresh(s)
+    }
     /// Every ACK of new data, with its RTT sample in seconds.
     fn pkts_acked(&mut self, _s: &mut CcState, _acked: u64, _rtt_s: Option<f64>) {}
     /// Every ACK, before the transport reacts to it (DCTCP counts the

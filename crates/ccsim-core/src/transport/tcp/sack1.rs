@@ -679,9 +679,9 @@ impl TcpSender {
             if !repeated || self.cfg.halve_on_repeated_rto {
                 let w = self.st.cwnd.min(self.awnd as f64);
                 // the controller keeps its own state (HighSpeed's first
-                // decrease); ns-2 halves on every timeout
+                // decrease, decrease_num_); ns-2 halves on every timeout
                 self.sync(now);
-                self.cc.ssthresh(&self.st);
+                self.cc.ssthresh_rto(&self.st);
                 self.st.ssthresh = (w / 2.0).floor().max(2.0);
             }
             self.st.cwnd = 1.0;

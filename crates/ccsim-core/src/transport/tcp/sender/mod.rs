@@ -363,6 +363,12 @@ impl TcpSender {
         self.cc.ssthresh(&self.st).max(2.0)
     }
 
+    /// [`Self::cc_ssthresh`] for a retransmission timeout (the
+    /// controller's [`CongestionControl::ssthresh_rto`]).
+    fn cc_ssthresh_rto(&mut self) -> f64 {
+        self.cc.ssthresh_rto(&self.st).max(2.0)
+    }
+
     pub(super) fn clamp_cwnd(&mut self) {
         self.st.cwnd = self.st.cwnd.clamp(self.cwnd_floor(), self.st.max_cwnd);
     }

@@ -95,3 +95,32 @@ fn syn_values_are_checked() {
     let e = serde_json::from_value::<FlowSpec>(serde_json::json!({"syn": "yes"})).unwrap_err().to_string();
     assert!(e.contains("`yes`") && e.contains("none") && e.contains("ns2_no_delay_growth"), "{e}");
 }
+
+/// ns-2's `TcpAgent::timeout` sets `last_cwnd_action_ = CWND_ACTION_TIMEOUT`
+/// before `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)`, whose
+/// ssthresh rule takes `halfwin` on that condition (tcp.cc, ns-2.35): a
+/// HighSpeed agent's timeout halves whatever b(cwnd) or `decrease_num_`
+/// is. So with `ns2_first_decrease` every recovery strategy's timeout
+/// halves, as `sack1` does: above Low_Window (not (1 − b(100))·100 ≈ 55)
+/// and below it after a large-window decrease (not b(200)·30 ≈ 13).
+#[test]
+fn ns2_hstcp_timeout_halves_ssthresh_in_every_recovery() {
+    // (recovery, with the ns-2 agents' strategy or the RFC one)
+    for (rec, ns2) in [("sack", true), ("newreno", true), ("sack1", true), ("sack", false)] {
+        for cwnd in [100.0, 30.0] {
+            let j = serde_json::json!({"cc": "hstcp", "recovery": rec,
+                "cc_params": {"ns2_first_decrease": true, "ns2_decrease_num": true}});
+            let (mut s, mut net) = if ns2 { sender(j) } else { TcpSender::on_test_link(j, None, 1) };
+            // an earlier decrease at 200 segments: not the first decrease,
+            // and decrease_num_ = b(200)
+            let mut earlier = s.st.clone();
+            (earlier.cwnd, earlier.ssthresh) = (200.0, 100.0);
+            s.cc.ssthresh(&earlier);
+            (s.st.cwnd, s.st.ssthresh) = (cwnd, cwnd / 2.0); // congestion avoidance
+            net.now = from_secs(6.0);
+            s.on_rto(&mut net);
+            assert_eq!(s.stats.timeouts, 1, "{rec} (ns-2 agents {ns2})");
+            assert_eq!(s.st.ssthresh, cwnd / 2.0, "{rec} (ns-2 agents {ns2}): timeout at cwnd {cwnd}");
+        }
+    }
+}

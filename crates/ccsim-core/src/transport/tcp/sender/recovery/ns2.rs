@@ -252,11 +252,11 @@ impl RecoveryOps for Ns2Agents {
                 // is an int, (int)(windowd() / 2) of the window cwnd_,
                 // not of the flight (floor(w / 2) = floor(floor(w) / 2)).
                 s.st.flight = ns2_cwnd.max(0.0).floor() as u64;
-                s.st.ssthresh = s.cc_ssthresh().floor().max(2.0);
+                s.st.ssthresh = s.cc_ssthresh_rto().floor().max(2.0);
             } else {
                 let window = if s.state == State::Recovery { s.st.cwnd.min(s.st.ssthresh) } else { s.st.cwnd };
                 s.st.flight = s.st.flight.min(window.ceil() as u64);
-                s.st.ssthresh = s.cc_ssthresh();
+                s.st.ssthresh = s.cc_ssthresh_rto();
             }
         }
         if s.cfg.ecn_response != EcnResponse::Ns2 {

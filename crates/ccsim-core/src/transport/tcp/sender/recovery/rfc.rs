@@ -116,7 +116,7 @@ impl RecoveryOps for Rfc {
         if !repeated && !after_ecn {
             let window = if s.state == State::Recovery { s.st.cwnd.min(s.st.ssthresh) } else { s.st.cwnd };
             s.st.flight = s.st.flight.min(window.ceil() as u64);
-            s.st.ssthresh = s.cc_ssthresh();
+            s.st.ssthresh = s.cc_ssthresh_rto();
         }
         s.queue_cwr();
         s.enter_loss(net, true);
