@@ -130,9 +130,7 @@ impl Simulation {
     /// Run to the end if needed, flush the taps' files and return the
     /// results as JSON.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
-        let d = self.sim.duration_s();
-        self.run_until(py, d);
-        self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)?;
+        self.run_to_end(py)?;
         let mut r = self.sim.results();
         r.wall_s = self.wall_s;
         r.cpu_s = self.cpu_s;
@@ -146,9 +144,7 @@ impl Simulation {
     /// `ccsim.tables.RowTable` reads it (`columns.rs`). A run of many
     /// flows then holds about 1 KB per flow of results, not 7.
     fn finish_columns(&mut self, py: Python<'_>) -> PyResult<(String, PyObject, PyObject)> {
-        let d = self.sim.duration_s();
-        self.run_until(py, d);
-        self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)?;
+        self.run_to_end(py)?;
         let mut flows = columns::Table::with_capacity(self.sim.flow_count());
         let mut links = columns::Table::with_capacity(self.sim.link_count());
         // each row goes into the columns as it is made: the rows are never
@@ -159,6 +155,16 @@ impl Simulation {
         let doc = r.to_json();
         drop(r);
         Ok((doc, table_to_py(py, flows)?, table_to_py(py, links)?))
+    }
+}
+
+impl Simulation {
+    /// Run to the end if needed and flush the taps' files (what both
+    /// `finish` forms do before building the results).
+    fn run_to_end(&mut self, py: Python<'_>) -> PyResult<()> {
+        let d = self.sim.duration_s();
+        self.run_until(py, d);
+        self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)
     }
 }
 
