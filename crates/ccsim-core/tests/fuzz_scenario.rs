@@ -817,9 +817,20 @@ fn cheap(mut sc: Scenario) -> Scenario {
     // once (dropping all but the queue's share), without an event per
     // packet: bound the window too. (An `xcp` sender on a path without
     // an XCP router echoes its own unlimited demand and opens to rwnd.)
+    // E-TCP is paced, not ACK-clocked: it sends its window W every RTT
+    // whatever the path carries, W starting at `init_w_pkts` and never
+    // below `min_w_pkts`, and tracks every number sent until it is
+    // answered. A W of 1e6 on a 0.5 Gb/s path sends thousands of times
+    // what the path delivers: bound both to the generator's usual range.
     for f in &mut sc.flows {
         if let Some(w) = f.rwnd_pkts.as_mut() {
             *w = (*w).min(WORK_PKTS as u64);
+        }
+        if let Some(w) = f.init_w_pkts.as_mut() {
+            *w = w.min(10.0);
+        }
+        if let Some(w) = f.min_w_pkts.as_mut() {
+            *w = w.min(10.0);
         }
     }
     let max_dur = WORK_PKTS / pkts_per_s.max(1e-9);
@@ -1010,6 +1021,18 @@ fn fuzz_regressions() {
 
 /// (document, the field its rejection must name; "" = accepted and runs).
 const REGRESSIONS: &[(&str, &str)] = &[
+    // An E-TCP floor of 2^32 - 1 packets (accepted then) on a 0.5 Gb/s
+    // path with 15% loss: W/tau_r is 10^12 packets a second, each
+    // tracked until answered, and the retransmission queue asked for
+    // 2 GB within the first milliseconds: `min_w_pkts` is bounded as
+    // `init_w_pkts` is.
+    (
+        "duration_s = 0.25\nseed = 80\n[[flows]]\nmin_w_pkts = 4294967295.0\nroute = [\"c\", \"d\"]\n\
+         transport = \"etcp\"\n[topology]\nkind = \"custom\"\nnodes = [\"a\", \"b\", \"c\", \"d\"]\n\
+         [[topology.links]]\ndelay_s = 0.0017\nfrom = \"c\"\nloss = 0.148\nrate_bps = 515267285.0\nto = \"d\"\n\
+         [topology.links.queue]\nlimit_pkts = 92\n",
+        "flows[0].min_w_pkts",
+    ),
     // u32::MAX parking-lot links (8.6e9 links and queues) aborted the
     // allocator; 10^6 took 20 s to build: n_links is bounded.
     (

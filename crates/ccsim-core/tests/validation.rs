@@ -697,6 +697,8 @@ fn etcp_fields_are_validated() {
         ("p0 = -0.1", "p0", ">= 0"),
         ("init_w_pkts = 0.5", "init_w_pkts", "from 1"),
         ("min_w_pkts = 0", "min_w_pkts", "> 0"),
+        ("min_w_pkts = 4294967295.0", "min_w_pkts", "at most 1e9"),
+        ("init_w_pkts = 1e10", "init_w_pkts", "to 1e9"),
         ("min_rto_s = 0", "min_rto_s", "> 0"),
         ("bytes = 0", "bytes", ">= 1"),
     ] {

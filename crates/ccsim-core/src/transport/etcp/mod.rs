@@ -110,6 +110,15 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.rtx_timer.get_or_insert(d::RTX_TIMER);
 }
 
+/// Largest `init_w_pkts` and `min_w_pkts`: both set W, a window in
+/// packets. E-TCP sends W packets every tau_r whatever the path carries
+/// (paced, not ACK-clocked) and tracks each until it is answered, so a W
+/// far above the path's window makes a run slow and its retransmission
+/// queue large: a floor of 4.3e9 packets on a 0.5 Gb/s path grew that
+/// queue past 2 GB within milliseconds of simulated time. The bound keeps
+/// W a window a network could hold; it does not make such a run cheap.
+pub const MAX_W_PKTS: f64 = 1e9;
+
 /// Per-flow E-TCP parameters (validated).
 #[derive(Clone, Debug)]
 pub struct EtcpConfig {
@@ -157,13 +166,19 @@ impl EtcpConfig {
         if !(c.p0.is_finite() && (0.0..1.0).contains(&c.p0)) {
             return Err(ConfigError::new(p("p0"), format!("{} is not allowed; must be >= 0 and < 1", c.p0)));
         }
-        if !(1.0..=1e9).contains(&c.init_w) {
+        if !(1.0..=MAX_W_PKTS).contains(&c.init_w) {
             return Err(ConfigError::new(
                 p("init_w_pkts"),
-                format!("{} is not allowed; must be from 1 to 1e9", c.init_w),
+                format!("{} is not allowed; must be from 1 to {MAX_W_PKTS:e}", c.init_w),
             ));
         }
-        positive(&p("min_w_pkts"), c.min_w)?;
+        // The floor is a window as the initial one is, and bounded alike.
+        if !(c.min_w.is_finite() && c.min_w > 0.0 && c.min_w <= MAX_W_PKTS) {
+            return Err(ConfigError::new(
+                p("min_w_pkts"),
+                format!("{} is not allowed; must be > 0 and at most {MAX_W_PKTS:e}", c.min_w),
+            ));
+        }
         positive(&p("min_rto_s"), c.min_rto)?;
         at_least(&p("max_rto_s"), c.max_rto, c.min_rto)?;
         positive(&p("init_rto_s"), c.init_rto)?;
