@@ -147,6 +147,33 @@ fn lost_retransmissions_are_found_without_a_timeout() {
     assert!(r.flows[0].delivered_bytes > 0);
 }
 
+/// The receiver window bounds what E-TCP has unanswered. With b = 0.01
+/// each arrival adds 100 packets to W, so W/tau_r soon exceeds the path
+/// by far: without a window the sender's unanswered packets run into the
+/// thousands (the check below that they do keeps this test able to
+/// fail); with `rwnd_pkts = 64` they never pass 64, and the flow still
+/// delivers.
+#[test]
+fn the_receiver_window_bounds_unanswered_packets() {
+    let most = |rwnd: &str| {
+        let d = Dumbbell::new(1e7, 50, 2.0).flow(&format!("transport = \"etcp\"\nrtt_s = 0.05\nb = 0.01\n{rwnd}"));
+        let mut sim = d.sim();
+        let mut most = 0;
+        for i in 1..=400 {
+            sim.run_until(i as f64 * 0.005);
+            most = most.max(sim.etcp_sender(0).unwrap().unanswered());
+        }
+        let r = finish(&sim);
+        assert_conserved(&r);
+        (most, r.flows[0].delivered_bytes)
+    };
+    let (open, _) = most("");
+    assert!(open > 1000, "without a window W/tau_r outruns the path: {open} unanswered");
+    let (bounded, delivered) = most("rwnd_pkts = 64");
+    assert!(bounded <= 64, "{bounded} unanswered with rwnd_pkts = 64");
+    assert!(delivered > 1_000_000, "the flow still delivers: {delivered} bytes");
+}
+
 /// Inter-send intervals normalised by the mean in force: (mean, CV).
 fn pacing_stats(exp: bool) -> (f64, f64) {
     let d = Dumbbell::new(1e9, 1000, 30.0)

@@ -817,20 +817,11 @@ fn cheap(mut sc: Scenario) -> Scenario {
     // once (dropping all but the queue's share), without an event per
     // packet: bound the window too. (An `xcp` sender on a path without
     // an XCP router echoes its own unlimited demand and opens to rwnd.)
-    // E-TCP is paced, not ACK-clocked: it sends its window W every RTT
-    // whatever the path carries, W starting at `init_w_pkts` and never
-    // below `min_w_pkts`, and tracks every number sent until it is
-    // answered. A W of 1e6 on a 0.5 Gb/s path sends thousands of times
-    // what the path delivers: bound both to the generator's usual range.
+    // E-TCP paces its window W per RTT whatever the path carries, and
+    // its receiver window bounds what it has unanswered alike.
     for f in &mut sc.flows {
         if let Some(w) = f.rwnd_pkts.as_mut() {
             *w = (*w).min(WORK_PKTS as u64);
-        }
-        if let Some(w) = f.init_w_pkts.as_mut() {
-            *w = w.min(10.0);
-        }
-        if let Some(w) = f.min_w_pkts.as_mut() {
-            *w = w.min(10.0);
         }
     }
     let max_dur = WORK_PKTS / pkts_per_s.max(1e-9);
@@ -1032,6 +1023,16 @@ const REGRESSIONS: &[(&str, &str)] = &[
          [[topology.links]]\ndelay_s = 0.0017\nfrom = \"c\"\nloss = 0.148\nrate_bps = 515267285.0\nto = \"d\"\n\
          [topology.links.queue]\nlimit_pkts = 92\n",
         "flows[0].min_w_pkts",
+    ),
+    // E-TCP with b = 1e-9 (+10^9 packets per arrival) and no receiver
+    // window sent W/tau_r without bound and asked for 2 GB: E-TCP's
+    // `rwnd_pkts` now bounds its unanswered packets, as TCP's does.
+    (
+        "duration_s = 0.18\nseed = 547\n[[flows]]\nb = 0.000000001\nroute = [\"a\", \"b\"]\n\
+         rwnd_pkts = 20000\ntransport = \"etcp\"\n[topology]\nkind = \"custom\"\nnodes = [\"a\", \"b\"]\n\
+         [[topology.links]]\ndelay_s = 0.00086\nfrom = \"a\"\nrate_bps = 556909367.5\nto = \"b\"\n\
+         [topology.links.queue]\nlimit_pkts = 36\n",
+        "",
     ),
     // u32::MAX parking-lot links (8.6e9 links and queues) aborted the
     // allocator; 10^6 took 20 s to build: n_links is bounded.

@@ -49,6 +49,9 @@ pub mod defaults {
     pub const MAX_RTO_S: f64 = 60.0;
     pub const INIT_RTO_S: f64 = 1.0;
     pub const RTX_TIMER: RtxTimer = RtxTimer::Rto;
+    /// TCP's default receiver window (the paper states none): no bound in
+    /// the paper's scenarios, whose windows stay below a thousand packets.
+    pub const RWND_PKTS: u64 = crate::transport::tcp::defaults::RWND_PKTS;
 }
 
 /// E-TCP's own flow fields (besides the common ones) with what they mean.
@@ -64,6 +67,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("max_rto_s", "upper bound of the backed-off timers"),
     ("init_rto_s", "timers before the first RTT sample"),
     ("rtx_timer", "retransmission timer on the oldest unacknowledged data: rto | srtt"),
+    ("rwnd_pkts", "receiver window: at most this many packets sent and not yet answered"),
     ("bytes", "finite transfer of this many payload bytes (absent: infinite)"),
 ];
 
@@ -108,6 +112,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.max_rto_s.get_or_insert(d::MAX_RTO_S);
     f.init_rto_s.get_or_insert(d::INIT_RTO_S);
     f.rtx_timer.get_or_insert(d::RTX_TIMER);
+    f.rwnd_pkts.get_or_insert(d::RWND_PKTS);
 }
 
 /// Largest `init_w_pkts` and `min_w_pkts`: both set W, a window in
@@ -133,6 +138,9 @@ pub struct EtcpConfig {
     pub max_rto: f64,
     pub init_rto: f64,
     pub rtx_timer: RtxTimer,
+    /// The receiver's window: a packet leaves only while fewer than this
+    /// many sent are unanswered (`EtcpSender::send_one`).
+    pub rwnd: u64,
     pub mss: u32,
     pub header: u32,
     /// Finite transfer in payload bytes (`None`: infinite).
@@ -158,6 +166,7 @@ impl EtcpConfig {
             max_rto: f.max_rto_s.unwrap_or(defaults::MAX_RTO_S),
             init_rto: f.init_rto_s.unwrap_or(defaults::INIT_RTO_S),
             rtx_timer: f.rtx_timer.unwrap_or(defaults::RTX_TIMER),
+            rwnd: f.rwnd_pkts.unwrap_or(defaults::RWND_PKTS),
             mss: f.mss_bytes,
             header: f.header_bytes,
             total_bytes: f.bytes,
@@ -177,6 +186,12 @@ impl EtcpConfig {
             return Err(ConfigError::new(
                 p("min_w_pkts"),
                 format!("{} is not allowed; must be > 0 and at most {MAX_W_PKTS:e}", c.min_w),
+            ));
+        }
+        if c.rwnd == 0 || c.rwnd > u32::MAX as u64 {
+            return Err(ConfigError::new(
+                p("rwnd_pkts"),
+                format!("{} is not allowed; must be from 1 to {}", c.rwnd, u32::MAX),
             ));
         }
         positive(&p("min_rto_s"), c.min_rto)?;

@@ -138,8 +138,17 @@ impl EtcpSender {
     }
 
     /// Send one packet now: a waiting retransmission first, else new data.
-    /// `false` when there is nothing to send.
+    /// `false` when there is nothing to send, or when `rwnd_pkts` packets
+    /// sent are unanswered (neither signalled arrived nor lost): the
+    /// receiver's window, as TCP's flight is bounded by its `rwnd_pkts`.
+    /// E-TCP paces W packets per tau_r whatever the path carries, so
+    /// without a window a W far above the path's (a small `b`, a large
+    /// floor) sent, and tracked, without bound. The next ACK or timer
+    /// sends again (`kick`).
     fn send_one(&mut self, net: &mut Net) -> bool {
+        if self.cc_seq.saturating_sub(self.sig.next) >= self.cfg.rwnd {
+            return false;
+        }
         let now = net.now;
         let (d, retx) = match self.cfg.reliable.then(|| self.rel.next_lost()).flatten() {
             Some(d) => (d, true),
@@ -328,6 +337,11 @@ impl EtcpSender {
 
     /// Lost retransmissions found again from later ACKs (§IV), not by the
     /// retransmission timer.
+    /// Packets sent whose fate is not yet signalled (at most `rwnd_pkts`).
+    pub fn unanswered(&self) -> u64 {
+        self.cc_seq.saturating_sub(self.sig.next)
+    }
+
     pub fn lost_retransmissions_inferred(&self) -> u64 {
         self.rel.lost_retx_inferred
     }
