@@ -57,7 +57,7 @@ impl QueueDiscipline for DropFront {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         self.fifo.iter().copied().collect()
     }
 }

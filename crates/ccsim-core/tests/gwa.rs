@@ -116,7 +116,7 @@ impl QueueDiscipline for FlowRr {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         self.queues.values().flat_map(|q| q.iter().map(|&(id, _)| id)).collect()
     }
     fn flow_len_bytes(&self, flow: u32) -> Option<u64> {

@@ -199,7 +199,7 @@ impl QueueDiscipline for Priority {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         self.q.iter().flatten().copied().collect()
     }
     fn delay_classes(&self) -> &'static [&'static str] {

@@ -131,7 +131,7 @@ impl Default for Pipe {
 /// inbound count, when the serialiser is free, the flags, the wire, the
 /// delay, the stages pointer, the memo's sizes; 64 bytes), then the queue
 /// (its length decides a cut too, and a sending interface's limit beside
-/// it), then the counters, then what is read less often. 304 bytes: with
+/// it), then the counters, then what is read less often. 288 bytes: with
 /// four access links per flow, a topology of many flows holds mostly
 /// links, so a link keeps no name (made from its nodes' names when shown,
 /// [`Link::name`]) nor the scenario's seed (`Net::seed`), narrow integers
@@ -819,7 +819,10 @@ impl Link {
     pub(crate) fn enqueue(&mut self, at: Now, idle: bool, pkts: &mut PacketPool, sh: &mut Shared, id: PktId) -> bool {
         let q = match &mut self.queue {
             // Fast path: DropTail needs nothing of the context.
-            Queue::DropTail(q) => return q.admit(idle, id, pkts.get(id).size),
+            Queue::DropTail(q) => {
+                let size = pkts.get(id).size;
+                return q.admit(idle, id, size, pkts);
+            }
             // DRR needs only the idle flag and the eviction list.
             Queue::Drr(q) => {
                 let p = pkts.get(id);
@@ -845,7 +848,7 @@ impl Link {
     #[inline]
     pub(crate) fn dequeue(&mut self, at: Now, pkts: &mut PacketPool, sh: &mut Shared) -> Option<PktId> {
         let id = match &mut self.queue {
-            Queue::DropTail(q) => q.take()?,
+            Queue::DropTail(q) => q.take(pkts)?,
             Queue::Drr(q) => q.take()?,
             Queue::Dyn(q) => {
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
@@ -908,7 +911,7 @@ mod tests {
     /// doc), so they must stay the first 64.
     #[test]
     fn a_link_stays_small() {
-        assert!(std::mem::size_of::<Link>() <= 304, "Link is {} bytes", std::mem::size_of::<Link>());
+        assert!(std::mem::size_of::<Link>() <= 288, "Link is {} bytes", std::mem::size_of::<Link>());
         assert_eq!(std::mem::offset_of!(Link, ahead_base), 56, "the cut-through's fields fill the first 64 bytes");
         assert_eq!(std::mem::offset_of!(Link, queue), 64);
     }

@@ -325,7 +325,8 @@ impl Net {
             if can_serve && q.len_pkts() == 0 {
                 return self.transmit(l, id);
             }
-            if !q.admit(false, id, self.pkts.get(id).size) {
+            let size = self.pkts.get(id).size;
+            if !q.admit(false, id, size, &mut self.pkts) {
                 return self.drop_pkt(l, id, DropReason::Congestion);
             }
             self.pkts.set_queued_at(id, now);
@@ -449,10 +450,10 @@ impl Net {
     #[inline(always)]
     fn prefetch_queued(&self, l: usize) {
         let q = &self.links[l].queue;
-        if let Some(id) = q.upcoming(1) {
+        if let Some(id) = q.upcoming(1, &self.pkts) {
             self.pkts.prefetch_head(id);
         }
-        if let Some(id) = q.upcoming(0) {
+        if let Some(id) = q.upcoming(0, &self.pkts) {
             let p = self.pkts.get(id);
             if let Some(&n) = self.path(p.flow, p.is_ack()).get(p.hop as usize + 1) {
                 packet::prefetch_span(&self.links[n as usize], 64);

@@ -418,7 +418,7 @@ impl QueueDiscipline for Codel {
         self.q.bytes()
     }
 
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         self.q.ids()
     }
 }

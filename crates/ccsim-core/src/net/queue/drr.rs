@@ -317,7 +317,7 @@ impl QueueDiscipline for Drr {
         self.bytes
     }
 
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         self.active.iter().flat_map(|&i| self.queues[i as usize].fifo.iter().map(|&(id, _)| id)).collect()
     }
 
@@ -502,7 +502,7 @@ mod tests {
             assert_eq!(q.flow_len_bytes(3), Some(0));
             // the evicted packets are the burst's first 13, dropped from the head
             assert_eq!(ctx.evicted.as_slice(), &burst[..13]);
-            let mut left = q.waiting();
+            let mut left = q.waiting(pool);
             left.sort();
             let mut expect: Vec<PktId> = mine.iter().chain(&burst[13..]).copied().collect();
             expect.sort();

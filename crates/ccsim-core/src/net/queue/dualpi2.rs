@@ -544,7 +544,7 @@ impl QueueDiscipline for DualPi2 {
         self.lq.bytes() + self.cq.bytes()
     }
 
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         let mut v = self.lq.ids();
         v.extend(self.cq.ids());
         v

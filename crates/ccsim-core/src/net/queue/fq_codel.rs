@@ -315,7 +315,7 @@ impl QueueDiscipline for FqCodel {
         self.bytes
     }
 
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         self.active().into_iter().flat_map(|i| self.queues[i].fifo.iter().map(|&(id, _, _)| id)).collect()
     }
 

@@ -38,8 +38,9 @@ pub trait QueueDiscipline: Send {
     /// Packets waiting (not counting the one being serialised).
     fn len_pkts(&self) -> usize;
     fn len_bytes(&self) -> u64;
-    /// Every waiting packet, in any order (used to count in-flight packets).
-    fn waiting(&self) -> Vec<PktId>;
+    /// Every waiting packet, in any order (a discipline may chain its
+    /// packets through `pkts`, as DropTail and RED do).
+    fn waiting(&self, pkts: &PacketPool) -> Vec<PktId>;
     /// Bytes waiting in `flow`'s own queue, for disciplines that keep
     /// per-flow queues (`None`: one shared queue). GWA-RR reads it.
     fn flow_len_bytes(&self, _flow: u32) -> Option<u64> {
@@ -91,9 +92,9 @@ impl Queue {
     /// The `i`th packet to be served next where the discipline knows it
     /// at no cost (a FIFO), for prefetching; `None` otherwise.
     #[inline]
-    pub fn upcoming(&self, i: usize) -> Option<PktId> {
+    pub fn upcoming(&self, i: usize, pkts: &PacketPool) -> Option<PktId> {
         match self {
-            Queue::DropTail(q) => q.upcoming(i),
+            Queue::DropTail(q) => q.upcoming(i, pkts),
             _ => None,
         }
     }
@@ -128,8 +129,8 @@ impl Queue {
     pub fn len_bytes(&self) -> u64 {
         dispatch!(self, q => q.len_bytes())
     }
-    pub fn waiting(&self) -> Vec<PktId> {
-        dispatch!(self, q => q.waiting())
+    pub fn waiting(&self, pkts: &PacketPool) -> Vec<PktId> {
+        dispatch!(self, q => q.waiting(pkts))
     }
     #[inline]
     pub fn flow_len_bytes(&self, flow: u32) -> Option<u64> {

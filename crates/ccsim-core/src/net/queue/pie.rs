@@ -428,7 +428,7 @@ impl QueueDiscipline for Pie {
         self.q.bytes()
     }
 
-    fn waiting(&self) -> Vec<PktId> {
+    fn waiting(&self, _pkts: &PacketPool) -> Vec<PktId> {
         self.q.ids()
     }
 }

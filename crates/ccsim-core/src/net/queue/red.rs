@@ -529,12 +529,12 @@ impl QueueDiscipline for Red {
             pkts.get_mut(id).ecn = Ecn::Ce;
             ctx.count_mark(pkts.get(id));
         }
-        self.fifo.push(id, size);
+        self.fifo.push(id, size, pkts);
         true
     }
 
-    fn dequeue(&mut self, ctx: &mut LinkCtx, _pkts: &mut PacketPool) -> Option<PktId> {
-        let (id, size) = self.fifo.pop()?;
+    fn dequeue(&mut self, ctx: &mut LinkCtx, pkts: &mut PacketPool) -> Option<PktId> {
+        let (id, size) = self.fifo.pop(pkts)?;
         if self.fifo.is_empty() {
             // ns-2 `deque` starts the idle clock when it finds the queue
             // empty, i.e. when this packet's transmission ends.
@@ -555,8 +555,8 @@ impl QueueDiscipline for Red {
         self.fifo.bytes()
     }
 
-    fn waiting(&self) -> Vec<PktId> {
-        self.fifo.ids()
+    fn waiting(&self, pkts: &PacketPool) -> Vec<PktId> {
+        self.fifo.ids(pkts)
     }
 }
 
