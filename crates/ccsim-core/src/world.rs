@@ -3,7 +3,7 @@
 //! (a link, a flow's agents, a link's queue or stage, an application, the
 //! sampler).
 use crate::app::{self, AppCtx, Application};
-use crate::flow::{FlowMeta, FlowTable, NewFlow};
+use crate::flow::{FlowLabels, FlowMeta, FlowTable, NewFlow};
 use crate::net::tap::Tap;
 use crate::net::{topology, Net};
 use crate::scenario::{ConfigError, Scenario};
@@ -132,10 +132,7 @@ impl Simulation {
             let stop = spec.stop_s.map(from_secs);
             let meta = FlowMeta {
                 entry: fp.entry,
-                transport: spec.transport.as_str().into(),
-                cc: "".into(),
-                recovery: "".into(),
-                pacing: "".into(),
+                labels: std::sync::Arc::new(FlowLabels::of(&spec.transport)),
                 rtt_prop_s: fp.rtt_prop_s,
                 start,
                 stop,

@@ -31,11 +31,12 @@ pub mod telnet;
 pub mod transfer;
 pub mod web;
 
-use crate::flow::{FlowMeta, FlowTable, NewFlow, TransferTag};
+use crate::flow::{FlowLabels, FlowMeta, FlowTable, NewFlow, TransferTag};
 use crate::net::Net;
 use crate::scenario::params::ParamDoc;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::{EventKind, Owner, Time};
+use std::sync::Arc;
 
 /// What an application can do when one of its events fires.
 pub struct AppCtx<'a> {
@@ -100,10 +101,7 @@ impl AppCtx<'_> {
     pub fn new_meta(&self, transport: &str, entry: usize, route: u32) -> FlowMeta {
         FlowMeta {
             entry,
-            transport: transport.into(),
-            cc: "none".into(),
-            recovery: "none".into(),
-            pacing: "none".into(),
+            labels: Arc::new(FlowLabels::of(transport)),
             rtt_prop_s: self.net.route_rtt_s(route),
             start: self.net.now,
             stop: None,
@@ -127,7 +125,8 @@ pub trait Application: Send {
 /// Fill a flow's transport description (cc, recovery, pacing) from its spec.
 pub(crate) fn describe(spec: &FlowSpec, mut meta: FlowMeta) -> FlowMeta {
     let [cc, recovery, pacing] = crate::transport::describe(spec);
-    (meta.cc, meta.recovery, meta.pacing) = (cc.into(), recovery.into(), pacing.into());
+    let transport = meta.labels.transport.clone();
+    meta.labels = Arc::new(FlowLabels { transport, cc: cc.into(), recovery: recovery.into(), pacing: pacing.into() });
     meta
 }
 

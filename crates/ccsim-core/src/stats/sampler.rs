@@ -305,10 +305,10 @@ impl Sampler {
         FlowResult {
             id: f as u32,
             entry: m.entry as u32,
-            transport: m.transport.to_string(),
-            cc: m.cc.to_string(),
-            recovery: m.recovery.to_string(),
-            pacing: m.pacing.to_string(),
+            transport: m.labels.transport.to_string(),
+            cc: m.labels.cc.to_string(),
+            recovery: m.labels.recovery.to_string(),
+            pacing: m.labels.pacing.to_string(),
             rtt_prop_s: m.rtt_prop_s,
             start_s: to_secs(m.start),
             stop_s: m.stop.map(to_secs),
@@ -377,8 +377,8 @@ fn transfers(flows: &FlowTable) -> Transfers {
         t.page_objects.push(tag.page_objects);
         t.objects.push(tag.objects);
         t.persistent.push(tag.persistent);
-        t.transport.push(m.transport.to_string());
-        t.cc.push(m.cc.to_string());
+        t.transport.push(m.labels.transport.to_string());
+        t.cc.push(m.labels.cc.to_string());
         t.rtt_prop_s.push(m.rtt_prop_s);
         t.start_s.push(to_secs(m.start));
         t.bytes.push(tag.bytes);
