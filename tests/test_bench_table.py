@@ -118,3 +118,17 @@ def test_scale_rows_buffers_follow_bdp_over_root_n_and_the_parking_lot_splits_it
     from ccsim._native import core, dumps
     for name in ("S0", "S1", "S4"):
         core().Simulation(dumps(bench.scenario(name, quick=True).to_dict()))
+
+
+def test_a_scale_rows_memory_is_read_on_its_first_repeat(monkeypatch):
+    """A repeated S row reads its memory on the first repeat: later ones
+    build their engine beside the previous repeat's results, and S0 (which
+    repeats) then read 12 MB more than S1 (which does not)."""
+    readings = iter(range(1, 1000))
+    monkeypatch.setattr(bench, "_peak_rss_mb", lambda usage: float(next(readings)))
+    monkeypatch.setattr(bench, "MIN_TOTAL_S", 1e9)
+    monkeypatch.setattr(bench, "MAX_REPEATS", 3)
+    row = bench.run_one("S0", quick=True)
+    assert row["repeats"] == 3
+    # the first repeat's two readings: after its run, after its results
+    assert (row["run_peak_rss_mb"], row["peak_rss_mb"]) == (1.0, 2.0)
