@@ -335,13 +335,13 @@ impl EtcpSender {
         self.kick(net);
     }
 
-    /// Lost retransmissions found again from later ACKs (§IV), not by the
-    /// retransmission timer.
     /// Packets sent whose fate is not yet signalled (at most `rwnd_pkts`).
     pub fn unanswered(&self) -> u64 {
         self.cc_seq.saturating_sub(self.sig.next)
     }
 
+    /// Lost retransmissions found again from later ACKs (§IV), not by the
+    /// retransmission timer.
     pub fn lost_retransmissions_inferred(&self) -> u64 {
         self.rel.lost_retx_inferred
     }
