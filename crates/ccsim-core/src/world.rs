@@ -5,6 +5,7 @@
 use crate::app::{self, AppCtx, Application};
 use crate::flow::{FlowLabels, FlowMeta, FlowTable, NewFlow};
 use crate::net::tap::Tap;
+use crate::net::topology::NodeNames;
 use crate::net::{topology, Net};
 use crate::scenario::{ConfigError, Scenario};
 use crate::sim::events::{Event, EventKind, Owner};
@@ -21,7 +22,7 @@ pub struct Simulation {
     pub net: Net,
     pub flows: FlowTable,
     pub apps: Vec<Box<dyn Application>>,
-    nodes: Vec<String>,
+    nodes: NodeNames,
     scenario: Scenario,
     duration: Time,
     sampler: Sampler,

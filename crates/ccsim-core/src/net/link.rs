@@ -325,7 +325,7 @@ impl Link {
 
     /// The link's name, `"from->to"` with the node names `nodes` (the
     /// topology's, which the results' link rows list).
-    pub fn name<'a>(&self, nodes: &'a [String]) -> LinkName<'a> {
+    pub fn name<'a>(&self, nodes: &'a super::topology::NodeNames) -> LinkName<'a> {
         LinkName { from: &nodes[self.from as usize], to: &nodes[self.to as usize] }
     }
 

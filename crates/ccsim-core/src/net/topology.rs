@@ -29,10 +29,52 @@ pub struct LinkParams<'a> {
     pub table: u32,
 }
 
+/// The topology's node names, end to end in one string.
+///
+/// Why not a `Vec<String>`: a dumbbell has two hosts per flow, and a
+/// `String` each (24 bytes and a heap block of at least 32) was about 90
+/// bytes per flow at S2's peak; here a name costs its characters and a
+/// 4-byte end.
+#[derive(Clone, Debug, Default)]
+pub struct NodeNames {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl NodeNames {
+    /// Append `name`; its index.
+    pub fn push(&mut self, name: &str) -> usize {
+        self.text.push_str(name);
+        let end = u32::try_from(self.text.len()).expect("node names take under 4 GB");
+        self.ends.push(end);
+        self.ends.len() - 1
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| &self[i])
+    }
+}
+
+impl std::ops::Index<usize> for NodeNames {
+    type Output = str;
+    fn index(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+}
+
 /// Generic builder: nodes, duplex links (two directed `Link`s) and routes.
 #[derive(Default)]
 pub struct Builder {
-    pub nodes: Vec<String>,
+    pub nodes: NodeNames,
     node_idx: HashMap<String, usize>,
     pub links: Vec<Link>,
     adj: HashMap<(usize, usize), usize>,
@@ -56,9 +98,9 @@ impl Builder {
         if let Some(&i) = self.node_idx.get(name) {
             return i;
         }
-        self.nodes.push(name.to_string());
-        self.node_idx.insert(name.to_string(), self.nodes.len() - 1);
-        self.nodes.len() - 1
+        let i = self.nodes.push(name);
+        self.node_idx.insert(name.to_string(), i);
+        i
     }
 
     /// One directed link `a -> b`; returns its index.
@@ -139,7 +181,7 @@ pub struct FlowPlacement {
 }
 
 pub struct Built {
-    pub nodes: Vec<String>,
+    pub nodes: NodeNames,
     pub links: Vec<Link>,
     pub routes: Vec<Route>,
     pub flows: Vec<FlowPlacement>,
@@ -522,5 +564,27 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
                 tables: b.tables,
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NodeNames;
+
+    /// Names come back as pushed, by index and in order, the empty one
+    /// and multi-byte characters included.
+    #[test]
+    fn node_names_come_back_as_pushed() {
+        let names = ["s0", "", "router-å", "d10000"];
+        let mut n = NodeNames::default();
+        assert!(n.is_empty());
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(n.push(name), i);
+        }
+        assert_eq!(n.len(), names.len());
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(&n[i], *name);
+        }
+        assert_eq!(n.iter().collect::<Vec<_>>(), names);
     }
 }

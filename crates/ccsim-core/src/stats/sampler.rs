@@ -13,6 +13,7 @@ use super::{
 use crate::flow::FlowTable;
 use crate::net::link::Link;
 use crate::net::link::LinkCounters;
+use crate::net::topology::NodeNames;
 use crate::net::Net;
 use crate::sim::time::to_secs;
 use crate::sim::Time;
@@ -188,7 +189,7 @@ impl Sampler {
     }
 
     /// Summary results at the current time.
-    pub fn results(&self, net: &Net, flows: &FlowTable, nodes: &[String], sc: &crate::Scenario) -> Results {
+    pub fn results(&self, net: &Net, flows: &FlowTable, nodes: &NodeNames, sc: &crate::Scenario) -> Results {
         let (mut fl, mut li) = (Vec::new(), Vec::new());
         let mut r = self.results_rows(net, flows, nodes, sc, &mut |f| fl.push(f), &mut |l| li.push(l));
         r.flows = fl;
@@ -205,7 +206,7 @@ impl Sampler {
         &self,
         net: &Net,
         flows: &FlowTable,
-        nodes: &[String],
+        nodes: &NodeNames,
         sc: &crate::Scenario,
         flow: &mut dyn FnMut(FlowResult),
         link: &mut dyn FnMut(LinkResult),
@@ -237,8 +238,8 @@ impl Sampler {
                 LinkResult {
                     id: i as u32,
                     name: l.name(nodes).to_string(),
-                    from: nodes[l.from as usize].clone(),
-                    to: nodes[l.to as usize].clone(),
+                    from: nodes[l.from as usize].to_string(),
+                    to: nodes[l.to as usize].to_string(),
                     rate_bps: l.rate_bps(),
                     delay_s: to_secs(l.delay),
                     monitored: l.monitored,
