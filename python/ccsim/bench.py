@@ -518,15 +518,13 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
             # per flow) are built and handed over.
             sim.run_until(sim.duration_s)
             run_peak = _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF))
-            if scale_rss is None:
-                scale_rss = (run_peak, run_peak)
         # The rows of many flows take their results as `ccsim.run` does, the
         # per-flow and per-link tables as columns (ccsim.tables; NumPy, about
         # 12 MB, is imported then, after `run_peak_rss_mb`); the others as
         # the JSON document, as their recorded peak memory always did.
         out = sim.finish_columns() if b.scale else sim.finish()
-        if scale_rss is not None and len(walls) == 0:
-            scale_rss = (scale_rss[0], _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF)))
+        if b.scale and not walls:
+            scale_rss = (run_peak, _peak_rss_mb(resource.getrusage(resource.RUSAGE_SELF)))
         if soak:
             soak["packet_slots_at_end"] = int(sim.packet_slots)
         walls.append(time.perf_counter() - t0)

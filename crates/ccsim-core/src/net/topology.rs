@@ -49,18 +49,6 @@ impl NodeNames {
         self.ends.push(end);
         self.ends.len() - 1
     }
-
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        (0..self.len()).map(|i| &self[i])
-    }
 }
 
 impl std::ops::Index<usize> for NodeNames {
@@ -571,20 +559,17 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
 mod tests {
     use super::NodeNames;
 
-    /// Names come back as pushed, by index and in order, the empty one
-    /// and multi-byte characters included.
+    /// Names come back as pushed, by index, the empty one and multi-byte
+    /// characters included.
     #[test]
     fn node_names_come_back_as_pushed() {
         let names = ["s0", "", "router-å", "d10000"];
         let mut n = NodeNames::default();
-        assert!(n.is_empty());
         for (i, name) in names.iter().enumerate() {
             assert_eq!(n.push(name), i);
         }
-        assert_eq!(n.len(), names.len());
         for (i, name) in names.iter().enumerate() {
             assert_eq!(&n[i], *name);
         }
-        assert_eq!(n.iter().collect::<Vec<_>>(), names);
     }
 }

@@ -188,12 +188,7 @@ impl EtcpConfig {
                 format!("{} is not allowed; must be > 0 and at most {MAX_W_PKTS:e}", c.min_w),
             ));
         }
-        if c.rwnd == 0 || c.rwnd > u32::MAX as u64 {
-            return Err(ConfigError::new(
-                p("rwnd_pkts"),
-                format!("{} is not allowed; must be from 1 to {}", c.rwnd, u32::MAX),
-            ));
-        }
+        crate::transport::tcp::check_rwnd(&p("rwnd_pkts"), c.rwnd)?;
         positive(&p("min_rto_s"), c.min_rto)?;
         at_least(&p("max_rto_s"), c.max_rto, c.min_rto)?;
         positive(&p("init_rto_s"), c.init_rto)?;

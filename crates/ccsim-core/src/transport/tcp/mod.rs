@@ -420,6 +420,16 @@ pub fn build_cc(f: &FlowSpec, path: &str) -> Result<Box<dyn cc::CongestionContro
     Ok(cc)
 }
 
+/// A receiver window (`rwnd_pkts`, TCP's and E-TCP's): 1 to `u32::MAX`
+/// packets, since the window bounds SACK offsets, which a packet holds in
+/// 32 bits.
+pub(crate) fn check_rwnd(field: &str, rwnd: u64) -> Result<(), ConfigError> {
+    if rwnd == 0 || rwnd > u32::MAX as u64 {
+        return Err(ConfigError::new(field, format!("{rwnd} is not allowed; must be from 1 to {}", u32::MAX)));
+    }
+    Ok(())
+}
+
 /// A flow's TCP: the parameters of its `[[flows]]` entry, shared by every
 /// flow built from it, and what differs per flow (the transfer's size, the
 /// ns-2 estimator's tick phase). Reads of a parameter go through `Deref`.
@@ -589,13 +599,7 @@ impl TcpConfig {
         at_least(&p("bucket_pkts"), cfg.bucket_pkts, 1.0)?;
         at_least(&p("init_cwnd_pkts"), cfg.init_cwnd, 1.0)?;
         at_least(&p("init_ssthresh_pkts"), cfg.init_ssthresh, 2.0)?;
-        if cfg.rwnd == 0 || cfg.rwnd > u32::MAX as u64 {
-            // The window bounds SACK offsets, which a packet holds in 32 bits.
-            return Err(ConfigError::new(
-                p("rwnd_pkts"),
-                format!("{} is not allowed; must be from 1 to {}", cfg.rwnd, u32::MAX),
-            ));
-        }
+        check_rwnd(&p("rwnd_pkts"), cfg.rwnd)?;
         at_least(&p("max_cwnd_pkts"), cfg.max_cwnd, 1.0)?;
         if cfg.dupthresh == 0 {
             return Err(ConfigError::new(p("dupthresh"), "0 is not allowed; must be >= 1"));
