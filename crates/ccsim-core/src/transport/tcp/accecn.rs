@@ -35,6 +35,8 @@
 //!   §3.1; the flag is a bit of ACE; Linux `tcp_ecn_queue_cwr` does nothing
 //!   for AccECN).
 
+use nonmax::NonMaxU64;
+
 /// The ACE field is 3 bits.
 const ACE_MASK: u64 = 7;
 /// Both ends' CE packet counters start at 5 (RFC 9768 §3.2.1).
@@ -89,13 +91,15 @@ impl AccEcnReceiver {
 #[derive(Clone, Debug)]
 pub struct AccEcnSender {
     /// CE-marked packets the receiver reported, plus [`CEP_INIT`]
-    /// (RFC 9768 `s.cep`; Linux `delivered_ce` + the offset).
-    cep: u64,
+    /// (RFC 9768 `s.cep`; Linux `delivered_ce` + the offset). Never
+    /// `u64::MAX` (it counts packets), so that the sender's
+    /// `Option<AccEcnSender>` takes 8 bytes, not 16, in every flow.
+    cep: NonMaxU64,
 }
 
 impl Default for AccEcnSender {
     fn default() -> Self {
-        AccEcnSender { cep: CEP_INIT }
+        AccEcnSender { cep: NonMaxU64::new(CEP_INIT).expect("CEP_INIT is small") }
     }
 }
 
@@ -107,20 +111,21 @@ impl AccEcnSender {
         if delivered == 0 {
             return 0;
         }
-        let delta = (ace as u64).wrapping_sub(self.cep) & ACE_MASK;
+        let cep = self.cep.get();
+        let delta = (ace as u64).wrapping_sub(cep) & ACE_MASK;
         let d = if delivered <= ACE_MASK {
             delta
         } else {
             // The field may have wrapped: the most marks consistent with it.
             delivered - ((delivered - delta) & ACE_MASK)
         };
-        self.cep += d;
+        self.cep = NonMaxU64::new(cep + d).unwrap_or(NonMaxU64::MAX);
         d
     }
 
     /// CE-marked packets reported so far.
     pub fn ce_packets(&self) -> u64 {
-        self.cep - CEP_INIT
+        self.cep.get() - CEP_INIT
     }
 }
 

@@ -372,11 +372,11 @@ impl TcpSender {
         }
         let mut c = i64::MAX;
         if let Some(t) = self.total_segs {
-            c = c.min(t as i64);
+            c = c.min(t.get() as i64);
         }
         if let Some(o) = self.offered {
             // with a SYN, `output` adds it to `curseq_`
-            c = c.min((o + self.cfg.first_data_seg()) as i64);
+            c = c.min((o.get() + self.cfg.first_data_seg()) as i64);
         }
         c
     }
@@ -436,7 +436,7 @@ impl TcpSender {
 
     /// A finite transfer's last segment is acknowledged (ns-2 `finish`).
     fn sack1_check_done(&mut self, now: Time) {
-        if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
+        if self.total_segs.map(|t| t.get()) == Some(self.sb.una()) && self.stats.completed_at.is_none() {
             self.stats.completed_at = Some(now);
             self.stop_timers();
         }

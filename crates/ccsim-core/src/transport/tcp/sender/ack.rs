@@ -117,7 +117,7 @@ impl TcpSender {
             } else if restart_rto {
                 self.arm_rto(net);
             }
-            if self.total_segs == Some(self.sb.una()) && self.stats.completed_at.is_none() {
+            if self.total_segs.map(|t| t.get()) == Some(self.sb.una()) && self.stats.completed_at.is_none() {
                 self.stats.completed_at = Some(now);
                 self.stop_timers();
             }
@@ -130,7 +130,7 @@ impl TcpSender {
             }
         }
         R::ece(self, net, ece);
-        if rate_start.is_some() || matches!(self.pacer, Pacer::Rate { .. }) {
+        if rate_start.is_some() || self.rate_paced() {
             self.rate_ack_end(rate_start, now, Some(to_secs(now.saturating_sub(ts_echo))));
         }
         R::send(self, net);

@@ -31,8 +31,8 @@ impl TcpSender {
             return;
         }
         let no_data = !self.app_active
-            || self.total_segs.is_some_and(|t| self.sb.high() >= t)
-            || self.offered.is_some_and(|o| self.sb.high() >= o + self.cfg.first_data_seg());
+            || self.total_segs.is_some_and(|t| self.sb.high() >= t.get())
+            || self.offered.is_some_and(|o| self.sb.high() >= o.get() + self.cfg.first_data_seg());
         let in_flight = self.sb.pipe();
         let unrepaired = self.sb.n_lost() > self.sb.n_retx();
         let cwnd = self.window();
@@ -115,7 +115,7 @@ impl TcpSender {
                     r.mark_app_limited(in_flight);
                 }
             }
-        } else if matches!(self.pacer, Pacer::Rate { .. }) {
+        } else if self.rate_paced() {
             let rate = super::super::pacing::linux_pacing_rate(
                 self.cfg.mss,
                 self.st.cwnd,

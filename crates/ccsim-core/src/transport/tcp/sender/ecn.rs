@@ -19,7 +19,7 @@ impl TcpSender {
     pub(super) fn ece_reaction(&mut self, net: &mut Net) {
         self.ns2_after_timeout = false;
         self.cwr_pending = true;
-        self.cwr_seq = Some(self.sb.high());
+        self.cwr_seq = Some(seq_opt(self.sb.high()));
         self.sync(net.now);
         if self.cfg.ecn_response == EcnResponse::Ns2 {
             self.ns2_ecn_cut(net);
@@ -72,7 +72,7 @@ impl TcpSender {
     /// Whether an ECE on an ACK leaving `una` unacknowledged cuts the
     /// window: once per window (RFC 3168 §6.1.2), in the open state.
     pub(super) fn reacts_to_ece(&self, una: u64) -> bool {
-        self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c)
+        self.state == State::Open && una >= self.recover && self.cwr_seq.is_none_or(|c| una > c.get())
     }
 
     /// Whether an ECE on a new ACK of `ack` holds the window where it is
@@ -87,7 +87,7 @@ impl TcpSender {
     /// go-back-N retransmissions (which carry no CWR) last. This is
     /// Linux's `tcp_may_raise_cwnd` (ECE blocks only at cwnd ≥ ssthresh).
     pub(super) fn ece_blocks_growth(&self, ack: u64) -> bool {
-        let echo = ack < self.recover || self.cwr_seq.is_some_and(|c| ack <= c);
+        let echo = ack < self.recover || self.cwr_seq.is_some_and(|c| ack <= c.get());
         self.st.cwnd >= self.st.ssthresh || !echo
     }
 
@@ -105,7 +105,7 @@ impl TcpSender {
             self.ns2_cong_action();
         } else if self.cfg.ecn {
             self.cwr_pending = true;
-            self.cwr_seq = Some(self.sb.high());
+            self.cwr_seq = Some(seq_opt(self.sb.high()));
         }
     }
 

@@ -59,6 +59,7 @@ use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
 use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, NetFeedback};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
+use nonmax::NonMaxU64;
 
 mod ack;
 mod cong_control;
@@ -141,9 +142,11 @@ pub struct TcpSender {
     /// §3.2 step 2 excludes them from the FlightSize that sets ssthresh.
     lt_sent: u64,
     recover: u64,
-    rescue_rxt: Option<u64>,
+    rescue_rxt: Option<NonMaxU64>,
     partial_seen: bool,
-    pacer: Pacer,
+    /// The pacer and its timer, when the flow paces (`pacing`): boxed, as
+    /// unpaced flows (the default) would carry 64 bytes for nothing.
+    paced: Option<Box<Paced>>,
     /// The controller sets cwnd and the pacing rate from delivery-rate
     /// samples (`has_cong_control`, BBR): the sender's own window rules
     /// (growth, recovery's cwnd, the ECE cut) stand aside.
@@ -165,7 +168,7 @@ pub struct TcpSender {
     /// The segment that carries (or will carry) that CWR: ECE on ACKs up to
     /// it echoes the same congestion event (the receiver repeats ECE until
     /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
-    cwr_seq: Option<u64>,
+    cwr_seq: Option<NonMaxU64>,
     /// The last window reduction was an ECE one and its window is not yet
     /// acknowledged (`una < recover`): a loss detected in it is repaired
     /// by fast retransmit without a second reduction (RFC 3168 §6.1.2, ns-2
@@ -206,17 +209,16 @@ pub struct TcpSender {
     /// §3.1: a repeated RTO keeps ssthresh).
     pub(super) timer_resent: bool,
     pub(super) rto_timer: Timer,
-    pace_timer: Timer,
     /// The controller's tick (`tick_interval_s`: FAST's update), made at
     /// its first arming: no other controller has one.
     pub(super) tick_timer: Option<Box<Timer>>,
     /// ns-2's delayed send (`send_jitter_s > 0` only).
     pub(super) jitter: Option<Box<Jitter>>,
     pub app_active: bool,
-    pub(super) total_segs: Option<u64>,
+    pub(super) total_segs: Option<NonMaxU64>,
     /// Segments the application has written (`write`, one each; Telnet);
     /// `None`: the whole transfer is available at `open` (bulk).
-    pub(super) offered: Option<u64>,
+    pub(super) offered: Option<NonMaxU64>,
     /// ns-2 Sack1's state (`recovery = "sack1"` only).
     pub(super) sack1: Option<Box<Sack1>>,
     /// `syn = "ns2"`: the timer fired before anything was acknowledged, so
@@ -228,9 +230,25 @@ pub struct TcpSender {
     pub trace: Option<Box<Vec<SendRecord>>>,
 }
 
+/// A paced sender's pacer and the timer that releases its next segment.
+struct Paced {
+    pacer: Pacer,
+    timer: Timer,
+}
+
 enum Next {
     New,
     Retx(u64),
+}
+
+/// A sequence number kept as an optional field in 8 bytes, not an
+/// `Option<u64>`'s 16 (issue 54: a flow's state is memory times the
+/// flows). Segment numbers stay far below `u64::MAX`; one that reached it
+/// (a transfer of 2^64 segments, `total_segs`) is as good as unbounded and
+/// is kept as `u64::MAX - 1`.
+#[inline]
+pub(super) fn seq_opt(seq: u64) -> NonMaxU64 {
+    NonMaxU64::new(seq).unwrap_or(NonMaxU64::MAX)
 }
 
 /// ns-2's delayed send, `send_jitter_s` (`overhead_`): boxed, as only
@@ -250,6 +268,12 @@ impl TcpSender {
     /// ns-2's `TcpAgent::reset` draw, `boot_time_ = Random::uniform(tcpTick_)`,
     /// from ns-2's default stream `u` (`Simulation::new`): the tick phase
     /// of an agent with ns-2's estimator, unless `ns2_boot_time_s` gave it.
+    /// The flow paces at a rate (`pacing = "rate"`, Linux's EDT).
+    #[inline]
+    fn rate_paced(&self) -> bool {
+        self.paced.as_ref().is_some_and(|p| matches!(p.pacer, Pacer::Rate { .. }))
+    }
+
     pub(crate) fn draw_ns2_boot_time(&mut self, u: f64) {
         if self.cfg.rtt_estimator == RttEstimatorKind::Ns2 && !self.cfg.boot_time_given {
             self.cfg.boot_time = u * self.cfg.granularity;
@@ -278,11 +302,12 @@ impl TcpSender {
             pacing_rate: 0.0,
         };
         let pacer = match cfg.pacing {
-            PacingKind::None => Pacer::None,
-            PacingKind::Interval => Pacer::Interval { last_send: None },
-            PacingKind::TokenBucket => Pacer::token_bucket(cfg.bucket_pkts),
-            PacingKind::Rate => Pacer::Rate { next: 0, sent: 0 },
+            PacingKind::None => None,
+            PacingKind::Interval => Some(Pacer::Interval { last_send: None }),
+            PacingKind::TokenBucket => Some(Pacer::token_bucket(cfg.bucket_pkts)),
+            PacingKind::Rate => Some(Pacer::Rate { next: 0, sent: 0 }),
         };
+        let paced = pacer.map(|pacer| Box::new(Paced { pacer, timer: Timer::new(sender_timer(flow, PACE)) }));
         let jitter = (cfg.send_jitter_s > 0.0).then(|| {
             Box::new(Jitter {
                 timer: Timer::new(sender_timer(flow, DELSND)),
@@ -304,7 +329,7 @@ impl TcpSender {
                 }
             },
             sb: Scoreboard::new(cfg.dupthresh),
-            total_segs: cfg.total_segs(),
+            total_segs: cfg.total_segs().map(seq_opt),
             sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
             syn_timed_out: false,
             cfg,
@@ -317,7 +342,7 @@ impl TcpSender {
             recover: 0,
             rescue_rxt: None,
             partial_seen: false,
-            pacer,
+            paced,
             cc_owns_cwnd,
             rate: cc_owns_cwnd.then(|| Box::new(RateSampler::new())),
             accecn,
@@ -337,7 +362,6 @@ impl TcpSender {
             ns2_after_timeout: false,
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
-            pace_timer: Timer::new(sender_timer(flow, PACE)),
             tick_timer: None,
             jitter,
             app_active: false,
@@ -468,7 +492,7 @@ impl SenderAgent for TcpSender {
     /// the first write on, only written segments are sent (Telnet).
     fn write(&mut self, net: &mut Net) {
         self.check_app_limited();
-        self.offered = Some(self.offered.unwrap_or(0) + 1);
+        self.offered = Some(seq_opt(self.offered.map_or(0, |o| o.get()) + 1));
         self.try_send(net);
     }
 
@@ -501,7 +525,7 @@ impl SenderAgent for TcpSender {
         let now = net.now;
         match slot {
             RTO if self.rto_timer.fire(&mut net.events, now, gen) => self.on_rto(net),
-            PACE if self.pace_timer.fire(&mut net.events, now, gen) => self.try_send(net),
+            PACE if self.paced.as_mut().is_some_and(|p| p.timer.fire(&mut net.events, now, gen)) => self.try_send(net),
             TICK if self.tick_timer.as_mut().is_some_and(|t| t.fire(&mut net.events, now, gen)) => self.on_tick(net),
             // ns-2 `timeout_nonrtx(TCP_TIMER_DELSND)`: `send_much(1, ...)`
             DELSND if self.jitter.as_mut().is_some_and(|j| j.timer.fire(&mut net.events, now, gen)) => {

@@ -26,9 +26,9 @@ impl TcpSender {
             if let Some(s) = hole.filter(|&s| s < self.sb.high_sacked()) {
                 return Some(Next::Retx(s)); // rule 3
             }
-            if self.state == State::Recovery && self.rescue_rxt.is_some_and(|r| self.sb.una() > r) {
+            if self.state == State::Recovery && self.rescue_rxt.is_some_and(|r| self.sb.una() > r.get()) {
                 // rule 4: one rescue retransmission per recovery
-                self.rescue_rxt = Some(self.recover);
+                self.rescue_rxt = Some(seq_opt(self.recover));
                 return self.sb.highest_unsacked().map(Next::Retx);
             }
         }

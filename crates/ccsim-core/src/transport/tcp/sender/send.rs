@@ -16,8 +16,8 @@ impl TcpSender {
         // the caller, the advertised window here. (A SYN goes with the
         // first write: ns-2's `output` adds it to `curseq_`.)
         self.app_active
-            && self.total_segs.is_none_or(|t| self.sb.high() < t)
-            && self.offered.is_none_or(|o| self.sb.high() < o + self.cfg.first_data_seg())
+            && self.total_segs.is_none_or(|t| self.sb.high() < t.get())
+            && self.offered.is_none_or(|o| self.sb.high() < o.get() + self.cfg.first_data_seg())
             && self.sb.outstanding() < self.awnd
     }
 
@@ -43,7 +43,7 @@ impl TcpSender {
     /// at a duplicate's instant (ns-2's Reno agents have no pacer; the
     /// papers' paced TCPs are this pacer on them).
     pub(super) fn ns2_send_one(&self) -> bool {
-        self.cfg.ns2_singledup && matches!(self.pacer, Pacer::None)
+        self.cfg.ns2_singledup && self.paced.is_none()
     }
 
     /// Limited Transmit's allowance beyond the window: one segment per
@@ -91,10 +91,13 @@ impl TcpSender {
         let limit = self.send_limit();
         let sent0 = self.stats.data_sent;
         loop {
-            let release = self.pacer.release_time(now, self.st.cwnd, self.rtt.srtt);
+            let release =
+                self.paced.as_deref_mut().map_or(now, |p| p.pacer.release_time(now, self.st.cwnd, self.rtt.srtt));
             if release > now {
                 if self.next_segment_available() {
-                    self.pace_timer.arm(&mut net.events, release);
+                    if let Some(p) = self.paced.as_deref_mut() {
+                        p.timer.arm(&mut net.events, release);
+                    }
                 }
                 break;
             }
@@ -246,10 +249,20 @@ impl TcpSender {
             cong,
             ..Default::default()
         });
-        self.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate);
+        if let Some(p) = self.paced.as_deref_mut() {
+            p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate);
+        }
         if let Some(tr) = self.trace.as_mut() {
             let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
-            tr.push(SendRecord { time: now, seq, size, interval_s, tokens_after: self.pacer.tokens(), forced, cwr });
+            tr.push(SendRecord {
+                time: now,
+                seq,
+                size,
+                interval_s,
+                tokens_after: self.paced.as_ref().and_then(|p| p.pacer.tokens()),
+                forced,
+                cwr,
+            });
         }
         if rearm || !self.rto_timer.is_armed() {
             self.arm_rto(net);

@@ -121,7 +121,7 @@ impl TcpSender {
     pub(super) fn start_recovery(&mut self, net: &mut Net) {
         self.state = State::Recovery;
         self.partial_seen = false;
-        self.rescue_rxt = Some(self.sb.una() + 1);
+        self.rescue_rxt = Some(seq_opt(self.sb.una() + 1));
         self.stats.fast_recoveries += 1;
         self.cc.on_event(&mut self.st, CcEvent::RecoveryStart);
         self.sb.mark_lost_below(self.sb.una() + 1);
