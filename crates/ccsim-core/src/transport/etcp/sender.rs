@@ -70,7 +70,9 @@ pub struct EtcpSender {
     pub ctl: Control,
     sig: CcAck,
     pub rtt: RttEstimator,
-    rng: Rng,
+    /// Boxed: a `Pcg64Mcg` is a `u128`, whose 16-byte alignment inline
+    /// would pad every flow's agents (`transport::Endpoints`), TCP's too.
+    rng: Box<Rng>,
     /// Next `cc_seq` to send.
     cc_seq: u64,
     /// Reliable mode: the retransmission queue.
@@ -97,7 +99,7 @@ impl EtcpSender {
             ctl,
             sig: CcAck::default(),
             rtt: RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, tcp_defaults::CLOCK_GRANULARITY_S),
-            rng: rng::stream(seed, Stream::Controller, flow as u64),
+            rng: Box::new(rng::stream(seed, Stream::Controller, flow as u64)),
             cc_seq: 0,
             rel: RetxQueue::default(),
             next_new: 0,
