@@ -368,8 +368,8 @@ mod tests {
         let sizes = [
             ("TcpSender", size_of::<super::tcp::TcpSender>(), 640),
             ("RttEstimator", size_of::<super::tcp::rtt::RttEstimator>(), 88),
-            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 248),
-            ("Endpoints", size_of::<super::Endpoints>(), 896),
+            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 240),
+            ("Endpoints", size_of::<super::Endpoints>(), 888),
             // a flow's row: its names one shared pointer, not four
             ("Flow", size_of::<crate::flow::Flow>(), 120),
         ];

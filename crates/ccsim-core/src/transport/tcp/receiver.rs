@@ -58,8 +58,11 @@ pub struct TcpReceiver {
     /// count starts full after the handshake).
     ns3_first: bool,
     /// XCP: feedback of the data received since the last ACK, summed
-    /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`), echoed in the next ACK.
-    echo_fb: Option<f64>,
+    /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`), echoed in the next ACK when
+    /// `echo` (an XCP header arrived since): a flag in the struct's padding
+    /// rather than an `Option<f64>`'s 8 more bytes in every flow.
+    echo_fb: f64,
+    echo: bool,
     /// In-order payload bytes handed to the application.
     pub delivered_bytes: u64,
     /// Every data byte that arrived (headers and duplicates included).
@@ -101,7 +104,8 @@ impl TcpReceiver {
             linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
                 .then(|| Box::new(LinuxDelack::new(cfg.rwnd, crate::sim::time::from_secs(cfg.init_rto)))),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
-            echo_fb: None,
+            echo_fb: 0.0,
+            echo: false,
             delivered_bytes: 0,
             rx_bytes: 0,
             app: None,
@@ -266,10 +270,10 @@ impl TcpReceiver {
         let size = self.cfg.header.max(1) + sack_bytes;
         // BA-TCP: v goes back to the sender in the ACK's option.
         let ip_opt = if self.cfg.ba { self.ba_v } else { IP_OPT_NONE };
-        let cong = self
-            .echo_fb
-            .take()
-            .map(|f| CongestionHeader::Xcp(XcpHeader { feedback_bytes_per_s: f as f32, ..Default::default() }));
+        let cong = std::mem::take(&mut self.echo).then(|| {
+            let f = std::mem::take(&mut self.echo_fb);
+            CongestionHeader::Xcp(XcpHeader { feedback_bytes_per_s: f as f32, ..Default::default() })
+        });
         net.send(Packet {
             flow: self.flow,
             kind: Kind::Ack,
@@ -294,7 +298,8 @@ impl ReceiverAgent for TcpReceiver {
                 self.ba_v = pkt.ip_opt;
             }
             if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
-                *self.echo_fb.get_or_insert(0.0) += x.feedback_bytes_per_s as f64;
+                self.echo_fb += x.feedback_bytes_per_s as f64;
+                self.echo = true;
             }
             // ns-2's ECN negotiation (tcp-sink.cc `ack`): a segment sent
             // Not-ECT with ECE (an ns-2 agent's segment 0) is answered
