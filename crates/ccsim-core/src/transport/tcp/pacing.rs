@@ -22,9 +22,9 @@
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::Time;
 
+/// A paced sender's pacer (an unpaced sender has none).
 #[derive(Clone, Debug)]
 pub enum Pacer {
-    None,
     Interval {
         last_send: Option<Time>,
     },
@@ -66,15 +66,13 @@ impl Pacer {
 
     /// Earliest time a packet may leave (`<= now` means now).
     pub fn release_time(&mut self, now: Time, cwnd: f64, srtt: Option<f64>) -> Time {
-        // (checked first: no rate to compute for an unpaced sender)
-        match self {
-            Pacer::None => return now,
-            Pacer::Rate { next, .. } => return (*next).max(now),
-            _ => {}
+        // (checked first: no window rate to compute for the EDT pacer)
+        if let Pacer::Rate { next, .. } = self {
+            return (*next).max(now);
         }
         let Some(rate) = Self::rate(cwnd, srtt) else { return now };
         match self {
-            Pacer::None | Pacer::Rate { .. } => now,
+            Pacer::Rate { .. } => now,
             Pacer::Interval { last_send } => match last_send {
                 None => now,
                 Some(t) => *t + from_secs(1.0 / rate),
@@ -96,7 +94,6 @@ impl Pacer {
     /// bytes per second, 0 for none).
     pub fn on_send(&mut self, now: Time, payload: u32, rate: f64) {
         match self {
-            Pacer::None => {}
             Pacer::Rate { next, sent } => {
                 let prior = *next;
                 *next = (*next).max(now);
