@@ -436,7 +436,7 @@ impl TcpSender {
 
     /// A finite transfer's last segment is acknowledged (ns-2 `finish`).
     fn sack1_check_done(&mut self, now: Time) {
-        if self.total_segs.map(|t| t.get()) == Some(self.sb.una()) && self.stats.completed_at.is_none() {
+        if self.total_segs.is_some_and(|t| t.get() == self.sb.una()) && self.stats.completed_at.is_none() {
             self.stats.completed_at = Some(now);
             self.stop_timers();
         }

@@ -117,7 +117,7 @@ impl TcpSender {
             } else if restart_rto {
                 self.arm_rto(net);
             }
-            if self.total_segs.map(|t| t.get()) == Some(self.sb.una()) && self.stats.completed_at.is_none() {
+            if self.total_segs.is_some_and(|t| t.get() == self.sb.una()) && self.stats.completed_at.is_none() {
                 self.stats.completed_at = Some(now);
                 self.stop_timers();
             }
