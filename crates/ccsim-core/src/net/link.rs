@@ -28,23 +28,6 @@ pub(crate) const FEED_NONE: u32 = u32::MAX;
 /// agent (the first hop of a route).
 pub(crate) const FEED_MANY: u32 = u32::MAX - 1;
 
-/// The largest arrival offset a `Link::ahead` entry holds (2^40 - 1 ps,
-/// 1.1 s); its low 24 bits hold the size.
-const AHEAD_MAX_OFFSET: Time = (1 << 40) - 1;
-
-/// A `Link::ahead` entry for a packet of `size` bytes arriving `offset`
-/// after the log's origin (both within range: `Link::can_cut`).
-#[inline]
-fn pack_ahead(offset: Time, size: u32) -> u64 {
-    offset << 24 | size as u64
-}
-
-/// A `Link::ahead` entry as (arrival, size), given the log's origin.
-#[inline]
-fn ahead_entry(base: Time, e: u64) -> (Time, u32) {
-    (base + (e >> 24), (e & 0xff_ffff) as u32)
-}
-
 /// Counters of one link direction; `snapshot` copies them at warm-up end.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkCounters {
@@ -59,7 +42,7 @@ pub struct LinkCounters {
     pub tx_bytes: u64,
     /// Time integrals of the waiting queue, in packet·ns and byte·ns, up to
     /// the link's `q_since` (current to any time through
-    /// [`Link::counters_at`]): the time-averaged queue of the results, as
+    /// [`super::Net::link_counters_at`]): the time-averaged queue of the results, as
     /// ns-2's `QueueMonitor` integrators give it.
     pub q_area_pkts: u128,
     pub q_area_bytes: u128,
@@ -129,9 +112,10 @@ impl Default for Pipe {
 /// `repr(C)`, fields in the order a hop reads them: first what deciding
 /// and making a cut-through reads (`can_cut`, `cut_through`: feeder,
 /// inbound count, when the serialiser is free, the flags, the wire, the
-/// delay, the stages pointer, the memo's sizes; 64 bytes), then the queue
-/// (its length decides a cut too, and a sending interface's limit beside
-/// it), then the counters, then what is read less often. 288 bytes: with
+/// delay, the stages pointer, the memo's sizes) and a sending interface's
+/// limit (64 bytes), then the queue (its length decides a cut too) and the
+/// memo's times (64), then the counters, then what is read less often.
+/// 256 bytes: with
 /// four access links per flow, a topology of many flows holds mostly
 /// links, so a link keeps no name (made from its nodes' names when shown,
 /// [`Link::name`]) nor the scenario's seed (`Net::seed`), narrow integers
@@ -172,9 +156,6 @@ pub struct Link {
     /// carries one or two sizes (data, ACK), and the f64 division and
     /// rounding of `tx_time` are a visible share of the per-packet cost.
     memo_size: [u32; 2],
-    /// Origin of the offsets in `ahead`; at or before every entry.
-    ahead_base: Time,
-    pub queue: Queue,
     pub id: u32,
     /// The sending host's interface queue limit in packets when this link
     /// is one (a flow's `txqueuelen_pkts`), `NO_TXQUEUELEN` otherwise: its
@@ -183,27 +164,15 @@ pub struct Link {
     /// ([`super::Net::local_queue_full`], which reads it beside the
     /// queue's length). [`Link::txqueuelen`] gives it.
     txqueuelen: u32,
-    /// The counters, except that a packet cut through this link
-    /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
-    /// read them through [`Link::counters_at`], which takes those back.
-    pub c: LinkCounters,
+    pub queue: Queue,
     memo_time: [Time; 2],
     /// Fixed at build (`rate_bps()`): serialisation times are memoised.
     rate_bps: f64,
-    /// Packets cut through this link (`Net::transmit`), each packed as
-    /// (arrival - `ahead_base`, size) (`pack_ahead`), oldest first, at
-    /// least every one whose arrival (at which it also started
-    /// serialisation) is still ahead. `c` counts
-    /// them when they are cut and [`Link::counters_at`] takes back those
-    /// still ahead, so the counters it gives are those of the
-    /// event-by-event run at every instant. Entries already reached are
-    /// dropped in a batch when the log is full, not one per cut: a check
-    /// of the oldest entry on every cut is a visible share of the
-    /// cut-through walk. Packing makes an entry 8 bytes, not 16: the log
-    /// holds every packet on the feeder's wire, and 16-byte entries cost
-    /// B2L 4% and B4 9% more peak memory
-    /// (docs/decisions/2026-11-23-cut-through-idle-hops.md).
-    ahead: VecDeque<u64>,
+    /// The counters, except that a packet cut through this link
+    /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
+    /// read them through [`super::Net::link_counters_at`], which takes
+    /// those back (`net::cut_log`).
+    pub c: LinkCounters,
     /// Until when `c.q_area_*` are integrated.
     q_since: Time,
     /// Largest queue in bytes seen after an arrival (the same instants).
@@ -314,8 +283,6 @@ impl Link {
             memo_time: [0; 2],
             feeder: FEED_NONE,
             inbound: 0,
-            ahead: VecDeque::new(),
-            ahead_base: 0,
         }
     }
 
@@ -365,19 +332,16 @@ impl Link {
         }
     }
 
-    /// The counters at `now`: queue integrals brought up to it, and only
-    /// the packets cut through this link that have reached it by then.
-    pub fn counters_at(&self, now: Time) -> LinkCounters {
+    /// The counters at `now`: queue integrals brought up to it, and the
+    /// packets a virtual FIFO has booked ahead taken back; but the packets
+    /// cut through this link still count, though some may not have
+    /// reached it by then: [`super::Net::link_counters_at`] takes those
+    /// back too (`net::cut_log`).
+    pub(crate) fn counters_with_cuts(&self, now: Time) -> LinkCounters {
         let mut c = self.c;
         let dt = now.saturating_sub(self.q_since) as u128;
         c.q_area_pkts += self.queue.len_pkts() as u128 * dt;
         c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
-        let base = self.ahead_base;
-        for (_, size) in self.ahead.iter().rev().map(|&e| ahead_entry(base, e)).take_while(|e| e.0 > now) {
-            c.arrivals -= 1;
-            c.tx_pkts -= 1;
-            c.tx_bytes -= size as u64;
-        }
         if let Some(v) = self.vfifo() {
             v.take_back(&mut c, now);
         }
@@ -412,7 +376,7 @@ impl Link {
     /// A packet of `size` bytes arrives at `at` (not before the clock
     /// `now`, not before any arrival decided before) at this virtual FIFO
     /// (`virt`): its transmission start, with the serialiser booked and the
-    /// arrival, transmission and time waiting counted (`counters_at` takes
+    /// arrival, transmission and time waiting counted (`counters_with_cuts` takes
     /// back what is still ahead); or `None` if the buffer is full, and
     /// then nothing is recorded (the caller drops the packet at `at`).
     /// A packet cut through to the link (`at` after `now`) that would wait
@@ -556,15 +520,9 @@ impl Link {
     /// this is a DropTail link without stages, which then, at `at`, takes the packet
     /// straight into service (`Net::link_arrive`'s idle case). Times,
     /// order and counters are those of the arrival event it replaces.
-    ///
-    /// An arrival more than 2^40 ps (1.1 s) after `now`, or a packet of
-    /// 16 MB or more, is not cut: the log packs both into 64 bits
-    /// (`ahead`), and the arrival event does the same.
     #[inline]
-    pub(crate) fn can_cut(&self, from: usize, now: Time, at: Time, size: u32) -> bool {
+    pub(crate) fn can_cut(&self, from: usize, at: Time) -> bool {
         self.feeder == from as u32
-            && at - now <= AHEAD_MAX_OFFSET
-            && size < 1 << 24
             && self.inbound == 0
             && self.busy_until <= at
             && !self.free_scheduled
@@ -574,60 +532,26 @@ impl Link {
             && self.queue.len_pkts() == 0
     }
 
-    /// Packets cut through this link that have not reached it by `now`
-    /// (they are still on the feeder's wire).
-    pub(crate) fn ahead_after(&self, now: Time) -> usize {
-        let base = self.ahead_base;
-        let cut = self.ahead.iter().rev().take_while(|&&e| ahead_entry(base, e).0 > now).count();
-        // A virtual FIFO's packets are not on its wire until they start.
-        cut + self.vfifo().map_or(0, |v| v.not_started(now))
+    /// Packets a virtual FIFO has booked that have not started by `now`
+    /// (they are not on its wire yet); 0 for any other link.
+    pub(crate) fn not_started(&self, now: Time) -> usize {
+        self.vfifo().map_or(0, |v| v.not_started(now))
     }
 
     /// Serialise a packet of `size` bytes arriving at `at` (`can_cut`
-    /// holds); its arrival time at the far end.
+    /// holds); its arrival time at the far end. The caller notes the cut
+    /// in the network's `CutLog`, which takes back what is counted here
+    /// from readings before `at`.
     #[inline]
-    pub(crate) fn cut_through(&mut self, now: Time, at: Time, size: u32) -> Time {
+    pub(crate) fn cut_through(&mut self, at: Time, size: u32) -> Time {
         // What a packet that arrives at an idle link and goes straight
-        // into service adds to its counters (taken back by `counters_at`
+        // into service adds to its counters (taken back by the cut log
         // until `at`).
         self.c.arrivals += 1;
         self.c.tx_pkts += 1;
         self.c.tx_bytes += size as u64;
-        if self.ahead.len() == self.ahead.capacity() || at - self.ahead_base > AHEAD_MAX_OFFSET {
-            self.trim_ahead(now, at);
-        }
-        self.ahead.push_back(pack_ahead(at - self.ahead_base, size));
         self.busy_until = at.saturating_add(self.tx_time(size));
         self.busy_until.saturating_add(self.delay)
-    }
-
-    /// Drop the log entries reached by `now`, before the log grows; and if
-    /// `at` is beyond the offsets' range, move their origin to `now`. The
-    /// entries left arrive after `now` and no later than `at` (arrivals
-    /// from one feeder are in order), and `at - now` fits (`can_cut`).
-    ///
-    /// A log full of packets still ahead grows by half, not by the
-    /// doubling of `push_back`: its capacity is then at most 1.5 times
-    /// the most packets it ever had ahead, not 2 (issue 54; with 10,000
-    /// flows a log per flow and direction, sized by each flow's largest
-    /// slow-start burst; S2's peak RSS 0.5 MB lower, S4's 1.1 MB).
-    /// Capacity only: the entries, so the counters, are the same.
-    #[cold]
-    #[inline(never)]
-    fn trim_ahead(&mut self, now: Time, at: Time) {
-        let base = self.ahead_base;
-        let reached = self.ahead.partition_point(|&e| ahead_entry(base, e).0 <= now);
-        self.ahead.drain(..reached);
-        if self.ahead.len() == self.ahead.capacity() {
-            self.ahead.reserve_exact((self.ahead.capacity() / 2).max(4));
-        }
-        if at - base > AHEAD_MAX_OFFSET {
-            for e in self.ahead.iter_mut() {
-                let (t, size) = ahead_entry(base, *e);
-                *e = pack_ahead(t - now, size);
-            }
-            self.ahead_base = now;
-        }
     }
 
     /// Append a stage; it runs after those already installed on enqueue.
@@ -902,7 +826,6 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::queue::{DropTail, Limit};
 
     /// A topology of many flows has four access links per flow (host to
     /// router and back, at both ends): at 10,000 flows the links are a
@@ -911,59 +834,9 @@ mod tests {
     /// doc), so they must stay the first 64.
     #[test]
     fn a_link_stays_small() {
-        assert!(std::mem::size_of::<Link>() <= 288, "Link is {} bytes", std::mem::size_of::<Link>());
-        assert_eq!(std::mem::offset_of!(Link, ahead_base), 56, "the cut-through's fields fill the first 64 bytes");
+        assert!(std::mem::size_of::<Link>() <= 256, "Link is {} bytes", std::mem::size_of::<Link>());
+        assert_eq!(std::mem::offset_of!(Link, txqueuelen), 60, "the cut-through's fields fill the first 64 bytes");
         assert_eq!(std::mem::offset_of!(Link, queue), 64);
-    }
-
-    /// The cut log against a plain list of (arrival, size): cuts 0.7 s
-    /// apart, each arriving 0.9 s after it is made, move the offsets'
-    /// origin (2^40 ps, 1.1 s) again and again; the counters and the
-    /// packets still ahead must be exact at every instant, before and
-    /// after each arrival.
-    #[test]
-    fn the_cut_log_counts_exactly_across_rebases() {
-        let mut link = Link::new(0, (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))));
-        let (step, lead) = (700_000_000_000u64, 900_000_000_000u64);
-        let mut cut: Vec<(Time, u32)> = Vec::new();
-        for k in 0..40u64 {
-            let now = k * step;
-            let size = 40 + (k % 3) as u32 * 980;
-            assert!(link.can_cut(FEED_NONE as usize, now, now + lead, size));
-            link.cut_through(now, now + lead, size);
-            cut.push((now + lead, size));
-            for t in [now, now + 1, now + lead - 1, now + lead, now + lead + 1] {
-                let reached: Vec<_> = cut.iter().filter(|e| e.0 <= t).collect();
-                let c = link.counters_at(t);
-                assert_eq!(c.arrivals, reached.len() as u64, "k {k} t {t}");
-                assert_eq!(c.tx_pkts, reached.len() as u64);
-                assert_eq!(c.tx_bytes, reached.iter().map(|e| e.1 as u64).sum::<u64>());
-                assert_eq!(link.ahead_after(t), cut.len() - reached.len());
-            }
-        }
-        assert!(link.ahead_base > 0, "the origin moved");
-        // An arrival beyond the offsets' range, or a 16 MB packet, is not cut.
-        let now = 40 * step;
-        assert!(!link.can_cut(FEED_NONE as usize, now, now + AHEAD_MAX_OFFSET + 1, 40));
-        assert!(!link.can_cut(FEED_NONE as usize, now, now + lead, 1 << 24));
-    }
-
-    /// Issue 54: a log grown for a burst of packets all ahead at once (a
-    /// flow's slow start) holds at most half as much again as the burst,
-    /// not the next power of two (256 for 130), and still counts exactly.
-    #[test]
-    fn a_burst_grows_the_log_by_halves() {
-        let mut link = Link::new(0, (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(10))));
-        let lead = 5_000_000_000u64;
-        for i in 0..130u64 {
-            let at = lead.max(link.busy_until);
-            assert!(link.can_cut(FEED_NONE as usize, 0, at, 1000));
-            link.cut_through(0, at, 1000);
-            assert_eq!(link.ahead_after(0), i as usize + 1);
-        }
-        let cap = link.ahead.capacity();
-        assert!((130..=195).contains(&cap), "capacity {cap}");
-        assert_eq!(link.counters_at(lead - 1).arrivals, 0);
-        assert_eq!(link.counters_at(link.busy_until).arrivals, 130);
+        assert_eq!(std::mem::offset_of!(Link, rate_bps), 120, "the queue and the memo's times fill the next 64");
     }
 }

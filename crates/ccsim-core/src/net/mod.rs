@@ -10,6 +10,7 @@
 //! route, or, at the end of the route, returns it for delivery to the flow's
 //! endpoint. A packet carries its flow and its position in the flow's route.
 pub mod ctx;
+pub(crate) mod cut_log;
 pub(crate) mod line;
 pub mod link;
 pub mod packet;
@@ -130,6 +131,9 @@ pub struct Net {
     /// order (`line::NO_LINE`: none), and the shared wires (`net::line`).
     link_line: Vec<u32>,
     lines: Vec<line::Line>,
+    /// The packets cut through a link that have not reached it yet, for
+    /// [`Net::link_counters_at`] (`net::cut_log`).
+    cuts: cut_log::CutLog,
 }
 
 /// The network-wide parts a link's owners act on (`ctx::Shared`),
@@ -532,7 +536,7 @@ impl Net {
         while let Some(&next) = route.get(hop + 1) {
             let next = next as usize;
             let nl = &mut self.links[next];
-            let idle_cut = nl.can_cut(on, now, arrive, size);
+            let idle_cut = nl.can_cut(on, arrive);
             if nl.virt && !idle_cut {
                 // A busy virtual FIFO (an idle one is cut into below).
                 let start =
@@ -562,7 +566,8 @@ impl Net {
                 // Taps see the events the cut replaces when time reaches them.
                 defer_cut_events(&mut self.links, self.pkts.get(id), (on, next), hop as u16, id, (arrive, arrive));
             }
-            arrive = self.links[next].cut_through(now, arrive, size);
+            self.cuts.push(now, next, arrive, size);
+            arrive = self.links[next].cut_through(arrive, size);
             on = next;
             on_taps = next_taps;
         }
@@ -825,8 +830,37 @@ impl Net {
     /// wire yet (`transmit`).
     pub fn wire_len(&self, l: usize) -> usize {
         let now = self.now;
-        let fed: usize = self.links.iter().filter(|k| k.feeder == l as u32).map(|k| k.ahead_after(now)).sum();
-        self.links[l].pipe_len() - self.links[l].ahead_after(now) + fed
+        let ahead = |k: usize| self.cuts.ahead(k, now) + self.links[k].not_started(now);
+        let fed: usize = (0..self.links.len()).filter(|&k| self.links[k].feeder == l as u32).map(ahead).sum();
+        self.links[l].pipe_len() - ahead(l) + fed
+    }
+
+    /// Link `l`'s counters at `now` (not before the last event): those of
+    /// the event-by-event run at that instant, with the queue integrals
+    /// brought up to it and the packets cut through the link that have
+    /// not reached it yet taken back (`net::cut_log`).
+    pub fn link_counters_at(&self, l: usize, now: Time) -> link::LinkCounters {
+        let mut c = self.links[l].counters_with_cuts(now);
+        if self.links[l].feeder < link::FEED_MANY {
+            // Only a link with one feeder is ever cut into.
+            self.cuts.take_back(l, now, &mut c);
+        }
+        c
+    }
+
+    /// [`Net::link_counters_at`] of every link in order, from one pass
+    /// over the cuts.
+    pub fn all_link_counters_at(&self, now: Time) -> impl Iterator<Item = link::LinkCounters> + '_ {
+        let ahead = self.cuts.ahead_by_link(now);
+        let mut k = 0;
+        self.links.iter().enumerate().map(move |(l, link)| {
+            let mut c = link.counters_with_cuts(now);
+            while let Some(&(_, size)) = ahead.get(k).filter(|a| a.0 as usize == l) {
+                cut_log::take_back_one(size, &mut c);
+                k += 1;
+            }
+            c
+        })
     }
 
     /// Packets in queues and pipes, counted by walking the network.

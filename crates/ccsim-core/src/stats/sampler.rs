@@ -107,7 +107,7 @@ impl Sampler {
     /// links' queueing-delay histograms start again here.
     pub fn warmup_end(&mut self, net: &mut Net, flows: &FlowTable) {
         let now = net.now;
-        self.warm_links = net.links.iter().map(|l| l.counters_at(now)).collect();
+        self.warm_links = net.all_link_counters_at(now).collect();
         for l in &mut net.links {
             l.restart_waits(now);
         }
@@ -149,11 +149,12 @@ impl Sampler {
         }
         self.last_links.resize(net.links.len(), LinkCounters::default());
         let s = &mut self.series.links;
-        for (l, link) in net.links.iter_mut().enumerate() {
-            if !link.monitored {
+        for l in 0..net.links.len() {
+            if !net.links[l].monitored {
                 continue;
             }
-            let (c, last) = (link.counters_at(t), self.last_links[l]);
+            let (c, last) = (net.link_counters_at(l, t), self.last_links[l]);
+            let link = &mut net.links[l];
             let arr = c.arrivals - last.arrivals;
             if let Some((wait_sum, wait_max)) = link.take_interval_waits(t) {
                 // Every packet sent in the interval is in `sent`; the waits
@@ -226,10 +227,10 @@ impl Sampler {
             .collect();
         net.links
             .iter()
+            .zip(net.all_link_counters_at(end))
             .enumerate()
-            .map(|(i, l)| {
+            .map(|(i, (l, c))| {
                 let w = self.warm_links.get(i).copied().unwrap_or_default();
-                let c = l.counters_at(end);
                 let (max_queue_pkts, max_queue_bytes) = l.max_queue_at(end);
                 let arrivals = c.arrivals - w.arrivals;
                 let drops = c.drops - w.drops;
