@@ -29,7 +29,12 @@ pub(crate) const FEED_NONE: u32 = u32::MAX;
 pub(crate) const FEED_MANY: u32 = u32::MAX - 1;
 
 /// Counters of one link direction; `snapshot` copies them at warm-up end.
+///
+/// Aligned to 8 bytes, not to the 16 of its `u128`s (`packed(8)`; x86-64
+/// and AArch64 load them unaligned at no cost): a `Link` holding it is
+/// then 8 bytes smaller, 32 bytes per flow with four access links each.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(8))]
 pub struct LinkCounters {
     pub arrivals: u64,
     /// Packets dropped by the queue discipline or a congestion stage.
@@ -115,7 +120,7 @@ impl Default for Pipe {
 /// delay, the stages pointer, the memo's sizes) and a sending interface's
 /// limit (64 bytes), then the queue (its length decides a cut too) and the
 /// memo's times (64), then the counters, then what is read less often.
-/// 256 bytes: with
+/// 248 bytes: with
 /// four access links per flow, a topology of many flows holds mostly
 /// links, so a link keeps no name (made from its nodes' names when shown,
 /// [`Link::name`]) nor the scenario's seed (`Net::seed`), narrow integers
@@ -834,7 +839,7 @@ mod tests {
     /// doc), so they must stay the first 64.
     #[test]
     fn a_link_stays_small() {
-        assert!(std::mem::size_of::<Link>() <= 256, "Link is {} bytes", std::mem::size_of::<Link>());
+        assert!(std::mem::size_of::<Link>() <= 248, "Link is {} bytes", std::mem::size_of::<Link>());
         assert_eq!(std::mem::offset_of!(Link, txqueuelen), 60, "the cut-through's fields fill the first 64 bytes");
         assert_eq!(std::mem::offset_of!(Link, queue), 64);
         assert_eq!(std::mem::offset_of!(Link, rate_bps), 120, "the queue and the memo's times fill the next 64");

@@ -338,7 +338,7 @@ mod tests {
             assert_eq!(c.arrivals, arrived, "now {now}");
             assert_eq!(c.tx_pkts, started.len() as u64);
             assert_eq!(c.tx_bytes, started.iter().map(|p| p.2 as u64).sum::<u64>());
-            assert_eq!(c.q_area_pkts, area, "now {now}");
+            assert_eq!({ c.q_area_pkts }, area, "now {now}");
             assert_eq!(v.not_started(now), pk.len() - started.len());
         }
     }
@@ -357,7 +357,7 @@ mod tests {
             v.take_back(&mut c, now);
             assert_eq!(c.arrivals, 1);
             assert_eq!(c.tx_pkts, (now >= s) as u64);
-            assert_eq!(c.q_area_pkts, (now.min(s) - t) as u128, "now {now}");
+            assert_eq!({ c.q_area_pkts }, (now.min(s) - t) as u128, "now {now}");
             assert_eq!(v.waiting_now(now), (now < s) as usize + (now == s) as usize);
         }
     }
