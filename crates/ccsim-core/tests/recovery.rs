@@ -93,7 +93,7 @@ fn episode_with(recovery: &str, k: u64, min_rto: f64, extra: &str) -> Episode {
     let h = s.sb.high();
     let mut drop: Vec<u64> = (0..k).map(|i| h + 5 + 10 * i).collect();
     let last = *drop.last().unwrap();
-    let rtt = s.rtt.srtt.unwrap();
+    let rtt = s.rtt.srtt().unwrap();
     let mut first_rtx_s = None;
     let mut repaired_s = None;
     while repaired_s.is_none() {
@@ -254,7 +254,7 @@ fn sack_lost_fast_retransmission_is_repaired_only_by_the_rto() {
                 assert!(sim.now_s() < 7.0 && step_dropping_tx(&mut sim, &mut drop), "the loss was not repaired by 7 s");
                 let s = sim.tcp_sender(0).unwrap();
                 if fast_rtx.is_none() && s.stats.retransmits > 0 {
-                    fast_rtx = Some((sim.now_s(), s.rtt.rto()));
+                    fast_rtx = Some((sim.now_s(), s.rto()));
                 }
                 if rto_at.is_none() && s.stats.timeouts > 0 {
                     rto_at = Some(sim.now_s());

@@ -46,7 +46,7 @@ struct Outage {
 fn outage(sim: &mut Simulation, n: usize) -> Outage {
     set_loss(sim, FWD_BNECK, 0.999999);
     let s = sim.tcp_sender(0).unwrap();
-    let (mut una, mut base_rto, mut last_ack_s) = (s.sb.una(), s.rtt.rto(), sim.now_s());
+    let (mut una, mut base_rto, mut last_ack_s) = (s.sb.una(), s.rto(), sim.now_s());
     let mut timeouts = Vec::new();
     let mut seen = s.stats.timeouts;
     while timeouts.len() < n {
@@ -56,7 +56,7 @@ fn outage(sim: &mut Simulation, n: usize) -> Outage {
             assert!(timeouts.is_empty(), "new data ACKed after the first timeout while the link is black-holed");
             una = s.sb.una();
             last_ack_s = sim.now_s();
-            base_rto = s.rtt.rto();
+            base_rto = s.rto();
             assert_eq!(s.rtt.backoff, 0);
         }
         if s.stats.timeouts > seen {
@@ -93,7 +93,7 @@ fn rto_doubles_per_timeout_up_to_max_rto() {
     // The cap was reached: the last two gaps are both max_rto.
     assert!((spacings[5] - MAX_RTO).abs() < 1e-9 && (spacings[6] - MAX_RTO).abs() < 1e-9);
     let s = sim.tcp_sender(0).unwrap();
-    assert_eq!(s.rtt.rto(), MAX_RTO);
+    assert_eq!(s.rto(), MAX_RTO);
     assert_eq!(s.st.cwnd, 1.0, "cwnd is one segment after an RTO");
     let r = finish(&sim);
     assert_eq!(r.flows[0].timeouts, 7);
@@ -105,7 +105,7 @@ fn backoff_clears_after_new_data_is_acked() {
     let o = outage(&mut sim, 4);
     let s = sim.tcp_sender(0).unwrap();
     assert_eq!(s.rtt.backoff, 4);
-    assert!((s.rtt.rto() - (o.base_rto * 16.0).min(MAX_RTO)).abs() < 1e-12);
+    assert!((s.rto() - (o.base_rto * 16.0).min(MAX_RTO)).abs() < 1e-12);
     // Heal the link. Losses happen on arrival at the bottleneck, and the
     // fourth timeout's retransmission is still on the access link, so it gets
     // through and is ACKed one RTT after that timeout.
@@ -124,8 +124,8 @@ fn backoff_clears_after_new_data_is_acked() {
     assert_eq!(s.stats.timeouts, 4, "no further timeout: the retransmission got through");
     assert!(t_acked > t4 + RTT && t_acked - t4 < RTT * 1.1, "ACK at {t_acked}, retransmission at {t4}");
     assert_eq!(s.rtt.backoff, 0, "backoff must clear on the ACK of new data");
-    let rto = s.rtt.rto();
-    assert_eq!(rto, s.rtt.base_rto());
+    let rto = s.rto();
+    assert_eq!(rto, s.rtt.base_rto(&s.cfg.rto));
     // The RTT sample came from a retransmission (timestamps make it valid,
     // RFC 7323) and equals the path RTT, so the estimate barely moved.
     assert!((rto - o.base_rto).abs() / o.base_rto < 0.1, "RTO after recovery {rto}, before the outage {}", o.base_rto);
@@ -153,7 +153,7 @@ fn first_rto_uses_init_rto_before_any_sample() {
         }
     }
     let r = finish(&sim);
-    assert!(sim.tcp_sender(0).unwrap().rtt.srtt.is_none());
+    assert!(sim.tcp_sender(0).unwrap().rtt.srtt().is_none());
     assert_eq!(times.len(), 3, "timeouts at {times:?}");
     for (t, want) in times.iter().zip([1.0, 3.0, 7.0]) {
         assert!((t - want).abs() < 1e-9, "timeouts at {times:?}");
@@ -215,11 +215,11 @@ fn ns2_estimator_ticks_and_karn_backoff() {
         .sim();
     sim.run_until(5.0);
     let s = sim.tcp_sender(0).unwrap();
-    let srtt = s.rtt.srtt.expect("timed segments were acknowledged");
+    let srtt = s.rtt.srtt().expect("timed segments were acknowledged");
     assert!((srtt / tick - (srtt / tick).round()).abs() < 1e-9, "SRTT {srtt} is not whole ticks");
     assert!((srtt - RTT).abs() <= 2.0 * tick, "SRTT {srtt}, path RTT {RTT}");
     // RTO = floor(SRTT + 4 RTTVAR) ticks, also whole ticks (min_rto below it)
-    let rto = s.rtt.rto();
+    let rto = s.rto();
     assert!((rto / tick - (rto / tick).round()).abs() < 1e-9 && rto >= srtt, "RTO {rto}");
     let o = outage(&mut sim, 2);
     assert_eq!(sim.tcp_sender(0).unwrap().rtt.backoff, 2);

@@ -361,15 +361,16 @@ mod tests {
     /// Issue 54, at most 2 KB per long-lived flow: a TCP flow's agents
     /// hold inline only what the rfc personality's bulk flows use; ns-2's
     /// timing and delayed send, FAST's tick, the pacer, the send trace and
-    /// Telnet's delays are boxed, there only when a flow has them, and an
-    /// optional sequence number takes 8 bytes (`NonMaxU64`), not 16.
+    /// Telnet's delays are boxed, there only when a flow has them, an
+    /// optional sequence number takes 8 bytes (`NonMaxU64`), not 16, and
+    /// the RTO's limits are the flow group's (`RtoLimits`), not a copy.
     #[test]
     fn a_flows_agents_stay_small() {
         let sizes = [
-            ("TcpSender", size_of::<super::tcp::TcpSender>(), 640),
-            ("RttEstimator", size_of::<super::tcp::rtt::RttEstimator>(), 88),
+            ("TcpSender", size_of::<super::tcp::TcpSender>(), 592),
+            ("RttEstimator", size_of::<super::tcp::rtt::RttEstimator>(), 40),
             ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 240),
-            ("Endpoints", size_of::<super::Endpoints>(), 888),
+            ("Endpoints", size_of::<super::Endpoints>(), 840),
             // a flow's row: its names one shared pointer, not four
             ("Flow", size_of::<crate::flow::Flow>(), 120),
         ];

@@ -28,6 +28,7 @@ pub use sender::EtcpSender;
 
 use super::{Endpoints, Receiver, Sender, TransportKind};
 use crate::scenario::{ConfigError, FlowSpec};
+use crate::transport::tcp::rtt::RtoLimits;
 
 /// E-TCP's fields and their defaults: the one place they are written.
 pub mod defaults {
@@ -134,9 +135,9 @@ pub struct EtcpConfig {
     pub reliable: bool,
     pub init_w: f64,
     pub min_w: f64,
-    pub min_rto: f64,
-    pub max_rto: f64,
-    pub init_rto: f64,
+    /// Its timers' bounds; the clock granularity is RFC 6298's G as the
+    /// TCP default (`tcp::defaults::CLOCK_GRANULARITY_S`).
+    pub rto: RtoLimits,
     pub rtx_timer: RtxTimer,
     /// The receiver's window: a packet leaves only while fewer than this
     /// many sent are unanswered (`EtcpSender::send_one`).
@@ -162,9 +163,12 @@ impl EtcpConfig {
             reliable: f.reliable.unwrap_or(defaults::RELIABLE),
             init_w: f.init_w_pkts.unwrap_or(defaults::INIT_W_PKTS),
             min_w: f.min_w_pkts.unwrap_or(defaults::MIN_W_PKTS),
-            min_rto: f.min_rto_s.unwrap_or(defaults::MIN_RTO_S),
-            max_rto: f.max_rto_s.unwrap_or(defaults::MAX_RTO_S),
-            init_rto: f.init_rto_s.unwrap_or(defaults::INIT_RTO_S),
+            rto: RtoLimits {
+                min_rto: f.min_rto_s.unwrap_or(defaults::MIN_RTO_S),
+                max_rto: f.max_rto_s.unwrap_or(defaults::MAX_RTO_S),
+                init_rto: f.init_rto_s.unwrap_or(defaults::INIT_RTO_S),
+                granularity: crate::transport::tcp::defaults::CLOCK_GRANULARITY_S,
+            },
             rtx_timer: f.rtx_timer.unwrap_or(defaults::RTX_TIMER),
             rwnd: f.rwnd_pkts.unwrap_or(defaults::RWND_PKTS),
             mss: f.mss_bytes,
@@ -189,9 +193,9 @@ impl EtcpConfig {
             ));
         }
         crate::transport::tcp::check_rwnd(&p("rwnd_pkts"), c.rwnd)?;
-        positive(&p("min_rto_s"), c.min_rto)?;
-        at_least(&p("max_rto_s"), c.max_rto, c.min_rto)?;
-        positive(&p("init_rto_s"), c.init_rto)?;
+        positive(&p("min_rto_s"), c.rto.min_rto)?;
+        at_least(&p("max_rto_s"), c.rto.max_rto, c.rto.min_rto)?;
+        positive(&p("init_rto_s"), c.rto.init_rto)?;
         if c.mss == 0 {
             return Err(ConfigError::new(p("mss_bytes"), "0 is not allowed; must be >= 1"));
         }

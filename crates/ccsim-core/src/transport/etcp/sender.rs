@@ -29,7 +29,7 @@ use crate::sim::rng::{self, Rng, Stream};
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::ziggurat;
 use crate::sim::{Time, Timer};
-use crate::transport::tcp::{defaults as tcp_defaults, rtt::RttEstimator};
+use crate::transport::tcp::rtt::RttEstimator;
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
 
 /// The sender's timer slots.
@@ -98,7 +98,7 @@ impl EtcpSender {
             flow,
             ctl,
             sig: CcAck::default(),
-            rtt: RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, tcp_defaults::CLOCK_GRANULARITY_S),
+            rtt: RttEstimator::new(),
             rng: Box::new(rng::stream(seed, Stream::Controller, flow as u64)),
             cc_seq: 0,
             rel: RetxQueue::default(),
@@ -133,10 +133,10 @@ impl EtcpSender {
     /// round trip time"; `rtx_timer` chooses TCP's RTO or srtt itself).
     fn rtx_interval(&self) -> Time {
         let base = match self.cfg.rtx_timer {
-            RtxTimer::Rto => self.rtt.base_rto(),
-            RtxTimer::Srtt => self.rtt.srtt.unwrap_or(self.cfg.init_rto),
+            RtxTimer::Rto => self.rtt.base_rto(&self.cfg.rto),
+            RtxTimer::Srtt => self.rtt.srtt().unwrap_or(self.cfg.rto.init_rto),
         };
-        from_secs((base * math::powi(2.0, self.rtx_backoff.min(30) as i32)).min(self.cfg.max_rto))
+        from_secs((base * math::powi(2.0, self.rtx_backoff.min(30) as i32)).min(self.cfg.rto.max_rto))
     }
 
     /// Send one packet now: a waiting retransmission first, else new data.
@@ -174,7 +174,7 @@ impl EtcpSender {
         let size = self.cfg.header + self.cfg.payload(d);
         net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, l4, ..Default::default() });
         if !self.sig_timer.is_armed() {
-            let at = now.saturating_add(from_secs(self.rtt.rto()));
+            let at = now.saturating_add(from_secs(self.rtt.rto(&self.cfg.rto)));
             self.sig_timer.arm(&mut net.events, at);
         }
         true
@@ -205,7 +205,7 @@ impl EtcpSender {
         if self.rate_timer.is_armed() {
             return;
         }
-        match self.rtt.srtt {
+        match self.rtt.srtt() {
             None => {
                 while self.burst > 0 && self.send_one(net) {
                     self.burst -= 1;
@@ -233,7 +233,7 @@ impl EtcpSender {
     }
 
     fn on_rate_timer(&mut self, net: &mut Net) {
-        let Some(tau) = self.rtt.srtt else { return };
+        let Some(tau) = self.rtt.srtt() else { return };
         if self.send_one(net) {
             self.arm_rate(net, tau);
         }
@@ -255,10 +255,10 @@ impl EtcpSender {
 
     fn on_ack(&mut self, net: &mut Net, h: &EtcpHeader, ts_echo: Time) {
         let now = net.now;
-        let first = self.rtt.srtt.is_none();
+        let first = self.rtt.srtt().is_none();
         self.rtt.sample(to_secs(now.saturating_sub(ts_echo)));
         self.rtt.reset_backoff();
-        let tau = self.rtt.srtt.expect("just sampled");
+        let tau = self.rtt.srtt().expect("just sampled");
         if first && self.ctl.variant == Variant::Rate {
             self.ctl.start_rate(self.cfg.init_w, tau);
         }
@@ -269,7 +269,7 @@ impl EtcpSender {
         self.sig.on_ack(h.cc_seq, h.bitmap, |s| Self::respond(ctl, stats, s, tau, high));
         if self.sig.next > before {
             if self.sig.next < self.cc_seq {
-                let at = now.saturating_add(from_secs(self.rtt.rto()));
+                let at = now.saturating_add(from_secs(self.rtt.rto(&self.cfg.rto)));
                 self.sig_timer.arm(&mut net.events, at);
             } else {
                 self.sig_timer.disarm();
@@ -313,11 +313,11 @@ impl EtcpSender {
     fn on_sig_timer(&mut self, net: &mut Net) {
         self.stats.sig_timeouts += 1;
         self.rtt.on_timeout();
-        let tau = self.rtt.srtt.unwrap_or(self.cfg.init_rto);
+        let tau = self.rtt.srtt().unwrap_or(self.cfg.rto.init_rto);
         let high = self.cc_seq.saturating_sub(1);
         let (ctl, stats) = (&mut self.ctl, &mut self.stats);
         self.sig.expire(self.cc_seq, |s| Self::respond(ctl, stats, s, tau, high));
-        if self.rtt.srtt.is_none() {
+        if self.rtt.srtt().is_none() {
             // Nothing came back yet: try the initial window again.
             self.burst = self.cfg.init_w.ceil() as u32;
         }
@@ -358,7 +358,7 @@ impl EtcpSender {
 impl SenderAgent for EtcpSender {
     fn open(&mut self, net: &mut Net) {
         self.app_active = true;
-        if self.rtt.srtt.is_none() && self.cc_seq == 0 {
+        if self.rtt.srtt().is_none() && self.cc_seq == 0 {
             self.burst = self.cfg.init_w.ceil() as u32;
         }
         self.kick(net);
@@ -400,10 +400,10 @@ impl SenderAgent for EtcpSender {
             ece_acks: 0,
             cwnd: if window { self.ctl.value } else { f64::NAN },
             ssthresh: f64::NAN,
-            srtt_s: self.rtt.srtt,
+            srtt_s: self.rtt.srtt(),
             completed_at: self.stats.completed_at,
             loss_est: Some(self.loss_estimate().unwrap_or(0.0)),
-            rate_pps: self.rtt.srtt.map(|tau| self.ctl.rate_pps(tau)).filter(|r| r.is_finite()),
+            rate_pps: self.rtt.srtt().map(|tau| self.ctl.rate_pps(tau)).filter(|r| r.is_finite()),
             awnd_pkts: None,
         }
     }

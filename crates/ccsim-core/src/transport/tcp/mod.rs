@@ -26,6 +26,7 @@ use crate::net::packet::Ecn;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
+use rtt::RtoLimits;
 use serde_json::Map;
 use std::sync::Arc;
 
@@ -43,7 +44,7 @@ pub const KIND: TransportKind = TransportKind {
         if cfg.rtt_estimator == RttEstimatorKind::Ns2 {
             use rand::Rng;
             let mut r = crate::sim::rng::stream(seed, crate::sim::rng::Stream::Transport, flow as u64);
-            let drawn = r.gen::<f64>() * cfg.granularity;
+            let drawn = r.gen::<f64>() * cfg.rto.granularity;
             cfg.boot_time = f.ns2_boot_time_s.unwrap_or(drawn);
             cfg.boot_time_given = f.ns2_boot_time_s.is_some();
         }
@@ -481,10 +482,7 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     pub delack_model: DelackModel,
     pub delack_timeout: Time,
-    pub min_rto: f64,
-    pub max_rto: f64,
-    pub init_rto: f64,
-    pub granularity: f64,
+    pub rto: RtoLimits,
     pub rtt_estimator: RttEstimatorKind,
     pub halve_on_repeated_rto: bool,
     /// See [`defaults::NS2_BUGFIX`].
@@ -544,10 +542,12 @@ impl TcpConfig {
             delayed_ack: f.delayed_ack.unwrap_or_default(),
             delack_model: f.delack_model.unwrap_or(defaults::DELACK_MODEL),
             delack_timeout: 0,
-            min_rto: f.min_rto_s.unwrap_or_default(),
-            max_rto: f.max_rto_s.unwrap_or_default(),
-            init_rto: f.init_rto_s.unwrap_or_default(),
-            granularity: f.clock_granularity_s.unwrap_or_default(),
+            rto: RtoLimits {
+                min_rto: f.min_rto_s.unwrap_or_default(),
+                max_rto: f.max_rto_s.unwrap_or_default(),
+                init_rto: f.init_rto_s.unwrap_or_default(),
+                granularity: f.clock_granularity_s.unwrap_or_default(),
+            },
             rtt_estimator: f.rtt_estimator.unwrap_or(defaults::RTT_ESTIMATOR),
             halve_on_repeated_rto: f.halve_on_repeated_rto.unwrap_or(defaults::HALVE_ON_REPEATED_RTO),
             ns2_bugfix: f.ns2_bugfix.unwrap_or(defaults::NS2_BUGFIX),
@@ -617,11 +617,11 @@ impl TcpConfig {
         }
         let delack = f.delack_timeout_s.unwrap_or_default();
         positive(&p("delack_timeout_s"), delack)?;
-        positive(&p("min_rto_s"), cfg.min_rto)?;
-        at_least(&p("max_rto_s"), cfg.max_rto, cfg.min_rto)?;
-        positive(&p("init_rto_s"), cfg.init_rto)?;
-        non_negative(&p("clock_granularity_s"), cfg.granularity)?;
-        if cfg.rtt_estimator == RttEstimatorKind::Ns2 && cfg.granularity <= 0.0 {
+        positive(&p("min_rto_s"), cfg.rto.min_rto)?;
+        at_least(&p("max_rto_s"), cfg.rto.max_rto, cfg.rto.min_rto)?;
+        positive(&p("init_rto_s"), cfg.rto.init_rto)?;
+        non_negative(&p("clock_granularity_s"), cfg.rto.granularity)?;
+        if cfg.rtt_estimator == RttEstimatorKind::Ns2 && cfg.rto.granularity <= 0.0 {
             return Err(ConfigError::new(
                 p("clock_granularity_s"),
                 "0 is not allowed with rtt_estimator = \"ns2\" (its tick); must be > 0",
@@ -634,10 +634,10 @@ impl TcpConfig {
                     "needs rtt_estimator = \"ns2\" (it is that estimator's tick phase)",
                 ));
             }
-            if !(b.is_finite() && b >= 0.0 && b < cfg.granularity) {
+            if !(b.is_finite() && b >= 0.0 && b < cfg.rto.granularity) {
                 return Err(ConfigError::new(
                     p("ns2_boot_time_s"),
-                    format!("{b} is out of range; allowed: 0 <= value < clock_granularity_s ({})", cfg.granularity),
+                    format!("{b} is out of range; allowed: 0 <= value < clock_granularity_s ({})", cfg.rto.granularity),
                 ));
             }
         }

@@ -102,7 +102,7 @@ impl TcpReceiver {
             ba_v: IP_OPT_NONE,
             delack_timer: Timer::new(receiver_timer(flow, 0)),
             linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
-                .then(|| Box::new(LinuxDelack::new(cfg.rwnd, crate::sim::time::from_secs(cfg.init_rto)))),
+                .then(|| Box::new(LinuxDelack::new(cfg.rwnd, crate::sim::time::from_secs(cfg.rto.init_rto)))),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
             echo_fb: 0.0,
             echo: false,

@@ -84,17 +84,32 @@ impl Ns2 {
     }
 }
 
+/// The RTO's settings (seconds): a flow group's, kept once in its shared
+/// parameters and handed to [`RttEstimator::rto`], not copied into each
+/// flow's estimator (32 bytes a flow, issue 54).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RtoLimits {
+    /// Lower bound on the RTO before backoff (RFC 6298 §2.4).
+    pub min_rto: f64,
+    /// Upper bound on the backed-off RTO (RFC 6298 §2.5).
+    pub max_rto: f64,
+    /// The RTO before the first sample (RFC 6298 §2.1).
+    pub init_rto: f64,
+    /// The clock granularity G (RFC 6298 §2.2; ns-2's `tcpTick_`).
+    pub granularity: f64,
+}
+
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
-    pub srtt: Option<f64>,
+    /// SRTT, NaN before the first sample ([`RttEstimator::srtt`]): 8
+    /// bytes, not an `Option`'s 16 (issue 54; a sample is never NaN).
+    srtt: f64,
     pub rttvar: f64,
-    pub min_rtt: Option<f64>,
+    /// The smallest sample, NaN before the first
+    /// ([`RttEstimator::min_rtt`]).
+    min_rtt: f64,
     /// Doublings of the RTO in force (ns-2's `t_backoff_` is 2^backoff).
     pub backoff: u32,
-    min_rto: f64,
-    max_rto: f64,
-    init_rto: f64,
-    granularity: f64,
     /// ns-2's timing: the `ns2` estimator, and `rfc6298` with
     /// `ns2_timed_backoff`; then the backoff ends only when the timed
     /// segment is acknowledged. Boxed, as the rfc personality has none: 64
@@ -110,20 +125,41 @@ struct Timing {
     timed: Option<(u64, f64)>,
 }
 
+impl Default for RttEstimator {
+    fn default() -> Self {
+        RttEstimator { srtt: f64::NAN, rttvar: 0.0, min_rtt: f64::NAN, backoff: 0, timing: None }
+    }
+}
+
+/// `x`, or `None` for NaN (no sample yet).
+#[inline]
+fn sampled(x: f64) -> Option<f64> {
+    (!x.is_nan()).then_some(x)
+}
+
 impl RttEstimator {
     /// The RFC 6298 estimator.
-    pub fn new(min_rto: f64, max_rto: f64, init_rto: f64, granularity: f64) -> Self {
-        RttEstimator {
-            srtt: None,
-            rttvar: 0.0,
-            min_rtt: None,
-            backoff: 0,
-            min_rto,
-            max_rto,
-            init_rto,
-            granularity,
-            timing: None,
-        }
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// SRTT in seconds, once there is a sample.
+    #[inline]
+    pub fn srtt(&self) -> Option<f64> {
+        sampled(self.srtt)
+    }
+
+    /// The smallest sample in seconds, once there is one.
+    #[inline]
+    pub fn min_rtt(&self) -> Option<f64> {
+        sampled(self.min_rtt)
+    }
+
+    /// Keep `r` as the smallest sample if it is.
+    #[inline]
+    fn note_min(&mut self, r: f64) {
+        // `f64::min` ignores the NaN of "none yet".
+        self.min_rtt = self.min_rtt.min(r);
     }
 
     /// The RFC 6298 estimator whose backoff ends only when ns-2's timed
@@ -135,12 +171,12 @@ impl RttEstimator {
         self
     }
 
-    /// ns-2's estimator with tick `granularity` (`tcpTick_`, > 0) and
+    /// ns-2's estimator with tick `lim.granularity` (`tcpTick_`, > 0) and
     /// `boot_time` in [0, granularity).
-    pub fn ns2(min_rto: f64, max_rto: f64, init_rto: f64, granularity: f64, boot_time: f64) -> Self {
-        let ns2 = Ns2 { tick: granularity, boot_time, t_srtt: 0, t_rttvar: 0, t_rtxcur: init_rto };
+    pub fn ns2(lim: &RtoLimits, boot_time: f64) -> Self {
+        let ns2 = Ns2 { tick: lim.granularity, boot_time, t_srtt: 0, t_rttvar: 0, t_rtxcur: lim.init_rto };
         let timing = Some(Box::new(Timing { ns2: Some(ns2), timed: None }));
-        RttEstimator { timing, ..Self::new(min_rto, max_rto, init_rto, granularity) }
+        RttEstimator { timing, ..Self::new() }
     }
 
     /// ns-2's estimator: set `boot_time_` (before the first sample).
@@ -152,18 +188,18 @@ impl RttEstimator {
 
     /// Feed one RTT sample `r` (seconds) to the RFC 6298 estimator.
     pub fn sample(&mut self, r: f64) {
-        match self.srtt {
+        match self.srtt() {
             None => {
-                self.srtt = Some(r);
+                self.srtt = r;
                 self.rttvar = r / 2.0;
             }
             Some(srtt) => {
                 // RTTVAR first, with the old SRTT (RFC 6298 §2.3).
                 self.rttvar = 0.75 * self.rttvar + 0.25 * (srtt - r).abs();
-                self.srtt = Some(0.875 * srtt + 0.125 * r);
+                self.srtt = 0.875 * srtt + 0.125 * r;
             }
         }
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.note_min(r);
     }
 
     /// A segment left; `new_data`: beyond everything sent before (ns-2
@@ -196,12 +232,13 @@ impl RttEstimator {
             self.sample(r);
             return;
         };
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        // (`note_min`, with `t` borrowed)
+        self.min_rtt = self.min_rtt.min(r);
         if let (Some((_, sent)), false) = (covered, partial) {
             let now = to_secs(now);
             n.update(now, now - sent);
             let tick = n.tick;
-            self.srtt = Some((n.t_srtt >> T_SRTT_BITS) as f64 * tick);
+            self.srtt = (n.t_srtt >> T_SRTT_BITS) as f64 * tick;
             self.rttvar = (n.t_rttvar >> T_RTTVAR_BITS) as f64 * tick;
         }
     }
@@ -216,26 +253,26 @@ impl RttEstimator {
         self.forget_timed();
     }
 
-    /// The RTO before backoff.
-    pub fn base_rto(&self) -> f64 {
+    /// The RTO before backoff, within `lim`.
+    pub fn base_rto(&self, lim: &RtoLimits) -> f64 {
         if let Some(n) = self.timing.as_ref().and_then(|t| t.ns2.as_ref()) {
-            return n.t_rtxcur.max(self.min_rto).min(self.max_rto).max(2.0 * n.tick);
+            return n.t_rtxcur.max(lim.min_rto).min(lim.max_rto).max(2.0 * n.tick);
         }
-        let raw = match self.srtt {
-            None => self.init_rto,
-            Some(s) => s + self.granularity.max(4.0 * self.rttvar),
+        let raw = match self.srtt() {
+            None => lim.init_rto,
+            Some(s) => s + lim.granularity.max(4.0 * self.rttvar),
         };
-        raw.max(self.min_rto).min(self.max_rto)
+        raw.max(lim.min_rto).min(lim.max_rto)
     }
 
     /// The RTO in force: base doubled per backoff step, capped.
-    pub fn rto(&self) -> f64 {
-        let base = self.base_rto();
+    pub fn rto(&self, lim: &RtoLimits) -> f64 {
+        let base = self.base_rto(lim);
         if self.backoff == 0 {
             // (the same value: base · 2^0 is base; this is every ACK's case)
-            return base.min(self.max_rto);
+            return base.min(lim.max_rto);
         }
-        (base * math::powi(2.0, self.backoff.min(30) as i32)).min(self.max_rto)
+        (base * math::powi(2.0, self.backoff.min(30) as i32)).min(lim.max_rto)
     }
 
     /// The retransmission timer expired (ns-2 `reset_rtx_timer(0, 1)`).
@@ -272,30 +309,32 @@ mod tests {
     use crate::sim::time::from_secs;
     #[test]
     fn rfc6298_first_and_later_samples() {
-        let mut e = RttEstimator::new(0.0, 60.0, 1.0, 0.0);
-        assert_eq!(e.rto(), 1.0);
+        let lim = RtoLimits { min_rto: 0.0, max_rto: 60.0, init_rto: 1.0, granularity: 0.0 };
+        let mut e = RttEstimator::new();
+        assert_eq!(e.rto(&lim), 1.0);
         e.sample(0.1);
-        assert_eq!(e.srtt, Some(0.1));
+        assert_eq!(e.srtt(), Some(0.1));
         assert!((e.rttvar - 0.05).abs() < 1e-12);
-        assert!((e.rto() - 0.3).abs() < 1e-12);
+        assert!((e.rto(&lim) - 0.3).abs() < 1e-12);
         e.sample(0.2);
         // RTTVAR = 0.75*0.05 + 0.25*|0.1-0.2| = 0.0625, SRTT = 0.1125
         assert!((e.rttvar - 0.0625).abs() < 1e-12);
-        assert!((e.srtt.unwrap() - 0.1125).abs() < 1e-12);
+        assert!((e.srtt().unwrap() - 0.1125).abs() < 1e-12);
     }
     #[test]
     fn backoff_doubles_and_caps() {
-        let mut e = RttEstimator::new(0.2, 3.0, 1.0, 0.0);
+        let lim = RtoLimits { min_rto: 0.2, max_rto: 3.0, init_rto: 1.0, granularity: 0.0 };
+        let mut e = RttEstimator::new();
         e.sample(0.01);
-        assert!((e.rto() - 0.2).abs() < 1e-12);
+        assert!((e.rto(&lim) - 0.2).abs() < 1e-12);
         e.on_timeout();
-        assert!((e.rto() - 0.4).abs() < 1e-12);
+        assert!((e.rto(&lim) - 0.4).abs() < 1e-12);
         e.on_timeout();
         e.on_timeout();
         e.on_timeout();
-        assert_eq!(e.rto(), 3.0);
+        assert_eq!(e.rto(&lim), 3.0);
         e.on_new_ack(1, 0.01, false, from_secs(1.0));
-        assert!((e.rto() - 0.2).abs() < 1e-12);
+        assert!((e.rto(&lim) - 0.2).abs() < 1e-12);
     }
 
     /// ns-2's arithmetic worked by hand (tcp.cc `rtt_update`, tick 0.01 s,
@@ -306,19 +345,20 @@ mod tests {
     /// = 36 ticks.
     #[test]
     fn ns2_fixed_point_update_matches_hand_computation() {
-        let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
-        assert_eq!(e.rto(), 3.0, "rtxcur_init_ before any sample");
+        let lim = RtoLimits { min_rto: 0.2, max_rto: 60.0, init_rto: 3.0, granularity: 0.01 };
+        let mut e = RttEstimator::ns2(&lim, 0.0);
+        assert_eq!(e.rto(&lim), 3.0, "rtxcur_init_ before any sample");
         e.on_send(0, true, 1.0005);
         e.on_send(1, true, 1.001); // not timed: one at a time
         e.on_new_ack(1, 0.105, false, from_secs(1.1055));
-        assert!((e.rto() - 0.30).abs() < 1e-12, "rto {}", e.rto());
-        assert!((e.srtt.unwrap() - 0.10).abs() < 1e-12);
+        assert!((e.rto(&lim) - 0.30).abs() < 1e-12, "rto {}", e.rto(&lim));
+        assert!((e.srtt().unwrap() - 0.10).abs() < 1e-12);
         // segment 1 was never timed: its ACK gives no sample
         e.on_new_ack(2, 0.5, false, from_secs(1.5));
-        assert!((e.rto() - 0.30).abs() < 1e-12);
+        assert!((e.rto(&lim) - 0.30).abs() < 1e-12);
         e.on_send(2, true, 2.0005);
         e.on_new_ack(3, 0.2, false, from_secs(2.2005));
-        assert!((e.rto() - 0.36).abs() < 1e-12, "rto {}", e.rto());
+        assert!((e.rto(&lim) - 0.36).abs() < 1e-12, "rto {}", e.rto(&lim));
     }
 
     /// The sample counts the ticks from the tick boundary before the send:
@@ -327,10 +367,11 @@ mod tests {
     #[test]
     fn ns2_sample_is_quantised_from_the_tick_boundary() {
         for (sent_at, ticks) in [(1.0002, 9), (1.0062, 10)] {
-            let mut e = RttEstimator::ns2(0.0, 60.0, 3.0, 0.01, 0.0);
+            let lim = RtoLimits { min_rto: 0.0, max_rto: 60.0, init_rto: 3.0, granularity: 0.01 };
+            let mut e = RttEstimator::ns2(&lim, 0.0);
             e.on_send(0, true, sent_at);
             e.on_new_ack(1, 0.095, false, from_secs(sent_at + 0.095));
-            assert!((e.srtt.unwrap() - ticks as f64 * 0.01).abs() < 1e-9, "sent at {sent_at}");
+            assert!((e.srtt().unwrap() - ticks as f64 * 0.01).abs() < 1e-9, "sent at {sent_at}");
         }
     }
 
@@ -338,15 +379,16 @@ mod tests {
     /// until a segment sent afterwards is timed and acknowledged.
     #[test]
     fn ns2_backoff_clears_only_on_the_timed_segment() {
-        let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
+        let lim = RtoLimits { min_rto: 0.2, max_rto: 60.0, init_rto: 3.0, granularity: 0.01 };
+        let mut e = RttEstimator::ns2(&lim, 0.0);
         e.on_send(0, true, 0.0);
         e.on_new_ack(1, 0.1, false, from_secs(0.1));
-        let base = e.rto();
+        let base = e.rto(&lim);
         e.on_send(1, true, 0.2);
         e.on_timeout();
-        assert_eq!(e.rto(), 2.0 * base);
+        assert_eq!(e.rto(&lim), 2.0 * base);
         e.on_new_ack(2, 0.3, false, from_secs(1.0)); // the retransmission's ACK: untimed
-        assert_eq!(e.rto(), 2.0 * base, "backoff kept");
+        assert_eq!(e.rto(&lim), 2.0 * base, "backoff kept");
         e.on_send(2, true, 1.0);
         e.on_new_ack(3, 0.1, false, from_secs(1.1));
         assert_eq!(e.backoff, 0);
@@ -358,7 +400,7 @@ mod tests {
     #[test]
     fn timed_backoff_ends_with_the_timed_segment_only() {
         for (on, kept) in [(false, false), (true, true)] {
-            let mut e = RttEstimator::new(0.2, 60.0, 3.0, 0.01).with_timed_backoff(on);
+            let mut e = RttEstimator::new().with_timed_backoff(on);
             e.on_send(0, true, 0.0);
             e.on_new_ack(1, 0.1, false, from_secs(0.1));
             e.on_send(1, true, 0.1);
@@ -377,15 +419,17 @@ mod tests {
 
     #[test]
     fn ns2_rto_respects_min_rto() {
-        let mut e = RttEstimator::ns2(0.0, 60.0, 3.0, 0.01, 0.0);
+        let lim = RtoLimits { min_rto: 0.0, max_rto: 60.0, init_rto: 3.0, granularity: 0.01 };
+        let mut e = RttEstimator::ns2(&lim, 0.0);
         e.on_send(0, true, 0.0);
         e.on_new_ack(1, 0.001, false, from_secs(0.001));
         // 1 tick (the minimum sample): t_srtt 8, t_rttvar 2, (16 + 8) >> 3
         // = 3 ticks
-        assert!((e.rto() - 0.03).abs() < 1e-12);
-        let mut e = RttEstimator::ns2(0.2, 60.0, 3.0, 0.01, 0.0);
+        assert!((e.rto(&lim) - 0.03).abs() < 1e-12);
+        let lim = RtoLimits { min_rto: 0.2, max_rto: 60.0, init_rto: 3.0, granularity: 0.01 };
+        let mut e = RttEstimator::ns2(&lim, 0.0);
         e.on_send(0, true, 0.0);
         e.on_new_ack(1, 0.001, false, from_secs(0.001));
-        assert!((e.rto() - 0.2).abs() < 1e-12);
+        assert!((e.rto(&lim) - 0.2).abs() < 1e-12);
     }
 }

@@ -104,7 +104,7 @@ impl TcpSender {
             let losses = lost - start.marked_lost;
             let in_flight = self.sb.pipe();
             let ca_state = self.ca_state();
-            let min_rtt = self.rtt.min_rtt;
+            let min_rtt = self.rtt.min_rtt();
             let r = self.rate.as_deref_mut().expect("a sampler with a start");
             let rs = r.generate(now, lost, losses, start.prior_in_flight, in_flight, min_rtt, rtt_s, ca_state);
             self.sync(now);
@@ -121,7 +121,7 @@ impl TcpSender {
                 self.st.cwnd,
                 self.st.ssthresh,
                 self.sb.outstanding(),
-                self.rtt.srtt,
+                self.rtt.srtt(),
             );
             if let Some(rate) = rate {
                 self.st.pacing_rate = rate;

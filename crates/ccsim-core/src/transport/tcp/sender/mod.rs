@@ -276,7 +276,7 @@ impl TcpSender {
 
     pub(crate) fn draw_ns2_boot_time(&mut self, u: f64) {
         if self.cfg.rtt_estimator == RttEstimatorKind::Ns2 && !self.cfg.boot_time_given {
-            self.cfg.boot_time = u * self.cfg.granularity;
+            self.cfg.boot_time = u * self.cfg.rto.granularity;
             self.rtt.set_boot_time(self.cfg.boot_time);
         }
     }
@@ -322,11 +322,8 @@ impl TcpSender {
         TcpSender {
             flow,
             rtt: match cfg.rtt_estimator {
-                RttEstimatorKind::Rfc6298 => RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity)
-                    .with_timed_backoff(cfg.ns2_timed_backoff),
-                RttEstimatorKind::Ns2 => {
-                    RttEstimator::ns2(cfg.min_rto, cfg.max_rto, cfg.init_rto, cfg.granularity, cfg.boot_time)
-                }
+                RttEstimatorKind::Rfc6298 => RttEstimator::new().with_timed_backoff(cfg.ns2_timed_backoff),
+                RttEstimatorKind::Ns2 => RttEstimator::ns2(&cfg.rto, cfg.boot_time),
             },
             sb: Scoreboard::new(cfg.dupthresh),
             total_segs: cfg.total_segs().map(seq_opt),
@@ -374,8 +371,8 @@ impl TcpSender {
     pub(super) fn sync(&mut self, now: Time) {
         self.st.now = now;
         self.st.flight = self.sb.outstanding();
-        self.st.srtt_s = self.rtt.srtt;
-        self.st.min_rtt_s = self.rtt.min_rtt;
+        self.st.srtt_s = self.rtt.srtt();
+        self.st.min_rtt_s = self.rtt.min_rtt();
     }
 
     /// The controller's decreased window as ssthresh, at least 2 segments
@@ -418,13 +415,18 @@ impl TcpSender {
         (self.st.cwnd as i64).max(self.cwnd_floor() as i64) as u64
     }
 
+    /// The RTO in force (RFC 6298), within the flow's limits.
+    pub fn rto(&self) -> f64 {
+        self.rtt.rto(&self.cfg.rto)
+    }
+
     /// (Re)start the retransmission timer one RTO from now; with ns-2's
     /// clock (`ns2_clock`) also its `double` deadline, `clock_ +
     /// rtt_timeout()` as ns-2's `TimerHandler::resched` puts it (the ns-2
     /// estimator's RTO is ns-2's `double`: whole ticks times `tcp_tick_`,
     /// times the backoff).
     pub(super) fn arm_rto(&mut self, net: &mut Net) {
-        let rto = self.rtt.rto();
+        let rto = self.rto();
         let at = match net.ns2_clock.as_deref_mut() {
             Some(clock) => clock.arm_timer(self.rto_timer.owner(), rto),
             None => net.now.saturating_add(from_secs(rto)),
@@ -511,7 +513,7 @@ impl SenderAgent for TcpSender {
         if self.cfg.ba && pkt.ip_opt < BA_UNBOUNDED {
             // BA-TCP: the echoed min_j v_ij, times delta_i (the smallest RTT
             // seen: the round-trip propagation delay plus serialisation).
-            if let Some(delta) = self.rtt.min_rtt {
+            if let Some(delta) = self.rtt.min_rtt() {
                 self.awnd = self.cfg.ba_window(pkt.ip_opt, delta);
             }
         }
@@ -548,7 +550,7 @@ impl SenderAgent for TcpSender {
             ece_acks: self.stats.ece_acks,
             cwnd: self.st.cwnd,
             ssthresh: self.st.ssthresh,
-            srtt_s: self.rtt.srtt,
+            srtt_s: self.rtt.srtt(),
             completed_at: self.stats.completed_at,
             awnd_pkts: (self.cfg.gwa || self.cfg.ba).then_some(self.awnd as f64),
             ..Default::default()

@@ -56,7 +56,7 @@ fn ns2_the_third_duplicates_resend_after_an_ece_ends_the_timing() {
         ack(&mut s, &mut net, t, 10, false); // the third resends 10, then sends 12-14
     }
     ack(&mut s, &mut net, 5.7, 13, false); // 12, sent after the resend, is timed
-    assert_eq!(s.rtt.srtt, Some(0.1), "12's sample (0.1 s), not 10's (0.5 s)");
+    assert_eq!(s.rtt.srtt(), Some(0.1), "12's sample (0.1 s), not 10's (0.5 s)");
 }
 
 /// ns-2's `recv` runs `ecn` before `newack`: an ECE at a one-segment
@@ -74,13 +74,13 @@ fn ns2_an_ece_backing_off_past_8_restarts_the_estimate_before_the_acks_sample() 
                                   "clock_granularity_s": 0.1, "min_rto_s": 0.2, "ns2_boot_time_s": 0.0});
     let (mut s, mut net) = negotiated(spec); // 0 out at 0 s, timed
     ack(&mut s, &mut net, 0.1, 1, false); // a 0.1 s sample; 1 and 2 out, 1 timed
-    assert_eq!(s.rtt.srtt, Some(0.1));
+    assert_eq!(s.rtt.srtt(), Some(0.1));
     // as after two timeouts and an ECE at a one-segment window
     (s.st.cwnd, s.ecn_backoff, s.rtt.backoff) = (1.0, true, 3);
     ack(&mut s, &mut net, 0.35, 2, true); // 1's ACK, a sample of 2 ticks, with ECE
     assert_eq!((s.rtt.backoff, s.st.cwnd), (4, 0.5));
-    assert_eq!(s.rtt.srtt, Some(0.2));
-    assert!((s.rtt.rttvar - 0.1).abs() < 1e-12 && (s.rtt.rto() - 9.6).abs() < 1e-9, "{}", s.rtt.rto());
+    assert_eq!(s.rtt.srtt(), Some(0.2));
+    assert!((s.rtt.rttvar - 0.1).abs() < 1e-12 && (s.rto() - 9.6).abs() < 1e-9, "{}", s.rto());
 }
 
 /// ns-2's `recv` counts an ACK of `last_ack_` as a duplicate with
@@ -497,14 +497,14 @@ fn ns2_idle_restart_restarts_the_window_after_an_idle_rto() {
         assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, ssthresh), "window restarts, ssthresh kept");
         assert_eq!(sent(&s).len(), sent_before, "nothing to retransmit");
         assert_eq!(s.stats.timeouts, 0, "not a timeout with data outstanding");
-        assert_eq!(s.rto_timer.deadline(), Some(at + from_secs(s.rtt.rto())), "rearmed, no backoff");
+        assert_eq!(s.rto_timer.deadline(), Some(at + from_secs(s.rto())), "rearmed, no backoff");
         // ns-2 `output`: a write with nothing outstanding sets the
         // pending timer afresh, so its segment gets a whole RTO.
-        net.now = at + from_secs(s.rtt.rto()) / 2;
+        net.now = at + from_secs(s.rto()) / 2;
         s.offered = Some(seq_opt(5));
         s.try_send(&mut net);
         assert_eq!(sent(&s).len(), sent_before + 1);
-        assert_eq!(s.rto_timer.deadline(), Some(net.now + from_secs(s.rtt.rto())), "set afresh at the send");
+        assert_eq!(s.rto_timer.deadline(), Some(net.now + from_secs(s.rto())), "set afresh at the send");
     }
 }
 

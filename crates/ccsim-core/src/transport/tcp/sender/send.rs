@@ -92,7 +92,7 @@ impl TcpSender {
         let sent0 = self.stats.data_sent;
         loop {
             let release =
-                self.paced.as_deref_mut().map_or(now, |p| p.pacer.release_time(now, self.st.cwnd, self.rtt.srtt));
+                self.paced.as_deref_mut().map_or(now, |p| p.pacer.release_time(now, self.st.cwnd, self.rtt.srtt()));
             if release > now {
                 if self.next_segment_available() {
                     if let Some(p) = self.paced.as_deref_mut() {
@@ -236,7 +236,7 @@ impl TcpSender {
             (_, true) => BA_UNBOUNDED,
             _ => IP_OPT_NONE,
         };
-        self.st.srtt_s = self.rtt.srtt;
+        self.st.srtt_s = self.rtt.srtt();
         let cong = self.cc.cong_header(&self.st, size);
         net.send(Packet {
             flow: self.flow,
@@ -253,7 +253,7 @@ impl TcpSender {
             p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate);
         }
         if let Some(tr) = self.trace.as_mut() {
-            let interval_s = self.rtt.srtt.map(|s| s / self.st.cwnd.max(1.0));
+            let interval_s = self.rtt.srtt().map(|s| s / self.st.cwnd.max(1.0));
             tr.push(SendRecord {
                 time: now,
                 seq,
