@@ -180,9 +180,9 @@ fn pacing_stats(exp: bool) -> (f64, f64) {
         .loss(0.02)
         .flow(&format!("transport = \"etcp\"\nrtt_s = 0.1\nexp_pacing = {exp}"));
     let mut sim = d.sim();
-    sim.etcp_sender_mut(0).unwrap().trace = Some(Vec::new());
+    sim.etcp_sender_mut(0).unwrap().trace = Some(Box::default());
     sim.run_until(30.0);
-    let tr = sim.etcp_sender(0).unwrap().trace.clone().unwrap();
+    let tr = *sim.etcp_sender(0).unwrap().trace.clone().unwrap();
     let x: Vec<f64> =
         tr.windows(2).filter_map(|w| w[0].mean_interval_s.map(|m| (w[1].time - w[0].time) as f64 / 1e12 / m)).collect();
     assert!(x.len() > 10_000, "{}", x.len());

@@ -367,10 +367,10 @@ mod tests {
     #[test]
     fn a_flows_agents_stay_small() {
         let sizes = [
-            ("TcpSender", size_of::<super::tcp::TcpSender>(), 592),
+            ("TcpSender", size_of::<super::tcp::TcpSender>(), 584),
             ("RttEstimator", size_of::<super::tcp::rtt::RttEstimator>(), 40),
-            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 240),
-            ("Endpoints", size_of::<super::Endpoints>(), 840),
+            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 232),
+            ("Endpoints", size_of::<super::Endpoints>(), 816),
             // a flow's row: its names one shared pointer, not four
             ("Flow", size_of::<crate::flow::Flow>(), 120),
         ];

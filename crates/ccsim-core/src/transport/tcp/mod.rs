@@ -26,6 +26,7 @@ use crate::net::packet::Ecn;
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::time::from_secs;
 use crate::sim::Time;
+use nonmax::NonMaxU64;
 use rtt::RtoLimits;
 use serde_json::Map;
 use std::sync::Arc;
@@ -437,9 +438,11 @@ pub(crate) fn check_rwnd(field: &str, rwnd: u64) -> Result<(), ConfigError> {
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
     params: Arc<TcpParams>,
-    /// Finite transfer size in payload bytes (`None`: infinite FTP); set
-    /// by the application when it opens the transfer.
-    pub total_bytes: Option<u64>,
+    /// Finite transfer size in payload bytes (`None`: infinite FTP), the
+    /// flow's `bytes` ([`TcpConfig::total_bytes`]); 8 bytes, not an
+    /// `Option<u64>`'s 16, in the sender and the receiver each (issue 54):
+    /// `bytes` is validated below `u64::MAX`.
+    total_bytes: Option<NonMaxU64>,
     /// ns-2's `boot_time_` (uniform on [0, granularity), drawn per flow):
     /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
     pub boot_time: f64,
@@ -813,9 +816,19 @@ impl TcpConfig {
         if f.bytes == Some(0) {
             return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));
         }
+        let total_bytes = match f.bytes.map(NonMaxU64::new) {
+            None => None,
+            Some(Some(b)) => Some(b),
+            Some(None) => {
+                return Err(ConfigError::new(
+                    p("bytes"),
+                    format!("{} is too large; allowed: 1 to {}", u64::MAX, u64::MAX - 1),
+                ))
+            }
+        };
         Ok(TcpConfig {
             params: Arc::new(TcpParams { delack_timeout: from_secs(delack), ..cfg }),
-            total_bytes: f.bytes,
+            total_bytes,
             boot_time: 0.0,
             boot_time_given: false,
         })
@@ -831,6 +844,11 @@ impl TcpConfig {
         }
     }
 
+    /// Finite transfer size in payload bytes (`None`: infinite FTP).
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.total_bytes.map(|b| b.get())
+    }
+
     /// The first segment that carries data: 1 after a SYN (segment 0,
     /// ns-2 `syn_`), else 0.
     pub fn first_data_seg(&self) -> u64 {
@@ -840,7 +858,7 @@ impl TcpConfig {
     /// Payload bytes of segment `seq` (none in the SYN).
     pub fn payload(&self, seq: u64) -> u32 {
         let Some(d) = seq.checked_sub(self.first_data_seg()) else { return 0 };
-        match self.total_bytes {
+        match self.total_bytes() {
             None => self.mss,
             Some(t) => t.saturating_sub(d * self.mss as u64).min(self.mss as u64) as u32,
         }
@@ -884,7 +902,7 @@ impl TcpConfig {
 
     /// Number of segments in the transfer (the SYN included).
     pub fn total_segs(&self) -> Option<u64> {
-        self.total_bytes.map(|t| t.div_ceil(self.mss as u64) + self.first_data_seg())
+        self.total_bytes().map(|t| t.div_ceil(self.mss as u64) + self.first_data_seg())
     }
 
     /// Payload bytes in segments `[a, b)`.
@@ -892,7 +910,7 @@ impl TcpConfig {
         let f = self.first_data_seg();
         let (a, b) = (a.max(f) - f, b.max(f) - f);
         let m = self.mss as u64;
-        match self.total_bytes {
+        match self.total_bytes() {
             None => (b - a) * m,
             Some(t) => (b * m).min(t) - (a * m).min(t),
         }
@@ -923,6 +941,20 @@ mod tests {
         assert!(cfg(u32::MAX as u64).gwa_b_max() < crate::net::packet::IP_OPT_NONE);
     }
 
+    /// A transfer's size is kept in 8 bytes (`NonMaxU64`): the largest
+    /// `u64` is refused with the field, the value and the range allowed,
+    /// and the one below it is kept exactly.
+    #[test]
+    fn a_transfer_of_u64_max_bytes_is_refused_by_name() {
+        let of = |b: u64| {
+            let spec: FlowSpec = serde_json::from_value(serde_json::json!({ "bytes": b })).unwrap();
+            TcpConfig::from_spec(&spec, "flows[0]")
+        };
+        let e = of(u64::MAX).unwrap_err().to_string();
+        assert!(e.contains("flows[0].bytes") && e.contains("18446744073709551615") && e.contains("allowed"), "{e}");
+        assert_eq!(of(u64::MAX - 1).unwrap().total_bytes(), Some(u64::MAX - 1));
+    }
+
     /// Flows of one entry share one copy of the parameters; a transfer's
     /// size stays its own, and different parameters are never shared.
     #[test]
@@ -937,7 +969,7 @@ mod tests {
         a.share(&mut shared);
         b.share(&mut shared);
         assert!(Arc::ptr_eq(&a.params, &b.params));
-        assert_eq!((a.total_bytes, b.total_bytes), (Some(1000), Some(5000)));
+        assert_eq!((a.total_bytes(), b.total_bytes()), (Some(1000), Some(5000)));
         assert_eq!((a.total_segs(), b.total_segs()), (Some(1), Some(5)));
         let mut c = of(serde_json::json!({"mss_bytes": 1448}));
         c.share(&mut shared);

@@ -247,7 +247,7 @@ enum Next {
 /// (a transfer of 2^64 segments, `total_segs`) is as good as unbounded and
 /// is kept as `u64::MAX - 1`.
 #[inline]
-pub(super) fn seq_opt(seq: u64) -> NonMaxU64 {
+pub(crate) fn seq_opt(seq: u64) -> NonMaxU64 {
     NonMaxU64::new(seq).unwrap_or(NonMaxU64::MAX)
 }
 
