@@ -110,7 +110,7 @@ mod tests {
     /// packets ahead are exact at every instant, before and after each
     /// arrival, for cuts into two links whose arrivals interleave and are
     /// logged out of order; and the log, dropping what is reached as it
-    /// fills, holds no more than twice the entries ever alive at once.
+    /// fills, holds no more than four times the entries ever alive at once.
     #[test]
     fn readings_are_exact_and_the_log_stays_bounded() {
         let mut log = CutLog::default();
