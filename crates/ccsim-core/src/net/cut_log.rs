@@ -72,9 +72,14 @@ impl CutLog {
     /// Take back from `c`, link `link`'s counters, the packets cut through
     /// it that have not reached it by `now`.
     pub fn take_back(&self, link: usize, now: Time, c: &mut LinkCounters) {
-        for cut in self.cuts.iter().filter(|cut| cut.link as usize == link && cut.at > now) {
+        for cut in self.ahead_of(link, now) {
             take_back_one(cut.size, c);
         }
+    }
+
+    /// The entries of link `link` not reached by `now`.
+    fn ahead_of(&self, link: usize, now: Time) -> impl Iterator<Item = &Cut> {
+        self.cuts.iter().filter(move |cut| cut.link as usize == link && cut.at > now)
     }
 
     /// The packets not reached by `now`, as (link, size) in order of link:
@@ -89,7 +94,7 @@ impl CutLog {
     /// Packets cut through link `link` that have not reached it by `now`
     /// (they are still on its feeder's wire).
     pub fn ahead(&self, link: usize, now: Time) -> usize {
-        self.cuts.iter().filter(|cut| cut.link as usize == link && cut.at > now).count()
+        self.ahead_of(link, now).count()
     }
 }
 
