@@ -15,6 +15,7 @@ use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::Time;
 use crate::transport::cc::FeedbackSample;
 use crate::transport::{self, slot, AppDelay, Endpoints, Receiver, Sender, SenderReport};
+use nonmax::NonMaxU64;
 use std::sync::Arc;
 
 /// A flow's transport, controller, recovery and pacing, by name.
@@ -38,20 +39,41 @@ impl FlowLabels {
 #[derive(Clone, Debug)]
 pub struct FlowMeta {
     /// Index of the `[[flows]]` entry the flow came from.
-    pub entry: usize,
+    pub entry: u32,
+    /// Application (index in `Simulation::apps`) that opened the flow.
+    pub app: u32,
     /// Its names, one copy shared by every row with the same four (the
     /// table interns them): with thousands of flows from one entry, four
     /// pointers a row were 56 bytes a flow more than this one.
     pub labels: Arc<FlowLabels>,
     pub rtt_prop_s: f64,
     pub start: Time,
-    pub stop: Option<Time>,
-    /// Application (index in `Simulation::apps`) that opened the flow.
-    pub app: u32,
-    /// Set for a transfer of a workload application (web users): such a
-    /// flow is reported in results' `transfers` table, not in `flows`,
-    /// flow series or Jain's index.
-    pub transfer: Option<TransferTag>,
+    /// When its application stops it, if it does ([`FlowMeta::stop`]):
+    /// 8 bytes, not an `Option<Time>`'s 16 (issue 54: a row per flow).
+    stop: Option<NonMaxU64>,
+}
+
+impl FlowMeta {
+    /// The facts of a flow of `[[flows]]` entry `entry`, opened by
+    /// application `app`, named `labels`, of propagation RTT
+    /// `rtt_prop_s`, running from `start` to `stop` (if it stops).
+    pub fn new(
+        entry: u32,
+        app: u32,
+        labels: Arc<FlowLabels>,
+        rtt_prop_s: f64,
+        start: Time,
+        stop: Option<Time>,
+    ) -> Self {
+        // `Time::MAX` is kept as one picosecond less: no run reaches either.
+        let stop = stop.map(|t| NonMaxU64::new(t).unwrap_or(NonMaxU64::MAX));
+        FlowMeta { entry, app, labels, rtt_prop_s, start, stop }
+    }
+
+    /// When its application stops it, if it does.
+    pub fn stop(&self) -> Option<Time> {
+        self.stop.map(|t| t.get())
+    }
 }
 
 /// What a workload application says about one of its transfers.
@@ -83,8 +105,9 @@ pub struct FlowRecord {
 /// One row of the flow table: the host pair, route and facts of a flow,
 /// and where its agents are.
 pub struct Flow {
-    pub src: usize,
-    pub dst: usize,
+    /// Its hosts (node indices).
+    pub src: u32,
+    pub dst: u32,
     pub route: u32,
     pub meta: FlowMeta,
     state: State,
@@ -190,6 +213,10 @@ pub struct NewFlow<'a> {
     pub dst: usize,
     pub route: u32,
     pub meta: FlowMeta,
+    /// Set for a transfer of a workload application (web users): such a
+    /// flow is reported in results' `transfers` table, not in `flows`,
+    /// flow series or Jain's index.
+    pub transfer: Option<TransferTag>,
 }
 
 /// `FlowTable::live` of a freed flow.
@@ -216,8 +243,10 @@ pub struct FlowTable {
     /// Ids of the flows that are not transfers, ascending (results'
     /// `flows`, Jain's index).
     plain: Vec<u32>,
-    /// Transfers ever created.
-    transfers: usize,
+    /// The transfers ever created, each with its tag, in id order: kept
+    /// here rather than in every row, which long-lived flows would pay 24
+    /// bytes each for (issue 54).
+    tags: Vec<(u32, TransferTag)>,
     /// The freed flows' records (`State::Freed` indexes them).
     records: Vec<FlowRecord>,
     /// The distinct names of the rows' metas (a handful).
@@ -230,12 +259,15 @@ impl FlowTable {
     /// Add a flow: build its agents (transport registry) and register its
     /// route with the network. Returns its id.
     pub fn create(&mut self, net: &mut Net, f: NewFlow) -> Result<u32, ConfigError> {
-        let entry = f.meta.entry;
+        let entry = f.meta.entry as usize;
         if self.shared.len() <= entry {
             self.shared.resize_with(entry + 1, Default::default);
         }
         let ends = transport::build(f.spec, self.next_id(), net.seed, &mut self.shared[entry])?;
-        Ok(self.insert(net, f.src, f.dst, f.route, f.meta, ends))
+        if let Some(tag) = f.transfer {
+            self.tags.push((self.next_id(), tag));
+        }
+        Ok(self.add(net, (f.src, f.dst), f.route, f.meta, ends, f.transfer.is_some()))
     }
 
     /// Room for `n` more flows (a scenario's flows are known at build).
@@ -262,8 +294,20 @@ impl FlowTable {
         src: usize,
         dst: usize,
         route: u32,
+        meta: FlowMeta,
+        ends: Endpoints,
+    ) -> u32 {
+        self.add(net, (src, dst), route, meta, ends, false)
+    }
+
+    fn add(
+        &mut self,
+        net: &mut Net,
+        (src, dst): (usize, usize),
+        route: u32,
         mut meta: FlowMeta,
         ends: Endpoints,
+        transfer: bool,
     ) -> u32 {
         let id = self.next_id();
         meta.labels = self.intern(&meta.labels);
@@ -272,13 +316,11 @@ impl FlowTable {
         self.ends.push(ends);
         self.owner.push(id);
         self.live_max = self.live_max.max(self.ends.len());
-        if meta.transfer.is_some() {
-            self.transfers += 1;
-        } else {
+        if !transfer {
             self.plain.push(id);
             self.recent.push(id);
         }
-        self.flows.push(Flow { src, dst, route, meta, state: State::Live(slot) });
+        self.flows.push(Flow { src: src as u32, dst: dst as u32, route, meta, state: State::Live(slot) });
         self.live.push(slot);
         net.live_flows = self.ends.len();
         id
@@ -315,7 +357,12 @@ impl FlowTable {
 
     /// Transfers (flows with a [`TransferTag`]) ever created.
     pub fn transfers(&self) -> usize {
-        self.transfers
+        self.tags.len()
+    }
+
+    /// The transfers ever created, with their tags, in id order.
+    pub fn transfer_tags(&self) -> &[(u32, TransferTag)] {
+        &self.tags
     }
 
     /// Ids of the flows that are not transfers, ascending.

@@ -131,17 +131,10 @@ impl Simulation {
                 continue;
             }
             let stop = spec.stop_s.map(from_secs);
-            let meta = FlowMeta {
-                entry: fp.entry,
-                labels: std::sync::Arc::new(FlowLabels::of(&spec.transport)),
-                rtt_prop_s: fp.rtt_prop_s,
-                start,
-                stop,
-                app: apps.len() as u32,
-                transfer: None,
-            };
+            let labels = std::sync::Arc::new(FlowLabels::of(&spec.transport));
+            let meta = FlowMeta::new(fp.entry as u32, apps.len() as u32, labels, fp.rtt_prop_s, start, stop);
             let meta = app::describe(spec, meta);
-            let nf = NewFlow { spec, src: fp.src, dst: fp.dst, route: fp.route, meta };
+            let nf = NewFlow { spec, src: fp.src, dst: fp.dst, route: fp.route, meta, transfer: None };
             let id = flows.create(&mut net, nf)?;
             apps.push(app::for_flow(spec, id, (start, stop), sc.seed, from_secs(sc.warmup_s)));
         }
@@ -319,13 +312,13 @@ impl Simulation {
     /// transfers, whose hosts the tap cannot know in advance).
     fn flow_wires(&self) -> (Vec<crate::net::tap::wire::FlowWire>, crate::net::tap::wire::FlowWire) {
         use crate::net::tap::wire::FlowWire;
-        let entry = |e: usize| &self.scenario.flows[e];
+        let entry = |e: u32| &self.scenario.flows[e as usize];
         let wires = self
             .flows
             .iter()
             .map(|f| FlowWire {
-                src: f.src as u32,
-                dst: f.dst as u32,
+                src: f.src,
+                dst: f.dst,
                 mss: entry(f.meta.entry).mss_bytes,
                 header: entry(f.meta.entry).header_bytes,
             })
@@ -355,7 +348,7 @@ impl Simulation {
     pub fn add_ns2_trace(&mut self, name: &str, path: &std::path::Path, field: &str) -> Result<(), ConfigError> {
         let l = self.link_index(name, field)?;
         let out = create(path, field)?;
-        let ends = self.flows.iter().map(|f| (f.src as u32, f.dst as u32)).collect();
+        let ends = self.flows.iter().map(|f| (f.src, f.dst)).collect();
         let link = &self.net.links[l];
         let ends_link = (link.from, link.to);
         self.add_tap(l, Box::new(crate::net::tap::ns2trace::Ns2Trace::new(out, ends_link, ends)));

@@ -203,7 +203,7 @@ struct Sequential {
 impl Sequential {
     fn open_next(&mut self, ctx: &mut AppCtx) {
         let f0 = ctx.flows.get(0);
-        let (src, dst, route) = (f0.src, f0.dst, f0.route);
+        let (src, dst, route) = (f0.src as usize, f0.dst as usize, f0.route);
         let spec = serde_json::from_value(serde_json::json!({"bytes": self.bytes, "recovery": "sack"})).unwrap();
         let id = ctx.open_flow(&spec, 0, (src, dst), route).expect("valid flow");
         ctx.flows.sender_mut(id).unwrap().open(ctx.net);
@@ -316,7 +316,7 @@ impl Application for Pinger {
     }
     fn init(&mut self, ctx: &mut AppCtx) {
         let f0 = ctx.flows.get(0);
-        let (src, dst, route) = (f0.src, f0.dst, f0.route);
+        let (src, dst, route) = (f0.src as usize, f0.dst as usize, f0.route);
         let id = ctx.flows.next_id();
         let ends = Endpoints {
             sender: Sender::Ext(Box::new(PingSender { flow: id, seq: 0, rtts: Vec::new() })),

@@ -79,7 +79,7 @@ impl AppCtx<'_> {
         route: u32,
     ) -> Result<u32, ConfigError> {
         let meta = describe(spec, self.new_meta(&spec.transport, entry, route));
-        self.flows.create(self.net, NewFlow { spec, src, dst, route, meta })
+        self.flows.create(self.net, NewFlow { spec, src, dst, route, meta, transfer: None })
     }
 
     /// [`open_flow`](Self::open_flow) for a transfer of a workload: the
@@ -92,22 +92,14 @@ impl AppCtx<'_> {
         route: u32,
         tag: TransferTag,
     ) -> Result<u32, ConfigError> {
-        let mut meta = describe(spec, self.new_meta(&spec.transport, entry, route));
-        meta.transfer = Some(tag);
-        self.flows.create(self.net, NewFlow { spec, src, dst, route, meta })
+        let meta = describe(spec, self.new_meta(&spec.transport, entry, route));
+        self.flows.create(self.net, NewFlow { spec, src, dst, route, meta, transfer: Some(tag) })
     }
 
     /// Facts of a flow this application creates now on `route`.
     pub fn new_meta(&self, transport: &str, entry: usize, route: u32) -> FlowMeta {
-        FlowMeta {
-            entry,
-            labels: Arc::new(FlowLabels::of(transport)),
-            rtt_prop_s: self.net.route_rtt_s(route),
-            start: self.net.now,
-            stop: None,
-            app: self.app,
-            transfer: None,
-        }
+        let labels = Arc::new(FlowLabels::of(transport));
+        FlowMeta::new(entry as u32, self.app, labels, self.net.route_rtt_s(route), self.net.now, None)
     }
 }
 

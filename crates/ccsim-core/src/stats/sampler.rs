@@ -40,7 +40,7 @@ pub struct Sampler {
 fn active(flows: &FlowTable, f: u32, t: Time) -> bool {
     let flow = flows.get(f);
     let m = &flow.meta;
-    t >= m.start && m.stop.is_none_or(|s| t < s) && flow.report().completed_at.is_none()
+    t >= m.start && m.stop().is_none_or(|s| t < s) && flow.report().completed_at.is_none()
 }
 
 /// Whether flow `f` was active at some time in `(t - iv, t]`.
@@ -48,7 +48,7 @@ fn active_during(flows: &FlowTable, f: u32, t: Time, iv: Time) -> bool {
     let flow = flows.get(f);
     let m = &flow.meta;
     let from = t.saturating_sub(iv);
-    t >= m.start && m.stop.is_none_or(|s| s > from) && flow.report().completed_at.is_none_or(|c| c > from)
+    t >= m.start && m.stop().is_none_or(|s| s > from) && flow.report().completed_at.is_none_or(|c| c > from)
 }
 
 /// A flow's cumulative counters, snapshotted at the warm-up's end so that
@@ -297,7 +297,7 @@ impl Sampler {
         let r = flow.report();
         let completed = r.completed_at;
         let from = m.start.max(self.warmup);
-        let until = [Some(end), m.stop, completed].into_iter().flatten().min().unwrap_or(end);
+        let until = [Some(end), m.stop(), completed].into_iter().flatten().min().unwrap_or(end);
         let t = to_secs(until.saturating_sub(from));
         let per_s = |b: u64| if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 };
         // Flows created after the snapshot count from zero.
@@ -306,14 +306,14 @@ impl Sampler {
         let delay = flow.app_delay();
         FlowResult {
             id: f as u32,
-            entry: m.entry as u32,
+            entry: m.entry,
             transport: m.labels.transport.to_string(),
             cc: m.labels.cc.to_string(),
             recovery: m.labels.recovery.to_string(),
             pacing: m.labels.pacing.to_string(),
             rtt_prop_s: m.rtt_prop_s,
             start_s: to_secs(m.start),
-            stop_s: m.stop.map(to_secs),
+            stop_s: m.stop().map(to_secs),
             goodput_bps: per_s(delivered),
             throughput_bps: per_s(flow.rx_bytes() - w.rx),
             delivered_bytes: delivered,
@@ -368,12 +368,12 @@ fn link_qdelay(l: &Link, end: Time, served: u64) -> Option<LinkQDelay> {
 /// The table of every transfer (flows with a transfer tag), in id order.
 fn transfers(flows: &FlowTable) -> Transfers {
     let mut t = Transfers::default();
-    for (id, f) in flows.iter().enumerate() {
-        let Some(tag) = f.meta.transfer else { continue };
+    for &(id, tag) in flows.transfer_tags() {
+        let f = flows.get(id);
         let r = f.report();
         let m = &f.meta;
-        t.flow.push(id as u32);
-        t.entry.push(m.entry as u32);
+        t.flow.push(id);
+        t.entry.push(m.entry);
         t.user.push(tag.user);
         t.page.push(tag.page);
         t.page_objects.push(tag.page_objects);
