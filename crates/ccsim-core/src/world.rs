@@ -263,11 +263,11 @@ impl Simulation {
     /// Record every departure of TCP flow `flow` (pacing tests, traces).
     pub fn enable_send_trace(&mut self, flow: u32) {
         if let Some(s) = self.tcp_sender_mut(flow) {
-            s.trace = Some(Box::default());
+            s.enable_trace();
         }
     }
     pub fn send_trace(&self, flow: u32) -> &[SendRecord] {
-        self.tcp_sender(flow).and_then(|s| s.trace.as_deref()).map_or(&[], Vec::as_slice)
+        self.tcp_sender(flow).map_or(&[], |s| s.trace())
     }
 
     /// Attach a tap to link `link` (see `net::tap`).

@@ -93,7 +93,7 @@ pub const KIND: TransportKind = TransportKind {
     build: |f, flow, seed, _shared| {
         let cfg = EtcpConfig::from_spec(f, "flow").expect("validated flow");
         Endpoints {
-            sender: Sender::Etcp(EtcpSender::new(flow, cfg.clone(), seed)),
+            sender: Sender::Etcp(Box::new(EtcpSender::new(flow, cfg.clone(), seed))),
             receiver: Receiver::Etcp(EtcpReceiver::new(flow, cfg)),
         }
     },

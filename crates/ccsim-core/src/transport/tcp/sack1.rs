@@ -374,7 +374,7 @@ impl TcpSender {
         if let Some(t) = self.total_segs {
             c = c.min(t.get() as i64);
         }
-        if let Some(o) = self.offered {
+        if let Some(o) = self.x().offered {
             // with a SYN, `output` adds it to `curseq_`
             c = c.min((o.get() + self.cfg.first_data_seg()) as i64);
         }
@@ -451,7 +451,7 @@ impl TcpSender {
         ts_echo: Time,
         echo: Option<CongestionHeader>,
     ) {
-        let mut k = self.sack1.take().expect("sack1 state");
+        let mut k = self.x_mut().and_then(|x| x.sack1.take()).expect("sack1 state");
         let now = net.now;
         let ack = ack.min(self.sb.high());
         let a = ack as i64 - 1;
@@ -526,7 +526,7 @@ impl TcpSender {
             }
             self.sack1_send(&mut k, net, false);
         }
-        self.sack1 = Some(k);
+        self.x_make().sack1 = Some(k);
     }
 
     /// `Sack1TcpAgent::dupack_action`: fast retransmission and the start of
@@ -647,14 +647,14 @@ impl TcpSender {
 
     /// The entry for [`TcpSender::try_send`].
     pub(super) fn sack1_send_much(&mut self, net: &mut Net, force: bool) {
-        let mut k = self.sack1.take().expect("sack1 state");
+        let mut k = self.x_mut().and_then(|x| x.sack1.take()).expect("sack1 state");
         self.sack1_send(&mut k, net, force);
-        self.sack1 = Some(k);
+        self.x_make().sack1 = Some(k);
     }
 
     /// `Sack1TcpAgent::timeout` + `TcpAgent::timeout`.
     pub(super) fn sack1_on_rto(&mut self, net: &mut Net) {
-        let mut k = self.sack1.take().expect("sack1 state");
+        let mut k = self.x_mut().and_then(|x| x.sack1.take()).expect("sack1 state");
         let now = net.now;
         let maxseq = self.sack1_maxseq();
         let idle = k.highest_ack == maxseq;
@@ -693,7 +693,7 @@ impl TcpSender {
         self.sack1_arm_rto(net);
         k.t_seqno = k.highest_ack + 1;
         self.sack1_send(&mut k, net, false);
-        self.sack1 = Some(k);
+        self.x_make().sack1 = Some(k);
     }
 }
 
@@ -728,20 +728,20 @@ mod tests {
             h.push_sack(b);
         }
         let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-        let before = s.trace.as_ref().unwrap().len();
+        let before = s.x().trace.as_ref().unwrap().len();
         s.on_packet(net, &pkt);
-        s.trace.as_ref().unwrap()[before..].iter().map(|r| r.seq).collect()
+        s.x().trace.as_ref().unwrap()[before..].iter().map(|r| r.seq).collect()
     }
 
     fn state(s: &TcpSender) -> &Sack1 {
-        s.sack1.as_deref().unwrap()
+        s.x().sack1.as_deref().unwrap()
     }
 
     /// Segments 0..4 acknowledged one by one, then 5 lost: three
     /// duplicates carrying new SACK information start recovery.
     fn into_recovery() -> (TcpSender, Net, f64) {
         let (mut s, mut net) = sender(20.0);
-        assert_eq!(s.trace.as_ref().unwrap().len(), 20, "the initial window");
+        assert_eq!(s.x().trace.as_ref().unwrap().len(), 20, "the initial window");
         for a in 1..=5 {
             // congestion avoidance: one new segment per ACK (cwnd < 21)
             assert_eq!(ack(&mut s, &mut net, 0.1, a, &[]), vec![19 + a]);
@@ -767,7 +767,7 @@ mod tests {
     fn send_jitter_delays_send_much_but_not_send_one_or_the_fast_retransmission() {
         let j = 0.05;
         let (mut s, mut net) = sender_jitter(20.0, j);
-        assert!(s.trace.as_ref().unwrap().is_empty(), "open: only the delayed send is armed");
+        assert!(s.x().trace.as_ref().unwrap().is_empty(), "open: only the delayed send is armed");
         assert_eq!(s.fire_delsnd(&mut net), (0..20).collect::<Vec<_>>());
         // ACKs 1..5 at 0.1: the first arms, the others wait; one burst
         for a in 1..=5 {
@@ -784,9 +784,9 @@ mod tests {
         assert!(!s.delsnd_timer().is_armed());
         // the timeout: go-back-N from highest_ack + 1, after the delay
         net.now = crate::sim::time::from_secs(3.5);
-        let before = s.trace.as_ref().unwrap().len();
+        let before = s.x().trace.as_ref().unwrap().len();
         s.on_rto(&mut net);
-        assert_eq!(s.trace.as_ref().unwrap().len(), before);
+        assert_eq!(s.x().trace.as_ref().unwrap().len(), before);
         assert_eq!(s.fire_delsnd(&mut net), vec![5]);
     }
 
@@ -882,7 +882,7 @@ mod tests {
         let w = s.st.cwnd;
         net.now = crate::sim::time::from_secs(3.5);
         s.on_rto(&mut net);
-        assert_eq!(s.trace.as_ref().unwrap().last().unwrap().seq, 5);
+        assert_eq!(s.x().trace.as_ref().unwrap().last().unwrap().seq, 5);
         assert_eq!((s.st.cwnd, s.st.ssthresh, s.stats.timeouts), (1.0, (w / 2.0).floor(), 1));
         let k = state(&s);
         assert!(k.timeout && !k.fastrecov && k.recover == 26);

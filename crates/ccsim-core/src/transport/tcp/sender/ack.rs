@@ -12,7 +12,7 @@ impl TcpSender {
     /// XCP's). The SACK blocks are read from `h` where they are used (RFC
     /// 6675's scoreboard, ns-2's Sack1), not copied out for every ACK.
     pub(super) fn on_ack(&mut self, net: &mut Net, h: &TcpHeader, ts_echo: Time, echo: Option<CongestionHeader>) {
-        if self.sack1.is_some() {
+        if self.x().sack1.is_some() {
             let n = h.n_sack();
             let mut sack = [(0, 0); MAX_SACK_BLOCKS];
             for (i, b) in sack.iter_mut().enumerate().take(n) {
@@ -47,26 +47,27 @@ impl TcpSender {
         let una = self.sb.una();
         let ack = h.ack.min(self.sb.high());
         // RFC 3168's (and DCTCP's) ECE flag; AccECN's comes as a count.
-        let classic_ece = self.accecn.is_none() && h.ece;
+        let classic_ece = self.x().accecn.is_none() && h.ece;
         let rate_start = self.rate_ack_start();
         let sacked_before = self.sb.n_sacked();
         let lost_before = self.sb.marked_lost();
         if self.cfg.recovery == Recovery::Sack {
             self.mark_sack_blocks(h, now, classic_ece);
         }
-        if self.prr.is_some() {
+        if self.x().prr.is_some() {
             let delivered = self.newly_delivered(una, ack, sacked_before);
             let safe = ack > una && self.sb.marked_lost() == lost_before;
-            if let Some(p) = self.prr.as_deref_mut() {
+            if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) {
                 p.note_ack(delivered, safe, sacked_before);
             }
         }
         // The segments this ACK reports CE-marked, and whether it signals
         // congestion (ECE, or a grown AccECN count).
-        let ce = if self.accecn.is_some() {
+        let ce = if self.x().accecn.is_some() {
             let delivered = self.newly_delivered(una, ack, sacked_before);
-            let d = self.accecn.as_mut().map_or(0, |a| a.on_ack(h.ace(), delivered));
-            if let Some(r) = self.rate.as_deref_mut() {
+            let d =
+                self.extras.as_deref_mut().and_then(|x| x.accecn.as_mut()).map_or(0, |a| a.on_ack(h.ace(), delivered));
+            if let Some(r) = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()) {
                 r.add_ce(d);
             }
             d

@@ -27,16 +27,16 @@ impl TcpSender {
     /// than a segment of application data unsent, the window not full and
     /// every segment deemed lost retransmitted.
     pub(super) fn check_app_limited(&mut self) {
-        if self.rate.is_none() {
+        if self.x().rate.is_none() {
             return;
         }
         let no_data = !self.app_active
             || self.total_segs.is_some_and(|t| self.sb.high() >= t.get())
-            || self.offered.is_some_and(|o| self.sb.high() >= o.get() + self.cfg.first_data_seg());
+            || self.x().offered.is_some_and(|o| self.sb.high() >= o.get() + self.cfg.first_data_seg());
         let in_flight = self.sb.pipe();
         let unrepaired = self.sb.n_lost() > self.sb.n_retx();
         let cwnd = self.window();
-        if let Some(r) = self.rate.as_deref_mut() {
+        if let Some(r) = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()) {
             r.check_app_limited(no_data, in_flight, cwnd, unrepaired);
         }
     }
@@ -46,7 +46,7 @@ impl TcpSender {
     /// (Linux `CA_EVENT_TX_START` in `tcp_event_data_sent`).
     pub(super) fn rate_before_send(&mut self, now: Time) {
         let idle = self.sb.pipe() == 0;
-        if idle && self.rate.as_deref().is_some_and(|r| r.is_app_limited()) {
+        if idle && self.x().rate.as_deref().is_some_and(|r| r.is_app_limited()) {
             self.sync(now);
             self.cc.on_event(&mut self.st, CcEvent::TxStart);
         }
@@ -56,14 +56,14 @@ impl TcpSender {
     /// `outstanding` segments were out before it.
     pub(super) fn rate_on_send(&mut self, seq: u64, now: Time, outstanding: u64) {
         let (in_flight, lost) = (self.sb.pipe(), self.sb.marked_lost());
-        if let Some(r) = self.rate.as_deref_mut() {
+        if let Some(r) = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()) {
             r.on_send(seq, now, outstanding, in_flight, lost);
         }
     }
 
     /// At an ACK's arrival, before its rules.
     pub(super) fn rate_ack_start(&mut self) -> Option<AckStart> {
-        self.rate.as_ref()?;
+        self.x().rate.as_ref()?;
         self.check_app_limited();
         Some(AckStart { prior_in_flight: self.sb.pipe(), marked_lost: self.sb.marked_lost() })
     }
@@ -72,7 +72,7 @@ impl TcpSender {
     /// of each newly SACKed range.
     /// (`ece`: the ACK carried RFC 3168's ECE.)
     pub(super) fn mark_sack_blocks(&mut self, h: &TcpHeader, now: Time, ece: bool) {
-        match self.rate.as_deref_mut() {
+        match self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()) {
             None => {
                 for (s, e) in h.sack_blocks() {
                     self.sb.mark_sacked(s, e);
@@ -88,7 +88,7 @@ impl TcpSender {
 
     /// The cumulative ACK of `ack` (from una): deliver what was not SACKed.
     pub(super) fn rate_cumulative(&mut self, una: u64, ack: u64, now: Time, ece: bool) {
-        if let Some(r) = self.rate.as_deref_mut() {
+        if let Some(r) = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()) {
             r.on_delivered(una, ack, now, ece);
             r.advance(ack);
         }
@@ -105,13 +105,13 @@ impl TcpSender {
             let in_flight = self.sb.pipe();
             let ca_state = self.ca_state();
             let min_rtt = self.rtt.min_rtt();
-            let r = self.rate.as_deref_mut().expect("a sampler with a start");
+            let r = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()).expect("a sampler with a start");
             let rs = r.generate(now, lost, losses, start.prior_in_flight, in_flight, min_rtt, rtt_s, ca_state);
             self.sync(now);
             let out = self.cc.cong_control(&mut self.st, &rs);
             self.clamp_cwnd();
             if out.mark_app_limited {
-                if let Some(r) = self.rate.as_deref_mut() {
+                if let Some(r) = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()) {
                     r.mark_app_limited(in_flight);
                 }
             }

@@ -26,7 +26,7 @@ impl TcpSender {
     pub(super) fn cwnd_use_on_send(&mut self) {
         if self.cfg.cwnd_limited == CwndLimited::Ns3 {
             let pipe = self.sb.pipe() as f64;
-            if let Some(u) = self.cwnd_use.as_deref_mut() {
+            if let Some(u) = self.extras.as_deref_mut().and_then(|x| x.cwnd_use.as_deref_mut()) {
                 u.limited = self.st.cwnd < pipe + 1.0;
             }
         }
@@ -46,7 +46,7 @@ impl TcpSender {
         if sent == 0 && !limited {
             return;
         }
-        if let Some(u) = self.cwnd_use.as_deref_mut() {
+        if let Some(u) = self.extras.as_deref_mut().and_then(|x| x.cwnd_use.as_deref_mut()) {
             if una >= u.usage_seq || limited || (!u.limited && out > u.max_out) {
                 u.limited = limited;
                 u.max_out = out;
@@ -57,7 +57,7 @@ impl TcpSender {
 
     /// Whether an ACK may grow cwnd now (always without `cwnd_limited`).
     pub(super) fn may_raise_cwnd(&self) -> bool {
-        let Some(u) = self.cwnd_use.as_deref() else { return true };
+        let Some(u) = self.x().cwnd_use.as_deref() else { return true };
         match self.cfg.cwnd_limited {
             CwndLimited::Off => true,
             CwndLimited::Ns3 => u.limited,

@@ -24,25 +24,25 @@ fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64, ece: bool) -> Vec<u64
     net.now = from_secs(t);
     let h = TcpHeader { ack, ece, ..Default::default() };
     let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-    let before = s.trace.as_ref().unwrap().len();
+    let before = s.x().trace.as_ref().unwrap().len();
     s.on_packet(net, &pkt);
-    s.trace.as_ref().unwrap()[before..].iter().map(|r| r.seq).collect()
+    s.x().trace.as_ref().unwrap()[before..].iter().map(|r| r.seq).collect()
 }
 
 #[test]
 fn send_jitter_holds_sends_for_one_uniform_delay_then_sends_the_window_as_one_burst() {
     let (mut s, mut net) = jittered("newreno", 1);
     // open() = ns-2 sendmsg -> send_much(0): only the timer is armed
-    assert!(s.trace.as_ref().unwrap().is_empty());
+    assert!(s.x().trace.as_ref().unwrap().is_empty());
     let d0 = s.delsnd_timer().deadline().expect("armed");
     assert!(d0 < from_secs(J));
     // send_much(0) while it is pending: nothing sent, nothing redrawn
     s.try_send(&mut net);
-    assert!(s.trace.as_ref().unwrap().is_empty());
+    assert!(s.x().trace.as_ref().unwrap().is_empty());
     assert_eq!(s.delsnd_timer().deadline(), Some(d0));
     // the expiry (send_much(1)): the whole window at once
     assert_eq!(s.fire_delsnd(&mut net), (0..10).collect::<Vec<_>>());
-    assert!(s.trace.as_ref().unwrap().iter().all(|r| r.time == d0));
+    assert!(s.x().trace.as_ref().unwrap().iter().all(|r| r.time == d0));
     // ACKs while a delayed send is pending only open the window; the
     // expiry sends all it allows: cwnd 12 (one per ACK), 6 outstanding
     assert!(ack(&mut s, &mut net, 1.0, 2, false).is_empty());
@@ -105,9 +105,9 @@ fn send_jitter_leaves_limited_transmit_and_fast_retransmit_direct_and_delays_the
     }
     // a timeout: ns-2 resends through send_much(0), so after a delay
     net.now = from_secs(5.0);
-    let before = s.trace.as_ref().unwrap().len();
+    let before = s.x().trace.as_ref().unwrap().len();
     s.on_rto(&mut net);
-    assert_eq!(s.trace.as_ref().unwrap().len(), before, "nothing leaves at the timeout itself");
+    assert_eq!(s.x().trace.as_ref().unwrap().len(), before, "nothing leaves at the timeout itself");
     let d = s.delsnd_timer().deadline().expect("armed by the timeout");
     assert!(d >= from_secs(5.0) && d < from_secs(5.0 + J));
     assert_eq!(s.fire_delsnd(&mut net), vec![0]);

@@ -59,6 +59,7 @@ use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{Time, Timer};
 use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, NetFeedback};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
+use extras::Extras;
 use nonmax::NonMaxU64;
 
 mod ack;
@@ -66,6 +67,7 @@ mod cong_control;
 mod cwnd_use;
 mod cwr;
 mod ecn;
+mod extras;
 #[cfg(test)]
 mod jitter_tests;
 mod next_seg;
@@ -144,22 +146,10 @@ pub struct TcpSender {
     recover: u64,
     rescue_rxt: Option<NonMaxU64>,
     partial_seen: bool,
-    /// The pacer and its timer, when the flow paces (`pacing`): boxed, as
-    /// unpaced flows (the default) would carry 64 bytes for nothing.
-    paced: Option<Box<Paced>>,
     /// The controller sets cwnd and the pacing rate from delivery-rate
     /// samples (`has_cong_control`, BBR): the sender's own window rules
     /// (growth, recovery's cwnd, the ECE cut) stand aside.
     pub(super) cc_owns_cwnd: bool,
-    /// Delivery-rate samples (only for such a controller).
-    pub(super) rate: Option<Box<RateSampler>>,
-    /// `ecn_feedback = "accecn"`: the CE count the receiver's ACE field
-    /// reported (RFC 9768).
-    pub(super) accecn: Option<AccEcnSender>,
-    /// `prr = true`: RFC 9937's counters for a SACK recovery's window.
-    pub(super) prr: Option<Box<recovery::prr::Prr>>,
-    /// `cwnd_limited`: whether the window limits the sender.
-    pub(super) cwnd_use: Option<Box<cwnd_use::CwndUse>>,
     /// RFC 3168 §6.1.2: set CWR on the first new data after an ECE reduction.
     cwr_pending: bool,
     /// The receiver's latest advertised window (segments); `cfg.rwnd`
@@ -209,29 +199,20 @@ pub struct TcpSender {
     /// §3.1: a repeated RTO keeps ssthresh).
     pub(super) timer_resent: bool,
     pub(super) rto_timer: Timer,
-    /// The controller's tick (`tick_interval_s`: FAST's update), made at
-    /// its first arming: no other controller has one.
-    pub(super) tick_timer: Option<Box<Timer>>,
-    /// ns-2's delayed send (`send_jitter_s > 0` only).
-    pub(super) jitter: Option<Box<Jitter>>,
     pub app_active: bool,
     pub(super) total_segs: Option<NonMaxU64>,
-    /// Segments the application has written (`write`, one each; Telnet);
-    /// `None`: the whole transfer is available at `open` (bulk).
-    pub(super) offered: Option<NonMaxU64>,
-    /// ns-2 Sack1's state (`recovery = "sack1"` only).
-    pub(super) sack1: Option<Box<Sack1>>,
     /// `syn = "ns2"`: the timer fired before anything was acknowledged, so
     /// the SYN's ACK opens one segment (ns-2 `bugfix_ss_`, see [`Syn`]).
     pub(super) syn_timed_out: bool,
     pub stats: SenderStats,
-    /// The departures, when traced (`enable_send_trace`, tests); boxed, as
-    /// no flow of a run has it.
-    pub trace: Option<Box<Vec<SendRecord>>>,
+    /// Pacing, rate samples, AccECN, PRR, ns-2's Sack1 and jitter, the
+    /// send trace...: what only some senders use, in one box made only
+    /// for them ([`Extras`]). Read through [`TcpSender::x`].
+    extras: Option<Box<Extras>>,
 }
 
 /// A paced sender's pacer and the timer that releases its next segment.
-struct Paced {
+pub(super) struct Paced {
     pacer: Pacer,
     timer: Timer,
 }
@@ -268,10 +249,37 @@ impl TcpSender {
     /// ns-2's `TcpAgent::reset` draw, `boot_time_ = Random::uniform(tcpTick_)`,
     /// from ns-2's default stream `u` (`Simulation::new`): the tick phase
     /// of an agent with ns-2's estimator, unless `ns2_boot_time_s` gave it.
+    /// What only some senders use ([`Extras`]): empty for the others.
+    #[inline]
+    pub(in crate::transport::tcp) fn x(&self) -> &Extras {
+        self.extras.as_deref().unwrap_or(&extras::NONE)
+    }
+
+    /// The same to change, when there is a box.
+    #[inline]
+    pub(in crate::transport::tcp) fn x_mut(&mut self) -> Option<&mut Extras> {
+        self.extras.as_deref_mut()
+    }
+
+    /// The same to change, the box made if there was none.
+    pub(in crate::transport::tcp) fn x_make(&mut self) -> &mut Extras {
+        self.extras.get_or_insert_with(Box::default)
+    }
+
+    /// Record every departure from now on (`Simulation::enable_send_trace`).
+    pub fn enable_trace(&mut self) {
+        self.x_make().trace = Some(Vec::new());
+    }
+
+    /// The departures recorded since [`TcpSender::enable_trace`].
+    pub fn trace(&self) -> &[SendRecord] {
+        self.x().trace.as_deref().unwrap_or(&[])
+    }
+
     /// The flow paces at a rate (`pacing = "rate"`, Linux's EDT).
     #[inline]
     fn rate_paced(&self) -> bool {
-        self.paced.as_ref().is_some_and(|p| matches!(p.pacer, Pacer::Rate { .. }))
+        self.x().paced.as_ref().is_some_and(|p| matches!(p.pacer, Pacer::Rate { .. }))
     }
 
     pub(crate) fn draw_ns2_boot_time(&mut self, u: f64) {
@@ -316,6 +324,17 @@ impl TcpSender {
         });
         let mut cc = cc;
         let cc_owns_cwnd = cc.has_cong_control();
+        let extras = Extras {
+            paced,
+            rate: cc_owns_cwnd.then(|| Box::new(RateSampler::new())),
+            accecn,
+            prr,
+            cwnd_use,
+            jitter,
+            sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
+            ..Extras::default()
+        }
+        .boxed();
         if cc_owns_cwnd {
             cc.seed_rng(crate::sim::rng::stream(seed, crate::sim::rng::Stream::Controller, flow as u64));
         }
@@ -327,7 +346,6 @@ impl TcpSender {
             },
             sb: Scoreboard::new(cfg.dupthresh),
             total_segs: cfg.total_segs().map(seq_opt),
-            sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
             syn_timed_out: false,
             cfg,
             cc,
@@ -339,12 +357,7 @@ impl TcpSender {
             recover: 0,
             rescue_rxt: None,
             partial_seen: false,
-            paced,
             cc_owns_cwnd,
-            rate: cc_owns_cwnd.then(|| Box::new(RateSampler::new())),
-            accecn,
-            prr,
-            cwnd_use,
             cwr_pending: false,
             awnd,
             cwr_seq: None,
@@ -359,12 +372,9 @@ impl TcpSender {
             ns2_after_timeout: false,
             timer_resent: false,
             rto_timer: Timer::new(sender_timer(flow, RTO)),
-            tick_timer: None,
-            jitter,
             app_active: false,
-            offered: None,
             stats: SenderStats::default(),
-            trace: None,
+            extras,
         }
     }
 
@@ -449,21 +459,21 @@ impl TcpSender {
     /// Arm the controller's tick `p` seconds from now.
     pub(super) fn arm_tick(&mut self, net: &mut Net, p: f64) {
         let owner = sender_timer(self.flow, TICK);
-        let t = self.tick_timer.get_or_insert_with(|| Box::new(Timer::new(owner)));
+        let t = self.x_make().tick_timer.get_or_insert_with(|| Timer::new(owner));
         t.arm(&mut net.events, net.now.saturating_add(from_secs(p)));
     }
 
     /// The work done: no timer of the flow's own fires again.
     pub(super) fn stop_timers(&mut self) {
         self.rto_timer.disarm();
-        if let Some(t) = self.tick_timer.as_mut() {
+        if let Some(t) = self.x_mut().and_then(|x| x.tick_timer.as_mut()) {
             t.disarm();
         }
     }
 
     /// ns-2's delayed send is pending (`delsnd_timer_` armed).
     pub(super) fn delsnd_armed(&self) -> bool {
-        self.jitter.as_ref().is_some_and(|j| j.timer.is_armed())
+        self.x().jitter.as_ref().is_some_and(|j| j.timer.is_armed())
     }
 
     /// A timeout with nothing acknowledged yet: ns-2's `TcpAgent::timeout`
@@ -494,7 +504,8 @@ impl SenderAgent for TcpSender {
     /// the first write on, only written segments are sent (Telnet).
     fn write(&mut self, net: &mut Net) {
         self.check_app_limited();
-        self.offered = Some(seq_opt(self.offered.map_or(0, |o| o.get()) + 1));
+        let x = self.x_make();
+        x.offered = Some(seq_opt(x.offered.map_or(0, |o| o.get()) + 1));
         self.try_send(net);
     }
 
@@ -503,7 +514,7 @@ impl SenderAgent for TcpSender {
         // ECN feedback ACKs (`ece_acks`): RFC 3168's and DCTCP's carry ECE;
         // AccECN's ECE flag is a bit of the ACE count, so there an ACK
         // counts when the count it reports grows (below).
-        let ce_before = self.accecn.as_ref().map(AccEcnSender::ce_packets);
+        let ce_before = self.x().accecn.as_ref().map(AccEcnSender::ce_packets);
         if ce_before.is_none() {
             self.stats.ece_acks += h.ece as u64;
         }
@@ -518,7 +529,7 @@ impl SenderAgent for TcpSender {
             }
         }
         self.on_ack(net, h, pkt.ts, pkt.cong);
-        if let (Some(before), Some(a)) = (ce_before, self.accecn.as_ref()) {
+        if let (Some(before), Some(a)) = (ce_before, self.x().accecn.as_ref()) {
             self.stats.ece_acks += (a.ce_packets() > before) as u64;
         }
     }
@@ -527,10 +538,30 @@ impl SenderAgent for TcpSender {
         let now = net.now;
         match slot {
             RTO if self.rto_timer.fire(&mut net.events, now, gen) => self.on_rto(net),
-            PACE if self.paced.as_mut().is_some_and(|p| p.timer.fire(&mut net.events, now, gen)) => self.try_send(net),
-            TICK if self.tick_timer.as_mut().is_some_and(|t| t.fire(&mut net.events, now, gen)) => self.on_tick(net),
+            PACE if self
+                .extras
+                .as_deref_mut()
+                .and_then(|x| x.paced.as_mut())
+                .is_some_and(|p| p.timer.fire(&mut net.events, now, gen)) =>
+            {
+                self.try_send(net)
+            }
+            TICK if self
+                .extras
+                .as_deref_mut()
+                .and_then(|x| x.tick_timer.as_mut())
+                .is_some_and(|t| t.fire(&mut net.events, now, gen)) =>
+            {
+                self.on_tick(net)
+            }
             // ns-2 `timeout_nonrtx(TCP_TIMER_DELSND)`: `send_much(1, ...)`
-            DELSND if self.jitter.as_mut().is_some_and(|j| j.timer.fire(&mut net.events, now, gen)) => {
+            DELSND
+                if self
+                    .extras
+                    .as_deref_mut()
+                    .and_then(|x| x.jitter.as_mut())
+                    .is_some_and(|j| j.timer.fire(&mut net.events, now, gen)) =>
+            {
                 self.send_much(net, true)
             }
             _ => {}
@@ -577,9 +608,9 @@ impl TcpSender {
             h.push_sack(b);
         }
         let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-        let before = self.trace.as_ref().map_or(0, |t| t.len());
+        let before = self.x().trace.as_ref().map_or(0, |t| t.len());
         self.on_packet(net, &pkt);
-        self.trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect())
+        self.x().trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect())
     }
 
     /// A sender of `spec` (JSON fields; `cc` replaces the spec's
@@ -600,14 +631,14 @@ impl TcpSender {
         let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         net.add_flow(0, 0);
         let mut s = TcpSender::new(0, cfg, cc, seed);
-        s.trace = Some(Box::default());
+        s.x_make().trace = Some(Vec::new());
         s.open(&mut net);
         (s, net)
     }
 
     /// ns-2's `delsnd_timer_` of a sender with `send_jitter_s`.
     pub(super) fn delsnd_timer(&self) -> &Timer {
-        &self.jitter.as_ref().expect("send_jitter_s > 0").timer
+        &self.x().jitter.as_ref().expect("send_jitter_s > 0").timer
     }
 
     /// Run the pending delayed send (`send_jitter_s`) at its deadline: the
@@ -621,9 +652,9 @@ impl TcpSender {
             if ev.to.kind == EventKind::AgentTimer && ev.to.idx == self.flow && ev.to.slot == DELSND {
                 assert_eq!(ev.time, at);
                 net.now = at;
-                let before = self.trace.as_ref().map_or(0, |t| t.len());
+                let before = self.x().trace.as_ref().map_or(0, |t| t.len());
                 self.on_timer(net, DELSND, ev.gen);
-                return self.trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect());
+                return self.x().trace.as_ref().map_or(Vec::new(), |t| t[before..].iter().map(|r| r.seq).collect());
             }
         }
     }

@@ -268,7 +268,7 @@ fn after_timeout(resp: &str) -> (TcpSender, Net) {
 
 /// (segment, CWR) of every segment sent so far.
 fn sent(s: &TcpSender) -> Vec<(u64, bool)> {
-    s.trace.as_ref().unwrap().iter().map(|r| (r.seq, r.cwr)).collect()
+    s.x().trace.as_ref().unwrap().iter().map(|r| (r.seq, r.cwr)).collect()
 }
 
 /// An ECE at a one-segment window closes it (to half a segment); the timer then
@@ -457,7 +457,7 @@ fn ns2_singledup_sends_beyond_the_window_only_at_a_duplicate_ack() {
         // The opening window (two segments), then application-limited:
         // as if those two were written (`write`).
         assert_eq!(sent(&s), [(0, false), (1, false)]);
-        s.offered = Some(seq_opt(2));
+        s.x_make().offered = Some(seq_opt(2));
         ack(&mut s, &mut net, 0.1, 0, false); // duplicate 1: nothing waiting
         assert_eq!(sent(&s).len(), 2);
         s.write(&mut net); // segment 2, beyond the window of two
@@ -481,7 +481,7 @@ fn ns2_idle_restart_restarts_the_window_after_an_idle_rto() {
     for idle_restart in [false, true] {
         let spec = serde_json::json!({"init_cwnd_pkts": 4, "ns2_idle_restart": idle_restart});
         let (mut s, mut net) = negotiated(spec);
-        s.offered = Some(seq_opt(4)); // an application-limited sender: four written
+        s.x_make().offered = Some(seq_opt(4)); // an application-limited sender: four written
         ack(&mut s, &mut net, 0.1, 4, false);
         let (cwnd, ssthresh) = (s.st.cwnd, s.st.ssthresh);
         assert!(cwnd > 4.0, "slow start opened the window: {cwnd}");
@@ -501,7 +501,7 @@ fn ns2_idle_restart_restarts_the_window_after_an_idle_rto() {
         // ns-2 `output`: a write with nothing outstanding sets the
         // pending timer afresh, so its segment gets a whole RTO.
         net.now = at + from_secs(s.rto()) / 2;
-        s.offered = Some(seq_opt(5));
+        s.x_make().offered = Some(seq_opt(5));
         s.try_send(&mut net);
         assert_eq!(sent(&s).len(), sent_before + 1);
         assert_eq!(s.rto_timer.deadline(), Some(net.now + from_secs(s.rto())), "set afresh at the send");

@@ -8,7 +8,7 @@ impl TcpSender {
     /// the flow's recovery strategy decides ssthresh and what an expiry
     /// with nothing outstanding does.
     pub fn on_rto(&mut self, net: &mut Net) {
-        if self.sack1.is_some() {
+        if self.x().sack1.is_some() {
             return self.sack1_on_rto(net);
         }
         // draft-ietf-ccwg-bbr §4.1.2.4: at the start of a timer that may send

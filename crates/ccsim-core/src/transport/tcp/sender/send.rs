@@ -17,7 +17,7 @@ impl TcpSender {
         // first write: ns-2's `output` adds it to `curseq_`.)
         self.app_active
             && self.total_segs.is_none_or(|t| self.sb.high() < t.get())
-            && self.offered.is_none_or(|o| self.sb.high() < o.get() + self.cfg.first_data_seg())
+            && self.x().offered.is_none_or(|o| self.sb.high() < o.get() + self.cfg.first_data_seg())
             && self.sb.outstanding() < self.awnd
     }
 
@@ -43,7 +43,7 @@ impl TcpSender {
     /// at a duplicate's instant (ns-2's Reno agents have no pacer; the
     /// papers' paced TCPs are this pacer on them).
     pub(super) fn ns2_send_one(&self) -> bool {
-        self.cfg.ns2_singledup && self.paced.is_none()
+        self.cfg.ns2_singledup && self.x().paced.is_none()
     }
 
     /// Limited Transmit's allowance beyond the window: one segment per
@@ -78,7 +78,7 @@ impl TcpSender {
         if self.stats.completed_at.is_some() {
             return;
         }
-        if self.sack1.is_some() {
+        if self.x().sack1.is_some() {
             return self.sack1_send_much(net, force);
         }
         if !force && self.cfg.send_jitter_s > 0.0 {
@@ -91,11 +91,14 @@ impl TcpSender {
         let limit = self.send_limit();
         let sent0 = self.stats.data_sent;
         loop {
-            let release =
-                self.paced.as_deref_mut().map_or(now, |p| p.pacer.release_time(now, self.st.cwnd, self.rtt.srtt()));
+            let release = self
+                .extras
+                .as_deref_mut()
+                .and_then(|x| x.paced.as_deref_mut())
+                .map_or(now, |p| p.pacer.release_time(now, self.st.cwnd, self.rtt.srtt()));
             if release > now {
                 if self.next_segment_available() {
-                    if let Some(p) = self.paced.as_deref_mut() {
+                    if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.paced.as_deref_mut()) {
                         p.timer.arm(&mut net.events, release);
                     }
                 }
@@ -105,7 +108,7 @@ impl TcpSender {
                 break;
             }
         }
-        if self.cwnd_use.is_some() {
+        if self.x().cwnd_use.is_some() {
             self.cwnd_use_after_burst(self.stats.data_sent - sent0);
         }
     }
@@ -135,7 +138,7 @@ impl TcpSender {
     /// Arm ns-2's `delsnd_timer_` `Random::uniform(overhead_)` from now.
     pub(in crate::transport::tcp) fn arm_delsnd(&mut self, net: &mut Net) {
         use rand::Rng as _;
-        let j = self.jitter.as_deref_mut().expect("send_jitter_s > 0");
+        let j = self.extras.as_deref_mut().and_then(|x| x.jitter.as_deref_mut()).expect("send_jitter_s > 0");
         let u: f64 = j.rng.gen();
         let at = net.now.saturating_add(from_secs(u * self.cfg.send_jitter_s));
         j.timer.arm(&mut net.events, at);
@@ -175,7 +178,7 @@ impl TcpSender {
     /// no local congestion: its segments go to the queue like any packet
     /// and are dropped there when it is full.
     pub(in crate::transport::tcp) fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) -> bool {
-        if self.sack1.is_none() && net.local_queue_full(self.flow) {
+        if self.x().sack1.is_none() && net.local_queue_full(self.flow) {
             self.on_local_congestion(net);
             return false;
         }
@@ -188,11 +191,11 @@ impl TcpSender {
         let rearm = self.cfg.ns2_idle_restart && self.sb.outstanding() == 0;
         let retx = seq < self.sb.high();
         let outstanding = self.sb.outstanding();
-        if self.rate.is_some() {
+        if self.x().rate.is_some() {
             self.rate_before_send(now);
         }
         if self.state == State::Recovery {
-            if let Some(p) = self.prr.as_deref_mut() {
+            if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) {
                 p.out += 1; // RFC 9937 prr_out
             }
         }
@@ -202,12 +205,12 @@ impl TcpSender {
         } else {
             self.sb.on_send_new();
         }
-        if self.rate.is_some() {
+        if self.x().rate.is_some() {
             self.rate_on_send(seq, now, outstanding);
         }
         self.rtt.on_send(seq, !retx, to_secs(now));
         self.stats.data_sent += 1;
-        if self.cwnd_use.is_some() {
+        if self.x().cwnd_use.is_some() {
             self.cwnd_use_on_send();
         }
         let size = self.cfg.header + self.cfg.payload(seq);
@@ -226,7 +229,7 @@ impl TcpSender {
         // ns-2 `output` (SetCWRonRetransmit_, true since 2005) sets CWR on
         // the next segment, a retransmission too; the RFC on new data only.
         // AccECN sends no CWR (RFC 9768: the flag is a bit of the ACE counter).
-        let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending) && self.accecn.is_none();
+        let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending) && self.x().accecn.is_none();
         let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ece: negotiate, ..Default::default() });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
         // bytes on the wire); routers on the path only ever lower it.
@@ -249,20 +252,22 @@ impl TcpSender {
             cong,
             ..Default::default()
         });
-        if let Some(p) = self.paced.as_deref_mut() {
-            p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate);
-        }
-        if let Some(tr) = self.trace.as_mut() {
-            let interval_s = self.rtt.srtt().map(|s| s / self.st.cwnd.max(1.0));
-            tr.push(SendRecord {
-                time: now,
-                seq,
-                size,
-                interval_s,
-                tokens_after: self.paced.as_ref().and_then(|p| p.pacer.tokens()),
-                forced,
-                cwr,
-            });
+        if let Some(x) = self.extras.as_deref_mut() {
+            if let Some(p) = x.paced.as_deref_mut() {
+                p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate);
+            }
+            if let Some(tr) = x.trace.as_mut() {
+                let interval_s = self.rtt.srtt().map(|s| s / self.st.cwnd.max(1.0));
+                tr.push(SendRecord {
+                    time: now,
+                    seq,
+                    size,
+                    interval_s,
+                    tokens_after: x.paced.as_ref().and_then(|p| p.pacer.tokens()),
+                    forced,
+                    cwr,
+                });
+            }
         }
         if rearm || !self.rto_timer.is_armed() {
             self.arm_rto(net);

@@ -16,7 +16,7 @@ fn sender(extra: serde_json::Value) -> (TcpSender, Net) {
 
 /// (segment, bytes) sent since `from` in the trace.
 fn sent(s: &TcpSender, from: usize) -> Vec<(u64, u32)> {
-    s.trace.as_ref().unwrap()[from..].iter().map(|r| (r.seq, r.size)).collect()
+    s.x().trace.as_ref().unwrap()[from..].iter().map(|r| (r.seq, r.size)).collect()
 }
 
 /// Deliver cumulative ACK `ack` (next expected) at `t` seconds; what
@@ -25,7 +25,7 @@ fn ack(s: &mut TcpSender, net: &mut Net, t: f64, ack: u64) -> Vec<(u64, u32)> {
     net.now = from_secs(t);
     let h = TcpHeader { ack, ..Default::default() };
     let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
-    let before = s.trace.as_ref().unwrap().len();
+    let before = s.x().trace.as_ref().unwrap().len();
     s.on_packet(net, &pkt);
     sent(s, before)
 }

@@ -61,7 +61,7 @@ impl TcpSender {
     /// by the step that follows). Then the entry ACK's own step.
     pub(in crate::transport::tcp::sender) fn prr_enter(&mut self) {
         let outstanding = self.sb.outstanding();
-        let Some(p) = self.prr.as_deref_mut() else { return };
+        let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) else { return };
         p.delivered = 0;
         p.out = 0;
         p.recover_fs = outstanding.saturating_sub(p.ack_sacked_before).max(1);
@@ -75,7 +75,7 @@ impl TcpSender {
     pub(in crate::transport::tcp::sender) fn prr_ack(&mut self) {
         let pipe = self.sb.pipe() as f64;
         let ssthresh = self.st.ssthresh;
-        let Some(p) = self.prr.as_deref_mut() else { return };
+        let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) else { return };
         let d = p.ack_delivered;
         if d == 0 {
             return;
@@ -151,7 +151,7 @@ mod tests {
             assert_eq!(counts, want, "prr = {prr}");
             if prr {
                 // while pipe was above ssthresh: ceil(prr_delivered * 10 / 20) sent in all
-                let p = s.prr.as_ref().unwrap();
+                let p = s.x().prr.as_ref().unwrap();
                 assert_eq!((p.delivered, p.out), (17, 8));
             }
             assert_eq!(s.sb.pipe(), 10, "prr = {prr}: pipe down to ssthresh");
@@ -172,7 +172,7 @@ mod tests {
         ack(&mut s, &mut net, 0.1002, 0, &[(1, 4)]);
         assert_eq!(s.state, State::Recovery);
         // 22 outstanding (20 + 2 by Limited Transmit), 2 SACKed before the entry ACK.
-        assert_eq!(s.prr.as_ref().unwrap().recover_fs, 20);
+        assert_eq!(s.x().prr.as_ref().unwrap().recover_fs, 20);
         let c = s.st.cwnd;
         assert!(ack(&mut s, &mut net, 0.1003, 0, &[(1, 4)]).is_empty());
         assert_eq!(s.st.cwnd, c, "nothing delivered: cwnd unchanged");
@@ -198,12 +198,12 @@ mod tests {
         assert_eq!((s.st.ssthresh, s.sb.pipe()), (10.0, 8));
         // One more SACKed: CRB max(2 - 1, 1) = 1.
         assert_eq!(step(&mut s, &mut net, 0, (12, 16)), vec![1]);
-        let p = s.prr.as_ref().unwrap();
+        let p = s.x().prr.as_ref().unwrap();
         assert_eq!((p.delivered, p.out, p.ack_safe), (2, 2, false));
         // The retransmission of 0 acknowledged: safeACK, CRB 1 + 1 = 2 of
         // the 10 - 7 = 3 pipe may grow by.
         assert_eq!(step(&mut s, &mut net, 1, (12, 16)), vec![2, 3]);
-        let p = s.prr.as_ref().unwrap();
+        let p = s.x().prr.as_ref().unwrap();
         assert_eq!((p.delivered, p.out, p.ack_safe), (3, 4, true));
         assert_eq!(s.sb.pipe(), 9);
     }

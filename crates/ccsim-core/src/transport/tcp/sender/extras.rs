@@ -1,0 +1,77 @@
+//! What only some senders use, boxed together.
+//!
+//! Pacing, delivery-rate sampling (BBR), AccECN, PRR, `cwnd_limited`,
+//! a controller's tick (FAST), ns-2's send jitter and `Sack1`, an
+//! application's written limit (Telnet) and the send trace each belong to
+//! a configuration that is not the default TCP's. Each was an optional
+//! field of its own in every sender, eight bytes apiece even when empty,
+//! 80 bytes a flow; here they are one optional box, so the default sender
+//! (and the thousands of flows of a many-flow run, issue 54) carries one
+//! null pointer, and a sender that uses any of them pays for the box once.
+use super::cwnd_use::CwndUse;
+use super::recovery::prr::Prr;
+use super::{Jitter, Paced, SendRecord};
+use crate::sim::Timer;
+use crate::transport::tcp::accecn::AccEcnSender;
+use crate::transport::tcp::rate::RateSampler;
+use crate::transport::tcp::sack1::Sack1;
+use nonmax::NonMaxU64;
+
+#[derive(Default)]
+pub(in crate::transport::tcp) struct Extras {
+    /// The pacer and its timer, when the flow paces (`pacing`).
+    pub(super) paced: Option<Box<Paced>>,
+    /// Delivery-rate samples, for a controller that sets cwnd and the
+    /// pacing rate itself (`has_cong_control`, BBR).
+    pub(super) rate: Option<Box<RateSampler>>,
+    /// `ecn_feedback = "accecn"`: the CE count the receiver's ACE field
+    /// reported (RFC 9768).
+    pub(super) accecn: Option<AccEcnSender>,
+    /// `prr = true`: RFC 9937's counters for a SACK recovery's window.
+    pub(super) prr: Option<Box<Prr>>,
+    /// `cwnd_limited`: whether the window limits the sender.
+    pub(super) cwnd_use: Option<Box<CwndUse>>,
+    /// The controller's tick (`tick_interval_s`: FAST's update), made at
+    /// its first arming: no other controller has one.
+    pub(super) tick_timer: Option<Timer>,
+    /// ns-2's delayed send (`send_jitter_s > 0` only).
+    pub(super) jitter: Option<Box<Jitter>>,
+    /// Segments the application has written (`write`, one each; Telnet);
+    /// `None`: the whole transfer is available at `open` (bulk).
+    pub(in crate::transport::tcp) offered: Option<NonMaxU64>,
+    /// ns-2 Sack1's state (`recovery = "sack1"` only).
+    pub(in crate::transport::tcp) sack1: Option<Box<Sack1>>,
+    /// The departures, when traced (`enable_send_trace`, tests).
+    pub(in crate::transport::tcp) trace: Option<Vec<SendRecord>>,
+}
+
+/// The extras of a sender that has none, for reads.
+pub(super) static NONE: Extras = Extras {
+    paced: None,
+    rate: None,
+    accecn: None,
+    prr: None,
+    cwnd_use: None,
+    tick_timer: None,
+    jitter: None,
+    offered: None,
+    sack1: None,
+    trace: None,
+};
+
+impl Extras {
+    /// The box, or `None` when nothing is in it.
+    pub(super) fn boxed(self) -> Option<Box<Extras>> {
+        let empty = self.paced.is_none()
+            && self.rate.is_none()
+            && self.accecn.is_none()
+            && self.prr.is_none()
+            && self.cwnd_use.is_none()
+            && self.tick_timer.is_none()
+            && self.jitter.is_none()
+            && self.offered.is_none()
+            && self.sack1.is_none()
+            && self.trace.is_none();
+        (!empty).then(|| Box::new(self))
+    }
+}
