@@ -94,7 +94,7 @@ pub const KIND: TransportKind = TransportKind {
         let cfg = EtcpConfig::from_spec(f, "flow").expect("validated flow");
         Endpoints {
             sender: Sender::Etcp(Box::new(EtcpSender::new(flow, cfg.clone(), seed))),
-            receiver: Receiver::Etcp(EtcpReceiver::new(flow, cfg)),
+            receiver: Receiver::Etcp(Box::new(EtcpReceiver::new(flow, cfg))),
         }
     },
 };

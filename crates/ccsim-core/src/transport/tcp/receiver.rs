@@ -40,9 +40,6 @@ pub struct TcpReceiver {
     ts_pending: Time,
     /// ECN-Echo latched by a CE mark, cleared by the sender's CWR.
     ece: bool,
-    /// `ecn_feedback = "accecn"`: the CE packet counter the ACE field
-    /// feeds back (RFC 9768), instead of `ece`.
-    accecn: Option<AccEcnReceiver>,
     /// The next ACK answers ns-2's ECN negotiation with ECE.
     negotiate: bool,
     /// GWA: the window to advertise, from the latest data packet's B_n
@@ -57,27 +54,39 @@ pub struct TcpReceiver {
     /// sent: the next in-order segment is ACKed at once (ns-3's delayed-ACK
     /// count starts full after the handshake).
     ns3_first: bool,
-    /// XCP: feedback of the data received since the last ACK, summed
-    /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`), echoed in the next ACK when
-    /// `echo` (an XCP header arrived since): a flag in the struct's padding
-    /// rather than an `Option<f64>`'s 8 more bytes in every flow.
-    echo_fb: f64,
+    /// XCP: an XCP header arrived since the last ACK, whose feedback
+    /// (`RxExtras::echo_fb`) the next ACK echoes.
     echo: bool,
     /// In-order payload bytes handed to the application.
     pub delivered_bytes: u64,
     /// Every data byte that arrived (headers and duplicates included).
     pub rx_bytes: u64,
-    /// Application delay (Telnet), once a write was noted.
-    app: Option<Box<AppTiming>>,
-    /// ns-2's Sack1 block generator (`recovery = "sack1"` only), and
-    /// whether the segment being acknowledged had arrived before.
-    sacker: Option<Box<Sacker>>,
+    /// Whether the segment being acknowledged had arrived before (ns-2's
+    /// Sack1 block generator).
     last_dup: bool,
+    /// AccECN, Telnet's application delay, ns-2's Sack1 blocks, XCP's
+    /// echo: what only some receivers use, in one box made only for them
+    /// (a long-lived flow should cost little, issue 54).
+    extras: Option<Box<RxExtras>>,
 }
 
-/// A Telnet flow's application delay at the receiver: boxed, as a bulk
-/// transfer notes no writes and a long-lived flow should cost little
-/// (issue 54: at most 2 KB per flow).
+/// What only some receivers use ([`TcpReceiver`]'s `extras`).
+#[derive(Default)]
+struct RxExtras {
+    /// `ecn_feedback = "accecn"`: the CE packet counter the ACE field
+    /// feeds back (RFC 9768), instead of `ece`.
+    accecn: Option<AccEcnReceiver>,
+    /// Application delay (Telnet), once a write was noted.
+    app: Option<AppTiming>,
+    /// ns-2's Sack1 block generator (`recovery = "sack1"` only).
+    sacker: Option<Box<Sacker>>,
+    /// XCP: feedback of the data received since the last ACK, summed
+    /// (ns-2 `XcpTcpSink`'s `xcp_rev_fb_`).
+    echo_fb: f64,
+}
+
+/// A Telnet flow's application delay at the receiver (in the receiver's
+/// extras: a bulk transfer notes no writes).
 #[derive(Default)]
 struct AppTiming {
     /// The write times of the segments from `rcv_nxt` on (one segment per
@@ -96,7 +105,6 @@ impl TcpReceiver {
             pending: 0,
             ts_pending: 0,
             ece: false,
-            accecn: (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnReceiver::default),
             negotiate: false,
             wnd: 0,
             ba_v: IP_OPT_NONE,
@@ -104,15 +112,23 @@ impl TcpReceiver {
             linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
                 .then(|| Box::new(LinuxDelack::new(cfg.rwnd, crate::sim::time::from_secs(cfg.rto.init_rto)))),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
-            echo_fb: 0.0,
             echo: false,
             delivered_bytes: 0,
             rx_bytes: 0,
-            app: None,
-            sacker: (cfg.recovery == super::Recovery::Sack1).then(Box::default),
             last_dup: false,
+            extras: {
+                let accecn = (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnReceiver::default);
+                let sacker = (cfg.recovery == super::Recovery::Sack1).then(Box::default);
+                (accecn.is_some() || sacker.is_some())
+                    .then(|| Box::new(RxExtras { accecn, sacker, ..RxExtras::default() }))
+            },
             cfg,
         }
+    }
+
+    #[inline]
+    fn x_mut(&mut self) -> Option<&mut RxExtras> {
+        self.extras.as_deref_mut()
     }
 
     fn on_data(&mut self, net: &mut Net, seq: u64, size: u32, ts: Time, ce: bool, cwr: bool) {
@@ -141,8 +157,8 @@ impl TcpReceiver {
         self.ece = if dctcp_echo { ce } else { (self.ece && !cwr) || ce };
         // AccECN: an ACK at once at the first of a run of marks and after
         // every second mark (RFC 9768 §3.2.2.5.1).
-        let accecn_now = self.accecn.as_mut().is_some_and(|a| a.on_data(ce));
-        if let Some(sk) = self.sacker.as_mut() {
+        let accecn_now = self.x_mut().and_then(|x| x.accecn.as_mut()).is_some_and(|a| a.on_data(ce));
+        if let Some(sk) = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut()) {
             self.last_dup = seq < old || self.ooo.containing(seq).is_some();
             sk.on_data(seq);
         }
@@ -159,7 +175,7 @@ impl TcpReceiver {
             self.insert_ooo(seq);
         }
         self.delivered_bytes += self.cfg.payload_between(old, self.rcv_nxt);
-        if let Some(a) = self.app.as_deref_mut() {
+        if let Some(a) = self.extras.as_deref_mut().and_then(|x| x.app.as_mut()) {
             // Segments old..rcv_nxt reach the application now: each
             // message's delay runs from its write, retransmissions and
             // waits behind a hole included.
@@ -237,10 +253,10 @@ impl TcpReceiver {
         }
         let ece = self.ece || std::mem::take(&mut self.negotiate);
         let mut h = TcpHeader { ack: self.rcv_nxt, ece, wnd: self.wnd, ..Default::default() };
-        if let Some(a) = self.accecn.as_mut() {
+        if let Some(a) = self.x_mut().and_then(|x| x.accecn.as_mut()) {
             h.set_ace(a.ack_sent());
         }
-        if let Some(sk) = self.sacker.as_mut() {
+        if let Some(sk) = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut()) {
             let mut out = [(0, 0); SACK1_BLOCKS];
             let ooo = &self.ooo;
             let block_of = |seq: u64| ooo.containing(seq);
@@ -265,13 +281,16 @@ impl TcpReceiver {
         }
         // ns-2's Sacker adds 8 bytes per block (`ch->size() += sack_index * 8`);
         // the RFC receiver's option as `sack_option` has it.
-        let sack_bytes =
-            if self.sacker.is_some() { 8 * h.n_sack() as u32 } else { self.cfg.sack_option.bytes(h.n_sack()) };
+        let sack_bytes = if self.extras.as_ref().is_some_and(|x| x.sacker.is_some()) {
+            8 * h.n_sack() as u32
+        } else {
+            self.cfg.sack_option.bytes(h.n_sack())
+        };
         let size = self.cfg.header.max(1) + sack_bytes;
         // BA-TCP: v goes back to the sender in the ACK's option.
         let ip_opt = if self.cfg.ba { self.ba_v } else { IP_OPT_NONE };
         let cong = std::mem::take(&mut self.echo).then(|| {
-            let f = std::mem::take(&mut self.echo_fb);
+            let f = self.x_mut().map_or(0.0, |x| std::mem::take(&mut x.echo_fb));
             CongestionHeader::Xcp(XcpHeader { feedback_bytes_per_s: f as f32, ..Default::default() })
         });
         net.send(Packet {
@@ -298,7 +317,7 @@ impl ReceiverAgent for TcpReceiver {
                 self.ba_v = pkt.ip_opt;
             }
             if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
-                self.echo_fb += x.feedback_bytes_per_s as f64;
+                self.extras.get_or_insert_with(Box::default).echo_fb += x.feedback_bytes_per_s as f64;
                 self.echo = true;
             }
             // ns-2's ECN negotiation (tcp-sink.cc `ack`): a segment sent
@@ -324,10 +343,15 @@ impl ReceiverAgent for TcpReceiver {
     }
 
     fn app_sent(&mut self, now: Time, measured: bool) {
-        self.app.get_or_insert_with(Box::default).sent.push_back((now, measured));
+        self.extras
+            .get_or_insert_with(Box::default)
+            .app
+            .get_or_insert_with(AppTiming::default)
+            .sent
+            .push_back((now, measured));
     }
 
     fn app_delay(&self) -> Option<AppDelay> {
-        self.app.as_ref().map(|a| a.delay)
+        self.extras.as_ref().and_then(|x| x.app.as_ref()).map(|a| a.delay)
     }
 }
