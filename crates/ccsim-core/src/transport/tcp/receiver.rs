@@ -131,6 +131,12 @@ impl TcpReceiver {
         self.extras.as_deref_mut()
     }
 
+    /// Whether this receiver has made its box of extras ([`RxExtras`]).
+    #[cfg(test)]
+    pub(crate) fn has_extras(&self) -> bool {
+        self.extras.is_some()
+    }
+
     fn on_data(&mut self, net: &mut Net, seq: u64, size: u32, ts: Time, ce: bool, cwr: bool) {
         let old = self.rcv_nxt;
         let had_hole = !self.ooo.is_empty();

@@ -124,3 +124,32 @@ fn ns2_hstcp_timeout_halves_ssthresh_in_every_recovery() {
         }
     }
 }
+
+/// The default TCP (and the many flows of a large run) carries no extras
+/// box: only a flow configured for one of its features pays for it.
+#[test]
+fn only_a_sender_that_uses_an_extra_has_the_box() {
+    use crate::transport::{build, Receiver, Sender, Shared};
+    let agents = |j: serde_json::Value| {
+        let spec: FlowSpec = serde_json::from_value(j).unwrap();
+        match build(&spec, 0, 1, &mut Shared::default()).unwrap() {
+            crate::transport::Endpoints { sender: Sender::Tcp(s), receiver: Receiver::Tcp(r) } => (s, r),
+            _ => panic!("a TCP flow"),
+        }
+    };
+    let (s, r) = agents(serde_json::json!({}));
+    assert!(s.extras.is_none() && !r.has_extras(), "the default TCP");
+    let (s, r) = agents(serde_json::json!({"cc": "cubic", "recovery": "sack"}));
+    assert!(s.extras.is_none() && !r.has_extras(), "CUBIC with SACK, as the many-flow rows run");
+    for (j, what) in [
+        (serde_json::json!({"pacing": "rate"}), "pacing"),
+        (serde_json::json!({"cc": "bbr"}), "rate samples"),
+        (serde_json::json!({"prr": true}), "PRR"),
+        (serde_json::json!({"recovery": "sack1"}), "ns-2's Sack1"),
+    ] {
+        let (s, _) = agents(j);
+        assert!(s.extras.is_some(), "{what}");
+    }
+    let (s, r) = agents(serde_json::json!({"ecn_feedback": "accecn", "ecn": true}));
+    assert!(s.x().accecn.is_some() && r.has_extras(), "AccECN on both sides");
+}
