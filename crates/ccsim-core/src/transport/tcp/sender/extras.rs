@@ -3,11 +3,11 @@
 //! Pacing, delivery-rate sampling (BBR), AccECN, PRR, `cwnd_limited`,
 //! a controller's tick (FAST), ns-2's send jitter and `Sack1`, an
 //! application's written limit (Telnet) and the send trace each belong to
-//! a configuration that is not the default TCP's. Each was an optional
-//! field of its own in every sender, eight bytes apiece even when empty,
-//! 80 bytes a flow; here they are one optional box, so the default sender
-//! (and the thousands of flows of a many-flow run, issue 54) carries one
-//! null pointer, and a sender that uses any of them pays for the box once.
+//! a configuration that is not the default TCP's. As optional fields of
+//! their own they would take eight bytes apiece in every sender even when
+//! empty, 80 bytes a flow; as one optional box the default sender (and the
+//! thousands of flows of a many-flow run, issue 54) carries one null
+//! pointer, and a sender that uses any of them pays for the box once.
 use super::cwnd_use::CwndUse;
 use super::recovery::prr::Prr;
 use super::{Jitter, Paced, SendRecord};
