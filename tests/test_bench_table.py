@@ -103,7 +103,8 @@ def test_scale_rows_report_packet_rate_against_s0_and_the_memory_slope():
     assert s1["bytes_per_flow"] == (5.0 * 2**20 - 10_000 * bench.SLOT_BYTES) / 990
     assert s2["bytes_per_flow"] == (50.0 * 2**20 - 30_000 * bench.SLOT_BYTES) / 9000
     assert s2["results_bytes_per_flow"] == (60.0 - 10.0) * 2**20 / 9000
-    assert "vs S0 pkts/s 0.25" in format_table(rows) and "(from S1;" in format_table(rows)
+    assert s2["peak_bytes_per_flow"] == s2["bytes_per_flow"] + s2["results_bytes_per_flow"]
+    assert "vs S0 pkts/s 0.25" in format_table(rows) and "; from S1)" in format_table(rows)
 
 
 def test_scale_rows_buffers_follow_bdp_over_root_n_and_the_parking_lot_splits_its_flows():

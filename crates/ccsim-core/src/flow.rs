@@ -102,6 +102,16 @@ pub struct FlowRecord {
     pub app_delay: Option<AppDelay>,
 }
 
+/// The record of a flow whose agents are `ends`.
+fn record(ends: &Endpoints) -> FlowRecord {
+    FlowRecord {
+        sender: ends.sender.report(),
+        delivered_bytes: ends.receiver.delivered_bytes(),
+        rx_bytes: ends.receiver.rx_bytes(),
+        app_delay: ends.receiver.app_delay(),
+    }
+}
+
 /// One row of the flow table: the host pair, route and facts of a flow,
 /// and where its agents are.
 pub struct Flow {
@@ -253,6 +263,9 @@ pub struct FlowTable {
     names: Vec<Arc<FlowLabels>>,
     /// Per `[[flows]]` entry, what its flows' agents share.
     shared: Vec<transport::Shared>,
+    /// Flows alive when the run ended ([`FlowTable::end`]), whose agents
+    /// are now records.
+    ended_live: usize,
 }
 
 impl FlowTable {
@@ -345,9 +358,10 @@ impl FlowTable {
         self.flows.is_empty()
     }
 
-    /// Flows alive now (their agents exist).
+    /// Flows alive now (their agents exist), or, once the run has ended
+    /// ([`FlowTable::end`]), those alive when it ended.
     pub fn live(&self) -> usize {
-        self.ends.len()
+        self.ends.len() + self.ended_live
     }
 
     /// Most flows alive at once so far.
@@ -468,18 +482,33 @@ impl FlowTable {
         Some(flow)
     }
 
+    /// End the run: every live flow keeps what the results need in its
+    /// record, as a finished transfer does, and all the agents are freed at
+    /// once, their slab's memory with them. Why: the results are built
+    /// after the run (a row per flow and per link), and with the agents
+    /// still held they added to the run's peak memory; freed first, the
+    /// results take memory the run no longer needs (issue 54's "bytes per
+    /// flow at peak"). Results read the same from a record as from live
+    /// agents ([`FlowView`]); nothing can run after this.
+    pub fn end(&mut self, net: &mut Net) {
+        self.records.reserve_exact(self.ends.len());
+        for (s, &flow) in self.owner.iter().enumerate() {
+            self.live[flow as usize] = NOT_LIVE;
+            self.flows[flow as usize].state = State::Freed(self.records.len() as u32);
+            self.records.push(record(&self.ends[s]));
+        }
+        self.ended_live += self.ends.len();
+        self.ends = Vec::new();
+        self.owner = Vec::new();
+        net.live_flows = 0;
+    }
+
     /// Record `flow`'s counters in its row and drop its agents (slot `s`).
     #[inline(never)]
     fn free(&mut self, flow: u32, s: usize) {
-        let ends = &self.ends[s];
         self.live[flow as usize] = NOT_LIVE;
         self.flows[flow as usize].state = State::Freed(self.records.len() as u32);
-        self.records.push(FlowRecord {
-            sender: ends.sender.report(),
-            delivered_bytes: ends.receiver.delivered_bytes(),
-            rx_bytes: ends.receiver.rx_bytes(),
-            app_delay: ends.receiver.app_delay(),
-        });
+        self.records.push(record(&self.ends[s]));
         self.ends.swap_remove(s);
         self.owner.swap_remove(s);
         if let Some(&moved) = self.owner.get(s) {

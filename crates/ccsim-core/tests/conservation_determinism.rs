@@ -208,6 +208,54 @@ fn conservation_holds_mid_run_and_at_the_end() {
     }
 }
 
+/// Ending a run (`Simulation::end`: the live flows' agents become records,
+/// the applications and pending events are freed) changes no result, the
+/// series, the transfers and the flow table's counts included, and nothing
+/// runs after it. The web and Telnet runs end with flows alive (unfinished
+/// transfers, Telnet's application delays), whose rows then come from their
+/// records.
+#[test]
+fn ending_a_run_changes_no_result() {
+    let web = parse(
+        r#"
+name = "web-end"
+duration_s = 20.0
+sample_interval_s = 0.5
+[topology]
+kind = "dumbbell"
+bottleneck_rate_bps = 10e6
+bottleneck_queue = { limit_pkts = 30 }
+[[flows]]
+app = "web"
+count = 40
+rtt_s = 0.05
+app_params = { think_mean_s = 0.5, size_factor = 4.0 }
+[[flows]]
+app = "telnet"
+count = 3
+rtt_s = 0.08
+app_params = { interval_s = 0.1 }
+"#,
+    );
+    for sc in all().into_iter().chain([web]) {
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.run_until(sc.duration_s);
+        let before = sim.results().to_json();
+        let (live, events) = (sim.flows.live(), sim.events());
+        sim.end();
+        assert!(sim.ended());
+        assert_eq!(sim.results().to_json(), before, "{}: the results after ending the run", sc.name);
+        assert_eq!((sim.flows.live(), sim.events(), sim.events_pending()), (live, events, 0), "{}", sc.name);
+        sim.run_until(sc.duration_s * 2.0);
+        assert_eq!(
+            (sim.events(), sim.results().to_json()),
+            (events, before),
+            "{}: nothing runs after the end",
+            sc.name
+        );
+    }
+}
+
 #[test]
 fn lossy_runs_lose_and_recover() {
     let r = run_checked(&parse(HEAVY_LOSS));

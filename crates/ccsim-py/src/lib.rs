@@ -160,11 +160,15 @@ impl Simulation {
 
 impl Simulation {
     /// Run to the end if needed and flush the taps' files (what both
-    /// `finish` forms do before building the results).
+    /// `finish` forms do before building the results), then end it (`ccsim_core::Simulation::end`): the agents, the
+    /// applications and the pending events are freed before the results
+    /// are built, so the two never add up to the process's peak memory.
     fn run_to_end(&mut self, py: Python<'_>) -> PyResult<()> {
         let d = self.sim.duration_s();
         self.run_until(py, d);
-        self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)
+        self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)?;
+        self.sim.end();
+        Ok(())
     }
 }
 

@@ -380,6 +380,12 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
+    /// Drop every pending event and the queue's storage, keeping the count
+    /// of events popped: what ending a run does ([`crate::Simulation::end`]).
+    pub fn release(&mut self) {
+        *self = EventQueue { popped: self.popped, ..EventQueue::default() };
+    }
+
     /// Schedule an event for `to` at `time`; events of equal time pop in
     /// the order they were scheduled.
     #[inline(always)]
