@@ -182,7 +182,7 @@ fn ns2_boot_order_gives_each_flow_the_draw_of_its_place() {
     let boots = |order: &str| {
         let text = t.replace("seed = 11\n", &format!("seed = 11\n{order}"));
         let s = sim(&text);
-        (0..3).map(|f| s.tcp_sender(f).unwrap().cfg.boot_time).collect::<Vec<f64>>()
+        (0..3).map(|f| s.tcp_sender(f).unwrap().rtt.boot_time().unwrap()).collect::<Vec<f64>>()
     };
     let mut rng = Ns2Rng::seeded(11).unwrap();
     let u: Vec<f64> = (0..6).map(|_| rng.uniform() * 0.1).collect();
@@ -205,7 +205,7 @@ fn ns2_boot_order_gives_each_flow_the_draw_of_its_place() {
     // draws are the phases), so its seed must be one ns-2 takes.
     let alone = t.replace(", rng = \"ns2\"", "").replace("seed = 11\n", "seed = 11\nns2_boot_order = [2, 0, 1]\n");
     assert_eq!(
-        (0..3).map(|f| sim(&alone).tcp_sender(f).unwrap().cfg.boot_time).collect::<Vec<f64>>(),
+        (0..3).map(|f| sim(&alone).tcp_sender(f).unwrap().rtt.boot_time().unwrap()).collect::<Vec<f64>>(),
         vec![u[4], u[5], u[3]]
     );
     let seed0 = Scenario::from_toml(&common::classic_toml(&alone.replace("seed = 11", "seed = 0")))

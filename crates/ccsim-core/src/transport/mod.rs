@@ -366,15 +366,18 @@ mod tests {
     /// hold inline only what the rfc personality's bulk flows use; ns-2's
     /// timing and delayed send, FAST's tick, the pacer, the send trace and
     /// Telnet's delays are boxed, there only when a flow has them, an
-    /// optional sequence number takes 8 bytes (`NonMaxU64`), not 16, and
-    /// the RTO's limits are the flow group's (`RtoLimits`), not a copy.
+    /// optional sequence number takes 8 bytes (`NonMaxU64`), not 16, the
+    /// RTO's limits are the flow group's (`RtoLimits`), not a copy, and a
+    /// flow's configuration is its group's parameters and its own transfer
+    /// size (`TcpConfig`, 16 bytes; ns-2's boot time is in its estimator).
     #[test]
     fn a_flows_agents_stay_small() {
         let sizes = [
-            ("TcpSender", size_of::<super::tcp::TcpSender>(), 512),
+            ("TcpConfig", size_of::<super::tcp::TcpConfig>(), 16),
+            ("TcpSender", size_of::<super::tcp::TcpSender>(), 496),
             ("RttEstimator", size_of::<super::tcp::rtt::RttEstimator>(), 40),
-            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 200),
-            ("Endpoints", size_of::<super::Endpoints>(), 712),
+            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 184),
+            ("Endpoints", size_of::<super::Endpoints>(), 680),
             // a flow's row: its names one shared pointer, not four; hosts
             // and entry in 4 bytes, `stop` in 8, a transfer's tag kept
             // apart from the rows

@@ -42,19 +42,18 @@ pub const KIND: TransportKind = TransportKind {
     build: |f, flow, seed, shared| {
         let mut cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
         cfg.share(&mut shared.tcp);
+        let mut cc = build_cc(f, "flow").expect("validated controller");
+        cc.share_config(&mut shared.cc);
+        let mut sender = TcpSender::new(flow, cfg.clone(), cc, seed);
         if cfg.rtt_estimator == RttEstimatorKind::Ns2 {
+            // ns-2's `boot_time_` (uniform on [0, tcpTick_), drawn per
+            // flow): where the agent's tick grid starts.
             use rand::Rng;
             let mut r = crate::sim::rng::stream(seed, crate::sim::rng::Stream::Transport, flow as u64);
             let drawn = r.gen::<f64>() * cfg.rto.granularity;
-            cfg.boot_time = f.ns2_boot_time_s.unwrap_or(drawn);
-            cfg.boot_time_given = f.ns2_boot_time_s.is_some();
+            sender.rtt.set_boot_time(f.ns2_boot_time_s.unwrap_or(drawn), f.ns2_boot_time_s.is_some());
         }
-        let mut cc = build_cc(f, "flow").expect("validated controller");
-        cc.share_config(&mut shared.cc);
-        Endpoints {
-            sender: Sender::Tcp(TcpSender::new(flow, cfg.clone(), cc, seed)),
-            receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg)),
-        }
+        Endpoints { sender: Sender::Tcp(sender), receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg)) }
     },
 };
 
@@ -443,11 +442,6 @@ pub struct TcpConfig {
     /// `Option<u64>`'s 16, in the sender and the receiver each (issue 54):
     /// `bytes` is validated below `u64::MAX`.
     total_bytes: Option<NonMaxU64>,
-    /// ns-2's `boot_time_` (uniform on [0, granularity), drawn per flow):
-    /// where the agent's tick grid starts (`rtt_estimator = "ns2"`).
-    pub boot_time: f64,
-    /// `boot_time` came from `ns2_boot_time_s`, not from a draw.
-    pub boot_time_given: bool,
 }
 
 impl std::ops::Deref for TcpConfig {
@@ -826,12 +820,7 @@ impl TcpConfig {
                 ))
             }
         };
-        Ok(TcpConfig {
-            params: Arc::new(TcpParams { delack_timeout: from_secs(delack), ..cfg }),
-            total_bytes,
-            boot_time: 0.0,
-            boot_time_given: false,
-        })
+        Ok(TcpConfig { params: Arc::new(TcpParams { delack_timeout: from_secs(delack), ..cfg }), total_bytes })
     }
 
     /// Take the parameters from `shared` if they are the same (the flows of

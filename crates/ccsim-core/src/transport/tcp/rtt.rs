@@ -49,6 +49,9 @@ struct Ns2 {
     tick: f64,
     /// `boot_time_`: where in a tick the agent came up, uniform on [0, tick).
     boot_time: f64,
+    /// `boot_time` is the scenario's (`ns2_boot_time_s`), not drawn: the
+    /// draws of ns-2's boot round leave it alone.
+    boot_given: bool,
     /// 8·SRTT in ticks; 0 means no estimate (the next sample starts one).
     t_srtt: i32,
     /// 4·RTTVAR in ticks.
@@ -174,15 +177,31 @@ impl RttEstimator {
     /// ns-2's estimator with tick `lim.granularity` (`tcpTick_`, > 0) and
     /// `boot_time` in [0, granularity).
     pub fn ns2(lim: &RtoLimits, boot_time: f64) -> Self {
-        let ns2 = Ns2 { tick: lim.granularity, boot_time, t_srtt: 0, t_rttvar: 0, t_rtxcur: lim.init_rto };
+        let ns2 =
+            Ns2 { tick: lim.granularity, boot_time, boot_given: false, t_srtt: 0, t_rttvar: 0, t_rtxcur: lim.init_rto };
         let timing = Some(Box::new(Timing { ns2: Some(ns2), timed: None }));
         RttEstimator { timing, ..Self::new() }
     }
 
-    /// ns-2's estimator: set `boot_time_` (before the first sample).
-    pub fn set_boot_time(&mut self, boot_time: f64) {
+    /// ns-2's estimator: set `boot_time_` (before the first sample),
+    /// `given` by the scenario or drawn.
+    pub fn set_boot_time(&mut self, boot_time: f64, given: bool) {
         if let Some(n) = self.timing.as_mut().and_then(|t| t.ns2.as_mut()) {
             n.boot_time = boot_time;
+            n.boot_given = given;
+        }
+    }
+
+    /// ns-2's `boot_time_` (`None` for the RFC 6298 estimator).
+    pub fn boot_time(&self) -> Option<f64> {
+        self.timing.as_ref().and_then(|t| t.ns2.as_ref()).map(|n| n.boot_time)
+    }
+
+    /// ns-2's estimator whose `boot_time_` the scenario did not give: take
+    /// `u` ticks (`u` in [0, 1), a draw of ns-2's boot round) instead.
+    pub fn draw_boot_time(&mut self, u: f64) {
+        if let Some(n) = self.timing.as_mut().and_then(|t| t.ns2.as_mut()).filter(|n| !n.boot_given) {
+            n.boot_time = u * n.tick;
         }
     }
 

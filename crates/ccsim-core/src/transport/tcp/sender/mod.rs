@@ -283,10 +283,7 @@ impl TcpSender {
     }
 
     pub(crate) fn draw_ns2_boot_time(&mut self, u: f64) {
-        if self.cfg.rtt_estimator == RttEstimatorKind::Ns2 && !self.cfg.boot_time_given {
-            self.cfg.boot_time = u * self.cfg.rto.granularity;
-            self.rtt.set_boot_time(self.cfg.boot_time);
-        }
+        self.rtt.draw_boot_time(u);
     }
 
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, seed: u64) -> Self {
@@ -342,7 +339,7 @@ impl TcpSender {
             flow,
             rtt: match cfg.rtt_estimator {
                 RttEstimatorKind::Rfc6298 => RttEstimator::new().with_timed_backoff(cfg.ns2_timed_backoff),
-                RttEstimatorKind::Ns2 => RttEstimator::ns2(&cfg.rto, cfg.boot_time),
+                RttEstimatorKind::Ns2 => RttEstimator::ns2(&cfg.rto, 0.0),
             },
             sb: Scoreboard::new(cfg.dupthresh),
             total_segs: cfg.total_segs().map(seq_opt),
