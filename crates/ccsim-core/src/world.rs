@@ -77,7 +77,7 @@ impl Simulation {
         crate::parts::validate(sc)?;
         let built = topology::build(sc)?;
         let delays_s = built.delays_s;
-        let mut net = Net::new(built.links, built.rates, built.routes);
+        let mut net = Net::new(built.links, built.routes);
         net.seed = sc.seed;
         if sc.qdelay {
             for l in &mut net.links {

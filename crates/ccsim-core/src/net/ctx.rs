@@ -99,8 +99,6 @@ pub(crate) struct Shared<'a> {
     pub events: &'a mut EventQueue,
     pub ns2_rng: &'a mut Ns2Rng,
     pub flow_marks: &'a mut Vec<u64>,
-    /// The links' rates (a context gives its link's, `LinkCtx::rate_bps`).
-    pub rates: &'a super::rate::LinkRates,
 }
 
 /// What a link keeps for each owner of a context: its RNG and its timer.

@@ -84,7 +84,7 @@ pub(crate) fn assign(links: &[Link]) -> (Vec<u32>, usize) {
             FEED_MANY => Side::Into(l.to),
             f => Side::Feeder(f),
         };
-        (l.ties == Ties::ArrivalFirst).then_some((l.delay, l.rate(), side))
+        (l.ties == Ties::ArrivalFirst).then_some((l.delay, l.rate_bps().to_bits(), side))
     };
     let mut members: HashMap<_, u32> = HashMap::new();
     for l in links {
@@ -121,15 +121,15 @@ mod tests {
     /// one link each, and links `n..2n`, their reverses, into the hosts.
     fn star(n: u32, ties: Ties) -> Net {
         let q = || Queue::DropTail(DropTail::new(Limit::Packets(100_000)));
-        let (mut links, mut rates) = (Vec::new(), crate::net::rate::LinkRates::default());
+        let mut links = Vec::new();
         for i in 0..2 * n {
             let ends = if i < n { (i as usize + 1, 0) } else { (0, (i - n) as usize + 1) };
-            let mut l = Link::new(i, ends, rates.id(1e9), 10 * US, q());
+            let mut l = Link::new(i, ends, 1e9, 10 * US, q());
             l.set_ties(ties);
             links.push(l);
         }
         let routes = (0..n).map(|i| Route { fwd: vec![i], rev: vec![n + i] }).collect();
-        let mut net = Net::new(links, rates, routes);
+        let mut net = Net::new(links, routes);
         for f in 0..n {
             net.add_flow(f, f);
         }

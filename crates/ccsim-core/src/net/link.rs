@@ -15,7 +15,6 @@ use super::ctx::{LinkCtx, Now, OwnerState, QueueView, Shared};
 use super::packet::{Packet, PacketPool, PktId, NO_PKT};
 use super::qdelay::{DelayHistogram, DelayRecorder};
 use super::queue::Queue;
-use super::rate::{LinkRates, RateId};
 use super::stage::{DropReason, Stage, Verdict};
 use super::tap::{Tap, TapEvent};
 use super::vfifo::VirtualFifo;
@@ -118,13 +117,13 @@ impl Default for Pipe {
 /// `repr(C)`, fields in the order a hop reads them: first what deciding
 /// and making a cut-through reads (`can_cut`, `cut_through`: feeder,
 /// inbound count, when the serialiser is free, the flags, the wire, the
-/// delay, the stages pointer, the rate) and a sending interface's limit
-/// (64 bytes), then the queue (its length decides a cut too) and the
-/// counters, then what is read less often. 216 bytes: with four access
-/// links per flow, a topology of many flows holds mostly links, so a link
-/// keeps no name (made from its nodes' names when shown, [`Link::name`])
-/// nor the scenario's seed (`Net::seed`), shares its rate and serialisation
-/// memo with the links of equal rate (`net::rate`), has narrow integers
+/// delay, the stages pointer, the memo's sizes) and a sending interface's
+/// limit (64 bytes), then the queue (its length decides a cut too) and the
+/// memo's times (64), then the counters, then what is read less often.
+/// 248 bytes: with
+/// four access links per flow, a topology of many flows holds mostly
+/// links, so a link keeps no name (made from its nodes' names when shown,
+/// [`Link::name`]) nor the scenario's seed (`Net::seed`), narrow integers
 /// where the values allow, and its rarely used parts (stages, taps, the
 /// delay recorder) in one box. Laid out by the
 /// compiler these spread over six lines of the struct, and with one edge
@@ -158,9 +157,10 @@ pub struct Link {
     pub(crate) pipe: Pipe,
     pub delay: Time,
     extras: Option<Box<Extras>>,
-    /// Its rate, in the network's table of rates, which also memoises the
-    /// serialisation times (`net::rate`): fixed at build.
-    pub(crate) rate: RateId,
+    /// The last two packet sizes and their serialisation times: a link
+    /// carries one or two sizes (data, ACK), and the f64 division and
+    /// rounding of `tx_time` are a visible share of the per-packet cost.
+    memo_size: [u32; 2],
     pub id: u32,
     /// The sending host's interface queue limit in packets when this link
     /// is one (a flow's `txqueuelen_pkts`), `NO_TXQUEUELEN` otherwise: its
@@ -169,10 +169,10 @@ pub struct Link {
     /// ([`super::Net::local_queue_full`], which reads it beside the
     /// queue's length). [`Link::txqueuelen`] gives it.
     txqueuelen: u32,
-    /// Largest queue in packets seen after an arrival (a queue's packets
-    /// are packets of the pool, whose ids are `u32`).
-    pub max_queue_pkts: u32,
     pub queue: Queue,
+    memo_time: [Time; 2],
+    /// Fixed at build (`rate_bps()`): serialisation times are memoised.
+    rate_bps: f64,
     /// The counters, except that a packet cut through this link
     /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
     /// read them through [`super::Net::link_counters_at`], which takes
@@ -182,6 +182,9 @@ pub struct Link {
     q_since: Time,
     /// Largest queue in bytes seen after an arrival (the same instants).
     pub max_queue_bytes: u64,
+    /// Largest queue in packets seen after an arrival (a queue's packets
+    /// are packets of the pool, whose ids are `u32`).
+    pub max_queue_pkts: u32,
     /// The nodes this direction leaves and enters (indices of the
     /// topology's node names; [`Link::name`] gives its name).
     pub from: u32,
@@ -259,13 +262,13 @@ impl Link {
     /// Link `id` from node `from` to node `to`. It keeps no name (a link's
     /// name is made from its nodes' names, [`Link::name`]) and no seed (its
     /// random streams derive from the scenario's, `Net::seed`).
-    pub fn new(id: u32, (from, to): (usize, usize), rate: RateId, delay: Time, queue: Queue) -> Self {
+    pub fn new(id: u32, (from, to): (usize, usize), rate_bps: f64, delay: Time, queue: Queue) -> Self {
         let node = |n: usize| u32::try_from(n).expect("node indices fit u32");
         Link {
             id,
             from: node(from),
             to: node(to),
-            rate,
+            rate_bps,
             delay,
             monitored: false,
             queue,
@@ -281,15 +284,15 @@ impl Link {
             q_since: 0,
             max_queue_pkts: 0,
             max_queue_bytes: 0,
+            memo_size: [0; 2],
+            memo_time: [0; 2],
             feeder: FEED_NONE,
             inbound: 0,
         }
     }
 
-    /// Its rate (an id in the network's [`LinkRates`]; `Net::rate_bps`
-    /// gives it in bits per second).
-    pub fn rate(&self) -> RateId {
-        self.rate
+    pub fn rate_bps(&self) -> f64 {
+        self.rate_bps
     }
 
     /// The link's name, `"from->to"` with the node names `nodes` (the
@@ -384,8 +387,8 @@ impl Link {
     /// A packet cut through to the link (`at` after `now`) that would wait
     /// 1.1 s or more also gets `None`: it must arrive by its event.
     #[inline]
-    pub(crate) fn v_admit(&mut self, rates: &mut LinkRates, now: Time, at: Time, size: u32) -> Option<Time> {
-        let tx = rates.tx_time(self.rate, size);
+    pub(crate) fn v_admit(&mut self, now: Time, at: Time, size: u32) -> Option<Time> {
+        let tx = self.tx_time(size);
         let v = self.vfifo.get_or_insert_with(Default::default);
         let (pkts, bytes) = v.waiting_at(at);
         let idle = self.busy_until <= at;
@@ -545,14 +548,14 @@ impl Link {
     /// in the network's `CutLog`, which takes back what is counted here
     /// from readings before `at`.
     #[inline]
-    pub(crate) fn cut_through(&mut self, rates: &mut LinkRates, at: Time, size: u32) -> Time {
+    pub(crate) fn cut_through(&mut self, at: Time, size: u32) -> Time {
         // What a packet that arrives at an idle link and goes straight
         // into service adds to its counters (taken back by the cut log
         // until `at`).
         self.c.arrivals += 1;
         self.c.tx_pkts += 1;
         self.c.tx_bytes += size as u64;
-        self.busy_until = at.saturating_add(rates.tx_time(self.rate, size));
+        self.busy_until = at.saturating_add(self.tx_time(size));
         self.busy_until.saturating_add(self.delay)
     }
 
@@ -679,6 +682,24 @@ impl Link {
         }
     }
 
+    /// Time to serialise `size` bytes on this link (`sim::time::tx_time`,
+    /// memoised for the last two sizes: the same value, computed less often).
+    #[inline]
+    pub fn tx_time(&mut self, size: u32) -> Time {
+        if self.memo_size[0] == size && size != 0 {
+            return self.memo_time[0];
+        }
+        if self.memo_size[1] == size && size != 0 {
+            self.memo_size.swap(0, 1);
+            self.memo_time.swap(0, 1);
+            return self.memo_time[0];
+        }
+        let t = crate::sim::time::tx_time(size, self.rate_bps);
+        self.memo_size = [size, self.memo_size[0]];
+        self.memo_time = [t, self.memo_time[0]];
+        t
+    }
+
     /// The serialiser is free and no `LinkFree` is pending.
     #[inline]
     pub(crate) fn can_serve(&self, now: Time) -> bool {
@@ -713,7 +734,7 @@ impl Link {
         let view = self.queue_view(Some(pkts.get(id).flow));
         let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
-            let mut ctx = ctx!(at, self.id, sh.rates.bps(self.rate), idle, s.own, sh, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, &mut self.c.marks, view);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -741,7 +762,7 @@ impl Link {
         };
         let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
         let own = queue_owner(queue_own, sh.seed, self.id);
-        let mut ctx = ctx!(at, self.id, sh.rates.bps(self.rate), idle, own, sh, evicted, &mut self.c.marks);
+        let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
         q.enqueue(&mut ctx, id, pkts)
     }
 
@@ -761,7 +782,7 @@ impl Link {
             Queue::Dyn(q) => {
                 let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
                 let own = queue_owner(queue_own, sh.seed, self.id);
-                let mut ctx = ctx!(at, self.id, sh.rates.bps(self.rate), false, own, sh, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, false, own, sh, evicted, &mut self.c.marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
@@ -780,8 +801,7 @@ impl Link {
         let Some(extras) = self.extras.as_mut() else { return };
         let Extras { stages, evicted, .. } = &mut **extras;
         for s in stages {
-            let mut ctx =
-                ctx!(at, self.id, sh.rates.bps(self.rate), false, s.own, sh, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, false, s.own, sh, evicted, &mut self.c.marks, view);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
     }
@@ -796,13 +816,12 @@ impl Link {
         if slot == 0 {
             let own = queue_owner(queue_own, sh.seed, self.id);
             if own.timer.fire(sh.events, now, gen) {
-                let mut ctx = ctx!(at, self.id, sh.rates.bps(self.rate), idle, own, sh, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
         } else if let Some(s) = stages.get_mut(slot as usize - 1) {
             if s.own.timer.fire(sh.events, now, gen) {
-                let mut ctx =
-                    ctx!(at, self.id, sh.rates.bps(self.rate), idle, s.own, sh, evicted, &mut self.c.marks, view);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, &mut self.c.marks, view);
                 s.stage.on_timer(&mut ctx);
             }
         }
@@ -820,9 +839,9 @@ mod tests {
     /// doc), so they must stay the first 64.
     #[test]
     fn a_link_stays_small() {
-        assert!(std::mem::size_of::<Link>() <= 216, "Link is {} bytes", std::mem::size_of::<Link>());
-        assert_eq!(std::mem::offset_of!(Link, rate), 48, "the cut-through's fields are in the first 64 bytes");
-        assert_eq!(std::mem::offset_of!(Link, txqueuelen), 56);
+        assert!(std::mem::size_of::<Link>() <= 248, "Link is {} bytes", std::mem::size_of::<Link>());
+        assert_eq!(std::mem::offset_of!(Link, txqueuelen), 60, "the cut-through's fields fill the first 64 bytes");
         assert_eq!(std::mem::offset_of!(Link, queue), 64);
+        assert_eq!(std::mem::offset_of!(Link, rate_bps), 120, "the queue and the memo's times fill the next 64");
     }
 }

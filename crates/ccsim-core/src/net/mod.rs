@@ -16,7 +16,6 @@ pub mod link;
 pub mod packet;
 pub mod qdelay;
 pub mod queue;
-pub mod rate;
 pub mod span;
 pub mod stage;
 pub mod tap;
@@ -92,8 +91,6 @@ pub struct Net {
     pub events: EventQueue,
     pub pkts: PacketPool,
     pub links: Vec<Link>,
-    /// The links' distinct rates and their serialisation memos (`net::rate`).
-    pub rates: rate::LinkRates,
     /// The routes (shared by every flow between the same host pair): each
     /// route's forward then reverse links, concatenated, and per route
     /// where its two lie in it (`Span`): what a hop reads, in one small
@@ -148,13 +145,12 @@ macro_rules! shared {
             events: &mut $net.events,
             ns2_rng: &mut $net.ns2_rng,
             flow_marks: &mut $net.ce_marks,
-            rates: &$net.rates,
         }
     };
 }
 
 impl Net {
-    pub fn new(mut links: Vec<Link>, rates: rate::LinkRates, routes: Vec<Route>) -> Self {
+    pub fn new(mut links: Vec<Link>, routes: Vec<Route>) -> Self {
         // Built by pushing: give back the growth slack (up to half the
         // vector on a topology of thousands of links).
         links.shrink_to_fit();
@@ -184,7 +180,7 @@ impl Net {
             hops.extend_from_slice(&r.rev);
             route_span.push(Span { fwd, rev, fwd_len: r.fwd.len() as u16, rev_len: r.rev.len() as u16 });
         }
-        let mut net = Net { links, rates, hops, route_span, local_queues, ..Default::default() };
+        let mut net = Net { links, hops, route_span, local_queues, ..Default::default() };
         net.share_wires();
         net
     }
@@ -398,7 +394,7 @@ impl Net {
             }
             return self.transmit(l, id);
         }
-        let Some(start) = link.v_admit(&mut self.rates, now, now, size) else {
+        let Some(start) = link.v_admit(now, now, size) else {
             link.c.arrivals += 1;
             return self.drop_pkt(l, id, DropReason::Congestion);
         };
@@ -504,7 +500,7 @@ impl Net {
         let now = self.now;
         let size = self.pkts.get(id).size;
         let link = &mut self.links[l];
-        link.busy_until = now.saturating_add(self.rates.tx_time(link.rate, size));
+        link.busy_until = now.saturating_add(link.tx_time(size));
         let arrive = link.busy_until.saturating_add(link.delay);
         link.c.tx_pkts += 1;
         link.c.tx_bytes += size as u64;
@@ -543,11 +539,8 @@ impl Net {
             let idle_cut = nl.can_cut(on, arrive);
             if nl.virt && !idle_cut {
                 // A busy virtual FIFO (an idle one is cut into below).
-                let start = if nl.feeder == on as u32 && nl.inbound == 0 {
-                    nl.v_admit(&mut self.rates, now, arrive, size)
-                } else {
-                    None
-                };
+                let start =
+                    if nl.feeder == on as u32 && nl.inbound == 0 { nl.v_admit(now, arrive, size) } else { None };
                 let Some(start) = start else {
                     nl.inbound += 1;
                     break;
@@ -574,7 +567,7 @@ impl Net {
                 defer_cut_events(&mut self.links, self.pkts.get(id), (on, next), hop as u16, id, (arrive, arrive));
             }
             self.cuts.push(now, next, arrive, size);
-            arrive = self.links[next].cut_through(&mut self.rates, arrive, size);
+            arrive = self.links[next].cut_through(arrive, size);
             on = next;
             on_taps = next_taps;
         }
@@ -621,7 +614,7 @@ impl Net {
         if let Some(clock) = self.ns2_clock.as_deref_mut() {
             // both at ns-2's `double` times (`Ns2Clock::transmit`)
             let link = &mut self.links[l];
-            (arrive, link.busy_until) = clock.transmit(id, l, self.pkts.get(id).size, self.rates.bps(link.rate));
+            (arrive, link.busy_until) = clock.transmit(id, l, self.pkts.get(id).size, link.rate_bps());
         }
         self.pkts.set_wire(id, arrive);
         self.events.schedule(arrive, Owner::new(EventKind::PipeArrival, l as u32, 0), id);
@@ -915,10 +908,9 @@ mod tests {
     /// times, and the drops.
     fn tie_run(ties: Ties, late: bool) -> (Vec<(Time, u32)>, u64) {
         let q = Queue::DropTail(DropTail::new(Limit::Packets(1)));
-        let mut rates = rate::LinkRates::default();
-        let mut link = Link::new(0, (0, 1), rates.id(8e9), 0, q);
+        let mut link = Link::new(0, (0, 1), 8e9, 0, q);
         link.ties = ties;
-        let mut net = Net::new(vec![link], rates, vec![Route { fwd: vec![0], rev: vec![0] }]);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         for f in 0..3 {
             net.add_flow(f, 0);
         }
@@ -964,15 +956,14 @@ mod tests {
         use super::queue::{DropTail, Limit, Queue};
         let q = || Queue::DropTail(DropTail::new(Limit::Packets(10)));
         let us = 1_000_000;
-        let mut rates = rate::LinkRates::default();
-        let mut mk = |id, ends, rate| {
-            let mut l = Link::new(id, ends, rates.id(rate), 10 * us, q());
+        let mk = |id, ends, rate| {
+            let mut l = Link::new(id, ends, rate, 10 * us, q());
             l.ties = ties;
             l
         };
         let links = vec![mk(0, (0, 2), 8e9), mk(1, (1, 2), 8e9), mk(2, (2, 3), 1e9)];
         let routes = vec![Route { fwd: vec![0, 2], rev: vec![0] }, Route { fwd: vec![1, 2], rev: vec![1] }];
-        let mut net = Net::new(links, rates, routes);
+        let mut net = Net::new(links, routes);
         assert_eq!(net.lines.len(), usize::from(ties == Ties::ArrivalFirst), "A and B share a wire");
         if !shared {
             net.unshare_wires();

@@ -11,7 +11,6 @@
 //! A flow's `rtt_s` sets its two edge links' delays so that its round-trip
 //! propagation delay is exactly `rtt_s` (bottleneck delays stay shared).
 use super::link::Link;
-use super::rate::LinkRates;
 use super::stage::loss::RandomLoss;
 use super::stage::xcp::{XcpParams, XcpRouter};
 use super::Route;
@@ -66,8 +65,6 @@ pub struct Builder {
     pub nodes: NodeNames,
     node_idx: HashMap<String, usize>,
     pub links: Vec<Link>,
-    /// The links' distinct rates (`net::rate`).
-    pub rates: LinkRates,
     adj: HashMap<(usize, usize), usize>,
     /// Routes by node path, so flows between one host pair share one.
     pub routes: Vec<Route>,
@@ -98,8 +95,7 @@ impl Builder {
     pub fn simplex(&mut self, a: usize, b: usize, p: LinkParams) -> usize {
         let id = self.links.len();
         let queue = super::queue::build(p.queue, "queue").expect("validated: queue specs build");
-        let rate = self.rates.id(p.rate_bps);
-        let mut l = Link::new(id as u32, (a, b), rate, from_secs(p.delay_s), queue);
+        let mut l = Link::new(id as u32, (a, b), p.rate_bps, from_secs(p.delay_s), queue);
         let seed = self.seed;
         self.delays_s.push(p.delay_s);
         self.tables.push(p.table);
@@ -175,7 +171,6 @@ pub struct FlowPlacement {
 pub struct Built {
     pub nodes: NodeNames,
     pub links: Vec<Link>,
-    pub rates: LinkRates,
     pub routes: Vec<Route>,
     pub flows: Vec<FlowPlacement>,
     /// Each link's delay in seconds as the scenario gave it.
@@ -290,15 +285,7 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
         let rtt_prop_s = 2.0 * (2.0 * edge_delay + path_delay);
         flows.push(FlowPlacement { entry, src, dst, route, start_s: start, rtt_prop_s });
     }
-    Ok(Built {
-        nodes: b.nodes,
-        links: b.links,
-        rates: b.rates,
-        routes: b.routes,
-        flows,
-        delays_s: b.delays_s,
-        tables: b.tables,
-    })
+    Ok(Built { nodes: b.nodes, links: b.links, routes: b.routes, flows, delays_s: b.delays_s, tables: b.tables })
 }
 
 /// Build the network and every flow's routes from a validated scenario.
@@ -559,7 +546,6 @@ fn build_shape(sc: &Scenario) -> Result<Built, ConfigError> {
             Ok(Built {
                 nodes: b.nodes,
                 links: b.links,
-                rates: b.rates,
                 routes: b.routes,
                 flows,
                 delays_s: b.delays_s,

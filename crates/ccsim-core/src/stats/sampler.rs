@@ -172,7 +172,7 @@ impl Sampler {
             s.queue_pkts.push(link.queue_len_at(t) as u32);
             s.loss_rate.push(if arr > 0 { lost as f64 / arr as f64 } else { 0.0 });
             s.cum_loss_rate.push(ratio(c.drops + c.random_losses, c.arrivals));
-            s.utilization.push((c.tx_bytes - last.tx_bytes) as f64 * 8.0 / (net.rates.bps(link.rate()) * iv));
+            s.utilization.push((c.tx_bytes - last.tx_bytes) as f64 * 8.0 / (link.rate_bps() * iv));
             self.last_links[l] = c;
         }
         self.fair_hist.push_back(delivered);
@@ -241,10 +241,10 @@ impl Sampler {
                     name: l.name(nodes).to_string(),
                     from: nodes[l.from as usize].to_string(),
                     to: nodes[l.to as usize].to_string(),
-                    rate_bps: net.rates.bps(l.rate()),
+                    rate_bps: l.rate_bps(),
                     delay_s: to_secs(l.delay),
                     monitored: l.monitored,
-                    utilization: (c.tx_bytes - w.tx_bytes) as f64 * 8.0 / (net.rates.bps(l.rate()) * meas),
+                    utilization: (c.tx_bytes - w.tx_bytes) as f64 * 8.0 / (l.rate_bps() * meas),
                     tx_pkts,
                     tx_bytes: c.tx_bytes - w.tx_bytes,
                     arrivals,

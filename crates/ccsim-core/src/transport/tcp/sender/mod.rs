@@ -624,9 +624,8 @@ impl TcpSender {
         let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
         let cc = cc.unwrap_or_else(|| super::build_cc(&spec, "flow").unwrap());
         let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
-        let mut rates = crate::net::rate::LinkRates::default();
-        let link = Link::new(0, (0, 1), rates.id(1e12), 0, q);
-        let mut net = Net::new(vec![link], rates, vec![Route { fwd: vec![0], rev: vec![0] }]);
+        let link = Link::new(0, (0, 1), 1e12, 0, q);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
         net.add_flow(0, 0);
         let mut s = TcpSender::new(0, cfg, cc, seed);
         s.x_make().trace = Some(Vec::new());
