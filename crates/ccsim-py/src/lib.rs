@@ -159,10 +159,11 @@ impl Simulation {
 }
 
 impl Simulation {
-    /// Run to the end if needed and flush the taps' files (what both
-    /// `finish` forms do before building the results), then end it (`ccsim_core::Simulation::end`): the agents, the
-    /// applications and the pending events are freed before the results
-    /// are built, so the two never add up to the process's peak memory.
+    /// Run to the end if needed, flush the taps' files and end the run
+    /// (`ccsim_core::Simulation::end`): what both `finish` forms do before
+    /// building the results. The agents, the applications and the pending
+    /// events are freed first, so the results mostly take memory the run
+    /// gave back rather than adding to its peak.
     fn run_to_end(&mut self, py: Python<'_>) -> PyResult<()> {
         let d = self.sim.duration_s();
         self.run_until(py, d);
