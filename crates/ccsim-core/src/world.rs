@@ -21,7 +21,7 @@ use crate::transport::{Receiver, Sender};
 pub struct Simulation {
     pub net: Net,
     pub flows: FlowTable,
-    pub apps: Vec<Box<dyn Application>>,
+    pub apps: Vec<app::AppSlot>,
     nodes: NodeNames,
     scenario: Scenario,
     duration: Time,
@@ -105,7 +105,7 @@ impl Simulation {
         let workloads: Vec<Option<app::Factory>> = sc.flows.iter().map(app::workload).collect();
         let n_flows = built.flows.iter().filter(|fp| workloads[fp.entry].is_none()).count();
         flows.reserve(n_flows);
-        let mut apps: Vec<Box<dyn Application>> = Vec::with_capacity(built.flows.len());
+        let mut apps: Vec<app::AppSlot> = Vec::with_capacity(built.flows.len());
         let mut placed = vec![0u32; sc.flows.len()];
         // Flow ids: the flows of TCP entries first, in scenario order, then
         // those of the other transports (UDP), as ccsim has always
@@ -129,7 +129,7 @@ impl Simulation {
                     start,
                     seed: sc.seed,
                 };
-                apps.push(build(&p));
+                apps.push(build(&p).into());
                 continue;
             }
             let stop = spec.stop_s.map(from_secs);
@@ -147,7 +147,7 @@ impl Simulation {
             ns2_boot_draws(&mut net, &mut flows, sc.ns2_boot_order.as_deref());
         }
         for (i, a) in apps.iter_mut().enumerate() {
-            a.init(&mut AppCtx { net: &mut net, flows: &mut flows, app: i as u32 });
+            a.get().init(&mut AppCtx { net: &mut net, flows: &mut flows, app: i as u32 });
         }
         let duration = from_secs(sc.duration_s);
         let warmup = from_secs(sc.warmup_s);
@@ -397,7 +397,7 @@ impl Simulation {
     pub fn add_app(&mut self, mut a: Box<dyn Application>) -> u32 {
         let i = self.apps.len() as u32;
         a.init(&mut AppCtx { net: &mut self.net, flows: &mut self.flows, app: i });
-        self.apps.push(a);
+        self.apps.push(a.into());
         i
     }
 
@@ -518,7 +518,7 @@ impl Simulation {
             }
             EventKind::AppTimer => {
                 let mut ctx = AppCtx { net: &mut self.net, flows: &mut self.flows, app: e.to.idx };
-                self.apps[i].on_event(&mut ctx, e.to.slot);
+                self.apps[i].get().on_event(&mut ctx, e.to.slot);
                 self.free_drained();
             }
             EventKind::Sample => {
@@ -552,7 +552,7 @@ impl Simulation {
     fn transfer_done(&mut self, flow: u32) {
         let a = self.flows.get(flow).meta.app;
         let mut ctx = AppCtx { net: &mut self.net, flows: &mut self.flows, app: a };
-        self.apps[a as usize].on_transfer_done(&mut ctx, flow);
+        self.apps[a as usize].get().on_transfer_done(&mut ctx, flow);
     }
 
     /// Summary results at the current time.

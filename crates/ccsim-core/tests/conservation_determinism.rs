@@ -156,7 +156,7 @@ fn canonical(mut r: Results, ignore_seed: bool) -> String {
 /// random loss), sent onto the wire, or is waiting in the queue.
 fn assert_links_balance(sim: &Simulation) {
     for (i, l) in sim.net.links.iter().enumerate() {
-        let c = l.c;
+        let c = l.counters();
         assert_eq!(
             c.arrivals,
             c.drops + c.random_losses + c.tx_pkts + l.queue.len_pkts() as u64,

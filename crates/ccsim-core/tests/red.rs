@@ -33,7 +33,7 @@ fn run_toml(t: &str) -> (Results, u64) {
     let mut s = sim(t);
     let r = s.run();
     assert_conserved(&r);
-    (r, s.net.links[FWD_BNECK].c.marks)
+    (r, s.net.links[FWD_BNECK].counters().marks)
 }
 
 /// GWA-paper thresholds (1/12 and 3/12 of a 1200-packet buffer), marking.
@@ -55,7 +55,7 @@ fn ecn_flows_through_marking_red_lose_nothing_and_halve_once_per_rtt() {
         let mut marks_at_warmup = None;
         while t_s < s.duration_s() {
             if marks_at_warmup.is_none() && t_s >= 2.0 - 1e-9 {
-                marks_at_warmup = Some(s.net.links[FWD_BNECK].c.marks);
+                marks_at_warmup = Some(s.net.links[FWD_BNECK].counters().marks);
             }
             t_s += 0.001;
             s.run_until(t_s);
@@ -79,7 +79,7 @@ fn ecn_flows_through_marking_red_lose_nothing_and_halve_once_per_rtt() {
         }
         let r = s.results();
         assert_conserved(&r);
-        let marks = s.net.links[FWD_BNECK].c.marks;
+        let marks = s.net.links[FWD_BNECK].counters().marks;
         assert_eq!(r.links[FWD_BNECK].drops, 0, "{recovery}: a marking RED queue with room drops nothing");
         assert!(marks > 50, "{recovery}: marks {marks}");
         // the link result counts the marks after the 2 s warm-up

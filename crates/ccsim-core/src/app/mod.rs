@@ -103,6 +103,33 @@ impl AppCtx<'_> {
     }
 }
 
+/// An application as the simulation holds it: a flow's bulk transfer in
+/// place, any other boxed.
+///
+/// Why: a run of many long-lived flows has a bulk transfer per flow, and
+/// as a `Box<dyn Application>` each cost 16 bytes and a 48-byte heap
+/// block; in place it is 24 bytes (issue 54).
+pub enum AppSlot {
+    Bulk(bulk::Bulk),
+    Boxed(Box<dyn Application>),
+}
+
+impl AppSlot {
+    #[inline]
+    pub fn get(&mut self) -> &mut dyn Application {
+        match self {
+            AppSlot::Bulk(b) => b,
+            AppSlot::Boxed(a) => a.as_mut(),
+        }
+    }
+}
+
+impl From<Box<dyn Application>> for AppSlot {
+    fn from(a: Box<dyn Application>) -> Self {
+        AppSlot::Boxed(a)
+    }
+}
+
 pub trait Application: Send {
     fn name(&self) -> &'static str;
     /// Schedule the first events (called once, when the simulation is
@@ -127,20 +154,14 @@ pub(crate) fn describe(spec: &FlowSpec, mut meta: FlowMeta) -> FlowMeta {
 /// TCP flows by a bulk transfer.
 /// `seed` and `warmup` are the scenario's (Telnet's own random stream and
 /// measured writes).
-pub fn for_flow(
-    spec: &FlowSpec,
-    flow: u32,
-    (start, stop): (Time, Option<Time>),
-    seed: u64,
-    warmup: Time,
-) -> Box<dyn Application> {
+pub fn for_flow(spec: &FlowSpec, flow: u32, (start, stop): (Time, Option<Time>), seed: u64, warmup: Time) -> AppSlot {
     match spec.app.as_deref() {
-        Some("onoff") => Box::new(onoff::OnOff::new(flow, spec, start, stop)),
-        Some("telnet") => Box::new(telnet::Telnet::new(flow, spec, start, stop, seed, warmup)),
-        Some(_) => Box::new(bulk::Bulk::new(flow, start, stop)),
+        Some("onoff") => AppSlot::Boxed(Box::new(onoff::OnOff::new(flow, spec, start, stop))),
+        Some("telnet") => AppSlot::Boxed(Box::new(telnet::Telnet::new(flow, spec, start, stop, seed, warmup))),
+        Some(_) => AppSlot::Bulk(bulk::Bulk::new(flow, start, stop)),
         None => match spec.transport.as_str() {
-            "udp" => Box::new(onoff::OnOff::new(flow, spec, start, stop)),
-            _ => Box::new(bulk::Bulk::new(flow, start, stop)),
+            "udp" => AppSlot::Boxed(Box::new(onoff::OnOff::new(flow, spec, start, stop))),
+            _ => AppSlot::Bulk(bulk::Bulk::new(flow, start, stop)),
         },
     }
 }

@@ -53,6 +53,25 @@ pub struct LinkCounters {
     pub q_area_bytes: u128,
 }
 
+/// The counters every packet may move, kept on the link: a
+/// [`LinkCounters`] less its marks and random losses, which only a queue
+/// discipline other than DropTail or a stage produces, and which live in
+/// the link's boxed [`Extras`] (that discipline or stage has made it): a
+/// `Link` is 16 bytes smaller, 64 bytes per flow with four access links
+/// each. [`Link::counters`] puts them together.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(8))]
+pub struct Tally {
+    pub arrivals: u64,
+    /// Packets dropped by the queue discipline or a congestion stage.
+    pub drops: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    /// As [`LinkCounters::q_area_pkts`] and [`LinkCounters::q_area_bytes`].
+    pub q_area_pkts: u128,
+    pub q_area_bytes: u128,
+}
+
 struct StageSlot {
     stage: Box<dyn Stage>,
     own: OwnerState,
@@ -84,6 +103,10 @@ struct Extras {
     /// The queueing delays of the packets served (`net::qdelay`), when the
     /// scenario records them (`Scenario::qdelay`).
     qdelay: Option<DelayRecorder>,
+    /// Packets marked CE by the discipline or a stage ([`Tally`]).
+    marks: u64,
+    /// Packets lost by a random-loss stage.
+    random_losses: u64,
 }
 
 impl Extras {
@@ -120,7 +143,7 @@ impl Default for Pipe {
 /// delay, the stages pointer, the memo's sizes) and a sending interface's
 /// limit (64 bytes), then the queue (its length decides a cut too) and the
 /// memo's times (64), then the counters, then what is read less often.
-/// 248 bytes: with
+/// 232 bytes: with
 /// four access links per flow, a topology of many flows holds mostly
 /// links, so a link keeps no name (made from its nodes' names when shown,
 /// [`Link::name`]) nor the scenario's seed (`Net::seed`), narrow integers
@@ -177,7 +200,7 @@ pub struct Link {
     /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
     /// read them through [`super::Net::link_counters_at`], which takes
     /// those back (`net::cut_log`).
-    pub c: LinkCounters,
+    pub c: Tally,
     /// Until when `c.q_area_*` are integrated.
     q_since: Time,
     /// Largest queue in bytes seen after an arrival (the same instants).
@@ -280,7 +303,7 @@ impl Link {
             ties: crate::scenario::Ties::EventOrder,
             virt: false,
             pipe: Pipe::default(),
-            c: LinkCounters::default(),
+            c: Tally::default(),
             q_since: 0,
             max_queue_pkts: 0,
             max_queue_bytes: 0,
@@ -343,7 +366,7 @@ impl Link {
     /// reached it by then: [`super::Net::link_counters_at`] takes those
     /// back too (`net::cut_log`).
     pub(crate) fn counters_with_cuts(&self, now: Time) -> LinkCounters {
-        let mut c = self.c;
+        let mut c = self.counters();
         let dt = now.saturating_sub(self.q_since) as u128;
         c.q_area_pkts += self.queue.len_pkts() as u128 * dt;
         c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
@@ -351,6 +374,29 @@ impl Link {
             v.take_back(&mut c, now);
         }
         c
+    }
+
+    /// The counters as they stand, with the packets cut through this link
+    /// counted ahead (see [`Link::c`]).
+    pub fn counters(&self) -> LinkCounters {
+        let t = self.c;
+        let (marks, random_losses) = self.extras.as_ref().map_or((0, 0), |e| (e.marks, e.random_losses));
+        LinkCounters {
+            arrivals: t.arrivals,
+            drops: t.drops,
+            random_losses,
+            marks,
+            tx_pkts: t.tx_pkts,
+            tx_bytes: t.tx_bytes,
+            q_area_pkts: t.q_area_pkts,
+            q_area_bytes: t.q_area_bytes,
+        }
+    }
+
+    /// Count a packet lost by a random-loss stage (which lives in the
+    /// link's `Extras`).
+    pub(crate) fn count_random_loss(&mut self) {
+        self.extras.get_or_insert_with(Default::default).random_losses += 1;
     }
 
     /// Order a tied arrival and departure by `ties` (the queue table's
@@ -732,9 +778,9 @@ impl Link {
             return None;
         }
         let view = self.queue_view(Some(pkts.get(id).flow));
-        let Extras { stages, evicted, .. } = &mut **self.extras.as_mut()?;
+        let Extras { stages, evicted, marks, .. } = &mut **self.extras.as_mut()?;
         for s in stages {
-            let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, marks, view);
             if let Verdict::Drop(r) = s.stage.on_enqueue(&mut ctx, pkts.get_mut(id)) {
                 return Some(r);
             }
@@ -760,9 +806,9 @@ impl Link {
             }
             Queue::Dyn(q) => q,
         };
-        let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
+        let Extras { queue_own, evicted, marks, .. } = &mut **self.extras.get_or_insert_with(Default::default);
         let own = queue_owner(queue_own, sh.seed, self.id);
-        let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
+        let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, marks);
         q.enqueue(&mut ctx, id, pkts)
     }
 
@@ -780,9 +826,9 @@ impl Link {
             Queue::DropTail(q) => q.take(pkts)?,
             Queue::Drr(q) => q.take()?,
             Queue::Dyn(q) => {
-                let Extras { queue_own, evicted, .. } = &mut **self.extras.get_or_insert_with(Default::default);
+                let Extras { queue_own, evicted, marks, .. } = &mut **self.extras.get_or_insert_with(Default::default);
                 let own = queue_owner(queue_own, sh.seed, self.id);
-                let mut ctx = ctx!(at, self.id, self.rate_bps, false, own, sh, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, false, own, sh, evicted, marks);
                 q.dequeue(&mut ctx, pkts)?
             }
         };
@@ -799,9 +845,9 @@ impl Link {
         }
         let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return };
-        let Extras { stages, evicted, .. } = &mut **extras;
+        let Extras { stages, evicted, marks, .. } = &mut **extras;
         for s in stages {
-            let mut ctx = ctx!(at, self.id, self.rate_bps, false, s.own, sh, evicted, &mut self.c.marks, view);
+            let mut ctx = ctx!(at, self.id, self.rate_bps, false, s.own, sh, evicted, marks, view);
             s.stage.on_dequeue(&mut ctx, pkts.get_mut(id));
         }
     }
@@ -812,16 +858,16 @@ impl Link {
         let idle = self.can_serve(now) && self.queue.len_pkts() == 0;
         let view = self.queue_view(None);
         let Some(extras) = self.extras.as_mut() else { return };
-        let Extras { stages, queue_own, evicted, .. } = &mut **extras;
+        let Extras { stages, queue_own, evicted, marks, .. } = &mut **extras;
         if slot == 0 {
             let own = queue_owner(queue_own, sh.seed, self.id);
             if own.timer.fire(sh.events, now, gen) {
-                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, &mut self.c.marks);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, own, sh, evicted, marks);
                 self.queue.on_timer(&mut ctx, pkts);
             }
         } else if let Some(s) = stages.get_mut(slot as usize - 1) {
             if s.own.timer.fire(sh.events, now, gen) {
-                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, &mut self.c.marks, view);
+                let mut ctx = ctx!(at, self.id, self.rate_bps, idle, s.own, sh, evicted, marks, view);
                 s.stage.on_timer(&mut ctx);
             }
         }
@@ -839,7 +885,7 @@ mod tests {
     /// doc), so they must stay the first 64.
     #[test]
     fn a_link_stays_small() {
-        assert!(std::mem::size_of::<Link>() <= 248, "Link is {} bytes", std::mem::size_of::<Link>());
+        assert!(std::mem::size_of::<Link>() <= 232, "Link is {} bytes", std::mem::size_of::<Link>());
         assert_eq!(std::mem::offset_of!(Link, txqueuelen), 60, "the cut-through's fields fill the first 64 bytes");
         assert_eq!(std::mem::offset_of!(Link, queue), 64);
         assert_eq!(std::mem::offset_of!(Link, rate_bps), 120, "the queue and the memo's times fill the next 64");

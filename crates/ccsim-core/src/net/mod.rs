@@ -292,7 +292,7 @@ impl Net {
     fn drop_pkt(&mut self, l: usize, id: PktId, reason: DropReason) {
         let link = &mut self.links[l];
         match reason {
-            DropReason::Random => link.c.random_losses += 1,
+            DropReason::Random => link.count_random_loss(),
             DropReason::Congestion => link.c.drops += 1,
         }
         link.notify(TapEvent::Drop, self.now, &self.pkts, id);

@@ -30,32 +30,42 @@ const RETX: u8 = 2;
 #[derive(Clone, Debug)]
 pub struct Scoreboard {
     base: u64,
+    /// One past the highest segment sent.
+    high: u64,
+    /// A flag per segment of `[base, high)` once any of them is SACKed or
+    /// retransmitted; empty, with no storage, while every flag is clear
+    /// (no holes: nearly always with many flows, each of which would
+    /// otherwise keep a window's worth of bytes), and emptied again when
+    /// the last one clears. Issue 54: a flow's storage only when it has
+    /// holes.
     flags: VecDeque<u8>,
     sacked_ranges: Intervals,
-    n_sacked: u64,
     lost_hi: u64,
-    n_lost: u64,
-    n_retx: u64,
     /// Retransmission cursor (one past RFC 6675's HighRxt).
     scan: u64,
-    dupthresh: u64,
     /// Segments ever marked lost (Linux `tp->lost`), for rate samples.
     marked_lost: u64,
+    /// Segment counts within the window, which is far below 2^32 segments.
+    n_sacked: u32,
+    n_lost: u32,
+    n_retx: u32,
+    dupthresh: u32,
 }
 
 impl Scoreboard {
     pub fn new(dupthresh: u32) -> Self {
         Scoreboard {
             base: 0,
+            high: 0,
             flags: VecDeque::new(),
             sacked_ranges: Intervals::default(),
-            n_sacked: 0,
             lost_hi: 0,
+            scan: 0,
+            marked_lost: 0,
+            n_sacked: 0,
             n_lost: 0,
             n_retx: 0,
-            scan: 0,
-            dupthresh: dupthresh.max(1) as u64,
-            marked_lost: 0,
+            dupthresh: dupthresh.max(1),
         }
     }
 
@@ -63,22 +73,22 @@ impl Scoreboard {
         self.base
     }
     pub fn high(&self) -> u64 {
-        self.base + self.flags.len() as u64
+        self.high
     }
     pub fn outstanding(&self) -> u64 {
-        self.flags.len() as u64
+        self.high - self.base
     }
     pub fn lost_hi(&self) -> u64 {
         self.lost_hi
     }
     pub fn n_sacked(&self) -> u64 {
-        self.n_sacked
+        self.n_sacked as u64
     }
     pub fn n_lost(&self) -> u64 {
-        self.n_lost
+        self.n_lost as u64
     }
     pub fn n_retx(&self) -> u64 {
-        self.n_retx
+        self.n_retx as u64
     }
     /// Segments ever marked lost, counting a segment again when a timeout
     /// marks its retransmission lost.
@@ -87,24 +97,59 @@ impl Scoreboard {
     }
     /// RFC 6675 `pipe`, in segments.
     pub fn pipe(&self) -> u64 {
-        self.outstanding() - self.n_sacked - self.n_lost + self.n_retx
+        self.outstanding() - self.n_sacked() - self.n_lost() + self.n_retx()
     }
     /// One past the highest SACKed segment (or `una` if none).
     pub fn high_sacked(&self) -> u64 {
         self.sacked_ranges.last().map_or(self.base, |(_, e)| e)
     }
     pub fn is_sacked(&self, seq: u64) -> bool {
-        seq >= self.base && seq < self.high() && self.flags[(seq - self.base) as usize] & SACKED != 0
+        seq >= self.base && seq < self.high && self.flag(seq) & SACKED != 0
+    }
+
+    /// The flags of outstanding segment `seq`.
+    fn flag(&self, seq: u64) -> u8 {
+        if self.flags.is_empty() {
+            0
+        } else {
+            self.flags[(seq - self.base) as usize]
+        }
+    }
+
+    /// Give every outstanding segment its (clear) flag, before one is set.
+    fn materialize(&mut self) {
+        if self.flags.is_empty() {
+            self.flags.resize((self.high - self.base) as usize, 0);
+        }
+    }
+
+    /// Drop the flags once none is set (SACKed and retransmitted segments
+    /// are the ones counted by `n_sacked` and `n_retx`).
+    fn release_if_clear(&mut self) {
+        if self.n_sacked == 0 && self.n_retx == 0 && !self.flags.is_empty() {
+            self.flags = VecDeque::new();
+        }
     }
 
     /// A new segment `high()` was sent.
     pub fn on_send_new(&mut self) {
-        self.flags.push_back(0);
+        self.high += 1;
+        if !self.flags.is_empty() {
+            self.flags.push_back(0);
+        }
     }
 
     /// Cumulative ACK: everything below `ack` is acknowledged.
     pub fn advance(&mut self, ack: u64) {
-        let ack = ack.min(self.high());
+        let ack = ack.min(self.high);
+        if self.flags.is_empty() {
+            // Every flag clear: the acknowledged segments are neither
+            // SACKed nor retransmitted, and those below `lost_hi` were lost.
+            if ack > self.base {
+                self.n_lost -= (ack.min(self.lost_hi.max(self.base)) - self.base) as u32;
+                self.base = ack;
+            }
+        }
         while self.base < ack {
             let f = self.flags.pop_front().expect("segment below high");
             if f & SACKED != 0 {
@@ -119,6 +164,7 @@ impl Scoreboard {
             }
             self.base += 1;
         }
+        self.release_if_clear();
         while let Some((s, e)) = self.sacked_ranges.first() {
             if e <= self.base {
                 self.sacked_ranges.remove(s);
@@ -143,10 +189,11 @@ impl Scoreboard {
     /// segments it SACKs for the first time (delivery-rate sampling). The
     /// ranges are the ones marked anyway, so the total work stays linear.
     pub fn mark_sacked_with(&mut self, start: u64, end: u64, mut newly: impl FnMut(u64, u64)) {
-        let (s, e) = (start.max(self.base), end.min(self.high()));
+        let (s, e) = (start.max(self.base), end.min(self.high));
         if s >= e {
             return;
         }
+        self.materialize();
         // The ranges overlapping or touching [s, e), in order (indices: no
         // allocation per SACK block, which with thousands of flows was a
         // malloc per ACK).
@@ -171,7 +218,7 @@ impl Scoreboard {
             self.sacked_ranges.remove_at(touching.start);
         }
         self.sacked_ranges.insert(lo, hi);
-        if let Some(b) = self.nth_highest_sacked(self.dupthresh) {
+        if let Some(b) = self.nth_highest_sacked(self.dupthresh as u64) {
             self.mark_lost_below(b);
         }
     }
@@ -209,7 +256,15 @@ impl Scoreboard {
 
     /// Every un-SACKed segment below `b` is lost.
     pub fn mark_lost_below(&mut self, b: u64) {
-        let b = b.min(self.high());
+        let b = b.min(self.high);
+        if self.flags.is_empty() {
+            if self.lost_hi < b {
+                self.n_lost += (b - self.lost_hi) as u32;
+                self.marked_lost += b - self.lost_hi;
+                self.lost_hi = b;
+            }
+            return;
+        }
         while self.lost_hi < b {
             if self.flags[(self.lost_hi - self.base) as usize] & SACKED == 0 {
                 self.n_lost += 1;
@@ -222,8 +277,11 @@ impl Scoreboard {
     /// The first segment at or after the cursor that is neither SACKed nor
     /// already retransmitted (RFC 6675 NextSeg rules 1 and 3 candidates).
     pub fn next_unsent_hole(&mut self) -> Option<u64> {
-        let high = self.high();
-        while self.scan < high && self.flags[(self.scan - self.base) as usize] & (SACKED | RETX) != 0 {
+        let high = self.high;
+        while self.scan < high
+            && !self.flags.is_empty()
+            && self.flags[(self.scan - self.base) as usize] & (SACKED | RETX) != 0
+        {
             self.scan += 1;
         }
         (self.scan < high).then_some(self.scan)
@@ -234,6 +292,7 @@ impl Scoreboard {
         if seq < self.base {
             return; // already acknowledged (ns-2 Sack1's go-back-N may resend it)
         }
+        self.materialize();
         let i = (seq - self.base) as usize;
         if self.flags[i] & (RETX | SACKED) == 0 {
             self.flags[i] |= RETX;
@@ -250,6 +309,7 @@ impl Scoreboard {
             *f &= !RETX;
             self.n_retx -= 1;
         }
+        self.release_if_clear();
         self.scan = self.base;
     }
 
@@ -273,10 +333,11 @@ impl Scoreboard {
         }
         // newly lost: the segments not yet deemed lost, and the lost ones
         // whose retransmission is now deemed lost too
-        self.marked_lost += self.outstanding() - self.n_sacked - self.n_lost + self.n_retx;
+        self.marked_lost += self.pipe();
         self.n_retx = 0;
-        self.lost_hi = self.high();
-        self.n_lost = self.outstanding() - self.n_sacked;
+        self.lost_hi = self.high;
+        self.n_lost = (self.outstanding() - self.n_sacked()) as u32;
+        self.release_if_clear();
         self.scan = self.base;
     }
 }
@@ -290,9 +351,9 @@ mod tests {
         (sb.base..sb.high())
             .filter(|&s| !sb.is_sacked(s))
             .map(|s| {
-                let lost =
-                    (s + 1..sb.high()).filter(|&t| sb.is_sacked(t)).count() as u64 >= sb.dupthresh || s < sb.lost_hi;
-                let retx = sb.flags[(s - sb.base) as usize] & RETX != 0;
+                let lost = (s + 1..sb.high()).filter(|&t| sb.is_sacked(t)).count() as u64 >= sb.dupthresh as u64
+                    || s < sb.lost_hi;
+                let retx = sb.flag(s) & RETX != 0;
                 (!lost) as u64 + retx as u64
             })
             .sum()
@@ -324,6 +385,47 @@ mod tests {
         assert_eq!(sb.una(), 4);
         assert_eq!(sb.pipe(), pipe_by_definition(&sb));
         assert_eq!(sb.highest_unsacked(), Some(9));
+    }
+
+    /// The flags exist only while one is set, and every counter keeps its
+    /// definition across the moves between no storage and storage: losses
+    /// marked without SACK (NewReno's dupacks, a timeout), retransmissions,
+    /// SACKs and cumulative ACKs in random order.
+    #[test]
+    fn flags_exist_only_while_one_is_set() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let mut sb = Scoreboard::new(3);
+        let mut stored = 0;
+        for round in 0..2000 {
+            for _ in 0..rng.gen_range(0..4) {
+                sb.on_send_new();
+            }
+            let (b, h) = (sb.una(), sb.high());
+            match rng.gen_range(0..6) {
+                0 if h > b => {
+                    let s = rng.gen_range(b..h);
+                    sb.mark_sacked(s, rng.gen_range(s..=h.min(s + 3)));
+                }
+                1 => sb.mark_lost_below(rng.gen_range(b..=h)),
+                2 => {
+                    if let Some(x) = sb.next_unsent_hole() {
+                        sb.mark_retx(x);
+                    }
+                }
+                3 => sb.advance(rng.gen_range(b..=h)),
+                4 if round % 50 == 0 => sb.on_rto(),
+                5 if round % 30 == 0 => sb.resend_first(),
+                _ => {}
+            }
+            let set = sb.n_sacked + sb.n_retx > 0;
+            assert_eq!(!sb.flags.is_empty(), set, "round {round}: storage only while a flag is set");
+            stored += set as u32;
+            let lost = (sb.una()..sb.lost_hi().max(sb.una())).filter(|&s| !sb.is_sacked(s)).count() as u64;
+            assert_eq!(sb.n_lost(), lost, "round {round}");
+            assert_eq!(sb.pipe(), pipe_by_definition(&sb), "round {round}");
+        }
+        assert!(stored > 100 && stored < 1900, "both states visited: {stored}");
     }
 
     #[test]
