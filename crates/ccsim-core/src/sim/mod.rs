@@ -11,4 +11,4 @@ pub mod ziggurat;
 pub use events::{Event, EventKind, EventQueue, Owner};
 pub use time::Time;
 pub mod timer;
-pub use timer::Timer;
+pub use timer::{BareTimer, Timer};

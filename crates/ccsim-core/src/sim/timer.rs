@@ -13,21 +13,19 @@ use super::events::{EventQueue, Owner};
 use super::Time;
 
 /// "Not set" for `deadline` and `scheduled`: a sentinel rather than
-/// `Option<Time>` keeps a timer at 32 bytes (five per TCP flow), and no
+/// `Option<Time>` keeps a timer at 32 bytes, or 24 without its owner ([`BareTimer`]), and no
 /// simulation reaches this instant (`arm` keeps deadlines below it).
 const NEVER: Time = Time::MAX;
 
 #[derive(Clone, Debug)]
 pub struct Timer {
     owner: Owner,
-    deadline: Time,
-    scheduled: Time,
-    gen: u32,
+    t: BareTimer,
 }
 
 impl Timer {
     pub fn new(owner: Owner) -> Self {
-        Timer { owner, deadline: NEVER, scheduled: NEVER, gen: 0 }
+        Timer { owner, t: BareTimer::new() }
     }
 
     pub fn owner(&self) -> Owner {
@@ -36,16 +34,62 @@ impl Timer {
 
     /// When the timer expires, if armed.
     pub fn deadline(&self) -> Option<Time> {
-        (self.deadline != NEVER).then_some(self.deadline)
+        self.t.deadline()
     }
 
     pub fn arm(&mut self, q: &mut EventQueue, at: Time) {
+        self.t.arm(q, self.owner, at);
+    }
+
+    pub fn disarm(&mut self) {
+        self.t.disarm();
+    }
+
+    pub fn is_armed(&self) -> bool {
+        self.t.is_armed()
+    }
+
+    /// Handle this timer's event; `true` when the timer really expires now.
+    pub fn fire(&mut self, q: &mut EventQueue, now: Time, gen: u32) -> bool {
+        self.t.fire(q, self.owner, now, gen)
+    }
+}
+
+/// A [`Timer`] that does not keep its owner, for a holder that knows it
+/// and passes it in: a flow's agents, whose owner is the flow's id and a
+/// fixed slot. 24 bytes, not 32: a run of many flows holds two per flow
+/// (issue 54).
+#[derive(Clone, Debug)]
+pub struct BareTimer {
+    deadline: Time,
+    scheduled: Time,
+    gen: u32,
+}
+
+impl Default for BareTimer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BareTimer {
+    pub fn new() -> Self {
+        BareTimer { deadline: NEVER, scheduled: NEVER, gen: 0 }
+    }
+
+    /// When the timer expires, if armed.
+    pub fn deadline(&self) -> Option<Time> {
+        (self.deadline != NEVER).then_some(self.deadline)
+    }
+
+    /// Expire at `at`; a pending event is `owner`'s.
+    pub fn arm(&mut self, q: &mut EventQueue, owner: Owner, at: Time) {
         let at = at.min(NEVER - 1);
         self.deadline = at;
         if self.scheduled > at {
             self.gen = self.gen.wrapping_add(1);
             self.scheduled = at;
-            q.schedule(at, self.owner, self.gen);
+            q.schedule(at, owner, self.gen);
         }
     }
 
@@ -57,8 +101,9 @@ impl Timer {
         self.deadline != NEVER
     }
 
-    /// Handle this timer's event; `true` when the timer really expires now.
-    pub fn fire(&mut self, q: &mut EventQueue, now: Time, gen: u32) -> bool {
+    /// Handle this timer's event (`owner`'s); `true` when the timer really
+    /// expires now.
+    pub fn fire(&mut self, q: &mut EventQueue, owner: Owner, now: Time, gen: u32) -> bool {
         if gen != self.gen {
             return false;
         }
@@ -66,7 +111,7 @@ impl Timer {
         if self.deadline == NEVER {
             false
         } else if self.deadline > now {
-            self.arm(q, self.deadline);
+            self.arm(q, owner, self.deadline);
             false
         } else {
             self.deadline = NEVER;

@@ -374,10 +374,10 @@ mod tests {
     fn a_flows_agents_stay_small() {
         let sizes = [
             ("TcpConfig", size_of::<super::tcp::TcpConfig>(), 16),
-            ("TcpSender", size_of::<super::tcp::TcpSender>(), 496),
+            ("TcpSender", size_of::<super::tcp::TcpSender>(), 408),
             ("RttEstimator", size_of::<super::tcp::rtt::RttEstimator>(), 40),
-            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 184),
-            ("Endpoints", size_of::<super::Endpoints>(), 680),
+            ("TcpReceiver", size_of::<super::tcp::TcpReceiver>(), 120),
+            ("Endpoints", size_of::<super::Endpoints>(), 528),
             // a flow's row: its names one shared pointer, not four; hosts
             // and entry in 4 bytes, `stop` in 8, a transfer's tag kept
             // apart from the rows

@@ -32,6 +32,7 @@
 //! delays ACKs above a hole by up to 1 ms: every segment out of order or
 //! filling a hole is ACKed at once, as RFC 5681 §4.2 asks.
 use crate::sim::Time;
+use nonmax::NonMaxU64;
 
 /// `TCP_ATO_MIN` (HZ/25), also `TCP_DELACK_MIN`.
 pub const ATO_MIN: Time = 40_000_000_000;
@@ -40,71 +41,81 @@ pub const MAX_QUICKACKS: u32 = 16;
 /// Quick ACKs after the first CE mark of an episode (`tcp_ecn_check_ce`).
 pub const CE_QUICKACKS: u32 = 2;
 
-/// One receiver's quick-ACK count and ACK timeout.
-#[derive(Clone, Debug)]
-pub struct LinuxDelack {
-    quick: u32,
-    ato: Time,
-    last_rcv: Option<Time>,
+/// What bounds a receiver's delayed ACKs, the same for every flow of a
+/// `[[flows]]` entry: kept with its shared parameters
+/// (`TcpParams::delack_limits`), not by each flow's [`LinuxDelack`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DelackLimits {
     /// The receiver's RTO (bounds the ATO; a longer gap restarts quick ACKs).
     rto: Time,
     /// `rwnd / 2`, the most quick ACKs the window allows (at least 2).
     window_quickacks: u32,
 }
 
-impl LinuxDelack {
+impl DelackLimits {
     pub fn new(rwnd_pkts: u64, rto: Time) -> Self {
         let q = u32::try_from(rwnd_pkts / 2).unwrap_or(u32::MAX);
-        LinuxDelack { quick: 0, ato: 0, last_rcv: None, rto, window_quickacks: if q == 0 { 2 } else { q } }
+        DelackLimits { rto, window_quickacks: if q == 0 { 2 } else { q } }
+    }
+}
+
+/// One receiver's quick-ACK count and ACK timeout: 24 bytes, boxed per
+/// flow in a 32-byte heap block (issue 54).
+#[derive(Clone, Debug, Default)]
+pub struct LinuxDelack {
+    quick: u32,
+    ato: Time,
+    last_rcv: Option<NonMaxU64>,
+}
+
+impl LinuxDelack {
+    fn incr_quickack(&mut self, max: u32, lim: &DelackLimits) {
+        self.quick = self.quick.max(lim.window_quickacks.min(max));
     }
 
-    fn incr_quickack(&mut self, max: u32) {
-        self.quick = self.quick.max(self.window_quickacks.min(max));
-    }
-
-    fn enter_quickack(&mut self, max: u32) {
-        self.incr_quickack(max);
+    fn enter_quickack(&mut self, max: u32, lim: &DelackLimits) {
+        self.incr_quickack(max, lim);
         self.ato = ATO_MIN;
     }
 
     /// An in-order data segment arrived at `now` (`tcp_event_data_recv`);
     /// `first_ce`: it carries the first CE mark since the last CWR.
-    pub fn on_data(&mut self, now: Time, first_ce: bool) {
+    pub fn on_data(&mut self, now: Time, first_ce: bool, lim: &DelackLimits) {
         match self.last_rcv {
             None => {
-                self.incr_quickack(MAX_QUICKACKS);
+                self.incr_quickack(MAX_QUICKACKS, lim);
                 self.ato = ATO_MIN;
             }
             Some(t) => {
-                let m = now.saturating_sub(t);
+                let m = now.saturating_sub(t.get());
                 if m <= ATO_MIN / 2 {
                     self.ato = self.ato / 2 + ATO_MIN / 2;
                 } else if m < self.ato {
-                    self.ato = (self.ato / 2 + m).min(self.rto);
-                } else if m > self.rto {
-                    self.incr_quickack(MAX_QUICKACKS);
+                    self.ato = (self.ato / 2 + m).min(lim.rto);
+                } else if m > lim.rto {
+                    self.incr_quickack(MAX_QUICKACKS, lim);
                 }
             }
         }
-        self.last_rcv = Some(now);
+        self.last_rcv = Some(NonMaxU64::new(now).expect("no simulation reaches Time::MAX"));
         if first_ce {
-            self.enter_quickack(CE_QUICKACKS);
+            self.enter_quickack(CE_QUICKACKS, lim);
         }
     }
 
     /// A segment above a hole (`tcp_data_queue_ofo`): only its CE mark
     /// counts; the ACK goes at once anyway.
-    pub fn on_out_of_order(&mut self, first_ce: bool) {
+    pub fn on_out_of_order(&mut self, first_ce: bool, lim: &DelackLimits) {
         if first_ce {
-            self.enter_quickack(CE_QUICKACKS);
+            self.enter_quickack(CE_QUICKACKS, lim);
         }
     }
 
     /// A segment received before (`tcp_data_queue`: a retransmission the
     /// receiver did not need): the sender may have timed out, so quick ACKs
     /// again.
-    pub fn on_duplicate(&mut self) {
-        self.enter_quickack(MAX_QUICKACKS);
+    pub fn on_duplicate(&mut self, lim: &DelackLimits) {
+        self.enter_quickack(MAX_QUICKACKS, lim);
     }
 
     /// In quick-ACK mode: ACK this segment at once.
@@ -128,8 +139,8 @@ impl LinuxDelack {
     }
 
     /// The delayed-ACK timer fired with an ACK owed: the ATO was too short.
-    pub fn on_timeout(&mut self) {
-        self.ato = (self.ato * 2).min(self.rto);
+    pub fn on_timeout(&mut self, lim: &DelackLimits) {
+        self.ato = (self.ato * 2).min(lim.rto);
     }
 
     pub fn ato(&self) -> Time {
@@ -142,68 +153,78 @@ mod tests {
     use super::*;
     const MS: Time = 1_000_000_000;
 
+    /// 24 bytes: boxed per flow, a 32-byte heap block (40 took 48).
+    #[test]
+    fn the_state_stays_small() {
+        assert!(
+            std::mem::size_of::<LinuxDelack>() <= 24,
+            "LinuxDelack is {} bytes",
+            std::mem::size_of::<LinuxDelack>()
+        );
+    }
+
     #[test]
     fn the_first_segment_starts_sixteen_quick_acks_or_half_the_window() {
-        let mut d = LinuxDelack::new(10_000, 1000 * MS);
-        d.on_data(0, false);
+        let (mut d, d_lim) = (LinuxDelack::default(), DelackLimits::new(10_000, 1000 * MS));
+        d.on_data(0, false, &d_lim);
         assert_eq!((d.quick, d.ato), (16, ATO_MIN));
         for _ in 0..16 {
             assert!(d.quick());
             d.on_ack_sent();
         }
         assert!(!d.quick());
-        let mut small = LinuxDelack::new(6, 1000 * MS);
-        small.on_data(0, false);
+        let (mut small, small_lim) = (LinuxDelack::default(), DelackLimits::new(6, 1000 * MS));
+        small.on_data(0, false, &small_lim);
         assert_eq!(small.quick, 3);
-        let mut tiny = LinuxDelack::new(1, 1000 * MS);
-        tiny.on_data(0, false);
+        let (mut tiny, tiny_lim) = (LinuxDelack::default(), DelackLimits::new(1, 1000 * MS));
+        tiny.on_data(0, false, &tiny_lim);
         assert_eq!(tiny.quick, 2, "a window below two segments still gets two (Linux: 0 -> 2)");
     }
 
     #[test]
     fn the_ato_follows_the_inter_arrival_time() {
-        let mut d = LinuxDelack::new(10_000, 1000 * MS);
-        d.on_data(0, false);
+        let (mut d, d_lim) = (LinuxDelack::default(), DelackLimits::new(10_000, 1000 * MS));
+        d.on_data(0, false, &d_lim);
         // back-to-back segments: ato/2 + 20 ms, a fixed point at 40 ms
-        d.on_data(MS, false);
+        d.on_data(MS, false, &d_lim);
         assert_eq!(d.ato(), 40 * MS);
         // 30 ms apart (> 20 ms, < ato = 40 ms): ato/2 + m = 50 ms
-        d.on_data(31 * MS, false);
+        d.on_data(31 * MS, false, &d_lim);
         assert_eq!(d.ato(), 50 * MS);
         // a gap as long as the ATO or longer, but within the RTO: unchanged
-        d.on_data(131 * MS, false);
+        d.on_data(131 * MS, false, &d_lim);
         assert_eq!(d.ato(), 50 * MS);
         // bounded by the RTO
-        let mut r = LinuxDelack::new(10_000, 45 * MS);
-        r.on_data(0, false);
+        let (mut r, r_lim) = (LinuxDelack::default(), DelackLimits::new(10_000, 45 * MS));
+        r.on_data(0, false, &r_lim);
         r.ato = 80 * MS;
-        r.on_data(30 * MS, false);
+        r.on_data(30 * MS, false, &r_lim);
         assert_eq!(r.ato(), 45 * MS);
     }
 
     #[test]
     fn a_gap_longer_than_the_rto_and_a_first_ce_restart_quick_acks() {
-        let mut d = LinuxDelack::new(10_000, 1000 * MS);
-        d.on_data(0, false);
+        let (mut d, d_lim) = (LinuxDelack::default(), DelackLimits::new(10_000, 1000 * MS));
+        d.on_data(0, false, &d_lim);
         d.quick = 0;
-        d.on_data(500 * MS, false);
+        d.on_data(500 * MS, false, &d_lim);
         assert!(!d.quick());
-        d.on_data(1600 * MS, false);
+        d.on_data(1600 * MS, false, &d_lim);
         assert_eq!(d.quick, 16);
         d.quick = 0;
         d.ato = 100 * MS;
-        d.on_data(1601 * MS, true);
+        d.on_data(1601 * MS, true, &d_lim);
         assert_eq!((d.quick, d.ato), (2, ATO_MIN));
     }
 
     #[test]
     fn a_missed_delayed_ack_doubles_the_ato_and_the_delay_is_capped() {
-        let mut d = LinuxDelack::new(10_000, 300 * MS);
-        d.on_data(0, false);
-        d.on_timeout();
+        let (mut d, d_lim) = (LinuxDelack::default(), DelackLimits::new(10_000, 300 * MS));
+        d.on_data(0, false, &d_lim);
+        d.on_timeout(&d_lim);
         assert_eq!(d.ato(), 80 * MS);
-        d.on_timeout();
-        d.on_timeout();
+        d.on_timeout(&d_lim);
+        d.on_timeout(&d_lim);
         assert_eq!(d.ato(), 300 * MS, "at most the RTO");
         assert_eq!(d.delay(200 * MS), 200 * MS, "at most TCP_DELACK_MAX");
         // leaving quick-ACK mode resets the ATO to its minimum

@@ -479,6 +479,9 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     pub delack_model: DelackModel,
     pub delack_timeout: Time,
+    /// `delack_model = "linux"`: its receiver RTO and quick-ACK bound, from
+    /// `rwnd` and `init_rto`.
+    pub delack_limits: delack::DelackLimits,
     pub rto: RtoLimits,
     pub rtt_estimator: RttEstimatorKind,
     pub halve_on_repeated_rto: bool,
@@ -539,6 +542,7 @@ impl TcpConfig {
             delayed_ack: f.delayed_ack.unwrap_or_default(),
             delack_model: f.delack_model.unwrap_or(defaults::DELACK_MODEL),
             delack_timeout: 0,
+            delack_limits: delack::DelackLimits::new(0, 0),
             rto: RtoLimits {
                 min_rto: f.min_rto_s.unwrap_or_default(),
                 max_rto: f.max_rto_s.unwrap_or_default(),
@@ -820,7 +824,11 @@ impl TcpConfig {
                 ))
             }
         };
-        Ok(TcpConfig { params: Arc::new(TcpParams { delack_timeout: from_secs(delack), ..cfg }), total_bytes })
+        let delack_limits = delack::DelackLimits::new(cfg.rwnd, from_secs(cfg.rto.init_rto));
+        Ok(TcpConfig {
+            params: Arc::new(TcpParams { delack_timeout: from_secs(delack), delack_limits, ..cfg }),
+            total_bytes,
+        })
     }
 
     /// Take the parameters from `shared` if they are the same (the flows of

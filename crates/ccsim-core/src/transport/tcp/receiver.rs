@@ -25,7 +25,7 @@ use crate::net::packet::{
     CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
 };
 use crate::net::Net;
-use crate::sim::{Time, Timer};
+use crate::sim::{BareTimer, Time};
 use crate::transport::{receiver_timer, AppDelay, ReceiverAgent};
 use std::collections::VecDeque;
 
@@ -33,9 +33,8 @@ pub struct TcpReceiver {
     pub flow: u32,
     cfg: TcpConfig,
     pub rcv_nxt: u64,
-    ooo: Intervals,
-    /// Segments that opened or extended reported blocks, most recent first.
-    recent: Vec<u64>,
+    /// The out-of-order data, only while there is some ([`RxHoles`]).
+    holes: Option<Box<RxHoles>>,
     pending: u32,
     ts_pending: Time,
     /// ECN-Echo latched by a CE mark, cleared by the sender's CWR.
@@ -47,7 +46,7 @@ pub struct TcpReceiver {
     wnd: u32,
     /// BA: the latest data packet's v, echoed in the ACK's option.
     ba_v: u32,
-    delack_timer: Timer,
+    delack_timer: BareTimer,
     /// `delack_model = "linux"` with delayed ACKs: quick ACKs and the ATO.
     linux: Option<Box<LinuxDelack>>,
     /// `delack_model = "ns3"` with delayed ACKs, until the first ACK is
@@ -68,6 +67,17 @@ pub struct TcpReceiver {
     /// echo: what only some receivers use, in one box made only for them
     /// (a long-lived flow should cost little, issue 54).
     extras: Option<Box<RxExtras>>,
+}
+
+/// What a receiver holds only while data above a hole has arrived: boxed,
+/// made at the first such segment and dropped when the hole fills, so a
+/// flow without holes keeps 8 bytes, not 64 (issue 54).
+#[derive(Default)]
+struct RxHoles {
+    /// The out-of-order segments, as ranges (never empty).
+    ooo: Intervals,
+    /// Segments that opened or extended reported blocks, most recent first.
+    recent: Vec<u64>,
 }
 
 /// What only some receivers use ([`TcpReceiver`]'s `extras`).
@@ -100,17 +110,15 @@ impl TcpReceiver {
         TcpReceiver {
             flow,
             rcv_nxt: 0,
-            ooo: Intervals::default(),
-            recent: Vec::new(),
+            holes: None,
             pending: 0,
             ts_pending: 0,
             ece: false,
             negotiate: false,
             wnd: 0,
             ba_v: IP_OPT_NONE,
-            delack_timer: Timer::new(receiver_timer(flow, 0)),
-            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
-                .then(|| Box::new(LinuxDelack::new(cfg.rwnd, crate::sim::time::from_secs(cfg.rto.init_rto)))),
+            delack_timer: BareTimer::new(),
+            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux).then(Box::<LinuxDelack>::default),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
             echo: false,
             delivered_bytes: 0,
@@ -139,7 +147,7 @@ impl TcpReceiver {
 
     fn on_data(&mut self, net: &mut Net, seq: u64, size: u32, ts: Time, ce: bool, cwr: bool) {
         let old = self.rcv_nxt;
-        let had_hole = !self.ooo.is_empty();
+        let had_hole = self.holes.is_some();
         self.rx_bytes += size as u64;
         let dctcp_echo = self.cfg.ecn_feedback == EcnFeedback::Dctcp;
         if dctcp_echo && ce != self.ece && self.pending > 0 {
@@ -151,12 +159,12 @@ impl TcpReceiver {
             // Linux enters quick ACKs at a CE mark only when not already
             // echoing one (`TCP_ECN_DEMAND_CWR` not set).
             let first_ce = ce && (cwr || !self.ece);
-            if seq < old || self.ooo.containing(seq).is_some() {
-                l.on_duplicate();
+            if seq < old || self.holes.as_deref().is_some_and(|h| h.ooo.containing(seq).is_some()) {
+                l.on_duplicate(&self.cfg.delack_limits);
             } else if seq == old {
-                l.on_data(net.now, first_ce);
+                l.on_data(net.now, first_ce, &self.cfg.delack_limits);
             } else {
-                l.on_out_of_order(first_ce);
+                l.on_out_of_order(first_ce, &self.cfg.delack_limits);
             }
         }
         // RFC 3168 §6.1.3: latched until CWR; DCTCP: the last segment's CE.
@@ -165,18 +173,26 @@ impl TcpReceiver {
         // every second mark (RFC 9768 §3.2.2.5.1).
         let accecn_now = self.x_mut().and_then(|x| x.accecn.as_mut()).is_some_and(|a| a.on_data(ce));
         if let Some(sk) = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut()) {
-            self.last_dup = seq < old || self.ooo.containing(seq).is_some();
+            self.last_dup = seq < old || self.holes.as_deref().is_some_and(|h| h.ooo.containing(seq).is_some());
             sk.on_data(seq);
         }
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
-            if let Some((s, e)) = self.ooo.first() {
-                if s == self.rcv_nxt {
-                    self.rcv_nxt = e;
-                    self.ooo.remove(s);
+            if let Some(h) = self.holes.as_deref_mut() {
+                if let Some((s, e)) = h.ooo.first() {
+                    if s == self.rcv_nxt {
+                        self.rcv_nxt = e;
+                        h.ooo.remove(s);
+                    }
+                }
+                if h.ooo.is_empty() {
+                    // the hole filled: every block-opening segment is
+                    // below `rcv_nxt` now
+                    self.holes = None;
+                } else {
+                    h.recent.retain(|&r| r >= self.rcv_nxt);
                 }
             }
-            self.recent.retain(|&r| r >= self.rcv_nxt);
         } else if seq > self.rcv_nxt {
             self.insert_ooo(seq);
         }
@@ -210,7 +226,7 @@ impl TcpReceiver {
                     Some(l) => l.delay(self.cfg.delack_timeout),
                     None => self.cfg.delack_timeout,
                 };
-                self.delack_timer.arm(&mut net.events, net.now.saturating_add(wait));
+                self.delack_timer.arm(&mut net.events, receiver_timer(self.flow, 0), net.now.saturating_add(wait));
             }
         }
     }
@@ -218,36 +234,37 @@ impl TcpReceiver {
     fn on_delack(&mut self, net: &mut Net) {
         if self.pending > 0 {
             if let Some(l) = self.linux.as_mut() {
-                l.on_timeout();
+                l.on_timeout(&self.cfg.delack_limits);
             }
             self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
         }
     }
 
     fn insert_ooo(&mut self, seq: u64) {
-        if self.ooo.containing(seq).is_some() {
+        let h = self.holes.get_or_insert_with(Default::default);
+        if h.ooo.containing(seq).is_some() {
             return; // duplicate
         }
         let mut start = seq;
         let mut end = seq + 1;
-        if let Some((s, e)) = self.ooo.before(seq) {
+        if let Some((s, e)) = h.ooo.before(seq) {
             if e == seq {
                 start = s;
-                self.ooo.remove(s);
+                h.ooo.remove(s);
             }
         }
-        if let Some(e) = self.ooo.end_of(seq + 1) {
+        if let Some(e) = h.ooo.end_of(seq + 1) {
             end = e;
-            self.ooo.remove(seq + 1);
+            h.ooo.remove(seq + 1);
         }
-        self.ooo.insert(start, end);
-        self.recent.retain(|&r| r != seq);
-        self.recent.insert(0, seq);
-        self.recent.truncate(2 * MAX_SACK_BLOCKS);
+        h.ooo.insert(start, end);
+        h.recent.retain(|&r| r != seq);
+        h.recent.insert(0, seq);
+        h.recent.truncate(2 * MAX_SACK_BLOCKS);
     }
 
     fn block_of(&self, seq: u64) -> Option<SackBlock> {
-        self.ooo.containing(seq)
+        self.holes.as_deref().and_then(|h| h.ooo.containing(seq))
     }
 
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
@@ -264,16 +281,16 @@ impl TcpReceiver {
         }
         if let Some(sk) = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut()) {
             let mut out = [(0, 0); SACK1_BLOCKS];
-            let ooo = &self.ooo;
-            let block_of = |seq: u64| ooo.containing(seq);
+            let holes = self.holes.as_deref();
+            let block_of = |seq: u64| holes.and_then(|h| h.ooo.containing(seq));
             let n = sk.blocks(trigger, self.last_dup, self.rcv_nxt, block_of, &mut out);
             // (a block never lies below the cumulative ACK: covered stack
             // entries are dropped when the ACK passes them)
             for &b in out[..n].iter().filter(|b| b.0 >= self.rcv_nxt) {
                 h.push_sack(b);
             }
-        } else if self.cfg.recovery == super::Recovery::Sack && !self.ooo.is_empty() {
-            let first = std::iter::once(trigger).chain(self.recent.iter().copied());
+        } else if let Some(holes) = self.holes.as_deref().filter(|_| self.cfg.recovery == super::Recovery::Sack) {
+            let first = std::iter::once(trigger).chain(holes.recent.iter().copied());
             for seq in first {
                 if h.n_sack() == MAX_SACK_BLOCKS {
                     break;
@@ -335,7 +352,7 @@ impl ReceiverAgent for TcpReceiver {
     }
 
     fn on_timer(&mut self, net: &mut Net, _slot: u8, gen: u32) {
-        if self.delack_timer.fire(&mut net.events, net.now, gen) {
+        if self.delack_timer.fire(&mut net.events, receiver_timer(self.flow, 0), net.now, gen) {
             self.on_delack(net);
         }
     }

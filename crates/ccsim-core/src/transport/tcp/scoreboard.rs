@@ -27,19 +27,25 @@ use std::collections::VecDeque;
 const SACKED: u8 = 1;
 const RETX: u8 = 2;
 
+/// What a scoreboard holds only while a segment is SACKed or
+/// retransmitted: a flag per segment of `[base, high)` and the SACKed
+/// ranges. Boxed and made when the first flag is set, dropped when the
+/// last one clears: a flow without holes (nearly every flow, nearly all
+/// the time, in a run of many) would otherwise keep a window's worth of
+/// zero bytes and 72 bytes of empty containers (issue 54).
+#[derive(Clone, Debug, Default)]
+struct Holes {
+    flags: VecDeque<u8>,
+    sacked: Intervals,
+}
+
 #[derive(Clone, Debug)]
 pub struct Scoreboard {
     base: u64,
     /// One past the highest segment sent.
     high: u64,
-    /// A flag per segment of `[base, high)` once any of them is SACKed or
-    /// retransmitted; empty, with no storage, while every flag is clear
-    /// (no holes: nearly always with many flows, each of which would
-    /// otherwise keep a window's worth of bytes), and emptied again when
-    /// the last one clears. Issue 54: a flow's storage only when it has
-    /// holes.
-    flags: VecDeque<u8>,
-    sacked_ranges: Intervals,
+    /// Present exactly while `n_sacked + n_retx > 0` ([`Holes`]).
+    holes: Option<Box<Holes>>,
     lost_hi: u64,
     /// Retransmission cursor (one past RFC 6675's HighRxt).
     scan: u64,
@@ -57,8 +63,7 @@ impl Scoreboard {
         Scoreboard {
             base: 0,
             high: 0,
-            flags: VecDeque::new(),
-            sacked_ranges: Intervals::default(),
+            holes: None,
             lost_hi: 0,
             scan: 0,
             marked_lost: 0,
@@ -101,57 +106,66 @@ impl Scoreboard {
     }
     /// One past the highest SACKed segment (or `una` if none).
     pub fn high_sacked(&self) -> u64 {
-        self.sacked_ranges.last().map_or(self.base, |(_, e)| e)
+        self.sacked().and_then(|r| r.last()).map_or(self.base, |(_, e)| e)
     }
     pub fn is_sacked(&self, seq: u64) -> bool {
         seq >= self.base && seq < self.high && self.flag(seq) & SACKED != 0
     }
 
+    /// The SACKed ranges, if any segment is SACKed or retransmitted.
+    fn sacked(&self) -> Option<&Intervals> {
+        self.holes.as_deref().map(|h| &h.sacked)
+    }
+
     /// The flags of outstanding segment `seq`.
     fn flag(&self, seq: u64) -> u8 {
-        if self.flags.is_empty() {
-            0
-        } else {
-            self.flags[(seq - self.base) as usize]
-        }
+        self.holes.as_deref().map_or(0, |h| h.flags[(seq - self.base) as usize])
     }
 
-    /// Give every outstanding segment its (clear) flag, before one is set.
-    fn materialize(&mut self) {
-        if self.flags.is_empty() {
-            self.flags.resize((self.high - self.base) as usize, 0);
-        }
+    /// The holes, made with every outstanding segment's (clear) flag
+    /// before one is set.
+    fn holes_mut(&mut self) -> &mut Holes {
+        let n = (self.high - self.base) as usize;
+        self.holes.get_or_insert_with(|| {
+            let mut h = Box::<Holes>::default();
+            h.flags.resize(n, 0);
+            h
+        })
     }
 
-    /// Drop the flags once none is set (SACKed and retransmitted segments
-    /// are the ones counted by `n_sacked` and `n_retx`).
+    /// Drop the holes once no flag is set (SACKed and retransmitted
+    /// segments are the ones counted by `n_sacked` and `n_retx`; with none
+    /// SACKed, every SACKed range lies below `base`).
     fn release_if_clear(&mut self) {
-        if self.n_sacked == 0 && self.n_retx == 0 && !self.flags.is_empty() {
-            self.flags = VecDeque::new();
+        if self.n_sacked == 0 && self.n_retx == 0 {
+            self.holes = None;
         }
     }
 
     /// A new segment `high()` was sent.
     pub fn on_send_new(&mut self) {
         self.high += 1;
-        if !self.flags.is_empty() {
-            self.flags.push_back(0);
+        if let Some(h) = self.holes.as_deref_mut() {
+            h.flags.push_back(0);
         }
     }
 
     /// Cumulative ACK: everything below `ack` is acknowledged.
     pub fn advance(&mut self, ack: u64) {
         let ack = ack.min(self.high);
-        if self.flags.is_empty() {
+        let Some(h) = self.holes.as_deref_mut() else {
             // Every flag clear: the acknowledged segments are neither
             // SACKed nor retransmitted, and those below `lost_hi` were lost.
             if ack > self.base {
                 self.n_lost -= (ack.min(self.lost_hi.max(self.base)) - self.base) as u32;
                 self.base = ack;
             }
-        }
+            self.lost_hi = self.lost_hi.max(self.base);
+            self.scan = self.scan.max(self.base);
+            return;
+        };
         while self.base < ack {
-            let f = self.flags.pop_front().expect("segment below high");
+            let f = h.flags.pop_front().expect("segment below high");
             if f & SACKED != 0 {
                 self.n_sacked -= 1;
             } else {
@@ -164,18 +178,18 @@ impl Scoreboard {
             }
             self.base += 1;
         }
-        self.release_if_clear();
-        while let Some((s, e)) = self.sacked_ranges.first() {
+        while let Some((s, e)) = h.sacked.first() {
             if e <= self.base {
-                self.sacked_ranges.remove(s);
+                h.sacked.remove(s);
             } else {
                 if s < self.base {
-                    self.sacked_ranges.remove(s);
-                    self.sacked_ranges.insert(self.base, e);
+                    h.sacked.remove(s);
+                    h.sacked.insert(self.base, e);
                 }
                 break;
             }
         }
+        self.release_if_clear();
         self.lost_hi = self.lost_hi.max(self.base);
         self.scan = self.scan.max(self.base);
     }
@@ -193,15 +207,15 @@ impl Scoreboard {
         if s >= e {
             return;
         }
-        self.materialize();
+        self.holes_mut();
         // The ranges overlapping or touching [s, e), in order (indices: no
         // allocation per SACK block, which with thousands of flows was a
         // malloc per ACK).
-        let touching = self.sacked_ranges.touching(s, e);
+        let touching = self.sacked().expect("made above").touching(s, e);
         let mut cur = s;
         let (mut lo, mut hi) = (s, e);
         for i in touching.clone() {
-            let (rs, re) = self.sacked_ranges.get(i);
+            let (rs, re) = self.sacked().expect("made above").get(i);
             if rs > cur {
                 self.mark_range(cur, rs.min(e));
                 newly(cur, rs.min(e));
@@ -214,23 +228,26 @@ impl Scoreboard {
             self.mark_range(cur, e);
             newly(cur, e);
         }
+        let ranges = &mut self.holes_mut().sacked;
         for _ in touching.clone() {
-            self.sacked_ranges.remove_at(touching.start);
+            ranges.remove_at(touching.start);
         }
-        self.sacked_ranges.insert(lo, hi);
+        ranges.insert(lo, hi);
         if let Some(b) = self.nth_highest_sacked(self.dupthresh as u64) {
             self.mark_lost_below(b);
         }
     }
 
     fn mark_range(&mut self, s: u64, e: u64) {
+        let base = self.base;
+        let flags = &mut self.holes.as_deref_mut().expect("made by mark_sacked_with").flags;
         for seq in s..e {
-            let i = (seq - self.base) as usize;
-            let f = self.flags[i];
+            let i = (seq - base) as usize;
+            let f = flags[i];
             if f & SACKED != 0 {
                 continue;
             }
-            self.flags[i] = SACKED;
+            flags[i] = SACKED;
             self.n_sacked += 1;
             if seq < self.lost_hi {
                 self.n_lost -= 1;
@@ -244,7 +261,7 @@ impl Scoreboard {
     /// The `n`-th highest SACKed segment, if at least `n` are SACKed.
     fn nth_highest_sacked(&self, n: u64) -> Option<u64> {
         let mut need = n;
-        for (s, e) in self.sacked_ranges.iter_rev() {
+        for (s, e) in self.sacked()?.iter_rev() {
             let len = e - s;
             if len >= need {
                 return Some(e - need);
@@ -257,16 +274,16 @@ impl Scoreboard {
     /// Every un-SACKed segment below `b` is lost.
     pub fn mark_lost_below(&mut self, b: u64) {
         let b = b.min(self.high);
-        if self.flags.is_empty() {
+        let Some(h) = self.holes.as_deref() else {
             if self.lost_hi < b {
                 self.n_lost += (b - self.lost_hi) as u32;
                 self.marked_lost += b - self.lost_hi;
                 self.lost_hi = b;
             }
             return;
-        }
+        };
         while self.lost_hi < b {
-            if self.flags[(self.lost_hi - self.base) as usize] & SACKED == 0 {
+            if h.flags[(self.lost_hi - self.base) as usize] & SACKED == 0 {
                 self.n_lost += 1;
                 self.marked_lost += 1;
             }
@@ -278,11 +295,10 @@ impl Scoreboard {
     /// already retransmitted (RFC 6675 NextSeg rules 1 and 3 candidates).
     pub fn next_unsent_hole(&mut self) -> Option<u64> {
         let high = self.high;
-        while self.scan < high
-            && !self.flags.is_empty()
-            && self.flags[(self.scan - self.base) as usize] & (SACKED | RETX) != 0
-        {
-            self.scan += 1;
+        if let Some(h) = self.holes.as_deref() {
+            while self.scan < high && h.flags[(self.scan - self.base) as usize] & (SACKED | RETX) != 0 {
+                self.scan += 1;
+            }
         }
         (self.scan < high).then_some(self.scan)
     }
@@ -292,12 +308,13 @@ impl Scoreboard {
         if seq < self.base {
             return; // already acknowledged (ns-2 Sack1's go-back-N may resend it)
         }
-        self.materialize();
         let i = (seq - self.base) as usize;
-        if self.flags[i] & (RETX | SACKED) == 0 {
-            self.flags[i] |= RETX;
-            self.n_retx += 1;
+        let f = &mut self.holes_mut().flags[i];
+        let newly = *f & (RETX | SACKED) == 0;
+        if newly {
+            *f |= RETX;
         }
+        self.n_retx += newly as u32;
         self.scan = self.scan.max(seq + 1);
     }
 
@@ -305,7 +322,7 @@ impl Scoreboard {
     /// go-back-N resend already covered it (ns-2's `output(last_ack_ + 1)`
     /// at a duplicate ACK after a timeout): the next hole is it.
     pub fn resend_first(&mut self) {
-        if let Some(f) = self.flags.front_mut().filter(|f| **f & RETX != 0) {
+        if let Some(f) = self.holes.as_deref_mut().and_then(|h| h.flags.front_mut()).filter(|f| **f & RETX != 0) {
             *f &= !RETX;
             self.n_retx -= 1;
         }
@@ -316,7 +333,7 @@ impl Scoreboard {
     /// The highest un-SACKed outstanding segment (rescue retransmission).
     pub fn highest_unsacked(&self) -> Option<u64> {
         let mut seq = self.high();
-        for (s, e) in self.sacked_ranges.iter_rev() {
+        for (s, e) in self.sacked().into_iter().flat_map(|r| r.iter_rev()) {
             if e < seq {
                 break;
             }
@@ -328,8 +345,10 @@ impl Scoreboard {
     /// Retransmission timeout: every un-SACKed segment is lost and no
     /// retransmission is in flight any more (RFC 6675 §5.1 keeps SACK data).
     pub fn on_rto(&mut self) {
-        for f in self.flags.iter_mut() {
-            *f &= !RETX;
+        if let Some(h) = self.holes.as_deref_mut() {
+            for f in h.flags.iter_mut() {
+                *f &= !RETX;
+            }
         }
         // newly lost: the segments not yet deemed lost, and the lost ones
         // whose retransmission is now deemed lost too
@@ -419,7 +438,7 @@ mod tests {
                 _ => {}
             }
             let set = sb.n_sacked + sb.n_retx > 0;
-            assert_eq!(!sb.flags.is_empty(), set, "round {round}: storage only while a flag is set");
+            assert_eq!(sb.holes.is_some(), set, "round {round}: storage only while a flag is set");
             stored += set as u32;
             let lost = (sb.una()..sb.lost_hi().max(sb.una())).filter(|&s| !sb.is_sacked(s)).count() as u64;
             assert_eq!(sb.n_lost(), lost, "round {round}");

@@ -56,7 +56,7 @@ use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, TcpHeader, IP_OPT_
 use crate::net::Net;
 use crate::sim::rng::Rng;
 use crate::sim::time::{from_secs, to_secs};
-use crate::sim::{Time, Timer};
+use crate::sim::{BareTimer, Time, Timer};
 use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, NetFeedback};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
 use extras::Extras;
@@ -107,7 +107,9 @@ pub struct SenderStats {
     /// ACKs that arrived with ECE set, or with AccECN a grown CE count
     /// (`SenderReport::ece_acks`).
     pub ece_acks: u64,
-    pub completed_at: Option<Time>,
+    /// When the last byte of a finite transfer was acknowledged (a
+    /// `NonMaxU64`: 8 bytes, not 16).
+    pub completed_at: Option<NonMaxU64>,
     /// Sends held back because the sending host's interface queue was
     /// full (`txqueuelen_pkts`), and the CWR reductions that caused.
     pub local_holds: u64,
@@ -198,7 +200,7 @@ pub struct TcpSender {
     /// The timer has resent the head since the last new ACK (RFC 5681
     /// §3.1: a repeated RTO keeps ssthresh).
     pub(super) timer_resent: bool,
-    pub(super) rto_timer: Timer,
+    pub(super) rto_timer: BareTimer,
     pub app_active: bool,
     pub(super) total_segs: Option<NonMaxU64>,
     /// `syn = "ns2"`: the timer fired before anything was acknowledged, so
@@ -368,7 +370,7 @@ impl TcpSender {
             dupwnd: 0.0,
             ns2_after_timeout: false,
             timer_resent: false,
-            rto_timer: Timer::new(sender_timer(flow, RTO)),
+            rto_timer: BareTimer::new(),
             app_active: false,
             stats: SenderStats::default(),
             extras,
@@ -435,10 +437,10 @@ impl TcpSender {
     pub(super) fn arm_rto(&mut self, net: &mut Net) {
         let rto = self.rto();
         let at = match net.ns2_clock.as_deref_mut() {
-            Some(clock) => clock.arm_timer(self.rto_timer.owner(), rto),
+            Some(clock) => clock.arm_timer(sender_timer(self.flow, RTO), rto),
             None => net.now.saturating_add(from_secs(rto)),
         };
-        self.rto_timer.arm(&mut net.events, at);
+        self.rto_timer.arm(&mut net.events, sender_timer(self.flow, RTO), at);
     }
 
     /// `syn = "ns2"` (ns-2 `delay_growth_`): the ACK of the SYN alone (the
@@ -534,7 +536,7 @@ impl SenderAgent for TcpSender {
     fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
         let now = net.now;
         match slot {
-            RTO if self.rto_timer.fire(&mut net.events, now, gen) => self.on_rto(net),
+            RTO if self.rto_timer.fire(&mut net.events, sender_timer(self.flow, RTO), now, gen) => self.on_rto(net),
             PACE if self
                 .extras
                 .as_deref_mut()
@@ -579,7 +581,7 @@ impl SenderAgent for TcpSender {
             cwnd: self.st.cwnd,
             ssthresh: self.st.ssthresh,
             srtt_s: self.rtt.srtt(),
-            completed_at: self.stats.completed_at,
+            completed_at: self.stats.completed_at.map(|c| c.get()),
             awnd_pkts: (self.cfg.gwa || self.cfg.ba).then_some(self.awnd as f64),
             ..Default::default()
         }
