@@ -57,11 +57,12 @@ pub struct LinkCounters {
 /// [`LinkCounters`] less what is rare, which lives in the link's boxed
 /// [`Extras`]: the marks and random losses, which only a queue discipline
 /// other than DropTail or a stage produces (and that discipline or stage
-/// has made the box), and the high 64 bits of the queue integrals, which a
-/// link reaches only after about 2^64 packet-picoseconds (five hours of a
-/// 1,000-packet queue). A `Link` is 32 bytes smaller, 128 bytes per flow
-/// with four access links each (issue 54). [`Link::counters`] puts them
-/// together.
+/// has made the box), and the high 64 bits of the queue integrals, which
+/// gain one every 2^64 packet- or byte-picoseconds (five hours of a
+/// 1,000-packet queue; twelve seconds of 1.5 MB queued), a cold carry made
+/// once in millions of packets. A `Link` is 32 bytes smaller, 128 bytes
+/// per flow with four access links each (issue 54). [`Link::counters`]
+/// puts them together.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tally {
     pub arrivals: u64,
