@@ -66,7 +66,7 @@ impl FlowMeta {
         stop: Option<Time>,
     ) -> Self {
         // `Time::MAX` is kept as one picosecond less: no run reaches either.
-        let stop = stop.map(|t| NonMaxU64::new(t).unwrap_or(NonMaxU64::MAX));
+        let stop = stop.map(crate::sim::time::nonmax);
         FlowMeta { entry, app, labels, rtt_prop_s, start, stop }
     }
 

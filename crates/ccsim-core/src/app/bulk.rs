@@ -32,7 +32,7 @@ pub struct Bulk {
 impl Bulk {
     pub fn new(flow: u32, start: Time, stop: Option<Time>) -> Self {
         let flow = NonMaxU32::new(flow).expect("flow ids are below u32::MAX");
-        let stop = stop.map(|s| NonMaxU64::new(s).expect("no simulation reaches Time::MAX"));
+        let stop = stop.map(crate::sim::time::nonmax);
         Bulk { flow, start, stop }
     }
 }

@@ -8,6 +8,14 @@ pub type Time = u64;
 
 pub const PS_PER_S: f64 = 1e12;
 
+/// An instant as a `NonMaxU64`, so that an `Option` of it takes 8 bytes,
+/// not 16 (per-flow state, issue 54): no run reaches `Time::MAX` (timers
+/// stop one short), and `Time::MAX` would be kept as `Time::MAX - 1`.
+#[inline]
+pub fn nonmax(t: Time) -> nonmax::NonMaxU64 {
+    nonmax::NonMaxU64::new(t).unwrap_or(nonmax::NonMaxU64::MAX)
+}
+
 /// Seconds (f64) to picoseconds, rounded to the nearest picosecond.
 #[inline]
 pub fn from_secs(s: f64) -> Time {

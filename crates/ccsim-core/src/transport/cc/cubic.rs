@@ -46,7 +46,7 @@ use super::{
 };
 use crate::scenario::{params::Params, ConfigError};
 use crate::sim::math;
-use crate::sim::time::to_secs;
+use crate::sim::time::{nonmax, to_secs};
 use crate::sim::Time;
 use nonmax::NonMaxU64;
 use std::sync::Arc;
@@ -315,8 +315,7 @@ impl Cubic {
             k_of(self.w_max, cwnd, self.cfg.c)
         };
         self.after_rto = false;
-        let start = NonMaxU64::new(start).expect("no simulation reaches Time::MAX");
-        Epoch { start, k, w_est: cwnd }
+        Epoch { start: nonmax(start), k, w_est: cwnd }
     }
 }
 

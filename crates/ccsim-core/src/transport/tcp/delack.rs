@@ -97,7 +97,7 @@ impl LinuxDelack {
                 }
             }
         }
-        self.last_rcv = Some(NonMaxU64::new(now).expect("no simulation reaches Time::MAX"));
+        self.last_rcv = Some(crate::sim::time::nonmax(now));
         if first_ce {
             self.enter_quickack(CE_QUICKACKS, lim);
         }

@@ -80,6 +80,14 @@ struct RxHoles {
     recent: Vec<u64>,
 }
 
+impl RxHoles {
+    /// Segment `seq` is held out of order (a field-level borrow, for use
+    /// while the receiver's other parts are borrowed).
+    fn holds(holes: Option<&RxHoles>, seq: u64) -> bool {
+        holes.is_some_and(|h| h.ooo.containing(seq).is_some())
+    }
+}
+
 /// What only some receivers use ([`TcpReceiver`]'s `extras`).
 #[derive(Default)]
 struct RxExtras {
@@ -159,7 +167,7 @@ impl TcpReceiver {
             // Linux enters quick ACKs at a CE mark only when not already
             // echoing one (`TCP_ECN_DEMAND_CWR` not set).
             let first_ce = ce && (cwr || !self.ece);
-            if seq < old || self.holes.as_deref().is_some_and(|h| h.ooo.containing(seq).is_some()) {
+            if seq < old || RxHoles::holds(self.holes.as_deref(), seq) {
                 l.on_duplicate(&self.cfg.delack_limits);
             } else if seq == old {
                 l.on_data(net.now, first_ce, &self.cfg.delack_limits);
@@ -173,7 +181,7 @@ impl TcpReceiver {
         // every second mark (RFC 9768 §3.2.2.5.1).
         let accecn_now = self.x_mut().and_then(|x| x.accecn.as_mut()).is_some_and(|a| a.on_data(ce));
         if let Some(sk) = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut()) {
-            self.last_dup = seq < old || self.holes.as_deref().is_some_and(|h| h.ooo.containing(seq).is_some());
+            self.last_dup = seq < old || RxHoles::holds(self.holes.as_deref(), seq);
             sk.on_data(seq);
         }
         if seq == self.rcv_nxt {

@@ -97,7 +97,7 @@
 //! `recv_newack_helper`, as below), `send_jitter_s` (`overhead_`).
 //! ns-2's `partial_ack_` (off by default), `maxburst_` (0), ECN and F-RTO
 //! are not modelled; `ecn` and `pacing` are refused with this recovery.
-use super::sender::{seq_opt, State, TcpSender};
+use super::sender::{State, TcpSender};
 use crate::net::packet::{CongestionHeader, SackBlock};
 use crate::net::Net;
 use crate::sim::time::to_secs;
@@ -437,7 +437,7 @@ impl TcpSender {
     /// A finite transfer's last segment is acknowledged (ns-2 `finish`).
     fn sack1_check_done(&mut self, now: Time) {
         if self.total_segs.is_some_and(|t| t.get() == self.sb.una()) && self.stats.completed_at.is_none() {
-            self.stats.completed_at = Some(seq_opt(now));
+            self.stats.completed_at = Some(crate::sim::time::nonmax(now));
             self.stop_timers();
         }
     }

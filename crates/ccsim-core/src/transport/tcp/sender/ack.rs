@@ -119,7 +119,7 @@ impl TcpSender {
                 self.arm_rto(net);
             }
             if self.total_segs.is_some_and(|t| t.get() == self.sb.una()) && self.stats.completed_at.is_none() {
-                self.stats.completed_at = Some(seq_opt(now));
+                self.stats.completed_at = Some(crate::sim::time::nonmax(now));
                 self.stop_timers();
             }
         } else if ack == una && (self.sb.outstanding() > 0 || R::counts_idle_duplicates(self)) {
