@@ -71,6 +71,12 @@ def _features():
     dq["flows"] = [{"cc": "prague", "ecn_feedback": "accecn", "count": 2}, {"cc": "cubic", "ecn": True}]
     dq["qdelay"] = True
     out["dualpi2-qdelay"] = dq
+    # 320 links, all names distinct: past columns.rs's PROBE of 256 the
+    # names column appends without coding
+    many = as_scenario_dict(small_scenario())
+    many["flows"] = [{"count": 80, "rtt_range_s": [0.01, 0.05], "start_spread_s": 0.1}]
+    many["duration_s"] = 0.5
+    out["many-links"] = many
     for i in range(24):
         out[f"fuzz-{i}"] = fuzz.scenario(7, i)
     return out

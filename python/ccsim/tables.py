@@ -5,9 +5,10 @@ dumbbell: as parsed JSON (a dict per row, an object per value) 10,000 flows
 take 47 MB, about 7 KB per flow, more than the run itself (issue 54). The
 engine hands these two tables over as packed columns instead
 (``Simulation.finish_columns``, crates/ccsim-py/src/columns.rs): one array
-of 8-byte numbers per field, strings coded against their distinct values
-held end to end in one string, under 1 KB per flow, each array (NumPy's) holding the memory the
-engine filled, never copied. :class:`RowTable` reads them in place and gives
+of 8-byte numbers per field, strings held end to end in one string (each
+distinct value once, unless the column's values are all distinct) with a
+code per row, under 1 KB per flow, each array (NumPy's) holding the memory
+the engine filled, never copied. :class:`RowTable` reads them in place and gives
 each row as a read-only mapping (:class:`RowView`) with the keys, order,
 types and nulls of the row in the JSON document, so code written for
 ``results.raw["flows"]`` as a list of dicts reads it unchanged;
@@ -61,8 +62,8 @@ class _Column:
         elif kind == "b":
             self._get = lambda i, d=_view(data, "B"): d[i] != 0
         elif kind == "s":
-            # the distinct values end to end, their character offsets, and
-            # each row's value's index (columns.rs, Strings)
+            # the values end to end, their character offsets, and each
+            # row's value's index (columns.rs, Strings)
             text, starts, codes = data
             self._get = lambda i, t=text, s=_view(starts, "I"), c=_view(codes, "I"): t[s[c[i]]:s[c[i] + 1]]
         elif kind == "j":

@@ -3,7 +3,7 @@
 //! A run of 10,000 flows has 40,000 link rows and 10,000 flow rows: as one
 //! JSON document they are 26 MB of text, and parsed 47 MB of Python dicts,
 //! about 7 KB per flow on top of the run's own memory (issue 54). As columns
-//! (one packed array of 8-byte numbers per field, strings dictionary-coded)
+//! (one packed array of 8-byte numbers per field, strings dictionary-coded unless all distinct)
 //! they are about 1 KB per flow, and Python reads them in place
 //! (`ccsim.tables.RowTable`, which gives each row as a mapping).
 //!
@@ -50,24 +50,41 @@ pub const STATE_VALUE: u8 = 0;
 pub const STATE_NULL: u8 = 1;
 pub const STATE_ABSENT: u8 = 2;
 
-/// A string column's distinct values, end to end in one string: value `c`
-/// is `text` from character `starts[c]` to `starts[c + 1]` (characters, as
+/// A string column's values, end to end in one string: value `c` is
+/// `text` from character `starts[c]` to `starts[c + 1]` (characters, as
 /// Python slices a `str`). One allocation for all of them, not one per
-/// value: the links' names are all distinct, 40,000 of them for 10,000
-/// flows on a dumbbell.
+/// value.
+///
+/// Values are dictionary-coded (each distinct value kept once) while that
+/// pays: a column whose first [`PROBE`] values are all distinct (the
+/// links' names, 40,000 of them for 10,000 flows on a dumbbell) stops
+/// looking values up and appends each as it comes, so it holds no hash
+/// table (about 220 bytes per flow at S2, issue 54). A value that does
+/// repeat after that is kept twice; every row still reads its own value.
 #[derive(Default)]
 pub struct Strings {
     pub text: String,
     pub starts: Vec<u32>,
     /// A hash of each value to its code (the first value with that hash);
-    /// values whose hash an earlier value has are in `collided`.
-    index: HashMap<u64, u32>,
+    /// values whose hash an earlier value has are in `collided`. `None`
+    /// once the column appends without coding.
+    index: Option<HashMap<u64, u32>>,
     collided: HashMap<String, u32>,
     chars: u32,
     bytes: Vec<u32>,
+    /// Values given so far, and how many the column will have.
+    seen: usize,
+    rows: usize,
 }
 
+/// Values a string column codes before deciding whether coding pays.
+pub const PROBE: usize = 256;
+
 impl Strings {
+    fn with_rows(rows: usize) -> Strings {
+        Strings { index: Some(HashMap::new()), rows, ..Strings::default() }
+    }
+
     fn get(&self, c: u32) -> &str {
         let c = c as usize;
         &self.text[self.bytes[c] as usize..self.bytes.get(c + 1).map_or(self.text.len(), |&b| b as usize)]
@@ -82,14 +99,30 @@ impl Strings {
         c
     }
 
-    /// The code of `s`, added if new.
+    /// Stop coding: every value from now on is appended. The offsets are
+    /// allocated for every row at once, the text for as many more values
+    /// of the mean length so far, so that nothing doubles on the way.
+    fn append_from_now(&mut self) {
+        self.index = None;
+        self.collided = HashMap::new();
+        let more = self.rows.saturating_sub(self.seen);
+        self.bytes.reserve_exact(more);
+        self.starts.reserve_exact(more + 1);
+        self.text.reserve_exact(self.text.len().div_ceil(self.seen.max(1)) * more);
+    }
+
+    /// The code of `s`, added if new (or if the column no longer codes).
     fn code(&mut self, s: &str) -> u32 {
         use std::hash::{Hash, Hasher};
+        self.seen += 1;
+        let Some(index) = &self.index else {
+            return self.add(s);
+        };
         let mut h = std::collections::hash_map::DefaultHasher::new();
         s.hash(&mut h);
         let h = h.finish();
-        match self.index.get(&h) {
-            Some(&c) if self.get(c) == s => c,
+        let c = match index.get(&h).copied() {
+            Some(c) if self.get(c) == s => c,
             Some(_) => match self.collided.get(s) {
                 Some(&c) => c,
                 None => {
@@ -100,10 +133,15 @@ impl Strings {
             },
             None => {
                 let c = self.add(s);
-                self.index.insert(h, c);
+                // `add` does not touch the index
+                self.index.as_mut().expect("coding").insert(h, c);
                 c
             }
+        };
+        if self.seen == PROBE && self.bytes.len() == PROBE {
+            self.append_from_now();
         }
+        c
     }
 
     /// `starts` closed with the end of the last value.
@@ -168,7 +206,7 @@ impl Data {
         Some(match k {
             Kind::Null => return None,
             Kind::Bool(_) => Data::Bool(Vec::with_capacity(n)),
-            Kind::Str(_) => Data::Str { values: Strings::default(), codes: Vec::with_capacity(n) },
+            Kind::Str(_) => Data::Str { values: Strings::with_rows(n), codes: Vec::with_capacity(n) },
             Kind::F64(_) => Data::F64(Vec::with_capacity(n)),
             Kind::U64(_) => Data::U32(Vec::with_capacity(n)),
             Kind::I64(_) => Data::I64(Vec::with_capacity(n)),
@@ -422,11 +460,41 @@ mod tests {
 
     #[test]
     fn strings_are_coded_once_each_with_character_offsets() {
-        let mut s = Strings::default();
+        let mut s = Strings::with_rows(5);
         let codes: Vec<u32> = ["a->b", "ü->b", "a->b", "ü->b", ""].iter().map(|x| s.code(x)).collect();
         assert_eq!(codes, [0, 1, 0, 1, 2]);
         // offsets count characters, as Python slices a str
         assert_eq!(s.into_parts(), ("a->bü->b".to_owned(), vec![0, 4, 8, 8]));
+    }
+
+    /// Each row's value, as `RowTable` reads it from the parts.
+    fn values_of(s: Strings, codes: &[u32]) -> Vec<String> {
+        let (text, starts) = s.into_parts();
+        let chars: Vec<char> = text.chars().collect();
+        codes
+            .iter()
+            .map(|&c| chars[starts[c as usize] as usize..starts[c as usize + 1] as usize].iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn distinct_values_stop_being_coded_and_still_read_back() {
+        let rows = 3 * PROBE;
+        let given: Vec<String> = (0..rows).map(|i| format!("h{}->r", i % (2 * PROBE))).collect();
+        let mut s = Strings::with_rows(rows);
+        let codes: Vec<u32> = given.iter().map(|x| s.code(x)).collect();
+        assert!(s.index.is_none(), "{PROBE} distinct values: no table");
+        assert_eq!(s.starts.capacity(), rows + 1, "offsets for every row at once");
+        // past the probe a repeated value is a new entry
+        assert_eq!(codes[2 * PROBE], 2 * PROBE as u32);
+        assert_eq!(values_of(s, &codes), given);
+
+        let given: Vec<String> = (0..rows).map(|i| format!("{}ü", i % (PROBE - 1))).collect();
+        let mut s = Strings::with_rows(rows);
+        let codes: Vec<u32> = given.iter().map(|x| s.code(x)).collect();
+        assert!(s.index.is_some(), "a repeat within the probe: still coded");
+        assert_eq!(s.bytes.len(), PROBE - 1);
+        assert_eq!(values_of(s, &codes), given);
     }
 
     #[test]

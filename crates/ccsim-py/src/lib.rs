@@ -192,7 +192,7 @@ fn give_back_freed_memory() {
 /// kind, data, state)])`, `kind` one of `f` (f64), `u` (u64, or u32 when
 /// every value fits), `i` (i64),
 /// `b` (bool, one byte), `s` (`(text, starts, codes)`: value `codes[i]`
-/// of the distinct values end to end in `text`, `starts` their character
+/// of the values end to end in `text`, `starts` their character
 /// offsets, `columns::Strings`), `j` (JSON text per
 /// row, None where null or absent), `n` (null or absent in every row);
 /// numbers as one-dimensional NumPy arrays; `state` None when every row
