@@ -118,6 +118,13 @@ impl Entry {
     }
 }
 
+/// Most entries an emptied overflow heap keeps room for. The heap holds
+/// the start events of every flow while they are beyond the wheel's
+/// horizon (10,000 flows starting over a second: a 16,384-entry vector,
+/// 39 bytes a flow), and once the last has started it is mostly empty for
+/// the rest of the run (issue 54).
+const HEAP_KEEP: usize = 1024;
+
 /// Children per node of the overflow heap (events beyond the wheel's
 /// horizon). Four halve the levels a pop walks down against a binary heap's.
 const D: usize = 4;
@@ -738,6 +745,9 @@ impl EventQueue {
     fn heap_pop(&mut self) -> Option<Entry> {
         let last = self.heap.pop()?;
         if self.heap.is_empty() {
+            if self.heap.capacity() > HEAP_KEEP {
+                self.heap = Vec::new();
+            }
             return Some(last);
         }
         let top = self.heap[0];
@@ -1093,6 +1103,24 @@ mod tests {
         }
         assert!(far_max > 10_000, "the far wheel held the far events: at most {far_max}");
         assert!(heap_max < 100, "the heap stayed nearly empty once tuned: at most {heap_max}");
+    }
+
+    /// Thousands of start events beyond the horizon fill the heap; once
+    /// they have all popped it keeps no room for them.
+    #[test]
+    fn an_emptied_heap_gives_back_its_room() {
+        let mut q = EventQueue::default();
+        for i in 0..5000u64 {
+            q.heap_push(Entry { time: (i * 7919) % 5000, seq_to: i << 16, idx_gen: 0 });
+        }
+        assert!(q.heap.capacity() > HEAP_KEEP);
+        let mut last = 0;
+        while let Some(e) = q.heap_pop() {
+            assert!(e.time >= last);
+            last = e.time;
+            assert!(q.heap.is_empty() || q.heap.capacity() > HEAP_KEEP, "room kept while not empty");
+        }
+        assert!(q.heap.capacity() <= HEAP_KEEP, "room for {} kept", q.heap.capacity());
     }
 
     /// The wheel under changing event spacing: dense (ps apart), then
