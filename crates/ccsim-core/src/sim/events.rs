@@ -157,8 +157,6 @@ const MAX_SHIFT: u32 = 44;
 /// buckets (S0 4-5% slower with the far wheel always on); with thousands
 /// its pops walk cache-missing levels.
 const FAR_FROM: usize = 512;
-/// Most entries a wheel bucket keeps room for once emptied ([`Level`]).
-const BUCKET_KEEP: usize = 16;
 /// Events popped between two looks at the bucket width.
 const TUNE_EVERY: u64 = 8192;
 /// The width aims at this many popped events per bucket (log2): a refill
@@ -202,68 +200,167 @@ fn rank_sort(f: &mut [Entry], from: impl Fn(usize) -> Entry) {
     }
 }
 
-/// One wheel's buckets, each the entries of its slot in the order they
-/// were scheduled, and an occupancy bitmap (a bit per slot, and per word
-/// of it). A bucket keeps its capacity when taken, so a wheel in use
-/// allocates nothing.
+/// Entries per chunk of a wheel bucket ([`Chunks`]).
+const CHUNK: usize = 8;
+/// No chunk: an empty bucket's ends, the end of a chain or of the free list.
+const NO_CHUNK: u32 = u32::MAX;
+
+/// Up to [`CHUNK`] entries of one bucket, in the order they were
+/// scheduled, and the bucket's next chunk.
+#[derive(Clone, Copy)]
+struct Chunk {
+    entries: [Entry; CHUNK],
+    len: u32,
+    next: u32,
+}
+
+/// The chunks of both wheels' buckets, with a free list through them.
 ///
-/// Why a vector per bucket rather than one list through a slab of nodes:
-/// with thousands of flows the thousands of pending entries are cold when
-/// their bucket is taken, and a list's walk waits on each node's line in
-/// turn (a tenth of a 10,000-flow run's time in `refill`, most of it on
-/// the node loads); a bucket's entries lie together and load as a stream.
+/// Why chunks rather than a vector per bucket: each of the 8192 buckets
+/// kept the room of its largest fill (up to 16 entries), and a far bucket of hundreds the slack of its last doubling: with
+/// 10,000 flows the wheels held room for 130,000 entries for 38,000
+/// pending, 230 bytes a flow (issue 54). A bucket now holds whole chunks
+/// of eight, at most seven entries of room, and an emptied bucket's chunks
+/// go to any other bucket, with no allocation once the pool has grown.
+/// Eight entries lie together in 200 bytes, so a bucket still loads as a
+/// stream, not one node at a time as a list of entries did
+/// (docs/decisions/2026-11-29-wheel-bucket-chunks.md).
+struct Chunks {
+    all: Vec<Chunk>,
+    free: u32,
+}
+
+impl Default for Chunks {
+    fn default() -> Self {
+        Chunks { all: Vec::new(), free: NO_CHUNK }
+    }
+}
+
+impl Chunks {
+    /// An empty chunk, from the free list if it has one.
+    #[inline(always)]
+    fn alloc(&mut self) -> u32 {
+        if self.free != NO_CHUNK {
+            let c = self.free;
+            let k = &mut self.all[c as usize];
+            self.free = k.next;
+            k.len = 0;
+            k.next = NO_CHUNK;
+            return c;
+        }
+        self.grow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) -> u32 {
+        let c = u32::try_from(self.all.len()).expect("fewer than 2^32 chunks");
+        self.all.push(Chunk { entries: [Entry { time: 0, seq_to: 0, idx_gen: 0 }; CHUNK], len: 0, next: NO_CHUNK });
+        c
+    }
+
+    /// Give chunk `c` back (its entries are no longer read).
+    #[inline(always)]
+    fn release(&mut self, c: u32) {
+        self.all[c as usize].next = self.free;
+        self.free = c;
+    }
+
+    /// The `k`th entry of the chain from `c` (a bucket taken, its chunks
+    /// not yet released).
+    #[inline(always)]
+    fn nth(&self, mut c: u32, mut k: usize) -> Entry {
+        while k >= CHUNK {
+            c = self.all[c as usize].next;
+            k -= CHUNK;
+        }
+        self.all[c as usize].entries[k]
+    }
+
+    /// Give back the chain from `c`.
+    #[inline(always)]
+    fn release_chain(&mut self, mut c: u32) {
+        while c != NO_CHUNK {
+            let next = self.all[c as usize].next;
+            self.release(c);
+            c = next;
+        }
+    }
+}
+
+/// One wheel's buckets, each a chain of [`Chunk`]s holding the entries of
+/// its slot in the order they were scheduled, and an occupancy bitmap (a
+/// bit per slot, and per word of it).
 struct Level {
-    buckets: Vec<Vec<Entry>>,
+    /// Each slot's first and last chunk (`NO_CHUNK` when empty).
+    ends: Vec<(u32, u32)>,
     occupied: [u64; (WHEEL_SLOTS / 64) as usize],
     summary: u64,
 }
 
 impl Default for Level {
     fn default() -> Self {
-        Level { buckets: Vec::new(), occupied: [0; (WHEEL_SLOTS / 64) as usize], summary: 0 }
+        Level { ends: Vec::new(), occupied: [0; (WHEEL_SLOTS / 64) as usize], summary: 0 }
     }
 }
 
 impl Level {
     /// The slots, on first use (a queue that never leaves its front has none).
     fn allocate(&mut self) {
-        if self.buckets.is_empty() {
-            self.buckets = (0..WHEEL_SLOTS).map(|_| Vec::new()).collect();
+        if self.ends.is_empty() {
+            self.ends = vec![(NO_CHUNK, NO_CHUNK); WHEEL_SLOTS as usize];
         }
     }
 
     /// Append an entry to `slot`'s bucket.
     #[inline(always)]
-    fn push(&mut self, slot: usize, time: Time, seq_to: u64, idx_gen: u64) {
-        let b = &mut self.buckets[slot];
-        b.push(Entry { time, seq_to, idx_gen });
-        self.occupied[slot >> 6] |= 1 << (slot & 63);
-        self.summary |= 1 << (slot >> 6);
+    fn push(&mut self, chunks: &mut Chunks, slot: usize, time: Time, seq_to: u64, idx_gen: u64) {
+        let (head, tail) = self.ends[slot];
+        let c = if tail == NO_CHUNK {
+            let c = chunks.alloc();
+            self.ends[slot] = (c, c);
+            self.occupied[slot >> 6] |= 1 << (slot & 63);
+            self.summary |= 1 << (slot >> 6);
+            c
+        } else if chunks.all[tail as usize].len as usize == CHUNK {
+            let c = chunks.alloc();
+            chunks.all[tail as usize].next = c;
+            self.ends[slot] = (head, c);
+            c
+        } else {
+            tail
+        };
+        let k = &mut chunks.all[c as usize];
+        let e = &mut k.entries[k.len as usize];
+        e.time = time;
+        e.seq_to = seq_to;
+        e.idx_gen = idx_gen;
+        k.len += 1;
     }
 
-    /// Empty `slot`, returning its bucket (give it back with `restore`).
+    /// Empty `slot`, appending its entries to `out` in the order they were
+    /// scheduled, and return its first chunk: the chunks stay readable
+    /// ([`Chunks::nth`]) until given back with [`Chunks::release_chain`].
     #[inline(always)]
-    fn take(&mut self, slot: usize) -> Vec<Entry> {
+    fn take(&mut self, chunks: &Chunks, slot: usize, out: &mut Vec<Entry>) -> u32 {
+        let head = self.unlink(slot);
+        let mut c = head;
+        while c != NO_CHUNK {
+            let k = &chunks.all[c as usize];
+            out.extend_from_slice(&k.entries[..k.len as usize]);
+            c = k.next;
+        }
+        head
+    }
+
+    /// Empty `slot`, returning its first chunk: the chain is the caller's.
+    #[inline(always)]
+    fn unlink(&mut self, slot: usize) -> u32 {
         self.occupied[slot >> 6] &= !(1 << (slot & 63));
         if self.occupied[slot >> 6] == 0 {
             self.summary &= !(1 << (slot >> 6));
         }
-        std::mem::take(&mut self.buckets[slot])
-    }
-
-    /// Give `slot` back its emptied bucket, with its capacity up to
-    /// [`BUCKET_KEEP`] entries: a bucket that once held a burst (a wheel
-    /// rebuilt at a new width, a far bucket of thousands of flows' timers)
-    /// would otherwise keep its size for the rest of the run in each of
-    /// 8192 slots (22 MB more peak memory on S1 before the cap).
-    #[inline(always)]
-    fn restore(&mut self, slot: usize, mut b: Vec<Entry>) {
-        b.clear();
-        if b.capacity() > BUCKET_KEEP {
-            b = Vec::new();
-        }
-        debug_assert!(self.buckets[slot].is_empty());
-        self.buckets[slot] = b;
+        std::mem::replace(&mut self.ends[slot], (NO_CHUNK, NO_CHUNK)).0
     }
 
     /// Absolute number of the earliest occupied bucket at or after `base`,
@@ -348,6 +445,8 @@ pub struct EventQueue {
     /// `cur >> WHEEL_BITS .. + WHEEL_SLOTS`; a far bucket moves into the
     /// near wheel whole before the near wheel reaches its first bucket.
     far: Level,
+    /// The chunks of both wheels' buckets.
+    chunks: Chunks,
     /// Entries in the near wheel and in the far wheel.
     wheel_len: usize,
     far_len: usize,
@@ -374,6 +473,7 @@ impl Default for EventQueue {
             cur: 0,
             near: Level::default(),
             far: Level::default(),
+            chunks: Chunks::default(),
             wheel_len: 0,
             far_len: 0,
             far_on: false,
@@ -495,10 +595,11 @@ impl EventQueue {
     fn take_wheel(&mut self) -> Vec<Entry> {
         let mut all = Vec::with_capacity(self.wheel_len + self.far_len);
         for level in [&mut self.near, &mut self.far] {
-            for slot in 0..level.buckets.len() {
-                let b = level.take(slot);
-                all.extend_from_slice(&b);
-                level.restore(slot, b);
+            for slot in 0..level.ends.len() {
+                if level.ends[slot].0 != NO_CHUNK {
+                    let head = level.take(&self.chunks, slot, &mut all);
+                    self.chunks.release_chain(head);
+                }
             }
         }
         self.wheel_len = 0;
@@ -514,7 +615,7 @@ impl EventQueue {
     fn wheel_insert(&mut self, time: Time, seq_to: u64, idx_gen: u64) {
         let b = time >> self.shift;
         if b >= self.cur && b < self.cur + WHEEL_SLOTS {
-            self.near.push((b & SLOT_MASK) as usize, time, seq_to, idx_gen);
+            self.near.push(&mut self.chunks, (b & SLOT_MASK) as usize, time, seq_to, idx_gen);
             self.wheel_len += 1;
         } else {
             self.far_insert(time, seq_to, idx_gen);
@@ -532,7 +633,7 @@ impl EventQueue {
             self.far_on |= self.heap.len() > FAR_FROM;
             return;
         }
-        self.far.push((c & SLOT_MASK) as usize, time, seq_to, idx_gen);
+        self.far.push(&mut self.chunks, (c & SLOT_MASK) as usize, time, seq_to, idx_gen);
         self.far_len += 1;
     }
 
@@ -615,10 +716,9 @@ impl EventQueue {
             self.cascade_due();
             let b = self.next_occupied();
             let slot = (b & SLOT_MASK) as usize;
-            let bucket = self.near.take(slot);
-            self.wheel_len -= bucket.len();
             let seg = self.front.len();
-            self.front.extend_from_slice(&bucket);
+            let head = self.near.take(&self.chunks, slot, &mut self.front);
+            self.wheel_len -= self.front.len() - seg;
             // A bucket of a few events is sorted by rank, without a branch
             // on the keys (`rank_sort`, from the bucket itself). A larger
             // one (rare at the tuned width: a burst) by insertion: it holds
@@ -628,7 +728,8 @@ impl EventQueue {
             // order is total.
             let f = &mut self.front[seg..];
             if f.len() <= RANK_SORT_MAX {
-                rank_sort(f, |k| bucket[k]);
+                let chunks = &self.chunks;
+                rank_sort(f, |k| chunks.nth(head, k));
             } else {
                 for n in 1..f.len() {
                     let e = f[n];
@@ -641,7 +742,7 @@ impl EventQueue {
                     f[j] = e;
                 }
             }
-            self.near.restore(slot, bucket);
+            self.chunks.release_chain(head);
             // Every far bucket is after `b`'s (`cascade_due`), so the wheel
             // moving on to `b + 1` passes none of them.
             self.cur = b + 1;
@@ -685,13 +786,21 @@ impl EventQueue {
             }
             self.cur = self.cur.max(c << WHEEL_BITS);
             let slot = (c & SLOT_MASK) as usize;
-            let bucket = self.far.take(slot);
-            self.far_len -= bucket.len();
-            for e in &bucket {
-                debug_assert_eq!(e.time >> self.shift >> WHEEL_BITS, c);
-                self.wheel_insert(e.time, e.seq_to, e.idx_gen);
+            // Entry by entry from the far bucket's chunks, each chunk given
+            // back once read (the near buckets may take it at once).
+            let mut k = self.far.unlink(slot);
+            while k != NO_CHUNK {
+                let n = self.chunks.all[k as usize].len as usize;
+                self.far_len -= n;
+                for i in 0..n {
+                    let e = self.chunks.all[k as usize].entries[i];
+                    debug_assert_eq!(e.time >> self.shift >> WHEEL_BITS, c);
+                    self.wheel_insert(e.time, e.seq_to, e.idx_gen);
+                }
+                let next = self.chunks.all[k as usize].next;
+                self.chunks.release(k);
+                k = next;
             }
-            self.far.restore(slot, bucket);
         }
     }
 
@@ -843,8 +952,7 @@ impl EventQueue {
     /// Entries the queue can hold without allocating: at least the most
     /// ever pending at once.
     pub fn capacity(&self) -> usize {
-        let wheel: usize = [&self.near, &self.far].iter().flat_map(|l| l.buckets.iter()).map(Vec::capacity).sum();
-        self.front.capacity() + wheel + self.heap.capacity()
+        self.front.capacity() + self.chunks.all.capacity() * CHUNK + self.heap.capacity()
     }
 }
 
@@ -1080,7 +1188,7 @@ mod tests {
             schedule_both(&mut q, &mut r, d, id + 1);
             id += 2;
         }
-        let (mut far_max, mut heap_max) = (0, 0);
+        let (mut far_max, mut heap_max, mut pending_max) = (0, 0, 0);
         for n in 0..400_000u64 {
             let now = q.peek_time().unwrap();
             let got = q.pop().map(|e| (e.time, e.to, e.gen));
@@ -1091,6 +1199,7 @@ mod tests {
             schedule_both(&mut q, &mut r, next, id + odd);
             id += 2;
             far_max = far_max.max(q.far_len);
+            pending_max = pending_max.max(q.wheel_len + q.far_len);
             if n > 50_000 {
                 heap_max = heap_max.max(q.heap.len());
             }
@@ -1103,6 +1212,17 @@ mod tests {
         }
         assert!(far_max > 10_000, "the far wheel held the far events: at most {far_max}");
         assert!(heap_max < 100, "the heap stayed nearly empty once tuned: at most {heap_max}");
+        // the wheels' chunks: the most entries ever pending in them, and
+        // room for at most seven more in each bucket they then filled
+        let room = q.chunks.all.len() * CHUNK;
+        assert!(room < pending_max + pending_max / 2, "room for {room}, {pending_max} pending at most");
+        let mut free = 0;
+        let mut c = q.chunks.free;
+        while c != NO_CHUNK {
+            free += 1;
+            c = q.chunks.all[c as usize].next;
+        }
+        assert_eq!(free, q.chunks.all.len(), "every chunk back in the pool once the queue is empty");
     }
 
     /// Thousands of start events beyond the horizon fill the heap; once
