@@ -121,7 +121,7 @@ fn red_without_ecn_drops_early_below_the_buffer() {
 fn run_watching(t: &str, from: f64) -> (Results, usize, u64, u64) {
     let mut s = sim(t);
     s.run_until(from);
-    let d0 = s.net.links[FWD_BNECK].c.drops;
+    let d0 = s.net.links[FWD_BNECK].counters().drops;
     let (mut mp, mut mb, mut t_s) = (0, 0, from);
     while t_s < s.duration_s() {
         t_s += 0.001;
@@ -132,7 +132,7 @@ fn run_watching(t: &str, from: f64) -> (Results, usize, u64, u64) {
     }
     let r = s.results();
     assert_conserved(&r);
-    let drops = s.net.links[FWD_BNECK].c.drops - d0;
+    let drops = s.net.links[FWD_BNECK].counters().drops - d0;
     (r, mp, mb, drops)
 }
 

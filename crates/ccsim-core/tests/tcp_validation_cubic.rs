@@ -93,7 +93,7 @@ fn run_with(cc_params: &str, extra: &str) -> (Vec<Change>, Vec<f64>) {
     let mut w = sim.tcp_sender(0).unwrap().st.cwnd;
     let mut n_drops = 0;
     while step(&mut sim) {
-        let d = sim.net.links[FWD_BNECK].c.drops;
+        let d = sim.net.links[FWD_BNECK].counters().drops;
         if d != n_drops {
             drops.extend(std::iter::repeat_n(sim.now_s(), (d - n_drops) as usize));
             n_drops = d;

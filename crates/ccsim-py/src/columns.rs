@@ -56,11 +56,15 @@ pub const STATE_ABSENT: u8 = 2;
 /// value.
 ///
 /// Values are dictionary-coded (each distinct value kept once) while that
-/// pays: a column whose first [`PROBE`] values are all distinct (the
-/// links' names, 40,000 of them for 10,000 flows on a dumbbell) stops
-/// looking values up and appends each as it comes, so it holds no hash
-/// table (about 220 bytes per flow at S2, issue 54). A value that does
-/// repeat after that is kept twice; every row still reads its own value.
+/// pays. Coding costs a hash table entry and a byte offset per distinct
+/// value and saves a repeated value's text and offsets, so it pays when
+/// values repeat about three times or more: a column more than a third of
+/// whose first [`PROBE`] values are distinct (the links' names, all
+/// distinct, 40,000 of them for 10,000 flows on a dumbbell; their `from`
+/// and `to`, half distinct) stops looking values up and appends each as
+/// it comes, holding no hash table (about 220 bytes per flow at S2 for the
+/// names alone, issue 54). A value that repeats is then kept again; every
+/// row still reads its own value.
 #[derive(Default)]
 pub struct Strings {
     pub text: String,
@@ -71,7 +75,10 @@ pub struct Strings {
     index: Option<HashMap<u64, u32>>,
     collided: HashMap<String, u32>,
     chars: u32,
+    /// Each value's byte offset in `text`, for the lookups while coding.
     bytes: Vec<u32>,
+    /// Values held (codes handed out).
+    values: u32,
     /// Values given so far, and how many the column will have.
     seen: usize,
     rows: usize,
@@ -91,8 +98,11 @@ impl Strings {
     }
 
     fn add(&mut self, s: &str) -> u32 {
-        let c = self.bytes.len() as u32;
-        self.bytes.push(self.text.len() as u32);
+        let c = self.values;
+        self.values += 1;
+        if self.index.is_some() {
+            self.bytes.push(self.text.len() as u32);
+        }
         self.starts.push(self.chars);
         self.text.push_str(s);
         self.chars += s.chars().count() as u32;
@@ -105,8 +115,8 @@ impl Strings {
     fn append_from_now(&mut self) {
         self.index = None;
         self.collided = HashMap::new();
+        self.bytes = Vec::new();
         let more = self.rows.saturating_sub(self.seen);
-        self.bytes.reserve_exact(more);
         self.starts.reserve_exact(more + 1);
         self.text.reserve_exact(self.text.len().div_ceil(self.seen.max(1)) * more);
     }
@@ -138,7 +148,7 @@ impl Strings {
                 c
             }
         };
-        if self.seen == PROBE && self.bytes.len() == PROBE {
+        if self.seen == PROBE && 3 * self.values as usize > PROBE {
             self.append_from_now();
         }
         c
@@ -148,6 +158,13 @@ impl Strings {
     pub fn into_parts(mut self) -> (String, Vec<u32>) {
         self.starts.push(self.chars);
         (self.text, self.starts)
+    }
+
+    /// Each code's value, whether the column codes or appends.
+    fn into_values(self) -> Vec<String> {
+        let (text, starts) = self.into_parts();
+        let at: Vec<usize> = text.char_indices().map(|(b, _)| b).chain(std::iter::once(text.len())).collect();
+        starts.windows(2).map(|w| text[at[w[0] as usize]..at[w[1] as usize]].to_owned()).collect()
     }
 }
 
@@ -274,7 +291,10 @@ impl Data {
             Data::U64(v) => v.iter().map(text).collect(),
             Data::I64(v) => v.iter().map(text).collect(),
             Data::Bool(v) => v.iter().map(|&b| text(&(b != 0))).collect(),
-            Data::Str { values, codes } => codes.iter().map(|&c| text(&values.get(c))).collect(),
+            Data::Str { values, codes } => {
+                let values = values.into_values();
+                codes.iter().map(|&c| text(&values[c as usize])).collect()
+            }
             j @ Data::Json(_) => return j,
         };
         Data::Json(v.into_iter().enumerate().map(|(i, t)| has_value(i).then_some(t)).collect())
@@ -489,12 +509,40 @@ mod tests {
         assert_eq!(codes[2 * PROBE], 2 * PROBE as u32);
         assert_eq!(values_of(s, &codes), given);
 
-        let given: Vec<String> = (0..rows).map(|i| format!("{}ü", i % (PROBE - 1))).collect();
+        // half distinct, as a dumbbell's links' `from`: not worth a table
+        let given: Vec<String> = (0..rows).map(|i| if i % 2 == 0 { format!("h{i}") } else { "r".into() }).collect();
         let mut s = Strings::with_rows(rows);
         let codes: Vec<u32> = given.iter().map(|x| s.code(x)).collect();
-        assert!(s.index.is_some(), "a repeat within the probe: still coded");
-        assert_eq!(s.bytes.len(), PROBE - 1);
+        assert!(s.index.is_none() && s.bytes.is_empty(), "half distinct: appended");
         assert_eq!(values_of(s, &codes), given);
+
+        // each value four times within the probe: coded, each kept once
+        let given: Vec<String> = (0..rows).map(|i| format!("{}ü", i % (PROBE / 4))).collect();
+        let mut s = Strings::with_rows(rows);
+        let codes: Vec<u32> = given.iter().map(|x| s.code(x)).collect();
+        assert!(s.index.is_some(), "a quarter distinct: still coded");
+        assert_eq!(s.values as usize, PROBE / 4);
+        assert_eq!(values_of(s, &codes), given);
+    }
+
+    #[test]
+    fn an_appending_string_column_falls_back_to_json_text_too() {
+        #[derive(Serialize)]
+        struct A {
+            v: serde_json::Value,
+        }
+        let mut t = Table::with_capacity(PROBE + 2);
+        for i in 0..=PROBE {
+            t.push(&A { v: serde_json::json!(format!("ü{i}")) });
+        }
+        t.push(&A { v: serde_json::json!(7) });
+        match &t.columns[0].data {
+            Some(Data::Json(v)) => {
+                assert_eq!(v[PROBE].as_deref(), Some(format!("\"ü{PROBE}\"").as_str()));
+                assert_eq!(v[PROBE + 1].as_deref(), Some("7"));
+            }
+            _ => panic!("mixed column is JSON text"),
+        }
     }
 
     #[test]

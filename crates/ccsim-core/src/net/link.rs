@@ -57,24 +57,34 @@ pub struct LinkCounters {
 /// [`LinkCounters`] less what is rare, which lives in the link's boxed
 /// [`Extras`]: the marks and random losses, which only a queue discipline
 /// other than DropTail or a stage produces (and that discipline or stage
-/// has made the box), and the high 64 bits of the queue integrals, which
-/// gain one every 2^64 packet- or byte-picoseconds (five hours of a
-/// 1,000-packet queue; twelve seconds of 1.5 MB queued), a cold carry made
-/// once in millions of packets. A `Link` is 32 bytes smaller, 128 bytes
-/// per flow with four access links each (issue 54). [`Link::counters`]
-/// puts them together.
+/// has made the box), and the high parts of the counts, which a carry
+/// reaches once in billions of packets or bytes (4 GB sent; 2^32 packets)
+/// and of the queue integrals, once every 2^64 packet- or
+/// byte-picoseconds (five hours of a 1,000-packet queue; twelve seconds
+/// of 1.5 MB queued): a cold carry into the box. 32 bytes on the link
+/// rather than [`LinkCounters`]' 80: 192 bytes a flow with four access
+/// links each (issue 54).
+/// [`Link::counters`] puts them together; the `count_*` methods add.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tally {
-    pub arrivals: u64,
-    /// Packets dropped by the queue discipline or a congestion stage.
-    pub drops: u64,
-    pub tx_pkts: u64,
-    pub tx_bytes: u64,
+    /// The low 32 bits of the counts: arrivals, drops by the queue
+    /// discipline or a congestion stage, packets and bytes sent.
+    arrivals: u32,
+    drops: u32,
+    tx_pkts: u32,
+    tx_bytes: u32,
     /// The low 64 bits of [`LinkCounters::q_area_pkts`] and
     /// [`LinkCounters::q_area_bytes`] (add through `Link::add_q_area`).
     q_area_pkts: u64,
     q_area_bytes: u64,
 }
+
+/// [`Extras::counts_hi`]'s entries: how many times each 32-bit count of
+/// [`Tally`] has wrapped.
+const ARRIVALS: usize = 0;
+const DROPS: usize = 1;
+const TX_PKTS: usize = 2;
+const TX_BYTES: usize = 3;
 
 struct StageSlot {
     stage: Box<dyn Stage>,
@@ -113,6 +123,8 @@ struct Extras {
     random_losses: u64,
     /// The high 64 bits of the queue integrals ([`Tally`]).
     q_area_hi: [u64; 2],
+    /// The high 32 bits of [`Tally`]'s counts (`ARRIVALS` ... `TX_BYTES`).
+    counts_hi: [u32; 4],
 }
 
 impl Extras {
@@ -147,14 +159,15 @@ impl Default for Pipe {
 /// and making a cut-through reads (`can_cut`, `cut_through`: feeder,
 /// inbound count, when the serialiser is free, the flags, the wire, the
 /// delay, the stages pointer, the memo's sizes) and a sending interface's
-/// limit (64 bytes), then the queue (its length decides a cut too) and the
-/// memo's times (64), then the counters, then what is read less often.
-/// 216 bytes: with
+/// limit (64 bytes), then the queue (its length decides a cut too), the
+/// memo's times and the rate (64), then the counters, then what is read
+/// less often. 192 bytes: with
 /// four access links per flow, a topology of many flows holds mostly
 /// links, so a link keeps no name (made from its nodes' names when shown,
 /// [`Link::name`]) nor the scenario's seed (`Net::seed`), narrow integers
-/// where the values allow, and its rarely used parts (stages, taps, the
-/// delay recorder) in one box. Laid out by the
+/// where the values allow (counts and memo times in 32 bits, [`Tally`]),
+/// and its rarely used parts (stages, taps, the delay recorder, the
+/// counters' high parts) in one box. Laid out by the
 /// compiler these spread over six lines of the struct, and with one edge
 /// link per flow a hop from a busy bottleneck onto a cold edge link misses
 /// on each (docs/decisions/2026-11-25-per-hop-layout.md). Not
@@ -199,14 +212,17 @@ pub struct Link {
     /// queue's length). [`Link::txqueuelen`] gives it.
     txqueuelen: u32,
     pub queue: Queue,
-    memo_time: [Time; 2],
+    /// The memo's times, in 32 bits: up to 4.29 ms, a 1500-byte packet at
+    /// 2.8 Mb/s or faster. A slower link's packets are few and are timed
+    /// without the memo (8 bytes a link, 32 a flow of four links: issue 54).
+    memo_time: [u32; 2],
     /// Fixed at build (`rate_bps()`): serialisation times are memoised.
     rate_bps: f64,
     /// The counters, except that a packet cut through this link
     /// (`Net::transmit`) is counted when it is cut, ahead of its arrival:
     /// read them through [`super::Net::link_counters_at`], which takes
     /// those back (`net::cut_log`).
-    pub c: Tally,
+    c: Tally,
     /// Until when `c.q_area_*` are integrated.
     q_since: Time,
     /// Largest queue in bytes seen after an arrival (the same instants).
@@ -379,6 +395,53 @@ impl Link {
         }
     }
 
+    /// Count an arrival.
+    #[inline]
+    pub(crate) fn count_arrival(&mut self) {
+        let (v, o) = self.c.arrivals.overflowing_add(1);
+        self.c.arrivals = v;
+        if o {
+            self.carry_count(ARRIVALS);
+        }
+    }
+
+    /// Count a packet dropped by the queue discipline or a congestion stage.
+    #[inline]
+    pub(crate) fn count_drop(&mut self) {
+        let (v, o) = self.c.drops.overflowing_add(1);
+        self.c.drops = v;
+        if o {
+            self.carry_count(DROPS);
+        }
+    }
+
+    /// Count a packet of `size` bytes sent (its serialisation started).
+    #[inline]
+    pub(crate) fn count_tx(&mut self, size: u32) {
+        let (p, op) = self.c.tx_pkts.overflowing_add(1);
+        let (b, ob) = self.c.tx_bytes.overflowing_add(size);
+        self.c.tx_pkts = p;
+        self.c.tx_bytes = b;
+        if op | ob {
+            self.carry_tx(op, ob);
+        }
+    }
+
+    #[cold]
+    fn carry_tx(&mut self, pkts: bool, bytes: bool) {
+        if pkts {
+            self.carry_count(TX_PKTS);
+        }
+        if bytes {
+            self.carry_count(TX_BYTES);
+        }
+    }
+
+    #[cold]
+    fn carry_count(&mut self, i: usize) {
+        self.extras.get_or_insert_with(Default::default).counts_hi[i] += 1;
+    }
+
     #[cold]
     fn carry_q_area(&mut self, (pkts, bytes): (u64, u64)) {
         let h = &mut self.extras.get_or_insert_with(Default::default).q_area_hi;
@@ -406,15 +469,18 @@ impl Link {
     /// counted ahead (see [`Link::c`]).
     pub fn counters(&self) -> LinkCounters {
         let t = self.c;
-        let (marks, random_losses, hi) =
-            self.extras.as_ref().map_or((0, 0, [0, 0]), |e| (e.marks, e.random_losses, e.q_area_hi));
+        let (marks, random_losses, hi, n) = self
+            .extras
+            .as_ref()
+            .map_or((0, 0, [0, 0], [0; 4]), |e| (e.marks, e.random_losses, e.q_area_hi, e.counts_hi));
+        let count = |i: usize, low: u32| (n[i] as u64) << 32 | low as u64;
         LinkCounters {
-            arrivals: t.arrivals,
-            drops: t.drops,
+            arrivals: count(ARRIVALS, t.arrivals),
+            drops: count(DROPS, t.drops),
             random_losses,
             marks,
-            tx_pkts: t.tx_pkts,
-            tx_bytes: t.tx_bytes,
+            tx_pkts: count(TX_PKTS, t.tx_pkts),
+            tx_bytes: count(TX_BYTES, t.tx_bytes),
             q_area_pkts: (hi[0] as u128) << 64 | t.q_area_pkts as u128,
             q_area_bytes: (hi[1] as u128) << 64 | t.q_area_bytes as u128,
         }
@@ -490,10 +556,8 @@ impl Link {
         self.max_queue_pkts = max.0 as u32;
         self.max_queue_bytes = max.1;
         self.busy_until = s.saturating_add(tx);
-        let c = &mut self.c;
-        c.arrivals += 1;
-        c.tx_pkts += 1;
-        c.tx_bytes += size as u64;
+        self.count_arrival();
+        self.count_tx(size);
         let wait = (s - at) as u128;
         self.add_q_area(wait, wait * size as u128);
         Some(s)
@@ -624,9 +688,8 @@ impl Link {
         // What a packet that arrives at an idle link and goes straight
         // into service adds to its counters (taken back by the cut log
         // until `at`).
-        self.c.arrivals += 1;
-        self.c.tx_pkts += 1;
-        self.c.tx_bytes += size as u64;
+        self.count_arrival();
+        self.count_tx(size);
         self.busy_until = at.saturating_add(self.tx_time(size));
         self.busy_until.saturating_add(self.delay)
     }
@@ -759,16 +822,18 @@ impl Link {
     #[inline]
     pub fn tx_time(&mut self, size: u32) -> Time {
         if self.memo_size[0] == size && size != 0 {
-            return self.memo_time[0];
+            return self.memo_time[0] as Time;
         }
         if self.memo_size[1] == size && size != 0 {
             self.memo_size.swap(0, 1);
             self.memo_time.swap(0, 1);
-            return self.memo_time[0];
+            return self.memo_time[0] as Time;
         }
         let t = crate::sim::time::tx_time(size, self.rate_bps);
-        self.memo_size = [size, self.memo_size[0]];
-        self.memo_time = [t, self.memo_time[0]];
+        if let Ok(t32) = u32::try_from(t) {
+            self.memo_size = [size, self.memo_size[0]];
+            self.memo_time = [t32, self.memo_time[0]];
+        }
         t
     }
 
@@ -920,6 +985,37 @@ mod tests {
         assert_eq!({ c.q_area_bytes }, near + (1 << 70) + 8);
     }
 
+    /// The counts are exact past 2^32 packets and bytes: the link keeps
+    /// their low 32 bits and carries into the box; a slow link's packets
+    /// (serialised in more than 2^32 ps) are timed without the memo.
+    #[test]
+    fn counts_carry_past_32_bits() {
+        use crate::net::queue::{DropTail, Limit};
+        let mut l = Link::new(0, (0, 1), 1e9, 0, Queue::DropTail(DropTail::new(Limit::Packets(1))));
+        l.c.tx_bytes = u32::MAX - 100;
+        l.c.tx_pkts = u32::MAX;
+        l.c.arrivals = u32::MAX;
+        l.c.drops = u32::MAX;
+        l.count_tx(1500);
+        assert!(l.extras.is_some(), "the carry made the box");
+        l.count_tx(1500);
+        l.count_arrival();
+        l.count_drop();
+        l.count_drop();
+        let c = l.counters();
+        assert_eq!(c.tx_bytes, u32::MAX as u64 - 100 + 3000);
+        assert_eq!(c.tx_pkts, u32::MAX as u64 + 2);
+        assert_eq!(c.arrivals, u32::MAX as u64 + 1);
+        assert_eq!(c.drops, u32::MAX as u64 + 2);
+
+        let mut slow = Link::new(0, (0, 1), 1e6, 0, Queue::DropTail(DropTail::new(Limit::Packets(1))));
+        assert_eq!(slow.tx_time(1500), crate::sim::time::tx_time(1500, 1e6));
+        assert_eq!(slow.memo_size, [0, 0], "12 ms does not fit the memo");
+        assert_eq!(slow.tx_time(52), 416_000_000);
+        assert_eq!(slow.memo_size, [52, 0]);
+        assert_eq!(slow.tx_time(1500), 12_000_000_000);
+    }
+
     /// A topology of many flows has four access links per flow (host to
     /// router and back, at both ends): at 10,000 flows the links are a
     /// fifth of the run's memory, and each 16 bytes here is 64 bytes a
@@ -927,9 +1023,13 @@ mod tests {
     /// doc), so they must stay the first 64.
     #[test]
     fn a_link_stays_small() {
-        assert!(std::mem::size_of::<Link>() <= 216, "Link is {} bytes", std::mem::size_of::<Link>());
+        assert!(std::mem::size_of::<Link>() <= 192, "Link is {} bytes", std::mem::size_of::<Link>());
         assert_eq!(std::mem::offset_of!(Link, txqueuelen), 60, "the cut-through's fields fill the first 64 bytes");
         assert_eq!(std::mem::offset_of!(Link, queue), 64);
-        assert_eq!(std::mem::offset_of!(Link, rate_bps), 120, "the queue and the memo's times fill the next 64");
+        assert_eq!(
+            std::mem::offset_of!(Link, rate_bps),
+            112,
+            "the queue, the memo's times and the rate fill the next 64"
+        );
     }
 }

@@ -293,7 +293,7 @@ impl Net {
         let link = &mut self.links[l];
         match reason {
             DropReason::Random => link.count_random_loss(),
-            DropReason::Congestion => link.c.drops += 1,
+            DropReason::Congestion => link.count_drop(),
         }
         link.notify(TapEvent::Drop, self.now, &self.pkts, id);
         self.dropped += 1;
@@ -319,7 +319,7 @@ impl Net {
             return self.virtual_arrive(l, id);
         }
         link.integrate_queue(now);
-        link.c.arrivals += 1;
+        link.count_arrival();
         let can_serve = link.can_serve(now);
         if let Some(q) = link.plain_droptail() {
             // Fast path (DropTail, no stages, no taps): the discipline's own
@@ -388,14 +388,14 @@ impl Net {
         }
         if link.busy_until <= now {
             // Idle: straight into service, as any DropTail link.
-            link.c.arrivals += 1;
+            link.count_arrival();
             if taps {
                 link.notify(TapEvent::Dequeue, now, &self.pkts, id);
             }
             return self.transmit(l, id);
         }
         let Some(start) = link.v_admit(now, now, size) else {
-            link.c.arrivals += 1;
+            link.count_arrival();
             return self.drop_pkt(l, id, DropReason::Congestion);
         };
         if taps {
@@ -502,8 +502,7 @@ impl Net {
         let link = &mut self.links[l];
         link.busy_until = now.saturating_add(link.tx_time(size));
         let arrive = link.busy_until.saturating_add(link.delay);
-        link.c.tx_pkts += 1;
-        link.c.tx_bytes += size as u64;
+        link.count_tx(size);
         if link.ties == Ties::Ns2 {
             return self.transmit_ns2(l, id, arrive);
         }
