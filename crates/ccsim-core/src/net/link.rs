@@ -79,6 +79,15 @@ pub struct Tally {
     q_area_bytes: u64,
 }
 
+/// Add `n` to a count's low 32 bits; whether it wrapped (the caller
+/// carries into [`Extras::counts_hi`]).
+#[inline(always)]
+fn add_low(low: &mut u32, n: u32) -> bool {
+    let (v, wrapped) = low.overflowing_add(n);
+    *low = v;
+    wrapped
+}
+
 /// [`Extras::counts_hi`]'s entries: how many times each 32-bit count of
 /// [`Tally`] has wrapped.
 const ARRIVALS: usize = 0;
@@ -398,9 +407,7 @@ impl Link {
     /// Count an arrival.
     #[inline]
     pub(crate) fn count_arrival(&mut self) {
-        let (v, o) = self.c.arrivals.overflowing_add(1);
-        self.c.arrivals = v;
-        if o {
+        if add_low(&mut self.c.arrivals, 1) {
             self.carry_count(ARRIVALS);
         }
     }
@@ -408,9 +415,7 @@ impl Link {
     /// Count a packet dropped by the queue discipline or a congestion stage.
     #[inline]
     pub(crate) fn count_drop(&mut self) {
-        let (v, o) = self.c.drops.overflowing_add(1);
-        self.c.drops = v;
-        if o {
+        if add_low(&mut self.c.drops, 1) {
             self.carry_count(DROPS);
         }
     }
@@ -418,10 +423,8 @@ impl Link {
     /// Count a packet of `size` bytes sent (its serialisation started).
     #[inline]
     pub(crate) fn count_tx(&mut self, size: u32) {
-        let (p, op) = self.c.tx_pkts.overflowing_add(1);
-        let (b, ob) = self.c.tx_bytes.overflowing_add(size);
-        self.c.tx_pkts = p;
-        self.c.tx_bytes = b;
+        let op = add_low(&mut self.c.tx_pkts, 1);
+        let ob = add_low(&mut self.c.tx_bytes, size);
         if op | ob {
             self.carry_tx(op, ob);
         }
