@@ -227,8 +227,8 @@ impl Simulation {
         self.net.pkts.capacity()
     }
     /// Events scheduled and not yet processed (stale timer events
-    /// included: timers are cancelled lazily), and the event heap's
-    /// capacity (the most ever pending, rounded up by the vector's growth).
+    /// included: timers are cancelled lazily), and the entries the event
+    /// queue can hold without allocating (`EventQueue::capacity`).
     pub fn events_pending(&self) -> usize {
         self.net.events.len()
     }

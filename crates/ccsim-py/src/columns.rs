@@ -3,7 +3,8 @@
 //! A run of 10,000 flows has 40,000 link rows and 10,000 flow rows: as one
 //! JSON document they are 26 MB of text, and parsed 47 MB of Python dicts,
 //! about 7 KB per flow on top of the run's own memory (issue 54). As columns
-//! (one packed array of 8-byte numbers per field, strings dictionary-coded unless all distinct)
+//! (one packed array of 8-byte numbers per field, strings dictionary-coded
+//! where their values repeat)
 //! they are about 1 KB per flow, and Python reads them in place
 //! (`ccsim.tables.RowTable`, which gives each row as a mapping).
 //!
@@ -118,7 +119,7 @@ impl Strings {
         self.bytes = Vec::new();
         let more = self.rows.saturating_sub(self.seen);
         self.starts.reserve_exact(more + 1);
-        self.text.reserve_exact(self.text.len().div_ceil(self.seen.max(1)) * more);
+        self.text.reserve_exact(self.text.len().div_ceil(self.values.max(1) as usize) * more);
     }
 
     /// The code of `s`, added if new (or if the column no longer codes).

@@ -101,8 +101,8 @@ impl Simulation {
         self.sim.packets_live()
     }
 
-    /// Events pending (stale timer events included) and the event heap's
-    /// capacity.
+    /// Events pending (stale timer events included) and the entries the
+    /// event queue can hold without allocating.
     #[getter]
     fn events_pending(&self) -> usize {
         self.sim.events_pending()

@@ -216,15 +216,15 @@ struct Chunk {
 
 /// The chunks of both wheels' buckets, with a free list through them.
 ///
-/// Why chunks rather than a vector per bucket: each of the 8192 buckets
-/// kept the room of its largest fill (up to 16 entries), and a far bucket of hundreds the slack of its last doubling: with
-/// 10,000 flows the wheels held room for 130,000 entries for 38,000
-/// pending, 230 bytes a flow (issue 54). A bucket now holds whole chunks
-/// of eight, at most seven entries of room, and an emptied bucket's chunks
-/// go to any other bucket, with no allocation once the pool has grown.
-/// Eight entries lie together in 200 bytes, so a bucket still loads as a
-/// stream, not one node at a time as a list of entries did
-/// (docs/decisions/2026-11-29-wheel-bucket-chunks.md).
+/// Why chunks rather than a vector per bucket: a vector keeps the room of
+/// its largest fill, and a far bucket of hundreds the slack of its last
+/// doubling; with 10,000 flows the 8192 buckets' vectors, each keeping up
+/// to 16 entries, held room for 130,000 entries for 38,000 pending, 230
+/// bytes a flow (issue 54). A bucket of chunks has at most seven entries
+/// of room, and an emptied bucket's chunks go to any other bucket, with no
+/// allocation once the pool has grown. Eight entries lie together in 200
+/// bytes, so a bucket still loads as a stream, not one node at a time as
+/// a list of entries would (docs/decisions/2026-11-29-wheel-bucket-chunks.md).
 struct Chunks {
     all: Vec<Chunk>,
     free: u32,
@@ -949,8 +949,9 @@ impl EventQueue {
         self.front.is_empty()
     }
 
-    /// Entries the queue can hold without allocating: at least the most
-    /// ever pending at once.
+    /// Entries the queue can hold without allocating: the room of its
+    /// front, of its wheels' pool of chunks (which keeps the most it ever
+    /// held) and of its overflow heap (given back when emptied).
     pub fn capacity(&self) -> usize {
         self.front.capacity() + self.chunks.all.capacity() * CHUNK + self.heap.capacity()
     }
@@ -1225,8 +1226,9 @@ mod tests {
         assert_eq!(free, q.chunks.all.len(), "every chunk back in the pool once the queue is empty");
     }
 
-    /// Thousands of start events beyond the horizon fill the heap; once
-    /// they have all popped it keeps no room for them.
+    /// Thousands of entries fill the heap (as the start events of many
+    /// flows beyond the horizon do); once they have all popped it keeps no
+    /// room for them.
     #[test]
     fn an_emptied_heap_gives_back_its_room() {
         let mut q = EventQueue::default();
