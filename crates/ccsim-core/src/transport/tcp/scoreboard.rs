@@ -207,15 +207,14 @@ impl Scoreboard {
         if s >= e {
             return;
         }
-        self.holes_mut();
         // The ranges overlapping or touching [s, e), in order (indices: no
         // allocation per SACK block, which with thousands of flows was a
         // malloc per ACK).
-        let touching = self.sacked().expect("made above").touching(s, e);
+        let touching = self.holes_mut().sacked.touching(s, e);
         let mut cur = s;
         let (mut lo, mut hi) = (s, e);
         for i in touching.clone() {
-            let (rs, re) = self.sacked().expect("made above").get(i);
+            let (rs, re) = self.holes_mut().sacked.get(i);
             if rs > cur {
                 self.mark_range(cur, rs.min(e));
                 newly(cur, rs.min(e));
