@@ -141,3 +141,12 @@ def test_sections_named_in_code_and_docs_exist():
             if not any(name in h.replace("`", "") or name in h for h in heads[page]):
                 missing.append(f"{f.relative_to(ROOT)}: docs/{page}.md, \"{name}\"")
     assert not missing, "sections that do not exist: " + "; ".join(missing)
+
+
+def test_a_flow_sweep_becomes_a_record_table():
+    row = {"flows": 10000, "buffer_pkts": 500, "wall_s": 4.6114, "bottleneck_pkts_per_s": 888_123.0,
+           "vs_first_pkts": 0.3372, "events_per_bottleneck_pkt": 5.2012, "ns_per_bottleneck_pkt": 1126.6,
+           "extra_ns_per_pkt": 746.6, "loss_rate": 0.0949}
+    cols, rows = dt.sweep_rows([row])
+    assert len(cols) == len(rows[0])
+    assert rows[0] == ["10,000", "500", "4.611", "888", "0.34", "5.20", "1,127", "747", "9.49e-02"]

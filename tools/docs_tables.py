@@ -7,6 +7,7 @@
                                            # record a `ccsim bench --json` run
     python tools/docs_tables.py add peer-ns2 OUT.json ...   # a `benches/peer_ns2.py --json` run
     python tools/docs_tables.py add peer-ns3 OUT.json ...   # a `benches/peer_ns3.py --json` run
+    python tools/docs_tables.py add flow-sweep OUT.json ... # a `benches/flow_sweep.py --json` run
 
 A generated block sits between ``<!-- BEGIN generated: NAME -->`` and
 ``<!-- END generated: NAME -->``; the hand-written text around it is kept.
@@ -478,6 +479,19 @@ def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
     return cols, out
 
 
+def sweep_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
+    """A `benches/flow_sweep.py --json` run as a record's columns and rows."""
+    cols = ["flows", "buffer (pkts)", "wall (s)", "bottleneck kpkt/s", "of the first point", "events/pkt",
+            "ns per bottleneck pkt", "over the first point (ns)", "loss"]
+    out = []
+    for r in rows:
+        out.append([f"{r['flows']:,}", f"{r['buffer_pkts']:,}", _fmt(r["wall_s"], ".3f"),
+                    _fmt(r["bottleneck_pkts_per_s"] / 1e3, ",.0f"), _fmt(r["vs_first_pkts"], ".2f"),
+                    _fmt(r["events_per_bottleneck_pkt"], ".2f"), _fmt(r["ns_per_bottleneck_pkt"], ",.0f"),
+                    _fmt(r["extra_ns_per_pkt"], ",.0f"), _fmt(r.get("loss_rate"), ".2e")])
+    return cols, out
+
+
 def peer_ns3_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
     """A `benches/peer_ns3.py --json` run as a record's columns and rows."""
     cols = ["row", "ns-3 side", "simulated (s)", "ccsim wall (s)", "ns-3 wall (s)", "ns-3 CPU (s)", "ccsim kpkt/s",
@@ -509,7 +523,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["add"]:
         ap = argparse.ArgumentParser(prog="docs_tables.py add", description="record a measurement run")
-        ap.add_argument("kind", choices=("bench", "peer-ns2", "peer-ns3"))
+        ap.add_argument("kind", choices=("bench", "peer-ns2", "peer-ns3", "flow-sweep"))
         ap.add_argument("json", type=Path, help="the run's --json output")
         for k in ("id", "title", "section", "date", "machine", "machine-short", "build", "command"):
             ap.add_argument(f"--{k}", required=True)
@@ -519,7 +533,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if a.section not in PERF_SECTIONS:
             ap.error(f"--section: {a.section!r}; allowed: {', '.join(PERF_SECTIONS)}")
         rows = json.loads(a.json.read_text(encoding="utf-8"))
-        cols, body = {"bench": bench_rows, "peer-ns2": peer_rows, "peer-ns3": peer_ns3_rows}[a.kind](rows)
+        cols, body = {"bench": bench_rows, "peer-ns2": peer_rows, "peer-ns3": peer_ns3_rows,
+                      "flow-sweep": sweep_rows}[a.kind](rows)
         rec = {"id": a.id, "title": a.title, "section": a.section, "date": a.date, "machine": a.machine,
                "machine_short": a.machine_short, "build": a.build, "command": a.command, "columns": cols,
                "rows": body, "notes": a.notes, **({"commit": a.commit} if a.commit else {})}
