@@ -432,9 +432,7 @@ impl Simulation {
                     {
                         if let Some((flow, ack)) = self.net.delivery_of(gen) {
                             self.flows.prefetch_agent(flow, ack);
-                            if ack {
-                                self.net.prefetch_first_link(flow);
-                            }
+                            self.net.prefetch_first_link(flow, ack);
                         }
                     }
                 }

@@ -465,12 +465,14 @@ impl Net {
         }
     }
 
-    /// Start loading the first link of `flow`'s data path (its sender is
-    /// about to receive an ACK and may send).
+    /// Start loading the first link of `flow`'s data path (`ack`: its
+    /// sender is about to receive an ACK and may send) or of its ACK path
+    /// (its receiver is about to receive data and may acknowledge it).
     #[inline(always)]
-    pub(crate) fn prefetch_first_link(&self, flow: u32) {
+    pub(crate) fn prefetch_first_link(&self, flow: u32, ack: bool) {
         if let Some(f) = self.flow_net.get(flow as usize) {
-            if let Some(&n) = self.hops.get(f.span.fwd as usize) {
+            let first = if ack { f.span.fwd } else { f.span.rev };
+            if let Some(&n) = self.hops.get(first as usize) {
                 packet::prefetch_span(&self.links[n as usize], 64);
             }
         }
