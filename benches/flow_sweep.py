@@ -5,7 +5,8 @@
 Each point is the many-flows rows' scenario (``ccsim bench`` S0-S2:
 CUBIC/SACK at 10 Gb/s, RTTs over 20-100 ms, starts over 1 s, a BDP/sqrt(N)
 bottleneck buffer) with N flows, run in this process with the default
-install's engine. Reported per N: wall time of the run and its results,
+install's engine and measured as ``ccsim bench`` measures a row (a run
+shorter than a second is repeated and its fastest kept). Reported per N: wall time of the run and its results,
 bottleneck packets per wall-second, the ratio to the first point's (the
 issue 54 target reads S2 against S0, N = 10,000 against 10), events per
 bottleneck packet, and the wall time per bottleneck packet with its
@@ -20,7 +21,7 @@ more of each packet's per-flow state is first touched in memory
 (docs/decisions/2026-11-29-s2-against-memory-latency.md).
 
 Run it with nothing else on the machine and pinned to one core
-(``taskset -c 1``): each point is one run, timed once.
+(``taskset -c 1``): a point of a second or more is one run, timed once.
 """
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ import argparse
 import dataclasses
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -36,33 +36,26 @@ DEFAULT_FLOWS = (10, 300, 1000, 2000, 3000, 5000, 7000, 10000, 14000, 20000)
 
 
 def point(flows: int, duration_s: float) -> Dict[str, Any]:
-    """One run of S2's scenario with ``flows`` flows for ``duration_s``."""
-    from ccsim._native import core, dumps
-    from ccsim.bench import BENCHMARKS, _scale_scenario, scale_buffer_pkts
-    from ccsim.results import Results
+    """One run of S2's scenario with ``flows`` flows for ``duration_s``,
+    measured as ``ccsim bench`` measures its rows (:func:`ccsim.bench.measure`:
+    the set-up, the run and its results timed; conservation checked)."""
+    from ccsim.bench import BENCHMARKS, measure, scale_buffer_pkts
 
     s2 = BENCHMARKS["S2"]
     b = dataclasses.replace(s2, name=f"S2@{flows}", flows=flows,
                             buffer_pkts=scale_buffer_pkts(s2.rate_bps, flows), duration_s=duration_s)
-    text = dumps(_scale_scenario(b, False).to_dict())
-    t0 = time.perf_counter()
-    sim = core().Simulation(text)
-    sim.run_until(sim.duration_s)
-    out = sim.finish_columns()
-    wall = time.perf_counter() - t0
-    res = Results.from_engine(out).raw
-    bneck = next(l for l in res["links"] if l.get("monitored"))
-    pkts = int(bneck["tx_pkts"])
+    row = measure(b)
+    pkts = round(row["bottleneck_pkts_per_s"] * row["wall_s"])
     return {
         "flows": flows,
         "buffer_pkts": b.buffer_pkts,
         "duration_s": duration_s,
-        "wall_s": wall,
+        "wall_s": row["wall_s"],
         "bottleneck_pkts": pkts,
-        "bottleneck_pkts_per_s": pkts / wall,
-        "events_per_bottleneck_pkt": int(res["events"]) / pkts,
-        "ns_per_bottleneck_pkt": wall / pkts * 1e9,
-        "loss_rate": bneck.get("loss_rate"),
+        "bottleneck_pkts_per_s": row["bottleneck_pkts_per_s"],
+        "events_per_bottleneck_pkt": row["events_per_bottleneck_pkt"],
+        "ns_per_bottleneck_pkt": 1e9 / row["bottleneck_pkts_per_s"],
+        "loss_rate": row["loss_rate"],
     }
 
 

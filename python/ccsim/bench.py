@@ -404,7 +404,12 @@ NS3_BNECK_DELAY_S = 0.005
 
 def scenario(name: str, quick: bool = False) -> Scenario:
     """The benchmark scenario ``name`` (B1..B5, B2-<cc>, E1, E5, W1, W1-etcp)."""
-    b = BENCHMARKS[name]
+    return scenario_of(BENCHMARKS[name], quick)
+
+
+def scenario_of(b: Bench, quick: bool = False) -> Scenario:
+    """The scenario of row ``b``, one of :data:`BENCHMARKS` or a variant of
+    one (``dataclasses.replace``: ``benches/flow_sweep.py``'s S2 with N flows)."""
     if b.ns3:
         return _ns3_scenario(b, quick)
     if b.scale:
@@ -494,9 +499,15 @@ def _peak_rss_mb(usage: resource.struct_rusage) -> float:
 def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) -> Dict[str, Any]:
     """Run one benchmark in *this* process and measure it (``duration_s``:
     the row cut short, for a peer too slow to run it whole)."""
+    return measure(BENCHMARKS[name], quick, duration_s)
+
+
+def measure(b: Bench, quick: bool = False, duration_s: Optional[float] = None) -> Dict[str, Any]:
+    """:func:`run_one` for row ``b``, one of :data:`BENCHMARKS` or a variant."""
     from ._native import core, dumps
 
-    d = scenario(name, quick).to_dict()
+    name = b.name
+    d = scenario_of(b, quick).to_dict()
     if duration_s is not None:
         d["duration_s"] = duration_s
     text = dumps(d)
@@ -506,7 +517,6 @@ def run_one(name: str, quick: bool = False, duration_s: Optional[float] = None) 
     # other load on the machine. Long runs are measured once.
     walls = []
     soak: Dict[str, Any] = {}
-    b = BENCHMARKS[name]
     # A row of many flows reads its memory on its first repeat: a later
     # one builds its engine while the previous repeat's results (and
     # NumPy, imported for them) are held, and S0, repeated when it runs
