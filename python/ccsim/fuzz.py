@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ._native import UserError, core, validate
 from .results import Results
@@ -48,17 +48,48 @@ __all__ = [
     "write_case",
 ]
 
-#: The controllers and recoveries drawn from. Fixed here rather than read
-#: from the engine's registry so that a scenario's draw does not move when
-#: something is registered; tests/test_invariants.py checks that these are
-#: every registered one but those in ``EXCLUDED_CONTROLLERS``.
-CONTROLLERS = (
-    "reno", "hstcp", "stcp", "htcp", "ltcp", "bic", "cubic", "dctcp", "fast", "vegas", "bbr", "prague", "bbr3",
-)
+#: The recoveries drawn from (every one the engine registers:
+#: tests/test_invariants.py checks).
 RECOVERIES = ("reno", "newreno", "sack", "sack1")
 
-#: Registered controllers that cannot run on a plain TCP path, with why.
-EXCLUDED_CONTROLLERS = {"xcp": "needs XCP routers on the path"}
+
+def controllers() -> Tuple[str, ...]:
+    """The controllers drawn by default: every built-in that runs on a
+    plain TCP path (not those that need a router stage on it, XCP), in the
+    engine's catalog order. Read from the built-ins only, so a scenario's
+    draw does not move when a Python controller is registered."""
+    return tuple(e["name"] for e in _catalog()["controllers"]
+                 if e["origin"] == "built-in" and e["path_stage"] is None)
+
+
+def _needs(cc: str) -> Dict[str, Any]:
+    """What controller ``cc`` declares it needs (``pacing_rate``, ``ecn``,
+    ``path_stage``); a ``"module:Class"`` name is resolved (registered) first."""
+    for e in _catalog()["controllers"]:
+        if e["name"] == cc:
+            return e
+    if cc in {e["name"] for e in json.loads(core().catalog())["controllers"]} or ":" in cc:
+        # registered or resolvable since the catalog was read
+        _resolve_controller(cc)
+        _catalog.cache_clear()
+        for e in _catalog()["controllers"]:
+            if e["name"] == cc:
+                return e
+    raise UserError(f"--cc: unknown controller {cc!r}; allowed: {', '.join(e['name'] for e in _catalog()['controllers'])} "
+                    "or a Python class as \"module:Class\"")
+
+
+def _resolve_controller(cc: str) -> None:
+    """Have the engine resolve ``cc`` (a ``"module:Class"`` name) by
+    validating a one-flow scenario that names it."""
+    sc = {"duration_s": 1.0, "flows": [{"cc": cc}],
+          "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 1e7,
+                       "bottleneck_queue": {"kind": "droptail", "limit_pkts": 10}}}
+    try:
+        core().validate(json.dumps(sc))
+    except ValueError as exc:
+        raise UserError(f"--cc: {exc}") from None
+
 
 #: Invariant names, in the order :func:`check` reports them. ``rejected``
 #: and ``crashed`` are not properties of TCP: the engine refused a scenario
@@ -178,48 +209,55 @@ def _queue(rng: random.Random, limit: int, any_ecn: bool) -> Dict[str, Any]:
     return {"kind": kind, "limit_pkts": limit}
 
 
-def _tcp(rng: random.Random, ecn: Optional[bool] = None) -> Dict[str, Any]:
-    """One flow entry's TCP settings (``ecn`` forced when given). Sack1
+def _tcp(rng: random.Random, ecn: Optional[bool] = None, ccs: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """One flow entry's TCP settings (``ecn`` forced when given), its
+    controller drawn from ``ccs`` (default :func:`controllers`). Sack1
     (ns-2's agent) takes neither ECN nor pacing, so those two are drawn only
-    for the other recoveries; DCTCP always has ECN, and RFC 6675 where
-    Sack1 was drawn; BBR (v1 and v3) and Prague pace at their own rate and
-    run RFC 6675 where Sack1 was drawn; Prague always has ECN with AccECN
-    feedback, and another ECN flow draws AccECN a third of the time; a
-    window-based RFC 6675 flow draws PRR (RFC 9937) half the time and a
-    cwnd-usage rule (``cwnd_limited``); an RFC 6675 flow draws the ACKs'
-    SACK-option bytes (``sack_option``)."""
+    for the other recoveries; what a controller declares it needs decides
+    the rest: an ECN scheme (DCTCP, Prague) always has ECN, with the
+    feedback it requires (Prague's AccECN), and RFC 6675 where Sack1 was
+    drawn; a rate-paced controller (BBR v1 and v3, Prague) paces at its own
+    rate and runs RFC 6675 where Sack1 was drawn; another ECN flow draws
+    AccECN a third of the time; a window-based RFC 6675 flow draws PRR
+    (RFC 9937) half the time and a cwnd-usage rule (``cwnd_limited``); an
+    RFC 6675 flow draws the ACKs' SACK-option bytes (``sack_option``)."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
-        "cc": rng.choice(CONTROLLERS),
+        "cc": rng.choice(tuple(ccs) if ccs else controllers()),
         "recovery": rec,
         "delayed_ack": rng.random() < 0.5,
         "init_cwnd_pkts": rng.choice((2, 10)),
     }
+    needs = _needs(flow["cc"])
+    needs_ecn = needs["ecn"] or {}
+    rate_paced, ecn_scheme = needs["pacing_rate"], bool(needs_ecn.get("required"))
     if flow["delayed_ack"]:
         flow["delack_model"] = rng.choice(("fixed", "linux"))
-    if flow["cc"] in ("dctcp", "bbr", "bbr3", "prague") and rec == "sack1":
-        # DCTCP is an ECN scheme and Sack1 takes no ECN; BBR sets its own
-        # window around the RFC recovery: RFC 6675 instead
+    if (ecn_scheme or rate_paced) and rec == "sack1":
+        # an ECN scheme needs ECN and Sack1 takes none; a rate-paced
+        # controller sets its own window around the RFC recovery: RFC 6675
         flow["recovery"] = rec = "sack"
     if rec != "sack1":
         flow["ecn"] = rng.random() < 0.5 if ecn is None else ecn
         flow["pacing"] = rng.choice(("none", "interval", "token_bucket", "rate"))
         if flow["pacing"] == "token_bucket":
             flow["bucket_pkts"] = rng.choice((1, 2, 4))
-    if flow["cc"] in ("bbr", "bbr3", "prague"):
+    if rate_paced:
         flow["pacing"] = "rate"  # they pace at the rate they set
         flow.pop("bucket_pkts", None)
-    if flow["cc"] in ("dctcp", "prague"):
+    if ecn_scheme:
         flow["ecn"] = True
-    if flow.get("ecn") and rng.random() < (0.6 if flow["cc"] == "dctcp" else 0.3):
-        # L4S's codepoint (RFC 9331): DualPI2 puts these in its L queue
+    # a DCTCP-style scheme (ECN required, per-segment echo) draws L4S's
+    # codepoint (RFC 9331) more often: DualPI2 puts these in its L queue
+    dctcp_like = ecn_scheme and needs_ecn.get("feedback") == "dctcp"
+    if flow.get("ecn") and rng.random() < (0.6 if dctcp_like else 0.3):
         flow["ect"] = "ect1"
-    if flow["cc"] == "prague":
-        flow["ecn_feedback"] = "accecn"  # an L4S sender needs it (RFC 9331 §4.2)
+    if needs_ecn.get("feedback_required"):
+        flow["ecn_feedback"] = needs_ecn["feedback"]  # an L4S sender needs it (RFC 9331 §4.2)
     elif flow.get("ecn") and rng.random() < 1 / 3:
         flow["ecn_feedback"] = "accecn"  # RFC 9768 with any controller
-    if flow["recovery"] == "sack" and flow["cc"] not in ("bbr", "bbr3", "prague"):
+    if flow["recovery"] == "sack" and not rate_paced:
         flow["prr"] = rng.random() < 0.5  # RFC 9937 (window controllers only)
         flow["cwnd_limited"] = rng.choice(("off", "linux", "ns3"))
     if flow["recovery"] == "sack":
@@ -242,7 +280,7 @@ def _settle_s(rate_bps: float, rtt_s: float, limit_pkts: int, flows: int, pkt_by
     return (_bdp_pkts(rate_bps, rtt_s, pkt_bytes) + limit_pkts) / flows * rtt_s
 
 
-def _homogeneous(rng: random.Random, seed: int, index: int) -> Dict[str, Any]:
+def _homogeneous(rng: random.Random, seed: int, index: int, ccs: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """A scenario :func:`is_homogeneous` accepts, so the fair-share
     invariant is exercised on a good share of the cases: a rate at which a
     flow can open its fair window within 14 s (:func:`_settle_s`)."""
@@ -257,7 +295,7 @@ def _homogeneous(rng: random.Random, seed: int, index: int) -> Dict[str, Any]:
             fits.append((rate, limit))
     rate, limit = rng.choice(fits) if fits else (10e6, 20)
     settle = max(5.0, 40 * rtt, _settle_s(rate, rtt, limit, count, 1040))
-    flow = _tcp(rng)
+    flow = _tcp(rng, ccs=ccs)
     flow.update(count=count, rtt_s=rtt, start_s=0.0, start_spread_s=round(rng.uniform(0, 1), 3))
     return {
         "name": f"fuzz-{seed}-{index}",
@@ -273,7 +311,8 @@ def _homogeneous(rng: random.Random, seed: int, index: int) -> Dict[str, Any]:
     }
 
 
-def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict[str, Any]:
+def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False,
+           ccs: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """Anything goes: several entries, each with its own TCP, RTT, start,
     size and direction, on a dumbbell or a parking lot. ``ecn``: every flow
     ECN-capable behind a marking queue with ECN on (RED half the time, with
@@ -286,7 +325,7 @@ def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict
     rate = rng.choice((10e6, 20e6, 50e6, 100e6))
     delay = round(rng.uniform(0.001, 0.02), 4)
     duration = round(rng.uniform(3, 15), 2)
-    entries = [_tcp(rng, True if ecn else None) for _ in range(rng.randint(1, 4))]
+    entries = [_tcp(rng, True if ecn else None, ccs) for _ in range(rng.randint(1, 4))]
     any_ecn = any(e.get("ecn") for e in entries)
     rtt_mix = rng.choice(("one", "per_entry", "list", "range"))
     common_rtt = round(rng.uniform(0.01, 0.2), 3)
@@ -353,13 +392,16 @@ def _mixed(rng: random.Random, seed: int, index: int, ecn: bool = False) -> Dict
     }
 
 
-def scenario(seed: int, index: int) -> Dict[str, Any]:
+def scenario(seed: int, index: int, ccs: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """Scenario ``index`` of ``seed``: a dict for ``ccsim.run``. A quarter
     are homogeneous (one TCP, one RTT, long-lived flows on a dumbbell), 30%
-    all-ECN behind a marking RED or AQM, the rest mix everything."""
+    all-ECN behind a marking RED or AQM, the rest mix everything. The TCP
+    flows' controllers are drawn from ``ccs`` (default :func:`controllers`;
+    a Python controller's name, registered or ``"module:Class"``, works as
+    a built-in's)."""
     rng = random.Random(seed * 2**32 + index)
     kind = rng.random()
-    sc = _homogeneous(rng, seed, index) if kind < 0.25 else _mixed(rng, seed, index, ecn=kind < 0.55)
+    sc = _homogeneous(rng, seed, index, ccs) if kind < 0.25 else _mixed(rng, seed, index, ecn=kind < 0.55, ccs=ccs)
     if index % 2:
         # every other scenario records queueing delays (drawing nothing, so
         # the scenarios are those of before; recording changes no other
@@ -789,8 +831,10 @@ def _longest_wait(trace: "pd.DataFrame") -> float:
 
 
 def _accecn(entry: Mapping[str, Any]) -> bool:
-    """The flow entry feeds CE back with AccECN (given, or ``prague``'s default)."""
-    return entry.get("ecn_feedback", "accecn" if entry.get("cc") == "prague" else "rfc3168") == "accecn"
+    """The flow entry feeds CE back with AccECN (given, or its controller's
+    default: Prague's)."""
+    declared = (_needs(entry["cc"])["ecn"] or {}).get("feedback") if entry.get("cc") else None
+    return entry.get("ecn_feedback", declared if entry.get("ecn") and declared else "rfc3168") == "accecn"
 
 
 def check_ece_echo(sc: Mapping[str, Any], res: Results, traces: Mapping[str, "pd.DataFrame"]) -> List[Violation]:
@@ -938,12 +982,14 @@ class Case:
         return f"fuzz-{self.seed}-{self.index}"
 
 
-def run_case(seed: int, index: int, sc: Optional[Dict[str, Any]] = None) -> Case:
-    """Generate (unless given), run and check one scenario. A scenario the
-    engine refuses or an exception in the run is a violation of its own."""
+def run_case(seed: int, index: int, sc: Optional[Dict[str, Any]] = None,
+             ccs: Optional[Sequence[str]] = None) -> Case:
+    """Generate (unless given; controllers from ``ccs``), run and check one
+    scenario. A scenario the engine refuses or an exception in the run is a
+    violation of its own."""
     from .runner import run
 
-    sc = scenario(seed, index) if sc is None else sc
+    sc = scenario(seed, index, ccs) if sc is None else sc
     case = Case(seed, index, sc)
     try:
         traced = needs_trace(validate(sc))
@@ -961,10 +1007,11 @@ def run_case(seed: int, index: int, sc: Optional[Dict[str, Any]] = None) -> Case
     return case
 
 
-def cases(n: int, seed: int, start: int = 0) -> Iterator[Case]:
-    """Run and check scenarios ``start`` .. ``start + n - 1`` of ``seed``."""
+def cases(n: int, seed: int, start: int = 0, ccs: Optional[Sequence[str]] = None) -> Iterator[Case]:
+    """Run and check scenarios ``start`` .. ``start + n - 1`` of ``seed``
+    (controllers from ``ccs``)."""
     for i in range(start, start + n):
-        yield run_case(seed, i)
+        yield run_case(seed, i, ccs=ccs)
 
 
 def write_case(case: Case, out_dir: Path, fresh: bool = False) -> Path:
@@ -990,15 +1037,21 @@ def tally(found: Sequence[Case]) -> Dict[str, int]:
     return counts
 
 
-def command(n: int, seed: int, out: Path, progress: Optional[bool] = None) -> int:
-    """``ccsim fuzz``: run ``n`` cases of ``seed`` with a progress bar, write
-    each failing one to ``out`` as it is found (an interrupted run keeps
-    what it found), print a summary line; 1 if any invariant broke."""
+def command(n: int, seed: int, out: Path, progress: Optional[bool] = None,
+            ccs: Optional[Sequence[str]] = None) -> int:
+    """``ccsim fuzz``: run ``n`` cases of ``seed`` (controllers from ``ccs``,
+    default the built-ins) with a progress bar, write each failing one to
+    ``out`` as it is found (an interrupted run keeps what it found), print a
+    summary line; 1 if any invariant broke."""
     from tqdm.auto import tqdm
 
+    for cc in ccs or ():
+        if _needs(cc)["path_stage"]:
+            raise UserError(f"--cc: {cc!r} needs the {_needs(cc)['path_stage']} router stage on its path, "
+                            "which the fuzz's topologies do not have")
     failed: List[Case] = []
     with tqdm(total=n, unit="case", desc="fuzz", disable=None if progress is None else not progress) as bar:
-        for case in cases(n, seed):
+        for case in cases(n, seed, ccs=ccs):
             if case.violations:
                 write_case(case, out, fresh=not failed)
                 failed.append(case)

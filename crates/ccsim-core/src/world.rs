@@ -76,6 +76,7 @@ impl Simulation {
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
         crate::parts::validate(sc)?;
         let built = topology::build(sc)?;
+        topology::check_path_stages(sc, &built, |cc| crate::transport::cc::registry::needs(cc).path_stage)?;
         let delays_s = built.delays_s;
         let mut net = Net::new(built.links, built.routes);
         net.seed = sc.seed;
@@ -185,8 +186,8 @@ impl Simulation {
     /// events are freed. Why: the results (a row per flow and per link,
     /// about 800 bytes per flow on a dumbbell) were built beside all of the
     /// run's state and added to its peak memory; built after this, they
-    /// take memory the run has given back (issue 54's "bytes per flow at
-    /// peak"). Results read the same before and after; the packets still
+    /// take memory the run has given back (what `ccsim bench` reports as
+    /// "bytes per flow at peak"). Results read the same before and after; the packets still
     /// in the network stay (conservation counts them) and `run_until` does
     /// nothing more.
     pub fn end(&mut self) {

@@ -293,28 +293,44 @@ pub fn build(sc: &Scenario) -> Result<Built, ConfigError> {
     let mut built = build_shape(sc)?;
     sending_interfaces(sc, &mut built)?;
     byte_limits_hold_a_packet(sc, &built)?;
-    xcp_paths(sc, &built)?;
     Ok(built)
 }
 
-/// An XCP sender (`cc = "xcp"`) takes its window from the feedback of XCP
-/// routers on its path (Katabi et al. 2002 §3.1: the sender's own
-/// H_feedback is its wish; only routers lower it). With no XCP router on
-/// the forward path nothing lowers it: the window jumps to the largest
-/// the sender asks for and the flow floods the path. That is a scenario
-/// mistake, refused here with the fix named.
-fn xcp_paths(sc: &Scenario, built: &Built) -> Result<(), ConfigError> {
+/// Refuse a flow whose controller needs a router stage on its path
+/// (`stage_needed(cc)`: the controller's declared
+/// `transport::cc::Needs::path_stage`, passed in from above this layer)
+/// when no link of its forward path has one, with the fix named. An XCP
+/// sender (`cc = "xcp"`) takes its window from the feedback of XCP routers
+/// on its path (Katabi et al. 2002 §3.1: the sender's own H_feedback is its
+/// wish; only routers lower it). With no XCP router on the forward path
+/// nothing lowers it: the window jumps to the largest the sender asks for
+/// and the flow floods the path.
+pub fn check_path_stages(
+    sc: &Scenario,
+    built: &Built,
+    stage_needed: impl Fn(&str) -> Option<&'static str>,
+) -> Result<(), ConfigError> {
     for fp in &built.flows {
         let f = &sc.flows[fp.entry];
-        if f.transport != "tcp" || f.cc.as_deref() != Some("xcp") {
+        if f.transport != "tcp" {
             continue;
         }
+        let Some(cc) = f.cc.as_deref() else { continue };
+        let Some(stage) = stage_needed(cc) else { continue };
         let fwd = &built.routes[fp.route as usize].fwd;
-        if !fwd.iter().any(|&l| built.links[l as usize].has_stage_named(super::stage::xcp::NAME)) {
+        if !fwd.iter().any(|&l| built.links[l as usize].has_stage_named(stage)) {
+            let fix = if stage == super::stage::xcp::NAME {
+                "set xcp = true on the bottleneck's queue table".to_string()
+            } else {
+                format!("add the {stage} stage to a link of its path")
+            };
             return Err(ConfigError::new(
                 format!("flows[{}].cc", fp.entry),
-                "\"xcp\" needs an XCP router on the flow's path, and none of its links has one: set xcp = true \
-                 on the bottleneck's queue table (or use another controller)",
+                format!(
+                    "\"{cc}\" needs an {} router on the flow's path, and none of its links has one: {fix} (or \
+                     use another controller)",
+                    stage.to_uppercase()
+                ),
             ));
         }
     }

@@ -581,6 +581,9 @@ impl Bbr {
     }
 }
 
+/// BBR sets its pacing rate (Linux `SK_PACING_NEEDED`).
+pub const NEEDS: super::Needs = super::Needs { pacing_rate: true, ..super::Needs::NONE };
+
 impl CongestionControl for Bbr {
     fn name(&self) -> &'static str {
         "bbr"

@@ -1426,6 +1426,20 @@ impl Bbr3 {
     }
 }
 
+/// BBR v3 sets its pacing rate, and with ECN on reads the CE state per
+/// segment (Google's `bbr_precise_ece_ack`: the receiver's DCTCP-style
+/// echo; RFC 3168's latched ECE cannot give the marked share).
+pub const NEEDS: super::Needs = super::Needs {
+    pacing_rate: true,
+    ecn: Some(super::EcnNeeds {
+        required: false,
+        ect: None,
+        feedback: Some(crate::scenario::kinds::EcnFeedback::Dctcp),
+        feedback_required: false,
+    }),
+    path_stage: None,
+};
+
 impl CongestionControl for Bbr3 {
     fn name(&self) -> &'static str {
         "bbr3"
@@ -1560,7 +1574,7 @@ mod tests {
         }
 
         fn sack() -> Self {
-            Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: true })
+            Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: true, flow: None })
         }
 
         /// One ACK `dt` after the last: `n` delivered, `in_flight` before
@@ -1687,7 +1701,7 @@ mod tests {
         assert_eq!(run(5, 3).b.state(), State::Startup, "5 loss events");
         assert_eq!(run(6, 2).b.state(), State::Startup, "2% loss is not above 2%");
         // without SACK, any loss in fast recovery ends Startup
-        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: false });
+        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: false, flow: None });
         d.ack(50, RTT, 80, |rs| rs.is_app_limited = true);
         d.ack(10, RTT / 7.0, 80, |rs| {
             rs.ca_state = CaState::Recovery;
@@ -1970,7 +1984,7 @@ mod tests {
     #[test]
     fn ecn_alpha_startup_exit_and_cut_at_low_rtt_only() {
         let startup = |rtt: f64| {
-            let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true });
+            let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, flow: None });
             let mut ce = 0;
             let mut rate = 10_000.0;
             for _ in 0..4 {
@@ -1998,7 +2012,7 @@ mod tests {
         assert_eq!(d.b.state(), State::Startup);
         assert_eq!(d.b.alpha(), 1.0);
         // a CE round outside probing (here DOWN): inflight_shortterm = cwnd · (1 − α/3)
-        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true });
+        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, flow: None });
         d.reach_probe_bw();
         d.b.min_rtt = 0.004;
         d.round(1000.0, 100);
@@ -2018,7 +2032,7 @@ mod tests {
     /// for an eligible flow, as excess loss is.
     #[test]
     fn a_mostly_marked_sample_in_up_is_too_high() {
-        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true });
+        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, flow: None });
         d.reach_probe_bw();
         d.b.min_rtt = 0.004;
         d.round(1000.0, 100);

@@ -104,7 +104,7 @@ impl Default for CubicConfig {
 /// One flow's CUBIC. The parameters are shared by the flows of a
 /// `[[flows]]` entry ([`CongestionControl::share_config`]) and HyStart's
 /// state is boxed, there only with `hystart`: with 10^4 flows and more,
-/// the controller's size is a large part of a flow's (issue 54).
+/// the controller's size is a large part of a flow's.
 pub struct Cubic {
     cfg: Arc<CubicConfig>,
     w_max: f64,
@@ -120,7 +120,7 @@ pub struct Cubic {
 /// (`Cubic::w_max` changes only where a stage ends) and its start in
 /// seconds is `to_secs(start)`, so neither is kept: with the `NonMaxU64`
 /// start the controller is 64 bytes, a smaller heap block per flow than
-/// 88 (issue 54).
+/// 88.
 #[derive(Clone, Copy, Debug)]
 struct Epoch {
     start: NonMaxU64,
@@ -583,7 +583,7 @@ mod tests {
         assert_eq!(c.hystart().unwrap().exit(), None);
     }
 
-    /// Issue 54 (at most 2 KB per long-lived flow): the parameters are
+    /// At most 2 KB per long-lived flow (docs/performance.md): the parameters are
     /// shared and HyStart boxed, so a flow's CUBIC is its own state; boxed
     /// per flow, 64 bytes take an 80-byte heap block, 88 took 96.
     #[test]

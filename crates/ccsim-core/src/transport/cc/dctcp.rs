@@ -101,6 +101,18 @@ impl Dctcp {
     }
 }
 
+/// An ECN scheme (RFC 8257 §3): `ecn` defaults to true and is required;
+/// the receiver echoes each segment's CE state (§3.2).
+pub const NEEDS: super::Needs = super::Needs {
+    ecn: Some(super::EcnNeeds {
+        required: true,
+        ect: None,
+        feedback: Some(crate::scenario::kinds::EcnFeedback::Dctcp),
+        feedback_required: false,
+    }),
+    ..super::Needs::NONE
+};
+
 impl CongestionControl for Dctcp {
     fn name(&self) -> &'static str {
         "dctcp"

@@ -39,6 +39,7 @@ pub mod hystart;
 pub mod ltcp;
 pub mod minmax;
 pub mod prague;
+pub mod registry;
 pub mod reno;
 pub mod stcp;
 pub mod vegas;
@@ -186,6 +187,10 @@ pub struct FlowInfo {
     /// SACK recovery (`recovery = "sack"`): the sender learns of several
     /// losses in a round trip.
     pub sack: bool,
+    /// The flow's id, once it is built for a run (`None` while a scenario
+    /// is only validated): a controller outside the engine names it in
+    /// its errors.
+    pub flow: Option<u32>,
 }
 
 /// What `cong_control` asks of the sender beyond cwnd and pacing rate.
@@ -229,6 +234,7 @@ pub enum NetFeedback {
 
 /// One congestion controller. `Send` so a run can move across threads.
 pub trait CongestionControl: Send {
+    /// The name flows give it (`cc = "..."`).
     fn name(&self) -> &'static str;
     /// Grow `cwnd` for `acked` newly acknowledged segments.
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64);
@@ -251,12 +257,17 @@ pub trait CongestionControl: Send {
     /// Every ACK, before the transport reacts to it (DCTCP counts the
     /// marked fraction here).
     fn on_ack(&mut self, _s: &mut CcState, _a: AckInfo) {}
+    /// A state change or event of the sender ([`CcEvent`]: recovery,
+    /// timeout, ECN echo, CWR's end, a restart after idle).
     fn on_event(&mut self, _s: &mut CcState, _ev: CcEvent) {}
     /// Period of `on_tick`, if the controller updates on a timer.
     fn tick_interval_s(&self, _s: &CcState) -> Option<f64> {
         None
     }
+    /// Every `tick_interval_s` seconds (FAST's per-RTT update).
     fn on_tick(&mut self, _s: &mut CcState) {}
+    /// Explicit feedback from the network ([`NetFeedback`]: XCP's window
+    /// change, GWA's window cap).
     fn on_feedback(&mut self, _s: &mut CcState, _fb: NetFeedback) {}
     /// The congestion header to stamp on an outgoing data segment of `size`
     /// bytes on the wire (XCP's H_cwnd, H_rtt, H_feedback); `None` (the
@@ -427,57 +438,7 @@ pub struct ControllerDoc {
     pub params: Vec<ParamDoc>,
 }
 
-/// Every controller ccsim ships, with its parameters and defaults.
-pub fn catalog() -> Vec<ControllerDoc> {
-    vec![
-        reno::Reno::doc(),
-        hstcp::HighSpeed::doc(),
-        stcp::Scalable::doc(),
-        htcp::Htcp::doc(),
-        ltcp::Ltcp::doc(),
-        bic::Bic::doc(),
-        cubic::Cubic::doc(),
-        dctcp::Dctcp::doc(),
-        prague::Prague::doc(),
-        bbr::Bbr::doc(),
-        bbr3::Bbr3::doc(),
-        fast::Fast::doc(),
-        vegas::Vegas::doc(),
-        xcp::Xcp::doc(),
-    ]
-}
-
-/// Build a controller by name from its parameter table.
-pub fn build(
-    name: &str,
-    params: &serde_json::Map<String, serde_json::Value>,
-    path: &str,
-) -> Result<Box<dyn CongestionControl>, crate::scenario::ConfigError> {
-    match name {
-        "reno" => Ok(Box::new(reno::Reno::from_params(params, path)?)),
-        "hstcp" => Ok(Box::new(hstcp::HighSpeed::from_params(params, path)?)),
-        "stcp" => Ok(Box::new(stcp::Scalable::from_params(params, path)?)),
-        "htcp" => Ok(Box::new(htcp::Htcp::from_params(params, path)?)),
-        "ltcp" => Ok(Box::new(ltcp::Ltcp::from_params(params, path)?)),
-        "bic" => Ok(Box::new(bic::Bic::from_params(params, path)?)),
-        "dctcp" => Ok(Box::new(dctcp::Dctcp::from_params(params, path)?)),
-        "prague" => Ok(Box::new(prague::Prague::from_params(params, path)?)),
-        "cubic" => Ok(Box::new(cubic::Cubic::from_params(params, path)?)),
-        "bbr" => Ok(Box::new(bbr::Bbr::from_params(params, path)?)),
-        "bbr3" => Ok(Box::new(bbr3::Bbr3::from_params(params, path)?)),
-        "fast" => Ok(Box::new(fast::Fast::from_params(params, path)?)),
-        "vegas" => Ok(Box::new(vegas::Vegas::from_params(params, path)?)),
-        "xcp" => Ok(Box::new(xcp::Xcp::from_params(params, path)?)),
-        other => Err(crate::scenario::ConfigError::new(
-            format!("{path}.cc"),
-            format!("unknown value \"{other}\"; allowed: {}", names().join(", ")),
-        )),
-    }
-}
-
-pub fn names() -> Vec<&'static str> {
-    catalog().iter().map(|c| c.name).collect()
-}
+pub use registry::{build, catalog, names, ControllerEntry, EcnNeeds, Needs};
 
 /// A controller state for unit tests: `cwnd`, `ssthresh`, FlightSize = cwnd.
 #[cfg(test)]

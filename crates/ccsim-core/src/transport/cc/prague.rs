@@ -469,6 +469,19 @@ impl Prague {
     }
 }
 
+/// An L4S sender (RFC 9331 §4): it paces at the rate it sets, sends
+/// ECT(1), needs ECN and accurate ECN feedback (§4.2, RFC 9768).
+pub const NEEDS: super::Needs = super::Needs {
+    pacing_rate: true,
+    ecn: Some(super::EcnNeeds {
+        required: true,
+        ect: Some(crate::scenario::kinds::Ect::Ect1),
+        feedback: Some(crate::scenario::kinds::EcnFeedback::Accecn),
+        feedback_required: true,
+    }),
+    path_stage: None,
+};
+
 impl CongestionControl for Prague {
     fn name(&self) -> &'static str {
         "prague"

@@ -118,6 +118,10 @@ impl Xcp {
     }
 }
 
+/// XCP takes its window from the routers' feedback (Katabi et al. 2002
+/// §3.1): it needs an XCP router on its forward path.
+pub const NEEDS: super::Needs = super::Needs { path_stage: Some(crate::net::stage::xcp::NAME), ..super::Needs::NONE };
+
 impl CongestionControl for Xcp {
     fn name(&self) -> &'static str {
         "xcp"

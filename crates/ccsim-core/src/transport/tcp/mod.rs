@@ -42,7 +42,7 @@ pub const KIND: TransportKind = TransportKind {
     build: |f, flow, seed, shared| {
         let mut cfg = TcpConfig::from_spec(f, "flow").expect("validated flow");
         cfg.share(&mut shared.tcp);
-        let mut cc = build_cc(f, "flow").expect("validated controller");
+        let mut cc = build_cc_for(f, "flow", Some(flow)).expect("validated controller");
         cc.share_config(&mut shared.cc);
         let mut sender = TcpSender::new(flow, cfg.clone(), cc, seed);
         if cfg.rtt_estimator == RttEstimatorKind::Ns2 {
@@ -211,8 +211,8 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("recovery", "loss recovery: reno | newreno | sack | sack1 (ccsim list recoveries)"),
     (
         "pacing",
-        "none | interval | token_bucket | rate (ccsim list pacing; cc = \"bbr\", \"bbr3\" and \"prague\" default \
-         to rate)",
+        "none | interval | token_bucket | rate (ccsim list pacing; a controller that sets its own pacing rate, \
+         bbr, bbr3, prague or a Python one with cong_control, defaults to rate and allows no other)",
     ),
     ("bucket_pkts", "token-bucket size in packets"),
     ("init_cwnd_pkts", "initial window"),
@@ -308,41 +308,32 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The controllers that set their own pacing rate (`has_cong_control`):
-/// they default to `pacing = "rate"` and allow no other.
-const RATE_PACED_CC: &[&str] = &["bbr", "bbr3", "prague"];
-
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
     use defaults as d;
     if *f.tcp_model.get_or_insert(TcpModel::Rfc) == TcpModel::Ns2 {
         personality::fill_ns2(f);
     }
-    f.cc.get_or_insert_with(|| d::CC.to_string());
-    match f.cc.as_deref() {
-        Some("dctcp") => {
-            // DCTCP is an ECN scheme (RFC 8257 §3): it asks for ECN itself,
-            // and its receiver's echo (§3.2).
+    let needs = cc::registry::needs(f.cc.get_or_insert_with(|| d::CC.to_string()));
+    if let Some(e) = needs.ecn {
+        // An ECN scheme asks for ECN itself (DCTCP, RFC 8257 §3; an L4S
+        // sender, RFC 9331 §4), and with ECN on, the codepoint and the
+        // receiver's echo it reads.
+        if e.required {
             f.ecn.get_or_insert(true);
-            f.ecn_feedback.get_or_insert(EcnFeedback::Dctcp);
         }
-        Some("prague") => {
-            // An L4S sender (RFC 9331 §4): ECT(1) and accurate ECN feedback.
-            f.ecn.get_or_insert(true);
-            f.ect.get_or_insert(Ect::Ect1);
-            f.ecn_feedback.get_or_insert(EcnFeedback::Accecn);
+        if e.required || f.ecn == Some(true) {
+            if let Some(ect) = e.ect {
+                f.ect.get_or_insert(ect);
+            }
+            if let Some(fb) = e.feedback {
+                f.ecn_feedback.get_or_insert(fb);
+            }
         }
-        Some("bbr3") if f.ecn == Some(true) => {
-            // Google's BBR v3 reads CE per segment (`bbr_precise_ece_ack`:
-            // the receiver's DCTCP-style echo); RFC 3168's latched ECE
-            // cannot give the marked share.
-            f.ecn_feedback.get_or_insert(EcnFeedback::Dctcp);
-        }
-        _ => {}
     }
     f.cc_params.get_or_insert_with(Default::default);
     f.recovery.get_or_insert(d::RECOVERY);
-    if RATE_PACED_CC.contains(&f.cc.as_deref().unwrap_or_default()) {
+    if needs.pacing_rate {
         // BBR paces at the rate it sets (Linux asks sch_fq or its own
         // pacing for it: `SK_PACING_NEEDED`).
         f.pacing.get_or_insert(PacingKind::Rate);
@@ -408,6 +399,11 @@ fn describe(f: &FlowSpec) -> [String; 3] {
 /// The flow's congestion controller (`cc`, `cc_params`, defaults filled).
 /// It learns the flow's ECN feedback and recovery ([`cc::FlowInfo`]).
 pub fn build_cc(f: &FlowSpec, path: &str) -> Result<Box<dyn cc::CongestionControl>, ConfigError> {
+    build_cc_for(f, path, None)
+}
+
+/// [`build_cc`] for flow `flow` of a run (`None`: to validate the spec).
+fn build_cc_for(f: &FlowSpec, path: &str, flow: Option<u32>) -> Result<Box<dyn cc::CongestionControl>, ConfigError> {
     let name = f.cc.as_deref().unwrap_or(defaults::CC);
     let empty = Map::new();
     let mut cc = cc::build(name, f.cc_params.as_ref().unwrap_or(&empty), path)?;
@@ -417,6 +413,7 @@ pub fn build_cc(f: &FlowSpec, path: &str) -> Result<Box<dyn cc::CongestionContro
         ecn_precise: g.ecn == Some(true)
             && matches!(g.ecn_feedback, Some(EcnFeedback::Dctcp) | Some(EcnFeedback::Accecn)),
         sack: g.recovery == Some(Recovery::Sack),
+        flow,
     });
     Ok(cc)
 }
@@ -439,7 +436,8 @@ pub struct TcpConfig {
     params: Arc<TcpParams>,
     /// Finite transfer size in payload bytes (`None`: infinite FTP), the
     /// flow's `bytes` ([`TcpConfig::total_bytes`]); 8 bytes, not an
-    /// `Option<u64>`'s 16, in the sender and the receiver each (issue 54):
+    /// `Option<u64>`'s 16, in the sender and the receiver each (a flow's state
+    /// is memory times the flows):
     /// `bytes` is validated below `u64::MAX`.
     total_bytes: Option<NonMaxU64>,
 }
@@ -704,13 +702,14 @@ impl TcpConfig {
                  send_jitter_s): ns-2.35's agents have no PRR",
             ));
         }
-        if cfg.prr && RATE_PACED_CC.contains(&f.cc.as_deref().unwrap_or_default()) {
+        let cc_name = f.cc.as_deref().unwrap_or_default();
+        let needs = cc::registry::needs(cc_name);
+        if cfg.prr && needs.pacing_rate {
             return Err(ConfigError::new(
                 p("prr"),
                 format!(
-                    "true is not allowed with cc = \"{}\" (it sets cwnd itself from rate samples, as Linux's \
-                     cong_control bypasses PRR)",
-                    f.cc.as_deref().unwrap_or_default()
+                    "true is not allowed with cc = \"{cc_name}\" (it sets cwnd itself from rate samples, as Linux's \
+                     cong_control bypasses PRR)"
                 ),
             ));
         }
@@ -724,30 +723,27 @@ impl TcpConfig {
                 ),
             ));
         }
-        let cc_name = f.cc.as_deref().unwrap_or_default();
-        if cc_name == "dctcp" && !cfg.ecn {
-            return Err(ConfigError::new(
-                p("ecn"),
-                "false is not allowed with cc = \"dctcp\" (DCTCP answers ECN marks, RFC 8257 §3); leave ecn out \
-                 or set it true",
-            ));
-        }
-        if cc_name == "prague" && !cfg.ecn {
-            return Err(ConfigError::new(
-                p("ecn"),
-                "false is not allowed with cc = \"prague\" (an L4S sender answers ECN marks, RFC 9331 §4); leave \
-                 ecn out or set it true",
-            ));
-        }
-        if cc_name == "prague" && cfg.ecn_feedback != EcnFeedback::Accecn {
-            return Err(ConfigError::new(
-                p("ecn_feedback"),
-                format!(
-                    "\"{}\" is not allowed with cc = \"prague\" (an L4S sender needs accurate ECN feedback, \
-                     RFC 9331 §4.2); allowed: \"accecn\"",
-                    kind_name(&cfg.ecn_feedback)
-                ),
-            ));
+        if let Some(e) = needs.ecn {
+            if e.required && !cfg.ecn {
+                return Err(ConfigError::new(
+                    p("ecn"),
+                    format!(
+                        "false is not allowed with cc = \"{cc_name}\" (it answers ECN marks: DCTCP, RFC 8257 §3; an \
+                         L4S sender, RFC 9331 §4); leave ecn out or set it true"
+                    ),
+                ));
+            }
+            if let Some(fb) = e.feedback.filter(|&fb| e.feedback_required && cfg.ecn_feedback != fb) {
+                return Err(ConfigError::new(
+                    p("ecn_feedback"),
+                    format!(
+                        "\"{}\" is not allowed with cc = \"{cc_name}\" (it needs accurate ECN feedback, RFC 9331 \
+                         §4.2); allowed: \"{}\"",
+                        kind_name(&cfg.ecn_feedback),
+                        kind_name(&fb)
+                    ),
+                ));
+            }
         }
         if cfg.ecn_feedback != EcnFeedback::Rfc3168 && !cfg.ecn {
             return Err(ConfigError::new(
