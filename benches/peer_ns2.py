@@ -4,8 +4,9 @@
 
 For every row (``ccsim bench``'s B1-B5, the long B2 variant B2L, the
 HighSpeed rows B2-hstcp and B2L-hstcp, the router-mechanism rows ns-2
-can run: R1, X1u, X1u-dt, G1-drr, G1-dt, and issue 54's row of 1,000
-flows, S1 and S1-newreno) it runs the ccsim scenario and the same dumbbell in
+can run: R1, X1u, X1u-dt, G1-drr, G1-dt, the many-flows row of 1,000
+flows, S1 and S1-newreno, and B2-py and B3-py, B2 and B3 with the Python
+Reno of examples/controllers/, against ns-2's B2 and B3) it runs the ccsim scenario and the same dumbbell in
 ns-2.35 (the papers' own simulator, the ``ns`` command of the distribution's
 ``ns2`` package: ``apt-get install ns2``; this script never installs it),
 and reports both wall times and the ratio of bottleneck packets per
@@ -81,7 +82,7 @@ Router-mechanism rows (ns-2.35's own queues and agents, each row's
   access links and its start time, both in whole picoseconds as ccsim
   simulates them (ns-2 takes them as the same doubles).
 
-Rows of many flows (issue 54's S1: 1,000 long-lived flows, 10 Gb/s, 5 ms,
+Rows of many flows (S1: 1,000 long-lived flows, 10 Gb/s, 5 ms,
 a BDP/sqrt(N) DropTail of 1581 packets, 100 Gb/s access links, RTTs drawn
 over 20-100 ms and starts over 1 s as above, 1460-byte segments, IW 10,
 delayed ACKs, 5 s; S1-newreno the same with NewReno):
@@ -158,7 +159,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
-from ccsim.bench import MAX_REPEATS, MIN_TOTAL_S, fastest_of_rounds, run_isolated, scenario
+from ccsim.bench import BENCHMARKS, MAX_REPEATS, MIN_TOTAL_S, fastest_of_rounds, run_isolated, scenario
 
 TCL = r"""
 set ns [new Simulator]{globals}
@@ -536,9 +537,13 @@ ROWS = ("B1", "B2", "B2L", "B3", "B4", "B5", "B2-hstcp", "B2L-hstcp")
 #: wall-second against B3's in each simulator (``of_B3``) show whether a
 #: row's distance from B3 is ccsim's or the scenario's.
 MECHANISM_ROWS = ("R1", "X1u", "X1u-dt", "G1-drr", "G1-dt")
-#: Issue 54's row of many flows side by side (1,000 long-lived flows at
+#: The row of many flows side by side (1,000 long-lived flows at
 #: 10 Gb/s): CUBIC with SACK on ns-2's Linux agent, and NewReno.
 SCALE_ROWS = ("S1", "S1-newreno")
+#: B2 and B3 with the Python Reno of examples/controllers/ (``ccsim bench``'s
+#: ``-py`` rows): ns-2.35 runs their base row, the same scenario with its
+#: own NewReno, as ccsim's Python Reno gives the built-in's results.
+PY_ROWS = ("B2-py", "B3-py")
 #: The rows ns-2 cannot run, ccsim only (see the module doc).
 CCSIM_ONLY = {"E1": "E-TCP", "X1": "paced XCP, conservative parameters", "X1-dt": "token-bucket pacing",
               "G1": "GWA"}
@@ -556,7 +561,7 @@ def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
     elif ns is None:
         row.note = "ns not installed (apt-get install ns2)"
     else:
-        d = scenario(name, quick).to_dict()
+        d = scenario(BENCHMARKS[name].base if name in PY_ROWS else name, quick).to_dict()
         row.ns2_wall_s, row.ns2_pkts, nbytes, row.ns2_cpu_s = run_ns2(d, ns)
         flow = d["flows"][0]
         nbytes = unwrap_bytes(nbytes, row.ns2_pkts, flow.get("mss_bytes", 1000) + flow.get("header_bytes", 40))
@@ -567,7 +572,7 @@ def measure(name: str, quick: bool, ns: Optional[str]) -> Row:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    every = ROWS + MECHANISM_ROWS + SCALE_ROWS + tuple(CCSIM_ONLY)
+    every = ROWS + PY_ROWS + MECHANISM_ROWS + SCALE_ROWS + tuple(CCSIM_ONLY)
     ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(every)})")
     ap.add_argument("--quick", action="store_true", help="durations / 10")
     ap.add_argument("--json", metavar="OUT", help="write the rows as JSON")

@@ -19,6 +19,7 @@ See docs/python-api.md and docs/scenario.md.
 from __future__ import annotations
 
 from ._native import ScenarioWarning, UserError
+from .controller import Controller, register_controller
 from .results import Results
 from .runner import run
 from .scenario import (
@@ -61,6 +62,15 @@ def _version() -> str:
 __version__ = _version()
 
 
+def __getattr__(name: str):
+    # ControllerError is the compiled engine's, imported on first use.
+    if name == "ControllerError":
+        from ._native import core
+
+        return core().ControllerError
+    raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
+
+
 def catalog() -> dict:
     """Controllers, recoveries, pacing modes, queues and topologies the engine
     offers, with their parameters and defaults (``ccsim list``)."""
@@ -93,5 +103,8 @@ __all__ = [
     "UserError",
     "ScenarioWarning",
     "catalog",
+    "Controller",
+    "ControllerError",
+    "register_controller",
     "__version__",
 ]

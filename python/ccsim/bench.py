@@ -40,6 +40,15 @@ Controller rows (target: within 15% of NewReno's events per second):
   controller still runs on every ACK, so ``vs_base`` (over ``B2cap``,
   NewReno) is the controller's own per-ACK cost.
 
+Python-controller rows (no target: the cost of writing a controller in
+Python, ``docs/adding-a-controller.md``):
+
+- ``B2-py``, ``B3-py``: B2 and B3 with the Python Reno of
+  ``examples/controllers/reno.py``, whose results are the built-in's event
+  for event; ``vs_base`` (events/s over B2's or B3's) is the slowdown of
+  calling Python (taking the GIL) for each hook. ``benches/peer_ns2.py``
+  runs them against ns-2.35's B2 and B3.
+
 XCP row (target: at least 70% of B3's bottleneck packets per wall-second,
 ``vs_B3_pkts``):
 
@@ -101,7 +110,7 @@ events):
   the run (a leak, an unbounded queue of events or packets) shows; with
   ``--quick`` the checkpoints are 10^7 and the end of 160 s.
 
-Rows of many flows at line rate (issue 54's targets: S2 at least 0.7x
+Rows of many flows at line rate (the targets: S2 at least 0.7x
 S0's bottleneck packets per wall-second, ``vs_S0_pkts``; at most 2 KB
 per long-lived flow, ``bytes_per_flow``; S3 within a 4 GB address space).
 Long-lived flows of 1460-byte segments (1500-byte packets), initial window
@@ -133,11 +142,11 @@ the flows' agents and its pending events, so they mostly take memory the
 run gave back: ``results_bytes_per_flow`` is what they add beyond the
 run's peak (below zero when they fit), and ``peak_bytes_per_flow``, the
 slope of the whole process's peak (``peak_rss_mb``), is the two together,
-what issue 54's target of 2 KB per flow measures. All are read on the
+what the target of 2 KB per flow measures. All are read on the
 row's first repeat (S0, under a second, is repeated).
 
 Rows measured against ns-3 (``benches/peer_ns3.py`` runs each in ccsim
-and the same dumbbell in ns-3 3.44, issue 51's target: at least 100x ns-3's
+and the same dumbbell in ns-3 3.44, the target: at least 100x ns-3's
 bottleneck packets per wall-second). Each is one of the ns-3 comparisons'
 scenarios (validation/ns3_bbr.py, validation/ns3_aqm.py) at 1 Gb/s, run
 longer, or (M-prague-dualpi2) a labelled stand-in's network and flows:
@@ -192,6 +201,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .scenario import Dumbbell, Flow, ParkingLot, Queue, Scenario
@@ -279,6 +289,11 @@ DUALPI2_LINUX = (("target_s", 0.015), ("tupdate_s", 0.016), ("alpha", 0.16015625
                  ("step_thresh_s", 0.001), ("min_qlen_step", 0), ("coupling_factor", 2), ("c_protection", 10),
                  ("drop_overload", True), ("ecn_mask", "l4s_ect"), ("mtu_bytes", 1500))
 
+#: The Python Reno of examples/controllers/ (identical results to the
+#: built-in ``reno``, event for event), as the ``-py`` rows name it: a
+#: source checkout's file.
+PY_RENO = f"{Path(__file__).resolve().parents[2] / 'examples' / 'controllers' / 'reno.py'}:Reno"
+
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
 CONTROLLER_ROWS = ("hstcp", "stcp", "htcp", "ltcp", "cubic")
 _B2 = ("1 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 1e9, 0.100, 20, 60.0)
@@ -301,6 +316,10 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("E1", "E-TCP, 1 flow, 1 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 1e9, 0.100, 20, 60.0, transport="etcp"),
        Bench("E5", "E-TCP, 1 flow, 5 Gb/s, RTT 100 ms, 20-pkt buffer", 1, 5e9, 0.100, 20, 300.0, transport="etcp")]
     + [Bench(f"B2-{cc}", f"B2 with cc = {cc}: 1 flow, {_B2[0]}", *_B2[1:], cc=cc, base="B2") for cc in CONTROLLER_ROWS]
+    + [Bench("B2-py", f"B2 with the Python Reno (examples/controllers/reno.py): 1 flow, {_B2[0]}", *_B2[1:],
+             cc=PY_RENO, base="B2"),
+       Bench("B3-py", "B3 with the Python Reno (examples/controllers/reno.py): 50 flows, 1 Gb/s, RTT 100 ms, "
+             "20-pkt buffer", 50, 1e9, 0.100, 20, 60.0, cc=PY_RENO, base="B3")]
     + [Bench("B2cap", f"B2 capped: rwnd 3000, 5000-pkt buffer, loss-free, {_B2CAP[0]}", *_B2CAP[1:], rwnd_pkts=3000)]
     + [Bench(f"B2cap-{cc}", f"B2cap with cc = {cc} (same events as B2cap)", *_B2CAP[1:], cc=cc, rwnd_pkts=3000,
              base="B2cap") for cc in CONTROLLER_ROWS]

@@ -140,10 +140,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not args.grid:
         raise UserError("sweep needs at least one --grid PATH=V1,V2,...")
     grid = parse_grid(args.grid)
+    tls = {"ca_file": args.tls_ca_file, "cert": args.tls_cert, "key": args.tls_key}
+    security = None
+    if any(v is not None for v in tls.values()):
+        from .sweep import dask_security
+
+        if args.dask is None:
+            raise UserError("--tls-ca-file, --tls-cert and --tls-key go with --dask tls://HOST:PORT "
+                            "(a TLS Dask scheduler, docs/cluster.md); without --dask the sweep runs here")
+        security = dask_security(**tls, options=TLS_OPTIONS)
     scenario = load_scenario(args.scenario)
     backend = "dask" if args.dask is not None else "process"
     df = sweep(scenario, grid, args.out, workers=args.workers, backend=backend,
-               progress=False if args.quiet else args.progress, address=args.dask or None, seeds=args.seeds)
+               progress=False if args.quiet else args.progress, address=args.dask or None, seeds=args.seeds,
+               group_by=args.group_by, security=security,
+               _options={"group_by": "--group-by", "address": "--dask", "security": ", ".join(TLS_OPTIONS)})
     paths = write_table(df, args.out)
     import pandas as pd
 
@@ -158,9 +169,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             print("\nmean and 95% confidence half-width over seeds:")
             print(summary.to_string(index=False))
             _warn_identical_seeds(df, args.seeds)
-    n_cached = int(df["cached"].sum()) if "cached" in df else 0
-    print(f"\n{len(df)} runs ({n_cached} from cache); wrote {', '.join(str(p) for p in paths)}")
+    runs, n_cached = int(df.attrs["runs"]), int(df.attrs["runs_cached"])
+    field = df.attrs.get("group_by")
+    split = f", {len(df)} rows: one per {field} value of each run" if field else ""
+    print(f"\n{runs} runs ({n_cached} from cache){split}; wrote {', '.join(str(p) for p in paths)}")
     return 0
+
+
+#: ``ccsim sweep``'s TLS options, in the order of :data:`ccsim.sweep.TLS_FILES`.
+TLS_OPTIONS = ("--tls-ca-file", "--tls-cert", "--tls-key")
 
 
 def _warn_identical_seeds(df, seeds: int) -> None:
@@ -195,6 +212,9 @@ def _print_entries(title: str, entries: List[Dict[str, Any]]) -> None:
     for e in entries:
         doc = e.get("doc", "")
         print(f"  {e.get('name')}" + (f"  - {doc}" if doc else ""))
+        needs = _needs_text(e)
+        if needs:
+            print(f"      needs: {needs}")
         for p in e.get("params", []) or []:
             default = p.get("default")
             # null = no default: required, or one of alternatives (the doc says which)
@@ -202,6 +222,29 @@ def _print_entries(title: str, entries: List[Dict[str, Any]]) -> None:
             pdoc = p.get("doc", "")
             print(f"      {p.get('name')} = {dtxt}" + (f"  ({pdoc})" if pdoc else ""))
     print()
+
+
+def _needs_text(e: Dict[str, Any]) -> str:
+    """What a controller declares it needs (its catalog entry), in a line;
+    empty for an entry without a declaration or with nothing to say."""
+    if "pacing_rate" not in e:
+        return ""
+    parts = []
+    if e.get("origin") not in (None, "built-in"):
+        parts.append(f"{e['origin']} controller")
+    if e.get("pacing_rate"):
+        parts.append('paces at its own rate (pacing = "rate")')
+    ecn = e.get("ecn") or {}
+    if ecn.get("required"):
+        parts.append("ECN (ecn = true)")
+    if ecn.get("ect"):
+        parts.append(f"ect = {json.dumps(ecn['ect'])}")
+    if ecn.get("feedback"):
+        parts.append(f"ecn_feedback = {json.dumps(ecn['feedback'])}"
+                     + ("" if ecn.get("feedback_required") else " with ECN on"))
+    if e.get("path_stage"):
+        parts.append(f"the {e['path_stage']} router stage on its path")
+    return "; ".join(parts)
 
 
 LIST_KINDS = ("transports", "applications", "controllers", "recoveries", "pacing", "queues", "stages", "topologies",
@@ -329,7 +372,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise UserError(f"--cases must be >= 1, got {args.cases}")
     if args.seed < 0:
         raise UserError(f"--seed must be >= 0, got {args.seed}")
-    return command(args.cases, args.seed, Path(args.out), progress=False if args.quiet else None)
+    return command(args.cases, args.seed, Path(args.out), progress=False if args.quiet else None,
+                   ccs=args.cc or None)
 
 
 def _bench_names() -> List[str]:
@@ -417,7 +461,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output directory (runs/ cache, sweep.csv, sweep.parquet)")
     p.add_argument("--workers", type=int, default=None, help="parallel runs (default: all cores)")
     p.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
-                   help="run on Dask: a scheduler address, or no value for a local cluster")
+                   help="run on Dask: a scheduler address (tcp://HOST:PORT, or tls://HOST:PORT with --tls-*), "
+                        "or no value for a local cluster (docs/cluster.md)")
+    p.add_argument("--tls-ca-file", default=None, metavar="PEM",
+                   help="with --dask tls://HOST:PORT: the CA certificate that signed the scheduler's")
+    p.add_argument("--tls-cert", default=None, metavar="PEM",
+                   help="with --dask tls://HOST:PORT: this client's certificate, signed by that CA")
+    p.add_argument("--tls-key", default=None, metavar="PEM",
+                   help="with --dask tls://HOST:PORT: this client's private key (not needed if --tls-cert holds it)")
+    p.add_argument("--group-by", default="auto", metavar="FIELD",
+                   help="one row per value of this flow field in each run, e.g. cc: BBR and CUBIC flows of one "
+                        "run get rows of their own instead of one pooled mean (default auto: by cc when a run "
+                        "mixes TCP controllers, else one row per run; none: always one row per run)")
     p.add_argument("--seeds", type=int, default=None, metavar="N",
                    help="replicate every point with N seeds (the scenario's seed, +1, ...) and also write "
                         "sweep_summary.csv/.parquet: mean, std and 95%% confidence half-width per point")
@@ -511,6 +566,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", type=int, default=200, metavar="N", help="scenarios to run (default 200)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="generator seed (default 1)")
     p.add_argument("--out", default="fuzz-out", metavar="DIR", help="where failing scenarios go (default fuzz-out)")
+    p.add_argument("--cc", action="append", metavar="NAME",
+                   help="draw the TCP flows' controllers from these (repeatable; default every built-in that "
+                        "runs on a plain path): a built-in's name or a Python controller as module:Class or "
+                        "file.py:Class")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_fuzz)
     return ap
@@ -546,6 +605,19 @@ def _warnings_as_lines():
 
         warnings.showwarning = showwarning
         yield
+
+
+def _print_controller_error(exc: BaseException) -> None:
+    """A Python controller's exception stopped a run: the engine's line
+    (controller, flow, time, hook) and the controller's own traceback,
+    which is the user's code, not ccsim's."""
+    import traceback
+
+    print(f"error: {exc}", file=sys.stderr)
+    cause = exc.__cause__
+    if cause is not None and cause.__traceback__ is not None:
+        print("the controller's traceback (most recent call last):", file=sys.stderr)
+        print("".join(traceback.format_tb(cause.__traceback__)).rstrip(), file=sys.stderr)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -587,6 +659,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - only a Python controller's error is caught here (last: a
+        # re-raise skips the clauses after it)
+        if type(exc).__name__ != "ControllerError":
+            raise
+        _print_controller_error(exc)
+        return 1
 
 
 if __name__ == "__main__":

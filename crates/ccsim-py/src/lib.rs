@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use std::time::Instant;
 
 mod columns;
+mod controller;
 
 /// CPU time of the calling thread, in seconds: the engine runs on the thread
 /// that calls `run_until`, so this is the run's own CPU time, which other
@@ -32,6 +33,8 @@ struct Simulation {
     sim: CoreSim,
     wall_s: f64,
     cpu_s: f64,
+    /// A Python controller raised: the run stopped there.
+    stopped: bool,
 }
 
 #[pymethods]
@@ -40,11 +43,16 @@ impl Simulation {
     fn new(scenario_json: &str) -> PyResult<Self> {
         let sc = parse(scenario_json)?;
         let sim = CoreSim::new(&sc).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(Simulation { sim, wall_s: 0.0, cpu_s: 0.0 })
+        Ok(Simulation { sim, wall_s: 0.0, cpu_s: 0.0, stopped: false })
     }
 
     /// Advance simulated time to `t_s` seconds (capped at the duration).
-    fn run_until(&mut self, py: Python<'_>, t_s: f64) {
+    /// Raises `ControllerError` if a Python controller raised (the run
+    /// stops there: a later call raises again).
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
+        if self.stopped {
+            return Err(controller::ControllerError::new_err("the run stopped at a Python controller's exception"));
+        }
         let sim = &mut self.sim;
         // allow_threads runs the closure on this thread (it only releases
         // the GIL), so the thread's CPU clock covers the run.
@@ -52,6 +60,13 @@ impl Simulation {
         py.allow_threads(|| sim.run_until(t_s));
         self.wall_s += t0.elapsed().as_secs_f64();
         self.cpu_s += (thread_cpu_s() - c0).max(0.0);
+        match controller::take_failure(py) {
+            Some(e) => {
+                self.stopped = true;
+                Err(e)
+            }
+            None => Ok(()),
+        }
     }
 
     #[getter]
@@ -166,7 +181,7 @@ impl Simulation {
     /// gave back rather than adding to its peak.
     fn run_to_end(&mut self, py: Python<'_>) -> PyResult<()> {
         let d = self.sim.duration_s();
-        self.run_until(py, d);
+        self.run_until(py, d)?;
         self.sim.finish_taps().map_err(pyo3::exceptions::PyOSError::new_err)?;
         self.sim.end();
         give_back_freed_memory();
@@ -178,8 +193,8 @@ impl Simulation {
 /// run has just freed its agents and pending events: glibc keeps freed
 /// small blocks in its heap, where the results' columns, each one large
 /// block that glibc maps on its own, cannot use them, so the results would
-/// add to the process's peak what the run gave back (issue 54's measure is
-/// that peak). A no-op elsewhere than glibc.
+/// add to the process's peak what the run gave back (the memory per flow
+/// that `ccsim bench` reports is that peak's). A no-op elsewhere than glibc.
 fn give_back_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of glibc's heaps.
@@ -241,6 +256,13 @@ fn catalog() -> String {
     ccsim_core::catalog::catalog_json()
 }
 
+/// The engine's cube root (`ccsim_core::sim::math::cbrt`, libm's), for
+/// Python controllers that must round as the built-ins do (CUBIC's K).
+#[pyfunction]
+fn cbrt(x: f64) -> f64 {
+    ccsim_core::sim::math::cbrt(x)
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -264,5 +286,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(cbrt, m)?)?;
+    controller::install(m)?;
     Ok(())
 }
