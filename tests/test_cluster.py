@@ -108,3 +108,32 @@ def test_sweep_on_a_real_cluster_survives_a_killed_worker(tmp_path):
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+class _FakeClient:
+    """What ``_check_workers`` asks of a ``dask.distributed.Client``."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def run(self, fn):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_workers_with_another_ccsim_are_refused():
+    """A worker with another engine would store its runs under this
+    client's engine version: the sweep refuses such a cluster up front."""
+    import ccsim
+    from ccsim.sweep import _check_workers, _engine_version, _worker_engine
+
+    mine = _engine_version()
+    assert _worker_engine() == mine
+    _check_workers(_FakeClient({"tcp://a:1": mine, "tcp://b:1": mine}), "tcp://s:1")
+    with pytest.raises(ccsim.UserError, match=r"1 of 2 workers of the Dask cluster at tcp://s:1 run another ccsim "
+                                              r"engine than this client's .*tcp://b:1 has 0\.0\.0-other.*same wheel"):
+        _check_workers(_FakeClient({"tcp://a:1": mine, "tcp://b:1": "0.0.0-other"}), "tcp://s:1")
+    with pytest.raises(ccsim.UserError, match=r"cannot run ccsim \(ModuleNotFoundError: No module named 'ccsim'\); "
+                                              r"install the same ccsim wheel"):
+        _check_workers(_FakeClient(ModuleNotFoundError("No module named 'ccsim'")), "tcp://s:1")

@@ -26,6 +26,16 @@ Design choices, and why:
   watches its parent pid from a thread (every platform).
 * **Everything is validated before anything runs**, so a bad grid value fails
   in a second, not after hours of other runs.
+* **Controllers are not averaged together.** A run that mixes TCP
+  controllers (BBR and CUBIC) can be tabulated one row per controller
+  (``group_by``, by any flow field): a mean over both describes neither.
+  The Python default stays one row per run, which experiments index by
+  point; ``ccsim sweep`` splits mixed sweeps by default.
+* **A remote scheduler is reached over mutual TLS** when given
+  certificates (``security``), and its workers must run this client's
+  engine (asked before anything is submitted): a Dask scheduler runs any
+  task that reaches its port, and a result is filed under the client's
+  engine version.
 """
 
 from __future__ import annotations
@@ -53,7 +63,7 @@ from .results import Results
 from .scenario import Scenario, as_scenario_dict, with_overrides
 
 __all__ = ["sweep", "execute", "progress_into", "expand_grid", "run_key", "load_run", "write_table", "summarise", "t_quantile_975",
-           "RunSpec", "MissingRuns", "BACKENDS"]
+           "group_rows", "dask_security", "RunSpec", "MissingRuns", "BACKENDS", "GROUP_FLOW_FIELDS"]
 
 #: ``inprocess`` runs in the calling process (debuggers work), ``process``
 #: on a local process pool, ``dask`` on a ``dask.distributed`` cluster.
@@ -113,8 +123,21 @@ def expand_grid(grid: Grid) -> List[Dict[str, Any]]:
 
 
 def run_key(normalised: Mapping[str, Any]) -> str:
-    """sha256 of the canonical JSON of an engine-normalised scenario."""
-    return hashlib.sha256(dumps(normalised, canonical=True).encode("utf-8")).hexdigest()
+    """sha256 of the canonical JSON of an engine-normalised scenario, and
+    of the source of each Python controller it names (an edited controller
+    is a new run, not a cached one)."""
+    code = python_controllers(normalised)
+    keyed = dict(normalised, python_controllers=code) if code else normalised
+    return hashlib.sha256(dumps(keyed, canonical=True).encode("utf-8")).hexdigest()
+
+
+def python_controllers(normalised: Mapping[str, Any]) -> Dict[str, Optional[str]]:
+    """{name: sha256 of its source file, or None} of the Python controllers
+    (``ccsim.Controller`` classes) the scenario's flows name."""
+    from .controller import _REGISTERED, fingerprint
+
+    names = {f.get("cc") for f in normalised.get("flows", []) if isinstance(f.get("cc"), str)}
+    return {n: fingerprint(n) for n in sorted(names) if n in _REGISTERED or ":" in n}
 
 
 _CONTROLLERS: Optional[Dict[str, List[str]]] = None
@@ -207,6 +230,24 @@ def plan(base: Union[Scenario, Mapping[str, Any], str, os.PathLike], grid: Grid)
             raise UserError(f"{exc} (in sweep point {shown or 'base scenario'})") from None
         specs.append(RunSpec(overrides, norm, run_key(norm)))
     return specs
+
+
+def _upload_controllers(client: Any, payloads: Iterable[str]) -> None:
+    """Send the source file of every Python controller the runs name to
+    the cluster's workers (``Client.upload_file``), so a worker without the
+    client's files imports it; a class registered by name with no file is
+    refused, as no worker could build it."""
+    from .controller import _REGISTERED, source_file
+
+    names = {f.get("cc") for p in payloads for f in json.loads(p).get("flows", []) if isinstance(f.get("cc"), str)}
+    for name in sorted(n for n in names if n in _REGISTERED or ":" in n):
+        if name in _REGISTERED and ":" not in name:
+            raise UserError(f"controller {name!r} is registered in this process only, which Dask workers do not "
+                            "share: name it as \"module:Class\" or \"file.py:Class\" in the scenario")
+        path = source_file(name)
+        if path is None or not os.path.isfile(path):
+            raise UserError(f"controller {name!r}: no source file found to send to the Dask workers")
+        client.upload_file(path)
 
 
 def _run_json(scenario_json: str) -> str:
@@ -487,6 +528,105 @@ def _row(spec: RunSpec, results: Mapping[str, Any], cached: bool) -> Dict[str, A
     return row
 
 
+# --------------------------------------------------------------------------
+# one row per group of flows (--group-by)
+# --------------------------------------------------------------------------
+
+#: Fields of a flow's results record that describe the flow (not what it
+#: did), so a sweep can group by them; any field of a ``[[flows]]`` entry of
+#: the normalised scenario (``mss_bytes``, ``ecn``, ``tcp_model``, ...) can
+#: be grouped by too.
+GROUP_FLOW_FIELDS = ("cc", "transport", "recovery", "pacing", "entry", "id", "rtt_prop_s", "start_s", "stop_s")
+
+#: ``group_by`` values that are not a field: ``auto`` groups by ``cc`` when
+#: a run mixes TCP controllers, ``none`` keeps one row per run.
+GROUP_MODES = ("auto", "none")
+
+
+def check_group_by(group_by: Optional[str], specs: Sequence[RunSpec], option: str = "group_by") -> Optional[str]:
+    """``None`` (one row per run), ``"auto"`` or the flow field to group
+    by; an unknown name is a :class:`UserError` listing the allowed ones
+    (``option`` is how the message names the setting)."""
+    if group_by is None or group_by == "none":
+        return None
+    if not isinstance(group_by, str) or not group_by:
+        raise UserError(f"{option} {group_by!r}: expected a flow field name, 'auto' or 'none'")
+    entry_fields = sorted({k for spec in specs for f in spec.scenario.get("flows") or [] if isinstance(f, Mapping)
+                           for k in f} - set(GROUP_FLOW_FIELDS))
+    if group_by == "auto" or group_by in GROUP_FLOW_FIELDS or group_by in entry_fields:
+        column = "cc" if group_by == "auto" else group_by
+        if any(column in spec.overrides for spec in specs):
+            raise UserError(f"{option} {group_by!r}: the grid has a column {column!r} already; "
+                            f"group by another field or give {option} none")
+        return group_by
+    hint = ""
+    if group_by.startswith("flows."):
+        hint = f" (give the field's own name, e.g. {group_by.rsplit('.', 1)[-1]!r}, not a path)"
+    raise UserError(f"{option} {group_by!r} is not a field of the sweep's flows{hint}; allowed: "
+                    f"{', '.join(GROUP_MODES)}, {', '.join(GROUP_FLOW_FIELDS)}, or a [[flows]] field: "
+                    f"{', '.join(entry_fields)}")
+
+
+def _flow_value(flow: Mapping[str, Any], scenario: Mapping[str, Any], field: str) -> Any:
+    """A flow's value of ``field``: its results record's, else its
+    ``[[flows]]`` entry's in the normalised scenario (lists and tables as
+    JSON text, so they group). A UDP flow's controller (``"none"``) is
+    named by its transport, ``udp``."""
+    if field == "cc" and flow.get("cc") in (None, "none"):
+        return flow.get("transport") or "none"
+    v = flow.get(field)
+    if v is None and field not in GROUP_FLOW_FIELDS:
+        entries = scenario.get("flows") or []
+        e = flow.get("entry")
+        if isinstance(e, int) and 0 <= e < len(entries) and isinstance(entries[e], Mapping):
+            v = entries[e].get(field)
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, sort_keys=True)
+    return v
+
+
+def mixes_controllers(results: Mapping[str, Any]) -> bool:
+    """Whether a run's TCP flows use more than one controller."""
+    return len({str(f.get("cc")) for f in results.get("flows", []) if (f.get("transport") or "tcp") == "tcp"}) > 1
+
+
+def group_rows(spec: RunSpec, results: Mapping[str, Any], cached: bool, field: str) -> List[Dict[str, Any]]:
+    """One table row per value of flow field ``field`` in a run, in the
+    order the values first appear among the flows: the grid values, the
+    group's value (column ``field``), then the group's ``goodput_mean_bps``
+    (mean per flow), ``goodput_total_bps``, ``goodput_share`` (of all
+    flows' goodput) and ``flows``, then the run's ``utilization``,
+    ``loss_rate``, ``jain_index`` (over all its flows), ``events``,
+    ``wall_s``, ``cpu_s``, ``key`` and ``cached``. A group that holds more
+    than one flow class (TCP and UDP) gets NaN as ``goodput_mean_bps`` and
+    the per-class columns, as :func:`headline` does for a run."""
+    flows = results.get("flows", [])
+    groups: Dict[str, Tuple[Any, List[Mapping[str, Any]]]] = {}
+    for f in flows:
+        v = _flow_value(f, spec.scenario, field)
+        groups.setdefault(json.dumps(v, default=str), (v, []))[1].append(f)
+    run = headline(results)
+    total = float(sum(float(f.get("goodput_bps", 0.0)) for f in flows))
+    out = []
+    for value, members in groups.values():
+        part = headline({"flows": members})
+        row: Dict[str, Any] = dict(spec.overrides)
+        row[field] = value
+        row["goodput_mean_bps"] = part["goodput_mean_bps"]
+        row["goodput_total_bps"] = part["goodput_total_bps"]
+        row["goodput_share"] = part["goodput_total_bps"] / total if total > 0 else float("nan")
+        row["flows"] = len(members)
+        # the run's own numbers (utilization, loss_rate, jain_index, events, wall_s, cpu_s, ...)
+        row.update({k: v for k, v in run.items() if not k.startswith(("goodput_", "flows_"))})
+        if math.isnan(part["goodput_mean_bps"]):
+            row.update({k: v for k, v in part.items() if k.startswith(("goodput_mean_", "flows_"))
+                        and k != "goodput_mean_bps"})
+        row["key"] = spec.key
+        row["cached"] = cached
+        out.append(row)
+    return out
+
+
 # Two-sided 95% Student t quantiles t_{0.975, df} for df = 1..30.
 _T975 = (12.7062047, 4.3026527, 3.1824463, 2.7764451, 2.5705818, 2.4469119, 2.3646243, 2.3060041,
          2.2621572, 2.2281389, 2.2009852, 2.1788128, 2.1603687, 2.1447867, 2.1314495, 2.1199053,
@@ -511,7 +651,7 @@ def t_quantile_975(df: int) -> float:
 
 
 #: Metrics :func:`summarise` aggregates (plus every ``goodput_mean_*``).
-SUMMARY_METRICS = ("goodput_mean_bps", "goodput_total_bps", "utilization", "loss_rate", "jain_index")
+SUMMARY_METRICS = ("goodput_mean_bps", "goodput_total_bps", "goodput_share", "utilization", "loss_rate", "jain_index")
 
 
 def summarise(df: pd.DataFrame, over: str = "seed") -> pd.DataFrame:
@@ -546,8 +686,8 @@ def _replications(df: pd.DataFrame, over: str) -> Tuple[List[str], List[str], Li
     point, and the rows of each point (its replications over ``over``)."""
     metrics = [m for m in SUMMARY_METRICS if m in df.columns]
     metrics += sorted(c for c in df.columns if c.startswith("goodput_mean_") and c not in metrics)
-    skip = set(metrics) | {over, "key", "cached", "events", "wall_s", "cpu_s"} | {c for c in df.columns
-                                                                        if c.startswith("flows_")}
+    skip = set(metrics) | {over, "key", "cached", "events", "wall_s", "cpu_s", "flows"} | {
+        c for c in df.columns if c.startswith("flows_")}
     by = [c for c in df.columns if c not in skip]
     if not by:
         return metrics, by, [df]
@@ -567,15 +707,147 @@ def identical_replications(df: pd.DataFrame, over: str = "seed") -> Tuple[int, i
     return same, len(replicated)
 
 
-def _dask_client(address: Optional[str], workers: Optional[int]):
+#: Files of a TLS client's :func:`dask_security`: the CA certificate that
+#: signed the scheduler's, this client's certificate and its private key.
+TLS_FILES = ("ca_file", "cert", "key")
+
+
+def _pem_kind(path: Path) -> str:
+    """What a PEM file holds: "certificate", "key", "both" or "" (none)."""
+    try:
+        text = path.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ""
+    cert, key = "-----BEGIN CERTIFICATE-----" in text, "PRIVATE KEY-----" in text
+    return "both" if cert and key else "certificate" if cert else "key" if key else ""
+
+
+def dask_security(ca_file: Optional[Union[str, os.PathLike]] = None,
+                  cert: Optional[Union[str, os.PathLike]] = None,
+                  key: Optional[Union[str, os.PathLike]] = None,
+                  options: Sequence[str] = ("ca_file", "cert", "key")):
+    """A ``distributed.security.Security`` for a mutual-TLS client
+    (``require_encryption=True``): ``ca_file`` is the CA certificate that
+    signed the scheduler's (and the workers') certificates, ``cert`` and
+    ``key`` this client's certificate and private key, all PEM files
+    (``key`` may be left out when ``cert`` holds the key too). Each file is
+    checked first, and a problem is a :class:`UserError` naming the
+    setting (``options`` gives the names to use: the CLI passes its
+    ``--tls-*`` flags), the value and what is allowed."""
+    given = dict(zip(TLS_FILES, (ca_file, cert, key)))
+    names = dict(zip(TLS_FILES, options))
+    for what in ("ca_file", "cert"):
+        if given[what] is None:
+            other = ", ".join(names[w] for w in TLS_FILES if given[w] is not None)
+            raise UserError(f"{names[what]} is missing: a TLS connection to the Dask scheduler needs "
+                            f"{names['ca_file']} (the CA certificate that signed the scheduler's), "
+                            f"{names['cert']} and {names['key']} (this client's certificate and key, "
+                            f"signed by the same CA)" + (f"; only {other} given" if other else ""))
+    wants = {"ca_file": ("certificate", "both"), "cert": ("certificate", "both"), "key": ("key", "both")}
+    what_is = {"ca_file": "a PEM CA certificate (-----BEGIN CERTIFICATE-----)",
+               "cert": "a PEM certificate (-----BEGIN CERTIFICATE-----)",
+               "key": "a PEM private key (-----BEGIN ... PRIVATE KEY-----)"}
+    paths: Dict[str, Optional[str]] = {}
+    for what in TLS_FILES:
+        v = given[what]
+        if v is None:
+            paths[what] = None
+            continue
+        path = Path(v)
+        if not path.is_file():
+            why = "is a directory" if path.is_dir() else "no such file"
+            raise UserError(f"{names[what]} {str(v)!r}: {why}; expected {what_is[what]}")
+        if not os.access(path, os.R_OK):
+            raise UserError(f"{names[what]} {str(v)!r}: not readable by this user; expected {what_is[what]}")
+        if _pem_kind(path) not in wants[what]:
+            raise UserError(f"{names[what]} {str(v)!r}: not {what_is[what]}")
+        paths[what] = str(path)
+    if paths["key"] is None and _pem_kind(Path(paths["cert"])) != "both":
+        raise UserError(f"{names['key']} is missing: {names['cert']} {str(cert)!r} holds no private key; give "
+                        f"the key file that goes with it")
+    try:
+        from distributed.security import Security
+    except ImportError:
+        raise UserError(
+            "the dask backend needs dask.distributed: pip install 'dask[distributed]' (docs/cluster.md)"
+        ) from None
+    try:
+        return Security(tls_ca_file=paths["ca_file"], tls_client_cert=paths["cert"],
+                        tls_client_key=paths["key"], require_encryption=True)
+    except Exception as exc:  # an old OpenSSL, a bad setting
+        raise UserError(f"cannot set up TLS for the Dask client: {exc}") from None
+
+
+def _as_security(security: Any):
+    """``security`` as a ``Security`` object: one already, or a mapping of
+    :data:`TLS_FILES` (passed to :func:`dask_security`), or None."""
+    if security is None or not isinstance(security, Mapping):
+        return security
+    extra = sorted(set(security) - set(TLS_FILES))
+    if extra:
+        raise UserError(f"security: unknown keys {', '.join(map(repr, extra))}; allowed: {', '.join(TLS_FILES)} "
+                        "(or a distributed.security.Security)")
+    return dask_security(**{k: security.get(k) for k in TLS_FILES})
+
+
+def _dask_tls_configured() -> bool:
+    """Whether Dask's own configuration gives a client certificate
+    (``DASK_DISTRIBUTED__COMM__TLS__CA_FILE`` and ``..._CLIENT__CERT``
+    environment variables, or a dask config file), which a ``Client``
+    without ``security`` then uses."""
+    try:
+        import dask.config
+    except ImportError:
+        return False
+    get = dask.config.get
+    return bool(get("distributed.comm.tls.ca-file", None) and get("distributed.comm.tls.client.cert", None))
+
+
+def _check_dask_address(address: Optional[str], security: Any, options: Sequence[str]) -> Optional[str]:
+    """The scheduler address to connect to; a tls:// address needs
+    ``security`` and ``security`` needs a TLS address (a bare HOST:PORT
+    becomes tls://HOST:PORT)."""
+    opt_addr, opt_sec = options
+    if not address:
+        if security is not None:
+            raise UserError(f"certificates ({opt_sec}) go with a TLS scheduler address ({opt_addr} "
+                            "tls://HOST:PORT); a local Dask cluster (no address) needs none")
+        return address
+    scheme, sep, _ = address.partition("://")
+    if security is None:
+        if sep and scheme == "tls" and not _dask_tls_configured():
+            raise UserError(f"{opt_addr} {address!r}: a tls:// scheduler needs certificates: give {opt_sec} "
+                            "(docs/cluster.md, 'Keeping the scheduler private')")
+        return address
+    if not sep:
+        return f"tls://{address}"
+    if scheme != "tls":
+        raise UserError(f"{opt_addr} {address!r}: certificates ({opt_sec}) need a tls:// address, not {scheme}://; "
+                        f"allowed: tls://HOST:PORT or HOST:PORT")
+    return address
+
+
+def _dask_client(address: Optional[str], workers: Optional[int], security: Any = None):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise UserError(
-            "the dask backend needs dask.distributed: pip install 'ccsim[dask]'"
+            "the dask backend needs dask.distributed: pip install 'dask[distributed]' (in a source "
+            "checkout the extra 'ccsim[dask]', pip install '.[dask]', brings the same)"
         ) from None
     if address:
-        return Client(address), None
+        kw = {} if security is None else {"security": security}
+        try:
+            return Client(address, **kw), None
+        except ValueError as exc:  # an unknown scheme, a malformed address
+            raise UserError(f"Dask scheduler address {address!r}: {exc}; allowed: tcp://HOST:PORT, "
+                            "tls://HOST:PORT (with certificates) or HOST:PORT") from None
+        except (OSError, TimeoutError) as exc:
+            hint = ""
+            if address.startswith("tls://"):
+                hint = ("; with TLS, check that the scheduler runs with --tls-ca-file, --tls-cert and --tls-key "
+                        "and that this client's certificate is signed by the CA the scheduler was given")
+            raise UserError(f"cannot connect to the Dask scheduler at {address}: {exc}{hint}") from None
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                            processes=True, dashboard_address=None)
     return Client(cluster), cluster
@@ -635,21 +907,26 @@ def progress_into(bar: Any):
 
 
 def execute(payloads: Mapping[Any, str], collect, workers: Optional[int] = None, backend: str = "process",
-            address: Optional[str] = None) -> None:
+            address: Optional[str] = None, security: Any = None) -> None:
     """Run every scenario JSON of ``payloads`` (tag -> scenario JSON) on
     ``backend`` and call ``collect(tag, get)`` as each finishes, where
     ``get()`` returns the results JSON or raises the run's error. Runs go
     to the workers in the order of ``payloads``. Interrupted (Ctrl-C, or
     ``collect`` raising), the queue is dropped and the workers stopped;
-    what ``collect`` already stored stays."""
+    what ``collect`` already stored stays. ``security`` (dask only) is a
+    ``distributed.security.Security`` for a tls:// ``address``
+    (:func:`dask_security`)."""
     if not payloads:
         return
     n_workers = min(workers or os.cpu_count() or 1, max(len(payloads), 1))
     if backend == "dask":
-        client, cluster = _dask_client(address, workers)
+        client, cluster = _dask_client(address, workers, security)
         try:
+            if cluster is None:
+                _check_workers(client, address)
             from dask.distributed import as_completed as dask_completed
 
+            _upload_controllers(client, payloads.values())
             futures = {client.submit(_run_json, p, pure=False, key=f"ccsim-{_tag_name(t)}"): t
                        for t, p in payloads.items()}
             for fut in dask_completed(futures):
@@ -675,6 +952,33 @@ def execute(payloads: Mapping[Any, str], collect, workers: Optional[int] = None,
                 raise
 
 
+def _worker_engine() -> str:
+    """Run on every Dask worker: the ccsim engine version it has."""
+    from ccsim._native import core as _core_mod
+
+    return _core_mod().version()
+
+
+def _check_workers(client: Any, address: Optional[str]) -> None:
+    """Refuse a cluster whose workers run another ccsim than this client
+    (a result is stored under this client's engine version, so a worker
+    with another engine would fill the cache with runs labelled wrongly),
+    or none at all. Workers that join later are not asked."""
+    mine = _engine_version()
+    try:
+        theirs = client.run(_worker_engine)
+    except Exception as exc:
+        raise UserError(f"a worker of the Dask cluster at {address} cannot run ccsim ({type(exc).__name__}: "
+                        f"{exc}); install the same ccsim wheel as this client's on every worker "
+                        "(docs/cluster.md)") from None
+    other = {w: v for w, v in theirs.items() if v != mine}
+    if other:
+        shown = ", ".join(f"{w} has {v}" for w, v in sorted(other.items())[:5])
+        raise UserError(f"{len(other)} of {len(theirs)} workers of the Dask cluster at {address} run another "
+                        f"ccsim engine than this client's {mine} ({shown}); install the same wheel everywhere "
+                        "(docs/cluster.md)")
+
+
 def _tag_name(tag: Any) -> str:
     """A Dask task key for a payload tag (a run key, or a tuple holding one)."""
     return "-".join(map(str, tag)) if isinstance(tag, tuple) else str(tag)
@@ -690,8 +994,12 @@ def sweep(
     address: Optional[str] = None,
     run: bool = True,
     seeds: Optional[int] = None,
+    group_by: Optional[str] = None,
+    security: Any = None,
+    _options: Optional[Mapping[str, str]] = None,
 ) -> pd.DataFrame:
-    """Run ``base_scenario`` at every point of ``grid``; return one row per run.
+    """Run ``base_scenario`` at every point of ``grid``; return one row per
+    run (or, with ``group_by``, per group of a run's flows).
 
     ``grid`` maps dotted paths (``"topology.bottleneck_rate_bps"``,
     ``"flows.0.cc"``, ``"flows.*.rtt_s"``) to lists of values, or is a list
@@ -713,6 +1021,25 @@ def sweep(
     ``wall_s`` and ``cpu_s`` (the run's wall and CPU time), ``key`` and
     ``cached`` (True when the row came from the cache).
 
+    ``group_by`` splits each run's row by a flow field: ``"cc"`` gives one
+    row per controller of the run (BBR and CUBIC flows of one run are not
+    averaged together), with the field as a column after the grid values
+    and the group's ``goodput_mean_bps``, ``goodput_total_bps``,
+    ``goodput_share`` and ``flows`` (:func:`group_rows`); any field of the
+    flows' results (:data:`GROUP_FLOW_FIELDS`) or of a ``[[flows]]`` entry
+    can be given. ``"auto"`` groups by ``cc`` when some run's TCP flows mix
+    controllers and keeps one row per run otherwise (``ccsim sweep``'s
+    default); ``None`` (the default here, which experiments rely on) or
+    ``"none"``: one row per run. ``df.attrs["runs"]``,
+    ``df.attrs["runs_cached"]`` and ``df.attrs["group_by"]`` say how many
+    runs the rows hold, how many came from the cache, and what split them
+    (None: not split).
+
+    ``security`` (dask with a ``tls://`` ``address``): a
+    ``distributed.security.Security``, or a mapping ``{"ca_file": ...,
+    "cert": ..., "key": ...}`` of PEM files (:func:`dask_security`); the
+    client then talks to the scheduler over mutual TLS only.
+
     ``progress`` shows a bar with ETA on stderr, cached runs counting as
     done: ``None`` (default) only when stderr is a terminal, ``True``
     always, ``False`` never.
@@ -725,20 +1052,38 @@ def sweep(
         raise UserError(f"unknown sweep backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     if workers is not None and workers < 1:
         raise UserError(f"workers must be >= 1, got {workers}")
+    opt = {"group_by": "group_by", "address": "address", "security": "security", **(_options or {})}
+    if security is not None and backend != "dask":
+        raise UserError(f"{opt['security']} goes with the dask backend and a tls:// {opt['address']}; "
+                        f"backend is {backend!r}")
+    if backend == "dask":
+        security = _as_security(security)
+        address = _check_dask_address(address, security, (opt["address"], opt["security"]))
     out = Path(out_dir)
     if seeds is not None:
         grid = _seed_grid(as_scenario_dict(base_scenario), grid, seeds)
     specs = plan(base_scenario, grid)
+    group = check_group_by(group_by, specs, opt["group_by"])
     version = _engine_version()
     if run:
         _clean_stale_tmp(out)
 
     rows: List[Optional[Dict[str, Any]]] = [None] * len(specs)
+    split: List[Optional[List[Dict[str, Any]]]] = [None] * len(specs)  # rows per flow group
+    mixed = [False]  # some run's TCP flows mix controllers (group_by "auto")
+    field = "cc" if group == "auto" else group
+
+    def tabulate(i: int, results: Mapping[str, Any], cached: bool) -> None:
+        rows[i] = _row(specs[i], results, cached)
+        if field is not None:
+            split[i] = group_rows(specs[i], results, cached, field)
+            mixed[0] = mixed[0] or mixes_controllers(results)
+
     todo: Dict[str, List[int]] = {}  # key -> indices (identical points run once)
     for i, spec in enumerate(specs):
         cached = _load_cached(out, spec.key, version)
         if cached is not None:
-            rows[i] = _row(spec, cached, True)
+            tabulate(i, cached, True)
         else:
             todo.setdefault(spec.key, []).append(i)
     if todo and not run:
@@ -765,7 +1110,7 @@ def sweep(
         idx = todo[key]
         results = _store(out, specs[idx[0]], results_json, version)
         for i in idx:
-            rows[i] = _row(specs[i], results, False)
+            tabulate(i, results, False)
         if bar is not None:
             bar.update(len(idx))
         elif shared is not None:
@@ -784,12 +1129,19 @@ def sweep(
 
     try:
         payloads = {key: dumps(specs[idx[0]].scenario) for key, idx in todo.items()}
-        execute(payloads, collect, workers=workers, backend=backend, address=address)
+        execute(payloads, collect, workers=workers, backend=backend, address=address, security=security)
     finally:
         if bar is not None:
             bar.close()
 
-    return pd.DataFrame(rows)
+    if field is not None and (group != "auto" or mixed[0]):
+        df = pd.DataFrame([r for part in split for r in part or []])
+    else:
+        df, field = pd.DataFrame(rows), None
+    df.attrs["runs"] = len(specs)
+    df.attrs["runs_cached"] = sum(bool(r and r["cached"]) for r in rows)
+    df.attrs["group_by"] = field
+    return df
 
 
 def write_table(df: pd.DataFrame, out_dir: Union[str, os.PathLike], stem: str = "sweep") -> List[Path]:

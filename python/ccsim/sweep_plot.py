@@ -12,6 +12,11 @@ How the table is read, and why:
   headline column are the swept *fields* and the numeric columns after it
   are *metrics*. Reading the order instead of a fixed list keeps new
   metric columns plottable without touching this module.
+* **Split tables.** A sweep split by a flow field (``ccsim sweep
+  --group-by``, by default ``cc`` when a run mixes controllers) has one row
+  per group of each run, the field (``cc``) being the last column before
+  the metrics: a field like any other, so ``--hue cc`` draws BBR and CUBIC
+  apart, and leaving it out is the "also varies" error below.
 * **Replicates.** A field named ``seed`` (or ending in ``.seed``) that is
   neither ``--x`` nor ``--hue`` is a replication: its rows are averaged and
   drawn with error bars. Any *other* field that varies but is neither
@@ -60,7 +65,10 @@ FIELD_LABELS: Dict[str, Any] = {
     "topology.bottleneck_queue.limit_bytes": ("bottleneck queue limit", "bytes", 1.0),
     "topology.edge_rate_bps": ("edge link rate", "Mb/s", 1e-6),
     "topology.edge_delay_s": ("edge link one-way delay", "ms", 1e3),
+    "topology.bottleneck_queue.kind": ("bottleneck queue", "", 1.0),
     "flows.*.cc": ("congestion control", "", 1.0),
+    "cc": ("congestion control", "", 1.0),
+    "transport": ("transport", "", 1.0),
     "flows.*.rtt_s": ("round-trip propagation delay", "ms", 1e3),
     "flows.*.count": ("flows in the entry", "", 1.0),
     "flows.*.rate_bps": ("sending rate", "Mb/s", 1e-6),
@@ -72,6 +80,8 @@ FIELD_LABELS: Dict[str, Any] = {
     "goodput_mean_bps": ("mean goodput per flow", "Mb/s", 1e-6),
     "goodput_total_bps": ("total goodput", "Mb/s", 1e-6),
     "goodput_tcp_mean_bps": ("mean TCP goodput per flow", "Mb/s", 1e-6),
+    "goodput_share": ("share of the total goodput", "", 1.0),
+    "flows": ("flows", "", 1.0),
     "utilization": ("bottleneck utilization", "", 1.0),
     "loss_rate": ("bottleneck loss rate", "", 1.0),
     "jain_index": ("Jain's fairness index", "", 1.0),
@@ -226,7 +236,13 @@ def plot_sweep(sweep: Union[PathLike, pd.DataFrame], x: str, y: str, hue: Option
     if x not in fields:
         raise UserError(f"unknown --x field {x!r}; allowed (swept fields): {', '.join(fields) or '(none)'}")
     if hue is not None and hue not in fields:
-        raise UserError(f"unknown --hue field {hue!r}; allowed (swept fields): {', '.join(fields)}")
+        from .sweep import GROUP_FLOW_FIELDS
+
+        hint = ""
+        if hue in GROUP_FLOW_FIELDS and not isinstance(sweep, pd.DataFrame):
+            hint = (f"; for one line per flow {hue} value, split the table by it: run the same 'ccsim sweep' "
+                    f"again with --group-by {hue} (every run comes from the cache)")
+        raise UserError(f"unknown --hue field {hue!r}; allowed (swept fields): {', '.join(fields)}{hint}")
     if hue == x:
         raise UserError(f"--hue {hue!r} is the same field as --x; pick another field or no --hue")
     if y not in metrics:
