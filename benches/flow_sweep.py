@@ -8,7 +8,7 @@ bottleneck buffer) with N flows, run in this process with the default
 install's engine and measured as ``ccsim bench`` measures a row (a run
 shorter than a second is repeated and its fastest kept). Reported per N: wall time of the run and its results,
 bottleneck packets per wall-second, the ratio to the first point's (the
-issue 54 target reads S2 against S0, N = 10,000 against 10), events per
+many-flows target reads S2 against S0, N = 10,000 against 10), events per
 bottleneck packet, and the wall time per bottleneck packet with its
 excess over the first point's in nanoseconds.
 

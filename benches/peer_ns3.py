@@ -8,7 +8,7 @@ the ccsim row (``ccsim bench``'s child process: the engine's wall time,
 building the simulation and running it) and the same dumbbell in ns-3 3.44
 (``validation/ns3/dumbbell.cc``, the program of the ns-3 comparisons, built
 by ``validation.ns3_suite.build``), and reports both wall times and the
-ratio of bottleneck packets per wall-second. Issue 51's target is at least
+ratio of bottleneck packets per wall-second. The target is at least
 100x.
 
 The scenario comes from the ns-3 comparisons' mapping, not from a second
@@ -18,7 +18,7 @@ FQ-CoDel), whose ``ns3_args()`` give ns-3's side; the bench row's ccsim
 scenario must equal that scenario's ``ccsim_scenario()`` in topology and
 flows (:func:`check_same`), or the row is refused.
 
-``M-prague-dualpi2`` (issue 51's TCP Prague over DualPI2) is run against a
+``M-prague-dualpi2`` (TCP Prague over DualPI2) is run against a
 STAND-IN, not the same algorithms: ns-3 3.44 (and 3.48) has no TCP Prague,
 no DualPI2 and no AccECN. Its ns-3 side is ns-3's closest L4S workload on
 the same network, flows, rates and duration (:class:`L4sStandIn`): DCTCP
@@ -44,7 +44,7 @@ and system, of the whole process: set-up included) is reported beside its
 wall time: on a shared machine the wall time grows and the CPU time
 hardly.
 
-Issue 54's S1 (1,000 CUBIC flows with SACK at 10 Gb/s, RTTs over 20-100 ms
+The many-flows row S1 (1,000 CUBIC flows with SACK at 10 Gb/s, RTTs over 20-100 ms
 and starts over 1 s as ccsim draws them, delayed ACKs: ``ccsim bench``'s
 row, not an ns-3 comparison's) is run by name, with its own mapping
 (:mod:`validation.ns3_scale`: every ns-3 attribute and what differs) under
@@ -68,9 +68,9 @@ sys.path.insert(0, str(ROOT))
 from ccsim.bench import BENCHMARKS, QUICK_FACTOR, fastest_of_rounds, run_isolated, scenario  # noqa: E402
 from validation import ns3_aqm, ns3_bbr, ns3_scale, ns3_suite  # noqa: E402
 
-#: The rows, in the order issue 51 names them.
+#: The rows: BBR, DCTCP over RED, CUBIC over FQ-CoDel, Prague over DualPI2.
 ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel", "M-prague-dualpi2")
-#: Rows issue 51 names that cannot run yet (none since the L4S stand-in).
+#: Rows that cannot run yet, with why (none since the L4S stand-in).
 MISSING: Dict[str, str] = {}
 #: Measurement options of the ns-3 program a speed run leaves out.
 MEASURE_ONLY = ("--queueStats=", "--cwndStats=", "--warmup=")
@@ -168,7 +168,7 @@ def validation_scenario(name: str, quick: bool = False):
     if name == "M-cubic-fqcodel":
         return ns3_aqm.Scenario(name, b.description, "cubic", "fq_codel", b.flows, (b.rtt_s, b.rtt_s), b.rate_bps,
                                 dur, b.buffer_pkts)
-    if name in ns3_scale.ROWS:  # issue 54's S1: its own mapping (validation/ns3_scale.py), seed included
+    if name in ns3_scale.ROWS:  # the many-flows S1: its own mapping (validation/ns3_scale.py), seed included
         return ns3_scale.scenario(name, quick, QUICK_FACTOR)
     raise ValueError(f"row {name!r} is not measured against ns-3; allowed: {', '.join(ROWS)}")
 
@@ -331,7 +331,7 @@ def print_row(r: Row) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", metavar="NAME", help=f"rows (default all: {', '.join(ROWS)}; also "
-                    f"{', '.join(ns3_scale.ROWS)}, issue 54's, by name)")
+                    f"{', '.join(ns3_scale.ROWS)}, the many-flows rows, by name)")
     ap.add_argument("--quick", action="store_true", help="durations / 10")
     ap.add_argument("--duration", type=float, metavar="S",
                     help="each row cut to S simulated seconds on both sides (a row too long for ns-3)")

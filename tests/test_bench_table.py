@@ -1,4 +1,4 @@
-"""`ccsim bench`'s table shows events per bottleneck packet (issue 13)."""
+"""`ccsim bench`'s table shows events per bottleneck packet."""
 import ccsim.bench as bench
 from ccsim.bench import format_table
 

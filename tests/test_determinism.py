@@ -1,5 +1,5 @@
 """Determinism of the snapshot (golden) scenarios across processes, sweep
-backends and worker counts (issue 12; docs/reliability.md).
+backends and worker counts (docs/reliability.md).
 
 The Rust golden test (crates/ccsim-core/tests/golden.rs) pins every golden
 scenario's results within one process. Here the same scenarios run as

@@ -1,5 +1,7 @@
-"""The docs' generated tables are current, and links into the rewritten
-pages (performance.md, validation.md, experiments.md, decisions/) resolve.
+"""The docs' generated tables, and the figures their text quotes from them,
+are current; links into the rewritten pages (performance.md,
+validation.md, experiments.md, decisions/) resolve; the README names every
+experiment and links every page of docs/.
 
 The tables are written by ``python tools/docs_tables.py``: run it after
 changing an experiment, a snapshot, docs/experiments-notes.toml, a record
@@ -34,6 +36,82 @@ def test_check_mode_fails_on_a_changed_block(tmp_path, monkeypatch):
     assert dt.main(["--check"]) == 1
     assert dt.main([]) == 0 and dt.main(["--check"]) == 0
     assert page.read_text() == f"x\n{dt.begin('decisions-index')}\nfresh\n{dt.end('decisions-index')}\n"
+
+
+def test_check_mode_fails_on_a_changed_figure_inside_a_line(tmp_path, monkeypatch):
+    """A block whose markers share a line is a phrase in a sentence or a
+    table cell: it is checked and rewritten in place, on its line."""
+    page = tmp_path / "validation.md"
+    row = "| ns-3 | {} ; every difference traced |\n| next | row |\n"
+    span = lambda x: f"{dt.begin('index-ns3')}{x}{dt.end('index-ns3')}"  # noqa: E731
+    page.write_text(row.format(span("65 of 120")))
+    monkeypatch.setattr(dt, "generated", lambda: {page: {"index-ns3": "63 of 120"}})
+    assert dt.main(["--check"]) == 1
+    assert dt.main([]) == 0 and dt.main(["--check"]) == 0
+    assert page.read_text() == row.format(span("63 of 120"))
+    with pytest.raises(ValueError, match="inside a line"):
+        dt.replace_block(page.read_text(), "index-ns3", "two\nlines")
+
+
+def test_within_rounds_up_to_two_digits():
+    assert [dt.within(x) for x in (0.001351, -0.018476, 0.025, 0.2067, 0.0401, 0.0)] == [
+        "0.14%", "1.9%", "2.5%", "21%", "4.1%", "0%"]
+
+
+def _spans(text: str) -> dict:
+    return dict(re.findall(r"<!-- BEGIN generated: ([\w-]+) -->([^\n]*?)<!-- END generated: \1 -->", text))
+
+
+def test_validation_index_quotes_its_tables():
+    """Every count the index of docs/validation.md gives for an ns-3
+    comparison is the table's own sentence, and every experiment's count
+    is docs/experiments.md's (so a re-run cannot leave the index behind)."""
+    text = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    index = text.split("## Index", 1)[1].split("\n## ", 1)[0]
+    spans = _spans(index)
+    for name, block, which in (("index-ns3", "ns3", 0), ("index-ns3-aqm", "ns3-aqm", 0),
+                               ("index-ns3-bbr", "ns3-bbr", 0), ("index-ns3-bbr-linux", "ns3-bbr", 1)):
+        a, n, tol = dt.agreement(dt.read_block(text, block))[which]
+        assert spans[name].startswith(f"{a} of {n}"), (name, spans[name], a, n)
+        assert tol in spans[name] or name.endswith("linux")
+    summary = dt.read_block((ROOT / "docs" / "experiments.md").read_text(encoding="utf-8"), "experiments-summary")
+    for exp_id in ("etcp-ns2", "ltcp-ns2", "pxcp-ns2", "gwa-ns2"):
+        row = next(r for r in summary.splitlines() if r.startswith(f"| [`{exp_id}`]"))
+        ns2_quick = row.split(" | ")[4]
+        assert spans[f"index-{exp_id}"].startswith(f"`{exp_id}` {ns2_quick}"), (exp_id, row)
+    # no hand-written "N of M metric pairs" left in the index
+    bare = re.sub(r"<!-- BEGIN generated: ([\w-]+) -->.*?<!-- END generated: \1 -->", "", index)
+    assert not re.search(r"\d+ of \d+ metric pairs", bare)
+
+
+def test_history_records_leave_performance_md_for_their_decision_records():
+    """A record HISTORY hands on is not shown on performance.md; its dated
+    decision record exists, names the record's file, and the index of rows
+    links it for every row the record measured."""
+    perf = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    index = dt.read_block(perf, "perf-index")
+    for rid, rec in dt.HISTORY.items():
+        r = json.loads((dt.BENCH_RESULTS / f"{rid}.json").read_text(encoding="utf-8"))
+        assert f"#### {dt._record_heading(r)}\n" not in perf, rid
+        decision = (dt.DECISIONS / rec).read_text(encoding="utf-8")
+        assert f"{rid}.json" in decision, (rec, rid)
+        for row in {str(x[0]) for x in r["rows"]}:
+            line = next((x for x in index.splitlines() if x.startswith(f"| {row} |")), None)
+            assert line is None or f"(decisions/{rec})" in line, (row, rec)
+    shown = [r for r in dt._current()]
+    assert shown and all(r["id"] not in dt.HISTORY for r in shown)
+
+
+def test_readme_lists_every_experiment_and_doc_page():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    from ccsim.experiments import REGISTRY
+
+    missing = [e for e in REGISTRY if f"`{e}`" not in text]
+    assert not missing, f"README.md does not name these experiments: {missing}"
+    docs = text.split("\n## Documentation\n", 1)[1].split("\n## ", 1)[0]
+    pages = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "docs").glob("*.md"))]
+    unlinked = [p for p in pages + ["docs/decisions/README.md"] if f"]({p}" not in docs]
+    assert not unlinked, f"README.md's Documentation list does not link: {unlinked}"
 
 
 def test_experiment_entries_show_every_failing_check_with_its_numbers():

@@ -166,7 +166,7 @@ def test_cli_replot_names_missing_runs(quick_run, monkeypatch, capsys, tmp_path)
         REGISTRY.pop("test-replot-plain", None)
 
 
-# -- ns-2 mode of the reproduced ns-2 figures (issue 11 §2) ------------------------------
+# -- ns-2 mode of the reproduced ns-2 figures --------------------------------------------
 
 #: The experiments whose TCP-family flows run in ns-2 mode (docs/experiments.md, "ns-2 mode").
 NS2_FIGURES = {"etcp-fig6", "etcp-fig7-9", "etcp-fig15", "etcp-fig17", "ltcp-fig5", "ltcp-fig6", "ltcp-fig7",

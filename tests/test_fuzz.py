@@ -1,4 +1,4 @@
-"""Scenario fuzzing through the Python API and the CLI (issue 12).
+"""Scenario fuzzing through the Python API and the CLI (docs/reliability.md).
 
 Hypothesis generates scenario dicts and scenario files, valid and invalid:
 values at and past every unit bound (times <= 1e6 s, rates in [1, 1e15]

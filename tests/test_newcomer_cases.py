@@ -1,5 +1,5 @@
 """Scenarios a researcher writes from the docs, outside the papers' setups:
-each case here once gave a silent wrong result (issue 50's probes). Each
+each case here once gave a silent wrong result (probes by a newcomer). Each
 test fails on the engine that had the fault.
 
 * ECN over RED: a flow whose CWR segment was lost sat at cwnd 1 for the

@@ -19,7 +19,7 @@ from validation import ns3_suite  # noqa: E402
 
 
 
-# ---- the scenario set is issue 51's ns-3 bullet, kept small ---------------
+# ---- the scenario set: AQMs and DCTCP, kept small -------------------------
 
 
 def test_scenarios_cover_the_issue_with_few_short_runs():

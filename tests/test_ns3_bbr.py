@@ -20,7 +20,7 @@ from validation import run as driver  # noqa: E402
 
 
 
-# ---- the scenario set is issue 51's BBR bullet --------------------------------
+# ---- the scenario set: BBR alone and against CUBIC -----------------------------
 
 
 def test_scenarios_cover_bbr_alone_and_against_cubic_at_four_buffers():

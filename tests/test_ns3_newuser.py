@@ -1,5 +1,5 @@
-"""validation/ns3_newuser.py: the three configurations of issue 53's
-HighSpeed and CUBIC cases on both sides, and the cwnd comparison."""
+"""validation/ns3_newuser.py: the three configurations of the HighSpeed
+and CUBIC cases on both sides, and the cwnd comparison."""
 
 import dataclasses
 import sys

@@ -1,4 +1,4 @@
-"""Output bounded by what the machine holds (issue 12): a run of many flows
+"""Output bounded by what the machine holds (docs/reliability.md): a run of many flows
 writes its per-flow and per-link rows as Parquet with a small summary.json,
 and a run whose files cannot fit on the disk is refused before it runs,
 naming the field and the figures."""

@@ -17,7 +17,7 @@ from validation import ns3_suite as suite  # noqa: E402
 
 
 
-# ---- the scenario list covers issue 11 §3 -------------------------------
+# ---- the scenario list: at least sixteen dumbbells ----------------------
 
 
 def test_at_least_sixteen_scenarios_with_unique_ids():

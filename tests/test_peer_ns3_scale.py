@@ -1,4 +1,4 @@
-"""benches/peer_ns3.py's S1 (issue 54's 1,000 CUBIC flows at 10 Gb/s): its
+"""benches/peer_ns3.py's S1 (the bench row of 1,000 CUBIC flows at 10 Gb/s): its
 ns-3 mapping (validation/ns3_scale.py) is the bench row, per flow the
 delays and start times ccsim simulates; and (when ns-3 3.44 is installed)
 a short cut of it runs in ns-3."""

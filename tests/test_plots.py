@@ -449,7 +449,7 @@ def test_fields_and_metrics_from_column_order():
 
 
 # --------------------------------------------------------------------------
-# the researcher's plots of `ccsim run` (issue 52)
+# the researcher's plots of `ccsim run`
 # --------------------------------------------------------------------------
 
 

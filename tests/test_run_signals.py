@@ -1,5 +1,5 @@
-"""``ccsim run`` on a terminal and in a pipeline, and the small traps of
-issue 52: each gives a named message or a warning.
+"""``ccsim run`` on a terminal and in a pipeline, and the small traps a
+researcher meets: each gives a named message or a warning.
 
 * progress: a bar of simulated time, events/s and ETA on a terminal
   (checked through a pseudo-terminal), silent off one unless asked;

@@ -8,9 +8,14 @@
     python tools/docs_tables.py add peer-ns2 OUT.json ...   # a `benches/peer_ns2.py --json` run
     python tools/docs_tables.py add peer-ns3 OUT.json ...   # a `benches/peer_ns3.py --json` run
     python tools/docs_tables.py add flow-sweep OUT.json ... # a `benches/flow_sweep.py --json` run
+    python tools/docs_tables.py add gym-steps OUT.json ...  # a `benches/gym_steps.py --json` run
 
 A generated block sits between ``<!-- BEGIN generated: NAME -->`` and
 ``<!-- END generated: NAME -->``; the hand-written text around it is kept.
+With both markers on one line (``... <!-- BEGIN generated: NAME -->63 of
+120<!-- END generated: NAME --> ...``) the block is a phrase inside a
+sentence or a table cell: a figure that running text quotes from a
+generated table, kept to the table's value the same way.
 Sources, one per page:
 
 * docs/experiments.md: the experiment registry (``ccsim.experiments.REGISTRY``:
@@ -18,15 +23,24 @@ Sources, one per page:
   checks in ``tests/snapshots/checks/ID.json``, and the hand-kept record of
   full runs and deviation causes in ``docs/experiments-notes.toml``;
 * docs/performance.md: the bench rows (``ccsim.bench.BENCHMARKS``) and the
-  recorded measurements in ``benches/results/*.json``;
+  recorded measurements in ``benches/results/*.json``, less those ``HISTORY``
+  hands to a dated record in docs/decisions/ (the present figures only), and
+  the ns-3 suite's wall times quoted in its text;
 * docs/validation.md: the ns-2 and ns-3 suites' ``markdown()`` over their
   checked-in results (``validation/results/{ns2,ns3,ns3-aqm,ns3-bbr}/*.json``,
   what ``python -m validation.run`` writes) and the ns-3 mappings
   (``ns3_suite``, ``ns3_aqm``, ``ns3_bbr``: ``defaults_markdown()``), and
   the BBR comparison's long runs (``ns3_bbr.share_markdown()`` over
   ``validation/results/ns3-bbr/ns3-bbr-share.json``), and the XCP grid's
-  tables (``xcp_bdp``'s over ``validation/results/xcp-bdp/*.json``);
-* docs/decisions/README.md: the index of the decision records.
+  tables (``xcp_bdp``'s over ``validation/results/xcp-bdp/*.json``), and the
+  figures its index quotes from those tables, from the Sack1 traces
+  (``validation/results/ns2/sack1*.json``) and from the ``*-ns2`` and
+  ``modern-l4s`` experiments' checks (as docs/experiments.md gives them);
+* docs/decisions/README.md: the index of the decision records;
+* docs/adding-a-controller.md: the hooks of ``CongestionControl`` (its doc
+  comments in ``transport/cc/mod.rs``) and of ``ccsim.Controller`` (its
+  docstrings), and what each built-in controller declares it needs (the
+  engine's catalog).
 
 ``tests/test_docs_tables.py`` fails when a block differs from what this
 script produces.
@@ -35,7 +49,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
+import statistics
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -52,7 +68,22 @@ PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "pace
           ("modern", "today's congestion control"))
 
 #: Sections of docs/performance.md that hold recorded measurements (``section`` of a record).
-PERF_SECTIONS = ("engine", "mechanism", "etcp", "scale", "ns2", "ns3", "memory", "controllers")
+PERF_SECTIONS = ("engine", "mechanism", "etcp", "scale", "ns2", "ns3", "memory", "controllers", "learned")
+
+#: Records that no longer give the present figures: docs/performance.md leaves
+#: them out and links, from its index of rows, the dated record in
+#: docs/decisions/ named here, which summarises them and cites each one's file.
+#: The files stay in benches/results/ with every column and note.
+#: {record id: decision record}.
+HISTORY: Dict[str, str] = {
+    **dict.fromkeys(("2026-11-27-epyc-scale-cpu", "2026-11-27-epyc-scale-rows", "2026-11-28-zen5-scale-columns",
+                     "2026-11-28b-zen5-scale-chained-queues", "2026-11-28c-zen5-scale-smaller-agents",
+                     "2026-11-28d-zen5-scale-one-cut-log", "2026-11-28e-zen5-scale-smaller-rows-and-agents",
+                     "2026-11-28f-zen5-scale-results-after-the-run",
+                     "2026-11-28g-zen5-scale-smaller-links-and-agents"), "2026-11-29-s-rows-history.md"),
+    **dict.fromkeys(("2026-11-27c-zen5-peer-ns2-s1", "2026-11-28-zen5-peer-ns2-s1"),
+                    "2026-11-29-s1-against-ns2-history.md"),
+}
 
 
 def begin(name: str) -> str:
@@ -63,17 +94,30 @@ def end(name: str) -> str:
     return f"<!-- END generated: {name} -->"
 
 
+def _block(name: str) -> "re.Pattern[str]":
+    """A block: its markers, a newline after the first unless the block sits
+    inside a line (group 1), and its text (group 2)."""
+    return re.compile(re.escape(begin(name)) + r"(\n?)(.*?)\n?" + re.escape(end(name)), re.S)
+
+
 def replace_block(text: str, name: str, body: str) -> str:
-    """``text`` with the block ``name`` holding ``body``; the block must exist."""
-    pat = re.compile(re.escape(begin(name)) + r".*?" + re.escape(end(name)), re.S)
-    if not pat.search(text):
+    """``text`` with the block ``name`` holding ``body``; the block must exist.
+    A block inside a line stays inside it, so its body must be one line."""
+    m = _block(name).search(text)
+    if m is None:
         raise KeyError(f"no block {name!r} (add {begin(name)} ... {end(name)} to the page)")
-    return pat.sub(lambda _: f"{begin(name)}\n{body.rstrip()}\n{end(name)}", text, count=1)
+    if m.group(1):
+        new = f"{begin(name)}\n{body.rstrip()}\n{end(name)}"
+    elif "\n" in body.strip():
+        raise ValueError(f"block {name!r} sits inside a line, and its text has more than one line")
+    else:
+        new = f"{begin(name)}{body.strip()}{end(name)}"
+    return text[:m.start()] + new + text[m.end():]
 
 
 def read_block(text: str, name: str) -> Optional[str]:
-    m = re.search(re.escape(begin(name)) + r"\n(.*?)\n?" + re.escape(end(name)), text, re.S)
-    return None if m is None else m.group(1)
+    m = _block(name).search(text)
+    return None if m is None else m.group(2)
 
 
 def slug(heading: str) -> str:
@@ -280,6 +324,14 @@ def experiments_paper(paper: str) -> str:
 # ---- docs/performance.md -----------------------------------------------------------------------
 
 
+def gym_rows(run: Dict[str, Any]) -> Tuple[List[str], List[List[Any]]]:
+    """A ``benches/gym_steps.py --json`` run as a table: per case and
+    number of environments, steps and simulated seconds per wall-second."""
+    cols = ["case", "environments", "steps/s", "simulated s per wall s"]
+    return cols, [[r["case"], str(r["envs"]), f"{r['steps_per_s']:,.0f}", f"{r['sim_s_per_wall_s']:,.1f}"]
+                  for r in run["rows"]]
+
+
 def _records() -> List[Dict[str, Any]]:
     recs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(BENCH_RESULTS.glob("*.json"))]
     for r in recs:
@@ -309,20 +361,47 @@ def render_record(r: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _current() -> List[Dict[str, Any]]:
+    """The records performance.md shows: all but those ``HISTORY`` hands on."""
+    recs = _records()
+    unknown = set(HISTORY) - {r["id"] for r in recs}
+    if unknown:
+        raise ValueError(f"HISTORY names records not in benches/results: {', '.join(sorted(unknown))}")
+    missing = {d for d in HISTORY.values() if not (DECISIONS / d).exists()}
+    if missing:
+        raise ValueError(f"HISTORY names decision records that do not exist: {', '.join(sorted(missing))}")
+    return [r for r in recs if r["id"] not in HISTORY]
+
+
 def perf_section(section: str) -> str:
-    return "\n\n".join(render_record(r) for r in _records() if r["section"] == section)
+    return "\n\n".join(render_record(r) for r in _current() if r["section"] == section)
 
 
 def perf_index() -> str:
     from ccsim.bench import BENCHMARKS
 
-    recs = _records()
+    recs, shown = _records(), {r["id"] for r in _current()}
     lines = ["| row | scenario (`ccsim bench --help`) | recorded figures, newest first |", "|---|---|---|"]
     for name, b in BENCHMARKS.items():
+        mine = [r for r in recs if any(str(row[0]) == name for row in r["rows"])]
         where = [f"[{r['date']}, {r['machine_short']}: {r['title']}](#{slug(_record_heading(r))})"
-                 for r in recs if any(str(row[0]) == name for row in r["rows"])]
+                 for r in mine if r["id"] in shown]
+        older = sorted({HISTORY[r["id"]] for r in mine if r["id"] not in shown})
+        where += [f"older: [{decision_title(d)}](decisions/{d})" for d in older]
         lines.append(f"| {name} | {cell(b.description)} | {', '.join(where) or 'none recorded'} |")
     return "\n".join(lines)
+
+
+def perf_ns3_wall() -> str:
+    """The ns-3 suite's wall times in a phrase (its generated "Wall time" table, docs/validation.md)."""
+    res = json.loads((ROOT / "validation" / "results" / "ns3" / "ns3.json").read_text(encoding="utf-8"))
+    walls = [(s["wall_s"]["ns3"], s["wall_s"]["ccsim"]) for s in res["scenarios"]]
+    tn, tc = sum(a for a, _ in walls), sum(b for _, b in walls)
+    ratios = [a / b for a, b in walls]
+    recorded = res.get("ns3_recorded", res["date"])[:10]
+    return (f"ns-3's column of {recorded}, ccsim's of {res['date'][:10]}: ns-3 {tn:,.0f} s against ccsim's "
+            f"{tc:.1f} s over the {len(walls)} scenarios, {tn / tc:.0f}x; {min(ratios):.0f}-{max(ratios):.0f}x "
+            "per scenario")
 
 
 # ---- docs/validation.md and docs/decisions ------------------------------------------------------
@@ -382,11 +461,249 @@ def xcp_bdp(block: str) -> str:
     return mod.markdown(rows) if block == "grid" else mod.markdown_rfc(rows)
 
 
+# ---- figures docs/validation.md's index quotes ---------------------------------------------------
+
+#: XCP at high BDPs: ns-2 and ccsim's ``ns2`` agree on a cell when their
+#: utilisations are within this and both drop or neither does (the grid's
+#: ``*``); a flow fills a cell at this utilisation or above.
+XCP_SAME_UTIL = 0.05
+XCP_FILLS = 0.95
+
+
+def within(x: float) -> str:
+    """|x| as a percentage rounded up to two significant digits: a bound that
+    "within" can quote (0.001351 -> "0.14%", 0.0185 -> "1.9%")."""
+    v = abs(x) * 100
+    if v == 0:
+        return "0%"
+    d = max(0, 1 - math.floor(math.log10(v)))
+    return f"{math.ceil(v * 10 ** d - 1e-9) / 10 ** d:.{d}f}%"
+
+
+def agreement(table: str) -> List[Tuple[int, int, str]]:
+    """The (agreeing, compared, tolerance) of each "N of M metric pairs agree
+    within T." sentence of a generated ns-3 comparison, in page order."""
+    found = re.findall(r"^(\d+) of (\d+) metric pairs agree within (\S+?)\.$", table, re.M)
+    if not found:
+        raise ValueError("the table has no \"N of M metric pairs agree within T.\" sentence")
+    return [(int(a), int(n), t) for a, n, t in found]
+
+
+def index_agreement(table: str, which: int = 0, full: bool = True) -> str:
+    a, n, tol = agreement(table)[which]
+    return f"{a} of {n} metric pairs within {tol}" if full else f"{a} of {n}"
+
+
+def index_baselines() -> str:
+    """The E-TCP and LTCP baseline rows (the ns2 block): their largest difference."""
+    from ccsim.experiments._kit import ns2ref
+
+    res = json.loads((ROOT / "validation" / "results" / "ns2" / "ns2.json").read_text(encoding="utf-8"))
+    worst = 0.0
+    for r in res["parts"]["baselines"]["rows"]:
+        for k in ns2ref.METRICS:
+            a, b = r["ns2"][k], r["ccsim"][k]
+            worst = max(worst, abs(b - a) / abs(a) if a else (0.0 if b == 0 else math.inf))
+    return f"every row within {within(worst)} of ns-2 on every metric"
+
+
+def index_sack1() -> str:
+    """The Sack1 traces' transmissions (``validation.sack1_traces``' results)."""
+    cases = [c for p in sorted((ROOT / "validation" / "results" / "ns2").glob("sack1*.json"))
+             for c in json.loads(p.read_text(encoding="utf-8")).get("cases", [])]
+    same = sum(c["identical"] for c in cases)
+    sent = sum(max(c["ns2_sends"], c["ccsim_sends"]) for c in cases)
+    names, seeds = {c["case"] for c in cases}, {c["seed"] for c in cases}
+    return f"{same:,} of {sent:,} transmissions identical ({len(names)} cases x {len(seeds)} seeds)"
+
+
+def _xcp_rows(block: str) -> List[Dict[str, Any]]:
+    mod = _validation_module("xcp_bdp")
+    path = mod.RESULTS if block == "grid" else mod.KATABI_RESULTS
+    return [r for r in json.loads(path.read_text(encoding="utf-8"))["cells"] if "seed" not in r]
+
+
+def index_xcp_ns2() -> str:
+    """The XCP grid's ns-2 / ccsim ``ns2`` cells that agree (see ``XCP_SAME_UTIL``)."""
+    rows = _xcp_rows("grid")
+    same = [r for r in rows
+            if not any((r["ns2"][k] > 0) != (r["ccsim_ns2"][k] > 0) for k in ("drops", "edge_drops"))
+            and abs(r["ns2"]["utilization"] - r["ccsim_ns2"]["utilization"]) <= XCP_SAME_UTIL]
+    return (f"{len(same)} of {len(rows)} cells within {XCP_SAME_UTIL:g} utilisation with the same drops, "
+            f"the other {len(rows) - len(same)}")
+
+
+def index_xcp_rfc_one_flow() -> str:
+    rows = [r for r in _xcp_rows("grid") if r["flows"] == 1]
+    full = [r for r in rows if r["ccsim_rfc"]["utilization"] >= XCP_FILLS]
+    return f"{len(full)} of the {len(rows)}"
+
+
+def index_xcp_katabi() -> str:
+    rows = _xcp_rows("katabi")
+    full = [r for r in rows if r["ccsim_rfc"]["utilization"] >= XCP_FILLS]
+    flows = sorted({r["flows"] for r in rows})
+    n = "all" if len(full) == len(rows) else f"{len(full)} of the"
+    return f"{flows[0]}-{flows[-1]} flows fill {n} {len(rows)} cells"
+
+
+def index_aqm_dctcp() -> str:
+    """The DCTCP rows of the AQM comparison: their largest difference."""
+    mod = _validation_module("ns3_aqm")
+    res = json.loads((ROOT / "validation" / "results" / mod.NAME / mod.RESULTS).read_text(encoding="utf-8"))
+    diffs = [mod.rel_diff(v["ns3"], v["ccsim"]) for s in res["scenarios"] if s["params"]["controller"] == "dctcp"
+             for m in mod.METRICS for v in [s["metrics"].get(m)] if v is not None]
+    return f"within {within(max(math.inf if d is None else abs(d) for d in diffs))}"
+
+
+def index_bbr_share() -> str:
+    """The BBR comparison's long runs, every segment ACKed: ccsim's mean share against ns-3's."""
+    mod = _validation_module("ns3_bbr")
+    res = json.loads((ROOT / "validation" / "results" / mod.NAME / mod.SHARE_RESULTS).read_text(encoding="utf-8"))
+    rows = sorted((r for r in res["rows"] if not r["params"].get("delack")), key=lambda r: r["params"]["buffer_pkts"])
+    bdp = [f"{r['params']['buffer_pkts'] / mod.BDP100:.0f}" for r in rows]
+    share = [statistics.fmean(r["ccsim_seeds"]["bbr_share"]) for r in rows]
+
+    def off(side: str) -> List[str]:
+        return [within(mod.rel_diff(r[side]["bbr_share"], m)) for r, m in zip(rows, share)]
+
+    return (f"at {' and '.join(bdp)} BDP within {' and '.join(off('ns3'))} of ns-3 as shipped, "
+            f"{' and '.join(off('ns3_linux'))} of ns-3 with the three rules")
+
+
+def index_experiment(exp_id: str, source: Optional[str] = None) -> str:
+    """An experiment's checks as docs/experiments.md gives them: the quick
+    run's (its snapshot) and the last recorded full run's; ``source`` keeps
+    one source's count."""
+    notes = _toml(NOTES).get(exp_id, {})
+    exp = dict(_experiments())[exp_id]
+    counts = _counts(_snapshot(exp_id))
+    quick = _count_cell(counts[source]) if source else _counts_text(counts)
+    if _full_is_quick(exp, notes):
+        return f"`{exp_id}` {quick}"
+    full = (notes.get("full") or {}).get("counts")
+    if full and source:
+        m = re.search(re.escape(source) + r" (\d+/\d+)", full)
+        full = m.group(1) if m else full
+    if not full:
+        return f"`{exp_id}` {quick} (quick run)"
+    return f"`{exp_id}` {quick} quick, {full} full run" if source else f"`{exp_id}` quick run {quick}; full run {full}"
+
+
+def validation_index(blocks: Dict[str, str]) -> Dict[str, str]:
+    """The figures of docs/validation.md's index (and of its text) that its
+    tables give, from the tables' own blocks (``blocks``) where they say them."""
+    return {
+        "index-baselines": index_baselines(),
+        "index-etcp-ns2": index_experiment("etcp-ns2", "ns-2"),
+        "index-ltcp-ns2": index_experiment("ltcp-ns2", "ns-2"),
+        "index-sack1": index_sack1(),
+        "index-pxcp-ns2": index_experiment("pxcp-ns2", "ns-2"),
+        "index-xcp-bdp-ns2": index_xcp_ns2(),
+        "index-xcp-bdp-rfc": index_xcp_rfc_one_flow(),
+        "index-xcp-bdp-katabi": index_xcp_katabi(),
+        "index-gwa-ns2": index_experiment("gwa-ns2", "ns-2"),
+        "index-ns3": index_agreement(blocks["ns3"]),
+        "index-ns3-aqm": index_agreement(blocks["ns3-aqm"]),
+        "index-ns3-aqm-dctcp": index_aqm_dctcp(),
+        "ns3-aqm-dctcp": index_aqm_dctcp(),
+        "index-ns3-bbr": index_agreement(blocks["ns3-bbr"]),
+        "index-ns3-bbr-linux": index_agreement(blocks["ns3-bbr"], 1, full=False),
+        "index-ns3-bbr-share": index_bbr_share(),
+        "index-modern-l4s": index_experiment("modern-l4s"),
+    }
+
+
+def decision_title(name: str) -> str:
+    """A decision record's title: its first line, the heading."""
+    return (DECISIONS / name).read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
+
+
 def decisions_index() -> str:
     lines = ["| date | record |", "|---|---|"]
     for p in sorted(DECISIONS.glob("2*.md")):
-        title = p.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
-        lines.append(f"| {p.name[:10]} | [{title}]({p.name}) |")
+        lines.append(f"| {p.name[:10]} | [{decision_title(p.name)}]({p.name}) |")
+    return "\n".join(lines)
+
+
+# ---- docs/adding-a-controller.md: the hooks, from the trait and the Python base class --------------
+
+CC_MOD = ROOT / "crates" / "ccsim-core" / "src" / "transport" / "cc" / "mod.rs"
+
+
+def _first_sentence(doc: str) -> str:
+    doc = " ".join(doc.split()).replace("[`", "`").replace("`]", "`")
+    m = re.match(r"(.+?\.)(\s|$)", doc)
+    return (m.group(1) if m else doc).rstrip(".") + "."
+
+
+def rust_hooks() -> List[Tuple[str, str]]:
+    """``CongestionControl``'s methods with the first sentence of each doc
+    comment, in the trait's order: (signature, doc)."""
+    text = CC_MOD.read_text(encoding="utf-8")
+    body = text[text.index("pub trait CongestionControl"):]
+    body = body[:body.index("\n}\n")]
+    out, doc = [], []
+    for line in body.splitlines()[1:]:
+        t = line.strip()
+        if t.startswith("///"):
+            doc.append(t[3:].strip())
+        elif t.startswith("fn "):
+            m = re.match(r"fn (\w+)\((.*?)\)(?: -> ([^{;]+))?", t)
+            if m:
+                args = ", ".join(a.split(":")[0].strip().lstrip("_") for a in m.group(2).split(",")[1:] if a.strip())
+                sig = f"{m.group(1)}({args})" + (f" -> {m.group(3).strip()}" if m.group(3) else "")
+                out.append((sig, _first_sentence(" ".join(doc)) if doc else ""))
+            doc = []
+        elif not t.startswith("//"):
+            doc = [] if t and not t.startswith("fn") else doc
+    return out
+
+
+def cc_hooks_rust() -> str:
+    lines = ["| hook | what it is for |", "|---|---|"]
+    for sig, doc in rust_hooks():
+        lines.append(f"| `{sig}` | {cell(doc)} |")
+    return "\n".join(lines)
+
+
+def cc_hooks_python() -> str:
+    """``ccsim.Controller``'s hooks, each with its Linux name and docstring."""
+    import inspect
+
+    sys.path.insert(0, str(ROOT / "python"))
+    from ccsim import controller
+
+    linux = {"init": "init", "cong_avoid": "cong_avoid", "ssthresh": "ssthresh", "ssthresh_ecn": "ssthresh (CWR)",
+             "pkts_acked": "pkts_acked", "on_ack": "in_ack_event", "cwnd_event": "cwnd_event, set_state",
+             "cong_control": "cong_control", "ecn_alpha": "(DCTCP's alpha for the flow series)"}
+    lines = ["| hook | Linux | when |", "|---|---|---|"]
+    for h in controller.HOOKS:
+        fn = getattr(controller.Controller, h)
+        params = [p for p in inspect.signature(fn).parameters if p != "self"]
+        doc = inspect.cleandoc(fn.__doc__ or "").replace("\n", " ").replace("``", "`").replace(":meth:", "")
+        lines.append(f"| `{h}({', '.join(params)})` | `{linux[h]}` | {cell(doc)} |")
+    return "\n".join(lines)
+
+
+def cc_needs() -> str:
+    """What each built-in controller declares it needs (the engine's catalog)."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from ccsim._native import core
+
+    lines = ["| controller | sets its pacing rate | ECN | path |", "|---|---|---|---|"]
+    for e in json.loads(core().catalog())["controllers"]:
+        if e["origin"] != "built-in":
+            continue
+        ecn = e["ecn"]
+        ecn_text = "as the flow sets it" if not ecn else "; ".join(
+            x for x in ("required" if ecn.get("required") else "",
+                        f"ECT(1)" if ecn.get("ect") == "ect1" else "",
+                        f"feedback {ecn['feedback']}" + (" (required)" if ecn.get("feedback_required") else
+                                                        " (default with ECN on)") if ecn.get("feedback") else "")
+            if x)
+        lines.append(f"| `{e['name']}` | {'yes' if e['pacing_rate'] else 'no'} | {ecn_text} | "
+                     f"{('the `' + e['path_stage'] + '` router stage on it') if e['path_stage'] else 'any'} |")
     return "\n".join(lines)
 
 
@@ -395,19 +712,23 @@ def decisions_index() -> str:
 
 def generated() -> Dict[Path, Dict[str, str]]:
     """Every page's generated blocks: {page: {block name: body}}."""
+    validation = {"ns3-defaults": ns3_defaults(), "ns3": validation_block("ns3"),
+                  "ns3-aqm-defaults": ns3_peer_defaults("ns3_aqm"), "ns3-aqm": ns3_peer_block("ns3_aqm"),
+                  "ns3-bbr-defaults": ns3_peer_defaults("ns3_bbr"), "ns3-bbr": ns3_peer_block("ns3_bbr"),
+                  "ns3-bbr-share": ns3_bbr_share(),
+                  "ns2": validation_block("ns2"), "xcp-bdp": xcp_bdp("grid"),
+                  "xcp-bdp-variants": xcp_bdp("variants"), "xcp-bdp-katabi": xcp_bdp("katabi")}
     return {
         DOCS / "experiments.md": dict(
             [("experiments-summary", experiments_summary())]
             + [(f"experiments-{p}", experiments_paper(p)) for p, _ in PAPERS]),
         DOCS / "performance.md": dict(
-            [("perf-index", perf_index())] + [(f"perf-{s}", perf_section(s)) for s in PERF_SECTIONS]),
-        DOCS / "validation.md": {"ns3-defaults": ns3_defaults(), "ns3": validation_block("ns3"),
-                                 "ns3-aqm-defaults": ns3_peer_defaults("ns3_aqm"), "ns3-aqm": ns3_peer_block("ns3_aqm"),
-                                 "ns3-bbr-defaults": ns3_peer_defaults("ns3_bbr"), "ns3-bbr": ns3_peer_block("ns3_bbr"),
-                                 "ns3-bbr-share": ns3_bbr_share(),
-                                 "ns2": validation_block("ns2"), "xcp-bdp": xcp_bdp("grid"),
-                                 "xcp-bdp-variants": xcp_bdp("variants"), "xcp-bdp-katabi": xcp_bdp("katabi")},
+            [("perf-index", perf_index())] + [(f"perf-{s}", perf_section(s)) for s in PERF_SECTIONS]
+            + [("perf-ns3-wall", perf_ns3_wall())]),
+        DOCS / "validation.md": {**validation, **validation_index(validation)},
         DECISIONS / "README.md": {"decisions-index": decisions_index()},
+        DOCS / "adding-a-controller.md": {"cc-hooks-rust": cc_hooks_rust(), "cc-hooks-python": cc_hooks_python(),
+                                          "cc-needs": cc_needs()},
     }
 
 
@@ -417,7 +738,7 @@ def stale() -> List[Tuple[Path, str]]:
     for page, blocks in generated().items():
         text = page.read_text(encoding="utf-8")
         for name, body in blocks.items():
-            if read_block(text, name) != body.rstrip():
+            if read_block(text, name) is None or replace_block(text, name, body) != text:
                 out.append((page, name))
     return out
 
@@ -446,14 +767,16 @@ def bench_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
     """A `ccsim bench --json` run as a record's columns and rows."""
     cols = ["row", "wall (s)", "bottleneck kpkt/s", "events/pkt", "util.", "loss", "peak RSS (MB)", "vs B3",
             "vs own", "vs B5"]
+    # controller rows' events/s over their base row's, when the batch ran it
+    base = any("vs_base" in r for r in rows)
     out = []
     for r in rows:
         out.append([r["name"], _fmt(r.get("wall_s"), ".3f"), _fmt(r["bottleneck_pkts_per_s"] / 1e3, ",.0f"),
                     _fmt(r.get("events_per_bottleneck_pkt"), ".2f"), _fmt(r.get("utilization"), ".3f"),
                     _fmt(r.get("loss_rate"), ".2e"), _fmt(r.get("peak_rss_mb"), ".1f"),
                     _fmt(r.get("vs_B3_pkts"), ".2f"), _fmt(r.get("vs_own_pkts"), ".2f"),
-                    _fmt(r.get("vs_B5_pkts"), ".2f")])
-    return cols, out
+                    _fmt(r.get("vs_B5_pkts"), ".2f")] + ([_fmt(r.get("vs_base"), ".3f")] if base else []))
+    return cols + (["vs base"] if base else []), out
 
 
 def peer_rows(rows: List[Dict[str, Any]]) -> Tuple[List[str], List[List[str]]]:
@@ -523,7 +846,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["add"]:
         ap = argparse.ArgumentParser(prog="docs_tables.py add", description="record a measurement run")
-        ap.add_argument("kind", choices=("bench", "peer-ns2", "peer-ns3", "flow-sweep"))
+        ap.add_argument("kind", choices=("bench", "peer-ns2", "peer-ns3", "flow-sweep", "gym-steps"))
         ap.add_argument("json", type=Path, help="the run's --json output")
         for k in ("id", "title", "section", "date", "machine", "machine-short", "build", "command"):
             ap.add_argument(f"--{k}", required=True)
@@ -534,7 +857,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             ap.error(f"--section: {a.section!r}; allowed: {', '.join(PERF_SECTIONS)}")
         rows = json.loads(a.json.read_text(encoding="utf-8"))
         cols, body = {"bench": bench_rows, "peer-ns2": peer_rows, "peer-ns3": peer_ns3_rows,
-                      "flow-sweep": sweep_rows}[a.kind](rows)
+                      "flow-sweep": sweep_rows, "gym-steps": gym_rows}[a.kind](rows)
         rec = {"id": a.id, "title": a.title, "section": a.section, "date": a.date, "machine": a.machine,
                "machine_short": a.machine_short, "build": a.build, "command": a.command, "columns": cols,
                "rows": body, "notes": a.notes, **({"commit": a.commit} if a.commit else {})}

@@ -1,6 +1,7 @@
 """NewReno dumbbells whose flows all start at t = 0, in ns-2.35 and in
 ccsim's ns-2 mode: both sides' metrics and the first event at which the
-two bottleneck traces differ (issue 53, item 2).
+two bottleneck traces differ (docs/validation.md, "ns-2 mode with many
+simultaneous starts").
 
     python -m validation.ns2_many_starts [CASE ...] [--seed 1]
         [--ccsim plain|phases|clock ...] [--trace-s T] [--out DIR] [--json OUT]

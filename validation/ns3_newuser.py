@@ -1,7 +1,7 @@
 """HighSpeed and CUBIC as a new user runs them: ccsim's RFC personality
 against ns-3 3.44, each from its own defaults, then mapped, then with
 ns-3's own TCP behaviours on both sides (docs/validation.md, "HighSpeed and
-CUBIC as a new user runs them"; issue 53 item 3).
+CUBIC as a new user runs them").
 
 Two cases on the ns3 suite's dumbbell (``ns3_suite.Scenario``: access
 links 10x the bottleneck, 5 ms bottleneck delay, flows 1/N s apart, the

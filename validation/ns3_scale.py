@@ -1,4 +1,4 @@
-"""Issue 54's row of many flows (``ccsim bench``'s S1) as ns-3 3.44 runs it,
+"""The row of many flows (``ccsim bench``'s S1) as ns-3 3.44 runs it,
 for the speed comparison of ``benches/peer_ns3.py``.
 
 S1 is not one of the ns-3 comparisons' scenarios (validation/ns3_aqm.py,

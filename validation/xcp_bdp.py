@@ -1,6 +1,6 @@
 """XCP with few flows at high bandwidth-delay products: ns-2.35 beside
 ccsim's ``ns2`` and ``rfc`` personalities (docs/validation.md, "XCP at
-high bandwidth-delay products"; issue 53 item 1).
+high bandwidth-delay products").
 
     python -m validation.xcp_bdp [--flows 1-10] [--rtt-ms 20 80 200] [--rate-mbps 20 100 1000]
                                  [--edge-queue 50] [--models ns2 rfc] [--buffers grid|katabi]

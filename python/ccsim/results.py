@@ -37,8 +37,8 @@ META_KEYS = ("wall_s", "cpu_s")
 #: ``summary.json`` lists inline. Every run writes both tables in full to
 #: ``flows.parquet`` and ``links.parquet``; beyond this many rows
 #: ``summary.json`` holds a pointer to the file and aggregates instead, so it
-#: stays small enough to read and diff. (Issue 12: 100,000 flows made a
-#: 242 MB indented summary that took 111 s of a 119 s run to write.)
+#: stays small enough to read and diff (inline, 100,000 flows would make a
+#: 242 MB indented summary, 111 s of a 119 s run to write).
 SUMMARY_MAX_ROWS = 1000
 
 #: Columns of a per-flow or per-link table that are labels, not measures:

@@ -2,7 +2,7 @@
 
 A run of many flows returns a row per flow and four per flow's links on a
 dumbbell: as parsed JSON (a dict per row, an object per value) 10,000 flows
-take 47 MB, about 7 KB per flow, more than the run itself (issue 54). The
+take 47 MB, about 7 KB per flow, more than the run itself. The
 engine hands these two tables over as packed columns instead
 (``Simulation.finish_columns``, crates/ccsim-py/src/columns.rs): one array
 of 8-byte numbers per field, strings held end to end in one string (each

@@ -49,7 +49,7 @@ pub struct FlowMeta {
     pub rtt_prop_s: f64,
     pub start: Time,
     /// When its application stops it, if it does ([`FlowMeta::stop`]):
-    /// 8 bytes, not an `Option<Time>`'s 16 (issue 54: a row per flow).
+    /// 8 bytes, not an `Option<Time>`'s 16 (a row per flow).
     stop: Option<NonMaxU64>,
 }
 
@@ -255,7 +255,7 @@ pub struct FlowTable {
     plain: Vec<u32>,
     /// The transfers ever created, each with its tag, in id order: kept
     /// here rather than in every row, which long-lived flows would pay 24
-    /// bytes each for (issue 54).
+    /// bytes each for.
     tags: Vec<(u32, TransferTag)>,
     /// The freed flows' records (`State::Freed` indexes them).
     records: Vec<FlowRecord>,
@@ -487,15 +487,15 @@ impl FlowTable {
     /// their slab's memory with them. Why: the results are built
     /// after the run (a row per flow and per link), and with the agents
     /// still held they added to the run's peak memory; freed first, the
-    /// results take memory the run no longer needs (issue 54's "bytes per
-    /// flow at peak"). Results read the same from a record as from live
+    /// results take memory the run no longer needs (what `ccsim bench`
+    /// reports as "bytes per flow at peak"). Results read the same from a record as from live
     /// agents ([`FlowView`]); nothing can run after this.
     ///
     /// The agents go from the last slot down as their records are made,
     /// the slots' vector giving back its emptied tail every sixteenth of
     /// the way: made beside every flow's agents (528 bytes a flow), the
     /// records (192) would take the process a moment above the run's own
-    /// peak, 19 MB at S3 (issue 54's measure). A record's place is its
+    /// peak, 19 MB at S3. A record's place is its
     /// flow's (`State::Freed`), whatever the order they are made in.
     pub fn end(&mut self, net: &mut Net) {
         let n = self.ends.len();

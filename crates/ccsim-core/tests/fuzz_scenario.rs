@@ -1,4 +1,4 @@
-//! Scenario fuzzing (issue 12, "Never lying, never losing"): proptest
+//! Scenario fuzzing (docs/reliability.md, "No panic, no traceback, on any input"): proptest
 //! generates scenario documents, valid and invalid, with values at and just
 //! past every unit bound (times <= 1e6 s, rates in [1, 1e15] b/s, packet
 //! sizes <= 1e6 bytes, probabilities in [0, 1), counts near u32::MAX, NaN and

@@ -1,4 +1,4 @@
-//! Issue 11's delayed-ACK anomaly, pinned in place: one LTCP flow on the
+//! The LTCP testbed's delayed-ACK anomaly, pinned in place: one LTCP flow on the
 //! simulated LTCP testbed (750 Mb/s, RTT 70 ms, 1000-packet DropTail,
 //! RFC 6675 SACK, 1448 + 52 B packets) times out in about half its
 //! recoveries with delayed ACKs (6 in 13 in 300 s) and never without (0 in

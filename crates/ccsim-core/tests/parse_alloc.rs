@@ -1,7 +1,6 @@
 //! A scenario that parses is not copied: `Scenario::from_json` and
 //! `from_toml` re-read the text only on the error path, which needs the
-//! document to name a field (issue 12: both cloned the whole document on
-//! every parse). Measured as bytes allocated by this thread, with a
+//! document to name a field. Measured as bytes allocated by this thread, with a
 //! counting allocator (this test binary's own), around a document whose
 //! `name` is 1 MB: a copy of the document allocates that megabyte again.
 use ccsim_core::Scenario;

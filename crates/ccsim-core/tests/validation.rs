@@ -786,7 +786,7 @@ fn catalog_lists_registries() {
     assert_eq!(param(2, "variant")["default"], "window");
 }
 
-/// Found by trying ccsim as a new user (issue 12): silent wrong results on
+/// Found by trying ccsim as a new user: silent wrong results on
 /// custom topologies are named errors now.
 #[test]
 fn custom_topology_silent_mistakes_are_errors() {
@@ -814,7 +814,7 @@ fn custom_topology_silent_mistakes_are_errors() {
     Simulation::new(&Scenario::from_toml(CUSTOM).unwrap()).unwrap();
 }
 
-/// serde's own wording never reaches the user (issue 12): each type error
+/// serde's own wording never reaches the user: each type error
 /// says, in the scenario's terms, what was given and what is allowed.
 #[test]
 fn type_errors_speak_the_scenario_language() {

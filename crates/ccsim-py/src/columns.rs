@@ -2,7 +2,7 @@
 //!
 //! A run of 10,000 flows has 40,000 link rows and 10,000 flow rows: as one
 //! JSON document they are 26 MB of text, and parsed 47 MB of Python dicts,
-//! about 7 KB per flow on top of the run's own memory (issue 54). As columns
+//! about 7 KB per flow on top of the run's own memory. As columns
 //! (one packed array of 8-byte numbers per field, strings dictionary-coded
 //! where their values repeat)
 //! they are about 1 KB per flow, and Python reads them in place
@@ -64,7 +64,7 @@ pub const STATE_ABSENT: u8 = 2;
 /// distinct, 40,000 of them for 10,000 flows on a dumbbell; their `from`
 /// and `to`, half distinct) stops looking values up and appends each as
 /// it comes, holding no hash table (about 220 bytes per flow at S2 for the
-/// names alone, issue 54). A value that repeats is then kept again; every
+/// names alone). A value that repeats is then kept again; every
 /// row still reads its own value.
 #[derive(Default)]
 pub struct Strings {

@@ -108,7 +108,7 @@ impl AppCtx<'_> {
 ///
 /// Why: a run of many long-lived flows has a bulk transfer per flow, and
 /// as a `Box<dyn Application>` each cost 16 bytes and a 48-byte heap
-/// block; in place it is 24 bytes (issue 54).
+/// block; in place it is 24 bytes.
 pub enum AppSlot {
     Bulk(bulk::Bulk),
     Boxed(Box<dyn Application>),

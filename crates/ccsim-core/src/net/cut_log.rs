@@ -15,7 +15,7 @@
 //! bottleneck's wire), not the number of links. Kept per link, each log
 //! held the largest burst its flow ever had ahead, and with four access
 //! links per flow the logs and their headers were about 450 bytes of
-//! every flow on issue 54's S2 (10,000 flows)
+//! every flow on the S2 bench row (10,000 flows)
 //! (docs/decisions/2026-11-28-one-cut-log.md). Entries are not kept in
 //! arrival order (cuts into different links are made in the order of
 //! their feeders' departures); a full log drops the entries reached in one

@@ -63,7 +63,7 @@ pub struct LinkCounters {
 /// byte-picoseconds (five hours of a 1,000-packet queue; twelve seconds
 /// of 1.5 MB queued): a cold carry into the box. 32 bytes on the link
 /// rather than [`LinkCounters`]' 80: 192 bytes a flow with four access
-/// links each (issue 54).
+/// links each (a run of many flows holds four links a flow).
 /// [`Link::counters`] puts them together; the `count_*` methods add.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tally {
@@ -223,7 +223,7 @@ pub struct Link {
     pub queue: Queue,
     /// The memo's times, in 32 bits: up to 4.29 ms, a 1500-byte packet at
     /// 2.8 Mb/s or faster. A slower link's packets are few and are timed
-    /// without the memo (8 bytes a link, 32 a flow of four links: issue 54).
+    /// without the memo (8 bytes a link, 32 a flow of four links).
     memo_time: [u32; 2],
     /// Fixed at build (`rate_bps()`): serialisation times are memoised.
     rate_bps: f64,

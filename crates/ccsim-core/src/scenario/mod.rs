@@ -783,8 +783,7 @@ fn topology_detail<V: for<'de> serde::Deserializer<'de>>(kind: &str, t: V) -> Op
 /// Only the error path looks at the document again: `detail` names the
 /// field of an error inside `topology`, and `doc` gives the document as JSON
 /// for `allowed_names`. Both re-read it from the text, so a scenario that
-/// parses pays for no copy of its document (issue 12: the copy was made on
-/// every parse).
+/// parses pays for no copy of its document.
 fn parse_doc<V: for<'de> serde::Deserializer<'de>>(
     v: V,
     parts: &dyn Parts,

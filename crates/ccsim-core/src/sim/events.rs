@@ -122,7 +122,7 @@ impl Entry {
 /// the start events of every flow while they are beyond the wheel's
 /// horizon (10,000 flows starting over a second: a 16,384-entry vector,
 /// 39 bytes a flow), and once the last has started it is mostly empty for
-/// the rest of the run (issue 54).
+/// the rest of the run.
 const HEAP_KEEP: usize = 1024;
 
 /// Children per node of the overflow heap (events beyond the wheel's
@@ -220,7 +220,7 @@ struct Chunk {
 /// its largest fill, and a far bucket of hundreds the slack of its last
 /// doubling; with 10,000 flows the 8192 buckets' vectors, each keeping up
 /// to 16 entries, held room for 130,000 entries for 38,000 pending, 230
-/// bytes a flow (issue 54). A bucket of chunks has at most seven entries
+/// bytes a flow. A bucket of chunks has at most seven entries
 /// of room, and an emptied bucket's chunks go to any other bucket, with no
 /// allocation once the pool has grown. Eight entries lie together in 200
 /// bytes, so a bucket still loads as a stream, not one node at a time as

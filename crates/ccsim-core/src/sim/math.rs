@@ -1,6 +1,6 @@
 //! Transcendental functions for everything that feeds a result.
 //!
-//! Why this module exists (issue 12, "Determinism"): Rust's `f64::exp`,
+//! Why this module exists (docs/reliability.md, "Determinism"): Rust's `f64::exp`,
 //! `ln`, `powf`, `cbrt`, `cos`, ... call the platform's C library (glibc,
 //! musl, macOS, Windows) or are constant-folded by LLVM with the build
 //! host's. IEEE 754 leaves their last-bit rounding unspecified, and the

@@ -9,7 +9,7 @@ pub type Time = u64;
 pub const PS_PER_S: f64 = 1e12;
 
 /// An instant as a `NonMaxU64`, so that an `Option` of it takes 8 bytes,
-/// not 16 (per-flow state, issue 54): no run reaches `Time::MAX` (timers
+/// not 16 (it is per-flow state): no run reaches `Time::MAX` (timers
 /// stop one short), and `Time::MAX` would be kept as `Time::MAX - 1`.
 #[inline]
 pub fn nonmax(t: Time) -> nonmax::NonMaxU64 {

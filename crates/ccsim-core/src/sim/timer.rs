@@ -57,8 +57,7 @@ impl Timer {
 
 /// A [`Timer`] that does not keep its owner, for a holder that knows it
 /// and passes it in: a flow's agents, whose owner is the flow's id and a
-/// fixed slot. 24 bytes, not 32: a run of many flows holds two per flow
-/// (issue 54).
+/// fixed slot. 24 bytes, not 32: a run of many flows holds two per flow.
 #[derive(Clone, Debug)]
 pub struct BareTimer {
     deadline: Time,

@@ -151,7 +151,7 @@ pub enum Sender {
     Tcp(tcp::TcpSender),
     Udp(udp::UdpSender),
     /// Boxed: E-TCP's sender is larger than TCP's, and every flow's
-    /// agents would otherwise be as large (issue 54).
+    /// agents would otherwise be as large.
     Etcp(Box<etcp::EtcpSender>),
     Ext(Box<dyn SenderAgent>),
 }
@@ -362,7 +362,7 @@ pub fn catalog() -> serde_json::Value {
 mod tests {
     use std::mem::size_of;
 
-    /// Issue 54, at most 2 KB per long-lived flow: a TCP flow's agents
+    /// At most 2 KB per long-lived flow: a TCP flow's agents
     /// hold inline only what the rfc personality's bulk flows use; ns-2's
     /// timing and delayed send, FAST's tick, the pacer, the send trace and
     /// Telnet's delays are boxed, there only when a flow has them, an

@@ -24,7 +24,7 @@ The flows of a row start at times drawn from the row's seed
 (:func:`starts`), written into both simulators' scenarios.
 
 The same mode is what every reproduction of a figure the papers made in
-ns-2 gives its TCP-family flows (:func:`figure_flow`, issue 11 §2): the
+ns-2 gives its TCP-family flows (:func:`figure_flow`): the
 E-TCP paper's baselines, the LTCP paper's §V-A TCP and LTCP flows, every
 H-TCP flow, and the paced-XCP paper's Reno, NewReno, HSTCP and XCP
 agents (docs/experiments.md, "ns-2 mode"). :data:`FIGURES_IN_NS2_MODE`
@@ -71,8 +71,8 @@ NS2_RENO: Dict[str, Any] = {"ns2_dupwnd": True, "ns2_singledup": True, "ns2_idle
 NS2_DUPWND_RECOVERIES = ("reno", "newreno")
 #: The metrics compared; each checked within :data:`TOL` of ns-2's.
 METRICS = ("utilisation", "loss_rate", "retransmits", "timeouts", "jain")
-#: Relative tolerance: the threshold above which issue 11 asks for the
-#: cause of a difference to be traced (docs/validation.md has them).
+#: Relative tolerance: the threshold above which the cause of a difference
+#: is traced (docs/validation.md has them).
 TOL = 0.05
 
 

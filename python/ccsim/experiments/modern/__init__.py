@@ -1,4 +1,4 @@
-"""Today's congestion control beside the papers' (issue 51): reproductions
+"""Today's congestion control beside the papers': reproductions
 of what the literature and the RFCs established about BBR v1, DCTCP and
 L4S (TCP Prague over DualPI2), run with ccsim's ``bbr``, ``dctcp`` and
 ``prague`` controllers and its ``dualpi2`` queue.

@@ -43,7 +43,7 @@ DESCRIPTION = "XCP on a 20 Mb/s dumbbell, 2/10/100 flows: ccsim vs the recorded 
 
 REFERENCE = Path(__file__).with_name("ns2_reference.json")
 RECORDER = "python -m validation.xcp_compare 2 10 100 --seeds 6 --json python/ccsim/experiments/pxcp/ns2_reference.json"
-#: Relative tolerance of the ns-2 checks (issue 11's threshold for tracing).
+#: Relative tolerance of the ns-2 checks (above it a difference's cause is traced).
 TOL = 0.05
 RATE, DURATION = 20e6, 20.0
 SEEDS = range(1, 7)

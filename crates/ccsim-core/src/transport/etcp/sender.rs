@@ -91,7 +91,7 @@ pub struct EtcpSender {
     app_active: bool,
     pub stats: EtcpStats,
     /// The departures, when traced (tests); boxed, as the TCP sender's:
-    /// 8 bytes inline, not a vector's 24 (issue 54).
+    /// 8 bytes inline, not a vector's 24.
     pub trace: Option<Box<Vec<SendRecord>>>,
 }
 

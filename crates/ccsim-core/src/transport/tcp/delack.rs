@@ -60,7 +60,7 @@ impl DelackLimits {
 }
 
 /// One receiver's quick-ACK count and ACK timeout: 24 bytes, boxed per
-/// flow in a 32-byte heap block (issue 54).
+/// flow in a 32-byte heap block.
 #[derive(Clone, Debug, Default)]
 pub struct LinuxDelack {
     quick: u32,

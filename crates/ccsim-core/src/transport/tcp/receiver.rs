@@ -65,13 +65,13 @@ pub struct TcpReceiver {
     last_dup: bool,
     /// AccECN, Telnet's application delay, ns-2's Sack1 blocks, XCP's
     /// echo: what only some receivers use, in one box made only for them
-    /// (a long-lived flow should cost little, issue 54).
+    /// (a long-lived flow should cost little).
     extras: Option<Box<RxExtras>>,
 }
 
 /// What a receiver holds only while data above a hole has arrived: boxed,
 /// made at the first such segment and dropped when the hole fills, so a
-/// flow without holes keeps 8 bytes, not 64 (issue 54).
+/// flow without holes keeps 8 bytes, not 64.
 #[derive(Default)]
 struct RxHoles {
     /// The out-of-order segments, as ranges (never empty).

@@ -89,7 +89,7 @@ impl Ns2 {
 
 /// The RTO's settings (seconds): a flow group's, kept once in its shared
 /// parameters and handed to [`RttEstimator::rto`], not copied into each
-/// flow's estimator (32 bytes a flow, issue 54).
+/// flow's estimator (32 bytes a flow).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RtoLimits {
     /// Lower bound on the RTO before backoff (RFC 6298 §2.4).
@@ -105,7 +105,7 @@ pub struct RtoLimits {
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     /// SRTT, NaN before the first sample ([`RttEstimator::srtt`]): 8
-    /// bytes, not an `Option`'s 16 (issue 54; a sample is never NaN).
+    /// bytes, not an `Option`'s 16 (a sample is never NaN).
     srtt: f64,
     pub rttvar: f64,
     /// The smallest sample, NaN before the first
@@ -116,7 +116,7 @@ pub struct RttEstimator {
     /// ns-2's timing: the `ns2` estimator, and `rfc6298` with
     /// `ns2_timed_backoff`; then the backoff ends only when the timed
     /// segment is acknowledged. Boxed, as the rfc personality has none: 64
-    /// bytes less per flow (issue 54).
+    /// bytes less per flow.
     timing: Option<Box<Timing>>,
 }
 

@@ -32,7 +32,7 @@ const RETX: u8 = 2;
 /// ranges. Boxed and made when the first flag is set, dropped when the
 /// last one clears: a flow without holes (nearly every flow, nearly all
 /// the time, in a run of many) would otherwise keep a window's worth of
-/// zero bytes and 72 bytes of empty containers (issue 54).
+/// zero bytes and 72 bytes of empty containers.
 #[derive(Clone, Debug, Default)]
 struct Holes {
     flags: VecDeque<u8>,

@@ -6,7 +6,7 @@
 //! a configuration that is not the default TCP's. As optional fields of
 //! their own they would take eight bytes apiece in every sender even when
 //! empty, 80 bytes a flow; as one optional box the default sender (and the
-//! thousands of flows of a many-flow run, issue 54) carries one null
+//! thousands of flows of a many-flow run) carries one null
 //! pointer, and a sender that uses any of them pays for the box once.
 use super::cwnd_use::CwndUse;
 use super::recovery::prr::Prr;

@@ -225,8 +225,7 @@ enum Next {
 }
 
 /// A sequence number kept as an optional field in 8 bytes, not an
-/// `Option<u64>`'s 16 (issue 54: a flow's state is memory times the
-/// flows). Segment numbers stay far below `u64::MAX`; one that reached it
+/// `Option<u64>`'s 16 (a flow's state is memory times the flows). Segment numbers stay far below `u64::MAX`; one that reached it
 /// (a transfer of 2^64 segments, `total_segs`) is as good as unbounded and
 /// is kept as `u64::MAX - 1`.
 #[inline]
@@ -236,7 +235,7 @@ pub(crate) fn seq_opt(seq: u64) -> NonMaxU64 {
 
 /// ns-2's delayed send, `send_jitter_s` (`overhead_`): boxed, as only
 /// flows that set it have one, and its 16-byte-aligned generator would
-/// align every sender to 16 (issue 54: at most 2 KB per flow).
+/// align every sender to 16 (a long-lived flow should take at most 2 KB).
 pub(super) struct Jitter {
     /// ns-2's `delsnd_timer_`: armed, it holds every send that is not
     /// direct until it fires.
