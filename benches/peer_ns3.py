@@ -3,7 +3,9 @@
     python benches/peer_ns3.py [--quick] [--duration S] [--rounds N] [--json OUT.json] [NAME ...]
 
 For each row measured against ns-3 (``ccsim bench``'s M rows: ``M-bbr``,
-``M-dctcp-red``, ``M-cubic-fqcodel``, ``M-prague-dualpi2``) it runs
+``M-dctcp-red``, ``M-cubic-fqcodel``, ``M-prague-dualpi2``, and
+``M-dctcp-red-py``, ``M-cubic-fqcodel-py``, two of them with the Python
+twin of their controller, against ns-3's run of the base row) it runs
 the ccsim row (``ccsim bench``'s child process: the engine's wall time,
 building the simulation and running it) and the same dumbbell in ns-3 3.44
 (``validation/ns3/dumbbell.cc``, the program of the ns-3 comparisons, built
@@ -60,16 +62,16 @@ import resource
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ccsim.bench import BENCHMARKS, QUICK_FACTOR, fastest_of_rounds, run_isolated, scenario  # noqa: E402
+from ccsim.bench import BENCHMARKS, PY_M_ROWS, QUICK_FACTOR, fastest_of_rounds, run_isolated, scenario  # noqa: E402
 from validation import ns3_aqm, ns3_bbr, ns3_scale, ns3_suite  # noqa: E402
 
 #: The rows: BBR, DCTCP over RED, CUBIC over FQ-CoDel, Prague over DualPI2.
-ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel", "M-prague-dualpi2")
+ROWS = ("M-bbr", "M-dctcp-red", "M-cubic-fqcodel", "M-prague-dualpi2", "M-dctcp-red-py", "M-cubic-fqcodel-py")
 #: Rows that cannot run yet, with why (none since the L4S stand-in).
 MISSING: Dict[str, str] = {}
 #: Measurement options of the ns-3 program a speed run leaves out.
@@ -152,7 +154,9 @@ QUEUE_SHARED = ("limit_pkts", "limit_bytes", "ties")
 def validation_scenario(name: str, quick: bool = False):
     """The ns-3 comparison scenario that row ``name`` is (its duration and
     warm-up set for a speed run: the whole run counted); for a row with a
-    stand-in, the stand-in (:data:`STAND_INS`)."""
+    stand-in, the stand-in (:data:`STAND_INS`); for a -py row, its base
+    row's (:data:`ccsim.bench.PY_M_ROWS`)."""
+    name = PY_M_ROWS[name][0] if name in PY_M_ROWS else name
     b = BENCHMARKS[name]
     if name in STAND_INS:
         sc = STAND_INS[name]
@@ -285,8 +289,16 @@ class Row:
         return (self.ccsim_pkts / self.ccsim_wall_s) / (self.ns3_pkts / self.ns3_wall_s)
 
 
+#: ns-3's last run of each row (name, quick, duration) in this process: a
+#: -py row reuses its base row's run instead of running ns-3 again.
+_NS3_LAST: Dict[Tuple[str, bool, Optional[float]], dict] = {}
+
+
 def measure(name: str, quick: bool, exe: Optional[Path], duration_s: Optional[float] = None) -> Row:
-    by_design = check_same(name, quick)
+    # a -py row runs the Python twin of its base row's controller (the same
+    # results, tests/test_py_controllers.py): ns-3 runs the base row
+    base = PY_M_ROWS[name][0] if name in PY_M_ROWS else name
+    by_design = check_same(base, quick)
     r = run_isolated(name, quick, duration_s)
     sub = STAND_INS.get(name)
     row = Row(name, r["wall_s"], int(round(r["bottleneck_pkts_per_s"] * r["wall_s"])),
@@ -296,7 +308,10 @@ def measure(name: str, quick: bool, exe: Optional[Path], duration_s: Optional[fl
         row.note = "; ".join(x for x in (row.note, "ns-3 not installed (python -m validation.run --peer ns3 "
                                                    "installs it)") if x)
     else:
-        n = run_ns3(name, exe, quick, duration_s)
+        key = (base, quick, duration_s)
+        n = _NS3_LAST.get(key) if name != base else None
+        if n is None:
+            n = _NS3_LAST[key] = run_ns3(base, exe, quick, duration_s)
         row.ns3_wall_s, row.ns3_pkts, row.ns3_cpu_s = n["wall_s"], n["pkts"], n["cpu_s"]
         row.ns3_utilization = n["utilization"]
     return row

@@ -38,8 +38,39 @@ start_spread_s = 1.0
 """
 
 
-def _spawn(args, log: Path) -> subprocess.Popen:
-    return subprocess.Popen(args, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+def _spawn(args, log: Path, cwd: Path = None) -> subprocess.Popen:
+    return subprocess.Popen(args, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True, cwd=cwd)
+
+
+def _start_cluster(where: Path, procs: list, workers: int = 2) -> str:
+    """A ``dask scheduler`` on localhost and ``workers`` single-threaded
+    ``dask worker`` processes, their logs and working directory in
+    ``where``; appends them to ``procs`` (for :func:`_stop`) and returns
+    the scheduler's address once every worker has joined."""
+    sched_file = where / "scheduler.json"
+    dask = [sys.executable, "-m", "dask"]
+    procs.append(_spawn(dask + ["scheduler", "--scheduler-file", str(sched_file), "--host", "127.0.0.1",
+                                "--port", "0", "--no-dashboard"], where / "scheduler.log", cwd=where))
+    _wait(sched_file.exists, 60, "the scheduler's address file")
+    address = json.loads(sched_file.read_text())["address"]
+    for i in range(workers):
+        procs.append(_spawn(dask + ["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                    "--name", f"w{i}"], where / f"worker{i}.log", cwd=where))
+    _wait(lambda: _workers(address) == workers, 90, f"{workers} workers")
+    return address
+
+
+def _stop(procs: list) -> None:
+    """SIGTERM every process still running, newest first; SIGKILL any that
+    has not ended 20 s later."""
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 def _wait(cond, timeout_s: float, what: str) -> None:
@@ -58,18 +89,9 @@ def _workers(address: str) -> int:
 
 
 def test_sweep_on_a_real_cluster_survives_a_killed_worker(tmp_path):
-    sched_file = tmp_path / "scheduler.json"
-    dask = [sys.executable, "-m", "dask"]
-    procs = [_spawn(dask + ["scheduler", "--scheduler-file", str(sched_file), "--host", "127.0.0.1",
-                            "--port", "0", "--no-dashboard"], tmp_path / "scheduler.log")]
+    procs = []
     try:
-        _wait(sched_file.exists, 60, "the scheduler's address file")
-        address = json.loads(sched_file.read_text())["address"]
-        for i in range(2):
-            procs.append(_spawn(dask + ["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                                        "--name", f"w{i}"], tmp_path / f"worker{i}.log"))
-        _wait(lambda: _workers(address) == 2, 90, "two workers")
-
+        address = _start_cluster(tmp_path, procs)
         base = tmp_path / "base.toml"
         base.write_text(BASE)
         out = tmp_path / "sweep"
@@ -100,14 +122,7 @@ def test_sweep_on_a_real_cluster_survives_a_killed_worker(tmp_path):
         with (out / "sweep.csv").open(newline="") as fh:
             assert all(r["cached"] == "True" for r in csv.DictReader(fh))
     finally:
-        for p in reversed(procs):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        _stop(procs)
 
 
 class _FakeClient:

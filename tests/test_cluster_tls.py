@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,7 @@ import pytest
 import ccsim
 from ccsim.sweep import dask_security, sweep, write_table
 
-from test_cluster import _spawn, _wait
+from test_cluster import _spawn, _stop, _wait
 
 pytest.importorskip("dask.distributed")
 OPENSSL = shutil.which("openssl")
@@ -155,14 +154,7 @@ def test_sweep_over_mutual_tls_equals_in_process_and_refuses_strangers(tmp_path,
         assert "TLS handshake failed" in log
         assert "CERTIFICATE_VERIFY_FAILED" in log or "unknown ca" in log.lower(), log[-3000:]
     finally:
-        for p in reversed(procs):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        _stop(procs)
 
 
 def _bad(argv, tmp_path):

@@ -24,17 +24,32 @@ from validation import ns3_aqm, ns3_bbr, ns3_suite  # noqa: E402  (peer_ns3 put 
 
 
 
-def test_the_rows_are_issue_51s_and_exactly_the_bench_rows_for_ns3():
+#: The rows whose ccsim side runs a built-in (the -py rows run its Python twin).
+BASE_ROWS = tuple(n for n in peer.ROWS if n not in peer.PY_M_ROWS)
+
+
+def test_the_rows_are_exactly_the_bench_rows_for_ns3():
     assert set(peer.ROWS) == {n for n, b in BENCHMARKS.items() if b.ns3}
-    assert {BENCHMARKS[n].cc for n in peer.ROWS} == {"bbr", "dctcp", "cubic", "prague"}
+    assert {BENCHMARKS[n].cc for n in BASE_ROWS} == {"bbr", "dctcp", "cubic", "prague"}
     assert BENCHMARKS["M-dctcp-red"].queue_kind == "red" and BENCHMARKS["M-cubic-fqcodel"].queue_kind == "fq_codel"
     assert BENCHMARKS["M-prague-dualpi2"].queue_kind == "dualpi2"
     # every row runs; Prague over DualPI2 against a stand-in, and only it
     assert not peer.MISSING and set(peer.STAND_INS) == set(peer.BY_DESIGN) == {"M-prague-dualpi2"}
 
 
+@pytest.mark.parametrize("name", sorted(peer.PY_M_ROWS))
+def test_a_python_twin_row_is_its_base_row_but_for_the_controllers_name(name):
+    base, cc = peer.PY_M_ROWS[name]
+    d, b = scenario(name).to_dict(), scenario(base).to_dict()
+    assert [f.pop("cc") for f in d["flows"]] == [cc] * len(d["flows"]) and ":" in cc
+    assert [f.pop("cc") for f in b["flows"]] == [BENCHMARKS[base].cc] * len(b["flows"])
+    d.pop("name"), b.pop("name")
+    assert d == b and BENCHMARKS[name].base == base
+    validate(scenario(name).to_dict())
+
+
 @pytest.mark.parametrize("quick", [False, True])
-@pytest.mark.parametrize("name", peer.ROWS)
+@pytest.mark.parametrize("name", BASE_ROWS)
 def test_bench_rows_are_the_ns3_comparisons_scenarios(name, quick):
     d = scenario(name, quick).to_dict()
     validate(d)

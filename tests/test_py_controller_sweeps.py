@@ -7,14 +7,13 @@ runs; an edited controller is run again, not read from the cache."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from test_cluster import _spawn, _wait, _workers
+from test_cluster import _start_cluster, _stop
 
 CONTROLLER = '''import ccsim
 from ccsim.controller import cong_avoid_ai, slow_start_units
@@ -99,31 +98,14 @@ def test_a_python_controller_sweeps_on_two_workers_like_in_process(project):
 def test_a_python_controller_sweeps_on_a_dask_cluster_of_two_workers(project, tmp_path_factory):
     pytest.importorskip("dask.distributed")
     elsewhere = tmp_path_factory.mktemp("workers")  # the workers do not see mycc.py
-    sched_file = elsewhere / "scheduler.json"
-    dask = [sys.executable, "-m", "dask"]
-    env_cwd = os.getcwd()
-    os.chdir(elsewhere)
+    procs = []
     try:
-        procs = [_spawn(dask + ["scheduler", "--scheduler-file", str(sched_file), "--host", "127.0.0.1",
-                                "--port", "0", "--no-dashboard"], elsewhere / "scheduler.log")]
-    finally:
-        os.chdir(env_cwd)
-    try:
-        _wait(sched_file.exists, 60, "the scheduler's address file")
-        address = json.loads(sched_file.read_text())["address"]
-        for i in range(2):
-            procs.append(subprocess.Popen(dask + ["worker", address, "--nthreads", "1", "--no-nanny",
-                                                  "--no-dashboard", "--name", f"w{i}"], cwd=elsewhere,
-                                          stdout=(elsewhere / f"w{i}.log").open("w"), stderr=subprocess.STDOUT,
-                                          start_new_session=True))
-        _wait(lambda: _workers(address) == 2, 90, "two workers")
+        address = _start_cluster(elsewhere, procs)
         _sweep(project, "inproc", "inprocess")
         out = _sweep(project, "dask", "--dask", address)
         assert "4 runs (0 from cache)" in out, out
         assert _results(project / "dask") == _results(project / "inproc")
-        logs = "".join((elsewhere / f"w{i}.log").read_text() for i in range(2))
+        logs = "".join((elsewhere / f"worker{i}.log").read_text() for i in range(2))
         assert "Traceback" not in logs
     finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+        _stop(procs)

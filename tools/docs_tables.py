@@ -698,7 +698,7 @@ def cc_needs() -> str:
         ecn = e["ecn"]
         ecn_text = "as the flow sets it" if not ecn else "; ".join(
             x for x in ("required" if ecn.get("required") else "",
-                        f"ECT(1)" if ecn.get("ect") == "ect1" else "",
+                        "ECT(1)" if ecn.get("ect") == "ect1" else "",
                         f"feedback {ecn['feedback']}" + (" (required)" if ecn.get("feedback_required") else
                                                         " (default with ECN on)") if ecn.get("feedback") else "")
             if x)

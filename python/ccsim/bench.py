@@ -48,6 +48,9 @@ Python, ``docs/adding-a-controller.md``):
   for event; ``vs_base`` (events/s over B2's or B3's) is the slowdown of
   calling Python (taking the GIL) for each hook. ``benches/peer_ns2.py``
   runs them against ns-2.35's B2 and B3.
+- ``M-dctcp-red-py``, ``M-cubic-fqcodel-py``: those M rows with the
+  Python DCTCP and CUBIC; ``benches/peer_ns3.py`` runs them against
+  ns-3's run of the base row.
 
 XCP row (target: at least 70% of B3's bottleneck packets per wall-second,
 ``vs_B3_pkts``):
@@ -200,7 +203,7 @@ import resource
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -292,7 +295,12 @@ DUALPI2_LINUX = (("target_s", 0.015), ("tupdate_s", 0.016), ("alpha", 0.16015625
 #: The Python Reno of examples/controllers/ (identical results to the
 #: built-in ``reno``, event for event), as the ``-py`` rows name it: a
 #: source checkout's file.
-PY_RENO = f"{Path(__file__).resolve().parents[2] / 'examples' / 'controllers' / 'reno.py'}:Reno"
+_PY_EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "controllers"
+PY_RENO = f"{_PY_EXAMPLES / 'reno.py'}:Reno"
+#: The Python DCTCP and CUBIC (without HyStart) of examples/controllers/,
+#: as the ``M-...-py`` rows name them.
+PY_DCTCP = f"{_PY_EXAMPLES / 'dctcp.py'}:Dctcp"
+PY_CUBIC = f"{_PY_EXAMPLES / 'cubic.py'}:Cubic"
 
 #: Controllers benchmarked on B2's scenario (``B2-<cc>``).
 CONTROLLER_ROWS = ("hstcp", "stcp", "htcp", "ltcp", "cubic")
@@ -416,6 +424,15 @@ ROW_TCP = {"init_cwnd_pkts": 2, "delayed_ack": False}
 NS3_TCP = {"mss_bytes": 1448, "header_bytes": 54, "init_cwnd_pkts": 10, "min_rto_s": 0.2,
            "clock_granularity_s": 0.01, "delayed_ack": False, "recovery": "sack", "limited_transmit": True,
            "dupthresh": 3, "rtt_estimator": "rfc6298"}
+#: M rows with the Python twin of their controller (``M-<row>-py``): the
+#: same events and results, at the cost of calling Python per hook, beside
+#: ns-3's run of the base row (``benches/peer_ns3.py``).
+PY_M_ROWS = {"M-dctcp-red-py": ("M-dctcp-red", PY_DCTCP), "M-cubic-fqcodel-py": ("M-cubic-fqcodel", PY_CUBIC)}
+for _name, (_base, _cc) in PY_M_ROWS.items():
+    BENCHMARKS[_name] = replace(BENCHMARKS[_base], name=_name, cc=_cc, base=_base,
+                                description=f"{_base} with the Python twin of its controller "
+                                            f"(examples/controllers/{Path(_cc.rsplit(':', 1)[0]).name})")
+
 #: Their bottleneck delay (the ns-3 comparisons' ``BNECK_DELAY_S``).
 NS3_BNECK_DELAY_S = 0.005
 

@@ -56,7 +56,7 @@ import math
 import os
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 try:
     import gymnasium
