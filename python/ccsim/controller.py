@@ -145,7 +145,10 @@ class Controller:
         """Every ACK: ``ack.acked``, ``ack.ece``, ``ack.ce``, ``ack.una``, ``ack.snd_nxt``."""
 
     def cwnd_event(self, s, event: str) -> None:
-        """A state change or event (see the module's table)."""
+        """A state change or event: ``"recovery_start"``, ``"recovery_end"``,
+        ``"timeout"``, ``"loss_end"`` (the window of a timeout acknowledged),
+        ``"ecn_echo"``, ``"cwr_end"``, ``"tx_start"`` (a send after idle;
+        rate-paced controllers only)."""
 
     def cong_control(self, s, rs) -> Optional[bool]:
         """Every ACK with its rate sample ``rs``; set ``s.cwnd`` and
