@@ -335,7 +335,14 @@ impl External for PyExternal {
                 Py::new(py, FlowState::blank()).map_err(|e| ConfigError::new(format!("{path}.cc"), e.to_string()))?;
             let ack =
                 Py::new(py, PyAck::default()).map_err(|e| ConfigError::new(format!("{path}.cc"), e.to_string()))?;
-            Ok(Box::new(PyCc { name: self.name, obj, state, ack, rs: None, hooks: self.hooks, started: false })
+            let rs = match self.hooks.cong_control {
+                true => Some(
+                    Py::new(py, PyRateSample::default())
+                        .map_err(|e| ConfigError::new(format!("{path}.cc"), e.to_string()))?,
+                ),
+                false => None,
+            };
+            Ok(Box::new(PyCc { name: self.name, obj, state, ack, rs, hooks: self.hooks, started: false })
                 as Box<dyn CongestionControl>)
         })
     }
@@ -430,6 +437,7 @@ struct PyCc {
     obj: Py<PyAny>,
     state: Py<FlowState>,
     ack: Py<PyAck>,
+    /// The rate sample `cong_control` sees (made only for a class with it).
     rs: Option<Py<PyRateSample>>,
     hooks: Hooks,
     /// `init` has run (before the first other hook, with the state then).
@@ -438,11 +446,14 @@ struct PyCc {
 
 impl PyCc {
     /// Call hook `hook` with the state refreshed from `s` and `args` after
-    /// it; write the state back into `s`; the hook's return value. `None`
-    /// once any controller of the run has failed (or this call fails).
-    fn call<A>(&mut self, s: &mut CcState, hook: &'static str, args: A) -> Option<PyObject>
+    /// it; write the state back into `s`; `out` of the hook's return value.
+    /// `None` once any controller of the run has failed (or this call
+    /// fails). The arguments are made and the result read under the same
+    /// hold of the GIL as the call.
+    fn call<A, O, R>(&mut self, s: &mut CcState, hook: &'static str, args: A, out: O) -> Option<R>
     where
-        A: FnOnce(Python<'_>) -> Vec<PyObject>,
+        A: FnOnce(&Self, Python<'_>) -> Vec<PyObject>,
+        O: FnOnce(&Self, Python<'_>, Bound<'_, PyAny>) -> R,
     {
         if failed() {
             return None;
@@ -459,12 +470,12 @@ impl PyCc {
                 }
             }
             let mut all = vec![self.state.clone_ref(py).into_any()];
-            all.extend(args(py));
+            all.extend(args(self, py));
             let args = PyTuple::new_bound(py, all);
             match self.obj.call_method1(py, pyo3::types::PyString::intern_bound(py, hook), args) {
                 Ok(r) => {
                     self.state.borrow(py).store(s);
-                    Some(r)
+                    Some(out(self, py, r.into_bound(py)))
                 }
                 Err(e) => {
                     self.fail(py, e, hook, Some(s));
@@ -486,18 +497,18 @@ impl PyCc {
     /// returned something else.
     fn float(&mut self, s: &CcState, hook: &'static str, fallback: f64) -> f64 {
         let mut st = s.clone();
-        let Some(r) = self.call(&mut st, hook, |_| Vec::new()) else { return fallback };
-        Python::with_gil(|py| match r.extract::<f64>(py) {
+        let read = |me: &Self, py: Python<'_>, r: Bound<'_, PyAny>| match r.extract::<f64>() {
             Ok(v) if v.is_finite() => v,
             _ => {
                 let e = PyValueError::new_err(format!(
                     "{hook} must return a finite number of segments, returned {}",
-                    r.bind(py).repr().map(|x| x.to_string()).unwrap_or_default()
+                    r.repr().map(|x| x.to_string()).unwrap_or_default()
                 ));
-                self.fail(py, e, hook, Some(s));
+                me.fail(py, e, hook, Some(s));
                 fallback
             }
-        })
+        };
+        self.call(&mut st, hook, |_, _| Vec::new(), read).unwrap_or(fallback)
     }
 }
 
@@ -520,7 +531,7 @@ impl CongestionControl for PyCc {
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         if self.hooks.cong_avoid {
-            self.call(s, "cong_avoid", |py| vec![acked.into_py(py)]);
+            self.call(s, "cong_avoid", |_, py| vec![acked.into_py(py)], |_, _, _| ());
         }
     }
 
@@ -542,26 +553,26 @@ impl CongestionControl for PyCc {
 
     fn pkts_acked(&mut self, s: &mut CcState, acked: u64, rtt_s: Option<f64>) {
         if self.hooks.pkts_acked {
-            self.call(s, "pkts_acked", |py| vec![acked.into_py(py), rtt_s.into_py(py)]);
+            self.call(s, "pkts_acked", |_, py| vec![acked.into_py(py), rtt_s.into_py(py)], |_, _, _| ());
         }
     }
 
     fn on_ack(&mut self, s: &mut CcState, a: AckInfo) {
         if self.hooks.on_ack {
-            let ack = Python::with_gil(|py| {
-                let obj = self.ack.clone_ref(py);
-                *obj.borrow_mut(py) = PyAck { acked: a.acked, ece: a.ece, ce: a.ce, una: a.una, snd_nxt: a.snd_nxt };
-                obj
-            });
-            self.call(s, "on_ack", move |_| vec![ack.into_any()]);
+            let ack = |me: &Self, py: Python<'_>| {
+                *me.ack.borrow_mut(py) = PyAck { acked: a.acked, ece: a.ece, ce: a.ce, una: a.una, snd_nxt: a.snd_nxt };
+                vec![me.ack.clone_ref(py).into_any()]
+            };
+            self.call(s, "on_ack", ack, |_, _, _| ());
         }
     }
 
     fn on_event(&mut self, s: &mut CcState, ev: CcEvent) {
         if self.hooks.cwnd_event {
-            self.call(s, "cwnd_event", |py| {
+            let event = |_: &Self, py: Python<'_>| {
                 vec![pyo3::types::PyString::intern_bound(py, event_name(ev)).into_any().unbind()]
-            });
+            };
+            self.call(s, "cwnd_event", event, |_, _, _| ());
         }
     }
 
@@ -584,45 +595,35 @@ impl CongestionControl for PyCc {
     }
 
     fn cong_control(&mut self, s: &mut CcState, rs: &RateSample) -> CongControlOut {
-        let sample = Python::with_gil(|py| -> PyResult<Py<PyRateSample>> {
-            let v = PyRateSample {
-                delivered: rs.delivered,
-                interval_s: rs.interval_s,
-                prior_delivered: rs.prior_delivered,
-                is_app_limited: rs.is_app_limited,
-                acked_sacked: rs.acked_sacked,
-                losses: rs.losses,
-                prior_in_flight: rs.prior_in_flight,
-                in_flight: rs.in_flight,
-                total_delivered: rs.total_delivered,
-                total_delivered_ce: rs.total_delivered_ce,
-                ece_delta: rs.ece_delta,
-                tx_in_flight: rs.tx_in_flight,
-                lost: rs.lost,
-                rtt_s: rs.rtt_s,
-                ca_state: match rs.ca_state {
-                    CaState::Open => "open",
-                    CaState::Recovery => "recovery",
-                    CaState::Loss => "loss",
-                },
-                conn_app_limited: rs.conn_app_limited,
-            };
-            match &self.rs {
-                Some(obj) => {
-                    *obj.borrow_mut(py) = v;
-                    Ok(obj.clone_ref(py))
-                }
-                None => {
-                    let obj = Py::new(py, v)?;
-                    self.rs = Some(obj.clone_ref(py));
-                    Ok(obj)
-                }
-            }
-        });
-        let Ok(sample) = sample else { return CongControlOut::default() };
-        let r = self.call(s, "cong_control", move |_| vec![sample.into_any()]);
-        let mark = r.is_some_and(|r| Python::with_gil(|py| r.is_truthy(py).unwrap_or(false)));
-        CongControlOut { mark_app_limited: mark }
+        let sample = PyRateSample {
+            delivered: rs.delivered,
+            interval_s: rs.interval_s,
+            prior_delivered: rs.prior_delivered,
+            is_app_limited: rs.is_app_limited,
+            acked_sacked: rs.acked_sacked,
+            losses: rs.losses,
+            prior_in_flight: rs.prior_in_flight,
+            in_flight: rs.in_flight,
+            total_delivered: rs.total_delivered,
+            total_delivered_ce: rs.total_delivered_ce,
+            ece_delta: rs.ece_delta,
+            tx_in_flight: rs.tx_in_flight,
+            lost: rs.lost,
+            rtt_s: rs.rtt_s,
+            ca_state: match rs.ca_state {
+                CaState::Open => "open",
+                CaState::Recovery => "recovery",
+                CaState::Loss => "loss",
+            },
+            conn_app_limited: rs.conn_app_limited,
+        };
+        let args = |me: &Self, py: Python<'_>| {
+            let obj = me.rs.as_ref().expect("made at build for a class with cong_control");
+            *obj.borrow_mut(py) = sample;
+            vec![obj.clone_ref(py).into_any()]
+        };
+        let mark = self.call(s, "cong_control", args, |_, _, r| r.is_truthy().unwrap_or(false));
+        CongControlOut { mark_app_limited: mark.unwrap_or(false) }
     }
 
     fn set_flow_info(&mut self, f: FlowInfo) {
