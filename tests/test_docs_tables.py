@@ -114,36 +114,96 @@ def test_readme_lists_every_experiment_and_doc_page():
     assert not unlinked, f"README.md's Documentation list does not link: {unlinked}"
 
 
+def _entry(text: str, exp_id: str) -> str:
+    return re.split(r"\n### |<!-- END generated", text.split(f"### `{exp_id}`\n", 1)[1], maxsplit=1)[0]
+
+
 def test_experiment_entries_show_every_failing_check_with_its_numbers():
     text = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
     for snap in sorted(dt.SNAPSHOTS.glob("*.json")):
         exp_id = snap.stem
-        entry = re.split(r"\n### |<!-- END generated", text.split(f"### `{exp_id}`\n", 1)[1], maxsplit=1)[0]
-        checks = json.loads(snap.read_text())
-        bad = [c for c in checks if not c["ok"]]
-        if bad:
-            assert f"{len(bad)} of {len(checks)} checks" in entry, exp_id
-            for c in bad:
-                assert dt.cell(c["quantity"]) in entry.split("<details>")[0], (exp_id, c["quantity"])
-        else:
-            assert "**Open deviations (quick run):** none." in entry, exp_id
-        assert entry.count("\n| ") == len(checks) + 1, exp_id  # the header and one row per check
+        entry = _entry(text, exp_id)
+        head = entry.split("<details>")[0]
+        rows = 0
+        for run, checks in (("quick run", json.loads(snap.read_text())), ("full run", dt._full(exp_id))):
+            bad = [c for c in checks if not c["ok"]]
+            if bad:
+                assert f"**Open deviations ({run}), {len(bad)} of {len(checks)} checks:**" in head, (exp_id, run)
+                for c in bad:
+                    assert dt.cell(c["quantity"]) in head, (exp_id, run, c["quantity"])
+            else:
+                assert f"**Open deviations ({run}):** none." in head, (exp_id, run)
+            rows += len(checks) + 1  # the header and one row per check
+        assert entry.count("\n| ") == rows, exp_id
 
 
 def test_deviation_causes_name_existing_checks():
-    """A cause in docs/experiments-notes.toml must match a check of its
-    experiment's snapshot: a renamed check would otherwise lose its cause."""
+    """A cause in docs/experiments-notes.toml must match a failing check of
+    its experiment's quick or full run: a renamed check would otherwise lose
+    its cause, and a cause nothing needs any more is stale."""
     notes = dt._toml(dt.NOTES)
     known = {p.stem for p in dt.SNAPSHOTS.glob("*.json")}
     assert set(notes) <= known, set(notes) - known
     for exp_id, note in notes.items():
-        quantities = [c["quantity"] for c in json.loads((dt.SNAPSHOTS / f"{exp_id}.json").read_text())]
+        failing = [c["quantity"] for c in json.loads((dt.SNAPSHOTS / f"{exp_id}.json").read_text())
+                   + dt._full(exp_id) if not c["ok"]]
         for cause in note.get("causes", []):
-            assert any(cause["match"] in q for q in quantities), (exp_id, cause["match"])
-        full = note.get("full")
-        if full:
-            assert {"date", "command", "counts"} <= set(full), exp_id
-            assert full["command"].startswith(f"ccsim reproduce {exp_id}"), exp_id
+            assert cause.get("class") in dt.CLASSES, (exp_id, cause["match"])
+            assert any(cause["match"] in q for q in failing), (exp_id, cause["match"])
+        assert isinstance(note.get("full", ""), str), exp_id
+
+
+def test_every_experiment_has_a_recorded_full_run():
+    from ccsim.experiments import REGISTRY
+
+    assert {p.stem for p in dt.FULL.glob("*.json")} - {"run"} == set(REGISTRY)
+    run = dt.full_run()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"]) and run["command"].startswith("ccsim reproduce --all")
+    assert "--quick" not in run["command"] and run["engine"] and run["machine"]
+
+
+#: Full-run paper misses whose cause is still being traced, as (experiment,
+#: start of the check's quantity). The list only shrinks: a new untraced
+#: paper miss fails the test below, and so does an entry that is traced or
+#: passes (remove it then).
+UNTRACED_PAPER_MISSES = {
+    ("ltcp-fig7", "150-350 s, 2 flows: Jain index"),
+    ("ltcp-fig7", "350-550 s, 3 flows: Jain index"),
+    ("ltcp-fig8", "TCP share of the link falls"),
+    ("pxcp-fig1", "P. XCP C.P., 800 flows: maximum bottleneck occupancy"),
+    ("pxcp-fig4-table1", "P. HSTCP: Jain's index"),
+    ("pxcp-fig4-table1", "N.P. Reno: Jain's index"),
+    ("pxcp-fig4-table1", "N.P. NewReno: Jain's index"),
+    ("pxcp-fig4-table1", "N.P. HSTCP: Jain's index"),
+}
+
+
+def test_every_full_run_paper_miss_has_a_classed_cause():
+    """The ledger: every full-run miss of a paper check has a cause of one
+    of the classes, but for the listed ones still being traced."""
+    notes = dt._toml(dt.NOTES)
+    untraced = set()
+    for exp_id, _ in dt._experiments():
+        for _, c, cause in dt.classify(dt._full(exp_id), notes.get(exp_id, {}), full=True):
+            if cause is None and c["source"] == "paper":
+                untraced.add((exp_id, c["quantity"]))
+    known = {(e, q) for e, q in untraced for ke, kq in UNTRACED_PAPER_MISSES if e == ke and q.startswith(kq)}
+    assert untraced == known, "full-run paper misses without a cause in docs/experiments-notes.toml: " + \
+        "; ".join(f"{e}: {q}" for e, q in sorted(untraced - known))
+    stale = [k for k in UNTRACED_PAPER_MISSES if not any(e == k[0] and q.startswith(k[1]) for e, q in untraced)]
+    assert not stale, f"traced or passing now, remove from UNTRACED_PAPER_MISSES: {stale}"
+
+
+def test_a_quick_run_cause_never_explains_a_full_run_miss():
+    checks = [{"quantity": "a: utilisation", "ok": False}, {"quantity": "b: loss", "ok": False},
+              {"quantity": "c", "ok": True}]
+    note = {"causes": [{"match": "utilisation", "class": "quick", "cause": "short"},
+                       {"match": "loss", "class": "draw", "cause": "seeds"}]}
+    quick = [(i, cz and cz["class"]) for i, _, cz in dt.classify(checks, note, full=False)]
+    full = [(i, cz and cz["class"]) for i, _, cz in dt.classify(checks, note, full=True)]
+    assert quick == [(1, "quick"), (2, "draw")] and full == [(1, None), (2, "draw")]
+    with pytest.raises(ValueError, match="allowed: ns-2, paper, model, draw, quick"):
+        dt.classify(checks, {"causes": [{"match": "", "class": "unknown", "cause": "?"}]}, full=True)
 
 
 def test_bench_records_are_well_formed():

@@ -59,6 +59,7 @@ from typing import Any, Dict, List, Optional, Tuple
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SNAPSHOTS = ROOT / "tests" / "snapshots" / "checks"
+FULL = ROOT / "tests" / "snapshots" / "full"
 NOTES = DOCS / "experiments-notes.toml"
 BENCH_RESULTS = ROOT / "benches" / "results"
 DECISIONS = DOCS / "decisions"
@@ -66,6 +67,17 @@ DECISIONS = DOCS / "decisions"
 #: Paper subpackages in page order, with the heading of their part of docs/experiments.md.
 PAPERS = (("etcp", "E-TCP"), ("ltcp", "LTCP"), ("htcp", "H-TCP"), ("pxcp", "paced XCP/TCP"), ("gwa", "GWA"),
           ("modern", "today's congestion control"))
+
+#: The classes of an explained miss (a failing check), as docs/experiments.md names them.
+#: Every full-run miss is one of the first four or it is untraced; ``quick``
+#: explains a quick-run miss only (a transient of the shortened run).
+FULL_CLASSES = {
+    "ns-2": "ns-2.35 agrees with ccsim",
+    "paper": "the paper",
+    "model": "model difference",
+    "draw": "draw",
+}
+CLASSES = {**FULL_CLASSES, "quick": "quick run only"}
 
 #: Sections of docs/performance.md that hold recorded measurements (``section`` of a record).
 PERF_SECTIONS = ("engine", "mechanism", "etcp", "scale", "ns2", "ns3", "memory", "controllers", "learned")
@@ -174,6 +186,19 @@ def _snapshot(exp_id: str) -> List[Dict[str, Any]]:
     return json.loads((SNAPSHOTS / f"{exp_id}.json").read_text(encoding="utf-8"))
 
 
+def _full(exp_id: str) -> Optional[List[Dict[str, Any]]]:
+    """The recorded full run's checks of ``exp_id`` (``tests/snapshots/full``),
+    or None when that run did not record it."""
+    path = FULL / f"{exp_id}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def full_run() -> Dict[str, Any]:
+    """The recorded full run's provenance: ``date``, ``engine`` (the commit),
+    ``command``, ``wall_s`` (``tests/snapshots/full/run.json``)."""
+    return json.loads((FULL / "run.json").read_text(encoding="utf-8"))
+
+
 def _counts(checks: List[Dict[str, Any]]) -> Dict[str, Tuple[int, int]]:
     from ccsim.experiments import SOURCES
 
@@ -197,46 +222,96 @@ def _runs(module: Any, quick: bool) -> int:
     return sum(len(s.points) for s in module.scenarios(quick))
 
 
-def _full_is_quick(exp: Any, note: Dict[str, Any]) -> Optional[str]:
-    """Why the full run is the quick run, or None when it is not."""
-    if note.get("full_is_quick"):
-        return note["full_is_quick"]
-    if exp.figure is not None and _runs(exp.figure, False) == 0:
-        return "no simulation"
-    return None
+def _causes(note: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The experiment's causes, each with a known ``class``."""
+    out = note.get("causes", [])
+    for cz in out:
+        if cz.get("class") not in CLASSES:
+            raise ValueError(f"docs/experiments-notes.toml: cause {cz.get('match')!r} has class "
+                             f"{cz.get('class')!r}; allowed: {', '.join(CLASSES)}")
+    return out
 
 
-def _full_cell(exp: Any, note: Dict[str, Any]) -> str:
-    if _full_is_quick(exp, note):
-        return "= quick"
-    full = note.get("full")
-    if not full:
-        return "not recorded"
-    return f"{full['counts']} ({full['date']})"
+def classify(checks: List[Dict[str, Any]], note: Dict[str, Any],
+             full: bool) -> List[Tuple[int, Dict[str, Any], Optional[Dict[str, Any]]]]:
+    """Every failing check of a run as ``(number, check, cause)``: the first
+    cause whose ``match`` is in the check's quantity, or None (untraced). A
+    cause of class ``quick`` (a transient of the shortened run) accounts for
+    quick-run misses only: a full-run miss it matches looks further, and is
+    untraced if nothing else matches."""
+    out = []
+    for i, c in enumerate(checks, 1):
+        if c["ok"]:
+            continue
+        cause = next((cz for cz in _causes(note) if cz["match"] in c["quantity"]
+                      and not (full and cz["class"] == "quick")), None)
+        out.append((i, c, cause))
+    return out
+
+
+def _class_counts(checks: List[Dict[str, Any]], note: Dict[str, Any]) -> Dict[str, int]:
+    counts = dict.fromkeys(list(FULL_CLASSES) + ["untraced"], 0)
+    for _, _, cz in classify(checks, note, full=True):
+        counts[cz["class"] if cz else "untraced"] += 1
+    return counts
 
 
 def experiments_summary() -> str:
     from ccsim.experiments import SOURCES
 
-    notes = _toml(NOTES)
     lines = [
-        "| experiment | paper | model | consistency | ns-2 | last full run | open (quick) |",
-        "|---|---|---|---|---|---|---|",
+        "| experiment | quick: paper | model | consistency | ns-2 | full: paper | model | consistency | ns-2 "
+        "| open (quick) | open (full) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    sums = {s: [0, 0] for s in SOURCES}
-    for exp_id, exp in _experiments():
-        checks = _snapshot(exp_id)
-        counts = _counts(checks)
-        for s, (ok, n) in counts.items():
-            sums[s][0] += ok
-            sums[s][1] += n
-        bad = sum(not c["ok"] for c in checks)
-        lines.append(
-            f"| [`{exp_id}`](#{slug(exp_id)}) | "
-            + " | ".join(_count_cell(counts[s]) for s in SOURCES)
-            + f" | {_full_cell(exp, notes.get(exp_id, {}))} | {bad or 'none'} |"
-        )
+    sums = {(run, s): [0, 0] for run in ("quick", "full") for s in SOURCES}
+    for exp_id, _ in _experiments():
+        quick, full = _snapshot(exp_id), _full(exp_id) or []
+        cells = []
+        for run, checks in (("quick", quick), ("full", full)):
+            counts = _counts(checks)
+            for s, (ok, n) in counts.items():
+                sums[(run, s)][0] += ok
+                sums[(run, s)][1] += n
+            cells += [_count_cell(counts[s]) for s in SOURCES]
+        bad_q = sum(not c["ok"] for c in quick)
+        bad_f = sum(not c["ok"] for c in full)
+        lines.append(f"| [`{exp_id}`](#{slug(exp_id)}) | " + " | ".join(cells)
+                     + f" | {bad_q or 'none'} | {(bad_f or 'none') if full else 'not recorded'} |")
     lines.append("| **total** | " + " | ".join(f"**{ok}/{n}**" for ok, n in sums.values()) + " | | |")
+    return "\n".join(lines)
+
+
+def experiments_ledger() -> str:
+    """Per paper: the full run's checks within tolerance and its misses by
+    class (docs/experiments-notes.toml's causes), paper-source checks first."""
+    notes = _toml(NOTES)
+    head = ("| paper | source | within tolerance | " + " | ".join(FULL_CLASSES.values()) + " | untraced |")
+    lines = [head, "|" + "---|" * (4 + len(FULL_CLASSES))]
+    totals: Dict[str, List[int]] = {}
+    for paper, title in PAPERS:
+        for which in ("paper", "other"):
+            ok = n = 0
+            by = dict.fromkeys(list(FULL_CLASSES) + ["untraced"], 0)
+            for exp_id, exp in _experiments():
+                if _paper_of(exp) != paper:
+                    continue
+                checks = [c for c in (_full(exp_id) or [])
+                          if (c["source"] == "paper") == (which == "paper")]
+                ok += sum(bool(c["ok"]) for c in checks)
+                n += len(checks)
+                for k, v in _class_counts(checks, notes.get(exp_id, {})).items():
+                    by[k] += v
+            if not n:
+                continue
+            row = [ok, n] + list(by.values())
+            t = totals.setdefault(which, [0] * len(row))
+            totals[which] = [a + b for a, b in zip(t, row)]
+            src = "paper" if which == "paper" else "model, consistency, ns-2"
+            lines.append(f"| {title} | {src} | {ok}/{n} | " + " | ".join(str(v) for v in by.values()) + " |")
+    for which, t in totals.items():
+        src = "paper" if which == "paper" else "model, consistency, ns-2"
+        lines.append(f"| **all** | {src} | **{t[0]}/{t[1]}** | " + " | ".join(f"**{v}**" for v in t[2:]) + " |")
     return "\n".join(lines)
 
 
@@ -253,34 +328,37 @@ def _check_row(i: int, c: Dict[str, Any]) -> str:
             f"{'ok' if c['ok'] else '**no**'} |")
 
 
-def _deviations(exp_id: str, checks: List[Dict[str, Any]], note: Dict[str, Any]) -> List[str]:
-    bad = [(i, c) for i, c in enumerate(checks, 1) if not c["ok"]]
+def _deviations(checks: List[Dict[str, Any]], note: Dict[str, Any], full: bool) -> List[str]:
+    run = "full run" if full else "quick run"
+    bad = classify(checks, note, full)
     if not bad:
-        return ["- **Open deviations (quick run):** none."]
-    causes = note.get("causes", [])
-    groups: List[Tuple[str, List[Tuple[int, Dict[str, Any]]]]] = [(cz["cause"], []) for cz in causes]
-    orphans = []
-    for i, c in bad:
-        for k, cz in enumerate(causes):
-            if cz.get("match", "") in c["quantity"]:
-                groups[k][1].append((i, c))
-                break
-        else:
-            orphans.append((i, c))
-    out = [f"- **Open deviations (quick run), {len(bad)} of {len(checks)} checks:**"]
-    for cause, members in groups + [("Cause not recorded yet (add it to docs/experiments-notes.toml).", orphans)]:
-        if not members:
-            continue
+        return [f"- **Open deviations ({run}):** none."]
+    groups: Dict[int, List[Tuple[int, Dict[str, Any]]]] = {}
+    causes = _causes(note)
+    for i, c, cz in bad:
+        groups.setdefault(causes.index(cz) if cz else -1, []).append((i, c))
+    out = [f"- **Open deviations ({run}), {len(bad)} of {len(checks)} checks:**"]
+    for k in sorted(groups, key=lambda k: (k < 0, k)):
         which = "; ".join(f"#{i} {cell(c['quantity'])}: ccsim {cell(c['ccsim'])} against {cell(c['paper'])} "
-                          f"({c['source']})" for i, c in members)
-        out.append(f"  - {which}. *Cause:* {cause.strip()}")
+                          f"({c['source']})" for i, c in groups[k])
+        if k < 0:
+            out.append(f"  - {which}. *Untraced:* no cause recorded (add it to docs/experiments-notes.toml).")
+        else:
+            label = CLASSES[causes[k]["class"]]
+            label = label if label.startswith("ns-2") else label.capitalize()
+            out.append(f"  - {which}. *{label}:* {causes[k]['cause'].strip()}")
     return out
+
+
+def _check_table(title: str, checks: List[Dict[str, Any]]) -> List[str]:
+    return (["", f"<details><summary>{title}</summary>", "",
+             "| # | check | source | reference | ccsim | tolerance | ok |", "|---|---|---|---|---|---|---|"]
+            + [_check_row(i, c) for i, c in enumerate(checks, 1)] + ["", "</details>"])
 
 
 def experiment_entry(exp_id: str, exp: Any, note: Dict[str, Any]) -> str:
     m = exp.figure
-    checks = _snapshot(exp_id)
-    counts = _counts(checks)
+    checks, full = _snapshot(exp_id), _full(exp_id)
     rel = Path(*exp.module.split(".")[1:]).with_suffix(".py")
     desc = exp.description[:1].upper() + exp.description[1:]
     out = [f"### `{exp_id}`", "", f"**{exp.paper}.** {desc.rstrip('.')}.", ""]
@@ -293,25 +371,22 @@ def experiment_entry(exp_id: str, exp: Any, note: Dict[str, Any]) -> str:
             runs += "; TCP-family flows as ns-2.35's agents ([ns-2 mode](#ns-2-mode-of-the-reproductions))"
         out.append(f"- **Runs:** {runs}. Module: `python/ccsim/{rel.as_posix()}`.")
     out.append(f"- **Quick run** (`ccsim reproduce {exp_id} --quick`; checks in "
-               f"`tests/snapshots/checks/{exp_id}.json`): {_counts_text(counts)}.")
-    full = note.get("full")
-    same = _full_is_quick(exp, note)
-    if same:
-        out.append(f"- **Full run:** the same as the quick run ({same}).")
-    elif full:
-        line = f"- **Last recorded full run** ({full['date']}, `{full['command']}`): {full['counts']}."
-        if full.get("note"):
-            line += f" {full['note'].strip()}"
+               f"`tests/snapshots/checks/{exp_id}.json`): {_counts_text(_counts(checks))}.")
+    if full is not None:
+        line = (f"- **Full run** (`ccsim reproduce {exp_id}`; checks in `tests/snapshots/full/{exp_id}.json`): "
+                f"{_counts_text(_counts(full))}.")
+        if note.get("full"):
+            line += f" {note['full'].strip()}"
         out.append(line)
+        out += _deviations(full, note, full=True)
     else:
-        out.append("- **Last recorded full run:** not recorded.")
-    out += _deviations(exp_id, checks, note)
+        out.append("- **Full run:** not recorded.")
+    out += _deviations(checks, note, full=False)
     if note.get("about"):
         out.append(f"- **Notes:** {note['about'].strip()}")
-    out += ["", f"<details><summary>All {len(checks)} quick-run checks</summary>", "",
-            "| # | check | source | reference | ccsim | tolerance | ok |", "|---|---|---|---|---|---|---|"]
-    out += [_check_row(i, c) for i, c in enumerate(checks, 1)]
-    out += ["", "</details>"]
+    out += _check_table(f"All {len(checks)} quick-run checks", checks)
+    if full is not None:
+        out += _check_table(f"All {len(full)} full-run checks", full)
     return "\n".join(out)
 
 
@@ -319,6 +394,13 @@ def experiments_paper(paper: str) -> str:
     notes = _toml(NOTES)
     entries = [experiment_entry(i, e, notes.get(i, {})) for i, e in _experiments() if _paper_of(e) == paper]
     return "\n\n".join(entries)
+
+
+def experiments_full_run() -> str:
+    """The provenance sentence of the recorded full run."""
+    r = full_run()
+    return (f"`{r['command']}` on {r['date']}, engine {r['engine']}, {r['machine']}: "
+            f"{r['wall_s'] / 60:.0f} minutes")
 
 
 # ---- docs/performance.md -----------------------------------------------------------------------
@@ -573,20 +655,13 @@ def index_bbr_share() -> str:
 
 def index_experiment(exp_id: str, source: Optional[str] = None) -> str:
     """An experiment's checks as docs/experiments.md gives them: the quick
-    run's (its snapshot) and the last recorded full run's; ``source`` keeps
-    one source's count."""
-    notes = _toml(NOTES).get(exp_id, {})
-    exp = dict(_experiments())[exp_id]
-    counts = _counts(_snapshot(exp_id))
-    quick = _count_cell(counts[source]) if source else _counts_text(counts)
-    if _full_is_quick(exp, notes):
-        return f"`{exp_id}` {quick}"
-    full = (notes.get("full") or {}).get("counts")
-    if full and source:
-        m = re.search(re.escape(source) + r" (\d+/\d+)", full)
-        full = m.group(1) if m else full
-    if not full:
+    run's (its snapshot) and the recorded full run's; ``source`` keeps one
+    source's count."""
+    quick_c, full_c = _counts(_snapshot(exp_id)), _counts(_full(exp_id) or [])
+    quick = _count_cell(quick_c[source]) if source else _counts_text(quick_c)
+    if not _full(exp_id):
         return f"`{exp_id}` {quick} (quick run)"
+    full = _count_cell(full_c[source]) if source else _counts_text(full_c)
     return f"`{exp_id}` {quick} quick, {full} full run" if source else f"`{exp_id}` quick run {quick}; full run {full}"
 
 
@@ -720,7 +795,8 @@ def generated() -> Dict[Path, Dict[str, str]]:
                   "xcp-bdp-variants": xcp_bdp("variants"), "xcp-bdp-katabi": xcp_bdp("katabi")}
     return {
         DOCS / "experiments.md": dict(
-            [("experiments-summary", experiments_summary())]
+            [("experiments-summary", experiments_summary()), ("experiments-ledger", experiments_ledger()),
+             ("experiments-full-run", experiments_full_run())]
             + [(f"experiments-{p}", experiments_paper(p)) for p, _ in PAPERS]),
         DOCS / "performance.md": dict(
             [("perf-index", perf_index())] + [(f"perf-{s}", perf_section(s)) for s in PERF_SECTIONS]
@@ -842,8 +918,42 @@ def _rel(p: Path) -> str:
         return str(p)
 
 
+def record_full_run(out: Path, date: str, machine: str, commit: str, command: str) -> int:
+    """Copy every experiment's checks of a full ``reproduce --all`` run into
+    ``tests/snapshots/full/ID.json`` and its provenance into ``run.json``."""
+    doc = json.loads((out / "reproduce-all.json").read_text(encoding="utf-8"))
+    if doc.get("quick"):
+        print(f"{out}: a --quick run; the full-run record needs a run without --quick", file=sys.stderr)
+        return 1
+    errors = {i: e["error"] for i, e in doc["experiments"].items() if e.get("error")}
+    if errors:
+        print(f"{out}: experiments failed: {errors}", file=sys.stderr)
+        return 1
+    FULL.mkdir(parents=True, exist_ok=True)
+    for old in FULL.glob("*.json"):
+        old.unlink()
+    for exp_id in doc["experiments"]:
+        checks = json.loads((out / exp_id / "checks.json").read_text(encoding="utf-8"))["checks"]
+        (FULL / f"{exp_id}.json").write_text(json.dumps(checks, indent=1, ensure_ascii=False) + "\n",
+                                             encoding="utf-8")
+    run = {"date": date, "engine": commit, "machine": machine, "command": command,
+           "wall_s": doc["wall_s"], "runs_computed": doc["runs_computed"], "runs_cached": doc["runs_cached"]}
+    (FULL / "run.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {len(doc['experiments'])} experiments' checks into {_rel(FULL)}; now run python tools/docs_tables.py")
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["add", "full-run"]:
+        ap = argparse.ArgumentParser(prog="docs_tables.py add full-run",
+                                     description="record a `ccsim reproduce --all` run (without --quick) "
+                                                 "as tests/snapshots/full/")
+        ap.add_argument("out", type=Path, help="the run's --out directory")
+        for k in ("date", "machine", "commit", "command"):
+            ap.add_argument(f"--{k}", required=True)
+        a = ap.parse_args(argv[2:])
+        return record_full_run(a.out, a.date, a.machine, a.commit, a.command)
     if argv[:1] == ["add"]:
         ap = argparse.ArgumentParser(prog="docs_tables.py add", description="record a measurement run")
         ap.add_argument("kind", choices=("bench", "peer-ns2", "peer-ns3", "flow-sweep", "gym-steps"))
