@@ -42,9 +42,7 @@ import argparse
 import datetime as _dt
 import json
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -55,7 +53,7 @@ from ccsim.experiments._kit import ns2ref
 from ccsim.experiments.etcp import fig15
 from ccsim.scenario import with_overrides
 
-from .ns2_baselines import EDGE_QUEUE_DEFAULT, agent
+from .ns2_baselines import EDGE_QUEUE_DEFAULT, agent, run_tcl
 
 OUT = Path(__file__).resolve().parent / "results" / "etcp" / "fig15-ns2.json"
 
@@ -182,17 +180,10 @@ def run_ns2(sc: Dict[str, Any], start_times: List[float], m: int, ns: str, snap_
     snaps = sorted({round(k * snap_s, 9) for k in range(1, int(dur / snap_s) + 1) if k * snap_s < dur} | {warm})
     snaps = [t for t in snaps if t > 0]
     program = tcl(sc, start_times, snaps)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "fig15.tcl"
-        path.write_text(program)
-        t0 = time.perf_counter()
-        out = subprocess.run([ns, str(path)], capture_output=True, text=True, cwd=tmp)
-        wall = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
-    s = parse_ns2(out.stdout)
+    stdout, wall = run_tcl(program, ns, "fig15.tcl")
+    s = parse_ns2(stdout)
     if "e" not in s or len(s["e"]["flows"]) != len(start_times):
-        raise RuntimeError(f"ns-2 printed no final counters:\n{out.stdout[-2000:]}")
+        raise RuntimeError(f"ns-2 printed no final counters:\n{stdout[-2000:]}")
     rate, mss = sc["topology"]["bottleneck_rate_bps"], sc["flows"][0]["mss_bytes"]
     s["t0"] = {"link": (0, 0, 0, 0), "flows": {i: (-1, 0, 0) for i in range(len(start_times))}}
     w = f"t{warm:g}" if warm > 0 else "t0"

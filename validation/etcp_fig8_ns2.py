@@ -50,7 +50,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -59,7 +58,7 @@ from ccsim.experiments._kit.ns2ref import Row
 from ccsim.experiments.etcp import BUFFER
 from ccsim.experiments.etcp import ns2 as etcp_ns2
 
-from .ns2_baselines import parse, run_ccsim, tcl
+from .ns2_baselines import parse, run_ccsim, run_tcl, tcl
 
 OUT = Path(__file__).resolve().parent / "results" / "etcp" / "fig8-ns2.json"
 #: the settings of Fig 8 that etcp-ns2 has not recorded in ns-2.35
@@ -79,19 +78,12 @@ def run_ns2(sc: Dict[str, Any], rate: float, ns: str, snaps: List[float]) -> Tup
     end = f'$ns at {sc["duration_s"]} "snap e; exit 0"'
     assert end in program
     program = program.replace(end, "".join(f'$ns at {t!r} "snap t{k}"\n' for k, t in enumerate(snaps)) + end)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "row.tcl"
-        path.write_text(program)
-        t0 = time.perf_counter()
-        out = subprocess.run([ns, str(path)], capture_output=True, text=True, cwd=tmp)
-        wall = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
-    metrics = parse(out.stdout, sc, rate)
+    stdout, wall = run_tcl(program, ns)
+    metrics = parse(stdout, sc, rate)
     # goodput per window: the sum over flows of ack_ (at start: -1 each)
     acks: Dict[str, int] = {}
     n = len(sc["flows"])
-    for line in out.stdout.splitlines():
+    for line in stdout.splitlines():
         p = line.split()
         if len(p) >= 6 and p[1] == "flow":
             acks[p[0]] = acks.get(p[0], 0) + int(float(p[3]))

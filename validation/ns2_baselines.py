@@ -203,6 +203,20 @@ def cache_path(program: str) -> Path:
     return SEED_CACHE / f"{hashlib.sha256(program.encode()).hexdigest()[:20]}.json"
 
 
+def run_tcl(program: str, ns: str, name: str = "row.tcl") -> tuple:
+    """Run one Tcl program in ns-2 (in a scratch directory, as ``name``):
+    its standard output and wall time; a failing ns raises with its stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_text(program)
+        t0 = time.perf_counter()
+        out = subprocess.run([ns, str(path)], capture_output=True, text=True, cwd=tmp)
+        wall = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
+    return out.stdout, wall
+
+
 def run_ns2(sc: Dict[str, Any], rate_bps: float, ns: str, row_id: str = "", cache: bool = False) -> tuple:
     """ns-2's metrics of one scenario and its wall time; with ``cache``,
     from (and into) :data:`SEED_CACHE` when this exact Tcl program has run
@@ -212,15 +226,8 @@ def run_ns2(sc: Dict[str, Any], rate_bps: float, ns: str, row_id: str = "", cach
     if cache and cached.exists():
         c = json.loads(cached.read_text())
         return c["metrics"], c["wall_s"]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "row.tcl"
-        path.write_text(program)
-        t0 = time.perf_counter()
-        out = subprocess.run([ns, str(path)], capture_output=True, text=True, cwd=tmp)
-        wall = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
-    metrics = parse(out.stdout, sc, rate_bps)
+    stdout, wall = run_tcl(program, ns)
+    metrics = parse(stdout, sc, rate_bps)
     if not cache:
         return metrics, wall
     SEED_CACHE.mkdir(parents=True, exist_ok=True)
