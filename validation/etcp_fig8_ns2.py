@@ -47,9 +47,7 @@ import argparse
 import datetime as _dt
 import json
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -58,7 +56,7 @@ from ccsim.experiments._kit.ns2ref import Row
 from ccsim.experiments.etcp import BUFFER
 from ccsim.experiments.etcp import ns2 as etcp_ns2
 
-from .ns2_baselines import parse, run_ccsim, run_tcl, tcl
+from .ns2_baselines import bottleneck_traces, parse, run_ccsim, run_tcl, tcl
 
 OUT = Path(__file__).resolve().parent / "results" / "etcp" / "fig8-ns2.json"
 #: the settings of Fig 8 that etcp-ns2 has not recorded in ns-2.35
@@ -102,24 +100,14 @@ def drops(sc: Dict[str, Any], ns: str, until_s: float) -> Dict[str, List[tuple]]
     the forward bottleneck in the first ``until_s`` seconds of ``sc``, in
     order (the traces of :func:`validation.ns2_baselines.bottleneck_drops`,
     with the time kept)."""
-    sc = dict(sc, duration_s=until_s, warmup_s=0.0)
-    with tempfile.TemporaryDirectory() as tmp:
-        ns2_tr, cc_tr = Path(tmp) / "ns2.tr", Path(tmp) / "ccsim.tr"
-        src = tcl(sc).replace("set qmon [$ns monitor-queue $r0 $r1",
-                              f"$ns trace-queue $r0 $r1 [open {ns2_tr} w]\nset qmon [$ns monitor-queue $r0 $r1", 1)
-        (Path(tmp) / "row.tcl").write_text(src)
-        out = subprocess.run([ns, "row.tcl"], capture_output=True, text=True, cwd=tmp)
-        if out.returncode != 0:
-            raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
-        ccsim.run(sc, trace={"bottleneck": str(cc_tr)})
+    def read(path: Path, flow) -> List[tuple]:
+        with path.open() as fh:  # streamed: a trace of seconds at Gb/s runs to gigabytes
+            rows = (line.split() for line in fh if line.startswith("d "))
+            return [(float(f[1]), flow(f), int(f[10])) for f in rows if f[4] == "tcp"]
 
-        def read(path: Path, flow) -> List[tuple]:
-            with path.open() as fh:  # streamed: a trace of seconds at Gb/s runs to gigabytes
-                rows = (line.split() for line in fh if line.startswith("d "))
-                return [(float(f[1]), flow(f), int(f[10])) for f in rows if f[4] == "tcp"]
-
-        # the flow: ccsim's fid; ns-2's agents keep fid_ 0, so from the
-        # source node (r0, r1, then s(i), d(i) per flow: node 2 + 2i)
+    # the flow: ccsim's fid; ns-2's agents keep fid_ 0, so from the
+    # source node (r0, r1, then s(i), d(i) per flow: node 2 + 2i)
+    with bottleneck_traces(sc, ns, until_s) as (ns2_tr, cc_tr):
         return {"ns2": read(ns2_tr, lambda f: (int(f[8].split(".")[0]) - 2) // 2),
                 "ccsim": read(cc_tr, lambda f: int(f[7]))}
 

@@ -48,6 +48,7 @@ dict, so the two cannot drift apart:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -59,7 +60,7 @@ import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 import ccsim
 from ccsim.experiments._kit import ns2ref
@@ -244,26 +245,32 @@ def run_ccsim(sc: Dict[str, Any], rate_bps: float) -> tuple:
     return ns2ref.measure(res.raw, rate_bps), time.perf_counter() - t0
 
 
-def bottleneck_drops(sc: Dict[str, Any], ns: str, until_s: float) -> Dict[str, List[tuple]]:
-    """The (flow, segment) of every packet each simulator drops at the
-    forward bottleneck in the first ``until_s`` seconds of ``sc``, in
-    order: ns-2's ``trace-queue`` of r0 -> r1 and ccsim's ``trace=`` of the
-    bottleneck, both in ns-2's trace format."""
+@contextlib.contextmanager
+def bottleneck_traces(sc: Dict[str, Any], ns: str, until_s: float) -> Iterator[tuple]:
+    """Run the first ``until_s`` seconds of ``sc`` in both simulators with
+    the forward bottleneck traced (ns-2's ``trace-queue`` of r0 -> r1,
+    ccsim's ``trace=`` of the bottleneck, both in ns-2's trace format) and
+    yield the two trace files' paths (ns-2's, ccsim's), which live until
+    the block ends."""
     sc = dict(sc, duration_s=until_s, warmup_s=0.0)
     with tempfile.TemporaryDirectory() as tmp:
         ns2_tr, cc_tr = Path(tmp) / "ns2.tr", Path(tmp) / "ccsim.tr"
         src = tcl(sc).replace("set qmon [$ns monitor-queue $r0 $r1",
                               f"$ns trace-queue $r0 $r1 [open {ns2_tr} w]\nset qmon [$ns monitor-queue $r0 $r1", 1)
-        (Path(tmp) / "row.tcl").write_text(src)
-        out = subprocess.run([ns, "row.tcl"], capture_output=True, text=True, cwd=tmp)
-        if out.returncode != 0:
-            raise RuntimeError(f"ns failed ({out.returncode}): {out.stderr[-2000:]}")
+        run_tcl(src, ns)
         ccsim.run(sc, trace={"bottleneck": str(cc_tr)})
+        yield ns2_tr, cc_tr
 
-        def drops(path: Path) -> List[tuple]:
-            rows = (line.split() for line in path.read_text().splitlines())
-            return [(int(f[7]), int(f[10])) for f in rows if f and f[0] == "d" and f[4] == "tcp"]
 
+def bottleneck_drops(sc: Dict[str, Any], ns: str, until_s: float) -> Dict[str, List[tuple]]:
+    """The (flow, segment) of every packet each simulator drops at the
+    forward bottleneck in the first ``until_s`` seconds of ``sc``, in
+    order (:func:`bottleneck_traces`)."""
+    def drops(path: Path) -> List[tuple]:
+        rows = (line.split() for line in path.read_text().splitlines())
+        return [(int(f[7]), int(f[10])) for f in rows if f and f[0] == "d" and f[4] == "tcp"]
+
+    with bottleneck_traces(sc, ns, until_s) as (ns2_tr, cc_tr):
         return {"ns2": drops(ns2_tr), "ccsim": drops(cc_tr)}
 
 
