@@ -172,9 +172,6 @@ UNTRACED_PAPER_MISSES = {
     ("ltcp-fig8", "TCP share of the link falls"),
     ("pxcp-fig1", "P. XCP C.P., 800 flows: maximum bottleneck occupancy"),
     ("pxcp-fig4-table1", "P. HSTCP: Jain's index"),
-    ("pxcp-fig4-table1", "N.P. Reno: Jain's index"),
-    ("pxcp-fig4-table1", "N.P. NewReno: Jain's index"),
-    ("pxcp-fig4-table1", "N.P. HSTCP: Jain's index"),
 }
 
 
