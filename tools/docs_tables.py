@@ -239,11 +239,11 @@ def classify(checks: List[Dict[str, Any]], note: Dict[str, Any],
     cause of class ``quick`` (a transient of the shortened run) accounts for
     quick-run misses only: a full-run miss it matches looks further, and is
     untraced if nothing else matches."""
-    out = []
+    out, causes = [], _causes(note)
     for i, c in enumerate(checks, 1):
         if c["ok"]:
             continue
-        cause = next((cz for cz in _causes(note) if cz["match"] in c["quantity"]
+        cause = next((cz for cz in causes if cz["match"] in c["quantity"]
                       and not (full and cz["class"] == "quick")), None)
         out.append((i, c, cause))
     return out
