@@ -397,6 +397,10 @@ class Flow(_Table):
     dupthresh_frac: Optional[int] = None
     limited_transmit: Optional[bool] = None
     prr: Optional[bool] = None
+    abc_l: Optional[int] = None
+    rack: Optional[bool] = None
+    tlp: Optional[bool] = None
+    rto_rack_mark: Optional[bool] = None
     cwnd_limited: Optional[str] = None
     sack_option: Optional[str] = None
     delayed_ack: Optional[bool] = None

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 mod columns;
 mod controller;
+mod replay;
 
 /// CPU time of the calling thread, in seconds: the engine runs on the thread
 /// that calls `run_until`, so this is the run's own CPU time, which other
@@ -282,6 +283,7 @@ fn build_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_class::<replay::TcpReplay>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -188,6 +188,10 @@ pub enum EcnFeedback {
 pub enum RttEstimatorKind {
     Rfc6298,
     Ns2,
+    /// Linux's `tcp_rtt_estimator` and `tcp_set_rto` (integer
+    /// microseconds, rttvar floored by `tcp_rto_min`), sampled only from
+    /// segments never retransmitted (Karn's rule without timestamps).
+    Linux,
 }
 
 /// A flow's TCP personality (`tcp_model`).
@@ -197,6 +201,8 @@ pub enum TcpModel {
     #[default]
     Rfc,
     Ns2,
+    /// Linux 6.x's TCP (`net/ipv4/`): RACK-TLP, PRR, Linux's RTO, CUBIC.
+    Linux,
 }
 
 // -- E-TCP (`transport = "etcp"`)

@@ -380,6 +380,19 @@ pub struct FlowSpec {
     /// sends down to ssthresh instead of cutting cwnd at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
+    /// RFC 3465 §2.2's L with a controller's `abc` (0: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abc_l: Option<u64>,
+    /// RACK time-based loss detection (RFC 8985; `tcp_model = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
+    /// The tail loss probe (RFC 8985 §7; `tcp_model = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlp: Option<bool>,
+    /// An RTO marks lost only the head and what RACK's time has passed
+    /// (Linux `tcp_timeout_mark_lost`; `tcp_model = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_rack_mark: Option<bool>,
     /// The bytes an ACK's SACK blocks add on the wire (`none`, `ns3`,
     /// `linux`; recovery = "sack").
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -517,6 +517,7 @@ mod tests {
             mss_bytes: 1000,
             header_bytes: 40,
             pacing_rate: 0.0,
+            abc_l: 2,
         }
     }
 

@@ -70,6 +70,9 @@ pub struct CcState {
     /// controller with `cong_control` sets it; for the others a sender
     /// with `pacing = "rate"` sets it from cwnd and srtt after each ACK.
     pub pacing_rate: f64,
+    /// RFC 3465 §2.2's L: with a controller's `abc`, the most segments one
+    /// ACK adds in slow start (0: no limit, Linux's `tcp_slow_start`).
+    pub abc_l: u64,
 }
 
 impl CcState {
@@ -368,8 +371,8 @@ pub fn cong_avoid_ai(s: &mut CcState, w: f64, acked: u64) {
 pub fn ack_units(abc: bool, s: &CcState, acked: u64) -> u64 {
     if !abc {
         1
-    } else if s.in_slow_start() {
-        acked.min(2)
+    } else if s.in_slow_start() && s.abc_l > 0 {
+        acked.min(s.abc_l)
     } else {
         acked
     }
@@ -454,6 +457,7 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         mss_bytes: 1000,
         header_bytes: 40,
         pacing_rate: 0.0,
+        abc_l: 2,
     }
 }
 

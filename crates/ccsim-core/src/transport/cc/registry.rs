@@ -209,6 +209,11 @@ pub fn build(name: &str, params: &Map<String, Value>, path: &str) -> Result<Box<
 
 /// Every controller a flow may name now: the built-ins, then the
 /// registered ones in the order they were registered.
+/// Whether built-in controller `name` takes parameter `param`.
+pub fn has_param(name: &str, param: &str) -> bool {
+    BUILTINS.iter().find(|b| b.name == name).is_some_and(|b| (b.doc)().params.iter().any(|p| p.name == param))
+}
+
 pub fn catalog() -> Vec<ControllerEntry> {
     let mut v: Vec<ControllerEntry> =
         BUILTINS.iter().map(|b| ControllerEntry { doc: (b.doc)(), needs: b.needs, origin: "built-in" }).collect();

@@ -9,6 +9,7 @@ pub mod pacing;
 pub mod personality;
 pub mod rate;
 pub mod receiver;
+pub mod replay;
 pub mod rtt;
 pub mod sack1;
 pub mod scoreboard;
@@ -203,8 +204,8 @@ pub fn txqueuelen_valid(path: &str, n: u64) -> Result<(), ConfigError> {
 pub const FIELDS: &[(&str, &str)] = &[
     (
         "tcp_model",
-        "rfc (the RFCs' TCP) | ns2 (ns-2.35's agents): the personality whose values every TCP field left out takes \
-         (docs/tcp-models.md)",
+        "rfc (the RFCs' TCP) | ns2 (ns-2.35's agents) | linux (Linux 6.x: RACK-TLP, PRR, its RTO, CUBIC): the \
+         personality whose values every TCP field left out takes (docs/tcp-models.md)",
     ),
     ("cc", "congestion controller (ccsim list controllers)"),
     ("cc_params", "the controller's parameter table"),
@@ -229,6 +230,27 @@ pub const FIELDS: &[(&str, &str)] = &[
         "prr",
         "Proportional Rate Reduction (RFC 9937; Linux, ns-3's TcpPrrRecovery): a SACK recovery sends in proportion \
          to the data delivered, down to ssthresh, instead of cwnd = ssthresh at once; needs recovery = \"sack\"",
+    ),
+    (
+        "abc_l",
+        "with the controller's abc = true, the most segments one ACK adds to cwnd in slow start (RFC 3465 §2.2 L; \
+         0: no limit, as Linux's tcp_slow_start)",
+    ),
+    (
+        "rack",
+        "RACK loss detection (RFC 8985, Linux tcp_rack_detect_loss): a segment is lost once one sent after it is \
+         delivered and its RTT plus a reordering window has passed; recovery starts on such a loss; needs \
+         recovery = \"sack\"",
+    ),
+    (
+        "tlp",
+        "tail loss probe (RFC 8985 §7, Linux tcp_send_loss_probe): 2·SRTT after the last send in the open state \
+         (never after the RTO), new data or the last segment again; needs recovery = \"sack\"",
+    ),
+    (
+        "rto_rack_mark",
+        "an RTO marks lost the head and what RACK's time has passed, not every un-SACKed segment, and sets cwnd \
+         to the data in flight + 1 (Linux tcp_timeout_mark_lost, tcp_enter_loss); needs recovery = \"sack\"",
     ),
     (
         "cwnd_limited",
@@ -256,7 +278,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("max_rto_s", "upper bound on the backed-off RTO"),
     ("init_rto_s", "RTO before the first RTT sample"),
     ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
-    ("rtt_estimator", "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks)"),
+    (
+        "rtt_estimator",
+        "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks) | linux \
+         (tcp_rtt_estimator/tcp_set_rto: rttvar floored by min_rto_s, samples from unretransmitted data only)",
+    ),
     ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
     ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
     ("ns2_singledup", "Limited Transmit as ns-2's send_one: at a duplicate ACK only, also after a timeout (ns-2 singledup_); needs limited_transmit"),
@@ -311,8 +337,10 @@ pub const FIELDS: &[(&str, &str)] = &[
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
     use defaults as d;
-    if *f.tcp_model.get_or_insert(TcpModel::Rfc) == TcpModel::Ns2 {
-        personality::fill_ns2(f);
+    match *f.tcp_model.get_or_insert(TcpModel::Rfc) {
+        TcpModel::Ns2 => personality::fill_ns2(f),
+        TcpModel::Linux => personality::fill_linux(f),
+        TcpModel::Rfc => {}
     }
     let needs = cc::registry::needs(f.cc.get_or_insert_with(|| d::CC.to_string()));
     if let Some(e) = needs.ecn {
@@ -347,6 +375,10 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.dupthresh.get_or_insert(d::DUPTHRESH);
     f.limited_transmit.get_or_insert(d::LIMITED_TRANSMIT);
     f.prr.get_or_insert(d::PRR);
+    f.abc_l.get_or_insert(2);
+    f.rack.get_or_insert(false);
+    f.tlp.get_or_insert(false);
+    f.rto_rack_mark.get_or_insert(false);
     f.sack_option.get_or_insert(d::SACK_OPTION);
     f.cwnd_limited.get_or_insert(d::CWND_LIMITED);
     f.delayed_ack.get_or_insert(d::DELAYED_ACK);
@@ -470,6 +502,14 @@ pub struct TcpParams {
     pub limited_transmit: bool,
     /// RFC 9937 PRR in a SACK recovery (`prr`).
     pub prr: bool,
+    /// RFC 3465's L (`abc_l`, 0: none).
+    pub abc_l: u64,
+    /// RACK loss detection (`rack`, RFC 8985).
+    pub rack: bool,
+    /// The tail loss probe (`tlp`, RFC 8985 §7).
+    pub tlp: bool,
+    /// An RTO marks lost only what RACK's time has passed (`rto_rack_mark`).
+    pub rto_rack_mark: bool,
     /// The bytes an ACK's SACK blocks add (`sack_option`).
     pub sack_option: SackOption,
     /// Growth only while cwnd limits the sender (`cwnd_limited`).
@@ -535,6 +575,10 @@ impl TcpConfig {
             dupthresh_frac: f.dupthresh_frac.unwrap_or_default(),
             limited_transmit: f.limited_transmit.unwrap_or_default(),
             prr: f.prr.unwrap_or(defaults::PRR),
+            abc_l: f.abc_l.unwrap_or(2),
+            rack: f.rack.unwrap_or_default(),
+            tlp: f.tlp.unwrap_or_default(),
+            rto_rack_mark: f.rto_rack_mark.unwrap_or_default(),
             sack_option: f.sack_option.unwrap_or(defaults::SACK_OPTION),
             cwnd_limited: f.cwnd_limited.unwrap_or(defaults::CWND_LIMITED),
             delayed_ack: f.delayed_ack.unwrap_or_default(),
@@ -583,7 +627,7 @@ impl TcpConfig {
             }
             // Its window rules are Linux's around the RFC recovery; ns-2's
             // agents and Sack1 set the window themselves.
-            if sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc
+            if sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents
                 || cfg.recovery == Recovery::Sack1
             {
                 return Err(ConfigError::new(
@@ -674,7 +718,7 @@ impl TcpConfig {
             ));
         }
         if cfg.cwnd_limited != CwndLimited::Off
-            && sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc
+            && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents
         {
             return Err(ConfigError::new(
                 p("cwnd_limited"),
@@ -684,6 +728,24 @@ impl TcpConfig {
                     kind_name(&cfg.cwnd_limited)
                 ),
             ));
+        }
+        for (name, on) in [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark)] {
+            if on && cfg.recovery != Recovery::Sack {
+                return Err(ConfigError::new(
+                    p(name),
+                    format!(
+                        "true needs recovery = \"sack\" (Linux's RACK-TLP reads the SACK scoreboard), got \"{}\"",
+                        kind_name(&cfg.recovery)
+                    ),
+                ));
+            }
+            if on && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents {
+                return Err(ConfigError::new(
+                    p(name),
+                    "true is not allowed with ns-2's agents' rules (ns2_*, ecn_response = \"ns2\", send_jitter_s): \
+                     they set the window themselves",
+                ));
+            }
         }
         if cfg.prr && cfg.recovery != Recovery::Sack {
             return Err(ConfigError::new(
@@ -695,7 +757,7 @@ impl TcpConfig {
                 ),
             ));
         }
-        if cfg.prr && sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc {
+        if cfg.prr && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents {
             return Err(ConfigError::new(
                 p("prr"),
                 "true needs the RFCs' recovery (tcp_model = \"rfc\", no ns2_* rule, no ns2 ecn_response, no \
@@ -752,7 +814,7 @@ impl TcpConfig {
             ));
         }
         if cfg.ecn_feedback == EcnFeedback::Accecn
-            && sender::recovery::Strategy::of(&cfg) != sender::recovery::Strategy::Rfc
+            && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents
         {
             return Err(ConfigError::new(
                 p("ecn_feedback"),

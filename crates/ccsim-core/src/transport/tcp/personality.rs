@@ -32,6 +32,19 @@
 //!   (`ecn_retransmit_ect`) and, with Reno, ns-2's ECE halving
 //!   (`ecn_response = "ns2"`).
 //!
+//! - `linux`: Linux 6.x's TCP (`net/ipv4/`, the kernel's defaults:
+//!   `tcp_recovery = 1`, `tcp_early_retrans = 4`), each rule a field a
+//!   flow may switch off: SACK recovery with PRR (`tcp_cwnd_reduction`),
+//!   `rack`, `tlp` and `rto_rack_mark` (`tcp_recovery.c`,
+//!   `tcp_send_loss_probe`, `tcp_timeout_mark_lost`), `rtt_estimator =
+//!   "linux"` (`tcp_rtt_estimator`, `tcp_set_rto`) with `TCP_RTO_MIN` 200
+//!   ms, `TCP_TIMEOUT_INIT` 1 s and `TCP_RTO_MAX` 120 s, `cwnd_limited =
+//!   "linux"` (`tcp_is_cwnd_limited`), IW 10, delayed ACKs as Linux's
+//!   receiver (`delack_model = "linux"`), SACK blocks in the ACK's bytes
+//!   (`sack_option = "linux"`), and CUBIC (`tcp_cubic.c`: β = 717/1024,
+//!   HyStart, `cnt` clamped to 20 before the first loss) as the default
+//!   controller.
+//!
 //! ns-2's order of simultaneous events is a property of the network, not
 //! of a flow: it is the queues' `ties` and the scenario's `ns2_clock`
 //! (docs/scenario.md).
@@ -87,6 +100,46 @@ pub fn fill_ns2(f: &mut FlowSpec) {
             }
         }
         _ => {}
+    }
+}
+
+/// `BICTCP_BETA_SCALE`'s β: 717/1024 (`tcp_cubic.c`, `beta = 717`).
+pub const LINUX_CUBIC_BETA: f64 = 717.0 / 1024.0;
+
+/// Fill the fields of a `linux` flow that it leaves out with Linux 6.x's
+/// values (the kernel's defaults); the RFC defaults then fill the rest.
+pub fn fill_linux(f: &mut FlowSpec) {
+    f.recovery.get_or_insert(Recovery::Sack);
+    let sack = f.recovery == Some(Recovery::Sack);
+    f.rack.get_or_insert(sack);
+    f.tlp.get_or_insert(sack);
+    f.rto_rack_mark.get_or_insert(sack);
+    f.rtt_estimator.get_or_insert(RttEstimatorKind::Linux);
+    f.min_rto_s.get_or_insert(0.2);
+    f.init_rto_s.get_or_insert(1.0);
+    f.max_rto_s.get_or_insert(120.0);
+    f.init_cwnd_pkts.get_or_insert(10.0);
+    f.delayed_ack.get_or_insert(true);
+    f.delack_model.get_or_insert(DelackModel::Linux);
+    f.limited_transmit.get_or_insert(true);
+    let cc = f.cc.get_or_insert_with(|| "cubic".to_string()).clone();
+    let rate = super::cc::registry::needs(&cc).pacing_rate;
+    // BBR's cong_control bypasses PRR (`tcp_cong_control`).
+    f.prr.get_or_insert(sack && !rate);
+    if sack {
+        f.sack_option.get_or_insert(super::SackOption::Linux);
+    }
+    f.cwnd_limited.get_or_insert(super::CwndLimited::Linux);
+    // tcp_slow_start and tcp_cong_avoid_ai count the segments acked.
+    f.abc_l.get_or_insert(0);
+    let params = f.cc_params.get_or_insert_with(Default::default);
+    if super::cc::registry::has_param(&cc, "abc") {
+        params.entry("abc").or_insert(Value::Bool(true));
+    }
+    if cc == "cubic" {
+        params.entry("beta").or_insert(Value::from(LINUX_CUBIC_BETA));
+        params.entry("hystart").or_insert(Value::Bool(true));
+        params.entry("cnt_clamp").or_insert(Value::from(20));
     }
 }
 

@@ -29,7 +29,19 @@
 //!   Past a backoff of 8, SRTT is folded into RTTVAR and the next sample
 //!   restarts the estimate (`rtt_backoff`).
 //!
-//! `min_rtt` (the smallest per-ACK sample) is kept by both: delay-based
+//! - `linux`: Linux's `tcp_rtt_estimator` and `tcp_set_rto`
+//!   (`net/ipv4/tcp_input.c`) in its integer microseconds: the first
+//!   sample m sets SRTT = m and mdev = m/2 ("make sure rto = 3*rtt");
+//!   later ones move SRTT by 1/8 of the error and mdev by 1/4, a fall of
+//!   the RTT weighing 1/8 as much; `rttvar` follows the largest mdev of
+//!   the last round, never below `tcp_rto_min` (`min_rto`), so the RTO,
+//!   SRTT plus rttvar, is at least SRTT + 200 ms. Only a sample ends the
+//!   backoff (`tcp_ack_update_rtt`: "only reset backoff on valid RTT
+//!   measurement"); an ACK without one (a replayed ACK of retransmitted
+//!   data, no timestamps: Karn) leaves it. The cap is `max_rto`
+//!   (`TCP_RTO_MAX`, 120 s).
+//!
+//! `min_rtt` (the smallest per-ACK sample) is kept by all: delay-based
 //! controllers (Vegas, FAST) and BA-TCP read it, and ns-2 gives those their
 //! own fine-grained timing.
 pub use crate::scenario::kinds::RttEstimatorKind;
@@ -120,10 +132,75 @@ pub struct RttEstimator {
     timing: Option<Box<Timing>>,
 }
 
-/// ns-2's timed segment, and its estimator with `rtt_estimator = "ns2"`.
+/// Linux's estimator state (`tcp_sock`), in microseconds.
+#[derive(Clone, Debug, Default)]
+struct Linux {
+    /// `srtt_us`: 8·SRTT (0: no sample yet).
+    srtt8: i64,
+    /// `mdev_us`: 4·mdev.
+    mdev4: i64,
+    /// `mdev_max_us`: the largest `mdev4` of the current round.
+    mdev_max: i64,
+    /// `rttvar_us`: what the RTO adds to SRTT.
+    rttvar: i64,
+    /// `rtt_seq`: the round ends when una passes it.
+    rtt_seq: u64,
+    /// One past the highest segment sent (`snd_nxt`).
+    snd_nxt: u64,
+}
+
+impl Linux {
+    /// `tcp_rtt_estimator(sk, m)` then `tcp_set_rto`'s inputs; `una`
+    /// after the ACK, `rto_min` in microseconds.
+    fn sample(&mut self, m: i64, una: u64, rto_min: i64) {
+        let mut m = m.max(1);
+        if self.srtt8 != 0 {
+            m -= self.srtt8 >> 3;
+            self.srtt8 += m;
+            if m < 0 {
+                m = -m - (self.mdev4 >> 2);
+                if m > 0 {
+                    m >>= 3;
+                }
+            } else {
+                m -= self.mdev4 >> 2;
+            }
+            self.mdev4 += m;
+            if self.mdev4 > self.mdev_max {
+                self.mdev_max = self.mdev4;
+                if self.mdev_max > self.rttvar {
+                    self.rttvar = self.mdev_max;
+                }
+            }
+            if una > self.rtt_seq {
+                if self.mdev_max < self.rttvar {
+                    self.rttvar -= (self.rttvar - self.mdev_max) >> 2;
+                }
+                self.rtt_seq = self.snd_nxt;
+                self.mdev_max = rto_min;
+            }
+        } else {
+            self.srtt8 = m << 3;
+            self.mdev4 = m << 1;
+            self.rttvar = self.mdev4.max(rto_min);
+            self.mdev_max = self.rttvar;
+            self.rtt_seq = self.snd_nxt;
+        }
+        self.srtt8 = self.srtt8.max(1);
+    }
+
+    /// `tcp_set_rto`: (srtt >> 3) + rttvar, in seconds.
+    fn rto(&self) -> f64 {
+        ((self.srtt8 >> 3) + self.rttvar) as f64 * 1e-6
+    }
+}
+
+/// ns-2's timed segment, and its estimator with `rtt_estimator = "ns2"`;
+/// or Linux's estimator.
 #[derive(Clone, Debug, Default)]
 struct Timing {
     ns2: Option<Ns2>,
+    linux: Option<Linux>,
     /// The timed segment and when it was sent (`rtt_seq_`, `rtt_ts_`).
     timed: Option<(u64, f64)>,
 }
@@ -179,8 +256,42 @@ impl RttEstimator {
     pub fn ns2(lim: &RtoLimits, boot_time: f64) -> Self {
         let ns2 =
             Ns2 { tick: lim.granularity, boot_time, boot_given: false, t_srtt: 0, t_rttvar: 0, t_rtxcur: lim.init_rto };
-        let timing = Some(Box::new(Timing { ns2: Some(ns2), timed: None }));
+        let timing = Some(Box::new(Timing { ns2: Some(ns2), linux: None, timed: None }));
         RttEstimator { timing, ..Self::new() }
+    }
+
+    /// Linux's estimator (`rtt_estimator = "linux"`).
+    pub fn linux() -> Self {
+        let timing = Some(Box::new(Timing { linux: Some(Linux::default()), ..Timing::default() }));
+        RttEstimator { timing, ..Self::new() }
+    }
+
+    /// Linux's estimator: a sample of `r` seconds from a segment never
+    /// retransmitted, by an ACK that moved una to `una` (`rto_min`: the
+    /// flow's `min_rto`). SRTT and RTTVAR are read back in seconds; the
+    /// sample ends the backoff.
+    fn linux_sample(&mut self, r: f64, una: u64, rto_min: f64) -> bool {
+        let Some(l) = self.timing.as_deref_mut().and_then(|t| t.linux.as_mut()) else { return false };
+        let us = |s: f64| (s * 1e6).round() as i64;
+        l.sample(us(r), una, us(rto_min));
+        self.srtt = (l.srtt8 >> 3) as f64 * 1e-6;
+        self.rttvar = l.rttvar as f64 * 1e-6 / 4.0;
+        self.backoff = 0;
+        self.note_min(r);
+        true
+    }
+
+    /// Whether this is Linux's estimator.
+    pub fn is_linux(&self) -> bool {
+        self.timing.as_ref().is_some_and(|t| t.linux.is_some())
+    }
+
+    /// Linux's estimator: a sample `r` (seconds) or none (`None`: only
+    /// retransmitted data acknowledged, Karn), una now `una`.
+    pub fn on_linux_ack(&mut self, r: Option<f64>, una: u64, rto_min: f64) {
+        if let Some(r) = r {
+            self.linux_sample(r, una, rto_min);
+        }
     }
 
     /// ns-2's estimator: set `boot_time_` (before the first sample),
@@ -224,7 +335,12 @@ impl RttEstimator {
     /// A segment left; `new_data`: beyond everything sent before (ns-2
     /// `output`: `seqno > maxseq_`), the only kind ns-2 times.
     pub fn on_send(&mut self, seq: u64, new_data: bool, now: f64) {
-        if let Some(t) = self.timing.as_mut().filter(|t| new_data && t.timed.is_none()) {
+        let Some(t) = self.timing.as_mut() else { return };
+        if let Some(l) = t.linux.as_mut() {
+            l.snd_nxt = l.snd_nxt.max(seq + 1);
+            return;
+        }
+        if new_data && t.timed.is_none() {
             t.timed = Some((seq, now));
         }
     }
@@ -274,8 +390,14 @@ impl RttEstimator {
 
     /// The RTO before backoff, within `lim`.
     pub fn base_rto(&self, lim: &RtoLimits) -> f64 {
-        if let Some(n) = self.timing.as_ref().and_then(|t| t.ns2.as_ref()) {
-            return n.t_rtxcur.max(lim.min_rto).min(lim.max_rto).max(2.0 * n.tick);
+        if let Some(t) = self.timing.as_deref() {
+            if let Some(n) = t.ns2.as_ref() {
+                return n.t_rtxcur.max(lim.min_rto).min(lim.max_rto).max(2.0 * n.tick);
+            }
+            if let Some(l) = t.linux.as_ref() {
+                // `tcp_set_rto` then `tcp_bound_rto`: the floor is in rttvar.
+                return if l.srtt8 == 0 { lim.init_rto } else { l.rto().min(lim.max_rto) };
+            }
         }
         let raw = match self.srtt() {
             None => lim.init_rto,

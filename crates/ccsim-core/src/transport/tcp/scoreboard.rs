@@ -329,6 +329,45 @@ impl Scoreboard {
         self.scan = self.base;
     }
 
+    /// Segment `seq` is outstanding, not SACKed, and retransmitted.
+    pub fn is_retx(&self, seq: u64) -> bool {
+        seq >= self.base && seq < self.high && self.flag(seq) & (RETX | SACKED) == RETX
+    }
+
+    /// The retransmission of lost segment `seq` is lost too (RACK,
+    /// RFC 8985 §6.2): it is a hole to resend again.
+    pub fn retx_lost(&mut self, seq: u64) {
+        if !self.is_retx(seq) {
+            return;
+        }
+        let base = self.base;
+        if let Some(h) = self.holes.as_deref_mut() {
+            h.flags[(seq - base) as usize] &= !RETX;
+        }
+        self.n_retx -= 1;
+        self.marked_lost += 1;
+        self.scan = self.scan.min(seq);
+        self.release_if_clear();
+    }
+
+    /// A retransmission timeout that deems lost only what lies below `b`
+    /// (Linux's `tcp_timeout_mark_lost` with RACK: the head and what RACK's
+    /// time has passed): every retransmission is lost, the boundary rises
+    /// to `b`, the rest stays in flight. `on_rto_below(high())` is
+    /// [`Self::on_rto`].
+    pub fn on_rto_below(&mut self, b: u64) {
+        if let Some(h) = self.holes.as_deref_mut() {
+            for f in h.flags.iter_mut() {
+                *f &= !RETX;
+            }
+        }
+        self.marked_lost += self.n_retx as u64;
+        self.n_retx = 0;
+        self.mark_lost_below(b.clamp(self.base, self.high));
+        self.release_if_clear();
+        self.scan = self.base;
+    }
+
     /// The highest un-SACKed outstanding segment (rescue retransmission).
     pub fn highest_unsacked(&self) -> Option<u64> {
         let mut seq = self.high();

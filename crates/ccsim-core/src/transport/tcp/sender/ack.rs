@@ -1,7 +1,7 @@
 //! An arriving ACK: what every TCP does with it (scoreboard, RTT sample,
 //! timer, controller, completion), around the rules its recovery strategy
 //! supplies ([`super::recovery`]).
-use super::recovery::{ns2::Ns2Agents, rfc::Rfc, NewAck, RecoveryOps, Strategy};
+use super::recovery::{linux::LinuxOps, ns2::Ns2Agents, rfc::Rfc, NewAck, RecoveryOps, Strategy};
 use super::*;
 use crate::transport::cc::AckInfo;
 
@@ -23,6 +23,7 @@ impl TcpSender {
         match self.strategy {
             Strategy::Rfc => self.ack_with::<Rfc>(net, h, ts_echo, echo),
             Strategy::Ns2Agents => self.ack_with::<Ns2Agents>(net, h, ts_echo, echo),
+            Strategy::Linux => self.ack_with::<LinuxOps>(net, h, ts_echo, echo),
         }
     }
 
@@ -83,13 +84,20 @@ impl TcpSender {
         if ack > una {
             let blocks = ece && R::ece_blocks(self, ack);
             let acked = ack - una;
-            let r = to_secs(now.saturating_sub(ts_echo));
+            // No echo (a replayed ACK of retransmitted data only): no sample.
+            let sample = (ts_echo != NO_ECHO).then(|| to_secs(now.saturating_sub(ts_echo)));
             let partial = self.state == State::Recovery
                 && ack < self.recover
                 && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Sack);
             let keep_backoff = R::keeps_backoff(self, ece);
             let backoff = self.rtt.backoff;
-            self.rtt.on_new_ack(ack, r, partial, now);
+            if self.rtt.is_linux() {
+                self.rtt.on_linux_ack(sample, ack, self.cfg.rto.min_rto);
+            } else if let Some(r) = sample {
+                self.rtt.on_new_ack(ack, r, partial, now);
+            } else {
+                self.rtt.reset_backoff();
+            }
             if keep_backoff {
                 self.rtt.backoff = backoff;
             }
@@ -99,7 +107,7 @@ impl TcpSender {
             self.dupacks = 0;
             self.lt_sent = 0;
             self.sync(now);
-            self.cc.pkts_acked(&mut self.st, acked, Some(r));
+            self.cc.pkts_acked(&mut self.st, acked, sample);
             if self.cwr && ack > self.recover {
                 self.end_cwr();
             }
@@ -132,7 +140,8 @@ impl TcpSender {
         }
         R::ece(self, net, ece);
         if rate_start.is_some() || self.rate_paced() {
-            self.rate_ack_end(rate_start, now, Some(to_secs(now.saturating_sub(ts_echo))));
+            let sample = (ts_echo != NO_ECHO).then(|| to_secs(now.saturating_sub(ts_echo)));
+            self.rate_ack_end(rate_start, now, sample);
         }
         R::send(self, net);
     }

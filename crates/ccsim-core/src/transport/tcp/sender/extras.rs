@@ -9,6 +9,7 @@
 //! thousands of flows of a many-flow run) carries one null
 //! pointer, and a sender that uses any of them pays for the box once.
 use super::cwnd_use::CwndUse;
+use super::recovery::linux::Linux;
 use super::recovery::prr::Prr;
 use super::{Jitter, Paced, SendRecord};
 use crate::sim::Timer;
@@ -43,6 +44,8 @@ pub(in crate::transport::tcp) struct Extras {
     pub(in crate::transport::tcp) sack1: Option<Box<Sack1>>,
     /// The departures, when traced (`enable_send_trace`, tests).
     pub(in crate::transport::tcp) trace: Option<Vec<SendRecord>>,
+    /// The `linux` recovery strategy's state (RACK, TLP, the timer's use).
+    pub(in crate::transport::tcp) linux: Option<Box<Linux>>,
 }
 
 /// The extras of a sender that has none, for reads.
@@ -57,6 +60,7 @@ pub(super) static NONE: Extras = Extras {
     offered: None,
     sack1: None,
     trace: None,
+    linux: None,
 };
 
 impl Extras {
@@ -71,7 +75,8 @@ impl Extras {
             && self.jitter.is_none()
             && self.offered.is_none()
             && self.sack1.is_none()
-            && self.trace.is_none();
+            && self.trace.is_none()
+            && self.linux.is_none();
         (!empty).then(|| Box::new(self))
     }
 }

@@ -84,6 +84,10 @@ mod tests;
 /// BA-TCP's v before any router lowered it (kb/s): no bound.
 pub const BA_UNBOUNDED: u32 = IP_OPT_NONE - 1;
 
+/// An ACK's timestamp echo that gives no RTT sample (a replayed ACK of
+/// retransmitted data only, without timestamps: Karn's rule).
+pub const NO_ECHO: Time = Time::MAX;
+
 /// The sender's timer slots.
 const RTO: u8 = 0;
 const PACE: u8 = 1;
@@ -306,6 +310,7 @@ impl TcpSender {
             mss_bytes: cfg.mss,
             header_bytes: cfg.header,
             pacing_rate: 0.0,
+            abc_l: cfg.abc_l,
         };
         let pacer = match cfg.pacing {
             PacingKind::None => None,
@@ -330,6 +335,7 @@ impl TcpSender {
             cwnd_use,
             jitter,
             sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
+            linux: (strategy == recovery::Strategy::Linux).then(Box::default),
             ..Extras::default()
         }
         .boxed();
@@ -341,6 +347,7 @@ impl TcpSender {
             rtt: match cfg.rtt_estimator {
                 RttEstimatorKind::Rfc6298 => RttEstimator::new().with_timed_backoff(cfg.ns2_timed_backoff),
                 RttEstimatorKind::Ns2 => RttEstimator::ns2(&cfg.rto, 0.0),
+                RttEstimatorKind::Linux => RttEstimator::linux(),
             },
             sb: Scoreboard::new(cfg.dupthresh),
             total_segs: cfg.total_segs().map(seq_opt),
@@ -423,6 +430,16 @@ impl TcpSender {
         (self.st.cwnd as i64).max(self.cwnd_floor() as i64) as u64
     }
 
+    /// An RTT sample `r` seconds from before the data (the handshake's:
+    /// Linux's `tcp_synack_rtt_meas` starts the estimator from it).
+    pub fn seed_rtt(&mut self, r: f64) {
+        if self.rtt.is_linux() {
+            self.rtt.on_linux_ack(Some(r), 0, self.cfg.rto.min_rto);
+        } else {
+            self.rtt.sample(r);
+        }
+    }
+
     /// The RTO in force (RFC 6298), within the flow's limits.
     pub fn rto(&self) -> f64 {
         self.rtt.rto(&self.cfg.rto)
@@ -434,6 +451,9 @@ impl TcpSender {
     /// estimator's RTO is ns-2's `double`: whole ticks times `tcp_tick_`,
     /// times the backoff).
     pub(super) fn arm_rto(&mut self, net: &mut Net) {
+        if let Some(l) = self.extras.as_deref_mut().and_then(|x| x.linux.as_deref_mut()) {
+            l.pending = recovery::linux::Pending::Rto;
+        }
         let rto = self.rto();
         let at = match net.ns2_clock.as_deref_mut() {
             Some(clock) => clock.arm_timer(sender_timer(self.flow, RTO), rto),

@@ -1,6 +1,6 @@
 //! The retransmission timer's expiry (RFC 6298 §5, RFC 5681 §3.1) and the
 //! controller's tick.
-use super::recovery::{ns2::Ns2Agents, rfc::Rfc, RecoveryOps, Strategy};
+use super::recovery::{linux::LinuxOps, ns2::Ns2Agents, rfc::Rfc, RecoveryOps, Strategy};
 use super::*;
 
 impl TcpSender {
@@ -16,6 +16,7 @@ impl TcpSender {
         match self.strategy {
             Strategy::Rfc => Rfc::rto(self, net),
             Strategy::Ns2Agents => Ns2Agents::rto(self, net),
+            Strategy::Linux => LinuxOps::rto(self, net),
         }
     }
 
@@ -41,18 +42,24 @@ impl TcpSender {
         self.st.cwnd = 1.0;
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
         self.clamp_cwnd();
-        self.state = State::Loss;
-        self.recover = self.sb.high();
-        self.ecn_cut = false;
-        self.cwr = false;
-        self.local_cwr = false;
-        self.dupacks = 0;
+        self.begin_loss_state();
         self.sb.on_rto();
         if resend_now {
             self.retransmit_first_lost(net, true);
         }
         self.arm_rto(net);
         self.try_send(net);
+    }
+
+    /// The loss state begins: it lasts until HighData now is acknowledged,
+    /// and it ends any ECE reduction and the duplicate count.
+    pub(super) fn begin_loss_state(&mut self) {
+        self.state = State::Loss;
+        self.recover = self.sb.high();
+        self.ecn_cut = false;
+        self.cwr = false;
+        self.local_cwr = false;
+        self.dupacks = 0;
     }
 
     pub fn on_tick(&mut self, net: &mut Net) {

@@ -269,7 +269,9 @@ impl TcpSender {
                 });
             }
         }
-        if rearm || !self.rto_timer.is_armed() {
+        if self.x().linux.is_some() {
+            self.linux_on_send(net, seq, retx, outstanding);
+        } else if rearm || !self.rto_timer.is_armed() {
             self.arm_rto(net);
         }
         true

@@ -12,6 +12,8 @@
 //!   RFC 3168 ECN ([`rfc`]).
 //! - [`ns2::Ns2Agents`]: ns-2.35's `RenoTcpAgent` and `NewRenoTcpAgent`,
 //!   each of whose rules is a field a flow may switch off ([`ns2`]).
+//! - [`linux::LinuxOps`]: Linux 6.x's RACK-TLP and RTO marking around the
+//!   RFCs' rules ([`linux`]), with its state in [`linux::Linux`].
 //! - ns-2.35's `Sack1TcpAgent` keeps its own ACK, timeout and sending
 //!   rules in [`crate::transport::tcp::sack1`].
 //!
@@ -20,6 +22,7 @@
 //! monomorphised for it, so a strategy costs no indirect call.
 use super::*;
 
+pub(super) mod linux;
 pub(super) mod ns2;
 pub(super) mod prr;
 pub(super) mod rfc;
@@ -29,6 +32,7 @@ pub(super) mod rfc;
 pub enum Strategy {
     Rfc,
     Ns2Agents,
+    Linux,
 }
 
 impl Strategy {
@@ -43,6 +47,8 @@ impl Strategy {
             || cfg.send_jitter_s > 0.0;
         if ns2 {
             Strategy::Ns2Agents
+        } else if cfg.rack || cfg.tlp || cfg.rto_rack_mark {
+            Strategy::Linux
         } else {
             Strategy::Rfc
         }

@@ -1,0 +1,210 @@
+//! One TCP sender played against a scripted peer: the inbound ACKs of a
+//! packetdrill script arrive at their times, the application writes
+//! what the script's `write()` calls write, and every segment the sender
+//! lets out is recorded with its time (`validation/packetdrill.py` reads
+//! the script, drives a [`Replay`] and compares).
+//!
+//! The sender sits on a one-link network whose packets are never
+//! delivered: the script is the network and the receiver. Only the
+//! sender's own timers run, in time order, up to each scripted event.
+//! Sequence numbers are segments (the script's bytes divided by its MSS).
+//!
+//! Without the timestamps option an ACK gives an RTT sample only when the
+//! oldest segment it newly acknowledges was never retransmitted (Karn;
+//! Linux's `tcp_clean_rtx_queue` drops the sample when any acknowledged
+//! segment was retransmitted), taken from that segment's transmission.
+use super::sender::{SendRecord, NO_ECHO};
+use super::{TcpConfig, TcpSender};
+use crate::net::link::Link;
+use crate::net::packet::{Kind, Packet, TcpHeader, L4};
+use crate::net::{Net, Route};
+use crate::scenario::{ConfigError, FlowSpec, QueueSpec};
+use crate::sim::events::EventKind;
+use crate::sim::time::{from_secs, to_secs};
+use crate::sim::Time;
+use crate::transport::{slot, SenderAgent};
+use nonmax::NonMaxU64;
+
+/// What Linux's `tcp_info` reports, from the sender's state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TcpInfo {
+    /// `tcpi_snd_cwnd` (whole segments).
+    pub snd_cwnd: u64,
+    /// `tcpi_snd_ssthresh` (Linux's `TCP_INFINITE_SSTHRESH` before any).
+    pub snd_ssthresh: u64,
+    /// `tcpi_ca_state`: 0 Open, 1 Disorder, 2 CWR, 3 Recovery, 4 Loss.
+    pub ca_state: u8,
+    /// `tcpi_total_retrans`.
+    pub total_retrans: u64,
+    /// `tcpi_retransmits`: consecutive timeouts of the head (the backoff).
+    pub retransmits: u64,
+    /// `tcpi_rto` and `tcpi_rtt` (microseconds).
+    pub rto_us: u64,
+    pub rtt_us: u64,
+    /// `tcpi_unacked`, `tcpi_sacked`, `tcpi_lost`, `tcpi_retrans`.
+    pub unacked: u64,
+    pub sacked: u64,
+    pub lost: u64,
+    pub retrans: u64,
+}
+
+/// Linux's `TCP_INFINITE_SSTHRESH`.
+const INFINITE_SSTHRESH: u64 = 0x7fff_ffff;
+
+/// A sender driven by a script.
+pub struct Replay {
+    sender: TcpSender,
+    net: Net,
+    /// Per segment: its first transmission and whether it was sent again.
+    sends: Vec<(Time, bool)>,
+    /// Trace records already handed out by [`Replay::take_sent`].
+    taken: usize,
+    /// Trace records already read into `sends`.
+    seen: usize,
+}
+
+impl Replay {
+    /// A sender of flow `spec` (its fields; defaults filled as for any
+    /// flow) that sends only what is written.
+    pub fn new(spec: serde_json::Value) -> Result<Self, ConfigError> {
+        let mut spec: FlowSpec =
+            serde_json::from_value(spec).map_err(|e| ConfigError::new("flow", format!("not a flow: {e}")))?;
+        super::fill_defaults(&mut spec);
+        let cfg = TcpConfig::from_spec(&spec, "flow")?;
+        let cc = super::build_cc(&spec, "flow")?;
+        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q")?;
+        let link = Link::new(0, (0, 1), 1e12, 0, q);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        net.add_flow(0, 0);
+        let mut sender = TcpSender::new(0, cfg, cc, 1);
+        let x = sender.x_make();
+        x.trace = Some(Vec::new());
+        x.offered = Some(NonMaxU64::new(0).expect("0 is not u64::MAX"));
+        Ok(Replay { sender, net, sends: Vec::new(), taken: 0, seen: 0 })
+    }
+
+    /// The handshake's RTT sample `r` seconds (the SYN-ACK's, as Linux's
+    /// `tcp_synack_rtt_meas`): the estimator starts from it.
+    pub fn handshake_rtt(&mut self, r: f64) {
+        self.sender.seed_rtt(r);
+    }
+
+    /// Run the sender's timers due up to `t` seconds, in order; the clock
+    /// then reads `t`.
+    pub fn advance(&mut self, t: f64) {
+        let t = from_secs(t);
+        while let Some(at) = self.net.events.peek_time() {
+            if at > t {
+                break;
+            }
+            let ev = self.net.events.pop().expect("peeked");
+            self.net.now = ev.time;
+            if ev.to.kind == EventKind::AgentTimer && ev.to.idx == 0 && ev.to.slot < slot::RECEIVER {
+                self.sender.on_timer(&mut self.net, ev.to.slot, ev.gen);
+                self.absorb();
+            }
+        }
+        self.net.now = self.net.now.max(t);
+    }
+
+    /// Run the next of the sender's timers if it is due by `t_max`
+    /// seconds; whether one ran (events of the unused network are passed
+    /// over on the way).
+    pub fn step(&mut self, t_max: f64) -> bool {
+        let t_max = from_secs(t_max);
+        while let Some(at) = self.net.events.peek_time() {
+            if at > t_max {
+                return false;
+            }
+            let ev = self.net.events.pop().expect("peeked");
+            self.net.now = ev.time;
+            if ev.to.kind == EventKind::AgentTimer && ev.to.idx == 0 && ev.to.slot < slot::RECEIVER {
+                self.sender.on_timer(&mut self.net, ev.to.slot, ev.gen);
+                self.absorb();
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The application writes `segs` more segments at `t` seconds.
+    pub fn write(&mut self, t: f64, segs: u64) {
+        self.advance(t);
+        let x = self.sender.x_make();
+        let o = x.offered.map_or(0, |o| o.get()) + segs;
+        x.offered = NonMaxU64::new(o);
+        if self.sender.app_active {
+            self.sender.try_send(&mut self.net);
+        } else {
+            self.sender.open(&mut self.net);
+        }
+        self.absorb();
+    }
+
+    /// An ACK of `ack` (the next segment expected) with SACK blocks
+    /// `sack` (segments `[start, end)`), `ece`, and a window of `wnd`
+    /// segments (0: none advertised) arrives at `t` seconds.
+    pub fn ack(&mut self, t: f64, ack: u64, sack: &[(u64, u64)], ece: bool, wnd: u32) {
+        self.advance(t);
+        let una = self.sender.sb.una();
+        let ts = match self.sends.get(una as usize) {
+            Some(&(sent, false))
+                if ack > una && !(una..ack).any(|s| self.sends.get(s as usize).is_some_and(|x| x.1)) =>
+            {
+                sent
+            }
+            _ => NO_ECHO,
+        };
+        let mut h = TcpHeader { ack, ece, wnd, ..Default::default() };
+        for &b in sack {
+            h.push_sack(b);
+        }
+        let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts, l4: L4::Tcp(h), ..Default::default() };
+        self.sender.on_packet(&mut self.net, &pkt);
+        self.absorb();
+    }
+
+    /// Read the departures since the last call into the per-segment table.
+    fn absorb(&mut self) {
+        let trace = self.sender.trace();
+        for r in &trace[self.seen..] {
+            let i = r.seq as usize;
+            if i < self.sends.len() {
+                self.sends[i].1 = true;
+            } else {
+                self.sends.resize(i + 1, (r.time, false));
+            }
+        }
+        self.seen = trace.len();
+    }
+
+    /// The departures not yet handed out: (time s, segment, retransmission).
+    pub fn take_sent(&mut self) -> Vec<(f64, u64, bool)> {
+        let trace: &[SendRecord] = self.sender.trace();
+        let out = trace[self.taken..]
+            .iter()
+            .map(|r| (to_secs(r.time), r.seq, self.sends.get(r.seq as usize).is_some_and(|s| s.0 != r.time)))
+            .collect();
+        self.taken = trace.len();
+        out
+    }
+
+    /// The sender's state as `tcp_info` reports it.
+    pub fn info(&self) -> TcpInfo {
+        let s = &self.sender;
+        let floor = |x: f64| if x.is_finite() && x >= 0.0 { x as u64 } else { INFINITE_SSTHRESH };
+        TcpInfo {
+            snd_cwnd: floor(s.st.cwnd),
+            snd_ssthresh: floor(s.st.ssthresh).min(INFINITE_SSTHRESH),
+            ca_state: s.tcpi_ca_state(),
+            total_retrans: s.stats.retransmits,
+            retransmits: s.rtt.backoff as u64,
+            rto_us: (s.rto() * 1e6).round() as u64,
+            rtt_us: s.rtt.srtt().map_or(0, |r| (r * 1e6).round() as u64),
+            unacked: s.sb.outstanding(),
+            sacked: s.sb.n_sacked(),
+            lost: s.sb.n_lost(),
+            retrans: s.sb.n_retx(),
+        }
+    }
+}

@@ -1,0 +1,549 @@
+//! Linux 6.x's loss recovery (`tcp_model = "linux"`), each rule a flow
+//! field that can be switched off:
+//!
+//! - `rack` (RFC 8985 as `net/ipv4/tcp_recovery.c` runs it): a segment is
+//!   lost once a segment sent after it is delivered and more than the
+//!   delivered segment's RTT plus a reordering window has passed since it
+//!   was sent (`tcp_rack_detect_loss`); the window is min_rtt/4 (capped
+//!   by SRTT), zero in recovery or once DupThresh segments are SACKed
+//!   while no reordering was seen (`tcp_rack_reo_wnd`); what is not yet
+//!   lost arms the reordering timer (`tcp_rack_mark_lost`,
+//!   `tcp_rack_reo_timeout`). Recovery starts when a segment is marked
+//!   lost (`tcp_time_to_recover`: with RACK, no duplicate-ACK count).
+//! - `tlp` (RFC 8985 §7, `tcp_schedule_loss_probe`, `tcp_send_loss_probe`):
+//!   in the open state a probe timer of 2·SRTT (+ 200 ms with one segment
+//!   out, else + 2 ms), never later than the RTO, sends new data or
+//!   retransmits the last segment, once per tail; an ACK beyond the
+//!   probed retransmission (no DSACK) cuts the window as a CWR
+//!   (`tcp_process_tlp_ack`).
+//! - `rto_rack_mark` (`tcp_timeout_mark_lost`): an RTO marks lost the
+//!   head and the segments whose RACK time has passed, not every
+//!   un-SACKed one; cwnd = in flight + 1 (`tcp_enter_loss`).
+//!
+//! The state (per-segment transmission times, RACK's, TLP's and which
+//! use the one retransmission timer is armed for, as Linux's
+//! `icsk_pending`) lives in [`Linux`], boxed beside the sender only for
+//! flows that run this strategy. PRR (RFC 9937, `tcp_cwnd_reduction`)
+//! and Linux's RTO estimator are the sender's (`prr`, `rtt_estimator =
+//! "linux"`), on by the personality.
+use super::rfc::Rfc;
+use super::{NewAck, RecoveryOps};
+use crate::transport::tcp::sender::*;
+use std::collections::VecDeque;
+
+/// `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000): added to the RACK and
+/// probe timers.
+const TIMEOUT_MIN_S: f64 = 0.002;
+
+/// What the one retransmission timer is armed for (Linux `icsk_pending`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Pending {
+    #[default]
+    Rto,
+    /// RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`).
+    Reo,
+    /// The tail loss probe (`ICSK_TIME_LOSS_PROBE`).
+    Tlp,
+}
+
+/// RFC 8985's RACK state (`tp->rack`).
+#[derive(Clone, Debug, Default)]
+struct Rack {
+    /// Transmission time and end (one past) of the most recently sent
+    /// segment delivered (`rack.mstamp`, `rack.end_seq`).
+    mstamp: Time,
+    end_seq: u64,
+    /// That segment's RTT (`rack.rtt_us`).
+    rtt: Time,
+    /// A delivery moved it since the last loss detection
+    /// (`rack.advanced`).
+    advanced: bool,
+}
+
+/// The `linux` strategy's state.
+#[derive(Clone, Debug, Default)]
+pub struct Linux {
+    /// Latest transmission time of each outstanding segment `[base, ..)`
+    /// and whether it was retransmitted (`tcp_skb_timestamp_us`,
+    /// `TCPCB_RETRANS`).
+    xmit: VecDeque<(Time, bool)>,
+    base: u64,
+    rack: Rack,
+    /// Reordering was seen (`tp->reord_seen`): the window stays min_rtt/4.
+    reord_seen: bool,
+    /// `tlp_high_seq` (one past): a probe is outstanding.
+    tlp_high: Option<u64>,
+    /// The probe was a retransmission (`tlp_retrans`).
+    tlp_retrans: bool,
+    pub(in crate::transport::tcp) pending: Pending,
+    /// The reordering timer was armed by this ACK's loss detection
+    /// (clears `FLAG_SET_XMIT_TIMER`).
+    reo_armed_now: bool,
+    /// Linux's `TCP_CA_Disorder`: set by an ACK in the open state that
+    /// leaves SACKed, lost or retransmitted data out (`tcp_try_to_open`),
+    /// kept until the next ACK (a probe sent meanwhile does not set it).
+    disorder: bool,
+    /// una when the ACK being processed arrived.
+    una_before: u64,
+    /// Segments the ACK being processed delivers (newly SACKed, and
+    /// acknowledged without an earlier SACK): Linux grows cwnd by these
+    /// (`tcp_cong_control`'s `acked_sacked`), not by the cumulative
+    /// ACK's advance.
+    delivered: u64,
+}
+
+impl Linux {
+    /// Segment `seq` leaves at `now`.
+    fn on_send(&mut self, seq: u64, now: Time) {
+        if self.xmit.is_empty() && seq >= self.base {
+            self.base = seq;
+        }
+        let i = (seq - self.base) as usize;
+        if i < self.xmit.len() {
+            self.xmit[i] = (now, true);
+        } else {
+            self.xmit.push_back((now, false));
+        }
+    }
+
+    fn sent(&self, seq: u64) -> (Time, bool) {
+        self.xmit[(seq - self.base) as usize]
+    }
+
+    /// `tcp_rack_advance`: segment `seq` was delivered at `now`.
+    fn advance(&mut self, seq: u64, now: Time, min_rtt: Option<f64>) {
+        let (t, retx) = self.sent(seq);
+        let rtt = now.saturating_sub(t);
+        // A retransmission delivered sooner than min_rtt was the original's
+        // delivery: its RTT would be spurious.
+        if retx && min_rtt.is_some_and(|m| to_secs(rtt) < m) {
+            return;
+        }
+        self.rack.advanced = true;
+        self.rack.rtt = rtt;
+        if sent_after(t, seq + 1, self.rack.mstamp, self.rack.end_seq) {
+            self.rack.mstamp = t;
+            self.rack.end_seq = seq + 1;
+        }
+    }
+
+    /// Segments `[s, e)` newly SACKed at `now` (`tcp_sacktag_one`).
+    pub(in crate::transport::tcp::sender) fn on_sacked(&mut self, s: u64, e: u64, now: Time, min_rtt: Option<f64>) {
+        for seq in s..e {
+            self.advance(seq, now, min_rtt);
+        }
+        self.delivered += e - s;
+    }
+
+    /// The cumulative ACK moved una to `ack`.
+    fn acked_to(&mut self, ack: u64) {
+        while self.base < ack && !self.xmit.is_empty() {
+            self.xmit.pop_front();
+            self.base += 1;
+        }
+        self.base = self.base.max(ack);
+    }
+}
+
+/// `tcp_skb_sent_after`: sent at `t1` (ending `e1`) after `t2` (`e2`).
+fn sent_after(t1: Time, e1: u64, t2: Time, e2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && e1 > e2)
+}
+
+pub struct LinuxOps;
+
+impl TcpSender {
+    fn lx(&self) -> &Linux {
+        self.x().linux.as_deref().expect("the linux strategy's state")
+    }
+
+    fn lx_mut(&mut self) -> &mut Linux {
+        self.extras.as_deref_mut().and_then(|x| x.linux.as_deref_mut()).expect("the linux strategy's state")
+    }
+
+    /// The transmission of `seq` at `now` (`retx`: a retransmission);
+    /// `prior`: segments outstanding before it. Linux rearms the RTO for
+    /// new data sent with nothing out or a probe pending
+    /// (`tcp_event_new_data_sent`), and for a retransmission of the head
+    /// unless the reordering timer is pending (`tcp_xmit_retransmit_queue`).
+    pub(in crate::transport::tcp::sender) fn linux_on_send(&mut self, net: &mut Net, seq: u64, retx: bool, prior: u64) {
+        let now = net.now;
+        let una = self.sb.una();
+        let l = self.lx_mut();
+        l.on_send(seq, now);
+        let rearm =
+            if retx { seq == una && l.pending != Pending::Reo } else { prior == 0 || l.pending == Pending::Tlp };
+        if rearm {
+            self.linux_rearm_rto(net);
+        }
+        // tcp_write_xmit: new data sent, one loss probe per tail episode.
+        if !retx {
+            self.schedule_loss_probe(net, false);
+        }
+    }
+
+    /// The reordering window (`tcp_rack_reo_wnd`).
+    fn reo_wnd(&self) -> Time {
+        if !self.lx().reord_seen && (self.state != State::Open || self.sb.n_sacked() >= self.cfg.dupthresh as u64) {
+            return 0;
+        }
+        let (Some(min), Some(srtt)) = (self.rtt.min_rtt(), self.rtt.srtt()) else { return 0 };
+        from_secs((min / 4.0).min(srtt))
+    }
+
+    /// `tcp_rack_detect_loss`: mark lost what RACK deems lost; the longest
+    /// remaining time of the rest (0: none waits).
+    fn rack_detect_loss(&mut self, now: Time) -> Time {
+        let reo = self.reo_wnd();
+        let mut wait: Time = 0;
+        let (mstamp, end_seq, rtt) = {
+            let r = &self.lx().rack;
+            (r.mstamp, r.end_seq, r.rtt)
+        };
+        let deadline = |sent: Time| (sent + rtt + reo).saturating_sub(now);
+        // Lost retransmissions: retransmitted segments below the loss
+        // boundary sent before the delivered one.
+        if self.sb.n_retx() > 0 {
+            for seq in self.sb.una()..self.sb.lost_hi() {
+                if !self.sb.is_retx(seq) {
+                    continue;
+                }
+                let (t, _) = self.lx().sent(seq);
+                if !sent_after(mstamp, end_seq, t, seq + 1) {
+                    continue;
+                }
+                match deadline(t) {
+                    0 => self.sb.retx_lost(seq),
+                    d => wait = wait.max(d),
+                }
+            }
+        }
+        // First transmissions, in order: the un-SACKed ones above the
+        // boundary sent before the delivered segment.
+        let mut seq = self.sb.lost_hi();
+        while seq < self.sb.high() {
+            if self.sb.is_sacked(seq) {
+                seq += 1;
+                continue;
+            }
+            let (t, _) = self.lx().sent(seq);
+            if !sent_after(mstamp, end_seq, t, seq + 1) {
+                break;
+            }
+            match deadline(t) {
+                0 => self.sb.mark_lost_below(seq + 1),
+                d => {
+                    wait = wait.max(d);
+                    break;
+                }
+            }
+            seq += 1;
+        }
+        wait
+    }
+
+    /// `tcp_rack_mark_lost` on an ACK: detect if a delivery advanced RACK,
+    /// and arm the reordering timer for what waits.
+    fn rack_mark_lost(&mut self, net: &mut Net) {
+        if !self.cfg.rack || !self.lx().rack.advanced {
+            return;
+        }
+        self.lx_mut().rack.advanced = false;
+        let wait = self.rack_detect_loss(net.now);
+        if wait > 0 {
+            self.linux_arm(net, Pending::Reo, to_secs(wait) + TIMEOUT_MIN_S);
+            self.lx_mut().reo_armed_now = true;
+        }
+    }
+
+    /// Arm the one timer for `kind`, `delay_s` from now.
+    fn linux_arm(&mut self, net: &mut Net, kind: Pending, delay_s: f64) {
+        self.lx_mut().pending = kind;
+        let at = net.now.saturating_add(from_secs(delay_s));
+        self.rto_timer.arm(&mut net.events, crate::transport::sender_timer(self.flow, RTO), at);
+    }
+
+    /// How far in the future the RTO of the head is (`tcp_rto_delta_us`).
+    fn rto_delta(&self, now: Time) -> f64 {
+        let head = if self.sb.outstanding() > 0 { self.lx().sent(self.sb.una()).0 } else { now };
+        self.rto() - to_secs(now.saturating_sub(head))
+    }
+
+    /// `tcp_rearm_rto`: the RTO from the head's transmission when a probe
+    /// or the reordering timer held the timer, else a whole RTO from now;
+    /// nothing outstanding: stop.
+    pub(in crate::transport::tcp::sender) fn linux_rearm_rto(&mut self, net: &mut Net) {
+        if self.sb.outstanding() == 0 {
+            self.rto_timer.disarm();
+            self.lx_mut().pending = Pending::Rto;
+            return;
+        }
+        let delay = match self.lx().pending {
+            Pending::Reo | Pending::Tlp => self.rto_delta(net.now).max(1e-6),
+            Pending::Rto => self.rto(),
+        };
+        self.linux_arm(net, Pending::Rto, delay);
+    }
+
+    /// `tcp_schedule_loss_probe`: arm the probe timer in the open state
+    /// (or CWR) with data out; whether it was armed. `advancing`: an ACK
+    /// just advanced una (the whole RTO counts), else the RTO's remaining
+    /// time caps the probe.
+    fn schedule_loss_probe(&mut self, net: &mut Net, advancing: bool) -> bool {
+        if !self.cfg.tlp || self.sb.outstanding() == 0 || self.state != State::Open {
+            return false;
+        }
+        let pto = match self.rtt.srtt() {
+            Some(srtt) => 2.0 * srtt + if self.sb.outstanding() == 1 { self.cfg.rto.min_rto } else { TIMEOUT_MIN_S },
+            None => self.cfg.rto.init_rto,
+        };
+        let rto_left = if advancing { self.rto() } else { self.rto_delta(net.now) };
+        let t = if rto_left > 0.0 { pto.min(rto_left) } else { pto };
+        self.linux_arm(net, Pending::Tlp, t);
+        true
+    }
+
+    /// `tcp_send_loss_probe`: new data if the window allows it (a probe
+    /// ignores cwnd), else the last segment again; one probe per tail.
+    fn send_loss_probe(&mut self, net: &mut Net) {
+        if self.lx().tlp_high.is_none() {
+            let sent0 = self.stats.data_sent;
+            let mut probed = false;
+            let mut retx = false;
+            if self.has_new_data() {
+                let s = self.sb.high();
+                probed = self.transmit(net, s, true);
+            } else if self.sb.outstanding() > 0 {
+                let last = self.sb.high() - 1;
+                probed = self.transmit(net, last, true);
+                retx = true;
+            }
+            if probed && self.stats.data_sent > sent0 {
+                let high = self.sb.high();
+                let l = self.lx_mut();
+                l.tlp_high = Some(high);
+                l.tlp_retrans = retx;
+                l.pending = Pending::Rto;
+                // the RTO counts from the probe
+                self.linux_arm(net, Pending::Rto, self.rto());
+                return;
+            }
+        }
+        self.linux_rearm_rto(net);
+    }
+
+    /// `tcp_process_tlp_ack` (before the loss detection): an ACK beyond
+    /// a retransmitted probe says a segment was lost (no DSACK is
+    /// modelled): a CWR reduction; the probe of new data, or a duplicate
+    /// that reports nothing, ends the episode.
+    fn process_tlp_ack(&mut self, ack: u64, advanced: bool) {
+        let Some(high) = self.lx().tlp_high else { return };
+        if ack < high {
+            return;
+        }
+        if !self.lx().tlp_retrans {
+            self.lx_mut().tlp_high = None;
+        } else if ack > high {
+            self.lx_mut().tlp_high = None;
+            if !self.cc_owns_cwnd {
+                // tcp_init_cwnd_reduction, CA_CWR, tcp_end_cwnd_reduction
+                self.st.flight = self.st.cwnd.ceil() as u64;
+                self.st.ssthresh = self.cc_ssthresh().floor();
+                self.st.cwnd = self.st.ssthresh;
+            }
+        } else if !advanced {
+            self.lx_mut().tlp_high = None;
+        }
+    }
+
+    /// Fast recovery on a RACK loss (`tcp_enter_recovery`): ssthresh from
+    /// the controller on cwnd (Linux's `ssthresh` reads `snd_cwnd`, not
+    /// FlightSize), whole segments; `recover` = snd_nxt; PRR sends.
+    fn linux_enter_recovery(&mut self, net: &mut Net) {
+        self.queue_cwr();
+        self.st.flight = self.st.cwnd.ceil() as u64;
+        self.st.ssthresh = self.cc_ssthresh().floor().max(2.0);
+        self.ecn_cut = false;
+        self.cwr = false;
+        self.local_cwr = false;
+        self.recover = self.sb.high();
+        self.lx_mut().tlp_high = None;
+        self.start_recovery(net);
+    }
+
+    /// Linux's `tcp_ca_state` as `tcp_info` reports it: 0 Open, 1 Disorder
+    /// (SACKed, lost or retransmitted data outstanding), 2 CWR, 3
+    /// Recovery, 4 Loss.
+    pub fn tcpi_ca_state(&self) -> u8 {
+        match self.state {
+            State::Loss => 4,
+            State::Recovery => 3,
+            State::Open if self.cwr || self.local_cwr => 2,
+            State::Open
+                if self.x().linux.as_deref().map_or(
+                    self.sb.n_sacked() + self.sb.n_lost() + self.sb.n_retx() > 0 || self.dupacks > 0,
+                    |l| l.disorder,
+                ) =>
+            {
+                1
+            }
+            State::Open => 0,
+        }
+    }
+}
+
+impl RecoveryOps for LinuxOps {
+    fn ack_arrives(s: &mut TcpSender, net: &mut Net, ack: u64, _ece: bool) {
+        let una = s.sb.una();
+        let l = s.lx_mut();
+        l.reo_armed_now = false;
+        l.una_before = una;
+        if ack > una {
+            // tcp_clean_rtx_queue: RACK learns of every segment the ACK
+            // delivers that no SACK had.
+            let min_rtt = s.rtt.min_rtt();
+            let now = net.now;
+            for seq in una..ack {
+                if !s.sb.is_sacked(seq) {
+                    let l = s.lx_mut();
+                    l.advance(seq, now, min_rtt);
+                    l.delivered += 1;
+                }
+            }
+        }
+    }
+
+    fn ece_blocks(s: &TcpSender, ack: u64) -> bool {
+        Rfc::ece_blocks(s, ack)
+    }
+
+    fn new_ack(s: &mut TcpSender, net: &mut Net, a: NewAck) -> bool {
+        s.lx_mut().acked_to(a.ack);
+        s.process_tlp_ack(a.ack, true);
+        match s.state {
+            State::Open => {
+                s.rack_mark_lost(net);
+                if s.sb.n_lost() > 0 {
+                    s.linux_enter_recovery(net);
+                } else {
+                    let acked = s.lx().delivered;
+                    Rfc::new_ack(s, net, NewAck { acked, ..a });
+                }
+            }
+            State::Recovery if a.ack >= s.recover => {
+                Rfc::new_ack(s, net, a);
+                // the next episode's loss detection
+                s.rack_mark_lost(net);
+                if s.sb.n_lost() > 0 {
+                    s.linux_enter_recovery(net);
+                }
+            }
+            State::Recovery => {
+                s.rack_mark_lost(net);
+                s.prr_ack();
+            }
+            State::Loss => {
+                Rfc::new_ack(s, net, a);
+                s.rack_mark_lost(net);
+            }
+        }
+        false
+    }
+
+    fn dup_ack(s: &mut TcpSender, net: &mut Net, una: u64) {
+        s.process_tlp_ack(una, false);
+        s.rack_mark_lost(net);
+        match s.state {
+            State::Open if s.sb.n_lost() > 0 => s.linux_enter_recovery(net),
+            State::Recovery => s.prr_ack(),
+            _ => {}
+        }
+    }
+
+    fn ece(s: &mut TcpSender, net: &mut Net, ece: bool) {
+        Rfc::ece(s, net, ece)
+    }
+
+    /// After the ACK: the timer (`tcp_set_xmit_timer` when una advanced
+    /// and RACK did not arm its own), then what the ACK lets out (new data
+    /// in the open state schedules a loss probe, `tcp_write_xmit`).
+    fn send(s: &mut TcpSender, net: &mut Net) {
+        let left_out = s.sb.n_sacked() + s.sb.n_lost() + s.sb.n_retx() > 0;
+        let l = s.lx_mut();
+        l.delivered = 0;
+        l.disorder = left_out;
+        let advanced = s.sb.una() > s.lx().una_before;
+        if advanced && !s.lx().reo_armed_now && !s.schedule_loss_probe(net, true) {
+            s.linux_rearm_rto(net);
+        }
+        s.try_send(net);
+    }
+
+    /// The timer: the reordering timer (`tcp_rack_reo_timeout`), the loss
+    /// probe, or the RTO (`tcp_retransmit_timer`, `tcp_enter_loss`).
+    fn rto(s: &mut TcpSender, net: &mut Net) {
+        match s.lx().pending {
+            Pending::Reo => {
+                let lost = s.sb.n_lost() + s.sb.n_retx();
+                let pipe = s.sb.pipe();
+                s.rack_detect_loss(net.now);
+                if s.sb.pipe() != pipe || s.sb.n_lost() + s.sb.n_retx() != lost {
+                    if s.state != State::Recovery {
+                        s.linux_enter_recovery(net);
+                    } else {
+                        s.try_send(net);
+                    }
+                }
+                if s.lx().pending != Pending::Rto || !s.rto_timer.is_armed() {
+                    s.linux_rearm_rto(net);
+                }
+            }
+            Pending::Tlp => s.send_loss_probe(net),
+            Pending::Rto => {
+                if s.sb.outstanding() == 0 {
+                    return;
+                }
+                let repeated = s.count_timeout(net);
+                let after_ecn = s.ecn_cut && s.sb.una() < s.recover;
+                if !repeated && !after_ecn && (s.state == State::Open || s.sb.una() >= s.recover) {
+                    s.st.flight = s.st.cwnd.ceil() as u64;
+                    s.st.ssthresh = s.cc_ssthresh_rto().floor().max(2.0);
+                }
+                s.queue_cwr();
+                s.lx_mut().tlp_high = None;
+                s.linux_enter_loss(net);
+            }
+        }
+    }
+}
+
+impl TcpSender {
+    /// The RTO's loss state (`tcp_enter_loss` after `tcp_timeout_mark_lost`):
+    /// with `rto_rack_mark` the head and every segment whose RACK time
+    /// (its transmission plus RACK's RTT) has passed are lost, the rest
+    /// stay in flight; cwnd = in flight + 1; the head goes out again at
+    /// once and the backed-off RTO runs from it.
+    fn linux_enter_loss(&mut self, net: &mut Net) {
+        let now = net.now;
+        if self.cfg.rto_rack_mark {
+            let rtt = self.lx().rack.rtt;
+            let mut b = self.sb.lost_hi().max(self.sb.una() + 1);
+            while b < self.sb.high() && (self.sb.is_sacked(b) || self.lx().sent(b).0 + rtt <= now) {
+                b += 1;
+            }
+            self.sb.on_rto_below(b);
+        } else {
+            self.sb.on_rto();
+        }
+        self.cc.on_event(&mut self.st, CcEvent::Timeout);
+        self.st.cwnd = (self.sb.pipe() + 1) as f64;
+        self.clamp_cwnd();
+        self.begin_loss_state();
+        let una = self.sb.una();
+        if self.sb.next_unsent_hole() == Some(una) {
+            self.transmit(net, una, true);
+        }
+        self.linux_arm(net, Pending::Rto, self.rto());
+        self.try_send(net);
+    }
+}

@@ -1,0 +1,73 @@
+"""The packetdrill replay (validation/packetdrill.py) against ccsim's
+``linux`` TCP: the project's own scripts (tests/packetdrill/, each also
+run against the kernel with ``--kernel`` before it was committed) pass,
+and the harness reports a wrong expectation, an unexpected segment and an
+unreadable script instead of passing them."""
+import glob
+import os
+
+import pytest
+
+from validation import packetdrill as pd
+
+HERE = os.path.dirname(__file__)
+SCRIPTS = sorted(glob.glob(os.path.join(HERE, "packetdrill", "*.pkt")))
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=os.path.basename)
+def test_project_scripts_pass_on_ccsim(path):
+    r = pd.run_ccsim(path)
+    assert r.ok, r.message
+
+
+def _variant(tmp_path, name, old, new):
+    src = open(os.path.join(HERE, "packetdrill", name)).read()
+    assert old in src
+    p = tmp_path / name
+    p.write_text(src.replace(old, new))
+    return str(p)
+
+
+def test_a_probe_expected_too_early_fails(tmp_path):
+    p = _variant(tmp_path, "tlp-then-rto.pkt", "// The loss probe at the RTO's time.\n +.3~+.303",
+                 "// The loss probe at the RTO's time.\n +.2~+.203")
+    r = pd.run_ccsim(p)
+    assert not r.ok and "ccsim sent nothing by" in r.message, r.message
+
+
+def test_a_wrong_assert_fails_with_ccsims_value(tmp_path):
+    p = _variant(tmp_path, "tlp-then-rto.pkt", "tcpi_snd_cwnd == 1,", "tcpi_snd_cwnd == 2,")
+    r = pd.run_ccsim(p)
+    assert not r.ok and "tcpi_snd_cwnd == 2 failed (ccsim: 1)" in r.message, r.message
+
+
+def test_a_segment_the_script_does_not_expect_fails(tmp_path):
+    # expect only half of the initial window, then an ACK arrives
+    p = _variant(tmp_path, "rack-reo-timer.pkt", "   +0 > P. 1:10001(10000) ack 1\n",
+                 "   +0 > P. 1:5001(5000) ack 1\n")
+    r = pd.run_ccsim(p)
+    assert not r.ok and "does not expect" in r.message and "segment 5" in r.message, r.message
+
+
+def test_an_unreadable_line_is_named(tmp_path):
+    p = tmp_path / "bad.pkt"
+    p.write_text("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\nnonsense here\n")
+    r = pd.run_ccsim(str(p))
+    assert not r.ok and "line 2" in r.message, r.message
+
+
+def test_linux_rto_from_the_handshake_sample():
+    """tcp_rtt_estimator's first sample: RTO = SRTT + max(2 SRTT, 200 ms)."""
+    from ccsim._core import TcpReplay
+    for rtt, rto in [(0.1, 300000), (0.01, 210000), (0.5, 1500000)]:
+        r = TcpReplay('{"tcp_model": "linux", "mss_bytes": 1000}')
+        assert r.info()["tcpi_rto"] == 1000000, "TCP_TIMEOUT_INIT before a sample"
+        r.handshake_rtt(rtt)
+        assert r.info()["tcpi_rto"] == rto
+
+
+def test_missing_script_and_cli_summary(capsys):
+    assert pd.main([os.path.join(HERE, "packetdrill", "no-such.pkt")]) == 2
+    assert pd.main(SCRIPTS) == 0
+    out = capsys.readouterr().out
+    assert f"{len(SCRIPTS)}/{len(SCRIPTS)} scripts pass on ccsim's linux TCP" in out
