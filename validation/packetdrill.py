@@ -98,7 +98,6 @@ def parse(path: str) -> List[Event]:
     # strip // comments (outside of python blocks) and /* */ comments
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     events: List[Event] = []
-    i = 0
     lines = text.split("\n")
     n = 0
     while n < len(lines):
@@ -142,7 +141,6 @@ def parse(path: str) -> List[Event]:
             }))
         else:
             events.append(Event(lineno, "call", when, body))
-        i += 1
         n += 1
     return events
 
@@ -302,17 +300,10 @@ class Player:
         if p["ack"] is None:
             return
         self.check_quiet(ev, self.now - 1e-9)
+        # (the ACK of a FIN counts one byte beyond the data: still segment `ack`)
         ack = self.seg(p["ack"])
-        if (p["ack"] - 1) % self.mss and p["ack"] - 1 < self.mss * (ack + 1):
-            # the ACK of a FIN counts one byte beyond the data
-            pass
-        sacks = []
-        for blk in re.findall(r"(\d+):(\d+)", (re.search(r"sack\s+([\d:\s]+)", opts) or [None, ""])[1]
-                              if "sack" in opts else ""):
-            s, e = int(blk[0]), int(blk[1])
-            sacks.append((self.seg(s), self.seg(e)))
-        ece = "E" in flags
-        self.replay.ack(self.now, ack, sacks, ece, self.wnd(p["win"]))
+        sacks = [(self.seg(int(a)), self.seg(int(b))) for a, b in re.findall(r"(\d+):(\d+)", _opt(opts, "sack") or "")]
+        self.replay.ack(self.now, ack, sacks, "E" in flags, self.wnd(p["win"]))
         self.collect()
 
     def outbound(self, ev: Event, lo: float, hi: float, tol: float) -> None:

@@ -256,9 +256,12 @@ fn ns2_estimator_needs_a_tick() {
     assert!(e.contains("flows[0].clock_granularity_s") && e.contains("rtt_estimator"), "{e}");
     let bad = ccsim_core::Scenario::from_toml(
         "duration_s = 1.0\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e6\n\
-         bottleneck_queue = { limit_pkts = 10 }\n[[flows]]\nrtt_s = 0.1\nrtt_estimator = \"linux\"\n",
+         bottleneck_queue = { limit_pkts = 10 }\n[[flows]]\nrtt_s = 0.1\nrtt_estimator = \"bsd\"\n",
     )
     .expect_err("unknown estimator")
     .to_string();
-    assert!(bad.contains("rtt_estimator") && bad.contains("rfc6298") && bad.contains("ns2"), "{bad}");
+    assert!(
+        bad.contains("rtt_estimator") && bad.contains("rfc6298") && bad.contains("ns2") && bad.contains("linux"),
+        "{bad}"
+    );
 }

@@ -382,7 +382,7 @@ pub struct FlowSpec {
     pub prr: Option<bool>,
     /// RFC 3465 §2.2's L with a controller's `abc` (0: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub abc_l: Option<u64>,
+    pub abc_l: Option<u32>,
     /// RACK time-based loss detection (RFC 8985; `tcp_model = "linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,

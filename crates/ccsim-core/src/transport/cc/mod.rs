@@ -72,7 +72,7 @@ pub struct CcState {
     pub pacing_rate: f64,
     /// RFC 3465 §2.2's L: with a controller's `abc`, the most segments one
     /// ACK adds in slow start (0: no limit, Linux's `tcp_slow_start`).
-    pub abc_l: u64,
+    pub abc_l: u32,
 }
 
 impl CcState {
@@ -372,7 +372,7 @@ pub fn ack_units(abc: bool, s: &CcState, acked: u64) -> u64 {
     if !abc {
         1
     } else if s.in_slow_start() && s.abc_l > 0 {
-        acked.min(s.abc_l)
+        acked.min(s.abc_l as u64)
     } else {
         acked
     }

@@ -503,7 +503,7 @@ pub struct TcpParams {
     /// RFC 9937 PRR in a SACK recovery (`prr`).
     pub prr: bool,
     /// RFC 3465's L (`abc_l`, 0: none).
-    pub abc_l: u64,
+    pub abc_l: u32,
     /// RACK loss detection (`rack`, RFC 8985).
     pub rack: bool,
     /// The tail loss probe (`tlp`, RFC 8985 §7).
@@ -946,6 +946,7 @@ impl TcpConfig {
     /// is `v_kbps` and a round-trip propagation delay `delta_s`: delta x v
     /// in whole segments, rounded up (§5: "a lower bound to the
     /// transmission window"), from 1 to the receiver window.
+    /// (At most `rwnd`, itself at most `u32::MAX`.)
     pub fn ba_window(&self, v_kbps: u32, delta_s: f64) -> u64 {
         let w = (delta_s * v_kbps as f64 * 1e3 / 8.0 / self.wire_bytes() as f64).ceil();
         if w.is_finite() {

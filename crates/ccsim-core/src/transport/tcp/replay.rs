@@ -92,19 +92,8 @@ impl Replay {
     /// Run the sender's timers due up to `t` seconds, in order; the clock
     /// then reads `t`.
     pub fn advance(&mut self, t: f64) {
-        let t = from_secs(t);
-        while let Some(at) = self.net.events.peek_time() {
-            if at > t {
-                break;
-            }
-            let ev = self.net.events.pop().expect("peeked");
-            self.net.now = ev.time;
-            if ev.to.kind == EventKind::AgentTimer && ev.to.idx == 0 && ev.to.slot < slot::RECEIVER {
-                self.sender.on_timer(&mut self.net, ev.to.slot, ev.gen);
-                self.absorb();
-            }
-        }
-        self.net.now = self.net.now.max(t);
+        while self.step(t) {}
+        self.net.now = self.net.now.max(from_secs(t));
     }
 
     /// Run the next of the sender's timers if it is due by `t_max`

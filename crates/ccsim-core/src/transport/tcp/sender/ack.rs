@@ -50,6 +50,8 @@ impl TcpSender {
         // RFC 3168's (and DCTCP's) ECE flag; AccECN's comes as a count.
         let classic_ece = self.x().accecn.is_none() && h.ece;
         let rate_start = self.rate_ack_start();
+        // No echo (a replayed ACK of retransmitted data only): no sample.
+        let sample = (ts_echo != NO_ECHO).then(|| to_secs(now.saturating_sub(ts_echo)));
         let sacked_before = self.sb.n_sacked();
         let lost_before = self.sb.marked_lost();
         if self.cfg.recovery == Recovery::Sack {
@@ -84,8 +86,6 @@ impl TcpSender {
         if ack > una {
             let blocks = ece && R::ece_blocks(self, ack);
             let acked = ack - una;
-            // No echo (a replayed ACK of retransmitted data only): no sample.
-            let sample = (ts_echo != NO_ECHO).then(|| to_secs(now.saturating_sub(ts_echo)));
             let partial = self.state == State::Recovery
                 && ack < self.recover
                 && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Sack);
@@ -140,7 +140,6 @@ impl TcpSender {
         }
         R::ece(self, net, ece);
         if rate_start.is_some() || self.rate_paced() {
-            let sample = (ts_echo != NO_ECHO).then(|| to_secs(now.saturating_sub(ts_echo)));
             self.rate_ack_end(rate_start, now, sample);
         }
         R::send(self, net);

@@ -72,40 +72,28 @@ impl TcpSender {
     /// of each newly SACKed range.
     /// (`ece`: the ACK carried RFC 3168's ECE.)
     pub(super) fn mark_sack_blocks(&mut self, h: &TcpHeader, now: Time, ece: bool) {
-        if self.x().linux.is_some() {
-            // RACK learns the transmission time of each newly SACKed segment.
-            let min_rtt = self.rtt.min_rtt();
-            let x = self.extras.as_deref_mut().expect("the linux strategy's state");
-            let (l, rate) = (x.linux.as_deref_mut().expect("linux"), x.rate.as_deref_mut());
-            let sb = &mut self.sb;
-            match rate {
-                None => {
-                    for (s, e) in h.sack_blocks() {
-                        sb.mark_sacked_with(s, e, |a, b| l.on_sacked(a, b, now, min_rtt));
-                    }
-                }
-                Some(r) => {
-                    for (s, e) in h.sack_blocks() {
-                        sb.mark_sacked_with(s, e, |a, b| {
-                            l.on_sacked(a, b, now, min_rtt);
-                            r.on_delivered(a, b, now, ece)
-                        });
-                    }
-                }
+        let min_rtt = self.rtt.min_rtt();
+        let (mut rate, mut rack) = match self.extras.as_deref_mut() {
+            Some(x) => (x.rate.as_deref_mut(), x.linux.as_deref_mut()),
+            None => (None, None),
+        };
+        if rate.is_none() && rack.is_none() {
+            for (s, e) in h.sack_blocks() {
+                self.sb.mark_sacked(s, e);
             }
             return;
         }
-        match self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()) {
-            None => {
-                for (s, e) in h.sack_blocks() {
-                    self.sb.mark_sacked(s, e);
+        // The sampler and RACK (the transmission time of each newly SACKed
+        // segment) learn of every range SACKed for the first time.
+        for (s, e) in h.sack_blocks() {
+            self.sb.mark_sacked_with(s, e, |a, b| {
+                if let Some(l) = rack.as_deref_mut() {
+                    l.on_sacked(a, b, now, min_rtt);
                 }
-            }
-            Some(r) => {
-                for (s, e) in h.sack_blocks() {
-                    self.sb.mark_sacked_with(s, e, |a, b| r.on_delivered(a, b, now, ece));
+                if let Some(r) = rate.as_deref_mut() {
+                    r.on_delivered(a, b, now, ece);
                 }
-            }
+            });
         }
     }
 

@@ -148,7 +148,7 @@ pub struct TcpSender {
     dupacks: u32,
     /// Segments sent by Limited Transmit since the last new ACK: RFC 5681
     /// §3.2 step 2 excludes them from the FlightSize that sets ssthresh.
-    lt_sent: u64,
+    lt_sent: u32,
     recover: u64,
     rescue_rxt: Option<NonMaxU64>,
     partial_seen: bool,
@@ -160,7 +160,7 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// The receiver's latest advertised window (segments); `cfg.rwnd`
     /// until an ACK advertises one (GWA: W_a = min(B_r, B_n)).
-    pub(super) awnd: u64,
+    pub(super) awnd: u32,
     /// The segment that carries (or will carry) that CWR: ECE on ACKs up to
     /// it echoes the same congestion event (the receiver repeats ECE until
     /// it sees CWR, §6.1.3), so only an ACK beyond it can start a new one.
@@ -296,7 +296,8 @@ impl TcpSender {
         let accecn = (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnSender::default);
         let prr = cfg.prr.then(Box::default);
         let cwnd_use = (cfg.cwnd_limited != super::CwndLimited::Off).then(Box::default);
-        let awnd = cfg.rwnd;
+        // `rwnd_pkts` is at most u32::MAX (`check_rwnd`)
+        let awnd = cfg.rwnd as u32;
         // ns-2 `set_initial_window`: one segment until the SYN is answered
         let init = if cfg.syn == Syn::Ns2 { 1.0 } else { cfg.init_cwnd };
         let st = CcState {
@@ -537,13 +538,13 @@ impl SenderAgent for TcpSender {
             self.stats.ece_acks += h.ece as u64;
         }
         if h.wnd > 0 {
-            self.awnd = (h.wnd as u64).min(self.cfg.rwnd);
+            self.awnd = h.wnd.min(self.cfg.rwnd as u32);
         }
         if self.cfg.ba && pkt.ip_opt < BA_UNBOUNDED {
             // BA-TCP: the echoed min_j v_ij, times delta_i (the smallest RTT
             // seen: the round-trip propagation delay plus serialisation).
             if let Some(delta) = self.rtt.min_rtt() {
-                self.awnd = self.cfg.ba_window(pkt.ip_opt, delta);
+                self.awnd = self.cfg.ba_window(pkt.ip_opt, delta) as u32;
             }
         }
         self.on_ack(net, h, pkt.ts, pkt.cong);

@@ -18,7 +18,7 @@ impl TcpSender {
         self.app_active
             && self.total_segs.is_none_or(|t| self.sb.high() < t.get())
             && self.x().offered.is_none_or(|o| self.sb.high() < o.get() + self.cfg.first_data_seg())
-            && self.sb.outstanding() < self.awnd
+            && self.sb.outstanding() < self.awnd as u64
     }
 
     /// The segments the sending rules allow out: the window plus Limited

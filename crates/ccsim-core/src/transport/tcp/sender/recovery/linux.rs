@@ -347,8 +347,7 @@ impl TcpSender {
             self.lx_mut().tlp_high = None;
             if !self.cc_owns_cwnd {
                 // tcp_init_cwnd_reduction, CA_CWR, tcp_end_cwnd_reduction
-                self.st.flight = self.st.cwnd.ceil() as u64;
-                self.st.ssthresh = self.cc_ssthresh().floor();
+                self.st.ssthresh = self.linux_ssthresh(false);
                 self.st.cwnd = self.st.ssthresh;
             }
         } else if !advanced {
@@ -356,13 +355,20 @@ impl TcpSender {
         }
     }
 
+    /// The controller's ssthresh as Linux computes it: its `ssthresh`
+    /// hook reads `snd_cwnd`, not FlightSize, and keeps whole segments
+    /// (`rto`: the timeout's decrease).
+    fn linux_ssthresh(&mut self, rto: bool) -> f64 {
+        self.st.flight = self.st.cwnd.ceil() as u64;
+        if rto { self.cc_ssthresh_rto() } else { self.cc_ssthresh() }.floor()
+    }
+
     /// Fast recovery on a RACK loss (`tcp_enter_recovery`): ssthresh from
     /// the controller on cwnd (Linux's `ssthresh` reads `snd_cwnd`, not
     /// FlightSize), whole segments; `recover` = snd_nxt; PRR sends.
     fn linux_enter_recovery(&mut self, net: &mut Net) {
         self.queue_cwr();
-        self.st.flight = self.st.cwnd.ceil() as u64;
-        self.st.ssthresh = self.cc_ssthresh().floor().max(2.0);
+        self.st.ssthresh = self.linux_ssthresh(false);
         self.ecn_cut = false;
         self.cwr = false;
         self.local_cwr = false;
@@ -484,17 +490,16 @@ impl RecoveryOps for LinuxOps {
     fn rto(s: &mut TcpSender, net: &mut Net) {
         match s.lx().pending {
             Pending::Reo => {
-                let lost = s.sb.n_lost() + s.sb.n_retx();
                 let pipe = s.sb.pipe();
                 s.rack_detect_loss(net.now);
-                if s.sb.pipe() != pipe || s.sb.n_lost() + s.sb.n_retx() != lost {
+                if s.sb.pipe() != pipe {
                     if s.state != State::Recovery {
                         s.linux_enter_recovery(net);
                     } else {
                         s.try_send(net);
                     }
                 }
-                if s.lx().pending != Pending::Rto || !s.rto_timer.is_armed() {
+                if s.lx().pending != Pending::Rto {
                     s.linux_rearm_rto(net);
                 }
             }
@@ -506,8 +511,7 @@ impl RecoveryOps for LinuxOps {
                 let repeated = s.count_timeout(net);
                 let after_ecn = s.ecn_cut && s.sb.una() < s.recover;
                 if !repeated && !after_ecn && (s.state == State::Open || s.sb.una() >= s.recover) {
-                    s.st.flight = s.st.cwnd.ceil() as u64;
-                    s.st.ssthresh = s.cc_ssthresh_rto().floor().max(2.0);
+                    s.st.ssthresh = s.linux_ssthresh(true);
                 }
                 s.queue_cwr();
                 s.lx_mut().tlp_high = None;

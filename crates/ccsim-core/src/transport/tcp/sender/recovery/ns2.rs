@@ -283,7 +283,7 @@ fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
     s.ns2_after_timeout = false;
     if cut {
         s.queue_cwr();
-        s.st.flight = s.sb.outstanding() - s.lt_sent;
+        s.st.flight = s.sb.outstanding() - s.lt_sent as u64;
         if s.cfg.ns2_dupwnd {
             let half = s.st.cwnd.min(s.awnd as f64) / 2.0;
             s.st.ssthresh = half.floor().max(2.0);

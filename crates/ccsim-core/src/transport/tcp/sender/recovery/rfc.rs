@@ -136,7 +136,7 @@ fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
         // computes ssthresh from cwnd: after a SACK recovery, new data
         // sent by pipe can leave FlightSize far above cwnd, and half of it
         // would raise the window at a "reduction".
-        s.st.flight = (s.sb.outstanding() - s.lt_sent).min(s.st.cwnd.ceil() as u64);
+        s.st.flight = (s.sb.outstanding() - s.lt_sent as u64).min(s.st.cwnd.ceil() as u64);
         s.st.ssthresh = s.cc_ssthresh();
     }
     s.ecn_cut = false;
