@@ -665,6 +665,35 @@ def index_experiment(exp_id: str, source: Optional[str] = None) -> str:
     return f"`{exp_id}` {quick} quick, {full} full run" if source else f"`{exp_id}` quick run {quick}; full run {full}"
 
 
+PACKETDRILL_GOOGLE = ROOT / "validation" / "results" / "packetdrill" / "google.json"
+
+
+def packetdrill_google() -> str:
+    """Google's packetdrill scripts on the kernel and on ccsim's linux TCP
+    (``python -m validation.packetdrill ... --record``), script by script."""
+    rec = json.loads(PACKETDRILL_GOOGLE.read_text(encoding="utf-8"))
+    ccsim = {r["script"]: r for r in rec["ccsim"]["results"]}
+    kernel = {r["script"]: r for r in rec.get("kernel", {}).get("results", [])}
+    lines = [f"google/packetdrill {rec['packetdrill_commit']}; ccsim engine {rec['ccsim']['engine']} "
+             f"({rec['ccsim']['date']}); kernel {rec.get('kernel', {}).get('kernel', 'not run')} "
+             f"({rec.get('kernel', {}).get('date', '')})", "",
+             "| script | kernel | ccsim | ccsim's first difference |", "|---|---|---|---|"]
+    for name in sorted(ccsim):
+        k = kernel.get(name)
+        c = ccsim[name]
+        msg = "" if c["ok"] else c["message"].replace("|", "\\|")
+        lines.append(f"| `{name}` | {'—' if k is None else 'ok' if k['ok'] else 'FAIL'} | "
+                     f"{'ok' if c['ok'] else 'FAIL'} | {msg} |")
+    return "\n".join(lines)
+
+
+def index_packetdrill() -> str:
+    rec = json.loads(PACKETDRILL_GOOGLE.read_text(encoding="utf-8"))
+    n = len(rec["ccsim"]["results"])
+    ok = sum(r["ok"] for r in rec["ccsim"]["results"])
+    return f"{ok} of {n} on ccsim"
+
+
 def validation_index(blocks: Dict[str, str]) -> Dict[str, str]:
     """The figures of docs/validation.md's index (and of its text) that its
     tables give, from the tables' own blocks (``blocks``) where they say them."""
@@ -686,6 +715,7 @@ def validation_index(blocks: Dict[str, str]) -> Dict[str, str]:
         "index-ns3-bbr-linux": index_agreement(blocks["ns3-bbr"], 1, full=False),
         "index-ns3-bbr-share": index_bbr_share(),
         "index-modern-l4s": index_experiment("modern-l4s"),
+        "index-packetdrill": index_packetdrill(),
     }
 
 
@@ -792,7 +822,8 @@ def generated() -> Dict[Path, Dict[str, str]]:
                   "ns3-bbr-defaults": ns3_peer_defaults("ns3_bbr"), "ns3-bbr": ns3_peer_block("ns3_bbr"),
                   "ns3-bbr-share": ns3_bbr_share(),
                   "ns2": validation_block("ns2"), "xcp-bdp": xcp_bdp("grid"),
-                  "xcp-bdp-variants": xcp_bdp("variants"), "xcp-bdp-katabi": xcp_bdp("katabi")}
+                  "xcp-bdp-variants": xcp_bdp("variants"), "xcp-bdp-katabi": xcp_bdp("katabi"),
+                  "packetdrill-google": packetdrill_google()}
     return {
         DOCS / "experiments.md": dict(
             [("experiments-summary", experiments_summary()), ("experiments-ledger", experiments_ledger()),

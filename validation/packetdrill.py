@@ -26,7 +26,8 @@ socket's peer against one ccsim sender (``ccsim._core.TcpReplay``, a
   the previous event, whichever is larger);
 - ``tcpi_snd_cwnd``, ``tcpi_snd_ssthresh``, ``tcpi_ca_state``,
   ``tcpi_total_retrans``, ``tcpi_retransmits``, ``tcpi_rto``, ``tcpi_rtt``,
-  ``tcpi_unacked``, ``tcpi_sacked``, ``tcpi_lost`` and ``tcpi_retrans``
+  ``tcpi_unacked``, ``tcpi_sacked``, ``tcpi_lost``, ``tcpi_retrans``,
+  ``tcpi_reordering`` and ``tcpi_reord_seen``
   come from the sender's state; an assert naming another field is skipped.
 
 What ccsim does not model is skipped and listed on the script's line:
@@ -37,7 +38,12 @@ other's script times, anything else on the previous event's actual time).
 
 Prints one line per script (``ok`` or ``FAIL`` with the first difference)
 and ``N/M scripts pass``; exit status 1 if any fails. ``--json FILE``
-writes the per-script results.
+writes the per-script results; ``--record FILE`` keeps them in a record
+(JSON) under the run's side (``ccsim`` or ``kernel``) with the date, the
+engine's commit, the kernel's release and the packetdrill checkout's
+commit, the other side's results kept: docs/validation.md's table of
+Google's scripts is generated from ``validation/results/packetdrill/
+google.json`` (``python tools/docs_tables.py``).
 """
 from __future__ import annotations
 
@@ -401,6 +407,16 @@ def run_ccsim(path: str) -> Result:
         return Result(path, False, f"cannot read the script: {e}")
 
 
+def kernel_default_cc() -> str:
+    """The default congestion control of a new network namespace."""
+    try:
+        out = subprocess.run(["unshare", "-n", "cat", "/proc/sys/net/ipv4/tcp_congestion_control"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
 def run_kernel(path: str, packetdrill: str) -> Result:
     """The script against this machine's kernel, in a new network namespace."""
     d, base = os.path.split(os.path.abspath(path))
@@ -413,6 +429,35 @@ def run_kernel(path: str, packetdrill: str) -> Result:
     return Result(path, p.returncode == 0, "" if p.returncode == 0 else (out[-1] if out else f"exit {p.returncode}"))
 
 
+def _git(args: List[str], cwd: Optional[str]) -> str:
+    try:
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def record(path: str, side: str, rows: List[Dict], script_dir: Optional[str]) -> None:
+    """Keep ``rows`` as ``side``'s results in the record at ``path``."""
+    import datetime
+    import platform
+
+    rec = json.load(open(path)) if os.path.exists(path) else {}
+    here = os.path.dirname(os.path.abspath(__file__))
+    rec[side] = {
+        "date": datetime.date.today().isoformat(),
+        "engine": _git(["rev-parse", "--short=12", "HEAD"], here),
+        "kernel": platform.release(),
+        "results": rows,
+    }
+    if script_dir:
+        rec["packetdrill_commit"] = _git(["rev-parse", "--short=12", "HEAD"], script_dir) or rec.get(
+            "packetdrill_commit", "")
+    with open(path, "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m validation.packetdrill", description=__doc__.split("\n\n")[0])
     ap.add_argument("scripts", nargs="+", help="packetdrill scripts (.pkt), relative to --dir if given")
@@ -421,6 +466,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--packetdrill", default=os.environ.get("PACKETDRILL", "packetdrill"),
                     help="the packetdrill binary, for --kernel (default $PACKETDRILL or packetdrill on PATH)")
     ap.add_argument("--json", help="write the per-script results to this file")
+    ap.add_argument("--record", help="keep the results in this record (JSON), beside the other side's")
     ap.add_argument("-v", "--verbose", action="store_true", help="list what each script skipped")
     a = ap.parse_args(argv)
     paths = [os.path.join(a.dir, s) if a.dir else s for s in a.scripts]
@@ -428,6 +474,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not os.path.isfile(p):
             print(f"error: script {p!r} does not exist", file=sys.stderr)
             return 2
+    if a.kernel:
+        cc = kernel_default_cc()
+        if cc != "cubic":
+            print(f"note: a new network namespace's default congestion control is {cc!r}, not 'cubic': scripts that "
+                  "do not set TCP_CONGESTION run with it (Google's expect cubic; a namespace takes init_net's "
+                  "default and may set only the allowed ones)", file=sys.stderr)
     results = []
     for p in paths:
         r = run_kernel(p, a.packetdrill) if a.kernel else run_ccsim(p)
@@ -442,10 +494,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"        skipped {s}")
     n_ok = sum(r.ok for r in results)
     print(f"{n_ok}/{len(results)} scripts pass" + (" on the kernel" if a.kernel else " on ccsim's linux TCP"))
+    rows = [{"script": r.script, "ok": r.ok, "message": r.message, "skipped": r.skipped} for r in results]
     if a.json:
         with open(a.json, "w") as f:
-            json.dump([{"script": r.script, "ok": r.ok, "message": r.message, "skipped": r.skipped}
-                       for r in results], f, indent=1)
+            json.dump(rows, f, indent=1)
+    if a.record:
+        record(a.record, "kernel" if a.kernel else "ccsim", rows, a.dir)
     return 0 if n_ok == len(results) else 1
 
 

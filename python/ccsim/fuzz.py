@@ -220,7 +220,9 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None, ccs: Optional[Sequence[
     rate and runs RFC 6675 where Sack1 was drawn; another ECN flow draws
     AccECN a third of the time; a window-based RFC 6675 flow draws PRR
     (RFC 9937) half the time and a cwnd-usage rule (``cwnd_limited``); an
-    RFC 6675 flow draws the ACKs' SACK-option bytes (``sack_option``)."""
+    RFC 6675 flow draws the ACKs' SACK-option bytes (``sack_option``); a
+    flow other than Sack1 is Linux's TCP (``tcp_model = "linux"``) 30% of
+    the time."""
     rec = rng.choice([r for r in RECOVERIES if r != "sack1"] if ecn else RECOVERIES)
     flow: Dict[str, Any] = {
         "transport": "tcp",
@@ -262,6 +264,10 @@ def _tcp(rng: random.Random, ecn: Optional[bool] = None, ccs: Optional[Sequence[
         flow["cwnd_limited"] = rng.choice(("off", "linux", "ns3"))
     if flow["recovery"] == "sack":
         flow["sack_option"] = rng.choice(("none", "ns3", "linux"))
+    if flow["recovery"] != "sack1" and rng.random() < 0.3:
+        # Linux's TCP: RACK-TLP and its RTO marking with SACK, its RTO
+        # estimator, segment counting; what was drawn above still wins
+        flow["tcp_model"] = "linux"
     return flow
 
 

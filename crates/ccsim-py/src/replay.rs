@@ -62,6 +62,10 @@ impl TcpReplay {
         d.set_item("tcpi_sacked", i.sacked)?;
         d.set_item("tcpi_lost", i.lost)?;
         d.set_item("tcpi_retrans", i.retrans)?;
+        if let Some((reordering, seen)) = i.reordering {
+            d.set_item("tcpi_reordering", reordering)?;
+            d.set_item("tcpi_reord_seen", seen)?;
+        }
         Ok(d)
     }
 }

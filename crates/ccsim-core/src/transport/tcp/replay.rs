@@ -46,6 +46,8 @@ pub struct TcpInfo {
     pub sacked: u64,
     pub lost: u64,
     pub retrans: u64,
+    /// `tcpi_reordering` and `tcpi_reord_seen` (RACK flows).
+    pub reordering: Option<(u64, u32)>,
 }
 
 /// Linux's `TCP_INFINITE_SSTHRESH`.
@@ -194,6 +196,7 @@ impl Replay {
             sacked: s.sb.n_sacked(),
             lost: s.sb.n_lost(),
             retrans: s.sb.n_retx(),
+            reordering: s.tcpi_reordering(),
         }
     }
 }

@@ -194,6 +194,14 @@ impl Scoreboard {
         self.scan = self.scan.max(self.base);
     }
 
+    /// Stop marking losses by DupThresh SACKed segments above (RFC 6675's
+    /// `IsLost`): RACK marks them instead (Linux runs no DupThresh rule
+    /// with RACK, `tcp_fastretrans_alert`).
+    pub fn without_dupthresh_marking(mut self) -> Self {
+        self.dupthresh = 0;
+        self
+    }
+
     /// Record a SACK block `[start, end)` and update the loss boundary.
     pub fn mark_sacked(&mut self, start: u64, end: u64) {
         self.mark_sacked_with(start, end, |_, _| {});
@@ -232,8 +240,10 @@ impl Scoreboard {
             ranges.remove_at(touching.start);
         }
         ranges.insert(lo, hi);
-        if let Some(b) = self.nth_highest_sacked(self.dupthresh as u64) {
-            self.mark_lost_below(b);
+        if self.dupthresh > 0 {
+            if let Some(b) = self.nth_highest_sacked(self.dupthresh as u64) {
+                self.mark_lost_below(b);
+            }
         }
     }
 
@@ -408,8 +418,10 @@ mod tests {
         (sb.base..sb.high())
             .filter(|&s| !sb.is_sacked(s))
             .map(|s| {
-                let lost = (s + 1..sb.high()).filter(|&t| sb.is_sacked(t)).count() as u64 >= sb.dupthresh as u64
-                    || s < sb.lost_hi;
+                // (`dupthresh` 0: RACK marks losses, not the SACK count)
+                let by_sacks = sb.dupthresh > 0
+                    && (s + 1..sb.high()).filter(|&t| sb.is_sacked(t)).count() as u64 >= sb.dupthresh as u64;
+                let lost = by_sacks || s < sb.lost_hi;
                 let retx = sb.flag(s) & RETX != 0;
                 (!lost) as u64 + retx as u64
             })
@@ -516,5 +528,63 @@ mod tests {
             let sacked = (sb.una()..sb.high()).filter(|&s| sb.is_sacked(s)).count() as u64;
             assert_eq!(sb.n_sacked(), sacked);
         }
+    }
+
+    /// RACK's operations (`tcp_model = "linux"`): no DupThresh marking, a
+    /// boundary raised to arbitrary segments, lost retransmissions made
+    /// holes again, timeouts that mark only a prefix. The counters stay
+    /// SetPipe()'s sum, a lost retransmission is the next hole, and
+    /// `on_rto_below(high())` is `on_rto`.
+    #[test]
+    fn rack_operations_keep_the_counters() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let mut sb = Scoreboard::new(3).without_dupthresh_marking();
+        for round in 0..400 {
+            for _ in 0..rng.gen_range(0..5) {
+                sb.on_send_new();
+            }
+            let (b, h) = (sb.una(), sb.high());
+            if h > b {
+                let s = rng.gen_range(b..h);
+                let e = rng.gen_range(s..=h.min(s + 4));
+                let lost_hi = sb.lost_hi();
+                sb.mark_sacked(s, e);
+                assert_eq!(sb.lost_hi(), lost_hi, "SACKs alone mark nothing");
+                if rng.gen_bool(0.4) {
+                    sb.mark_lost_below(rng.gen_range(b..=h));
+                }
+                if rng.gen_bool(0.3) {
+                    if let Some(x) = sb.next_unsent_hole().filter(|&x| x < sb.lost_hi()) {
+                        sb.mark_retx(x);
+                    }
+                }
+                if rng.gen_bool(0.2) {
+                    let x = rng.gen_range(b..h);
+                    if sb.is_retx(x) && x < sb.lost_hi() {
+                        let pipe = sb.pipe();
+                        sb.retx_lost(x);
+                        assert_eq!(sb.pipe(), pipe - 1);
+                        assert!(sb.next_unsent_hole().is_some_and(|n| n <= x), "the lost retransmission is a hole");
+                    }
+                }
+                if rng.gen_bool(0.15) {
+                    sb.advance(rng.gen_range(b..=h));
+                }
+                if round % 53 == 0 {
+                    sb.on_rto_below(rng.gen_range(sb.una()..=sb.high()));
+                }
+            }
+            assert_eq!(sb.pipe(), pipe_by_definition(&sb), "round {round}");
+            let sacked = (sb.una()..sb.high()).filter(|&s| sb.is_sacked(s)).count() as u64;
+            assert_eq!(sb.n_sacked(), sacked);
+        }
+        let mut a = sb.clone();
+        a.on_rto();
+        sb.on_rto_below(sb.high());
+        assert_eq!(
+            (a.pipe(), a.n_lost(), a.n_retx(), a.marked_lost()),
+            (sb.pipe(), sb.n_lost(), sb.n_retx(), sb.marked_lost())
+        );
     }
 }

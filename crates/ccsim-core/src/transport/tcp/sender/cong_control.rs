@@ -83,6 +83,9 @@ impl TcpSender {
             }
             return;
         }
+        if let Some(l) = rack.as_deref_mut() {
+            l.note_fack(self.sb.high_sacked());
+        }
         // The sampler and RACK (the transmission time of each newly SACKed
         // segment) learn of every range SACKed for the first time.
         for (s, e) in h.sack_blocks() {

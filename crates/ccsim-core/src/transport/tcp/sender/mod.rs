@@ -336,7 +336,8 @@ impl TcpSender {
             cwnd_use,
             jitter,
             sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
-            linux: (strategy == recovery::Strategy::Linux).then(Box::default),
+            linux: (strategy == recovery::Strategy::Linux)
+                .then(|| Box::new(recovery::linux::Linux::new(cfg.dupthresh))),
             ..Extras::default()
         }
         .boxed();
@@ -350,7 +351,11 @@ impl TcpSender {
                 RttEstimatorKind::Ns2 => RttEstimator::ns2(&cfg.rto, 0.0),
                 RttEstimatorKind::Linux => RttEstimator::linux(),
             },
-            sb: Scoreboard::new(cfg.dupthresh),
+            sb: if cfg.rack {
+                Scoreboard::new(cfg.dupthresh).without_dupthresh_marking()
+            } else {
+                Scoreboard::new(cfg.dupthresh)
+            },
             total_segs: cfg.total_segs().map(seq_opt),
             syn_timed_out: false,
             cfg,

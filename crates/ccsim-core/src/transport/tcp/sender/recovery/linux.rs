@@ -35,6 +35,9 @@ use std::collections::VecDeque;
 /// probe timers.
 const TIMEOUT_MIN_S: f64 = 0.002;
 
+/// `tcp_max_reordering`: the largest reordering degree.
+const MAX_REORDERING: u64 = 300;
+
 /// What the one retransmission timer is armed for (Linux `icsk_pending`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Pending {
@@ -69,8 +72,22 @@ pub struct Linux {
     xmit: VecDeque<(Time, bool)>,
     base: u64,
     rack: Rack,
-    /// Reordering was seen (`tp->reord_seen`): the window stays min_rtt/4.
-    reord_seen: bool,
+    /// Retransmissions in the order they were sent, with their times:
+    /// RACK looks for lost ones from the oldest (Linux's time-sorted
+    /// `tsorted_sent_queue`). An entry whose segment was delivered or
+    /// sent again is dropped when reached.
+    retx_q: VecDeque<(u64, Time)>,
+    /// Times reordering was seen (`tp->reord_seen`): once it was, the
+    /// reordering window stays min_rtt/4.
+    reord_seen: u32,
+    /// The reordering degree in segments (`tp->reordering`, from
+    /// `dupthresh`): past `dupthresh`, cwnd grows on any delivery.
+    reordering: u64,
+    /// One past the highest SACKed segment before this ACK (`prior_fack`).
+    fack_before: u64,
+    /// The lowest segment this ACK delivered that was never
+    /// retransmitted and lies below `fack_before`: reordering.
+    reord_low: Option<u64>,
     /// `tlp_high_seq` (one past): a probe is outstanding.
     tlp_high: Option<u64>,
     /// The probe was a retransmission (`tlp_retrans`).
@@ -93,6 +110,12 @@ pub struct Linux {
 }
 
 impl Linux {
+    /// The state of a flow whose reordering degree starts at `dupthresh`
+    /// (`tcp_reordering`).
+    pub(in crate::transport::tcp::sender) fn new(dupthresh: u32) -> Self {
+        Linux { reordering: dupthresh as u64, ..Linux::default() }
+    }
+
     /// Segment `seq` leaves at `now`.
     fn on_send(&mut self, seq: u64, now: Time) {
         if self.xmit.is_empty() && seq >= self.base {
@@ -104,6 +127,31 @@ impl Linux {
         } else {
             self.xmit.push_back((now, false));
         }
+    }
+
+    /// Before the ACK's SACK blocks are marked: the highest SACKed so far.
+    pub(in crate::transport::tcp::sender) fn note_fack(&mut self, fack: u64) {
+        self.fack_before = fack;
+        self.reord_low = None;
+    }
+
+    /// Segment `seq`, never retransmitted, delivered below the highest
+    /// SACKed one: it was reordered (`tcp_sacktag_one`, `tcp_clean_rtx_queue`).
+    fn note_delivered(&mut self, seq: u64) {
+        if !self.sent(seq).1 && seq < self.fack_before {
+            self.reord_low = Some(self.reord_low.map_or(seq, |l| l.min(seq)));
+        }
+    }
+
+    /// `tcp_check_sack_reordering`: the degree grows to the distance from
+    /// the reordered segment to the highest SACKed one (`fack`).
+    fn check_reordering(&mut self, fack: u64) {
+        let Some(low) = self.reord_low.take() else { return };
+        if low >= fack {
+            return;
+        }
+        self.reordering = self.reordering.max((fack - low).min(MAX_REORDERING));
+        self.reord_seen += 1;
     }
 
     fn sent(&self, seq: u64) -> (Time, bool) {
@@ -131,6 +179,7 @@ impl Linux {
     pub(in crate::transport::tcp::sender) fn on_sacked(&mut self, s: u64, e: u64, now: Time, min_rtt: Option<f64>) {
         for seq in s..e {
             self.advance(seq, now, min_rtt);
+            self.note_delivered(seq);
         }
         self.delivered += e - s;
     }
@@ -171,6 +220,9 @@ impl TcpSender {
         let una = self.sb.una();
         let l = self.lx_mut();
         l.on_send(seq, now);
+        if retx {
+            l.retx_q.push_back((seq, now));
+        }
         let rearm =
             if retx { seq == una && l.pending != Pending::Reo } else { prior == 0 || l.pending == Pending::Tlp };
         if rearm {
@@ -184,7 +236,8 @@ impl TcpSender {
 
     /// The reordering window (`tcp_rack_reo_wnd`).
     fn reo_wnd(&self) -> Time {
-        if !self.lx().reord_seen && (self.state != State::Open || self.sb.n_sacked() >= self.cfg.dupthresh as u64) {
+        let l = self.lx();
+        if l.reord_seen == 0 && (self.state != State::Open || self.sb.n_sacked() >= l.reordering) {
             return 0;
         }
         let (Some(min), Some(srtt)) = (self.rtt.min_rtt(), self.rtt.srtt()) else { return 0 };
@@ -201,20 +254,24 @@ impl TcpSender {
             (r.mstamp, r.end_seq, r.rtt)
         };
         let deadline = |sent: Time| (sent + rtt + reo).saturating_sub(now);
-        // Lost retransmissions: retransmitted segments below the loss
-        // boundary sent before the delivered one.
-        if self.sb.n_retx() > 0 {
-            for seq in self.sb.una()..self.sb.lost_hi() {
-                if !self.sb.is_retx(seq) {
-                    continue;
+        // Lost retransmissions, oldest first: sent before the delivered
+        // segment and past their RACK time (later ones are later in both).
+        while let Some(&(seq, t)) = self.lx().retx_q.front() {
+            if !self.sb.is_retx(seq) || self.lx().sent(seq).0 != t {
+                self.lx_mut().retx_q.pop_front();
+                continue;
+            }
+            if !sent_after(mstamp, end_seq, t, seq + 1) {
+                break;
+            }
+            match deadline(t) {
+                0 => {
+                    self.sb.retx_lost(seq);
+                    self.lx_mut().retx_q.pop_front();
                 }
-                let (t, _) = self.lx().sent(seq);
-                if !sent_after(mstamp, end_seq, t, seq + 1) {
-                    continue;
-                }
-                match deadline(t) {
-                    0 => self.sb.retx_lost(seq),
-                    d => wait = wait.max(d),
+                d => {
+                    wait = wait.max(d);
+                    break;
                 }
             }
         }
@@ -365,8 +422,14 @@ impl TcpSender {
 
     /// Fast recovery on a RACK loss (`tcp_enter_recovery`): ssthresh from
     /// the controller on cwnd (Linux's `ssthresh` reads `snd_cwnd`, not
-    /// FlightSize), whole segments; `recover` = snd_nxt; PRR sends.
-    fn linux_enter_recovery(&mut self, net: &mut Net) {
+    /// FlightSize), whole segments; `recover` = snd_nxt; PRR sends, with
+    /// cwnd at the start as its `RecoverFS` (`by_timer`: the reordering
+    /// timer's entry, no ACK being processed).
+    fn linux_enter_recovery(&mut self, net: &mut Net, by_timer: bool) {
+        let prior_cwnd = self.st.cwnd.ceil() as u64;
+        if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) {
+            p.linux_entry(prior_cwnd, by_timer);
+        }
         self.queue_cwr();
         self.st.ssthresh = self.linux_ssthresh(false);
         self.ecn_cut = false;
@@ -375,6 +438,12 @@ impl TcpSender {
         self.recover = self.sb.high();
         self.lx_mut().tlp_high = None;
         self.start_recovery(net);
+    }
+
+    /// `tcpi_reordering` and `tcpi_reord_seen` (`None` without the linux
+    /// strategy's state).
+    pub fn tcpi_reordering(&self) -> Option<(u64, u32)> {
+        self.x().linux.as_deref().map(|l| (l.reordering, l.reord_seen))
     }
 
     /// Linux's `tcp_ca_state` as `tcp_info` reports it: 0 Open, 1 Disorder
@@ -413,10 +482,13 @@ impl RecoveryOps for LinuxOps {
                 if !s.sb.is_sacked(seq) {
                     let l = s.lx_mut();
                     l.advance(seq, now, min_rtt);
+                    l.note_delivered(seq);
                     l.delivered += 1;
                 }
             }
         }
+        let fack = s.sb.high_sacked().max(s.lx().fack_before);
+        s.lx_mut().check_reordering(fack);
     }
 
     fn ece_blocks(s: &TcpSender, ack: u64) -> bool {
@@ -430,7 +502,7 @@ impl RecoveryOps for LinuxOps {
             State::Open => {
                 s.rack_mark_lost(net);
                 if s.sb.n_lost() > 0 {
-                    s.linux_enter_recovery(net);
+                    s.linux_enter_recovery(net, false);
                 } else {
                     let acked = s.lx().delivered;
                     Rfc::new_ack(s, net, NewAck { acked, ..a });
@@ -441,7 +513,7 @@ impl RecoveryOps for LinuxOps {
                 // the next episode's loss detection
                 s.rack_mark_lost(net);
                 if s.sb.n_lost() > 0 {
-                    s.linux_enter_recovery(net);
+                    s.linux_enter_recovery(net, false);
                 }
             }
             State::Recovery => {
@@ -460,7 +532,14 @@ impl RecoveryOps for LinuxOps {
         s.process_tlp_ack(una, false);
         s.rack_mark_lost(net);
         match s.state {
-            State::Open if s.sb.n_lost() > 0 => s.linux_enter_recovery(net),
+            State::Open if s.sb.n_lost() > 0 => s.linux_enter_recovery(net, false),
+            // tcp_may_raise_cwnd: past the default reordering degree, any
+            // delivery (here the ACK's SACKs) grows cwnd, as in the open
+            // state's rule for a new ACK.
+            State::Open if s.lx().reordering > s.cfg.dupthresh as u64 && s.lx().delivered > 0 => {
+                let acked = s.lx().delivered;
+                Rfc::new_ack(s, net, NewAck { ack: una, acked, blocks: false, partial: false });
+            }
             State::Recovery => s.prr_ack(),
             _ => {}
         }
@@ -494,7 +573,7 @@ impl RecoveryOps for LinuxOps {
                 s.rack_detect_loss(net.now);
                 if s.sb.pipe() != pipe {
                     if s.state != State::Recovery {
-                        s.linux_enter_recovery(net);
+                        s.linux_enter_recovery(net, true);
                     } else {
                         s.try_send(net);
                     }

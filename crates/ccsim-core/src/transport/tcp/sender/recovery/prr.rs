@@ -40,6 +40,9 @@ pub struct Prr {
     ack_safe: bool,
     /// Segments SACKed before this ACK (for `RecoverFS`).
     ack_sacked_before: u64,
+    /// The next episode's `RecoverFS` as Linux takes it: cwnd when the
+    /// reduction starts (`tcp_init_cwnd_reduction`'s `prior_cwnd`).
+    prior_cwnd: Option<u64>,
 }
 
 impl Prr {
@@ -49,6 +52,17 @@ impl Prr {
         self.ack_delivered = delivered;
         self.ack_safe = safe;
         self.ack_sacked_before = sacked_before;
+    }
+
+    /// The next episode starts as Linux's (`tcp_init_cwnd_reduction`,
+    /// `tcp_cwnd_reduction`): `RecoverFS` is `prior_cwnd`; started by a
+    /// timer (`tcp_rack_reo_timeout`), no ACK is being processed and its
+    /// step counts one segment delivered.
+    pub(in crate::transport::tcp::sender) fn linux_entry(&mut self, prior_cwnd: u64, by_timer: bool) {
+        self.prior_cwnd = Some(prior_cwnd.max(1));
+        if by_timer {
+            self.note_ack(1, false, self.ack_sacked_before);
+        }
     }
 }
 
@@ -64,7 +78,7 @@ impl TcpSender {
         let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) else { return };
         p.delivered = 0;
         p.out = 0;
-        p.recover_fs = outstanding.saturating_sub(p.ack_sacked_before).max(1);
+        p.recover_fs = p.prior_cwnd.take().unwrap_or_else(|| outstanding.saturating_sub(p.ack_sacked_before).max(1));
         self.prr_ack();
     }
 
