@@ -23,12 +23,21 @@ socket's peer against one ccsim sender (``ccsim._core.TcpReplay``, a
 - an outbound data packet (a TSO aggregate may cover several segments)
   must be ccsim's next departures, segment by segment, each within the
   script's time (packetdrill's tolerance: 4 ms or 12.5% of the time since
-  the previous event, whichever is larger);
+  the previous event, whichever is larger). As packetdrill reads the next
+  packet the socket sent at each outbound line, a segment the script does
+  not list is a difference at its next outbound line (a FIN or pure ACK
+  line included), and what is sent after its last one is not checked;
 - ``tcpi_snd_cwnd``, ``tcpi_snd_ssthresh``, ``tcpi_ca_state``,
   ``tcpi_total_retrans``, ``tcpi_retransmits``, ``tcpi_rto``, ``tcpi_rtt``,
   ``tcpi_unacked``, ``tcpi_sacked``, ``tcpi_lost``, ``tcpi_retrans``,
   ``tcpi_reordering`` and ``tcpi_reord_seen``
   come from the sender's state; an assert naming another field is skipped.
+
+The sysctls a shell command sets before the flow starts, directly or
+through a script it runs (``../common/defaults.sh``), become the flow's
+fields where ccsim has the rule (``SYSCTLS``: idle restart, controller,
+reordering degree, RACK, TLP); a listening socket's ``TCP_CONGESTION``
+wins over the sysctl.
 
 What ccsim does not model is skipped and listed on the script's line:
 socket calls other than ``write``, FIN and pure ACKs the socket sends,
@@ -64,6 +73,26 @@ TOLERANCE_PCT = 12.5
 LOCAL_MSS = 1460
 #: TCP_CA_* names an assert may use.
 CA_STATES = {"TCP_CA_Open": 0, "TCP_CA_Disorder": 1, "TCP_CA_CWR": 2, "TCP_CA_Recovery": 3, "TCP_CA_Loss": 4}
+
+
+def _linux_recovery(v: str) -> Dict:
+    return {"rack": bool(int(v) & 1)}
+
+
+#: The kernel's sysctls that are flow fields here (``net.ipv4.X``), read
+#: from a script's shell commands before the flow starts.
+SYSCTLS = {
+    "tcp_slow_start_after_idle": lambda v: {"slow_start_after_idle": v != "0"},
+    "tcp_congestion_control": lambda v: {"cc": v},
+    "tcp_reordering": lambda v: {"dupthresh": int(v)},
+    "tcp_recovery": _linux_recovery,
+    # 3 and 4 enable TLP (`tcp_early_retrans`)
+    "tcp_early_retrans": lambda v: {"tlp": int(v) in (3, 4)},
+    # what ccsim does as the kernel does: timestamps follow the SYNs' options,
+    # SACK the SYN's sackOK, and these change nothing modelled here
+    **{k: (lambda v: {}) for k in ("tcp_timestamps", "tcp_sack", "tcp_fack", "tcp_rmem", "tcp_wmem",
+                                   "tcp_syn_retries", "tcp_synack_retries", "tcp_tso_win_divisor")},
+}
 
 
 class ScriptError(Exception):
@@ -181,7 +210,8 @@ class Player:
         self.peer_wscale = 0
         self.ts = False
         self.sack = False
-        self.cc = "cubic"
+        self.cc: Optional[str] = None
+        self.sysctl_fields: Dict = {}
         self.synack_out: Optional[float] = None
         self.syn_out: Optional[float] = None
         self.hs_rtt: Optional[float] = None
@@ -209,11 +239,41 @@ class Player:
 
     # --- the flow -----------------------------------------------------
     def flow(self) -> dict:
-        f = {"tcp_model": "linux", "cc": self.cc, "mss_bytes": self.mss,
-             "header_bytes": 40 + (12 if self.ts else 0),
+        f = {"tcp_model": "linux", "mss_bytes": self.mss, "header_bytes": 40 + (12 if self.ts else 0),
              "recovery": "sack" if self.sack else "newreno"}
+        f.update(self.sysctl_fields)
+        f["cc"] = self.cc or self.sysctl_fields.get("cc", "cubic")
+        if not self.sack:
+            for k in ("rack", "tlp"):
+                f.pop(k, None)  # Linux runs RACK-TLP with SACK only
         f.update(self.flow_extra)
         return f
+
+    def shell(self, ev: Event) -> None:
+        """A shell command: the sysctls it (or a script it runs) sets
+        become the flow's fields where ccsim has the rule (before the flow
+        starts); the rest is listed as skipped."""
+        # a script the command runs (``../common/defaults.sh``) counts
+        # where it runs, before what follows it
+        lines = []
+        for line in ev.text.splitlines():
+            for script in re.findall(r"(\S+\.sh)\b", line):
+                path = os.path.join(os.path.dirname(self.path), script)
+                if os.path.isfile(path):
+                    lines.extend(open(path).read().splitlines())
+            lines.append(line)
+        text = "\n".join(lines)
+        found = re.findall(r"(?:net\.ipv4\.|/proc/sys/net/ipv4/)(\w+)=\"?([\w ]+?)\"?(?=\s|$)", text)
+        unknown = []
+        for name, value in found:
+            field = SYSCTLS.get(name)
+            if field is None or self.replay is not None:
+                unknown.append(f"{name}={value}")
+                continue
+            self.sysctl_fields.update(field(value.strip()))
+        first = ev.text.splitlines()[0][:60] if ev.text else ""
+        if unknown or not found:
+            self.skip(ev, f"shell `{first}`" + (f" (sysctls not modelled: {', '.join(unknown)})" if unknown else ""))
 
     def start(self) -> None:
         if self.replay is None:
@@ -236,7 +296,9 @@ class Player:
             self.pending.extend(self.replay.take_sent())
 
     def check_quiet(self, ev: Event, until: float) -> None:
-        """Nothing sent by `until` that the script did not expect."""
+        """At an outbound packet ccsim does not model (FIN, a pure ACK):
+        nothing sent by `until` that the script did not expect (packetdrill
+        would read it first)."""
         if self.replay is None:
             return
         self.replay.advance(until)
@@ -260,7 +322,7 @@ class Player:
 
     def step(self, ev: Event) -> None:
         if ev.kind == "shell":
-            self.skip(ev, f"shell `{ev.text.splitlines()[0][:60]}`")
+            self.shell(ev)
             return
         lo, hi, tol = self.times(ev)
         if ev.kind == "out":
@@ -274,7 +336,9 @@ class Player:
         elif ev.kind == "call":
             self.call(ev)
         elif ev.kind == "assert":
-            self.check_quiet(ev, self.now)
+            if self.replay is not None:
+                self.replay.advance(self.now)
+                self.collect()
             self.assertion(ev)
 
     def inbound(self, ev: Event) -> None:
@@ -305,10 +369,13 @@ class Player:
             return
         if p["ack"] is None:
             return
-        self.check_quiet(ev, self.now - 1e-9)
         # (the ACK of a FIN counts one byte beyond the data: still segment `ack`)
         ack = self.seg(p["ack"])
-        sacks = [(self.seg(int(a)), self.seg(int(b))) for a, b in re.findall(r"(\d+):(\d+)", _opt(opts, "sack") or "")]
+        # Only whole segments are SACKed (tcp_match_skb_to_sack: a block
+        # covering part of a segment marks nothing of it)
+        sacks = [(-(-(int(a) - 1) // self.mss), (int(b) - 1) // self.mss)
+                 for a, b in re.findall(r"(\d+):(\d+)", _opt(opts, "sack") or "")]
+        sacks = [(a, b) for a, b in sacks if a < b]
         self.replay.ack(self.now, ack, sacks, "E" in flags, self.wnd(p["win"]))
         self.collect()
 
@@ -368,7 +435,6 @@ class Player:
         if name == "write" and m:
             n = int(m.group(3))
             self.start()
-            self.check_quiet(ev, self.now - 1e-9)
             segs = -(-n // self.mss)
             if n % self.mss:
                 self.skip(ev, f"write of {n} bytes: {segs} whole segments of {self.mss}")

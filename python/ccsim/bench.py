@@ -259,6 +259,9 @@ class Bench:
     scale: bool = False
     links: int = 1
     queue_params: Optional[Tuple[Tuple[str, Any], ...]] = None
+    #: a TCP personality (``tcp_model``): its defaults, not ``ROW_TCP``'s
+    #: ns-2-like ones, and ``cc`` and ``recovery`` left to it
+    tcp_model: Optional[str] = None
     cc_params: Optional[Tuple[Tuple[str, Any], ...]] = None
     #: M rows: the flows' fields besides ``NS3_TCP``, cc, RTT, start,
     #: pacing and cc_params (the ECN set-up: ``ecn``, ``ect``, ``ecn_feedback``)
@@ -327,7 +330,10 @@ BENCHMARKS: Dict[str, Bench] = {
     + [Bench("B2-py", f"B2 with the Python Reno (examples/controllers/reno.py): 1 flow, {_B2[0]}", *_B2[1:],
              cc=PY_RENO, base="B2"),
        Bench("B3-py", "B3 with the Python Reno (examples/controllers/reno.py): 50 flows, 1 Gb/s, RTT 100 ms, "
-             "20-pkt buffer", 50, 1e9, 0.100, 20, 60.0, cc=PY_RENO, base="B3")]
+             "20-pkt buffer", 50, 1e9, 0.100, 20, 60.0, cc=PY_RENO, base="B3"),
+       Bench("B3-linux", "B3 with Linux's TCP (tcp_model = \"linux\": CUBIC, SACK with RACK-TLP and PRR, IW 10, "
+             "delayed ACKs): 50 flows, 1 Gb/s, RTT 100 ms, 20-pkt buffer", 50, 1e9, 0.100, 20, 60.0,
+             tcp_model="linux", base="B3")]
     + [Bench("B2cap", f"B2 capped: rwnd 3000, 5000-pkt buffer, loss-free, {_B2CAP[0]}", *_B2CAP[1:], rwnd_pkts=3000)]
     + [Bench(f"B2cap-{cc}", f"B2cap with cc = {cc} (same events as B2cap)", *_B2CAP[1:], cc=cc, rwnd_pkts=3000,
              base="B2cap") for cc in CONTROLLER_ROWS]
@@ -450,7 +456,12 @@ def scenario_of(b: Bench, quick: bool = False) -> Scenario:
         return _ns3_scenario(b, quick)
     if b.scale:
         return _scale_scenario(b, quick)
-    tcp = {"cc": b.cc, "recovery": b.recovery, **ROW_TCP} if b.transport == "tcp" else {"transport": b.transport}
+    if b.transport != "tcp":
+        tcp: Dict[str, Any] = {"transport": b.transport}
+    elif b.tcp_model:
+        tcp = {"tcp_model": b.tcp_model}
+    else:
+        tcp = {"cc": b.cc, "recovery": b.recovery, **ROW_TCP}
     if b.app is not None:
         flow = Flow(count=b.flows, **tcp, mss_bytes=1000, header_bytes=40,
                     rtt_range_s=list(b.rtt_range_s) if b.rtt_range_s else None, rtt_step_s=b.rtt_step_s,

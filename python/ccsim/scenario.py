@@ -398,6 +398,7 @@ class Flow(_Table):
     limited_transmit: Optional[bool] = None
     prr: Optional[bool] = None
     abc_l: Optional[int] = None
+    slow_start_after_idle: Optional[bool] = None
     rack: Optional[bool] = None
     tlp: Optional[bool] = None
     rto_rack_mark: Optional[bool] = None

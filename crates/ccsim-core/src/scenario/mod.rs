@@ -383,6 +383,10 @@ pub struct FlowSpec {
     /// RFC 3465 §2.2's L with a controller's `abc` (0: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abc_l: Option<u32>,
+    /// After an idle RTO the window restarts (RFC 5681 §4.1, Linux
+    /// `tcp_cwnd_restart`; `tcp_model = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_start_after_idle: Option<bool>,
     /// RACK time-based loss detection (RFC 8985; `tcp_model = "linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,

@@ -237,6 +237,12 @@ pub const FIELDS: &[(&str, &str)] = &[
          0: no limit, as Linux's tcp_slow_start)",
     ),
     (
+        "slow_start_after_idle",
+        "a write after more than an RTO with nothing outstanding restarts the window: cwnd halved per RTO idle, \
+         not below min(init_cwnd_pkts, cwnd), ssthresh at least 3/4 of cwnd (RFC 5681 §4.1 as Linux's \
+         tcp_cwnd_restart, net.ipv4.tcp_slow_start_after_idle)",
+    ),
+    (
         "rack",
         "RACK loss detection (RFC 8985, Linux tcp_rack_detect_loss): a segment is lost once one sent after it is \
          delivered and its RTT plus a reordering window has passed; recovery starts on such a loss; needs \
@@ -376,6 +382,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.limited_transmit.get_or_insert(d::LIMITED_TRANSMIT);
     f.prr.get_or_insert(d::PRR);
     f.abc_l.get_or_insert(2);
+    f.slow_start_after_idle.get_or_insert(false);
     f.rack.get_or_insert(false);
     f.tlp.get_or_insert(false);
     f.rto_rack_mark.get_or_insert(false);
@@ -504,6 +511,8 @@ pub struct TcpParams {
     pub prr: bool,
     /// RFC 3465's L (`abc_l`, 0: none).
     pub abc_l: u32,
+    /// The window restarts after an idle RTO (`slow_start_after_idle`).
+    pub slow_start_after_idle: bool,
     /// RACK loss detection (`rack`, RFC 8985).
     pub rack: bool,
     /// The tail loss probe (`tlp`, RFC 8985 §7).
@@ -576,6 +585,7 @@ impl TcpConfig {
             limited_transmit: f.limited_transmit.unwrap_or_default(),
             prr: f.prr.unwrap_or(defaults::PRR),
             abc_l: f.abc_l.unwrap_or(2),
+            slow_start_after_idle: f.slow_start_after_idle.unwrap_or_default(),
             rack: f.rack.unwrap_or_default(),
             tlp: f.tlp.unwrap_or_default(),
             rto_rack_mark: f.rto_rack_mark.unwrap_or_default(),

@@ -35,6 +35,7 @@
 //! - `linux`: Linux 6.x's TCP (`net/ipv4/`, the kernel's defaults:
 //!   `tcp_recovery = 1`, `tcp_early_retrans = 4`), each rule a field a
 //!   flow may switch off: SACK recovery with PRR (`tcp_cwnd_reduction`),
+//!   `slow_start_after_idle` (`tcp_cwnd_restart`),
 //!   `rack`, `tlp` and `rto_rack_mark` (`tcp_recovery.c`,
 //!   `tcp_send_loss_probe`, `tcp_timeout_mark_lost`), `rtt_estimator =
 //!   "linux"` (`tcp_rtt_estimator`, `tcp_set_rto`) with `TCP_RTO_MIN` 200
@@ -112,6 +113,8 @@ pub fn fill_linux(f: &mut FlowSpec) {
     f.recovery.get_or_insert(Recovery::Sack);
     let sack = f.recovery == Some(Recovery::Sack);
     f.rack.get_or_insert(sack);
+    // net.ipv4.tcp_slow_start_after_idle = 1, the kernel's default
+    f.slow_start_after_idle.get_or_insert(true);
     f.tlp.get_or_insert(sack);
     f.rto_rack_mark.get_or_insert(sack);
     f.rtt_estimator.get_or_insert(RttEstimatorKind::Linux);

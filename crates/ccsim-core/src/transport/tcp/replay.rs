@@ -121,14 +121,10 @@ impl Replay {
     /// The application writes `segs` more segments at `t` seconds.
     pub fn write(&mut self, t: f64, segs: u64) {
         self.advance(t);
-        let x = self.sender.x_make();
-        let o = x.offered.map_or(0, |o| o.get()) + segs;
-        x.offered = NonMaxU64::new(o);
-        if self.sender.app_active {
-            self.sender.try_send(&mut self.net);
-        } else {
+        if !self.sender.app_active {
             self.sender.open(&mut self.net);
         }
+        self.sender.write_segs(&mut self.net, segs);
         self.absorb();
     }
 

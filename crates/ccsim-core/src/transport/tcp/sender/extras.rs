@@ -12,7 +12,7 @@ use super::cwnd_use::CwndUse;
 use super::recovery::linux::Linux;
 use super::recovery::prr::Prr;
 use super::{Jitter, Paced, SendRecord};
-use crate::sim::Timer;
+use crate::sim::{Time, Timer};
 use crate::transport::tcp::accecn::AccEcnSender;
 use crate::transport::tcp::rate::RateSampler;
 use crate::transport::tcp::sack1::Sack1;
@@ -46,6 +46,9 @@ pub(in crate::transport::tcp) struct Extras {
     pub(in crate::transport::tcp) trace: Option<Vec<SendRecord>>,
     /// The `linux` recovery strategy's state (RACK, TLP, the timer's use).
     pub(in crate::transport::tcp) linux: Option<Box<Linux>>,
+    /// `slow_start_after_idle`: when the last segment left (Linux
+    /// `lsndtime`).
+    pub(super) last_send: Option<Time>,
 }
 
 /// The extras of a sender that has none, for reads.
@@ -61,6 +64,7 @@ pub(super) static NONE: Extras = Extras {
     sack1: None,
     trace: None,
     linux: None,
+    last_send: None,
 };
 
 impl Extras {
@@ -76,7 +80,8 @@ impl Extras {
             && self.offered.is_none()
             && self.sack1.is_none()
             && self.trace.is_none()
-            && self.linux.is_none();
+            && self.linux.is_none()
+            && self.last_send.is_none();
         (!empty).then(|| Box::new(self))
     }
 }

@@ -446,6 +446,53 @@ impl TcpSender {
         }
     }
 
+    /// The application writes `segs` more segments; from the first write
+    /// on, only written segments are sent (Telnet). With
+    /// `slow_start_after_idle` a write after an idle RTO restarts the
+    /// window first, as Linux's `tcp_sendmsg` does
+    /// (`tcp_slow_start_after_idle_check`).
+    pub fn write_segs(&mut self, net: &mut Net, segs: u64) {
+        self.check_app_limited();
+        if self.cfg.slow_start_after_idle {
+            self.restart_after_idle(net.now);
+        }
+        let x = self.x_make();
+        x.offered = Some(seq_opt(x.offered.map_or(0, |o| o.get()) + segs));
+        self.try_send(net);
+    }
+
+    /// RFC 5681 §4.1's restart window as Linux's `tcp_cwnd_restart`: with
+    /// nothing outstanding and more than an RTO since the last segment
+    /// left, ssthresh rises to at least 3/4 of cwnd (`tcp_current_ssthresh`)
+    /// and cwnd halves once per RTO of idle time beyond the first, not below
+    /// min(initial window, cwnd). A controller that sets cwnd itself
+    /// (`cong_control`) is left alone, as Linux leaves it.
+    fn restart_after_idle(&mut self, now: Time) {
+        let Some(last) = self.x().last_send else { return };
+        if self.sb.outstanding() > 0 || self.cc_owns_cwnd {
+            return;
+        }
+        let rto = from_secs(self.rto());
+        let mut idle = now.saturating_sub(last);
+        if idle <= rto {
+            return;
+        }
+        let cwnd = self.st.cwnd.floor();
+        let restart = self.cfg.init_cwnd.min(cwnd);
+        if self.state == State::Open && !self.cwr && !self.local_cwr {
+            self.st.ssthresh = self.st.ssthresh.max(((cwnd as u64 >> 1) + (cwnd as u64 >> 2)) as f64);
+        }
+        let mut w = cwnd;
+        loop {
+            idle = idle.saturating_sub(rto);
+            if idle == 0 || w <= restart {
+                break;
+            }
+            w = (w / 2.0).floor();
+        }
+        self.st.cwnd = w.max(restart);
+    }
+
     /// The RTO in force (RFC 6298), within the flow's limits.
     pub fn rto(&self) -> f64 {
         self.rtt.rto(&self.cfg.rto)
@@ -527,10 +574,7 @@ impl SenderAgent for TcpSender {
     /// The application writes one more segment (an MSS of payload); from
     /// the first write on, only written segments are sent (Telnet).
     fn write(&mut self, net: &mut Net) {
-        self.check_app_limited();
-        let x = self.x_make();
-        x.offered = Some(seq_opt(x.offered.map_or(0, |o| o.get()) + 1));
-        self.try_send(net);
+        self.write_segs(net, 1);
     }
 
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {

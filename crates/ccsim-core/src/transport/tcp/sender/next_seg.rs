@@ -2,7 +2,7 @@
 //! a timeout (rule 1: the first lost hole not yet resent; rule 2: new
 //! data; rule 3: a hole below the highest SACKed segment; rule 4: one
 //! rescue retransmission per recovery), and new data under FlightSize in
-//! the open state.
+//! the open state. The `linux` strategy keeps rules 1 and 2 only.
 use super::*;
 
 impl TcpSender {
@@ -22,7 +22,9 @@ impl TcpSender {
         if self.has_new_data() {
             return Some(Next::New); // rule 2
         }
-        if self.cfg.recovery == Recovery::Sack {
+        // Rules 3 and 4 are RFC 6675's: Linux retransmits only segments
+        // marked lost (`tcp_xmit_retransmit_queue`), RACK's or the timer's.
+        if self.cfg.recovery == Recovery::Sack && self.strategy != super::recovery::Strategy::Linux {
             if let Some(s) = hole.filter(|&s| s < self.sb.high_sacked()) {
                 return Some(Next::Retx(s)); // rule 3
             }

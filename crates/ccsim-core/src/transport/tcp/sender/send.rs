@@ -209,6 +209,9 @@ impl TcpSender {
             self.rate_on_send(seq, now, outstanding);
         }
         self.rtt.on_send(seq, !retx, to_secs(now));
+        if self.cfg.slow_start_after_idle {
+            self.x_make().last_send = Some(now);
+        }
         self.stats.data_sent += 1;
         if self.x().cwnd_use.is_some() {
             self.cwnd_use_on_send();
