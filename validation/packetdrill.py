@@ -88,6 +88,9 @@ SYSCTLS = {
     "tcp_recovery": _linux_recovery,
     # 3 and 4 enable TLP (`tcp_early_retrans`)
     "tcp_early_retrans": lambda v: {"tlp": int(v) in (3, 4)},
+    # HyStart's exit signals: 1 the ACK train, 2 the delay, 3 both
+    "tcp_cubic.hystart_detect": lambda v: {"cc_params": {"hystart_detect": {"1": "ack_train", "2": "delay"}.get(
+        v, "both")}},
     # what ccsim does as the kernel does: timestamps follow the SYNs' options,
     # SACK the SYN's sackOK, and these change nothing modelled here
     **{k: (lambda v: {}) for k in ("tcp_timestamps", "tcp_sack", "tcp_fack", "tcp_rmem", "tcp_wmem",
@@ -264,6 +267,9 @@ class Player:
             lines.append(line)
         text = "\n".join(lines)
         found = re.findall(r"(?:net\.ipv4\.|/proc/sys/net/ipv4/)(\w+)=\"?([\w ]+?)\"?(?=\s|$)", text)
+        # tcp_cubic's module parameters: `echo V > /sys/module/tcp_cubic/parameters/NAME`
+        found += [(f"tcp_cubic.{n}", v) for v, n in
+                  re.findall(r"echo\s+(\w+)\s*>\s*/sys/module/tcp_cubic/parameters/(\w+)", text)]
         unknown = []
         for name, value in found:
             field = SYSCTLS.get(name)

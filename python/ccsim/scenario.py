@@ -399,6 +399,7 @@ class Flow(_Table):
     prr: Optional[bool] = None
     abc_l: Optional[int] = None
     slow_start_after_idle: Optional[bool] = None
+    reno_sack: Optional[bool] = None
     rack: Optional[bool] = None
     tlp: Optional[bool] = None
     rto_rack_mark: Optional[bool] = None

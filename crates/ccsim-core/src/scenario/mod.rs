@@ -387,6 +387,10 @@ pub struct FlowSpec {
     /// `tcp_cwnd_restart`; `tcp_model = "linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_start_after_idle: Option<bool>,
+    /// Without SACK, duplicate ACKs count as delivered segments (Linux
+    /// `tcp_add_reno_sack`; `tcp_model = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reno_sack: Option<bool>,
     /// RACK time-based loss detection (RFC 8985; `tcp_model = "linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,

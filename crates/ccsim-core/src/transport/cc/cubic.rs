@@ -224,6 +224,13 @@ impl Cubic {
                     default: h.discard_s.into(),
                     doc: "RTT samples this soon after a stage starts are ignored, s (ns-3 CubicDelta; Linux 1 s)",
                 },
+                ParamDoc {
+                    name: "hystart_variant",
+                    default: "ns3".into(),
+                    doc: "ns3 (TcpCubic 3.44) | linux (tcp_cubic.c: the ACK's own RTT, the train past (delay_min + \
+                          ack delay)/2, the threshold clamp(delay_min/8, ...), the round's smallest sample, the round \
+                          restarted before the checks)",
+                },
             ],
         }
     }
@@ -251,6 +258,7 @@ impl Cubic {
         let delay_thresh_min_s = p.f64_in("hystart_delay_min_s", h.delay_thresh_min_s, 0.0, 100.0)?;
         let delay_thresh_max_s = p.f64_in("hystart_delay_max_s", h.delay_thresh_max_s, 0.0, 100.0)?;
         let discard_s = p.f64_in("hystart_discard_s", h.discard_s, 0.0, 100.0)?;
+        let linux = p.choice("hystart_variant", "ns3", &["ns3", "linux"])? == "linux";
         p.finish()?;
         let at = |k: &str| format!("{path}.cc_params.{k}");
         if let Some(k) = params.keys().find(|k| k.starts_with("hystart_")).filter(|_| !hystart) {
@@ -270,6 +278,7 @@ impl Cubic {
             delay_thresh_min_s,
             delay_thresh_max_s,
             discard_s,
+            linux,
         };
         Ok(Cubic::new(CubicConfig {
             c,
@@ -326,7 +335,7 @@ impl CongestionControl for Cubic {
 
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         if let Some(h) = self.hystart.as_mut() {
-            h.on_increase(s);
+            h.on_increase(&self.cfg.hystart_cfg, s);
         }
         let n = slow_start_units(self.cfg.abc, s, acked, 0.0);
         if n == 0 {
@@ -370,9 +379,9 @@ impl CongestionControl for Cubic {
         }
     }
 
-    fn pkts_acked(&mut self, s: &mut CcState, _acked: u64, _rtt_s: Option<f64>) {
+    fn pkts_acked(&mut self, s: &mut CcState, _acked: u64, rtt_s: Option<f64>) {
         if let Some(h) = self.hystart.as_mut() {
-            h.on_sample(&self.cfg.hystart_cfg, s, self.epoch.map(|e| e.start()));
+            h.on_sample(&self.cfg.hystart_cfg, s, self.epoch.map(|e| e.start()), rtt_s);
         }
     }
 

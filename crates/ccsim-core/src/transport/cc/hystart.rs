@@ -50,7 +50,10 @@
 //!
 //! Linux's `tcp_cubic.c` (its module parameters `hystart`,
 //! `hystart_detect`, `hystart_low_window`, `hystart_ack_delta_us` name the
-//! parameters here) differs from ns-3 in six rules, not modelled:
+//! parameters here) differs from ns-3 in six rules, which `linux = true`
+//! (`hystart_variant = "linux"`, the `linux` personality's) follows
+//! (`cubictcp_acked`, `hystart_update`, Linux 6.x), with
+//! `delay_thresh_max_s` 16 ms and `discard_s` 1 s as its constants:
 //!
 //! - the delay is the ACK's own RTT sample (`ack_sample.rtt_us`), not srtt;
 //! - the train fires past `(delay_min + ack_delay)/2`, `ack_delay` being
@@ -128,6 +131,8 @@ pub struct HystartConfig {
     /// Samples within this time of a congestion-avoidance stage's start are
     /// ignored, seconds (ns-3 `CubicDelta`: 10 ms; Linux: 1 s).
     pub discard_s: f64,
+    /// Linux's rules, not ns-3's (the module doc's list).
+    pub linux: bool,
 }
 
 impl Default for HystartConfig {
@@ -140,6 +145,7 @@ impl Default for HystartConfig {
             delay_thresh_min_s: 0.004,
             delay_thresh_max_s: 1.0,
             discard_s: 0.010,
+            linux: false,
         }
     }
 }
@@ -201,9 +207,18 @@ impl Hystart {
     /// `stage_start`: when the current congestion-avoidance stage began, if
     /// one did. Returns the exit if this ACK found it (ssthresh is then
     /// cwnd).
-    pub fn on_sample(&mut self, cfg: &HystartConfig, s: &mut CcState, stage_start: Option<Time>) -> Option<Exit> {
+    pub fn on_sample(
+        &mut self,
+        cfg: &HystartConfig,
+        s: &mut CcState,
+        stage_start: Option<Time>,
+        rtt_s: Option<f64>,
+    ) -> Option<Exit> {
         if stage_start.is_some_and(|t0| s.now.saturating_sub(t0) < from_secs(cfg.discard_s)) {
             return None;
+        }
+        if cfg.linux {
+            return self.linux_sample(cfg, s, rtt_s?);
         }
         let delay = s.srtt_s?;
         let dm = self.delay_min.map_or(delay, |m| m.min(delay));
@@ -231,10 +246,63 @@ impl Hystart {
         self.found
     }
 
+    /// Linux's `cubictcp_acked` and `hystart_update` for one ACK with RTT
+    /// sample `delay`: `delay_min` from the samples themselves; in slow
+    /// start from `low_window` on, a new round first if the ACK passed the
+    /// round's end; the train past (delay_min + ack delay)/2 (the ack delay
+    /// `hystart_ack_delay`: at most 1 ms, 4 × 64 KB at the pacing rate;
+    /// not halved when the flow is paced at a rate); the delay rule on the
+    /// round's smallest sample once `min_samples` were taken, past
+    /// delay_min + clamp(delay_min/8, 4 ms, 16 ms).
+    fn linux_sample(&mut self, cfg: &HystartConfig, s: &mut CcState, delay: f64) -> Option<Exit> {
+        let delay = delay.max(1e-6);
+        let dm = self.delay_min.map_or(delay, |m| m.min(delay));
+        self.delay_min = Some(dm);
+        if self.found.is_some() || !s.in_slow_start() || s.cwnd < cfg.low_window {
+            return None;
+        }
+        let now = s.now;
+        if self.una > self.end_seq {
+            self.new_round(now, self.snd_nxt);
+        }
+        let mut by = None;
+        if cfg.detect.train() && now.saturating_sub(self.last_ack) <= from_secs(cfg.ack_delta_s) {
+            self.last_ack = now;
+            // Linux's sk_pacing_rate in slow start: 2 x cwnd / srtt.
+            let rate = s.srtt_s.map_or(0.0, |r| 2.0 * s.cwnd * s.mss_bytes as f64 / r.max(1e-9));
+            let ack_delay = if rate > 0.0 { (4.0 * 65536.0 / rate).min(1e-3) } else { 0.0 };
+            let mut threshold = dm + ack_delay;
+            if s.pacing_rate <= 0.0 {
+                threshold /= 2.0;
+            }
+            if now.saturating_sub(self.round_start) > from_secs(threshold) {
+                by = Some(Detect::AckTrain);
+            }
+        }
+        if cfg.detect.delay() {
+            self.curr_rtt = Some(self.curr_rtt.map_or(delay, |c| c.min(delay)));
+            if self.sample_cnt < cfg.min_samples {
+                self.sample_cnt += 1;
+            } else if self
+                .curr_rtt
+                .is_some_and(|c| c > dm + (dm / 8.0).clamp(cfg.delay_thresh_min_s, cfg.delay_thresh_max_s))
+            {
+                by = by.or(Some(Detect::Delay));
+            }
+        }
+        let by = by?;
+        s.ssthresh = s.cwnd;
+        self.found = Some(Exit { at_s: s.now_s(), cwnd: s.cwnd, by });
+        self.found
+    }
+
     /// Rule 3, at the start of the window increase (the controller's
     /// `cong_avoid`, before slow start): a new round once the ACK passed
-    /// the round's end.
-    pub fn on_increase(&mut self, s: &CcState) {
+    /// the round's end (Linux starts it in `hystart_update` instead).
+    pub fn on_increase(&mut self, cfg: &HystartConfig, s: &CcState) {
+        if cfg.linux {
+            return;
+        }
         if s.in_slow_start() && self.una > self.end_seq {
             self.new_round(s.now, self.snd_nxt);
         }
@@ -286,7 +354,10 @@ mod tests {
             Tested { h: Hystart::default(), cfg }
         }
         fn on_sample(&mut self, s: &mut CcState, stage_start: Option<Time>) -> Option<Exit> {
-            self.h.on_sample(&self.cfg, s, stage_start)
+            self.h.on_sample(&self.cfg, s, stage_start, s.srtt_s)
+        }
+        fn on_increase(&mut self, s: &CcState) {
+            self.h.on_increase(&self.cfg, s)
         }
         fn delay_thresh(&self, delay_min: f64) -> f64 {
             self.cfg.delay_thresh(delay_min)
@@ -541,5 +612,31 @@ mod tests {
         assert_eq!(h.delay_min(), None);
         assert_eq!(h.end_seq, h.una + 150);
         assert_eq!(h.round_start, from_secs(3.0));
+    }
+
+    /// Linux's delay rule (`hystart_update`): the ACK's own RTT sample, the
+    /// round's smallest of them, the threshold clamp(delay_min/8, 4 ms,
+    /// 16 ms). With delay_min 200 ms a round of 240 ms samples ends slow
+    /// start on its ninth (Google's cubic-hystart-delay-rtt-jumps-upward
+    /// asserts it); ns-3's threshold, clamp(delay_min, 4 ms, 1 s) = 200 ms
+    /// on srtt, does not fire.
+    #[test]
+    fn linux_delay_rule_fires_on_the_ninth_sample_above_an_eighth() {
+        let cfg = HystartConfig { linux: true, detect: Detect::Delay, delay_thresh_max_s: 0.016, ..Default::default() };
+        let mut h = Hystart::default();
+        let mut s = st(20.0, 0.2, 0.4);
+        h.on_ack(&AckInfo { acked: 10, ece: false, ce: 0, una: 10, snd_nxt: 30 });
+        assert!(h.on_sample(&cfg, &mut s, None, Some(0.2)).is_none(), "the first round's sample");
+        let mut exit = None;
+        for k in 0..9u64 {
+            s.now = from_secs(0.64 + 0.001 * k as f64);
+            s.cwnd = 22.0 + 2.0 * k as f64;
+            h.on_ack(&AckInfo { acked: 2, ece: false, ce: 0, una: 32 + 2 * k, snd_nxt: 52 + 4 * k });
+            exit = h.on_sample(&cfg, &mut s, None, Some(0.24));
+            assert_eq!(exit.is_some(), k == 8, "sample {k}");
+        }
+        assert_eq!((exit.unwrap().by, s.ssthresh), (Detect::Delay, 38.0));
+        let ns3 = Tested::new(HystartConfig { detect: Detect::Delay, ..Default::default() });
+        assert!(ns3.delay_thresh(0.2) >= 0.2, "ns-3's threshold would need samples above 400 ms");
     }
 }

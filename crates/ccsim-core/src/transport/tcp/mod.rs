@@ -243,6 +243,11 @@ pub const FIELDS: &[(&str, &str)] = &[
          tcp_cwnd_restart, net.ipv4.tcp_slow_start_after_idle)",
     ),
     (
+        "reno_sack",
+        "recovery = reno or newreno: duplicate ACKs count as segments delivered, so the cumulative ACK after k of \
+         them grows cwnd by max(acked - k, 1), not by acked (Linux's tcp_add_reno_sack)",
+    ),
+    (
         "rack",
         "RACK loss detection (RFC 8985, Linux tcp_rack_detect_loss): a segment is lost once one sent after it is \
          delivered and its RTT plus a reordering window has passed; recovery starts on such a loss; needs \
@@ -383,6 +388,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.prr.get_or_insert(d::PRR);
     f.abc_l.get_or_insert(2);
     f.slow_start_after_idle.get_or_insert(false);
+    f.reno_sack.get_or_insert(false);
     f.rack.get_or_insert(false);
     f.tlp.get_or_insert(false);
     f.rto_rack_mark.get_or_insert(false);
@@ -513,6 +519,8 @@ pub struct TcpParams {
     pub abc_l: u32,
     /// The window restarts after an idle RTO (`slow_start_after_idle`).
     pub slow_start_after_idle: bool,
+    /// Duplicates count as delivered without SACK (`reno_sack`).
+    pub reno_sack: bool,
     /// RACK loss detection (`rack`, RFC 8985).
     pub rack: bool,
     /// The tail loss probe (`tlp`, RFC 8985 §7).
@@ -586,6 +594,7 @@ impl TcpConfig {
             prr: f.prr.unwrap_or(defaults::PRR),
             abc_l: f.abc_l.unwrap_or(2),
             slow_start_after_idle: f.slow_start_after_idle.unwrap_or_default(),
+            reno_sack: f.reno_sack.unwrap_or_default(),
             rack: f.rack.unwrap_or_default(),
             tlp: f.tlp.unwrap_or_default(),
             rto_rack_mark: f.rto_rack_mark.unwrap_or_default(),
@@ -737,6 +746,22 @@ impl TcpConfig {
                      cwnd on every ACK",
                     kind_name(&cfg.cwnd_limited)
                 ),
+            ));
+        }
+        if cfg.reno_sack && !matches!(cfg.recovery, Recovery::Reno | Recovery::NewReno) {
+            return Err(ConfigError::new(
+                p("reno_sack"),
+                format!(
+                    "true needs recovery = \"reno\" or \"newreno\" (it counts duplicate ACKs where SACK would \
+                     say what was delivered), got \"{}\"",
+                    kind_name(&cfg.recovery)
+                ),
+            ));
+        }
+        if cfg.reno_sack && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents {
+            return Err(ConfigError::new(
+                p("reno_sack"),
+                "true is not allowed with ns-2's agents' rules (ns2_*, ecn_response = \"ns2\", send_jitter_s)",
             ));
         }
         for (name, on) in [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark)] {

@@ -117,6 +117,7 @@ pub fn fill_linux(f: &mut FlowSpec) {
     f.slow_start_after_idle.get_or_insert(true);
     f.tlp.get_or_insert(sack);
     f.rto_rack_mark.get_or_insert(sack);
+    f.reno_sack.get_or_insert(matches!(f.recovery, Some(Recovery::Reno | Recovery::NewReno)));
     f.rtt_estimator.get_or_insert(RttEstimatorKind::Linux);
     f.min_rto_s.get_or_insert(0.2);
     f.init_rto_s.get_or_insert(1.0);
@@ -142,6 +143,12 @@ pub fn fill_linux(f: &mut FlowSpec) {
     if cc == "cubic" {
         params.entry("beta").or_insert(Value::from(LINUX_CUBIC_BETA));
         params.entry("hystart").or_insert(Value::Bool(true));
+        if params.get("hystart") == Some(&Value::Bool(true)) {
+            // tcp_cubic.c's rules and constants (HYSTART_DELAY_MAX, HZ)
+            params.entry("hystart_variant").or_insert(Value::from("linux"));
+            params.entry("hystart_delay_max_s").or_insert(Value::from(0.016));
+            params.entry("hystart_discard_s").or_insert(Value::from(1.0));
+        }
         params.entry("cnt_clamp").or_insert(Value::from(20));
     }
 }

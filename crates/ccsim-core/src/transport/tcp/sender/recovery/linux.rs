@@ -16,6 +16,10 @@
 //!   retransmits the last segment, once per tail; an ACK beyond the
 //!   probed retransmission (no DSACK) cuts the window as a CWR
 //!   (`tcp_process_tlp_ack`).
+//! - `reno_sack` (without SACK, `tcp_add_reno_sack`,
+//!   `tcp_remove_reno_sacks`): duplicate ACKs count as segments delivered,
+//!   so the cumulative ACK after k of them grows cwnd by max(acked − k, 1);
+//!   without RACK the RFCs' duplicate-ACK recovery runs.
 //! - `rto_rack_mark` (`tcp_timeout_mark_lost`): an RTO marks lost the
 //!   head and the segments whose RACK time has passed, not every
 //!   un-SACKed one; cwnd = in flight + 1 (`tcp_enter_loss`).
@@ -102,6 +106,9 @@ pub struct Linux {
     disorder: bool,
     /// una when the ACK being processed arrived.
     una_before: u64,
+    /// Duplicate ACKs counted before the ACK being processed (without
+    /// SACK Linux's `sacked_out`, `tcp_add_reno_sack`).
+    dupacks_before: u32,
     /// Segments the ACK being processed delivers (newly SACKed, and
     /// acknowledged without an earlier SACK): Linux grows cwnd by these
     /// (`tcp_cong_control`'s `acked_sacked`), not by the cumulative
@@ -473,6 +480,9 @@ impl RecoveryOps for LinuxOps {
         let l = s.lx_mut();
         l.reo_armed_now = false;
         l.una_before = una;
+        let dupacks = s.dupacks;
+        let l = s.lx_mut();
+        l.dupacks_before = dupacks;
         if ack > una {
             // tcp_clean_rtx_queue: RACK learns of every segment the ACK
             // delivers that no SACK had.
@@ -498,6 +508,17 @@ impl RecoveryOps for LinuxOps {
     fn new_ack(s: &mut TcpSender, net: &mut Net, a: NewAck) -> bool {
         s.lx_mut().acked_to(a.ack);
         s.process_tlp_ack(a.ack, true);
+        if !s.cfg.rack {
+            // Without RACK (no SACK), the RFCs' recovery; the open state's
+            // growth counts what `reno_sack` says was delivered.
+            let acked = if s.state == State::Open && s.cfg.reno_sack {
+                a.acked.saturating_sub(s.lx().dupacks_before as u64).max(1)
+            } else {
+                a.acked
+            };
+            Rfc::new_ack(s, net, NewAck { acked, ..a });
+            return false;
+        }
         match s.state {
             State::Open => {
                 s.rack_mark_lost(net);
@@ -530,6 +551,9 @@ impl RecoveryOps for LinuxOps {
 
     fn dup_ack(s: &mut TcpSender, net: &mut Net, una: u64) {
         s.process_tlp_ack(una, false);
+        if !s.cfg.rack {
+            return Rfc::dup_ack(s, net, una);
+        }
         s.rack_mark_lost(net);
         match s.state {
             State::Open if s.sb.n_lost() > 0 => s.linux_enter_recovery(net, false),

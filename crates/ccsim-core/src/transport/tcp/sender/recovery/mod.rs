@@ -47,7 +47,7 @@ impl Strategy {
             || cfg.send_jitter_s > 0.0;
         if ns2 {
             Strategy::Ns2Agents
-        } else if cfg.rack || cfg.tlp || cfg.rto_rack_mark {
+        } else if cfg.rack || cfg.tlp || cfg.rto_rack_mark || cfg.reno_sack {
             Strategy::Linux
         } else {
             Strategy::Rfc
