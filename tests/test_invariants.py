@@ -539,3 +539,17 @@ def test_fair_share_leaves_out_bbr_v1_with_ecn():
     for f in sc["flows"]:
         f["cc"], f["ecn"] = "bbr", True
     assert fuzz.check(sc, starved) == []
+
+
+#: fuzz seed 1, case 5000 (drawn 2026-11-29): a Linux-personality NewReno
+#: flow (no SACK) among others behind RED with ECN. Linux's rearm of the
+#: timer at each retransmission of the head (`tcp_xmit_retransmit_queue`),
+#: applied to RFC 6582's recovery, kept its window at one segment for 4.3 s
+#: without a timeout; without SACK the personality keeps the RFCs' timer.
+LINUX_NEWRENO_STALL = json.loads(
+    Path(__file__).with_name("data").joinpath("fuzz-1-5000-linux-newreno.json").read_text(encoding="utf-8"))
+
+
+def test_linux_newreno_recovery_does_not_stall():
+    case = fuzz.run_case(1, 5000, sc=json.loads(json.dumps(LINUX_NEWRENO_STALL)))
+    assert case.violations == [], [str(v) for v in case.violations]

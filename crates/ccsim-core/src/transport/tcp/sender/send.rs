@@ -272,9 +272,8 @@ impl TcpSender {
                 });
             }
         }
-        if self.x().linux.is_some() {
-            self.linux_on_send(net, seq, retx, outstanding);
-        } else if rearm || !self.rto_timer.is_armed() {
+        let timer_set = self.x().linux.is_some() && self.linux_on_send(net, seq, retx, outstanding);
+        if !timer_set && (rearm || !self.rto_timer.is_armed()) {
             self.arm_rto(net);
         }
         true

@@ -222,11 +222,23 @@ impl TcpSender {
     /// new data sent with nothing out or a probe pending
     /// (`tcp_event_new_data_sent`), and for a retransmission of the head
     /// unless the reordering timer is pending (`tcp_xmit_retransmit_queue`).
-    pub(in crate::transport::tcp::sender) fn linux_on_send(&mut self, net: &mut Net, seq: u64, retx: bool, prior: u64) {
+    /// Whether it set the timer: without RACK (no SACK) the RFCs' recovery
+    /// keeps the core's timer rule (RFC 6582's "Impatient" restart).
+    pub(in crate::transport::tcp::sender) fn linux_on_send(
+        &mut self,
+        net: &mut Net,
+        seq: u64,
+        retx: bool,
+        prior: u64,
+    ) -> bool {
         let now = net.now;
         let una = self.sb.una();
+        let rack = self.cfg.rack;
         let l = self.lx_mut();
         l.on_send(seq, now);
+        if !rack {
+            return false;
+        }
         if retx {
             l.retx_q.push_back((seq, now));
         }
@@ -239,6 +251,7 @@ impl TcpSender {
         if !retx {
             self.schedule_loss_probe(net, false);
         }
+        true
     }
 
     /// The reordering window (`tcp_rack_reo_wnd`).
@@ -509,15 +522,16 @@ impl RecoveryOps for LinuxOps {
         s.lx_mut().acked_to(a.ack);
         s.process_tlp_ack(a.ack, true);
         if !s.cfg.rack {
-            // Without RACK (no SACK), the RFCs' recovery; the open state's
-            // growth counts what `reno_sack` says was delivered.
+            // Without RACK (no SACK), the RFCs' recovery, its window and its
+            // timer (RFC 6582's "Impatient" restart; Linux would run PRR
+            // here, which ccsim's recovery has only with SACK); the open
+            // state's growth counts what `reno_sack` says was delivered.
             let acked = if s.state == State::Open && s.cfg.reno_sack {
                 a.acked.saturating_sub(s.lx().dupacks_before as u64).max(1)
             } else {
                 a.acked
             };
-            Rfc::new_ack(s, net, NewAck { acked, ..a });
-            return false;
+            return Rfc::new_ack(s, net, NewAck { acked, ..a });
         }
         match s.state {
             State::Open => {
@@ -582,7 +596,8 @@ impl RecoveryOps for LinuxOps {
         l.delivered = 0;
         l.disorder = left_out;
         let advanced = s.sb.una() > s.lx().una_before;
-        if advanced && !s.lx().reo_armed_now && !s.schedule_loss_probe(net, true) {
+        // (without RACK the RFCs' recovery restarts the timer itself)
+        if s.cfg.rack && advanced && !s.lx().reo_armed_now && !s.schedule_loss_probe(net, true) {
             s.linux_rearm_rto(net);
         }
         s.try_send(net);
