@@ -28,26 +28,20 @@ def _variant(tmp_path, name, old, new):
     return str(p)
 
 
-def test_a_probe_expected_too_early_fails(tmp_path):
-    p = _variant(tmp_path, "tlp-then-rto.pkt", "// The loss probe at the RTO's time.\n +.3~+.303",
-                 "// The loss probe at the RTO's time.\n +.2~+.203")
-    r = pd.run_ccsim(p)
-    assert not r.ok and "ccsim sent nothing by" in r.message, r.message
-
-
-def test_a_wrong_assert_fails_with_ccsims_value(tmp_path):
-    p = _variant(tmp_path, "tlp-then-rto.pkt", "tcpi_snd_cwnd == 1,", "tcpi_snd_cwnd == 2,")
-    r = pd.run_ccsim(p)
-    assert not r.ok and "tcpi_snd_cwnd == 2 failed (ccsim: 1)" in r.message, r.message
-
-
-def test_a_segment_the_script_does_not_expect_fails(tmp_path):
-    # expect only half of the initial window: the next outbound line reads
-    # the sixth segment, as packetdrill would
-    p = _variant(tmp_path, "rack-reo-timer.pkt", "   +0 > P. 1:10001(10000) ack 1\n",
-                 "   +0 > P. 1:5001(5000) ack 1\n")
-    r = pd.run_ccsim(p)
-    assert not r.ok and "ccsim sent segment 5" in r.message, r.message
+@pytest.mark.parametrize("name, old, new, says", [
+    # the probe expected 100 ms early: ccsim sends nothing by then
+    ("tlp-then-rto.pkt", "// The loss probe at the RTO's time.\n +.3~+.303",
+     "// The loss probe at the RTO's time.\n +.2~+.203", "ccsim sent nothing by"),
+    # a wrong value asserted: the failure gives ccsim's
+    ("tlp-then-rto.pkt", "tcpi_snd_cwnd == 1,", "tcpi_snd_cwnd == 2,", "tcpi_snd_cwnd == 2 failed (ccsim: 1)"),
+    # only half of the initial window expected: the next outbound line
+    # reads the sixth segment, as packetdrill would
+    ("rack-reo-timer.pkt", "   +0 > P. 1:10001(10000) ack 1\n", "   +0 > P. 1:5001(5000) ack 1\n",
+     "ccsim sent segment 5"),
+], ids=["early-probe", "wrong-assert", "unexpected-segment"])
+def test_a_wrong_expectation_fails(tmp_path, name, old, new, says):
+    r = pd.run_ccsim(_variant(tmp_path, name, old, new))
+    assert not r.ok and says in r.message, r.message
 
 
 def test_an_unreadable_line_is_named(tmp_path):

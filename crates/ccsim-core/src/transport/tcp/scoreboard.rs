@@ -497,20 +497,30 @@ mod tests {
         assert!(stored > 100 && stored < 1900, "both states visited: {stored}");
     }
 
+    /// One random round: up to four new segments, then (with anything
+    /// outstanding) a random SACK block of up to four; `(una, high)` then.
+    fn send_and_sack(rng: &mut rand_pcg::Pcg64Mcg, sb: &mut Scoreboard) -> Option<(u64, u64)> {
+        use rand::Rng;
+        for _ in 0..rng.gen_range(0..5) {
+            sb.on_send_new();
+        }
+        let (b, h) = (sb.una(), sb.high());
+        if h <= b {
+            return None;
+        }
+        let s = rng.gen_range(b..h);
+        let e = rng.gen_range(s..=h.min(s + 4));
+        sb.mark_sacked(s, e);
+        Some((b, h))
+    }
+
     #[test]
     fn counters_match_definition_under_random_sacks() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
         let mut sb = Scoreboard::new(3);
         for round in 0..300 {
-            for _ in 0..rng.gen_range(0..5) {
-                sb.on_send_new();
-            }
-            let (b, h) = (sb.una(), sb.high());
-            if h > b {
-                let s = rng.gen_range(b..h);
-                let e = rng.gen_range(s..=h.min(s + 4));
-                sb.mark_sacked(s, e);
+            if let Some((b, h)) = send_and_sack(&mut rng, &mut sb) {
                 if rng.gen_bool(0.3) {
                     if let Some(x) = sb.next_unsent_hole() {
                         sb.mark_retx(x);
@@ -541,15 +551,8 @@ mod tests {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
         let mut sb = Scoreboard::new(3).without_dupthresh_marking();
         for round in 0..400 {
-            for _ in 0..rng.gen_range(0..5) {
-                sb.on_send_new();
-            }
-            let (b, h) = (sb.una(), sb.high());
-            if h > b {
-                let s = rng.gen_range(b..h);
-                let e = rng.gen_range(s..=h.min(s + 4));
-                let lost_hi = sb.lost_hi();
-                sb.mark_sacked(s, e);
+            let lost_hi = sb.lost_hi();
+            if let Some((b, h)) = send_and_sack(&mut rng, &mut sb) {
                 assert_eq!(sb.lost_hi(), lost_hi, "SACKs alone mark nothing");
                 if rng.gen_bool(0.4) {
                     sb.mark_lost_below(rng.gen_range(b..=h));
