@@ -274,7 +274,8 @@ def test_python_twins_match_the_builtins_on_random_scenarios():
     pairing is left out, by design: ns-2's Sack1 agent halves the window
     itself for the built-in ``reno`` (ns-2's ``slowdown`` of window option
     1, sack1.rs ``sack1_slowdown``), where it asks any other controller's
-    ``ssthresh``."""
+    ``ssthresh``. Flows of the ``linux`` personality keep their built-in
+    (:data:`LINUX_KEPT`)."""
     from ccsim import fuzz
 
     compared = 0
