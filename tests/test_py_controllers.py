@@ -45,11 +45,10 @@ def _declared(name: str) -> set:
 
 
 #: Flows of the ``linux`` personality keep their built-in controller: the
-#: personality gives a built-in its Linux parameters (CUBIC's β =
-#: 717/1024, HyStart as ``tcp_cubic.c``, the ``cnt`` clamp, ``abc``;
-#: transport/tcp/personality.rs ``fill_linux``), which a Python twin, an
-#: external controller, does not take, so the two would run different
-#: controllers.
+#: personality gives a built-in its Linux parameters (CUBIC's kernel
+#: variant in integers and jiffies, ``abc``; transport/tcp/personality.rs
+#: ``fill_linux``), which a Python twin, an external controller, does not
+#: take, so the two would run different controllers.
 LINUX_KEPT = "tcp_model = linux"
 
 

@@ -218,7 +218,8 @@ class Player:
         self.synack_out: Optional[float] = None
         self.syn_out: Optional[float] = None
         self.hs_rtt: Optional[float] = None
-        self.pending: List[Tuple[float, int, bool]] = []
+        self.pending: List[Tuple[float, int, bool, bool]] = []
+        self.last_ack_byte = 1
         self.now = 0.0
         self.last: Optional[Event] = None
         self.last_script_t = 0.0
@@ -292,8 +293,13 @@ class Player:
         """The segment a (relative) sequence number starts, bytes from 1."""
         return (byte - 1) // self.mss
 
-    def wnd(self, win: Optional[int]) -> int:
+    def wnd(self, win: Optional[int]) -> Optional[int]:
+        """The advertised window in segments: None if the line has none, 0
+        for a zero window; a window of less than one segment counts as one
+        (ccsim sends whole segments)."""
         if win is None:
+            return None
+        if win == 0:
             return 0
         return max(1, (win << self.peer_wscale) // self.mss)
 
@@ -311,7 +317,10 @@ class Player:
         self.collect()
         extra = [p for p in self.pending if p[0] <= until + 1e-9]
         if extra:
-            t, s, r = extra[0]
+            t, s, r, probe = extra[0]
+            if probe:
+                raise _Fail(f"line {ev.line}: ccsim sent a zero-window probe at {t:.6f} s, which the script "
+                            "does not expect")
             raise _Fail(f"line {ev.line}: ccsim sent segment {s} ({self.mss * s + 1}:{self.mss * (s + 1) + 1}"
                         f"{', a retransmission' if r else ''}) at {t:.6f} s, which the script does not expect")
 
@@ -377,6 +386,7 @@ class Player:
             return
         # (the ACK of a FIN counts one byte beyond the data: still segment `ack`)
         ack = self.seg(p["ack"])
+        self.last_ack_byte = int(p["ack"])
         # Only whole segments are SACKed (tcp_match_skb_to_sack: a block
         # covering part of a segment marks nothing of it)
         sacks = [(-(-(int(a) - 1) // self.mss), (int(b) - 1) // self.mss)
@@ -395,6 +405,9 @@ class Player:
                 self.syn_out = lo
             self.now = max(self.now, lo)
             self.last_script_t = lo
+            return
+        if p["len"] == 0 and "F" not in flags and self.replay is not None and p["start"] == self.last_ack_byte - 1:
+            self.window_probe(ev, lo, hi, tol)
             return
         if p["len"] == 0 or "F" in flags:
             what = "FIN" if "F" in flags else "pure ACK"
@@ -421,8 +434,11 @@ class Player:
                                     f"{deadline:.6f} s (cwnd {self.replay.info()['tcpi_snd_cwnd']})")
                     break
                 self.collect()
-            t, seq, retx = self.pending.pop(0)
+            t, seq, retx, probe = self.pending.pop(0)
             got.append((t, seq, retx))
+            if probe:
+                raise _Fail(f"line {ev.line}: expected {ev.text!r} at {lo:.6f} s; ccsim sent a zero-window "
+                            f"probe at {t:.6f} s")
             if seq != s:
                 raise _Fail(f"line {ev.line}: expected {ev.text!r}: segment {s} ({s * self.mss + 1}:"
                             f"{(s + 1) * self.mss + 1}) at {lo:.6f} s; ccsim sent segment {seq} "
@@ -433,6 +449,31 @@ class Player:
                             f"ccsim sent segment {seq} at {t:.6f} s")
         t_end = got[-1][0]
         self.now = max(self.now, t_end)
+        self.last_script_t = lo
+
+    def window_probe(self, ev: Event, lo: float, hi: float, tol: float) -> None:
+        """A zero-window probe (no payload, the byte below SND.UNA again):
+        ccsim's next departure must be one, within the line's time."""
+        deadline = hi + tol
+        while not self.pending:
+            if not self.replay.step(deadline):
+                self.replay.advance(min(deadline, max(self.now, lo)))
+                self.collect()
+                if not self.pending:
+                    raise _Fail(f"line {ev.line}: expected the zero-window probe {ev.text!r} at {lo:.6f}"
+                                f"{'~' + format(hi, '.6f') if hi != lo else ''} s; ccsim sent nothing by "
+                                f"{deadline:.6f} s")
+                break
+            self.collect()
+        t, seq, _, probe = self.pending.pop(0)
+        if not probe:
+            raise _Fail(f"line {ev.line}: expected the zero-window probe {ev.text!r} at {lo:.6f} s; ccsim sent "
+                        f"segment {seq} ({seq * self.mss + 1}:{(seq + 1) * self.mss + 1}) at {t:.6f} s")
+        if not (lo - tol - 1e-9 <= t <= hi + tol + 1e-9):
+            raise _Fail(f"line {ev.line}: expected {ev.text!r} at {lo:.6f}"
+                        f"{'~' + format(hi, '.6f') if hi != lo else ''} s (tolerance {tol * 1e3:.1f} ms); "
+                        f"ccsim sent its zero-window probe at {t:.6f} s")
+        self.now = max(self.now, t)
         self.last_script_t = lo
 
     def call(self, ev: Event) -> None:

@@ -32,3 +32,39 @@ fn prr_after_a_rack_timer_entry_is_bounded() {
         assert!((f.data_pkts_sent as f64) < 1.1 * capacity + 2000.0, "{cc}: {} segments sent", f.data_pkts_sent);
     }
 }
+
+/// The persist timer (RFC 9293 §3.8.6.1, Linux `tcp_probe_timer`): data
+/// written behind a zero window goes out only as probes, the first
+/// max(RTO, 200 ms) after the write, each next one twice as late; the ACK
+/// that opens the window stops them and lets the data out at once.
+#[test]
+fn zero_window_probes_back_off_and_stop_when_the_window_opens() {
+    use ccsim_core::transport::tcp::replay::Replay;
+    let mut r = Replay::new(serde_json::json!({"tcp_model": "linux"})).unwrap();
+    r.handshake_rtt(0.1);
+    r.write(0.0, 4);
+    r.ack(0.1, 4, &[], false, Some(10));
+    let rto = r.info().rto_us as f64 / 1e6;
+    assert!(rto >= 0.2);
+    r.ack(0.1, 4, &[], false, Some(0));
+    r.write(0.1, 5);
+    r.advance(0.1 + 7.0 * rto + 0.01);
+    let sent = r.take_sent();
+    let probes: Vec<f64> = sent.iter().filter(|s| s.3).map(|s| s.0).collect();
+    assert!(sent.iter().skip(4).all(|s| s.3), "only probes behind a zero window: {sent:?}");
+    let want = [0.1 + rto, 0.1 + 3.0 * rto, 0.1 + 7.0 * rto];
+    assert_eq!(probes.len(), 3, "{probes:?}");
+    for (p, w) in probes.iter().zip(want) {
+        assert!((p - w).abs() < 1e-6, "probes at {probes:?}, want {want:?}");
+    }
+    // each probe repeats the byte below SND.UNA
+    assert!(sent.iter().filter(|s| s.3).all(|s| s.1 == 3));
+    let t = 0.1 + 7.0 * rto + 0.05;
+    r.ack(t, 4, &[], false, Some(10));
+    let after = r.take_sent();
+    assert_eq!(after.iter().map(|s| s.1).collect::<Vec<_>>(), vec![4, 5, 6, 7, 8], "{after:?}");
+    assert!(after.iter().all(|s| !s.3 && (s.0 - t).abs() < 1e-9));
+    // the window stays open: no probe follows
+    r.advance(t + 100.0);
+    assert!(r.take_sent().iter().all(|s| !s.3));
+}

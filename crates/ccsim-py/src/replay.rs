@@ -37,13 +37,16 @@ impl TcpReplay {
         self.r.write(t_s, segs)
     }
 
-    #[pyo3(signature = (t_s, ack, sack=Vec::new(), ece=false, wnd=0))]
-    fn ack(&mut self, t_s: f64, ack: u64, sack: Vec<(u64, u64)>, ece: bool, wnd: u32) {
+    /// An ACK; `wnd`: the advertised window in segments (None: none; 0: a
+    /// zero window).
+    #[pyo3(signature = (t_s, ack, sack=Vec::new(), ece=false, wnd=None))]
+    fn ack(&mut self, t_s: f64, ack: u64, sack: Vec<(u64, u64)>, ece: bool, wnd: Option<u32>) {
         self.r.ack(t_s, ack, &sack, ece, wnd)
     }
 
-    /// The departures since the last call: (time s, segment, retransmission).
-    fn take_sent(&mut self) -> Vec<(f64, u64, bool)> {
+    /// The departures since the last call: (time s, segment,
+    /// retransmission, zero-window probe).
+    fn take_sent(&mut self) -> Vec<(f64, u64, bool, bool)> {
         self.r.take_sent()
     }
 

@@ -58,7 +58,8 @@ pub struct TcpHeader {
     /// `sack_blocks`.
     pub sack_off: [(u32, u32); MAX_SACK_BLOCKS],
     /// The number of SACK blocks (bits 0-1, use `n_sack`) and, on an ACK,
-    /// AccECN's AE flag (bit 7, use `ace`/`set_ace`): one byte, so the
+    /// a zero window (bit 6, `zero_window`) and AccECN's AE flag (bit 7,
+    /// use `ace`/`set_ace`): one byte, so the
     /// packet stays at 88 bytes. Read and write it through those methods.
     pub sack_ae: u8,
     /// Data: a retransmission.
@@ -76,11 +77,29 @@ pub struct TcpHeader {
 }
 
 const AE_BIT: u8 = 0x80;
+/// A zero receive window (bit 6 of `sack_ae`).
+const ZERO_WND_BIT: u8 = 0x40;
+/// The SACK block count (bits 0-1).
+const N_SACK_MASK: u8 = 0x03;
 
 impl TcpHeader {
     /// The number of SACK blocks.
     pub fn n_sack(&self) -> usize {
-        (self.sack_ae & !AE_BIT) as usize
+        (self.sack_ae & N_SACK_MASK) as usize
+    }
+
+    /// ACK: the receiver advertises a zero window (RFC 9293 §3.8.6.1):
+    /// the sender may send nothing but window probes. `wnd` = 0 without
+    /// it means no window is advertised. Only replayed ACKs carry it
+    /// (`transport::tcp::replay`): ccsim's receivers read every segment
+    /// at once.
+    pub fn zero_window(&self) -> bool {
+        self.sack_ae & ZERO_WND_BIT != 0
+    }
+
+    /// Advertise a zero window.
+    pub fn set_zero_window(&mut self) {
+        self.sack_ae |= ZERO_WND_BIT;
     }
 
     /// Append a SACK block (segments `[start, end)`, above `ack`, which
@@ -461,6 +480,25 @@ impl PacketPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The SACK count, the zero-window bit and AccECN's AE share a byte
+    /// without disturbing each other.
+    #[test]
+    fn zero_window_sack_count_and_ae_share_a_byte() {
+        let mut h = TcpHeader { ack: 10, ..Default::default() };
+        assert!(!h.zero_window());
+        h.set_zero_window();
+        h.set_ace(7);
+        for i in 0..MAX_SACK_BLOCKS as u64 {
+            assert!(h.push_sack((12 + 3 * i, 13 + 3 * i)));
+        }
+        assert!(!h.push_sack((30, 31)));
+        assert_eq!((h.n_sack(), h.ace(), h.zero_window()), (MAX_SACK_BLOCKS, 7, true));
+        assert_eq!(h.sack_block(2), (18, 19));
+        h.set_ace(0);
+        assert_eq!((h.n_sack(), h.ace(), h.zero_window()), (MAX_SACK_BLOCKS, 0, true));
+    }
+
     #[test]
     fn packet_stays_within_88_bytes() {
         // The size of a packet before the congestion header and the IP

@@ -37,8 +37,8 @@
 //!   `last_max_cwnd` at `TCP_CA_Loss`); ccsim does as ns-3.
 //!
 //! Not modelled: HyStart++ (RFC 9406), excluding idle/app-limited time
-//! from t, spurious-loss undo, and Linux's integer `cnt` arithmetic
-//! (target at t + min RTT). Counting is per ACK (ns-2) unless `abc`.
+//! from t, and spurious-loss undo. Counting is per ACK (ns-2) unless
+//! `abc`. Linux's integer CUBIC is `variant = "linux"` (`cubic_linux.rs`).
 use super::hystart::{Detect, Hystart, HystartConfig};
 use super::{
     abc_param, share, slow_start_units, AckInfo, CcEvent, CcState, CongestionControl, ControllerDoc, ParamDoc,
@@ -82,7 +82,49 @@ pub struct CubicConfig {
     /// Before the first congestion event, at least 1/`cnt_clamp` segment
     /// per unit (Linux and ns-3: 20, 5% per RTT); 0: off (RFC 9438).
     pub cnt_clamp: f64,
+    /// RFC 9438's curve in real numbers (this file), or the kernel's
+    /// integer CUBIC (`cubic_linux.rs`).
+    pub variant: Variant,
+    /// CONFIG_HZ, the kernel's jiffies per second, with `Variant::Linux`
+    /// (250: Debian's kernels and this project's peer machines).
+    pub hz: u32,
 }
+
+/// Which CUBIC (`variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// RFC 9438 in real numbers (`Cubic`).
+    Rfc,
+    /// Linux 6.x's `tcp_cubic.c` in integers and jiffies (`LinuxCubic`).
+    Linux,
+}
+
+impl CubicConfig {
+    /// `tcp_cubic.c`'s module defaults: β = 717/1024, HyStart with the
+    /// kernel's rules and its 16 ms delay cap, samples ignored for 1 s
+    /// (`HZ` jiffies) after a stage starts, the clamp of 20, segments
+    /// counted, HZ = 250.
+    pub fn linux() -> Self {
+        CubicConfig {
+            beta: LINUX_BETA,
+            abc: true,
+            alpha_switch: false,
+            hystart: true,
+            hystart_cfg: HystartConfig {
+                linux: true,
+                delay_thresh_max_s: 0.016,
+                discard_s: 1.0,
+                ..HystartConfig::default()
+            },
+            cnt_clamp: 20.0,
+            variant: Variant::Linux,
+            ..CubicConfig::default()
+        }
+    }
+}
+
+/// Linux's β, 717/1024 (`tcp_cubic.c` `beta`).
+pub const LINUX_BETA: f64 = 717.0 / 1024.0;
 
 impl Default for CubicConfig {
     /// RFC 9438 values, ns-2 ACK counting.
@@ -97,8 +139,120 @@ impl Default for CubicConfig {
             hystart: false,
             hystart_cfg: HystartConfig::default(),
             cnt_clamp: 0.0,
+            variant: Variant::Rfc,
+            hz: 250,
         }
     }
+}
+
+impl CubicConfig {
+    /// The parameters of `cc_params` (`path` names the flow in errors).
+    /// `variant = "linux"` takes [`CubicConfig::linux`]'s defaults.
+    pub fn from_params(params: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+        let mut p = Params::new(params, &format!("{path}.cc_params"));
+        let variant = match p.choice("variant", "rfc", &["rfc", "linux"])? {
+            "linux" => Variant::Linux,
+            _ => Variant::Rfc,
+        };
+        let linux = variant == Variant::Linux;
+        let d = if linux { CubicConfig::linux() } else { CubicConfig::default() };
+        let c = p.f64_in("c", d.c, 1e-6, 1e6)?;
+        let beta = p.f64_in("beta", d.beta, 0.01, 0.99)?;
+        let fast_convergence = p.bool("fast_convergence", d.fast_convergence)?;
+        let tcp_friendly = p.bool("tcp_friendly", d.tcp_friendly)?;
+        let abc = p.bool("abc", d.abc)?;
+        let alpha_switch = p.bool("alpha_switch", d.alpha_switch)?;
+        let cnt_clamp = p.f64_in("cnt_clamp", d.cnt_clamp, 0.0, 1e6)?;
+        let hz = p.u64_in("hz", d.hz as u64, 1, 100_000)? as u32;
+        let hystart = p.bool("hystart", d.hystart)?;
+        let h = &d.hystart_cfg;
+        let detect = match p.choice("hystart_detect", h.detect.name(), &["both", "ack_train", "delay"])? {
+            "ack_train" => Detect::AckTrain,
+            "delay" => Detect::Delay,
+            _ => Detect::Both,
+        };
+        let low_window = p.f64_in("hystart_low_window", h.low_window, 0.0, 1e9)?;
+        let ack_delta_s = p.f64_in("hystart_ack_delta_s", h.ack_delta_s, 0.0, 10.0)?;
+        let min_samples = p.u64_in("hystart_min_samples", h.min_samples as u64, 1, 255)? as u32;
+        let delay_thresh_min_s = p.f64_in("hystart_delay_min_s", h.delay_thresh_min_s, 0.0, 100.0)?;
+        let delay_thresh_max_s = p.f64_in("hystart_delay_max_s", h.delay_thresh_max_s, 0.0, 100.0)?;
+        let discard_s = p.f64_in("hystart_discard_s", h.discard_s, 0.0, 100.0)?;
+        let hv = if h.linux { "linux" } else { "ns3" };
+        let hystart_linux = p.choice("hystart_variant", hv, &["ns3", "linux"])? == "linux";
+        p.finish()?;
+        let at = |k: &str| format!("{path}.cc_params.{k}");
+        if let Some(k) =
+            params.keys().find(|k| k.starts_with("hystart_") && *k != "hystart_discard_s").filter(|_| !hystart)
+        {
+            return Err(ConfigError::new(at(k), "needs hystart = true"));
+        }
+        if params.contains_key("hystart_discard_s") && !hystart && !linux {
+            return Err(ConfigError::new(at("hystart_discard_s"), "needs hystart = true"));
+        }
+        if delay_thresh_max_s < delay_thresh_min_s {
+            return Err(ConfigError::new(
+                at("hystart_delay_max_s"),
+                format!("{delay_thresh_max_s} is below hystart_delay_min_s = {delay_thresh_min_s}"),
+            ));
+        }
+        if linux {
+            // tcp_cubic.c has no such switches: the kernel counts segments
+            // (tcp_cong_avoid_ai) and keeps RFC 8312's W_est.
+            if !abc {
+                return Err(ConfigError::new(at("abc"), "false; variant = \"linux\" counts segments acked (true)"));
+            }
+            if alpha_switch {
+                return Err(ConfigError::new(
+                    at("alpha_switch"),
+                    "true; variant = \"linux\" keeps RFC 8312's W_est (false)",
+                ));
+            }
+            if cnt_clamp.fract() != 0.0 {
+                return Err(ConfigError::new(
+                    at("cnt_clamp"),
+                    format!("{cnt_clamp}; variant = \"linux\" takes a whole number of segments"),
+                ));
+            }
+        } else if params.contains_key("hz") {
+            return Err(ConfigError::new(at("hz"), "needs variant = \"linux\" (the kernel's jiffies)"));
+        }
+        let hystart_cfg = HystartConfig {
+            low_window,
+            detect,
+            min_samples,
+            ack_delta_s,
+            delay_thresh_min_s,
+            delay_thresh_max_s,
+            discard_s,
+            linux: hystart_linux,
+        };
+        Ok(CubicConfig {
+            c,
+            beta,
+            fast_convergence,
+            tcp_friendly,
+            abc,
+            alpha_switch,
+            hystart,
+            hystart_cfg,
+            cnt_clamp,
+            variant,
+            hz,
+        })
+    }
+}
+
+/// The registry's constructor: RFC 9438's CUBIC or the kernel's, as
+/// `variant` says.
+pub fn build(
+    params: &serde_json::Map<String, serde_json::Value>,
+    path: &str,
+) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    let cfg = CubicConfig::from_params(params, path)?;
+    Ok(match cfg.variant {
+        Variant::Rfc => Box::new(Cubic::new(cfg)),
+        Variant::Linux => Box::new(super::cubic_linux::LinuxCubic::new(Arc::new(cfg))),
+    })
 }
 
 /// One flow's CUBIC. The parameters are shared by the flows of a
@@ -225,6 +379,17 @@ impl Cubic {
                     doc: "RTT samples this soon after a stage starts are ignored, s (ns-3 CubicDelta; Linux 1 s)",
                 },
                 ParamDoc {
+                    name: "variant",
+                    default: "rfc".into(),
+                    doc: "rfc (RFC 9438 in real numbers) | linux (tcp_cubic.c: integer cwnd and cnt, jiffies, \
+                          beta 717/1024, ssthresh from cwnd; its defaults: hystart with Linux's rules, cnt_clamp 20)",
+                },
+                ParamDoc {
+                    name: "hz",
+                    default: (d.hz as u64).into(),
+                    doc: "with variant = linux: the kernel's jiffies per second (CONFIG_HZ)",
+                },
+                ParamDoc {
                     name: "hystart_variant",
                     default: "ns3".into(),
                     doc: "ns3 (TcpCubic 3.44) | linux (tcp_cubic.c: the ACK's own RTT, the train past (delay_min + \
@@ -236,61 +401,7 @@ impl Cubic {
     }
 
     pub fn from_params(params: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
-        let d = CubicConfig::default();
-        let mut p = Params::new(params, &format!("{path}.cc_params"));
-        let c = p.f64_in("c", d.c, 1e-6, 1e6)?;
-        let beta = p.f64_in("beta", d.beta, 0.01, 0.99)?;
-        let fast_convergence = p.bool("fast_convergence", d.fast_convergence)?;
-        let tcp_friendly = p.bool("tcp_friendly", d.tcp_friendly)?;
-        let abc = p.bool("abc", d.abc)?;
-        let alpha_switch = p.bool("alpha_switch", d.alpha_switch)?;
-        let cnt_clamp = p.f64_in("cnt_clamp", d.cnt_clamp, 0.0, 1e6)?;
-        let hystart = p.bool("hystart", d.hystart)?;
-        let h = &d.hystart_cfg;
-        let detect = match p.choice("hystart_detect", h.detect.name(), &["both", "ack_train", "delay"])? {
-            "ack_train" => Detect::AckTrain,
-            "delay" => Detect::Delay,
-            _ => Detect::Both,
-        };
-        let low_window = p.f64_in("hystart_low_window", h.low_window, 0.0, 1e9)?;
-        let ack_delta_s = p.f64_in("hystart_ack_delta_s", h.ack_delta_s, 0.0, 10.0)?;
-        let min_samples = p.u64_in("hystart_min_samples", h.min_samples as u64, 1, 255)? as u32;
-        let delay_thresh_min_s = p.f64_in("hystart_delay_min_s", h.delay_thresh_min_s, 0.0, 100.0)?;
-        let delay_thresh_max_s = p.f64_in("hystart_delay_max_s", h.delay_thresh_max_s, 0.0, 100.0)?;
-        let discard_s = p.f64_in("hystart_discard_s", h.discard_s, 0.0, 100.0)?;
-        let linux = p.choice("hystart_variant", "ns3", &["ns3", "linux"])? == "linux";
-        p.finish()?;
-        let at = |k: &str| format!("{path}.cc_params.{k}");
-        if let Some(k) = params.keys().find(|k| k.starts_with("hystart_")).filter(|_| !hystart) {
-            return Err(ConfigError::new(at(k), "needs hystart = true"));
-        }
-        if delay_thresh_max_s < delay_thresh_min_s {
-            return Err(ConfigError::new(
-                at("hystart_delay_max_s"),
-                format!("{delay_thresh_max_s} is below hystart_delay_min_s = {delay_thresh_min_s}"),
-            ));
-        }
-        let hystart_cfg = HystartConfig {
-            low_window,
-            detect,
-            min_samples,
-            ack_delta_s,
-            delay_thresh_min_s,
-            delay_thresh_max_s,
-            discard_s,
-            linux,
-        };
-        Ok(Cubic::new(CubicConfig {
-            c,
-            beta,
-            fast_convergence,
-            tcp_friendly,
-            abc,
-            alpha_switch,
-            hystart,
-            hystart_cfg,
-            cnt_clamp,
-        }))
+        Ok(Cubic::new(CubicConfig::from_params(params, path)?))
     }
 
     pub fn alpha_cubic(&self) -> f64 {

@@ -31,6 +31,7 @@ pub mod bbr;
 pub mod bbr3;
 pub mod bic;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod dctcp;
 pub mod fast;
 pub mod hstcp;

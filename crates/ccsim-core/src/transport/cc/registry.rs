@@ -108,7 +108,8 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("htcp", Needs::NONE, htcp::Htcp),
     builtin!("ltcp", Needs::NONE, ltcp::Ltcp),
     builtin!("bic", Needs::NONE, bic::Bic),
-    builtin!("cubic", Needs::NONE, cubic::Cubic),
+    // RFC 9438's or the kernel's, by its `variant`
+    Builtin { name: "cubic", needs: Needs::NONE, doc: cubic::Cubic::doc, build: cubic::build },
     builtin!("dctcp", dctcp::NEEDS, dctcp::Dctcp),
     builtin!("fast", Needs::NONE, fast::Fast),
     builtin!("vegas", Needs::NONE, vegas::Vegas),

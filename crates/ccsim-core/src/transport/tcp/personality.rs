@@ -104,9 +104,6 @@ pub fn fill_ns2(f: &mut FlowSpec) {
     }
 }
 
-/// `BICTCP_BETA_SCALE`'s β: 717/1024 (`tcp_cubic.c`, `beta = 717`).
-pub const LINUX_CUBIC_BETA: f64 = 717.0 / 1024.0;
-
 /// Fill the fields of a `linux` flow that it leaves out with Linux 6.x's
 /// values (the kernel's defaults); the RFC defaults then fill the rest.
 pub fn fill_linux(f: &mut FlowSpec) {
@@ -141,15 +138,10 @@ pub fn fill_linux(f: &mut FlowSpec) {
         params.entry("abc").or_insert(Value::Bool(true));
     }
     if cc == "cubic" {
-        params.entry("beta").or_insert(Value::from(LINUX_CUBIC_BETA));
-        params.entry("hystart").or_insert(Value::Bool(true));
-        if params.get("hystart") == Some(&Value::Bool(true)) {
-            // tcp_cubic.c's rules and constants (HYSTART_DELAY_MAX, HZ)
-            params.entry("hystart_variant").or_insert(Value::from("linux"));
-            params.entry("hystart_delay_max_s").or_insert(Value::from(0.016));
-            params.entry("hystart_discard_s").or_insert(Value::from(1.0));
-        }
-        params.entry("cnt_clamp").or_insert(Value::from(20));
+        // tcp_cubic.c in integers and jiffies, with its module defaults
+        // (`CubicConfig::linux`: beta 717/1024, HyStart's Linux rules,
+        // the clamp of 20)
+        params.entry("variant").or_insert(Value::from("linux"));
     }
 }
 

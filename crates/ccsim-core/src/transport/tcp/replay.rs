@@ -130,8 +130,9 @@ impl Replay {
 
     /// An ACK of `ack` (the next segment expected) with SACK blocks
     /// `sack` (segments `[start, end)`), `ece`, and a window of `wnd`
-    /// segments (0: none advertised) arrives at `t` seconds.
-    pub fn ack(&mut self, t: f64, ack: u64, sack: &[(u64, u64)], ece: bool, wnd: u32) {
+    /// segments (`None`: none advertised; `Some(0)`: a zero window)
+    /// arrives at `t` seconds.
+    pub fn ack(&mut self, t: f64, ack: u64, sack: &[(u64, u64)], ece: bool, wnd: Option<u32>) {
         self.advance(t);
         let una = self.sender.sb.una();
         let ts = match self.sends.get(una as usize) {
@@ -142,7 +143,10 @@ impl Replay {
             }
             _ => NO_ECHO,
         };
-        let mut h = TcpHeader { ack, ece, wnd, ..Default::default() };
+        let mut h = TcpHeader { ack, ece, wnd: wnd.unwrap_or(0), ..Default::default() };
+        if wnd == Some(0) {
+            h.set_zero_window();
+        }
         for &b in sack {
             h.push_sack(b);
         }
@@ -154,7 +158,7 @@ impl Replay {
     /// Read the departures since the last call into the per-segment table.
     fn absorb(&mut self) {
         let trace = self.sender.trace();
-        for r in &trace[self.seen..] {
+        for r in trace[self.seen..].iter().filter(|r| !r.probe) {
             let i = r.seq as usize;
             if i < self.sends.len() {
                 self.sends[i].1 = true;
@@ -165,12 +169,16 @@ impl Replay {
         self.seen = trace.len();
     }
 
-    /// The departures not yet handed out: (time s, segment, retransmission).
-    pub fn take_sent(&mut self) -> Vec<(f64, u64, bool)> {
+    /// The departures not yet handed out: (time s, segment,
+    /// retransmission, zero-window probe).
+    pub fn take_sent(&mut self) -> Vec<(f64, u64, bool, bool)> {
         let trace: &[SendRecord] = self.sender.trace();
         let out = trace[self.taken..]
             .iter()
-            .map(|r| (to_secs(r.time), r.seq, self.sends.get(r.seq as usize).is_some_and(|s| s.0 != r.time)))
+            .map(|r| {
+                let retx = !r.probe && self.sends.get(r.seq as usize).is_some_and(|s| s.0 != r.time);
+                (to_secs(r.time), r.seq, retx, r.probe)
+            })
             .collect();
         self.taken = trace.len();
         out

@@ -133,6 +133,9 @@ pub struct SendRecord {
     pub forced: bool,
     /// The segment carried CWR.
     pub cwr: bool,
+    /// A zero-window probe (no payload; `seq` is the segment below
+    /// SND.UNA whose last byte it repeats, Linux `tcp_xmit_probe_skb`).
+    pub probe: bool,
 }
 
 pub struct TcpSender {
@@ -459,6 +462,9 @@ impl TcpSender {
         let x = self.x_make();
         x.offered = Some(seq_opt(x.offered.map_or(0, |o| o.get()) + segs));
         self.try_send(net);
+        if self.x().linux.is_some() {
+            self.linux_check_probe_timer(net);
+        }
     }
 
     /// RFC 5681 §4.1's restart window as Linux's `tcp_cwnd_restart`: with
@@ -586,7 +592,9 @@ impl SenderAgent for TcpSender {
         if ce_before.is_none() {
             self.stats.ece_acks += h.ece as u64;
         }
-        if h.wnd > 0 {
+        if h.zero_window() {
+            self.awnd = 0;
+        } else if h.wnd > 0 {
             self.awnd = h.wnd.min(self.cfg.rwnd as u32);
         }
         if self.cfg.ba && pkt.ip_opt < BA_UNBOUNDED {

@@ -13,12 +13,41 @@ impl TcpSender {
 
     pub(super) fn has_new_data(&self) -> bool {
         // Gerla et al. eq. 1: W_t = min(W_c, W_a) - W_u; cwnd is applied by
-        // the caller, the advertised window here. (A SYN goes with the
-        // first write: ns-2's `output` adds it to `curseq_`.)
+        // the caller, the advertised window here.
+        self.has_unsent_data() && self.sb.outstanding() < self.awnd as u64
+    }
+
+    /// The application has data not yet sent, whatever the windows
+    /// (Linux `tcp_send_head`). (A SYN goes with the first write: ns-2's
+    /// `output` adds it to `curseq_`.)
+    pub(super) fn has_unsent_data(&self) -> bool {
         self.app_active
             && self.total_segs.is_none_or(|t| self.sb.high() < t.get())
             && self.x().offered.is_none_or(|o| self.sb.high() < o.get() + self.cfg.first_data_seg())
-            && self.sb.outstanding() < self.awnd as u64
+    }
+
+    /// A zero-window probe (RFC 9293 §3.8.6.1; Linux `tcp_xmit_probe_skb`
+    /// with no urgent data): a segment without payload that repeats the
+    /// byte below SND.UNA, so the receiver answers with its window. It is
+    /// not data: no counter, RTT sample or retransmission timer.
+    pub(super) fn send_window_probe(&mut self, net: &mut Net) {
+        let now = net.now;
+        let seq = self.sb.una().saturating_sub(1);
+        let size = self.cfg.header;
+        let l4 = L4::Tcp(TcpHeader { seq, ..Default::default() });
+        net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, l4, ..Default::default() });
+        if let Some(tr) = self.extras.as_deref_mut().and_then(|x| x.trace.as_mut()) {
+            tr.push(SendRecord {
+                time: now,
+                seq,
+                size,
+                interval_s: None,
+                tokens_after: None,
+                forced: true,
+                cwr: false,
+                probe: true,
+            });
+        }
     }
 
     /// The segments the sending rules allow out: the window plus Limited
@@ -269,6 +298,7 @@ impl TcpSender {
                     tokens_after: x.paced.as_ref().and_then(|p| p.pacer.tokens()),
                     forced,
                     cwr,
+                    probe: false,
                 });
             }
         }

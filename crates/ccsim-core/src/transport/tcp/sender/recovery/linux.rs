@@ -20,6 +20,12 @@
 //!   `tcp_remove_reno_sacks`): duplicate ACKs count as segments delivered,
 //!   so the cumulative ACK after k of them grows cwnd by max(acked − k, 1);
 //!   without RACK the RFCs' duplicate-ACK recovery runs.
+//! - zero-window probes (RFC 9293 §3.8.6.1; `tcp_check_probe_timer`,
+//!   `tcp_probe_timer`, `tcp_send_probe0`, `tcp_ack_probe`): with data
+//!   waiting behind a zero window and nothing out, the one timer probes
+//!   after max(RTO, 200 ms), doubling up to 120 s; an ACK that opens the
+//!   window stops it. Not modelled: the abort after `tcp_retries2`
+//!   probes. Only replayed ACKs close the window.
 //! - `rto_rack_mark` (`tcp_timeout_mark_lost`): an RTO marks lost the
 //!   head and the segments whose RACK time has passed, not every
 //!   un-SACKed one; cwnd = in flight + 1 (`tcp_enter_loss`).
@@ -39,6 +45,12 @@ use std::collections::VecDeque;
 /// probe timers.
 const TIMEOUT_MIN_S: f64 = 0.002;
 
+/// `TCP_RTO_MAX`: the persist timer's longest interval, seconds.
+const TCP_RTO_MAX_S: f64 = 120.0;
+
+/// `tcp_retries2`: the persist timer's backoff stops growing there.
+const TCP_RETRIES2: u32 = 15;
+
 /// `tcp_max_reordering`: the largest reordering degree.
 const MAX_REORDERING: u64 = 300;
 
@@ -51,6 +63,8 @@ pub enum Pending {
     Reo,
     /// The tail loss probe (`ICSK_TIME_LOSS_PROBE`).
     Tlp,
+    /// The zero-window probe (`ICSK_TIME_PROBE0`).
+    Probe0,
 }
 
 /// RFC 8985's RACK state (`tp->rack`).
@@ -109,6 +123,9 @@ pub struct Linux {
     /// Duplicate ACKs counted before the ACK being processed (without
     /// SACK Linux's `sacked_out`, `tcp_add_reno_sack`).
     dupacks_before: u32,
+    /// Zero-window probes since the window closed, the persist timer's
+    /// backoff (`icsk_backoff` while `ICSK_TIME_PROBE0` is pending).
+    probe_backoff: u32,
     /// Segments the ACK being processed delivers (newly SACKed, and
     /// acknowledged without an earlier SACK): Linux grows cwnd by these
     /// (`tcp_cong_control`'s `acked_sacked`), not by the cumulative
@@ -357,9 +374,57 @@ impl TcpSender {
         }
         let delay = match self.lx().pending {
             Pending::Reo | Pending::Tlp => self.rto_delta(net.now).max(1e-6),
-            Pending::Rto => self.rto(),
+            Pending::Rto | Pending::Probe0 => self.rto(),
         };
         self.linux_arm(net, Pending::Rto, delay);
+    }
+
+    /// The persist timer's interval: `tcp_probe0_base` = max(RTO,
+    /// `tcp_rto_min`), doubled per probe sent, at most 120 s
+    /// (`tcp_probe0_when(sk, TCP_RTO_MAX)`).
+    fn probe0_when(&self) -> f64 {
+        let base = self.rto().max(self.cfg.rto.min_rto);
+        (base * (1u64 << self.lx().probe_backoff) as f64).min(TCP_RTO_MAX_S)
+    }
+
+    /// `tcp_check_probe_timer`: data waits behind a zero window with
+    /// nothing out and no timer pending: the persist timer, from the base.
+    pub(in crate::transport::tcp::sender) fn linux_check_probe_timer(&mut self, net: &mut Net) {
+        if self.awnd == 0 && self.sb.outstanding() == 0 && self.has_unsent_data() && !self.rto_timer.is_armed() {
+            let base = self.rto().max(self.cfg.rto.min_rto);
+            self.linux_arm(net, Pending::Probe0, base);
+        }
+    }
+
+    /// `tcp_ack_probe`, at an ACK with nothing out and data waiting: an
+    /// open window stops the persist timer and its backoff, a closed one
+    /// rearms it.
+    fn ack_probe(&mut self, net: &mut Net) {
+        if self.awnd > 0 {
+            self.lx_mut().probe_backoff = 0;
+            if self.lx().pending == Pending::Probe0 {
+                self.rto_timer.disarm();
+                self.lx_mut().pending = Pending::Rto;
+            }
+        } else {
+            let when = self.probe0_when();
+            self.linux_arm(net, Pending::Probe0, when);
+        }
+    }
+
+    /// `tcp_probe_timer` and `tcp_send_probe0`: a probe while the window
+    /// stays shut, the next one twice as late.
+    fn send_probe0(&mut self, net: &mut Net) {
+        if self.sb.outstanding() > 0 || !self.has_unsent_data() || self.awnd > 0 {
+            self.lx_mut().probe_backoff = 0;
+            self.lx_mut().pending = Pending::Rto;
+            return self.try_send(net);
+        }
+        self.send_window_probe(net);
+        let l = self.lx_mut();
+        l.probe_backoff = (l.probe_backoff + 1).min(TCP_RETRIES2);
+        let when = self.probe0_when();
+        self.linux_arm(net, Pending::Probe0, when);
     }
 
     /// `tcp_schedule_loss_probe`: arm the probe timer in the open state
@@ -490,6 +555,9 @@ impl TcpSender {
 impl RecoveryOps for LinuxOps {
     fn ack_arrives(s: &mut TcpSender, net: &mut Net, ack: u64, _ece: bool) {
         let una = s.sb.una();
+        if s.sb.outstanding() == 0 && s.has_unsent_data() {
+            s.ack_probe(net);
+        }
         let l = s.lx_mut();
         l.reo_armed_now = false;
         l.una_before = una;
@@ -601,6 +669,7 @@ impl RecoveryOps for LinuxOps {
             s.linux_rearm_rto(net);
         }
         s.try_send(net);
+        s.linux_check_probe_timer(net);
     }
 
     /// The timer: the reordering timer (`tcp_rack_reo_timeout`), the loss
@@ -622,6 +691,7 @@ impl RecoveryOps for LinuxOps {
                 }
             }
             Pending::Tlp => s.send_loss_probe(net),
+            Pending::Probe0 => s.send_probe0(net),
             Pending::Rto => {
                 if s.sb.outstanding() == 0 {
                     return;
