@@ -44,6 +44,18 @@ def test_a_wrong_expectation_fails(tmp_path, name, old, new, says):
     assert not r.ok and says in r.message, r.message
 
 
+@pytest.mark.parametrize("name, off", [
+    ("dsack-undo.pkt", {"undo": False, "frto": False}),
+    ("frto-spurious-rto.pkt", {"frto": False}),
+    ("frto-real-loss.pkt", {"frto": False}),
+], ids=["no-undo", "no-frto-undo", "no-frto-new-data"])
+def test_a_script_fails_without_the_rule_it_tests(name, off):
+    """The undo and F-RTO scripts pass because of those rules: with the
+    rule switched off the replay differs from the kernel."""
+    r = pd.Player(os.path.join(HERE, "packetdrill", name), flow_extra=off).run()
+    assert not r.ok, f"{name} passes without {off}"
+
+
 def test_an_unreadable_line_is_named(tmp_path):
     p = tmp_path / "bad.pkt"
     p.write_text("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\nnonsense here\n")
@@ -70,7 +82,8 @@ def test_missing_script_and_cli_summary(capsys):
 
 def test_sysctls_before_the_flow_become_its_fields(tmp_path):
     (tmp_path / "common.sh").write_text("sysctl -q net.ipv4.tcp_slow_start_after_idle=0\n"
-                                        "sysctl -q net.ipv4.tcp_early_retrans=0 net.ipv4.tcp_frto=2\n")
+                                        "sysctl -q net.ipv4.tcp_early_retrans=0 net.ipv4.tcp_frto=2\n"
+                                        "sysctl -q net.ipv4.tcp_ecn=1\n")
     script = tmp_path / "s.pkt"
     script.write_text("`./common.sh\nsysctl -q net.ipv4.tcp_reordering=5`\n"
                       "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n"
@@ -80,4 +93,5 @@ def test_sysctls_before_the_flow_become_its_fields(tmp_path):
         p.step(ev)
     f = p.flow()
     assert (f["slow_start_after_idle"], f["tlp"], f["dupthresh"], f["cc"]) == (False, False, 5, "cubic")
-    assert any("tcp_frto=2" in s for s in p.skipped), p.skipped
+    assert f["frto"] is True
+    assert any("tcp_ecn=1" in s for s in p.skipped), p.skipped

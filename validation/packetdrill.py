@@ -88,6 +88,9 @@ SYSCTLS = {
     "tcp_recovery": _linux_recovery,
     # 3 and 4 enable TLP (`tcp_early_retrans`)
     "tcp_early_retrans": lambda v: {"tlp": int(v) in (3, 4)},
+    # D-SACKs from the receiver are the script's; F-RTO on for 1 and 2
+    "tcp_dsack": lambda v: {},
+    "tcp_frto": lambda v: {"frto": v != "0"},
     # HyStart's exit signals: 1 the ACK train, 2 the delay, 3 both
     "tcp_cubic.hystart_detect": lambda v: {"cc_params": {"hystart_detect": {"1": "ack_train", "2": "delay"}.get(
         v, "both")}},
@@ -243,13 +246,17 @@ class Player:
 
     # --- the flow -----------------------------------------------------
     def flow(self) -> dict:
+        # timestamps as the SYNs negotiated them; the replayed ACKs echo the
+        # first transmission of what they acknowledge (Replay.ack)
         f = {"tcp_model": "linux", "mss_bytes": self.mss, "header_bytes": 40 + (12 if self.ts else 0),
-             "recovery": "sack" if self.sack else "newreno"}
+             "recovery": "sack" if self.sack else "newreno", "timestamps": self.ts}
         f.update(self.sysctl_fields)
         f["cc"] = self.cc or self.sysctl_fields.get("cc", "cubic")
         if not self.sack:
-            for k in ("rack", "tlp"):
-                f.pop(k, None)  # Linux runs RACK-TLP with SACK only
+            for k in ("rack", "tlp", "frto"):
+                f.pop(k, None)  # Linux runs RACK-TLP with SACK only (and undo here)
+        if f.get("rack") is False:
+            f.pop("frto", None)  # F-RTO ends in the undo, which runs beside RACK
         f.update(self.flow_extra)
         return f
 

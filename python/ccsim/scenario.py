@@ -403,6 +403,10 @@ class Flow(_Table):
     rack: Optional[bool] = None
     tlp: Optional[bool] = None
     rto_rack_mark: Optional[bool] = None
+    dsack: Optional[bool] = None
+    undo: Optional[bool] = None
+    frto: Optional[bool] = None
+    timestamps: Optional[bool] = None
     cwnd_limited: Optional[str] = None
     sack_option: Optional[str] = None
     delayed_ack: Optional[bool] = None

@@ -79,6 +79,8 @@ pub struct TcpHeader {
 const AE_BIT: u8 = 0x80;
 /// A zero receive window (bit 6 of `sack_ae`).
 const ZERO_WND_BIT: u8 = 0x40;
+/// The first SACK block is a D-SACK (bit 5 of `sack_ae`).
+const DSACK_BIT: u8 = 0x20;
 /// The SACK block count (bits 0-1).
 const N_SACK_MASK: u8 = 0x03;
 
@@ -100,6 +102,26 @@ impl TcpHeader {
     /// Advertise a zero window.
     pub fn set_zero_window(&mut self) {
         self.sack_ae |= ZERO_WND_BIT;
+    }
+
+    /// The first SACK block reports a duplicate segment (RFC 2883 D-SACK),
+    /// below the cumulative ACK or inside the second block.
+    pub fn dsack(&self) -> Option<SackBlock> {
+        (self.sack_ae & DSACK_BIT != 0).then(|| self.sack_block(0))
+    }
+
+    /// Report `(start, end)` as a D-SACK, before any SACK block (RFC 2883
+    /// §4: the first block). It may lie below `ack`, which must be set.
+    pub fn push_dsack(&mut self, (start, end): SackBlock) {
+        debug_assert!(self.n_sack() == 0 && end >= start);
+        self.sack_off[0] = (start.wrapping_sub(self.ack) as u32, end.wrapping_sub(self.ack) as u32);
+        self.sack_ae = (self.sack_ae | DSACK_BIT) + 1;
+    }
+
+    /// The SACK blocks other than a D-SACK, as the scoreboard takes them.
+    pub fn sack_blocks_no_dsack(&self) -> impl Iterator<Item = SackBlock> + '_ {
+        let first = usize::from(self.sack_ae & DSACK_BIT != 0);
+        (first..self.n_sack()).map(|i| self.sack_block(i))
     }
 
     /// Append a SACK block (segments `[start, end)`, above `ack`, which
@@ -134,9 +156,14 @@ impl TcpHeader {
         self.sack_ae & AE_BIT != 0
     }
 
-    /// SACK block `i` in absolute segments.
+    /// SACK block `i` in absolute segments (a D-SACK's offsets are
+    /// signed: it may lie below the cumulative ACK).
     pub fn sack_block(&self, i: usize) -> SackBlock {
         let (s, e) = self.sack_off[i];
+        if i == 0 && self.sack_ae & DSACK_BIT != 0 {
+            let at = |o: u32| self.ack.wrapping_add(o as i32 as i64 as u64);
+            return (at(s), at(e));
+        }
         (self.ack + s as u64, self.ack + e as u64)
     }
 
@@ -497,6 +524,23 @@ mod tests {
         assert_eq!(h.sack_block(2), (18, 19));
         h.set_ace(0);
         assert_eq!((h.n_sack(), h.ace(), h.zero_window()), (MAX_SACK_BLOCKS, 0, true));
+        assert_eq!(h.dsack(), None);
+    }
+
+    /// A D-SACK below the cumulative ACK round-trips, comes first, and is
+    /// left out of the blocks the scoreboard marks.
+    #[test]
+    fn dsack_below_the_ack_is_the_first_block() {
+        let mut h = TcpHeader { ack: 100, ..Default::default() };
+        h.push_dsack((97, 98));
+        assert!(h.push_sack((103, 105)));
+        assert_eq!(h.dsack(), Some((97, 98)));
+        assert_eq!(h.sack_blocks().collect::<Vec<_>>(), vec![(97, 98), (103, 105)]);
+        assert_eq!(h.sack_blocks_no_dsack().collect::<Vec<_>>(), vec![(103, 105)]);
+        let mut g = TcpHeader { ack: 100, ..Default::default() };
+        g.push_dsack((104, 105));
+        g.push_sack((103, 106));
+        assert_eq!((g.dsack(), g.n_sack()), (Some((104, 105)), 2));
     }
 
     #[test]

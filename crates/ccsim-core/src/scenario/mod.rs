@@ -401,6 +401,20 @@ pub struct FlowSpec {
     /// (Linux `tcp_timeout_mark_lost`; `tcp_model = "linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_rack_mark: Option<bool>,
+    /// The receiver reports duplicates as D-SACKs (RFC 2883; `tcp_model =
+    /// "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsack: Option<bool>,
+    /// Spurious reductions are undone (Linux `tcp_try_undo_*`; `tcp_model
+    /// = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<bool>,
+    /// F-RTO after a timeout (RFC 5682; `tcp_model = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
+    /// The timestamps option is in use (RFC 7323; `tcp_model = "linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
     /// The bytes an ACK's SACK blocks add on the wire (`none`, `ns3`,
     /// `linux`; recovery = "sack").
     #[serde(default, skip_serializing_if = "Option::is_none")]

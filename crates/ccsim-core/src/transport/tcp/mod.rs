@@ -264,6 +264,29 @@ pub const FIELDS: &[(&str, &str)] = &[
          to the data in flight + 1 (Linux tcp_timeout_mark_lost, tcp_enter_loss); needs recovery = \"sack\"",
     ),
     (
+        "dsack",
+        "the receiver reports a duplicate segment as a D-SACK, the first SACK block (RFC 2883, Linux \
+         tcp_dsack_set, net.ipv4.tcp_dsack); needs recovery = \"sack\"",
+    ),
+    (
+        "undo",
+        "a reduction proven spurious is undone (Linux tcp_try_undo_recovery, tcp_try_undo_dsack, \
+         tcp_try_undo_loss, tcp_try_undo_partial): once D-SACKs cover every retransmission, or an ACK echoes a \
+         time before the first retransmission (with timestamps), cwnd and ssthresh return to their values before \
+         it; D-SACKs widen RACK's reordering window (tcp_rack_update_reo_wnd); needs rack = true",
+    ),
+    (
+        "frto",
+        "F-RTO after a timeout (RFC 5682 §3.1 with SACK, Linux tcp_process_loss, net.ipv4.tcp_frto = 2): an ACK \
+         of data never retransmitted proves the timeout spurious and undoes it; the first ACK that advances sends \
+         new data before any more retransmissions; needs undo = true",
+    ),
+    (
+        "timestamps",
+        "the timestamps option is in use (RFC 7323, net.ipv4.tcp_timestamps): with undo, an ACK echoing a time \
+         (in Linux's 1 ms ticks) before the first retransmission proves it spurious (tcp_packet_delayed)",
+    ),
+    (
         "cwnd_limited",
         "off (RFC 5681: every ACK may grow cwnd) | linux (tcp_is_cwnd_limited: only while the window was used in \
          the current round, or in slow start below twice the most packets out) | ns3 (TcpCubic's m_isCwndLimited: \
@@ -392,6 +415,10 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.rack.get_or_insert(false);
     f.tlp.get_or_insert(false);
     f.rto_rack_mark.get_or_insert(false);
+    f.dsack.get_or_insert(false);
+    f.undo.get_or_insert(false);
+    f.frto.get_or_insert(false);
+    f.timestamps.get_or_insert(false);
     f.sack_option.get_or_insert(d::SACK_OPTION);
     f.cwnd_limited.get_or_insert(d::CWND_LIMITED);
     f.delayed_ack.get_or_insert(d::DELAYED_ACK);
@@ -527,6 +554,14 @@ pub struct TcpParams {
     pub tlp: bool,
     /// An RTO marks lost only what RACK's time has passed (`rto_rack_mark`).
     pub rto_rack_mark: bool,
+    /// The receiver sends D-SACKs (`dsack`, RFC 2883).
+    pub dsack: bool,
+    /// Spurious reductions are undone (`undo`).
+    pub undo: bool,
+    /// F-RTO after a timeout (`frto`, RFC 5682).
+    pub frto: bool,
+    /// The timestamps option is in use (`timestamps`, RFC 7323).
+    pub timestamps: bool,
     /// The bytes an ACK's SACK blocks add (`sack_option`).
     pub sack_option: SackOption,
     /// Growth only while cwnd limits the sender (`cwnd_limited`).
@@ -598,6 +633,10 @@ impl TcpConfig {
             rack: f.rack.unwrap_or_default(),
             tlp: f.tlp.unwrap_or_default(),
             rto_rack_mark: f.rto_rack_mark.unwrap_or_default(),
+            dsack: f.dsack.unwrap_or_default(),
+            undo: f.undo.unwrap_or_default(),
+            frto: f.frto.unwrap_or_default(),
+            timestamps: f.timestamps.unwrap_or_default(),
             sack_option: f.sack_option.unwrap_or(defaults::SACK_OPTION),
             cwnd_limited: f.cwnd_limited.unwrap_or(defaults::CWND_LIMITED),
             delayed_ack: f.delayed_ack.unwrap_or_default(),
@@ -764,7 +803,15 @@ impl TcpConfig {
                 "true is not allowed with ns-2's agents' rules (ns2_*, ecn_response = \"ns2\", send_jitter_s)",
             ));
         }
-        for (name, on) in [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark)] {
+        if cfg.undo && !cfg.rack {
+            return Err(ConfigError::new(p("undo"), "true needs rack = true (Linux's undo runs beside RACK-TLP here)"));
+        }
+        if cfg.frto && !cfg.undo {
+            return Err(ConfigError::new(p("frto"), "true needs undo = true (F-RTO ends by undoing the timeout)"));
+        }
+        for (name, on) in
+            [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark), ("dsack", cfg.dsack)]
+        {
             if on && cfg.recovery != Recovery::Sack {
                 return Err(ConfigError::new(
                     p(name),

@@ -114,6 +114,11 @@ pub fn fill_linux(f: &mut FlowSpec) {
     f.slow_start_after_idle.get_or_insert(true);
     f.tlp.get_or_insert(sack);
     f.rto_rack_mark.get_or_insert(sack);
+    // net.ipv4.tcp_dsack = 1, tcp_frto = 2, tcp_timestamps = 1
+    f.dsack.get_or_insert(sack);
+    let undo = *f.undo.get_or_insert(f.rack == Some(true));
+    f.frto.get_or_insert(undo);
+    f.timestamps.get_or_insert(true);
     f.reno_sack.get_or_insert(matches!(f.recovery, Some(Recovery::Reno | Recovery::NewReno)));
     f.rtt_estimator.get_or_insert(RttEstimatorKind::Linux);
     f.min_rto_s.get_or_insert(0.2);

@@ -61,7 +61,7 @@ pub struct TcpReceiver {
     /// Every data byte that arrived (headers and duplicates included).
     pub rx_bytes: u64,
     /// Whether the segment being acknowledged had arrived before (ns-2's
-    /// Sack1 block generator).
+    /// Sack1 block generator, and the D-SACK of `dsack`).
     last_dup: bool,
     /// AccECN, Telnet's application delay, ns-2's Sack1 blocks, XCP's
     /// echo: what only some receivers use, in one box made only for them
@@ -183,6 +183,8 @@ impl TcpReceiver {
         if let Some(sk) = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut()) {
             self.last_dup = seq < old || RxHoles::holds(self.holes.as_deref(), seq);
             sk.on_data(seq);
+        } else if self.cfg.dsack {
+            self.last_dup = seq < old || RxHoles::holds(self.holes.as_deref(), seq);
         }
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
@@ -297,19 +299,30 @@ impl TcpReceiver {
             for &b in out[..n].iter().filter(|b| b.0 >= self.rcv_nxt) {
                 h.push_sack(b);
             }
-        } else if let Some(holes) = self.holes.as_deref().filter(|_| self.cfg.recovery == super::Recovery::Sack) {
+        } else if self.cfg.recovery == super::Recovery::Sack {
+            // RFC 2883 §4: a duplicate is reported first, as a D-SACK (Linux
+            // `tcp_dsack_set`); the block holding it, if any, comes second.
+            if self.cfg.dsack && std::mem::take(&mut self.last_dup) {
+                h.push_dsack((trigger, trigger + 1));
+            }
+            let Some(holes) = self.holes.as_deref() else { return self.send_ack_with(net, h, ts_echo) };
             let first = std::iter::once(trigger).chain(holes.recent.iter().copied());
             for seq in first {
                 if h.n_sack() == MAX_SACK_BLOCKS {
                     break;
                 }
                 if let Some(b) = self.block_of(seq) {
-                    if !h.sack_blocks().any(|x| x == b) {
+                    if !h.sack_blocks_no_dsack().any(|x| x == b) {
                         h.push_sack(b);
                     }
                 }
             }
         }
+        self.send_ack_with(net, h, ts_echo);
+    }
+
+    /// Send the ACK `h` (its blocks set), echoing `ts_echo`.
+    fn send_ack_with(&mut self, net: &mut Net, h: TcpHeader, ts_echo: Time) {
         // ns-2's Sacker adds 8 bytes per block (`ch->size() += sack_index * 8`);
         // the RFC receiver's option as `sack_option` has it.
         let sack_bytes = if self.extras.as_ref().is_some_and(|x| x.sacker.is_some()) {

@@ -147,8 +147,16 @@ impl Replay {
         if wnd == Some(0) {
             h.set_zero_window();
         }
-        for &b in sack {
-            h.push_sack(b);
+        // RFC 2883 as Linux reads it (`tcp_check_dsack`): a first block
+        // below the ACK, or inside the second, reports a duplicate.
+        let dsack =
+            sack.first().is_some_and(|&(s0, e0)| s0 < ack || sack.get(1).is_some_and(|&(s1, e1)| s0 >= s1 && e0 <= e1));
+        for (i, &b) in sack.iter().enumerate() {
+            if i == 0 && dsack {
+                h.push_dsack(b);
+            } else if b.0 >= ack {
+                h.push_sack(b);
+            }
         }
         let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts, l4: L4::Tcp(h), ..Default::default() };
         self.sender.on_packet(&mut self.net, &pkt);

@@ -378,6 +378,15 @@ impl Scoreboard {
         self.scan = self.base;
     }
 
+    /// Nothing is deemed lost any more (Linux `tcp_undo_cwnd_reduction`
+    /// with `unmark_loss`: a loss proven spurious): the boundary returns to
+    /// una; retransmissions still out count in the pipe beside their
+    /// originals, as Linux's `retrans_out` does.
+    pub fn unmark_lost(&mut self) {
+        self.lost_hi = self.base;
+        self.n_lost = 0;
+    }
+
     /// The highest un-SACKed outstanding segment (rescue retransmission).
     pub fn highest_unsacked(&self) -> Option<u64> {
         let mut seq = self.high();

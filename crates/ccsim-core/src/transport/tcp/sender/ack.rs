@@ -54,6 +54,7 @@ impl TcpSender {
         let sample = (ts_echo != NO_ECHO).then(|| to_secs(now.saturating_sub(ts_echo)));
         let sacked_before = self.sb.n_sacked();
         let lost_before = self.sb.marked_lost();
+        R::read_options(self, h, ts_echo);
         if self.cfg.recovery == Recovery::Sack {
             self.mark_sack_blocks(h, now, classic_ece);
         }

@@ -78,7 +78,7 @@ impl TcpSender {
             None => (None, None),
         };
         if rate.is_none() && rack.is_none() {
-            for (s, e) in h.sack_blocks() {
+            for (s, e) in h.sack_blocks_no_dsack() {
                 self.sb.mark_sacked(s, e);
             }
             return;
@@ -88,7 +88,7 @@ impl TcpSender {
         }
         // The sampler and RACK (the transmission time of each newly SACKed
         // segment) learn of every range SACKed for the first time.
-        for (s, e) in h.sack_blocks() {
+        for (s, e) in h.sack_blocks_no_dsack() {
             self.sb.mark_sacked_with(s, e, |a, b| {
                 if let Some(l) = rack.as_deref_mut() {
                     l.on_sacked(a, b, now, min_rtt);

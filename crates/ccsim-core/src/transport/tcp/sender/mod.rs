@@ -592,10 +592,16 @@ impl SenderAgent for TcpSender {
         if ce_before.is_none() {
             self.stats.ece_acks += h.ece as u64;
         }
+        let awnd = self.awnd;
         if h.zero_window() {
             self.awnd = 0;
         } else if h.wnd > 0 {
             self.awnd = h.wnd.min(self.cfg.rwnd as u32);
+        }
+        // Linux `tcp_ack_update_window`: a changed window with data waiting
+        // checks for a restart after idle.
+        if self.awnd != awnd && self.cfg.slow_start_after_idle && self.has_unsent_data() {
+            self.restart_after_idle(net.now);
         }
         if self.cfg.ba && pkt.ip_opt < BA_UNBOUNDED {
             // BA-TCP: the echoed min_j v_ij, times delta_i (the smallest RTT

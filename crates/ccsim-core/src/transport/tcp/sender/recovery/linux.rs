@@ -36,6 +36,7 @@
 //! flows that run this strategy. PRR (RFC 9937, `tcp_cwnd_reduction`)
 //! and Linux's RTO estimator are the sender's (`prr`, `rtt_estimator =
 //! "linux"`), on by the personality.
+use super::linux_undo::Undo;
 use super::rfc::Rfc;
 use super::{NewAck, RecoveryOps};
 use crate::transport::tcp::sender::*;
@@ -131,6 +132,8 @@ pub struct Linux {
     /// (`tcp_cong_control`'s `acked_sacked`), not by the cumulative
     /// ACK's advance.
     delivered: u64,
+    /// Undo and F-RTO (`linux_undo.rs`).
+    pub(super) undo: Undo,
 }
 
 impl Linux {
@@ -204,7 +207,11 @@ impl Linux {
         for seq in s..e {
             self.advance(seq, now, min_rtt);
             self.note_delivered(seq);
+            if !self.sent(seq).1 && self.undo.orig_sacked.is_none_or(|o| seq < o) {
+                self.undo.orig_sacked = Some(seq);
+            }
         }
+        self.undo.data_sacked = true;
         self.delivered += e - s;
     }
 
@@ -234,6 +241,32 @@ impl TcpSender {
         self.extras.as_deref_mut().and_then(|x| x.linux.as_deref_mut()).expect("the linux strategy's state")
     }
 
+    /// Segment `seq` (outstanding) was ever retransmitted (`TCPCB_RETRANS`).
+    pub(in crate::transport::tcp::sender) fn lx_ever_retx(&self, seq: u64) -> bool {
+        let l = self.lx();
+        seq >= l.base && ((seq - l.base) as usize) < l.xmit.len() && l.sent(seq).1
+    }
+
+    /// One past the outstanding loss probe (`tlp_high_seq`).
+    pub(in crate::transport::tcp::sender) fn lx_tlp_high(&self) -> Option<u64> {
+        self.lx().tlp_high
+    }
+
+    /// The outstanding loss probe was a retransmission (`tlp_retrans`).
+    pub(in crate::transport::tcp::sender) fn lx_tlp_retrans(&self) -> bool {
+        self.lx().tlp_retrans
+    }
+
+    /// `n` more segments delivered by the ACK being processed.
+    pub(in crate::transport::tcp::sender) fn lx_add_delivered(&mut self, n: u64) {
+        self.lx_mut().delivered += n;
+    }
+
+    /// RACK looks at every segment again on the next ACK (`rack.advanced`).
+    pub(in crate::transport::tcp::sender) fn lx_force_rack(&mut self) {
+        self.lx_mut().rack.advanced = true;
+    }
+
     /// The transmission of `seq` at `now` (`retx`: a retransmission);
     /// `prior`: segments outstanding before it. Linux rearms the RTO for
     /// new data sent with nothing out or a probe pending
@@ -261,6 +294,9 @@ impl TcpSender {
         }
         let rearm =
             if retx { seq == una && l.pending != Pending::Reo } else { prior == 0 || l.pending == Pending::Tlp };
+        if retx && self.cfg.undo {
+            self.undo_on_retransmit(now);
+        }
         if rearm {
             self.linux_rearm_rto(net);
         }
@@ -278,7 +314,8 @@ impl TcpSender {
             return 0;
         }
         let (Some(min), Some(srtt)) = (self.rtt.min_rtt(), self.rtt.srtt()) else { return 0 };
-        from_secs((min / 4.0).min(srtt))
+        // D-SACKs widen it by steps of min_rtt/4 (`reo_wnd_steps`)
+        from_secs((min / 4.0 * l.undo.reo_wnd_steps as f64).min(srtt))
     }
 
     /// `tcp_rack_detect_loss`: mark lost what RACK deems lost; the longest
@@ -457,7 +494,9 @@ impl TcpSender {
                 probed = self.transmit(net, s, true);
             } else if self.sb.outstanding() > 0 {
                 let last = self.sb.high() - 1;
+                self.undo_probing(true);
                 probed = self.transmit(net, last, true);
+                self.undo_probing(false);
                 retx = true;
             }
             if probed && self.stats.data_sent > sent0 {
@@ -475,15 +514,17 @@ impl TcpSender {
     }
 
     /// `tcp_process_tlp_ack` (before the loss detection): an ACK beyond
-    /// a retransmitted probe says a segment was lost (no DSACK is
-    /// modelled): a CWR reduction; the probe of new data, or a duplicate
-    /// that reports nothing, ends the episode.
+    /// a retransmitted probe, without a D-SACK of the probe, says a segment
+    /// was lost: a CWR reduction; the probe of new data, a D-SACK of the
+    /// probe, or a duplicate that reports nothing, ends the episode.
     fn process_tlp_ack(&mut self, ack: u64, advanced: bool) {
         let Some(high) = self.lx().tlp_high else { return };
         if ack < high {
             return;
         }
-        if !self.lx().tlp_retrans {
+        if !self.lx().tlp_retrans || self.lx().undo.dsack_tlp {
+            // the probe of new data was acknowledged, or a D-SACK says the
+            // original and the probe both arrived: no loss
             self.lx_mut().tlp_high = None;
         } else if ack > high {
             self.lx_mut().tlp_high = None;
@@ -511,6 +552,10 @@ impl TcpSender {
     /// cwnd at the start as its `RecoverFS` (`by_timer`: the reordering
     /// timer's entry, no ACK being processed).
     fn linux_enter_recovery(&mut self, net: &mut Net, by_timer: bool) {
+        if self.cfg.undo {
+            let ece = !by_timer && self.lx().undo.ack_ece;
+            self.undo_on_recovery(ece);
+        }
         let prior_cwnd = self.st.cwnd.ceil() as u64;
         if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) {
             p.linux_entry(prior_cwnd, by_timer);
@@ -553,8 +598,15 @@ impl TcpSender {
 }
 
 impl RecoveryOps for LinuxOps {
-    fn ack_arrives(s: &mut TcpSender, net: &mut Net, ack: u64, _ece: bool) {
+    fn read_options(s: &mut TcpSender, h: &TcpHeader, ts_echo: Time) {
+        if s.cfg.undo {
+            s.undo_read_options(h, ts_echo);
+        }
+    }
+
+    fn ack_arrives(s: &mut TcpSender, net: &mut Net, ack: u64, ece: bool) {
         let una = s.sb.una();
+        let outstanding = s.sb.outstanding();
         if s.sb.outstanding() == 0 && s.has_unsent_data() {
             s.ack_probe(net);
         }
@@ -580,6 +632,27 @@ impl RecoveryOps for LinuxOps {
         }
         let fack = s.sb.high_sacked().max(s.lx().fack_before);
         s.lx_mut().check_reordering(fack);
+        if s.cfg.undo {
+            // FLAG_ORIG_SACK_ACKED: data sent once, before `recover`,
+            // newly (S)ACKed
+            let recover = s.recover;
+            let orig = s.lx().undo.orig_sacked.is_some_and(|o| o < recover)
+                || (una..ack.min(recover)).any(|q| !s.lx().sent(q).1 && !s.sb.is_sacked(q));
+            let u = &mut s.lx_mut().undo;
+            u.orig_acked = orig;
+            u.ack_ece = ece;
+            if ece {
+                s.undo_on_ece();
+            }
+            if outstanding > 0 {
+                s.undo_update_reo_wnd(ack);
+            }
+            // a late D-SACK in the open state (`tcp_try_undo_dsack` for
+            // CA_Open and CA_Disorder)
+            if s.state == State::Open {
+                s.try_undo_dsack();
+            }
+        }
     }
 
     fn ece_blocks(s: &TcpSender, ack: u64) -> bool {
@@ -612,18 +685,43 @@ impl RecoveryOps for LinuxOps {
                 }
             }
             State::Recovery if a.ack >= s.recover => {
-                Rfc::new_ack(s, net, a);
-                // the next episode's loss detection
-                s.rack_mark_lost(net);
-                if s.sb.n_lost() > 0 {
-                    s.linux_enter_recovery(net, false);
+                if s.cfg.undo && s.try_undo_recovery() {
+                    // tcp_try_undo_recovery: the window as it was, and no
+                    // deflation to ssthresh (`tcp_end_cwnd_reduction`)
+                    s.state = State::Open;
+                    s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+                } else {
+                    Rfc::new_ack(s, net, a);
                 }
+                // the next episode's loss detection, and `tcp_cong_control`
+                // in the open state: the exit ACK's deliveries grow cwnd
+                return Self::reopened(s, net, a);
             }
             State::Recovery => {
+                if s.cfg.undo {
+                    match s.try_undo_partial() {
+                        Some(true) => {
+                            // evidence, but retransmissions out: clock out
+                            // new data, mark and retransmit nothing more
+                            s.prr_ack();
+                            return false;
+                        }
+                        Some(false) => return Self::reopened(s, net, a),
+                        None => {}
+                    }
+                    if s.try_undo_dsack() {
+                        s.state = State::Open;
+                        s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+                        return Self::reopened(s, net, a);
+                    }
+                }
                 s.rack_mark_lost(net);
                 s.prr_ack();
             }
             State::Loss => {
+                if s.cfg.undo && s.undo_process_loss(true, false) {
+                    return Self::reopened(s, net, a);
+                }
                 Rfc::new_ack(s, net, a);
                 s.rack_mark_lost(net);
             }
@@ -635,6 +733,25 @@ impl RecoveryOps for LinuxOps {
         s.process_tlp_ack(una, false);
         if !s.cfg.rack {
             return Rfc::dup_ack(s, net, una);
+        }
+        if s.cfg.undo {
+            let dsack = s.lx().undo.ack_dsack;
+            if dsack {
+                // a D-SACK is no duplicate ACK (`FLAG_DSACKING_ACK`)
+                s.dupacks -= 1;
+            }
+            match s.state {
+                State::Recovery => {
+                    if s.try_undo_dsack() {
+                        s.state = State::Open;
+                        s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+                    }
+                }
+                State::Loss => {
+                    s.undo_process_loss(false, !dsack);
+                }
+                State::Open => {}
+            }
         }
         s.rack_mark_lost(net);
         match s.state {
@@ -659,6 +776,9 @@ impl RecoveryOps for LinuxOps {
     /// and RACK did not arm its own), then what the ACK lets out (new data
     /// in the open state schedules a loss probe, `tcp_write_xmit`).
     fn send(s: &mut TcpSender, net: &mut Net) {
+        if s.cfg.undo && s.state == State::Open {
+            s.undo_on_open();
+        }
         let left_out = s.sb.n_sacked() + s.sb.n_lost() + s.sb.n_retx() > 0;
         let l = s.lx_mut();
         l.delivered = 0;
@@ -668,7 +788,10 @@ impl RecoveryOps for LinuxOps {
         if s.cfg.rack && advanced && !s.lx().reo_armed_now && !s.schedule_loss_probe(net, true) {
             s.linux_rearm_rto(net);
         }
-        s.try_send(net);
+        // F-RTO's step 2.b sends new data instead of retransmitting
+        if !(s.cfg.undo && s.undo_frto_send(net)) {
+            s.try_send(net);
+        }
         s.linux_check_probe_timer(net);
     }
 
@@ -698,7 +821,11 @@ impl RecoveryOps for LinuxOps {
                 }
                 let repeated = s.count_timeout(net);
                 let after_ecn = s.ecn_cut && s.sb.una() < s.recover;
-                if !repeated && !after_ecn && (s.state == State::Open || s.sb.una() >= s.recover) {
+                let reduces = !repeated && !after_ecn && (s.state == State::Open || s.sb.una() >= s.recover);
+                if s.cfg.undo {
+                    s.undo_on_rto(reduces, repeated);
+                }
+                if reduces {
                     s.st.ssthresh = s.linux_ssthresh(true);
                 }
                 s.queue_cwr();
@@ -706,6 +833,24 @@ impl RecoveryOps for LinuxOps {
                 s.linux_enter_loss(net);
             }
         }
+    }
+}
+
+impl LinuxOps {
+    /// The rest of a new ACK's rules after an undo returned the sender to
+    /// the open state in recovery or loss (`tcp_fastretrans_alert` goes on
+    /// to `tcp_identify_packet_loss`, and `tcp_cong_control` may grow cwnd
+    /// in the open state): a loss still evident starts a new recovery,
+    /// else the open state's growth.
+    fn reopened(s: &mut TcpSender, net: &mut Net, a: NewAck) -> bool {
+        s.rack_mark_lost(net);
+        if s.sb.n_lost() > 0 {
+            s.linux_enter_recovery(net, false);
+        } else {
+            let acked = s.lx().delivered;
+            Rfc::new_ack(s, net, NewAck { acked, ..a });
+        }
+        false
     }
 }
 

@@ -23,6 +23,7 @@
 use super::*;
 
 pub(super) mod linux;
+pub(super) mod linux_undo;
 pub(super) mod ns2;
 pub(super) mod prr;
 pub(super) mod rfc;
@@ -70,6 +71,9 @@ pub(super) struct NewAck {
 /// The rules a recovery strategy supplies (associated functions on the
 /// sender: the strategies hold no state of their own).
 pub(super) trait RecoveryOps {
+    /// The ACK's options as the strategy reads them, before its SACK
+    /// blocks are marked: its D-SACK and timestamp echo (Linux).
+    fn read_options(_s: &mut TcpSender, _h: &TcpHeader, _ts_echo: Time) {}
     /// Before the ACK's own rules (ns-2's `recv` runs `ecn()` first).
     fn ack_arrives(_s: &mut TcpSender, _net: &mut Net, _ack: u64, _ece: bool) {}
     /// Whether an ECE on the new ACK of `ack` holds the window.
