@@ -112,6 +112,18 @@ def test_cwnd_stall_explained_by_backed_off_timeouts_is_not():
     assert fuzz.check(dumbbell(), res) == []
 
 
+@pytest.mark.parametrize("ecn, ece_acks, reported", [
+    (True, 30, False),   # an ECE per RTO of the 3 s: the echoes held it (RFC 3168 §6.1.2)
+    (True, 5, True),     # too few echoes to have held it that long
+    (False, 30, True),   # no ECN: the echoes count for nothing
+], ids=["ece-held", "few-echoes", "no-ecn"])
+def test_cwnd_stall_held_by_ecn_echoes_is_not_reported(ecn, ece_acks, reported):
+    sc = dumbbell(flows=[{"count": 2, "cc": "reno", "rtt_s": 0.1, "ecn": ecn}],
+                  queue={"kind": "red", "limit_pkts": 50, "ecn": True})
+    res = fake(flows=[flow_row(0, ece_acks=ece_acks), flow_row(1)], cwnd={0: [10.0] * 50 + [1.0] * 30 + [2.0] * 20})
+    assert names(fuzz.check(sc, res)) == (["cwnd_stall"] if reported else [])
+
+
 def test_short_cwnd_stall_is_not_reported():
     res = fake(cwnd={0: [10.0] * 50 + [1.0] * 15 + [2.0] * 35})  # 1.5 s < max(20 RTTs, 2 s)
     assert fuzz.check(dumbbell(), res) == []
@@ -539,6 +551,18 @@ def test_fair_share_leaves_out_bbr_v1_with_ecn():
     for f in sc["flows"]:
         f["cc"], f["ecn"] = "bbr", True
     assert fuzz.check(sc, starved) == []
+
+
+@pytest.mark.parametrize("rack, reported", [(False, False), (True, True)], ids=["rfc6675", "rack"])
+def test_fair_share_leaves_out_bbr_v1_without_rack(rack, reported):
+    # RFC 6675 finds no lost retransmission: BBR v1's head waits on backed-off
+    # timers while it keeps its rate (fuzz seed 1, case 6909); with RACK a
+    # starved BBR flow is a finding
+    sc = dumbbell()
+    for f in sc["flows"]:
+        f.update(cc="bbr", recovery="sack", rack=rack)
+    starved = fake(flows=[flow_row(0, goodput_bps=0.0), flow_row(1)])
+    assert names(fuzz.check(sc, starved)) == (["fair_share"] if reported else [])
 
 
 #: fuzz seed 1, case 5000 (drawn 2026-11-29): a Linux-personality NewReno

@@ -430,18 +430,7 @@ class Player:
         deadline = hi + tol
         got: List[Tuple[float, int, bool]] = []
         for s in want:
-            # run the sender's timers one at a time until it sends
-            while not self.pending:
-                if not self.replay.step(deadline):
-                    self.replay.advance(min(deadline, max(self.now, lo)))
-                    self.collect()
-                    if not self.pending:
-                        raise _Fail(f"line {ev.line}: expected {ev.text!r} at {lo:.6f}"
-                                    f"{'~' + format(hi, '.6f') if hi != lo else ''} s; ccsim sent nothing by "
-                                    f"{deadline:.6f} s (cwnd {self.replay.info()['tcpi_snd_cwnd']})")
-                    break
-                self.collect()
-            t, seq, retx, probe = self.pending.pop(0)
+            t, seq, retx, probe = self.next_departure(ev, lo, hi, deadline)
             got.append((t, seq, retx))
             if probe:
                 raise _Fail(f"line {ev.line}: expected {ev.text!r} at {lo:.6f} s; ccsim sent a zero-window "
@@ -458,21 +447,25 @@ class Player:
         self.now = max(self.now, t_end)
         self.last_script_t = lo
 
-    def window_probe(self, ev: Event, lo: float, hi: float, tol: float) -> None:
-        """A zero-window probe (no payload, the byte below SND.UNA again):
-        ccsim's next departure must be one, within the line's time."""
-        deadline = hi + tol
+    def next_departure(self, ev: Event, lo: float, hi: float, deadline: float) -> Tuple[float, int, bool, bool]:
+        """ccsim's next departure (time, segment, retransmission, probe),
+        running the sender's timers one at a time up to ``deadline``."""
         while not self.pending:
             if not self.replay.step(deadline):
                 self.replay.advance(min(deadline, max(self.now, lo)))
                 self.collect()
                 if not self.pending:
-                    raise _Fail(f"line {ev.line}: expected the zero-window probe {ev.text!r} at {lo:.6f}"
+                    raise _Fail(f"line {ev.line}: expected {ev.text!r} at {lo:.6f}"
                                 f"{'~' + format(hi, '.6f') if hi != lo else ''} s; ccsim sent nothing by "
-                                f"{deadline:.6f} s")
+                                f"{deadline:.6f} s (cwnd {self.replay.info()['tcpi_snd_cwnd']})")
                 break
             self.collect()
-        t, seq, _, probe = self.pending.pop(0)
+        return self.pending.pop(0)
+
+    def window_probe(self, ev: Event, lo: float, hi: float, tol: float) -> None:
+        """A zero-window probe (no payload, the byte below SND.UNA again):
+        ccsim's next departure must be one, within the line's time."""
+        t, seq, _, probe = self.next_departure(ev, lo, hi, hi + tol)
         if not probe:
             raise _Fail(f"line {ev.line}: expected the zero-window probe {ev.text!r} at {lo:.6f} s; ccsim sent "
                         f"segment {seq} ({seq * self.mss + 1}:{(seq + 1) * self.mss + 1}) at {t:.6f} s")

@@ -675,15 +675,7 @@ impl RecoveryOps for LinuxOps {
             return Rfc::new_ack(s, net, NewAck { acked, ..a });
         }
         match s.state {
-            State::Open => {
-                s.rack_mark_lost(net);
-                if s.sb.n_lost() > 0 {
-                    s.linux_enter_recovery(net, false);
-                } else {
-                    let acked = s.lx().delivered;
-                    Rfc::new_ack(s, net, NewAck { acked, ..a });
-                }
-            }
+            State::Open => return Self::reopened(s, net, a),
             State::Recovery if a.ack >= s.recover => {
                 if s.cfg.undo && s.try_undo_recovery() {
                     // tcp_try_undo_recovery: the window as it was, and no
@@ -837,11 +829,11 @@ impl RecoveryOps for LinuxOps {
 }
 
 impl LinuxOps {
-    /// The rest of a new ACK's rules after an undo returned the sender to
-    /// the open state in recovery or loss (`tcp_fastretrans_alert` goes on
+    /// A new ACK's rules in the open state, also after a recovery ended or
+    /// an undo returned the sender to it (`tcp_fastretrans_alert` goes on
     /// to `tcp_identify_packet_loss`, and `tcp_cong_control` may grow cwnd
-    /// in the open state): a loss still evident starts a new recovery,
-    /// else the open state's growth.
+    /// in the open state): a loss RACK finds starts a recovery, else cwnd
+    /// grows by what the ACK delivered.
     fn reopened(s: &mut TcpSender, net: &mut Net, a: NewAck) -> bool {
         s.rack_mark_lost(net);
         if s.sb.n_lost() > 0 {

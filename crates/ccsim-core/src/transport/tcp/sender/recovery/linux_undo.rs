@@ -246,6 +246,13 @@ impl TcpSender {
     /// cut): what an undo would return to, unless an ECE or a reduction
     /// already under way (CWR) proves congestion.
     pub(in crate::transport::tcp::sender) fn undo_on_recovery(&mut self, ece: bool) {
+        self.init_undo(ece);
+    }
+
+    /// `tcp_init_undo` with what an undo returns to (`prior_ssthresh`,
+    /// `prior_cwnd`): nothing when an ECE or a reduction under way (CWR)
+    /// proved congestion.
+    fn init_undo(&mut self, ece: bool) {
         let prior = if ece || self.cwr || self.local_cwr { 0.0 } else { self.current_ssthresh() };
         let (cwnd, una, retx) = (self.st.cwnd, self.sb.una(), self.retrans_out());
         let u = self.ud_mut();
@@ -261,13 +268,7 @@ impl TcpSender {
     pub(in crate::transport::tcp::sender) fn undo_on_rto(&mut self, reduces: bool, repeated: bool) {
         let new_recovery = self.state == State::Open;
         if reduces {
-            let prior = if self.cwr || self.local_cwr { 0.0 } else { self.current_ssthresh() };
-            let (cwnd, una, retx) = (self.st.cwnd, self.sb.una(), self.retrans_out());
-            let u = self.ud_mut();
-            u.prior_ssthresh = prior;
-            u.prior_cwnd = cwnd;
-            u.marker = Some(una);
-            u.retrans = if retx > 0 { retx as i64 } else { -1 };
+            self.init_undo(false);
         }
         let frto = self.cfg.frto && (new_recovery || repeated);
         self.ud_mut().frto = frto;
