@@ -48,10 +48,13 @@ def test_a_wrong_expectation_fails(tmp_path, name, old, new, says):
     ("dsack-undo.pkt", {"undo": False, "frto": False}),
     ("frto-spurious-rto.pkt", {"frto": False}),
     ("frto-real-loss.pkt", {"frto": False}),
-], ids=["no-undo", "no-frto-undo", "no-frto-new-data"])
+    ("prr-proportional.pkt", {"prr": False}),
+    ("hystart-ack-train.pkt", {"cc_params": {"hystart_detect": "delay"}}),
+], ids=["no-undo", "no-frto-undo", "no-frto-new-data", "no-prr", "no-ack-train"])
 def test_a_script_fails_without_the_rule_it_tests(name, off):
-    """The undo and F-RTO scripts pass because of those rules: with the
-    rule switched off the replay differs from the kernel."""
+    """The scripts of undo, F-RTO, PRR's quota and HyStart's ACK train pass
+    because of those rules: with the rule switched off the replay differs
+    from the kernel."""
     r = pd.Player(os.path.join(HERE, "packetdrill", name), flow_extra=off).run()
     assert not r.ok, f"{name} passes without {off}"
 

@@ -223,6 +223,8 @@ class Player:
         self.hs_rtt: Optional[float] = None
         self.pending: List[Tuple[float, int, bool, bool]] = []
         self.last_ack_byte = 1
+        #: The names the script's Python blocks define (TCP_CA_* given).
+        self.py_ns: Dict = dict(CA_STATES)
         self.now = 0.0
         self.last: Optional[Event] = None
         self.last_script_t = 0.0
@@ -500,8 +502,11 @@ class Player:
         self.skip(ev, f"call {ev.text[:50]!r}")
 
     def assertion(self, ev: Event) -> None:
+        """A ``%{ }%`` block: its names persist to the next blocks, as in
+        packetdrill's one Python process per script; the ``tcpi_*`` names
+        are ccsim's state at the block's time."""
         self.start()
-        ns: Dict = dict(CA_STATES)
+        ns = self.py_ns
         ns.update(self.replay.info())
         for stmt in [s.strip() for s in ev.text.strip().splitlines() if s.strip()]:
             try:

@@ -198,7 +198,12 @@ impl Replay {
         let floor = |x: f64| if x.is_finite() && x >= 0.0 { x as u64 } else { INFINITE_SSTHRESH };
         TcpInfo {
             snd_cwnd: floor(s.st.cwnd),
-            snd_ssthresh: floor(s.st.ssthresh).min(INFINITE_SSTHRESH),
+            // the initial threshold is Linux's "infinite" one
+            snd_ssthresh: if s.st.ssthresh >= s.cfg.init_ssthresh {
+                INFINITE_SSTHRESH
+            } else {
+                floor(s.st.ssthresh).min(INFINITE_SSTHRESH)
+            },
             ca_state: s.tcpi_ca_state(),
             total_retrans: s.stats.retransmits,
             retransmits: s.rtt.backoff as u64,

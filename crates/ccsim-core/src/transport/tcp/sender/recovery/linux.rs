@@ -562,6 +562,10 @@ impl TcpSender {
         }
         self.queue_cwr();
         self.st.ssthresh = self.linux_ssthresh(false);
+        if self.x().prr.is_none() && !self.cc_owns_cwnd {
+            // PRR switched off: RFC 6675 §5 step 4's cwnd = ssthresh
+            self.st.cwnd = self.st.ssthresh;
+        }
         self.ecn_cut = false;
         self.cwr = false;
         self.local_cwr = false;
