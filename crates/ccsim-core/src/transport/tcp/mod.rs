@@ -809,9 +809,16 @@ impl TcpConfig {
         if cfg.frto && !cfg.undo {
             return Err(ConfigError::new(p("frto"), "true needs undo = true (F-RTO ends by undoing the timeout)"));
         }
-        for (name, on) in
-            [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark), ("dsack", cfg.dsack)]
-        {
+        if cfg.dsack && cfg.recovery != Recovery::Sack {
+            return Err(ConfigError::new(
+                p("dsack"),
+                format!(
+                    "true needs recovery = \"sack\" (a D-SACK is a SACK block, RFC 2883), got \"{}\"",
+                    kind_name(&cfg.recovery)
+                ),
+            ));
+        }
+        for (name, on) in [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark)] {
             if on && cfg.recovery != Recovery::Sack {
                 return Err(ConfigError::new(
                     p(name),
@@ -1091,6 +1098,30 @@ mod tests {
         let e = of(u64::MAX).unwrap_err().to_string();
         assert!(e.contains("flows[0].bytes") && e.contains("18446744073709551615") && e.contains("allowed"), "{e}");
         assert_eq!(of(u64::MAX - 1).unwrap().total_bytes(), Some(u64::MAX - 1));
+    }
+
+    /// The undo rules' prerequisites are refused by field name: D-SACKs
+    /// need SACK, undo needs RACK, F-RTO needs undo; the linux personality
+    /// fills a consistent set, with or without SACK.
+    #[test]
+    fn undo_rules_name_what_they_need() {
+        let of = |j: serde_json::Value| {
+            let mut spec: FlowSpec = serde_json::from_value(j).unwrap();
+            fill_defaults(&mut spec);
+            TcpConfig::from_spec(&spec, "flows[0]").map_err(|e| e.to_string())
+        };
+        let e = of(serde_json::json!({"dsack": true, "recovery": "newreno"})).unwrap_err();
+        assert!(e.contains("flows[0].dsack") && e.contains("D-SACK is a SACK block"), "{e}");
+        let e = of(serde_json::json!({"tcp_model": "linux", "undo": true, "rack": false})).unwrap_err();
+        assert!(e.contains("flows[0].undo") && e.contains("rack = true"), "{e}");
+        let e = of(serde_json::json!({"tcp_model": "linux", "frto": true, "undo": false})).unwrap_err();
+        assert!(e.contains("flows[0].frto") && e.contains("undo = true"), "{e}");
+        let c = of(serde_json::json!({"tcp_model": "linux"})).unwrap();
+        assert!(c.dsack && c.undo && c.frto && c.timestamps);
+        let c = of(serde_json::json!({"tcp_model": "linux", "recovery": "newreno"})).unwrap();
+        assert!(!c.dsack && !c.undo && !c.frto);
+        let c = of(serde_json::json!({"tcp_model": "linux", "rack": false})).unwrap();
+        assert!(c.dsack && !c.undo && !c.frto);
     }
 
     /// Flows of one entry share one copy of the parameters; a transfer's
