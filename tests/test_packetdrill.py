@@ -67,9 +67,12 @@ def test_an_unreadable_line_is_named(tmp_path):
 
 
 def test_linux_rto_from_the_handshake_sample():
-    """tcp_rtt_estimator's first sample: RTO = SRTT + max(2 SRTT, 200 ms)."""
+    """tcp_rtt_estimator's first sample: RTO = SRTT + max(2 SRTT, 200 ms),
+    rounded up to the jiffy (4 ms at HZ = 250, `tcp_set_rto`'s
+    `usecs_to_jiffies`; the kernel here reports 304 ms after a 100.x ms
+    handshake)."""
     from ccsim._core import TcpReplay
-    for rtt, rto in [(0.1, 300000), (0.01, 210000), (0.5, 1500000)]:
+    for rtt, rto in [(0.1, 300000), (0.1001, 304000), (0.01, 212000), (0.5, 1500000)]:
         r = TcpReplay('{"tcp_model": "linux", "mss_bytes": 1000}')
         assert r.info()["tcpi_rto"] == 1000000, "TCP_TIMEOUT_INIT before a sample"
         r.handshake_rtt(rtt)

@@ -104,6 +104,10 @@ pub fn fill_ns2(f: &mut FlowSpec) {
     }
 }
 
+/// CONFIG_HZ of the kernel the personality follows (the jiffy of its
+/// timers, and CUBIC's `hz`).
+pub const LINUX_HZ: u32 = 250;
+
 /// Fill the fields of a `linux` flow that it leaves out with Linux 6.x's
 /// values (the kernel's defaults); the RFC defaults then fill the rest.
 pub fn fill_linux(f: &mut FlowSpec) {
@@ -122,6 +126,9 @@ pub fn fill_linux(f: &mut FlowSpec) {
     f.reno_sack.get_or_insert(matches!(f.recovery, Some(Recovery::Reno | Recovery::NewReno)));
     f.rtt_estimator.get_or_insert(RttEstimatorKind::Linux);
     f.min_rto_s.get_or_insert(0.2);
+    // the kernel's timers count jiffies: CONFIG_HZ = 250 (Debian's kernels
+    // and this project's peer machines), 4 ms
+    f.clock_granularity_s.get_or_insert(1.0 / LINUX_HZ as f64);
     f.init_rto_s.get_or_insert(1.0);
     f.max_rto_s.get_or_insert(120.0);
     f.init_cwnd_pkts.get_or_insert(10.0);
@@ -147,6 +154,12 @@ pub fn fill_linux(f: &mut FlowSpec) {
         // (`CubicConfig::linux`: beta 717/1024, HyStart's Linux rules,
         // the clamp of 20)
         params.entry("variant").or_insert(Value::from("linux"));
+        // CUBIC's jiffies are the timers' (`clock_granularity_s`)
+        if let Some(g) = f.clock_granularity_s.filter(|g| *g > 0.0) {
+            if params.get("variant") == Some(&Value::from("linux")) {
+                params.entry("hz").or_insert(Value::from((1.0 / g).round() as u64));
+            }
+        }
     }
 }
 

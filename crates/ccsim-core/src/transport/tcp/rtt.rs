@@ -395,8 +395,15 @@ impl RttEstimator {
                 return n.t_rtxcur.max(lim.min_rto).min(lim.max_rto).max(2.0 * n.tick);
             }
             if let Some(l) = t.linux.as_ref() {
-                // `tcp_set_rto` then `tcp_bound_rto`: the floor is in rttvar.
-                return if l.srtt8 == 0 { lim.init_rto } else { l.rto().min(lim.max_rto) };
+                // `tcp_set_rto` (in jiffies, `usecs_to_jiffies` rounds up:
+                // `granularity`, exact when 0) then `tcp_bound_rto`: the
+                // floor is in rttvar.
+                if l.srtt8 == 0 {
+                    return lim.init_rto;
+                }
+                let g = lim.granularity;
+                let rto = if g > 0.0 { (l.rto() / g - 1e-9).ceil() * g } else { l.rto() };
+                return rto.min(lim.max_rto);
             }
         }
         let raw = match self.srtt() {

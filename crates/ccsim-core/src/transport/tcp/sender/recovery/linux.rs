@@ -42,8 +42,8 @@ use super::{NewAck, RecoveryOps};
 use crate::transport::tcp::sender::*;
 use std::collections::VecDeque;
 
-/// `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000): added to the RACK and
-/// probe timers.
+/// `TCP_TIMEOUT_MIN_US` (2 ms): added to the RACK and probe timers before
+/// they are rounded up to jiffies.
 const TIMEOUT_MIN_S: f64 = 0.002;
 
 /// `TCP_RTO_MAX`: the persist timer's longest interval, seconds.
@@ -247,6 +247,19 @@ impl TcpSender {
         seq >= l.base && ((seq - l.base) as usize) < l.xmit.len() && l.sent(seq).1
     }
 
+    /// `usecs_to_jiffies`: `s` seconds rounded up to the kernel's jiffy,
+    /// `clock_granularity_s` (exact when 0). The timers then fire on time:
+    /// the kernel's timer wheel adds up to a jiffy more, at a phase a run
+    /// cannot know.
+    fn jiffies_ceil(&self, s: f64) -> f64 {
+        let g = self.cfg.rto.granularity;
+        if g > 0.0 {
+            (s / g - 1e-9).ceil().max(0.0) * g
+        } else {
+            s
+        }
+    }
+
     /// One past the outstanding loss probe (`tlp_high_seq`).
     pub(in crate::transport::tcp::sender) fn lx_tlp_high(&self) -> Option<u64> {
         self.lx().tlp_high
@@ -382,7 +395,8 @@ impl TcpSender {
         self.lx_mut().rack.advanced = false;
         let wait = self.rack_detect_loss(net.now);
         if wait > 0 {
-            self.linux_arm(net, Pending::Reo, to_secs(wait) + TIMEOUT_MIN_S);
+            let t = self.jiffies_ceil(to_secs(wait) + TIMEOUT_MIN_S);
+            self.linux_arm(net, Pending::Reo, t);
             self.lx_mut().reo_armed_now = true;
         }
     }
@@ -410,7 +424,7 @@ impl TcpSender {
             return;
         }
         let delay = match self.lx().pending {
-            Pending::Reo | Pending::Tlp => self.rto_delta(net.now).max(1e-6),
+            Pending::Reo | Pending::Tlp => self.jiffies_ceil(self.rto_delta(net.now).max(1e-6)),
             Pending::Rto | Pending::Probe0 => self.rto(),
         };
         self.linux_arm(net, Pending::Rto, delay);
@@ -473,10 +487,12 @@ impl TcpSender {
             return false;
         }
         let pto = match self.rtt.srtt() {
-            Some(srtt) => 2.0 * srtt + if self.sb.outstanding() == 1 { self.cfg.rto.min_rto } else { TIMEOUT_MIN_S },
+            Some(srtt) => self.jiffies_ceil(
+                2.0 * srtt + if self.sb.outstanding() == 1 { self.cfg.rto.min_rto } else { TIMEOUT_MIN_S },
+            ),
             None => self.cfg.rto.init_rto,
         };
-        let rto_left = if advancing { self.rto() } else { self.rto_delta(net.now) };
+        let rto_left = if advancing { self.rto() } else { self.jiffies_ceil(self.rto_delta(net.now)) };
         let t = if rto_left > 0.0 { pto.min(rto_left) } else { pto };
         self.linux_arm(net, Pending::Tlp, t);
         true
