@@ -180,11 +180,12 @@ impl TcpReceiver {
         // AccECN: an ACK at once at the first of a run of marks and after
         // every second mark (RFC 9768 §3.2.2.5.1).
         let accecn_now = self.x_mut().and_then(|x| x.accecn.as_mut()).is_some_and(|a| a.on_data(ce));
-        if let Some(sk) = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut()) {
+        let sacker = self.extras.as_deref_mut().and_then(|x| x.sacker.as_deref_mut());
+        if sacker.is_some() || self.cfg.dsack {
             self.last_dup = seq < old || RxHoles::holds(self.holes.as_deref(), seq);
+        }
+        if let Some(sk) = sacker {
             sk.on_data(seq);
-        } else if self.cfg.dsack {
-            self.last_dup = seq < old || RxHoles::holds(self.holes.as_deref(), seq);
         }
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
@@ -305,9 +306,8 @@ impl TcpReceiver {
             if self.cfg.dsack && std::mem::take(&mut self.last_dup) {
                 h.push_dsack((trigger, trigger + 1));
             }
-            let Some(holes) = self.holes.as_deref() else { return self.send_ack_with(net, h, ts_echo) };
-            let first = std::iter::once(trigger).chain(holes.recent.iter().copied());
-            for seq in first {
+            let recent = self.holes.as_deref().map_or(&[][..], |holes| &holes.recent[..]);
+            for &seq in std::iter::once(&trigger).chain(recent) {
                 if h.n_sack() == MAX_SACK_BLOCKS {
                     break;
                 }
@@ -318,11 +318,6 @@ impl TcpReceiver {
                 }
             }
         }
-        self.send_ack_with(net, h, ts_echo);
-    }
-
-    /// Send the ACK `h` (its blocks set), echoing `ts_echo`.
-    fn send_ack_with(&mut self, net: &mut Net, h: TcpHeader, ts_echo: Time) {
         // ns-2's Sacker adds 8 bytes per block (`ch->size() += sack_index * 8`);
         // the RFC receiver's option as `sack_option` has it.
         let sack_bytes = if self.extras.as_ref().is_some_and(|x| x.sacker.is_some()) {

@@ -132,6 +132,16 @@ pub struct RttEstimator {
     timing: Option<Box<Timing>>,
 }
 
+/// `usecs_to_jiffies`: `s` seconds rounded up to a whole jiffy of `g`
+/// seconds (exact when `g` is 0).
+pub fn jiffies_ceil(s: f64, g: f64) -> f64 {
+    if g > 0.0 {
+        (s / g - 1e-9).ceil().max(0.0) * g
+    } else {
+        s
+    }
+}
+
 /// Linux's estimator state (`tcp_sock`), in microseconds.
 #[derive(Clone, Debug, Default)]
 struct Linux {
@@ -401,9 +411,7 @@ impl RttEstimator {
                 if l.srtt8 == 0 {
                     return lim.init_rto;
                 }
-                let g = lim.granularity;
-                let rto = if g > 0.0 { (l.rto() / g - 1e-9).ceil() * g } else { l.rto() };
-                return rto.min(lim.max_rto);
+                return jiffies_ceil(l.rto(), lim.granularity).min(lim.max_rto);
             }
         }
         let raw = match self.srtt() {

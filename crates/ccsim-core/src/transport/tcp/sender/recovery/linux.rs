@@ -247,17 +247,12 @@ impl TcpSender {
         seq >= l.base && ((seq - l.base) as usize) < l.xmit.len() && l.sent(seq).1
     }
 
-    /// `usecs_to_jiffies`: `s` seconds rounded up to the kernel's jiffy,
-    /// `clock_granularity_s` (exact when 0). The timers then fire on time:
-    /// the kernel's timer wheel adds up to a jiffy more, at a phase a run
-    /// cannot know.
+    /// `usecs_to_jiffies` with the flow's jiffy (`clock_granularity_s`,
+    /// [`crate::transport::tcp::rtt::jiffies_ceil`]). The timers then fire
+    /// on time: the kernel's timer wheel adds up to a jiffy more, at a
+    /// phase a run cannot know.
     fn jiffies_ceil(&self, s: f64) -> f64 {
-        let g = self.cfg.rto.granularity;
-        if g > 0.0 {
-            (s / g - 1e-9).ceil().max(0.0) * g
-        } else {
-            s
-        }
+        crate::transport::tcp::rtt::jiffies_ceil(s, self.cfg.rto.granularity)
     }
 
     /// One past the outstanding loss probe (`tlp_high_seq`).
@@ -570,7 +565,7 @@ impl TcpSender {
     fn linux_enter_recovery(&mut self, net: &mut Net, by_timer: bool) {
         if self.cfg.undo {
             let ece = !by_timer && self.lx().undo.ack_ece;
-            self.undo_on_recovery(ece);
+            self.init_undo(ece);
         }
         let prior_cwnd = self.st.cwnd.ceil() as u64;
         if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.prr.as_deref_mut()) {
@@ -625,16 +620,13 @@ impl RecoveryOps for LinuxOps {
     }
 
     fn ack_arrives(s: &mut TcpSender, net: &mut Net, ack: u64, ece: bool) {
-        let una = s.sb.una();
-        let outstanding = s.sb.outstanding();
-        if s.sb.outstanding() == 0 && s.has_unsent_data() {
+        let (una, outstanding, dupacks) = (s.sb.una(), s.sb.outstanding(), s.dupacks);
+        if outstanding == 0 && s.has_unsent_data() {
             s.ack_probe(net);
         }
         let l = s.lx_mut();
         l.reo_armed_now = false;
         l.una_before = una;
-        let dupacks = s.dupacks;
-        let l = s.lx_mut();
         l.dupacks_before = dupacks;
         if ack > una {
             // tcp_clean_rtx_queue: RACK learns of every segment the ACK
@@ -654,10 +646,11 @@ impl RecoveryOps for LinuxOps {
         s.lx_mut().check_reordering(fack);
         if s.cfg.undo {
             // FLAG_ORIG_SACK_ACKED: data sent once, before `recover`,
-            // newly (S)ACKed
+            // newly (S)ACKed (read only in the loss state, F-RTO's proof)
             let recover = s.recover;
-            let orig = s.lx().undo.orig_sacked.is_some_and(|o| o < recover)
-                || (una..ack.min(recover)).any(|q| !s.lx().sent(q).1 && !s.sb.is_sacked(q));
+            let orig = s.state == State::Loss
+                && (s.lx().undo.orig_sacked.is_some_and(|o| o < recover)
+                    || (una..ack.min(recover)).any(|q| !s.lx().sent(q).1 && !s.sb.is_sacked(q)));
             let u = &mut s.lx_mut().undo;
             u.orig_acked = orig;
             u.ack_ece = ece;
@@ -700,8 +693,7 @@ impl RecoveryOps for LinuxOps {
                 if s.cfg.undo && s.try_undo_recovery() {
                     // tcp_try_undo_recovery: the window as it was, and no
                     // deflation to ssthresh (`tcp_end_cwnd_reduction`)
-                    s.state = State::Open;
-                    s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+                    s.undo_reopen();
                 } else {
                     Rfc::new_ack(s, net, a);
                 }
@@ -722,8 +714,7 @@ impl RecoveryOps for LinuxOps {
                         None => {}
                     }
                     if s.try_undo_dsack() {
-                        s.state = State::Open;
-                        s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+                        s.undo_reopen();
                         return Self::reopened(s, net, a);
                     }
                 }
@@ -755,8 +746,7 @@ impl RecoveryOps for LinuxOps {
             match s.state {
                 State::Recovery => {
                     if s.try_undo_dsack() {
-                        s.state = State::Open;
-                        s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
+                        s.undo_reopen();
                     }
                 }
                 State::Loss => {

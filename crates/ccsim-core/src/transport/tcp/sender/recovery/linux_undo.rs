@@ -242,17 +242,11 @@ impl TcpSender {
         self.st.ssthresh.max(((c >> 1) + (c >> 2)) as f64)
     }
 
-    /// A fast recovery begins (`tcp_enter_recovery`, before ssthresh is
-    /// cut): what an undo would return to, unless an ECE or a reduction
-    /// already under way (CWR) proves congestion.
-    pub(in crate::transport::tcp::sender) fn undo_on_recovery(&mut self, ece: bool) {
-        self.init_undo(ece);
-    }
-
-    /// `tcp_init_undo` with what an undo returns to (`prior_ssthresh`,
-    /// `prior_cwnd`): nothing when an ECE or a reduction under way (CWR)
-    /// proved congestion.
-    fn init_undo(&mut self, ece: bool) {
+    /// A reduction begins (`tcp_enter_recovery`, or an RTO's
+    /// `tcp_enter_loss`, before ssthresh is cut): `tcp_init_undo` and what
+    /// an undo returns to (`prior_ssthresh`, `prior_cwnd`), nothing when an
+    /// ECE or a reduction already under way (CWR) proved congestion.
+    pub(in crate::transport::tcp::sender) fn init_undo(&mut self, ece: bool) {
         let prior = if ece || self.cwr || self.local_cwr { 0.0 } else { self.current_ssthresh() };
         let (cwnd, una, retx) = (self.st.cwnd, self.sb.una(), self.retrans_out());
         let u = self.ud_mut();
@@ -312,7 +306,7 @@ impl TcpSender {
 
     /// The open state after an undo (`tcp_try_keep_open`); the controller
     /// hears the state's end.
-    fn undo_reopen(&mut self) {
+    pub(in crate::transport::tcp::sender) fn undo_reopen(&mut self) {
         let ev = if self.state == State::Loss { CcEvent::LossEnd } else { CcEvent::RecoveryEnd };
         self.state = State::Open;
         self.cc.on_event(&mut self.st, ev);
