@@ -755,8 +755,17 @@ def _long_enough_s(sc: Mapping[str, Any], rtt: float) -> float:
     topo, flows = sc["topology"], sc["flows"]
     n = sum(int(f["count"]) for f in flows)
     settle = _settle_s(float(topo["bottleneck_rate_bps"]), rtt, int(topo["bottleneck_queue"]["limit_pkts"]), n,
-                       int(flows[0]["mss_bytes"]) + int(flows[0]["header_bytes"]))
+                       int(flows[0]["mss_bytes"]) + _wire_header(flows[0]))
     return max(5.0, 40 * rtt, settle)
+
+
+def _wire_header(f: Mapping[str, Any]) -> int:
+    """A flow's header bytes on the wire: ``header_bytes`` and, for TCP with
+    the timestamps option (the ``linux`` personality's default), its 12
+    (the engine's ``FlowSpec::wire_header_bytes``)."""
+    tcp = f.get("transport", "tcp") == "tcp"
+    ts = tcp and bool(f.get("timestamps", f.get("tcp_model") == "linux"))
+    return int(f["header_bytes"]) + (12 if ts else 0)
 
 
 def check_fair_share(sc: Mapping[str, Any], res: Results) -> List[Violation]:
@@ -795,7 +804,7 @@ def check_fair_share(sc: Mapping[str, Any], res: Results) -> List[Violation]:
     topo, f0 = sc["topology"], sc["flows"][0]
     if f0.get("cc") == "bbr" and (f0.get("ecn") or not f0.get("rack")):
         return []
-    mss, hdr = int(f0["mss_bytes"]), int(f0["header_bytes"])
+    mss, hdr = int(f0["mss_bytes"]), _wire_header(f0)
     n = len(res.flows)
     fair = float(topo["bottleneck_rate_bps"]) * mss / (mss + hdr) / n
     dt = float(sc.get("sample_interval_s", 0.1))

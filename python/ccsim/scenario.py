@@ -407,6 +407,7 @@ class Flow(_Table):
     undo: Optional[bool] = None
     frto: Optional[bool] = None
     timestamps: Optional[bool] = None
+    tso_autosize: Optional[bool] = None
     cwnd_limited: Optional[str] = None
     sack_option: Optional[str] = None
     delayed_ack: Optional[bool] = None

@@ -349,7 +349,7 @@ impl Simulation {
                 src: f.src,
                 dst: f.dst,
                 mss: entry(f.meta.entry).mss_bytes,
-                header: entry(f.meta.entry).header_bytes,
+                header: entry(f.meta.entry).wire_header_bytes(),
             })
             .collect();
         let first = self.scenario.flows.iter().find(|f| app::workload(f).is_some()).or(self.scenario.flows.first());
@@ -357,7 +357,7 @@ impl Simulation {
             src: u32::MAX,
             dst: u32::MAX,
             mss: first.map_or(1000, |f| f.mss_bytes),
-            header: first.map_or(40, |f| f.header_bytes),
+            header: first.map_or(40, |f| f.wire_header_bytes()),
         };
         (wires, fallback)
     }

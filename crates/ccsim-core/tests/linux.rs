@@ -68,3 +68,52 @@ fn zero_window_probes_back_off_and_stop_when_the_window_opens() {
     r.advance(t + 100.0);
     assert!(r.take_sent().iter().all(|s| !s.3));
 }
+
+/// Linux's TSO autosizing (`tcp_tso_autosize`) under the `linux`
+/// personality's pacing: a paced BBR flow releases transmissions of about
+/// 1 ms of data at its pacing rate (at 1 Gb/s the 64 KB GSO limit: 65
+/// segments of 1000 bytes), not single segments; each leaves at the edge
+/// link's 10 Gb/s, so a 1 Gb/s bottleneck with a small buffer sees line-rate
+/// bursts that segment-by-segment pacing never sends.
+#[test]
+fn tso_autosize_sends_paced_transmissions_of_about_a_millisecond() {
+    let run_traced = |tso: bool| {
+        let doc = format!(
+            "name = \"tso\"\nseed = 1\nduration_s = 3.0\n\
+             [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e9\nbottleneck_delay_s = 0.005\n\
+             edge_rate_bps = 1e10\nbottleneck_queue = {{ limit_pkts = 100 }}\n\
+             [[flows]]\ntcp_model = \"linux\"\ncc = \"bbr\"\nrtt_s = 0.02\ntso_autosize = {tso}\n"
+        );
+        let mut sim = ccsim_core::Simulation::new(&Scenario::from_toml(&doc).unwrap()).unwrap();
+        sim.enable_send_trace(0);
+        sim.run();
+        let r = finish(&sim);
+        assert_conserved(&r);
+        let tr = sim.send_trace(0).to_vec();
+        (r, tr)
+    };
+    // the largest number of departures at one instant after the start-up
+    let max_burst = |tr: &[ccsim_core::transport::tcp::sender::SendRecord]| {
+        let late: Vec<_> = tr.iter().filter(|r| r.time > ccsim_core::sim::time::from_secs(0.5)).collect();
+        let (mut best, mut cur) = (1, 1);
+        for w in late.windows(2) {
+            cur = if w[1].time == w[0].time { cur + 1 } else { 1 };
+            best = best.max(cur);
+        }
+        best
+    };
+    let (on, tr_on) = run_traced(true);
+    let (off, tr_off) = run_traced(false);
+    let (b_on, b_off) = (max_burst(&tr_on), max_burst(&tr_off));
+    eprintln!(
+        "tso: max burst {b_on}, drops {}, goodput {:.3}; segment pacing: max burst {b_off}, drops {}, goodput {:.3}",
+        on.links[0].drops,
+        on.flows[0].goodput_bps / 1e9,
+        off.links[0].drops,
+        off.flows[0].goodput_bps / 1e9
+    );
+    assert!((30..=65).contains(&b_on), "TSO-sized transmissions: {b_on}");
+    assert_eq!(b_off, 1, "one segment per paced transmission");
+    assert!(on.links[0].drops > off.links[0].drops, "line-rate bursts overflow the small buffer more often");
+    assert!(on.flows[0].goodput_bps > 0.8e9 && off.flows[0].goodput_bps > 0.8e9);
+}

@@ -56,3 +56,25 @@ fn sack_option_needs_the_rfc_sack_receiver() {
         assert!(msg.contains("sack_option"), "{rec}: {msg}");
     }
 }
+
+/// The timestamps option (`timestamps`, RFC 7323; the `linux` personality's
+/// default) puts its 12 bytes on every ACK, before the SACK option, and on
+/// every data segment: `header_bytes` stays the headers without options.
+#[test]
+fn the_timestamps_option_adds_twelve_bytes_to_every_packet() {
+    for ts in [true, false] {
+        let flow =
+            format!("recovery = \"sack\"\nheader_bytes = 40\nrtt_s = 0.05\nsack_option = \"linux\"\ntimestamps = {ts}");
+        let mut sim = Dumbbell::new(10e6, 15, 10.0).flow(&flow).flow(&flow).sim();
+        sim.add_tap(REV_BNECK, Box::new(Acks::default()));
+        sim.enable_send_trace(0);
+        sim.run();
+        let opt = if ts { 12 } else { 0 };
+        let a = sim.net.links[REV_BNECK].tap::<Acks>().expect("tap attached").0.clone();
+        assert!(a.iter().any(|&(_, n)| n >= 2), "holes in a 15-packet buffer");
+        for &(size, n) in &a {
+            assert_eq!(size, 40 + opt + SackOption::Linux.bytes(n), "timestamps {ts}: {n} blocks");
+        }
+        assert!(sim.send_trace(0).iter().all(|r| r.size == 1000 + 40 + opt), "timestamps {ts}: data");
+    }
+}

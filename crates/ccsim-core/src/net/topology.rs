@@ -373,8 +373,14 @@ fn queue_tables(sc: &Scenario) -> Vec<(String, &QueueSpec)> {
 fn smallest_packets(sc: &Scenario, e: usize) -> [Option<(u64, String)>; 2] {
     use crate::scenario::kinds::Syn;
     let f = &sc.flows[e];
-    let (mss, hdr) = (f.mss_bytes as u64, f.header_bytes as u64);
-    let header = || Some((hdr.max(1), format!("flows[{e}].header_bytes = {hdr}")));
+    let (mss, hdr) = (f.mss_bytes as u64, f.wire_header_bytes() as u64);
+    // the header bytes as the scenario gives them, and the timestamps
+    // option's if the flow uses it
+    let hdr_text = match hdr - f.header_bytes as u64 {
+        0 => format!("header_bytes {hdr}"),
+        ts => format!("header_bytes {} + the timestamps option's {ts}", f.header_bytes),
+    };
+    let header = || Some((hdr.max(1), format!("flows[{e}].{}", hdr_text.replacen(' ', " = ", 1))));
     let full = matches!((f.transport.as_str(), f.app.as_deref()), (_, None | Some("bulk")) | ("udp", Some("onoff")));
     let syn = matches!(f.syn, Some(Syn::Ns2 | Syn::Ns2NoDelayGrowth));
     let data = if !full || syn {
@@ -382,9 +388,9 @@ fn smallest_packets(sc: &Scenario, e: usize) -> [Option<(u64, String)>; 2] {
     } else {
         let last = f.bytes.filter(|&b| b > 0).map_or(mss, |b| (b - 1) % mss + 1);
         let what = if last < mss {
-            format!("the last segment of flows[{e}].bytes = {}: {last} + header_bytes {hdr}", f.bytes.unwrap_or(0))
+            format!("the last segment of flows[{e}].bytes = {}: {last} + {hdr_text}", f.bytes.unwrap_or(0))
         } else {
-            format!("flows[{e}]: mss_bytes {mss} + header_bytes {hdr}")
+            format!("flows[{e}]: mss_bytes {mss} + {hdr_text}")
         };
         Some((last + hdr, what))
     };

@@ -415,6 +415,10 @@ pub struct FlowSpec {
     /// The timestamps option is in use (RFC 7323; `tcp_model = "linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<bool>,
+    /// A paced transmission holds about 1 ms of data at the pacing rate
+    /// (Linux `tcp_tso_autosize`; `tcp_model = "linux"` with pacing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tso_autosize: Option<bool>,
     /// The bytes an ACK's SACK blocks add on the wire (`none`, `ns3`,
     /// `linux`; recovery = "sack").
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -617,7 +621,23 @@ pub const COMMON_FLOW_FIELDS: &[&str] = &[
     "app_params",
 ];
 
+/// The timestamps option's bytes on every TCP segment and ACK that uses it
+/// (RFC 7323 §2.2's 10 bytes after two NOPs, Linux
+/// `TCPOLEN_TSTAMP_ALIGNED`).
+pub const TCPOLEN_TSTAMP_ALIGNED: u32 = 12;
+
 impl FlowSpec {
+    /// The header bytes of each of the flow's packets on the wire:
+    /// `header_bytes`, plus the timestamps option's 12 for a TCP flow that
+    /// uses it (`timestamps`, on by default only under `tcp_model =
+    /// "linux"`, as `personality::fill_linux` fills it; read here before
+    /// the defaults are filled too, for the scenario's checks).
+    pub fn wire_header_bytes(&self) -> u32 {
+        let tcp = self.transport == "tcp";
+        let ts = tcp && self.timestamps.unwrap_or(self.tcp_model == Some(kinds::TcpModel::Linux));
+        self.header_bytes + if ts { TCPOLEN_TSTAMP_ALIGNED } else { 0 }
+    }
+
     /// Names of the fields given (every non-`None` field).
     pub fn given_fields(&self) -> Vec<String> {
         match serde_json::to_value(self) {

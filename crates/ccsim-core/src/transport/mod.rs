@@ -12,6 +12,7 @@
 pub mod cc;
 pub mod etcp;
 pub mod tcp;
+pub mod tso;
 pub mod udp;
 
 use crate::net::{Net, Packet};

@@ -37,11 +37,13 @@
 //!
 //! Choices where a simulator differs from a kernel (documented in
 //! docs/controllers.md):
-//! - **No TSO**: a send quantum of one segment, so the quantization budget
-//!   is 3 segments, rounded up to even (Linux, for delayed ACKs), plus 2 in
-//!   the 1.25 phase. Linux sizes the quantum to ~1 ms of data with GSO
-//!   (tens of segments at 100 Mb/s); ns-3 uses one segment and no even
-//!   rounding.
+//! - **Send quantum**: the quantization budget is 3 transmissions
+//!   (`bbr_tso_segs_goal`), rounded up to even (Linux, for delayed ACKs),
+//!   plus 2 in the 1.25 phase. A transmission is one segment unless the
+//!   flow sizes them as Linux's TSO autosizing (`tso_autosize`, the
+//!   `linux` personality's default: ~1 ms of data at the pacing rate, at
+//!   most 127 segments, at least `bbr_min_tso_segs`'s 1 below 1.2 Mb/s and
+//!   2 above); ns-3 uses one segment and no even rounding.
 //! - **No policer mode** (Linux's `lt_bw` long-term sampling for token
 //!   bucket policers), as ns-3; a path with a policer needs it.
 //! - **Delayed-ACK detection** (`is_ack_delayed`, which stops an expired
@@ -157,7 +159,12 @@ pub struct Bbr {
     ack_epoch_stamp: Time,
     ack_epoch_acked: u64,
     rng: Option<Rng>,
+    /// The flow's transmissions are TSO-sized (`FlowInfo::tso`).
+    tso: bool,
 }
+
+/// `bbr_min_tso_rate`: below 1.2 Mb/s a transmission may be one segment.
+const MIN_TSO_RATE_BYTES: f64 = 1_200_000.0 / 8.0;
 
 impl Bbr {
     pub fn new(cfg: BbrConfig) -> Self {
@@ -191,6 +198,7 @@ impl Bbr {
             ack_epoch_stamp: 0,
             ack_epoch_acked: 0,
             rng: None,
+            tso: false,
         }
     }
 
@@ -336,10 +344,20 @@ impl Bbr {
         }
     }
 
-    /// `bbr_quantization_budget` with a one-segment send quantum: +3,
-    /// rounded up to even, +2 in ProbeBW's 1.25 phase.
-    fn quantization_budget(&self, cwnd: f64) -> f64 {
-        let mut c = cwnd + 3.0;
+    /// `bbr_tso_segs_goal`: the segments of one transmission (one without
+    /// TSO autosizing).
+    fn tso_segs_goal(&self, s: &CcState) -> f64 {
+        if !self.tso {
+            return 1.0;
+        }
+        let rate = Some(s.pacing_rate);
+        crate::transport::tso::autosize(rate, s.mss_bytes, s.min_rtt_s, self.min_tso_segs(s)).min(0x7F) as f64
+    }
+
+    /// `bbr_quantization_budget`: + 3 transmissions, rounded up to even,
+    /// +2 in ProbeBW's 1.25 phase.
+    fn quantization_budget(&self, s: &CcState, cwnd: f64) -> f64 {
+        let mut c = cwnd + 3.0 * self.tso_segs_goal(s);
         c = ((c as u64 + 1) & !1) as f64;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             c += 2.0;
@@ -348,8 +366,8 @@ impl Bbr {
     }
 
     /// `bbr_inflight`.
-    fn inflight(&self, bw: f64, gain: f64) -> f64 {
-        self.quantization_budget(self.bdp(bw, gain))
+    fn inflight(&self, s: &CcState, bw: f64, gain: f64) -> f64 {
+        self.quantization_budget(s, self.bdp(bw, gain))
     }
 
     /// `bbr_update_bw`: rounds and the BtlBw filter.
@@ -412,9 +430,9 @@ impl Bbr {
         if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
-            full_length && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain))
+            full_length && (rs.losses > 0 || inflight >= self.inflight(s, bw, self.pacing_gain))
         } else {
-            full_length || inflight <= self.inflight(bw, 1.0)
+            full_length || inflight <= self.inflight(s, bw, 1.0)
         }
     }
 
@@ -459,9 +477,9 @@ impl Bbr {
     fn check_drain(&mut self, s: &mut CcState, rs: &RateSample) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
-            s.ssthresh = self.inflight(self.bw.get(), 1.0);
+            s.ssthresh = self.inflight(s, self.bw.get(), 1.0);
         }
-        if self.mode == Mode::Drain && rs.in_flight as f64 <= self.inflight(self.bw.get(), 1.0) {
+        if self.mode == Mode::Drain && rs.in_flight as f64 <= self.inflight(s, self.bw.get(), 1.0) {
             self.reset_probe_bw_mode(s.now);
         }
     }
@@ -565,7 +583,7 @@ impl Bbr {
             let (mut cwnd, conserving) = self.recover_or_restore(s, rs);
             if !conserving {
                 let bw = self.bw.get();
-                let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd());
+                let target = self.quantization_budget(s, self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd());
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || (rs.total_delivered as f64) < INIT_CWND {
@@ -652,6 +670,19 @@ impl CongestionControl for Bbr {
 
     fn seed_rng(&mut self, rng: Rng) {
         self.rng = Some(rng);
+    }
+
+    fn set_flow_info(&mut self, f: super::FlowInfo) {
+        self.tso = f.tso;
+    }
+
+    /// `bbr_min_tso_segs`: one segment below 1.2 Mb/s, else two.
+    fn min_tso_segs(&self, s: &CcState) -> u32 {
+        if s.pacing_rate < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        }
     }
 }
 

@@ -1574,7 +1574,7 @@ mod tests {
         }
 
         fn sack() -> Self {
-            Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: true, flow: None })
+            Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: true, tso: false, flow: None })
         }
 
         /// One ACK `dt` after the last: `n` delivered, `in_flight` before
@@ -1701,7 +1701,8 @@ mod tests {
         assert_eq!(run(5, 3).b.state(), State::Startup, "5 loss events");
         assert_eq!(run(6, 2).b.state(), State::Startup, "2% loss is not above 2%");
         // without SACK, any loss in fast recovery ends Startup
-        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: false, flow: None });
+        let mut d =
+            Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: false, sack: false, tso: false, flow: None });
         d.ack(50, RTT, 80, |rs| rs.is_app_limited = true);
         d.ack(10, RTT / 7.0, 80, |rs| {
             rs.ca_state = CaState::Recovery;
@@ -1984,7 +1985,8 @@ mod tests {
     #[test]
     fn ecn_alpha_startup_exit_and_cut_at_low_rtt_only() {
         let startup = |rtt: f64| {
-            let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, flow: None });
+            let mut d =
+                Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, tso: false, flow: None });
             let mut ce = 0;
             let mut rate = 10_000.0;
             for _ in 0..4 {
@@ -2012,7 +2014,8 @@ mod tests {
         assert_eq!(d.b.state(), State::Startup);
         assert_eq!(d.b.alpha(), 1.0);
         // a CE round outside probing (here DOWN): inflight_shortterm = cwnd · (1 − α/3)
-        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, flow: None });
+        let mut d =
+            Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, tso: false, flow: None });
         d.reach_probe_bw();
         d.b.min_rtt = 0.004;
         d.round(1000.0, 100);
@@ -2032,7 +2035,8 @@ mod tests {
     /// for an eligible flow, as excess loss is.
     #[test]
     fn a_mostly_marked_sample_in_up_is_too_high() {
-        let mut d = Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, flow: None });
+        let mut d =
+            Drive::new(Bbr3Config::default(), FlowInfo { ecn_precise: true, sack: true, tso: false, flow: None });
         d.reach_probe_bw();
         d.b.min_rtt = 0.004;
         d.round(1000.0, 100);

@@ -191,6 +191,9 @@ pub struct FlowInfo {
     /// SACK recovery (`recovery = "sack"`): the sender learns of several
     /// losses in a round trip.
     pub sack: bool,
+    /// The sender sizes its transmissions as Linux's TSO autosizing
+    /// (`tso_autosize`): BBR's quantization budget counts them.
+    pub tso: bool,
     /// The flow's id, once it is built for a run (`None` while a scenario
     /// is only validated): a controller outside the engine names it in
     /// its errors.
@@ -299,6 +302,12 @@ pub trait CongestionControl: Send {
     /// (Linux `tcp_cong_control` returns after `cong_control`, and
     /// `tcp_end_cwnd_reduction` skips such controllers). The timeout's
     /// cwnd of one segment (Linux `tcp_enter_loss`) is the one exception.
+    /// The fewest segments one transmission holds under TSO autosizing
+    /// (Linux's `min_tso_segs` hook; `net.ipv4.tcp_min_tso_segs` without).
+    fn min_tso_segs(&self, _s: &CcState) -> u32 {
+        crate::transport::tso::MIN_TSO_SEGS
+    }
+
     fn has_cong_control(&self) -> bool {
         false
     }

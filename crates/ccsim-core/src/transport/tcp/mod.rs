@@ -283,8 +283,16 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     (
         "timestamps",
-        "the timestamps option is in use (RFC 7323, net.ipv4.tcp_timestamps): with undo, an ACK echoing a time \
-         (in Linux's 1 ms ticks) before the first retransmission proves it spurious (tcp_packet_delayed)",
+        "the timestamps option is in use (RFC 7323, net.ipv4.tcp_timestamps): its 12 bytes are on every segment and \
+         ACK (beyond header_bytes; mss_bytes stays the payload); with undo, an ACK echoing a time (in Linux's 1 ms \
+         ticks) before the first retransmission proves it spurious (tcp_packet_delayed)",
+    ),
+    (
+        "tso_autosize",
+        "pacing = \"rate\": the pacer releases transmissions of several segments, as Linux's TSO/GSO packets, \
+         sized by tcp_tso_autosize (the data of 2^-10 s at the pacing rate, 64 KB below a 512 µs minimum RTT, at \
+         most 64 KB and half of cwnd, at least 2 segments or the controller's min_tso_segs); each leaves at once \
+         and the next waits its whole time at the rate",
     ),
     (
         "cwnd_limited",
@@ -419,6 +427,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.undo.get_or_insert(false);
     f.frto.get_or_insert(false);
     f.timestamps.get_or_insert(false);
+    f.tso_autosize.get_or_insert(false);
     f.sack_option.get_or_insert(d::SACK_OPTION);
     f.cwnd_limited.get_or_insert(d::CWND_LIMITED);
     f.delayed_ack.get_or_insert(d::DELAYED_ACK);
@@ -485,6 +494,7 @@ fn build_cc_for(f: &FlowSpec, path: &str, flow: Option<u32>) -> Result<Box<dyn c
         ecn_precise: g.ecn == Some(true)
             && matches!(g.ecn_feedback, Some(EcnFeedback::Dctcp) | Some(EcnFeedback::Accecn)),
         sack: g.recovery == Some(Recovery::Sack),
+        tso: g.tso_autosize == Some(true),
         flow,
     });
     Ok(cc)
@@ -562,6 +572,8 @@ pub struct TcpParams {
     pub frto: bool,
     /// The timestamps option is in use (`timestamps`, RFC 7323).
     pub timestamps: bool,
+    /// Paced transmissions are TSO-sized (`tso_autosize`).
+    pub tso_autosize: bool,
     /// The bytes an ACK's SACK blocks add (`sack_option`).
     pub sack_option: SackOption,
     /// Growth only while cwnd limits the sender (`cwnd_limited`).
@@ -618,7 +630,7 @@ impl TcpConfig {
             pacing: f.pacing.unwrap_or(defaults::PACING),
             bucket_pkts: f.bucket_pkts.unwrap_or_default(),
             mss: f.mss_bytes,
-            header: f.header_bytes,
+            header: f.wire_header_bytes(),
             init_cwnd: f.init_cwnd_pkts.unwrap_or_default(),
             init_ssthresh: f.init_ssthresh_pkts.unwrap_or_default(),
             rwnd: f.rwnd_pkts.unwrap_or_default(),
@@ -637,6 +649,7 @@ impl TcpConfig {
             undo: f.undo.unwrap_or_default(),
             frto: f.frto.unwrap_or_default(),
             timestamps: f.timestamps.unwrap_or_default(),
+            tso_autosize: f.tso_autosize.unwrap_or_default(),
             sack_option: f.sack_option.unwrap_or(defaults::SACK_OPTION),
             cwnd_limited: f.cwnd_limited.unwrap_or(defaults::CWND_LIMITED),
             delayed_ack: f.delayed_ack.unwrap_or_default(),
@@ -805,6 +818,16 @@ impl TcpConfig {
         }
         if cfg.undo && !cfg.rack {
             return Err(ConfigError::new(p("undo"), "true needs rack = true (Linux's undo runs beside RACK-TLP here)"));
+        }
+        if cfg.tso_autosize && cfg.pacing != PacingKind::Rate {
+            return Err(ConfigError::new(
+                p("tso_autosize"),
+                format!(
+                    "true needs pacing = \"rate\" (it sizes the transmissions Linux's pacing releases; an unpaced \
+                     sender already sends what its window allows back to back), got \"{}\"",
+                    kind_name(&cfg.pacing)
+                ),
+            ));
         }
         if cfg.frto && !cfg.undo {
             return Err(ConfigError::new(p("frto"), "true needs undo = true (F-RTO ends by undoing the timeout)"));

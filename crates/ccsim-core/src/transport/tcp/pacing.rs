@@ -33,12 +33,30 @@ pub enum Pacer {
         tokens: f64,
         last: Time,
     },
-    /// Earliest departure time of the next segment (Linux `tcp_wstamp_ns`)
-    /// and the data segments sent so far (`data_segs_out`).
+    /// Earliest departure time of the next transmission (Linux
+    /// `tcp_wstamp_ns`), the data segments sent so far (`data_segs_out`)
+    /// and the transmission in progress.
     Rate {
         next: Time,
         sent: u64,
+        skb: Skb,
     },
+}
+
+/// The transmission (Linux's skb) `Pacer::Rate` is sending: one segment,
+/// or with TSO autosizing ([`crate::transport::tso`]) up to that many
+/// segments leaving together at one instant, paced as one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Skb {
+    /// When it left (its segments join it only at this instant).
+    at: Time,
+    /// Segments that may still join it.
+    left: u32,
+    /// The departure time it began at, and the credit of a late start.
+    base: Time,
+    credit: Time,
+    /// Its payload bytes so far.
+    bytes: u64,
 }
 
 /// Segments `Pacer::Rate` lets out before it paces (Linux:
@@ -67,8 +85,9 @@ impl Pacer {
     /// Earliest time a packet may leave (`<= now` means now).
     pub fn release_time(&mut self, now: Time, cwnd: f64, srtt: Option<f64>) -> Time {
         // (checked first: no window rate to compute for the EDT pacer)
-        if let Pacer::Rate { next, .. } = self {
-            return (*next).max(now);
+        if let Pacer::Rate { next, skb, .. } = self {
+            // a segment that joins the transmission in progress leaves with it
+            return if skb.left > 0 && skb.at == now { now } else { (*next).max(now) };
         }
         let Some(rate) = Self::rate(cwnd, srtt) else { return now };
         match self {
@@ -91,23 +110,41 @@ impl Pacer {
 
     /// Record a departure at `now` (after `release_time` allowed it) of
     /// `payload` bytes, with the pacing rate in force (`Rate` only: payload
-    /// bytes per second, 0 for none).
-    pub fn on_send(&mut self, now: Time, payload: u32, rate: f64) {
+    /// bytes per second, 0 for none) and, if it begins a transmission, the
+    /// segments that transmission may hold (`Rate` only; 1 without TSO).
+    pub fn on_send(&mut self, now: Time, payload: u32, rate: f64, skb_segs: u32) {
         match self {
-            Pacer::Rate { next, sent } => {
-                let prior = *next;
-                *next = (*next).max(now);
+            Pacer::Rate { next, sent, skb } => {
                 *sent += 1;
+                if skb.left > 0 && skb.at == now {
+                    skb.left -= 1;
+                    skb.bytes += payload as u64;
+                } else {
+                    let base = (*next).max(now);
+                    let credit = base - *next;
+                    let left = skb_segs.max(1) - 1;
+                    *skb = Skb { at: now, left, base, credit, bytes: payload as u64 };
+                }
+                *next = skb.base;
                 if rate > 0.0 && *sent > RATE_UNPACED_SEGS {
-                    let len = from_secs(payload as f64 / rate);
-                    // a late send (the sender idle, or held by the window)
-                    // may catch up by half a segment's time
-                    let credit = *next - prior;
-                    *next += len - credit.min(len / 2);
+                    // the whole transmission's time at the rate; a late
+                    // start (the sender idle, or held by the window) may
+                    // catch up by half of it
+                    let len = from_secs(skb.bytes as f64 / rate);
+                    *next += len - skb.credit.min(len / 2);
                 }
             }
             Pacer::Interval { last_send } => *last_send = Some(now),
             Pacer::TokenBucket { tokens, .. } => *tokens = (*tokens - 1.0).max(0.0),
+        }
+    }
+
+    /// The sender has sent what it can for now (the end of Linux's
+    /// `tcp_write_xmit`): a later send, even at this instant, begins a
+    /// new transmission.
+    pub fn end_transmission(&mut self) {
+        if let Pacer::Rate { skb, .. } = self {
+            skb.left = 0;
         }
     }
 
@@ -127,7 +164,7 @@ mod tests {
     fn interval_spaces_by_srtt_over_cwnd() {
         let mut p = Pacer::Interval { last_send: None };
         assert_eq!(p.release_time(0, 10.0, Some(0.1)), 0);
-        p.on_send(0, 1000, 0.0);
+        p.on_send(0, 1000, 0.0, 1);
         assert_eq!(p.release_time(0, 10.0, Some(0.1)), from_secs(0.01));
     }
     #[test]
@@ -135,7 +172,7 @@ mod tests {
         let mut p = Pacer::token_bucket(1.0);
         let t0 = from_secs(1.0);
         assert_eq!(p.release_time(t0, 100.0, Some(0.1)), t0);
-        p.on_send(t0, 1000, 0.0);
+        p.on_send(t0, 1000, 0.0, 1);
         // 100 pkts per 0.1 s = one per ms
         assert_eq!(p.release_time(t0, 100.0, Some(0.1)), t0 + from_secs(0.001));
         // a long idle period cannot store more than one token
@@ -145,21 +182,48 @@ mod tests {
 
     #[test]
     fn rate_paces_after_nine_segments_and_credits_a_late_send() {
-        let mut p = Pacer::Rate { next: 0, sent: 0 };
+        let mut p = Pacer::Rate { next: 0, sent: 0, skb: Skb::default() };
         // 1e6 bytes/s, 1000-byte segments: 1 ms each
         for _ in 0..9 {
             assert_eq!(p.release_time(0, 10.0, None), 0);
-            p.on_send(0, 1000, 1e6);
+            p.on_send(0, 1000, 1e6, 1);
         }
         assert_eq!(p.release_time(0, 10.0, None), 0);
-        p.on_send(0, 1000, 1e6);
+        p.on_send(0, 1000, 1e6, 1);
         assert_eq!(p.release_time(0, 10.0, None), from_secs(0.001));
-        p.on_send(from_secs(0.001), 1000, 1e6);
+        p.on_send(from_secs(0.001), 1000, 1e6, 1);
         assert_eq!(p.release_time(0, 10.0, None), from_secs(0.002));
         // sent 5 ms late: the next gap is halved
         let late = from_secs(0.007);
-        p.on_send(late, 1000, 1e6);
+        p.on_send(late, 1000, 1e6, 1);
         assert_eq!(p.release_time(late, 10.0, None), late + from_secs(0.0005));
+    }
+
+    #[test]
+    fn rate_paces_a_transmission_of_several_segments_as_one() {
+        let mut p = Pacer::Rate { next: 0, sent: 0, skb: Skb::default() };
+        // past the unpaced start: the tenth segment is paced, 1 ms
+        for _ in 0..10 {
+            p.on_send(0, 1000, 1e6, 1);
+        }
+        let t = from_secs(0.001);
+        assert_eq!(p.release_time(t, 10.0, None), t);
+        // a transmission of 4 segments: all leave at t, the next waits 4 ms
+        p.on_send(t, 1000, 1e6, 4);
+        for _ in 0..3 {
+            assert_eq!(p.release_time(t, 10.0, None), t);
+            p.on_send(t, 1000, 1e6, 4);
+        }
+        assert_eq!(p.release_time(t, 10.0, None), t + from_secs(0.004));
+        // a transmission cut short by the window ends with the send loop
+        let t2 = t + from_secs(0.004);
+        p.on_send(t2, 1000, 1e6, 4);
+        p.end_transmission();
+        assert_eq!(p.release_time(t2, 10.0, None), t2 + from_secs(0.001));
+        // and one segment per transmission is the segment-by-segment pacer
+        let mut q = Pacer::Rate { next: t, sent: 10, skb: Skb::default() };
+        q.on_send(t, 1000, 1e6, 1);
+        assert_eq!(q.release_time(t, 10.0, None), t + from_secs(0.001));
     }
 
     #[test]

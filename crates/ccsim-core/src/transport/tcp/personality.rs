@@ -143,6 +143,10 @@ pub fn fill_linux(f: &mut FlowSpec) {
         f.sack_option.get_or_insert(super::SackOption::Linux);
     }
     f.cwnd_limited.get_or_insert(super::CwndLimited::Linux);
+    // Linux paces GSO packets of ~1 ms of data (`tcp_tso_autosize`), on
+    // every device here (veth and loopback have GSO too).
+    let paced_at_rate = f.pacing.map_or(rate, |p| p == PacingKind::Rate);
+    f.tso_autosize.get_or_insert(paced_at_rate);
     // tcp_slow_start and tcp_cong_avoid_ai count the segments acked.
     f.abc_l.get_or_insert(0);
     let params = f.cc_params.get_or_insert_with(Default::default);

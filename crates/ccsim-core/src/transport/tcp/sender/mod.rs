@@ -320,7 +320,7 @@ impl TcpSender {
             PacingKind::None => None,
             PacingKind::Interval => Some(Pacer::Interval { last_send: None }),
             PacingKind::TokenBucket => Some(Pacer::token_bucket(cfg.bucket_pkts)),
-            PacingKind::Rate => Some(Pacer::Rate { next: 0, sent: 0 }),
+            PacingKind::Rate => Some(Pacer::Rate { next: 0, sent: 0, skb: Default::default() }),
         };
         let paced = pacer.map(|pacer| Box::new(Paced { pacer, timer: Timer::new(sender_timer(flow, PACE)) }));
         let jitter = (cfg.send_jitter_s > 0.0).then(|| {

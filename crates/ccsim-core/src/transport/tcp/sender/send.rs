@@ -137,6 +137,9 @@ impl TcpSender {
                 break;
             }
         }
+        if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.paced.as_deref_mut()) {
+            p.pacer.end_transmission();
+        }
         if self.x().cwnd_use.is_some() {
             self.cwnd_use_after_burst(self.stats.data_sent - sent0);
         }
@@ -199,6 +202,17 @@ impl TcpSender {
         } else {
             0
         }
+    }
+
+    /// The segments a transmission beginning now may hold (`tso_autosize`,
+    /// Linux `tcp_tso_segs` and `tcp_cwnd_test`): about 1 ms at the pacing
+    /// rate (unlimited before there is one), at least the controller's
+    /// `min_tso_segs`, at most half of cwnd.
+    fn tso_segs(&self) -> u32 {
+        use crate::transport::tso;
+        let rate = (self.st.pacing_rate > 0.0).then_some(self.st.pacing_rate);
+        let min = self.cc.min_tso_segs(&self.st);
+        tso::skb_segs(tso::autosize(rate, self.cfg.mss, self.rtt.min_rtt(), min), self.st.cwnd)
     }
 
     /// Send segment `seq`; false if it was held back at the full interface
@@ -284,9 +298,10 @@ impl TcpSender {
             cong,
             ..Default::default()
         });
+        let skb_segs = if self.cfg.tso_autosize { self.tso_segs() } else { 1 };
         if let Some(x) = self.extras.as_deref_mut() {
             if let Some(p) = x.paced.as_deref_mut() {
-                p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate);
+                p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate, skb_segs);
             }
             if let Some(tr) = x.trace.as_mut() {
                 let interval_s = self.rtt.srtt().map(|s| s / self.st.cwnd.max(1.0));
