@@ -908,3 +908,20 @@ fn speaks_no_serde(e: &ConfigError) {
         assert!(!e.msg.contains(serde_word), "{e} speaks serde ({serde_word:?})");
     }
 }
+
+/// ns-2's Sack1 agent grows its window on every ACK: a `cwnd_limited` rule
+/// asked of it is refused, not ignored (it was accepted without ns-2's
+/// other rules before the strategies checked their own settings); the
+/// `linux` personality leaves it off for a Sack1 flow.
+#[test]
+fn sack1_refuses_a_cwnd_limited_rule() {
+    let base = with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\nrecovery = \"sack1\"");
+    assert!(Scenario::from_toml(&base).is_ok(), "{base}");
+    check(
+        &with(&base, "recovery = \"sack1\"", "recovery = \"sack1\"\ncwnd_limited = \"linux\""),
+        "flows[0].cwnd_limited",
+        &["\"linux\"", "ns-2.35's agents grow cwnd on every ACK"],
+    );
+    let linux = with(&base, "recovery = \"sack1\"", "recovery = \"sack1\"\ntcp_model = \"linux\"\ncc = \"reno\"");
+    assert!(Scenario::from_toml(&linux).is_ok(), "{linux}");
+}

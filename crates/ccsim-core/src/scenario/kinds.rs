@@ -20,7 +20,7 @@ pub enum Recovery {
     /// ns-2.35's `Agent/TCP/Sack1` with `Agent/TCPSink/Sack1` (the papers'
     /// simulator): its own pipe counter, no inflation, every hole below the
     /// highest SACK retransmitted, the exit burst, go-back-N after a
-    /// timeout (`transport::tcp::sack1`).
+    /// timeout (`transport::tcp::sender::recovery::sack1`).
     Sack1,
 }
 

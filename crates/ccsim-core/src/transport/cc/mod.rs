@@ -293,6 +293,13 @@ pub trait CongestionControl: Send {
     fn ecn_alpha(&self) -> Option<f64> {
         None
     }
+
+    /// The fewest segments one transmission holds under TSO autosizing
+    /// (Linux's `min_tso_segs` hook; `net.ipv4.tcp_min_tso_segs` without).
+    fn min_tso_segs(&self, _s: &CcState) -> u32 {
+        crate::transport::tso::MIN_TSO_SEGS
+    }
+
     /// Whether this controller runs on delivery-rate samples and sets cwnd
     /// and the pacing rate itself (Linux `cong_control`, ns-3
     /// `HasCongControl`). If so, the sender keeps a rate sampler and calls
@@ -302,12 +309,6 @@ pub trait CongestionControl: Send {
     /// (Linux `tcp_cong_control` returns after `cong_control`, and
     /// `tcp_end_cwnd_reduction` skips such controllers). The timeout's
     /// cwnd of one segment (Linux `tcp_enter_loss`) is the one exception.
-    /// The fewest segments one transmission holds under TSO autosizing
-    /// (Linux's `min_tso_segs` hook; `net.ipv4.tcp_min_tso_segs` without).
-    fn min_tso_segs(&self, _s: &CcState) -> u32 {
-        crate::transport::tso::MIN_TSO_SEGS
-    }
-
     fn has_cong_control(&self) -> bool {
         false
     }

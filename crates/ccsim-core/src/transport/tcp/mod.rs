@@ -11,7 +11,6 @@ pub mod rate;
 pub mod receiver;
 pub mod replay;
 pub mod rtt;
-pub mod sack1;
 pub mod scoreboard;
 pub mod sender;
 
@@ -198,6 +197,21 @@ pub fn txqueuelen_valid(path: &str, n: u64) -> Result<(), ConfigError> {
         return Err(ConfigError::new(path, format!("{n} is not allowed; must be from 1 to {TXQUEUELEN_MAX}")));
     }
     Ok(())
+}
+
+/// What the settings checks of a strategy or a concern need: each is a
+/// `validate` function beside the code whose settings it checks, and
+/// [`TcpConfig::from_spec`] runs them in turn.
+pub(in crate::transport::tcp) mod check {
+    pub(crate) use super::kind_name;
+    pub use super::sender::recovery::StrategyKind;
+    pub use super::{CwndLimited, EcnFeedback, EcnResponse, PacingKind, Recovery, RttEstimatorKind, SackOption};
+    pub use crate::net::packet::Ecn;
+    pub(crate) use crate::scenario::validate::{at_least, non_negative, positive};
+    pub use crate::scenario::ConfigError;
+    /// A field's path in the scenario (`flows[i].name`).
+    pub type Path<'a> = &'a dyn Fn(&str) -> String;
+    pub type Checked = Result<(), ConfigError>;
 }
 
 /// TCP's own fields (besides the common ones) with what they mean.
@@ -460,7 +474,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
 }
 
 /// The name a scenario file gives a unit enum value (`"accecn"`).
-fn kind_name<T: serde::Serialize>(v: &T) -> String {
+pub(crate) fn kind_name<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
 }
 
@@ -621,7 +635,7 @@ pub struct TcpParams {
 impl TcpConfig {
     /// Read and validate a flow's TCP fields (`path` is `flows[i]`).
     pub fn from_spec(spec: &FlowSpec, path: &str) -> Result<Self, ConfigError> {
-        use crate::scenario::validate::{at_least, non_negative, positive};
+        use crate::scenario::validate::{at_least, positive};
         let mut f = spec.clone();
         fill_defaults(&mut f);
         let p = |k: &str| format!("{path}.{k}");
@@ -698,9 +712,7 @@ impl TcpConfig {
             }
             // Its window rules are Linux's around the RFC recovery; ns-2's
             // agents and Sack1 set the window themselves.
-            if sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents
-                || cfg.recovery == Recovery::Sack1
-            {
+            if sender::recovery::StrategyKind::of(&cfg).is_ns2() {
                 return Err(ConfigError::new(
                     p("cc"),
                     format!(
@@ -718,268 +730,27 @@ impl TcpConfig {
         if cfg.dupthresh == 0 {
             return Err(ConfigError::new(p("dupthresh"), "0 is not allowed; must be >= 1"));
         }
-        if let Some(frac) = f.dupthresh_frac {
-            if frac == 0 {
-                return Err(ConfigError::new(p("dupthresh_frac"), "0 is not allowed; must be >= 1 (absent: off)"));
-            }
-            if cfg.recovery != Recovery::Sack1 {
-                return Err(ConfigError::new(
-                    p("dupthresh_frac"),
-                    "needs recovery = \"sack1\" (ns-2 reads numdupacksFrac_ in its Sack1 agent only)",
-                ));
-            }
-        }
         let delack = f.delack_timeout_s.unwrap_or_default();
         positive(&p("delack_timeout_s"), delack)?;
-        positive(&p("min_rto_s"), cfg.rto.min_rto)?;
-        at_least(&p("max_rto_s"), cfg.rto.max_rto, cfg.rto.min_rto)?;
-        positive(&p("init_rto_s"), cfg.rto.init_rto)?;
-        non_negative(&p("clock_granularity_s"), cfg.rto.granularity)?;
-        if cfg.rtt_estimator == RttEstimatorKind::Ns2 && cfg.rto.granularity <= 0.0 {
-            return Err(ConfigError::new(
-                p("clock_granularity_s"),
-                "0 is not allowed with rtt_estimator = \"ns2\" (its tick); must be > 0",
-            ));
-        }
-        if let Some(b) = f.ns2_boot_time_s {
-            if cfg.rtt_estimator != RttEstimatorKind::Ns2 {
-                return Err(ConfigError::new(
-                    p("ns2_boot_time_s"),
-                    "needs rtt_estimator = \"ns2\" (it is that estimator's tick phase)",
-                ));
-            }
-            if !(b.is_finite() && b >= 0.0 && b < cfg.rto.granularity) {
-                return Err(ConfigError::new(
-                    p("ns2_boot_time_s"),
-                    format!("{b} is out of range; allowed: 0 <= value < clock_granularity_s ({})", cfg.rto.granularity),
-                ));
-            }
-        }
         if cfg.gwa && cfg.ba {
             return Err(ConfigError::new(
                 p("ba"),
                 "not allowed with gwa = true (both use the network's one IP option)",
             ));
         }
-        if cfg.ecn_response == EcnResponse::Ns2 && f.cc.as_deref().is_some_and(|c| c != "reno") {
-            return Err(ConfigError::new(
-                p("ecn_response"),
-                format!(
-                    "\"ns2\" is ns-2's Reno halving and needs cc = \"reno\"; cc is \"{}\" (use \"rfc3168\")",
-                    f.cc.as_deref().unwrap_or_default()
-                ),
-            ));
-        }
-        if cfg.ns2_singledup && !cfg.limited_transmit {
-            return Err(ConfigError::new(
-                p("ns2_singledup"),
-                "true needs limited_transmit = true (it extends Limited Transmit to the state after a timeout, \
-                 as ns-2's singledup_)",
-            ));
-        }
-        if cfg.sack_option != SackOption::None && cfg.recovery != Recovery::Sack {
-            return Err(ConfigError::new(
-                p("sack_option"),
-                format!(
-                    "\"{}\" needs recovery = \"sack\" (the RFC receiver's SACK blocks; ns-2's Sack1 sink adds its \
-                     own 8 bytes per block), got \"{}\"",
-                    kind_name(&cfg.sack_option),
-                    kind_name(&cfg.recovery)
-                ),
-            ));
-        }
-        if cfg.cwnd_limited != CwndLimited::Off
-            && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents
-        {
-            return Err(ConfigError::new(
-                p("cwnd_limited"),
-                format!(
-                    "\"{}\" needs the RFCs' recovery (tcp_model = \"rfc\", no ns2_* rule): ns-2.35's agents grow \
-                     cwnd on every ACK",
-                    kind_name(&cfg.cwnd_limited)
-                ),
-            ));
-        }
-        if cfg.reno_sack && !matches!(cfg.recovery, Recovery::Reno | Recovery::NewReno) {
-            return Err(ConfigError::new(
-                p("reno_sack"),
-                format!(
-                    "true needs recovery = \"reno\" or \"newreno\" (it counts duplicate ACKs where SACK would \
-                     say what was delivered), got \"{}\"",
-                    kind_name(&cfg.recovery)
-                ),
-            ));
-        }
-        if cfg.reno_sack && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents {
-            return Err(ConfigError::new(
-                p("reno_sack"),
-                "true is not allowed with ns-2's agents' rules (ns2_*, ecn_response = \"ns2\", send_jitter_s)",
-            ));
-        }
-        if cfg.undo && !cfg.rack {
-            return Err(ConfigError::new(p("undo"), "true needs rack = true (Linux's undo runs beside RACK-TLP here)"));
-        }
-        if cfg.tso_autosize && cfg.pacing != PacingKind::Rate {
-            return Err(ConfigError::new(
-                p("tso_autosize"),
-                format!(
-                    "true needs pacing = \"rate\" (it sizes the transmissions Linux's pacing releases; an unpaced \
-                     sender already sends what its window allows back to back), got \"{}\"",
-                    kind_name(&cfg.pacing)
-                ),
-            ));
-        }
-        if cfg.frto && !cfg.undo {
-            return Err(ConfigError::new(p("frto"), "true needs undo = true (F-RTO ends by undoing the timeout)"));
-        }
-        if cfg.dsack && cfg.recovery != Recovery::Sack {
-            return Err(ConfigError::new(
-                p("dsack"),
-                format!(
-                    "true needs recovery = \"sack\" (a D-SACK is a SACK block, RFC 2883), got \"{}\"",
-                    kind_name(&cfg.recovery)
-                ),
-            ));
-        }
-        for (name, on) in [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark)] {
-            if on && cfg.recovery != Recovery::Sack {
-                return Err(ConfigError::new(
-                    p(name),
-                    format!(
-                        "true needs recovery = \"sack\" (Linux's RACK-TLP reads the SACK scoreboard), got \"{}\"",
-                        kind_name(&cfg.recovery)
-                    ),
-                ));
-            }
-            if on && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents {
-                return Err(ConfigError::new(
-                    p(name),
-                    "true is not allowed with ns-2's agents' rules (ns2_*, ecn_response = \"ns2\", send_jitter_s): \
-                     they set the window themselves",
-                ));
-            }
-        }
-        if cfg.prr && cfg.recovery != Recovery::Sack {
-            return Err(ConfigError::new(
-                p("prr"),
-                format!(
-                    "true needs recovery = \"sack\" (PRR counts the data each ACK delivers from SACK blocks), \
-                     got \"{}\"",
-                    kind_name(&cfg.recovery)
-                ),
-            ));
-        }
-        if cfg.prr && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents {
-            return Err(ConfigError::new(
-                p("prr"),
-                "true needs the RFCs' recovery (tcp_model = \"rfc\", no ns2_* rule, no ns2 ecn_response, no \
-                 send_jitter_s): ns-2.35's agents have no PRR",
-            ));
-        }
-        let cc_name = f.cc.as_deref().unwrap_or_default();
-        let needs = cc::registry::needs(cc_name);
-        if cfg.prr && needs.pacing_rate {
-            return Err(ConfigError::new(
-                p("prr"),
-                format!(
-                    "true is not allowed with cc = \"{cc_name}\" (it sets cwnd itself from rate samples, as Linux's \
-                     cong_control bypasses PRR)"
-                ),
-            ));
-        }
-        if cfg.ns2_dupwnd && !matches!(cfg.recovery, Recovery::Reno | Recovery::NewReno) {
-            return Err(ConfigError::new(
-                p("ns2_dupwnd"),
-                format!(
-                    "true needs recovery = \"reno\" or \"newreno\" (it is the window of ns-2's \
-                     RenoTcpAgent and NewRenoTcpAgent), got \"{}\"",
-                    kind_name(&cfg.recovery)
-                ),
-            ));
-        }
-        if let Some(e) = needs.ecn {
-            if e.required && !cfg.ecn {
-                return Err(ConfigError::new(
-                    p("ecn"),
-                    format!(
-                        "false is not allowed with cc = \"{cc_name}\" (it answers ECN marks: DCTCP, RFC 8257 §3; an \
-                         L4S sender, RFC 9331 §4); leave ecn out or set it true"
-                    ),
-                ));
-            }
-            if let Some(fb) = e.feedback.filter(|&fb| e.feedback_required && cfg.ecn_feedback != fb) {
-                return Err(ConfigError::new(
-                    p("ecn_feedback"),
-                    format!(
-                        "\"{}\" is not allowed with cc = \"{cc_name}\" (it needs accurate ECN feedback, RFC 9331 \
-                         §4.2); allowed: \"{}\"",
-                        kind_name(&cfg.ecn_feedback),
-                        kind_name(&fb)
-                    ),
-                ));
-            }
-        }
-        if cfg.ecn_feedback != EcnFeedback::Rfc3168 && !cfg.ecn {
-            return Err(ConfigError::new(
-                p("ecn_feedback"),
-                format!("\"{}\" needs ecn = true (it is how CE marks are fed back)", kind_name(&cfg.ecn_feedback)),
-            ));
-        }
-        if cfg.ecn_feedback == EcnFeedback::Accecn
-            && sender::recovery::Strategy::of(&cfg) == sender::recovery::Strategy::Ns2Agents
-        {
-            return Err(ConfigError::new(
-                p("ecn_feedback"),
-                "\"accecn\" is not allowed with ns-2's agents (tcp_model = \"ns2\" or its window rules); \
-                 allowed there: \"rfc3168\"",
-            ));
-        }
-        if cfg.ect == Ecn::Ect1 && !cfg.ecn {
-            return Err(ConfigError::new(
-                p("ect"),
-                "\"ect1\" needs ecn = true (it is the codepoint of an ECN flow's data); allowed without ECN: \
-                 \"ect0\" (the default, unused)",
-            ));
-        }
-        if cfg.ecn_retransmit_ect && !cfg.ecn {
-            return Err(ConfigError::new(
-                p("ecn_retransmit_ect"),
-                "true needs ecn = true (it says how an ECN flow marks its retransmissions)",
-            ));
-        }
-        if cfg.recovery == Recovery::Sack1 {
-            // ns-2's Sack1 agent has neither; its rules are not written for them.
-            if cfg.ecn {
-                return Err(ConfigError::new(
-                    p("ecn"),
-                    "true is not supported with recovery = \"sack1\" (ns-2's Sack1 ECN response is not modelled); \
-                     use recovery = \"sack\" or ecn = false",
-                ));
-            }
-            if cfg.pacing != PacingKind::None {
-                return Err(ConfigError::new(
-                    p("pacing"),
-                    "only \"none\" is allowed with recovery = \"sack1\" (ns-2's Sack1 sends in bursts)",
-                ));
-            }
-        }
-        non_negative(&p("send_jitter_s"), cfg.send_jitter_s)?;
-        if cfg.send_jitter_s > 0.0 && cfg.pacing != PacingKind::None {
-            // ns-2 has no pacing next to `overhead_`; both would hold sends.
-            return Err(ConfigError::new(
-                p("send_jitter_s"),
-                format!("{} is not allowed with pacing; allowed: 0 or pacing = \"none\"", cfg.send_jitter_s),
-            ));
-        }
+        // each strategy and concern checks its own settings
+        let p: check::Path = &p;
+        rtt::validate(&cfg, &f, p)?;
+        receiver::validate(&cfg, &f, p)?;
+        pacing::validate(&cfg, &f, p)?;
+        sender::ecn::validate(&cfg, &f, p)?;
+        sender::recovery::prr::validate(&cfg, &f, p)?;
+        sender::recovery::linux::validate(&cfg, &f, p)?;
+        sender::recovery::linux_undo::validate(&cfg, &f, p)?;
+        sender::recovery::ns2::validate(&cfg, &f, p)?;
+        sender::recovery::sack1::validate(&cfg, &f, p)?;
         if let Some(n) = f.txqueuelen_pkts {
             txqueuelen_valid(&p("txqueuelen_pkts"), n)?;
-            if cfg.recovery == Recovery::Sack1 {
-                return Err(ConfigError::new(
-                    p("txqueuelen_pkts"),
-                    "not supported with recovery = \"sack1\" (ns-2's Sack1 agent has no local congestion); \
-                     use recovery = \"sack\"",
-                ));
-            }
         }
         if f.bytes == Some(0) {
             return Err(ConfigError::new(p("bytes"), "0 is not allowed; must be >= 1"));

@@ -157,6 +157,26 @@ impl Pacer {
     }
 }
 
+/// TSO autosizing sizes the transmissions of Linux's rate pacing.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    _f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    if cfg.tso_autosize && cfg.pacing != PacingKind::Rate {
+        return Err(ConfigError::new(
+            p("tso_autosize"),
+            format!(
+                "true needs pacing = \"rate\" (it sizes the transmissions Linux's pacing releases; an unpaced \
+                 sender already sends what its window allows back to back), got \"{}\"",
+                kind_name(&cfg.pacing)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -142,7 +142,11 @@ pub fn fill_linux(f: &mut FlowSpec) {
     if sack {
         f.sack_option.get_or_insert(super::SackOption::Linux);
     }
-    f.cwnd_limited.get_or_insert(super::CwndLimited::Linux);
+    // (ns-2's Sack1 agent, if a flow names it, grows its window on
+    // every ACK and takes no such rule)
+    if f.recovery != Some(Recovery::Sack1) {
+        f.cwnd_limited.get_or_insert(super::CwndLimited::Linux);
+    }
     // Linux paces GSO packets of ~1 ms of data (`tcp_tso_autosize`), on
     // every device here (veth and loopback have GSO too).
     let paced_at_rate = f.pacing.map_or(rate, |p| p == PacingKind::Rate);

@@ -459,6 +459,40 @@ impl RttEstimator {
     }
 }
 
+/// The RTO's bounds, the clock granularity and ns-2's tick phase.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    positive(&p("min_rto_s"), cfg.rto.min_rto)?;
+    at_least(&p("max_rto_s"), cfg.rto.max_rto, cfg.rto.min_rto)?;
+    positive(&p("init_rto_s"), cfg.rto.init_rto)?;
+    non_negative(&p("clock_granularity_s"), cfg.rto.granularity)?;
+    if cfg.rtt_estimator == RttEstimatorKind::Ns2 && cfg.rto.granularity <= 0.0 {
+        return Err(ConfigError::new(
+            p("clock_granularity_s"),
+            "0 is not allowed with rtt_estimator = \"ns2\" (its tick); must be > 0",
+        ));
+    }
+    if let Some(b) = f.ns2_boot_time_s {
+        if cfg.rtt_estimator != RttEstimatorKind::Ns2 {
+            return Err(ConfigError::new(
+                p("ns2_boot_time_s"),
+                "needs rtt_estimator = \"ns2\" (it is that estimator's tick phase)",
+            ));
+        }
+        if !(b.is_finite() && b >= 0.0 && b < cfg.rto.granularity) {
+            return Err(ConfigError::new(
+                p("ns2_boot_time_s"),
+                format!("{b} is out of range; allowed: 0 <= value < clock_granularity_s ({})", cfg.rto.granularity),
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! An arriving ACK: what every TCP does with it (scoreboard, RTT sample,
 //! timer, controller, completion), around the rules its recovery strategy
 //! supplies ([`super::recovery`]).
-use super::recovery::{linux::LinuxOps, ns2::Ns2Agents, rfc::Rfc, NewAck, RecoveryOps, Strategy};
+use super::recovery::{linux::LinuxOps, ns2::Ns2Agents, rfc::Rfc, NewAck, RecoveryOps, StrategyKind};
 use super::*;
 use crate::transport::cc::AckInfo;
 
@@ -12,18 +12,18 @@ impl TcpSender {
     /// XCP's). The SACK blocks are read from `h` where they are used (RFC
     /// 6675's scoreboard, ns-2's Sack1), not copied out for every ACK.
     pub(super) fn on_ack(&mut self, net: &mut Net, h: &TcpHeader, ts_echo: Time, echo: Option<CongestionHeader>) {
-        if self.x().sack1.is_some() {
-            let n = h.n_sack();
-            let mut sack = [(0, 0); MAX_SACK_BLOCKS];
-            for (i, b) in sack.iter_mut().enumerate().take(n) {
-                *b = h.sack_block(i);
+        match self.strategy.kind() {
+            StrategyKind::Rfc => self.ack_with::<Rfc>(net, h, ts_echo, echo),
+            StrategyKind::Ns2Agents => self.ack_with::<Ns2Agents>(net, h, ts_echo, echo),
+            StrategyKind::Linux => self.ack_with::<LinuxOps>(net, h, ts_echo, echo),
+            StrategyKind::Sack1 => {
+                let n = h.n_sack();
+                let mut sack = [(0, 0); MAX_SACK_BLOCKS];
+                for (i, b) in sack.iter_mut().enumerate().take(n) {
+                    *b = h.sack_block(i);
+                }
+                self.sack1_on_ack(net, h.ack, &sack[..n], ts_echo, echo)
             }
-            return self.sack1_on_ack(net, h.ack, &sack[..n], ts_echo, echo);
-        }
-        match self.strategy {
-            Strategy::Rfc => self.ack_with::<Rfc>(net, h, ts_echo, echo),
-            Strategy::Ns2Agents => self.ack_with::<Ns2Agents>(net, h, ts_echo, echo),
-            Strategy::Linux => self.ack_with::<LinuxOps>(net, h, ts_echo, echo),
         }
     }
 

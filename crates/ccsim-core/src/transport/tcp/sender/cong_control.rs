@@ -73,10 +73,8 @@ impl TcpSender {
     /// (`ece`: the ACK carried RFC 3168's ECE.)
     pub(super) fn mark_sack_blocks(&mut self, h: &TcpHeader, now: Time, ece: bool) {
         let min_rtt = self.rtt.min_rtt();
-        let (mut rate, mut rack) = match self.extras.as_deref_mut() {
-            Some(x) => (x.rate.as_deref_mut(), x.linux.as_deref_mut()),
-            None => (None, None),
-        };
+        let mut rate = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut());
+        let mut rack = self.strategy.linux();
         if rate.is_none() && rack.is_none() {
             for (s, e) in h.sack_blocks_no_dsack() {
                 self.sb.mark_sacked(s, e);

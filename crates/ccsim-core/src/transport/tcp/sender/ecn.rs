@@ -1,35 +1,18 @@
 //! ECN at the sender (RFC 3168 §6.1.2): the once-per-window reaction to
-//! ECE, the CWR that ends the receiver's echo, and ns-2.35's `TcpAgent::ecn`.
+//! ECE and the CWR that ends the receiver's echo (ns-2.35's `TcpAgent::ecn`
+//! is its agents' own, in [`super::recovery::ns2`]).
 use super::*;
 
 impl TcpSender {
-    /// ns-2's `slowdown(CLOSE_CWND_*)` sets `cong_action_` on every window
-    /// cut (`ecn_response = "ns2"`): the next segment carries CWR.
-    pub(super) fn ns2_cong_action(&mut self) {
-        if self.cfg.ecn_response == EcnResponse::Ns2 {
-            self.cwr_pending = self.cfg.ecn;
-        }
-    }
-
-    /// React to an ECE (once per window: `reacts_to_ece`, or `ns2_reacts_to_ece`): RFC 3168
-    /// §6.1.2 as for a loss, said with CWR on the next new data; ns-2's
-    /// `TcpAgent::ecn` with `ecn_response = "ns2"` (`seqno > recover_ ||
-    /// last_cwnd_action_ == CWND_ACTION_TIMEOUT`, so also the first ECE
-    /// after a timeout).
-    pub(super) fn ece_reaction(&mut self, net: &mut Net) {
-        self.ns2_after_timeout = false;
+    /// React to an ECE (once per window, as the strategy decides): RFC
+    /// 3168 §6.1.2 as for a loss, said with CWR on the next new data, the
+    /// window cut by `cut` (the RFC's [`Self::rfc3168_cut`], or ns-2's
+    /// `TcpAgent::ecn` under its agents).
+    pub(super) fn ece_reaction(&mut self, net: &mut Net, cut: fn(&mut TcpSender, &mut Net)) {
         self.cwr_pending = true;
         self.cwr_seq = Some(seq_opt(self.sb.high()));
         self.sync(net.now);
-        if self.cfg.ecn_response == EcnResponse::Ns2 {
-            self.ns2_ecn_cut(net);
-        } else {
-            self.st.ssthresh = self.cc.ssthresh_ecn(&self.st).max(2.0);
-            // (Linux's CWR reduction skips a controller with `cong_control`)
-            if !self.cc_owns_cwnd {
-                self.st.cwnd = self.st.ssthresh;
-            }
-        }
+        cut(self, net);
         self.recover = self.sb.high();
         self.ecn_cut = true;
         self.cwr = true;
@@ -37,35 +20,13 @@ impl TcpSender {
         self.clamp_cwnd();
     }
 
-    /// ns-2's `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`
-    /// (tcp.cc): with `precisionReduce_` (ns-2.35's default since
-    /// 2006/1/24) cwnd = `windowd()`/2 = min(cwnd, rwnd)/2 unrounded and
-    /// ssthresh = max(⌊that⌋, 2), so a window under two segments closes
-    /// (`window()` = ⌊cwnd⌋ = 0); at a window of at most one segment the
-    /// first ECE arms `ecn_backoff_`, later ones back the timer off
-    /// (restarted by ns-2's `newack`, which runs after `ecn`).
-    pub(super) fn ns2_ecn_cut(&mut self, net: &mut Net) {
-        let mut backed_off = false;
-        if self.st.cwnd <= 1.0 {
-            if self.ecn_backoff {
-                self.rtt.back_off();
-                backed_off = true;
-            } else {
-                self.ecn_backoff = true;
-            }
-        } else {
-            self.ecn_backoff = false;
-        }
-        // `windowd()` = cwnd_ + dupwnd_ (the inflation, kept apart as
-        // `dupwnd` and dropped by the ACK's own rules after this), capped
-        // by the receiver's window; cwnd_ becomes half of it.
-        let half = self.st.cwnd.min(self.awnd as f64) / 2.0;
-        self.st.ssthresh = half.floor().max(2.0);
-        self.st.cwnd = half + self.dupwnd;
-        // ns-2 `newtimer`: the timer also runs at cwnd < 1 with nothing
-        // outstanding, since only its expiry can reopen the window.
-        if half < 1.0 || (backed_off && self.sb.outstanding() > 0) {
-            self.arm_rto(net);
+    /// RFC 3168 §6.1.2's reduction on ECE: ssthresh from the controller
+    /// (at least 2 segments), cwnd = ssthresh.
+    pub(super) fn rfc3168_cut(&mut self, _net: &mut Net) {
+        self.st.ssthresh = self.cc.ssthresh_ecn(&self.st).max(2.0);
+        // (Linux's CWR reduction skips a controller with `cong_control`)
+        if !self.cc_owns_cwnd {
+            self.st.cwnd = self.st.ssthresh;
         }
     }
 
@@ -97,29 +58,74 @@ impl TcpSender {
     /// after it, which ends the receiver's ECE echo (Linux
     /// `tcp_ecn_queue_cwr` in `tcp_init_cwnd_reduction` and
     /// `tcp_enter_loss`). ns-2's agents do the same in `slowdown`
-    /// ([`Self::ns2_cong_action`]).
+    /// (their own rule, in [`super::recovery::ns2`]).
     /// The segment that carries it is the next new one (`cwr_seq`): ECE on
     /// ACKs up to it echoes marks in the window this reduction answered.
     pub(super) fn queue_cwr(&mut self) {
-        if self.cfg.ecn_response == EcnResponse::Ns2 {
-            self.ns2_cong_action();
-        } else if self.cfg.ecn {
+        if self.cfg.ecn {
             self.cwr_pending = true;
             self.cwr_seq = Some(seq_opt(self.sb.high()));
         }
     }
+}
 
-    /// ns-2's `TcpAgent::ecn` condition for an ACK of `ack` (tcp.cc):
-    /// `seqno > recover_`, or the first ECE after a timeout whatever
-    /// `recover_` (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`). ns-2's
-    /// `seqno` is the last segment acknowledged (`ack - 1`) and `recover_`
-    /// is `maxseq_`, the last segment sent (`recover - 1`), so an ACK of
-    /// exactly the window of the last reduction (`ack == recover`, e.g.
-    /// the one ending a fast recovery) does not cut again: its ECE echoes
-    /// a mark in that window. ns-2's `recover_` starts at 0 (segment 0),
-    /// which is `recover` 1 here: the negotiation's ECE on segment 0's ACK
-    /// cuts only after a timeout.
-    pub(super) fn ns2_reacts_to_ece(&self, ack: u64) -> bool {
-        self.ns2_after_timeout || ack > self.recover.max(1)
+/// ECN's settings: what a controller's scheme requires (DCTCP, L4S), and
+/// the feedback, codepoint and retransmission rules that need ECN on.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    let cc_name = f.cc.as_deref().unwrap_or_default();
+    let needs = crate::transport::cc::registry::needs(cc_name);
+    if let Some(e) = needs.ecn {
+        if e.required && !cfg.ecn {
+            return Err(ConfigError::new(
+                p("ecn"),
+                format!(
+                    "false is not allowed with cc = \"{cc_name}\" (it answers ECN marks: DCTCP, RFC 8257 §3; an \
+                     L4S sender, RFC 9331 §4); leave ecn out or set it true"
+                ),
+            ));
+        }
+        if let Some(fb) = e.feedback.filter(|&fb| e.feedback_required && cfg.ecn_feedback != fb) {
+            return Err(ConfigError::new(
+                p("ecn_feedback"),
+                format!(
+                    "\"{}\" is not allowed with cc = \"{cc_name}\" (it needs accurate ECN feedback, RFC 9331 \
+                     §4.2); allowed: \"{}\"",
+                    kind_name(&cfg.ecn_feedback),
+                    kind_name(&fb)
+                ),
+            ));
+        }
     }
+    if cfg.ecn_feedback != EcnFeedback::Rfc3168 && !cfg.ecn {
+        return Err(ConfigError::new(
+            p("ecn_feedback"),
+            format!("\"{}\" needs ecn = true (it is how CE marks are fed back)", kind_name(&cfg.ecn_feedback)),
+        ));
+    }
+    if cfg.ecn_feedback == EcnFeedback::Accecn && StrategyKind::of(cfg).is_ns2() {
+        return Err(ConfigError::new(
+            p("ecn_feedback"),
+            "\"accecn\" is not allowed with ns-2's agents (tcp_model = \"ns2\" or its window rules); \
+             allowed there: \"rfc3168\"",
+        ));
+    }
+    if cfg.ect == Ecn::Ect1 && !cfg.ecn {
+        return Err(ConfigError::new(
+            p("ect"),
+            "\"ect1\" needs ecn = true (it is the codepoint of an ECN flow's data); allowed without ECN: \
+             \"ect0\" (the default, unused)",
+        ));
+    }
+    if cfg.ecn_retransmit_ect && !cfg.ecn {
+        return Err(ConfigError::new(
+            p("ecn_retransmit_ect"),
+            "true needs ecn = true (it says how an ECN flow marks its retransmissions)",
+        ));
+    }
+    Ok(())
 }

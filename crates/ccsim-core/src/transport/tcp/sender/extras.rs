@@ -1,7 +1,7 @@
 //! What only some senders use, boxed together.
 //!
 //! Pacing, delivery-rate sampling (BBR), AccECN, PRR, `cwnd_limited`,
-//! a controller's tick (FAST), ns-2's send jitter and `Sack1`, an
+//! a controller's tick (FAST), ns-2's send jitter, an
 //! application's written limit (Telnet) and the send trace each belong to
 //! a configuration that is not the default TCP's. As optional fields of
 //! their own they would take eight bytes apiece in every sender even when
@@ -9,13 +9,11 @@
 //! thousands of flows of a many-flow run) carries one null
 //! pointer, and a sender that uses any of them pays for the box once.
 use super::cwnd_use::CwndUse;
-use super::recovery::linux::Linux;
 use super::recovery::prr::Prr;
 use super::{Jitter, Paced, SendRecord};
 use crate::sim::{Time, Timer};
 use crate::transport::tcp::accecn::AccEcnSender;
 use crate::transport::tcp::rate::RateSampler;
-use crate::transport::tcp::sack1::Sack1;
 use nonmax::NonMaxU64;
 
 #[derive(Default)]
@@ -40,12 +38,8 @@ pub(in crate::transport::tcp) struct Extras {
     /// Segments the application has written (`write`, one each; Telnet);
     /// `None`: the whole transfer is available at `open` (bulk).
     pub(in crate::transport::tcp) offered: Option<NonMaxU64>,
-    /// ns-2 Sack1's state (`recovery = "sack1"` only).
-    pub(in crate::transport::tcp) sack1: Option<Box<Sack1>>,
     /// The departures, when traced (`enable_send_trace`, tests).
     pub(in crate::transport::tcp) trace: Option<Vec<SendRecord>>,
-    /// The `linux` recovery strategy's state (RACK, TLP, the timer's use).
-    pub(in crate::transport::tcp) linux: Option<Box<Linux>>,
     /// `slow_start_after_idle`: when the last segment left (Linux
     /// `lsndtime`).
     pub(super) last_send: Option<Time>,
@@ -61,9 +55,7 @@ pub(super) static NONE: Extras = Extras {
     tick_timer: None,
     jitter: None,
     offered: None,
-    sack1: None,
     trace: None,
-    linux: None,
     last_send: None,
 };
 
@@ -78,9 +70,7 @@ impl Extras {
             && self.tick_timer.is_none()
             && self.jitter.is_none()
             && self.offered.is_none()
-            && self.sack1.is_none()
             && self.trace.is_none()
-            && self.linux.is_none()
             && self.last_send.is_none();
         (!empty).then(|| Box::new(self))
     }

@@ -49,7 +49,6 @@ use super::accecn::AccEcnSender;
 use super::pacing::Pacer;
 use super::rate::RateSampler;
 use super::rtt::{RttEstimator, RttEstimatorKind};
-use super::sack1::Sack1;
 use super::scoreboard::Scoreboard;
 use super::{EcnFeedback, EcnResponse, PacingKind, Recovery, Syn, TcpConfig, TcpParams};
 use crate::net::packet::{CongestionHeader, Ecn, Kind, Packet, TcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS};
@@ -66,7 +65,7 @@ mod ack;
 mod cong_control;
 mod cwnd_use;
 mod cwr;
-mod ecn;
+pub(super) mod ecn;
 mod extras;
 #[cfg(test)]
 mod jitter_tests;
@@ -146,8 +145,9 @@ pub struct TcpSender {
     pub sb: Scoreboard,
     pub rtt: RttEstimator,
     pub state: State,
-    /// The loss-recovery rules this flow runs ([`recovery`]).
-    strategy: recovery::Strategy,
+    /// The loss-recovery rules this flow runs, with their own state
+    /// ([`recovery`]).
+    pub(in crate::transport::tcp) strategy: recovery::Strategy,
     dupacks: u32,
     /// Segments sent by Limited Transmit since the last new ACK: RFC 5681
     /// §3.2 step 2 excludes them from the FlightSize that sets ssthresh.
@@ -188,22 +188,6 @@ pub struct TcpSender {
     /// since: the timer then retries it even with nothing outstanding
     /// (Linux's zero-window probe timer, `tcp_check_probe_timer`).
     held: bool,
-    /// ns-2's `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a
-    /// window of one segment; the RTO backoff is kept while ACKs carry ECE.
-    ecn_backoff: bool,
-    /// ns-2's `ect_` (`ecn_response = "ns2"`): a new ACK has carried ECE
-    /// (the negotiation's, on segment 0's ACK, or a mark's). Until then an
-    /// ECE neither stops the window's increase nor holds the backoff
-    /// (tcp.cc `recv_newack_helper`, `newack`).
-    ns2_ect: bool,
-    /// ns-2's `dupwnd_` (`ns2_dupwnd`): the fast-recovery inflation, part
-    /// of `st.cwnd` (which holds ns-2's `windowd()` = cwnd_ + dupwnd_)
-    /// until the first new ACK takes it off again.
-    dupwnd: f64,
-    /// ns-2's `last_cwnd_action_ == CWND_ACTION_TIMEOUT`
-    /// (`ecn_response = "ns2"`): set by every expiry of the timer, cleared
-    /// by the next ECE reaction or fast retransmit.
-    ns2_after_timeout: bool,
     /// The timer has resent the head since the last new ACK (RFC 5681
     /// §3.1: a repeated RTO keeps ssthresh).
     pub(super) timer_resent: bool,
@@ -295,7 +279,7 @@ impl TcpSender {
     }
 
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, seed: u64) -> Self {
-        let strategy = recovery::Strategy::of(&cfg);
+        let strategy = recovery::Strategy::new(&cfg);
         let accecn = (cfg.ecn_feedback == EcnFeedback::Accecn).then(AccEcnSender::default);
         let prr = cfg.prr.then(Box::default);
         let cwnd_use = (cfg.cwnd_limited != super::CwndLimited::Off).then(Box::default);
@@ -338,9 +322,6 @@ impl TcpSender {
             prr,
             cwnd_use,
             jitter,
-            sack1: (cfg.recovery == Recovery::Sack1).then(|| Box::new(Sack1::new())),
-            linux: (strategy == recovery::Strategy::Linux)
-                .then(|| Box::new(recovery::linux::Linux::new(cfg.dupthresh))),
             ..Extras::default()
         }
         .boxed();
@@ -380,10 +361,6 @@ impl TcpSender {
             local_cwr: false,
             cwnd_cnt: 0,
             held: false,
-            ecn_backoff: false,
-            ns2_ect: false,
-            dupwnd: 0.0,
-            ns2_after_timeout: false,
             timer_resent: false,
             rto_timer: BareTimer::new(),
             app_active: false,
@@ -462,7 +439,7 @@ impl TcpSender {
         let x = self.x_make();
         x.offered = Some(seq_opt(x.offered.map_or(0, |o| o.get()) + segs));
         self.try_send(net);
-        if self.x().linux.is_some() {
+        if matches!(self.strategy, recovery::Strategy::Linux(_)) {
             self.linux_check_probe_timer(net);
         }
     }
@@ -510,7 +487,7 @@ impl TcpSender {
     /// estimator's RTO is ns-2's `double`: whole ticks times `tcp_tick_`,
     /// times the backoff).
     pub(super) fn arm_rto(&mut self, net: &mut Net) {
-        if let Some(l) = self.extras.as_deref_mut().and_then(|x| x.linux.as_deref_mut()) {
+        if let Some(l) = self.strategy.linux() {
             l.pending = recovery::linux::Pending::Rto;
         }
         let rto = self.rto();

@@ -24,7 +24,7 @@ impl TcpSender {
         }
         // Rules 3 and 4 are RFC 6675's: Linux retransmits only segments
         // marked lost (`tcp_xmit_retransmit_queue`), RACK's or the timer's.
-        if self.cfg.recovery == Recovery::Sack && self.strategy != super::recovery::Strategy::Linux {
+        if self.cfg.recovery == Recovery::Sack && self.strategy.kind() != super::recovery::StrategyKind::Linux {
             if let Some(s) = hole.filter(|&s| s < self.sb.high_sacked()) {
                 return Some(Next::Retx(s)); // rule 3
             }

@@ -5,10 +5,13 @@ use crate::net::packet::{Kind, Packet, TcpHeader, L4};
 
 /// A sender whose ECN negotiation is done: ns-2's sink answers segment
 /// 0 with ECE, which sets the agent's `ect_`; these tests play a
-/// receiver that starts with the data.
+/// receiver that starts with the data. (An RFC 3168 sender, which the
+/// tests compare, has no such state.)
 fn negotiated(spec: serde_json::Value) -> (TcpSender, Net) {
     let (mut s, net) = TcpSender::on_test_link(spec, None, 1);
-    s.ns2_ect = true;
+    if let recovery::Strategy::Ns2Agents(n) = &mut s.strategy {
+        n.ect = true;
+    }
     (s, net)
 }
 
@@ -76,7 +79,8 @@ fn ns2_an_ece_backing_off_past_8_restarts_the_estimate_before_the_acks_sample() 
     ack(&mut s, &mut net, 0.1, 1, false); // a 0.1 s sample; 1 and 2 out, 1 timed
     assert_eq!(s.rtt.srtt(), Some(0.1));
     // as after two timeouts and an ECE at a one-segment window
-    (s.st.cwnd, s.ecn_backoff, s.rtt.backoff) = (1.0, true, 3);
+    (s.st.cwnd, s.rtt.backoff) = (1.0, 3);
+    s.n2().ecn_backoff = true;
     ack(&mut s, &mut net, 0.35, 2, true); // 1's ACK, a sample of 2 ticks, with ECE
     assert_eq!((s.rtt.backoff, s.st.cwnd), (4, 0.5));
     assert_eq!(s.rtt.srtt(), Some(0.2));
@@ -148,7 +152,7 @@ fn an_ece_on_the_third_duplicate_after_a_timeout_resends_at_once() {
     ack(&mut s, &mut net, 5.202, 1, true);
     assert_eq!(resends(&s), before + 1, "the third duplicate, with the ECE, resends: {:?}", sent(&s));
     assert!(s.st.ssthresh < ssthresh, "the ECE's cut");
-    assert_eq!(s.dupwnd, 3.0);
+    assert_eq!(s.n2r().dupwnd, 3.0);
 }
 
 /// ns-2 decides at the third duplicate only (`++dupacks_ ==
@@ -200,7 +204,7 @@ fn after_an_ece_the_third_duplicate_resends_new_data_and_keeps_the_window() {
     // LAN ECN 60 kB, seed 6, 0.363 s), and moves `recover_` to the
     // last segment sent (14), so the ACK's own rules see 13 below it.
     ack(&mut s, &mut net, 5.7, 13, true);
-    assert_eq!((s.state, s.st.cwnd, s.st.ssthresh, s.dupwnd), (State::Loss, 2.5, 2.0, 0.0));
+    assert_eq!((s.state, s.st.cwnd, s.st.ssthresh, s.n2r().dupwnd), (State::Loss, 2.5, 2.0, 0.0));
     assert_eq!(s.recover, 15);
 }
 
@@ -221,11 +225,11 @@ fn an_ece_not_reacted_to_at_one_segment_lets_the_sample_end_the_backoff() {
     assert_eq!(s.rtt.backoff, 1);
     ack(&mut s, &mut net, 5.1, 1, false); // go-back-N resends 1; 2 is new, timed
     ack(&mut s, &mut net, 5.2, 2, true); // the cut after the timeout: cwnd 1
-    assert_eq!((s.st.cwnd, s.rtt.backoff, s.ecn_backoff), (1.0, 1, false));
+    assert_eq!((s.st.cwnd, s.rtt.backoff, s.n2r().ecn_backoff), (1.0, 1, false));
     ack(&mut s, &mut net, 5.3, 3, true); // 2's ACK, ECE at or below recover
     assert_eq!(s.rtt.backoff, 0, "the sample ends the backoff");
     ack(&mut s, &mut net, 5.4, 4, true); // reacted to at cwnd 1
-    assert_eq!((s.st.cwnd, s.ecn_backoff), (0.5, true));
+    assert_eq!((s.st.cwnd, s.n2r().ecn_backoff), (0.5, true));
 }
 
 /// ns-2's ECN negotiation with `syn_`: the SYN's ACK carries ECE
@@ -245,14 +249,14 @@ fn the_negotiation_ece_after_a_syn_timeout_cuts_and_sets_ect() {
     let (mut s, mut net) = TcpSender::on_test_link(spec(2), None, 1);
     let ssthresh = s.st.ssthresh;
     ack(&mut s, &mut net, 0.1, 1, true);
-    assert_eq!((s.st.cwnd, s.st.ssthresh, s.ns2_ect), (2.0, ssthresh, true));
+    assert_eq!((s.st.cwnd, s.st.ssthresh, s.n2r().ect), (2.0, ssthresh, true));
     // the SYN timed out
     let (mut s, mut net) = TcpSender::on_test_link(spec(2), None, 1);
     net.now = from_secs(3.0);
     s.on_rto(&mut net);
     assert_eq!(s.rtt.backoff, 1);
     ack(&mut s, &mut net, 3.1, 1, true);
-    assert_eq!((s.st.cwnd, s.st.ssthresh, s.ecn_backoff, s.ns2_ect), (1.0, 2.0, true, true));
+    assert_eq!((s.st.cwnd, s.st.ssthresh, s.n2r().ecn_backoff, s.n2r().ect), (1.0, 2.0, true, true));
     assert_eq!(sent(&s).last(), Some(&(1, true)), "segment 1 goes out, with CWR");
     ack(&mut s, &mut net, 3.2, 2, true);
     assert_eq!((s.st.cwnd, s.rtt.backoff), (0.5, 2), "backed off again at one segment, and held");
@@ -360,7 +364,7 @@ fn ns2_syn_sender(init_cwnd: u32, bugfix: bool) -> (TcpSender, Net) {
                                   "ns2_bugfix": bugfix, "syn": "ns2"});
     let (mut s, mut net) = TcpSender::on_test_link(spec, None, 1);
     ack(&mut s, &mut net, 0.05, 1, true);
-    assert!(s.ns2_ect);
+    assert!(s.n2r().ect);
     (s, net)
 }
 
@@ -521,7 +525,7 @@ fn an_ece_halves_the_window_unrounded() {
     ack(&mut s, &mut net, 0.05, 1, false);
     ack(&mut s, &mut net, 0.1, 2, true);
     assert_eq!((s.st.cwnd, s.st.ssthresh, s.window()), (1.5, 2.0, 1));
-    assert!(!s.ecn_backoff);
+    assert!(!s.n2r().ecn_backoff);
     // An ACK without ECE: slow start to 2.5; segment 4 goes out.
     ack(&mut s, &mut net, 0.2, 3, false);
     assert_eq!((s.st.cwnd, sent(&s).last().map(|x| x.0)), (2.5, Some(4)));
@@ -531,7 +535,7 @@ fn an_ece_halves_the_window_unrounded() {
     // And the next: 1.25 -> 0.625, closed, with no backoff armed.
     ack(&mut s, &mut net, 0.4, 6, true);
     assert_eq!((s.st.cwnd, s.st.ssthresh, s.window()), (0.625, 2.0, 0));
-    assert!(!s.ecn_backoff, "the reduction was made at 1.25 segments");
+    assert!(!s.n2r().ecn_backoff, "the reduction was made at 1.25 segments");
 }
 
 /// `ns2_dupwnd`: ns-2's Reno window. Seven segments out, the first

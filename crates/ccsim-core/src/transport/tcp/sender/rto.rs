@@ -1,6 +1,6 @@
 //! The retransmission timer's expiry (RFC 6298 §5, RFC 5681 §3.1) and the
 //! controller's tick.
-use super::recovery::{linux::LinuxOps, ns2::Ns2Agents, rfc::Rfc, RecoveryOps, Strategy};
+use super::recovery::{linux::LinuxOps, ns2::Ns2Agents, rfc::Rfc, RecoveryOps, StrategyKind};
 use super::*;
 
 impl TcpSender {
@@ -8,15 +8,16 @@ impl TcpSender {
     /// the flow's recovery strategy decides ssthresh and what an expiry
     /// with nothing outstanding does.
     pub fn on_rto(&mut self, net: &mut Net) {
-        if self.x().sack1.is_some() {
+        if self.strategy.kind() == StrategyKind::Sack1 {
             return self.sack1_on_rto(net);
         }
         // draft-ietf-ccwg-bbr §4.1.2.4: at the start of a timer that may send
         self.check_app_limited();
-        match self.strategy {
-            Strategy::Rfc => Rfc::rto(self, net),
-            Strategy::Ns2Agents => Ns2Agents::rto(self, net),
-            Strategy::Linux => LinuxOps::rto(self, net),
+        match self.strategy.kind() {
+            StrategyKind::Rfc => Rfc::rto(self, net),
+            StrategyKind::Ns2Agents => Ns2Agents::rto(self, net),
+            StrategyKind::Linux => LinuxOps::rto(self, net),
+            StrategyKind::Sack1 => unreachable!("Sack1's own timeout, above"),
         }
     }
 

@@ -107,7 +107,7 @@ impl TcpSender {
         if self.stats.completed_at.is_some() {
             return;
         }
-        if self.x().sack1.is_some() {
+        if self.strategy.kind() == super::recovery::StrategyKind::Sack1 {
             return self.sack1_send_much(net, force);
         }
         if !force && self.cfg.send_jitter_s > 0.0 {
@@ -221,7 +221,7 @@ impl TcpSender {
     /// no local congestion: its segments go to the queue like any packet
     /// and are dropped there when it is full.
     pub(in crate::transport::tcp) fn transmit(&mut self, net: &mut Net, seq: u64, forced: bool) -> bool {
-        if self.x().sack1.is_none() && net.local_queue_full(self.flow) {
+        if self.strategy.kind() != super::recovery::StrategyKind::Sack1 && net.local_queue_full(self.flow) {
             self.on_local_congestion(net);
             return false;
         }
@@ -317,7 +317,8 @@ impl TcpSender {
                 });
             }
         }
-        let timer_set = self.x().linux.is_some() && self.linux_on_send(net, seq, retx, outstanding);
+        let timer_set = matches!(self.strategy, super::recovery::Strategy::Linux(_))
+            && self.linux_on_send(net, seq, retx, outstanding);
         if !timer_set && (rearm || !self.rto_timer.is_armed()) {
             self.arm_rto(net);
         }

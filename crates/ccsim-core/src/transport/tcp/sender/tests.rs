@@ -145,11 +145,13 @@ fn only_a_sender_that_uses_an_extra_has_the_box() {
         (serde_json::json!({"pacing": "rate"}), "pacing"),
         (serde_json::json!({"cc": "bbr"}), "rate samples"),
         (serde_json::json!({"prr": true}), "PRR"),
-        (serde_json::json!({"recovery": "sack1"}), "ns-2's Sack1"),
     ] {
         let (s, _) = agents(j);
         assert!(s.extras.is_some(), "{what}");
     }
+    // a strategy's own state is the strategy's, not an extra
+    let (s, _) = agents(serde_json::json!({"recovery": "sack1"}));
+    assert!(s.extras.is_none() && s.strategy.kind() == recovery::StrategyKind::Sack1, "ns-2's Sack1");
     let (s, r) = agents(serde_json::json!({"ecn_feedback": "accecn", "ecn": true}));
     assert!(s.x().accecn.is_some() && r.has_extras(), "AccECN on both sides");
 }

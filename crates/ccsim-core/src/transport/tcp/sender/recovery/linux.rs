@@ -233,12 +233,15 @@ fn sent_after(t1: Time, e1: u64, t2: Time, e2: u64) -> bool {
 pub struct LinuxOps;
 
 impl TcpSender {
-    fn lx(&self) -> &Linux {
-        self.x().linux.as_deref().expect("the linux strategy's state")
+    pub(super) fn lx(&self) -> &Linux {
+        match &self.strategy {
+            super::Strategy::Linux(l) => l,
+            _ => unreachable!("the linux strategy's state on another strategy"),
+        }
     }
 
-    fn lx_mut(&mut self) -> &mut Linux {
-        self.extras.as_deref_mut().and_then(|x| x.linux.as_deref_mut()).expect("the linux strategy's state")
+    pub(super) fn lx_mut(&mut self) -> &mut Linux {
+        self.strategy.linux().expect("the linux strategy's state")
     }
 
     /// Segment `seq` (outstanding) was ever retransmitted (`TCPCB_RETRANS`).
@@ -588,7 +591,10 @@ impl TcpSender {
     /// `tcpi_reordering` and `tcpi_reord_seen` (`None` without the linux
     /// strategy's state).
     pub fn tcpi_reordering(&self) -> Option<(u64, u32)> {
-        self.x().linux.as_deref().map(|l| (l.reordering, l.reord_seen))
+        match &self.strategy {
+            super::Strategy::Linux(l) => Some((l.reordering, l.reord_seen)),
+            _ => None,
+        }
     }
 
     /// Linux's `tcp_ca_state` as `tcp_info` reports it: 0 Open, 1 Disorder
@@ -600,10 +606,10 @@ impl TcpSender {
             State::Recovery => 3,
             State::Open if self.cwr || self.local_cwr => 2,
             State::Open
-                if self.x().linux.as_deref().map_or(
-                    self.sb.n_sacked() + self.sb.n_lost() + self.sb.n_retx() > 0 || self.dupacks > 0,
-                    |l| l.disorder,
-                ) =>
+                if match &self.strategy {
+                    super::Strategy::Linux(l) => l.disorder,
+                    _ => self.sb.n_sacked() + self.sb.n_lost() + self.sb.n_retx() > 0 || self.dupacks > 0,
+                } =>
             {
                 1
             }
@@ -885,4 +891,44 @@ impl TcpSender {
         self.linux_arm(net, Pending::Rto, self.rto());
         self.try_send(net);
     }
+}
+
+/// The settings of Linux's loss detection (RACK-TLP, `tcp_add_reno_sack`):
+/// RACK reads the SACK scoreboard, and none of it runs under ns-2's
+/// agents.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    _f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    if cfg.reno_sack && !matches!(cfg.recovery, Recovery::Reno | Recovery::NewReno) {
+        return Err(ConfigError::new(
+            p("reno_sack"),
+            format!(
+                "true needs recovery = \"reno\" or \"newreno\" (it counts duplicate ACKs where SACK would \
+                 say what was delivered), got \"{}\"",
+                kind_name(&cfg.recovery)
+            ),
+        ));
+    }
+    for (name, on) in [("rack", cfg.rack), ("tlp", cfg.tlp), ("rto_rack_mark", cfg.rto_rack_mark)] {
+        if on && cfg.recovery != Recovery::Sack {
+            return Err(ConfigError::new(
+                p(name),
+                format!(
+                    "true needs recovery = \"sack\" (Linux's RACK-TLP reads the SACK scoreboard), got \"{}\"",
+                    kind_name(&cfg.recovery)
+                ),
+            ));
+        }
+        if on && StrategyKind::of(cfg).is_ns2() {
+            return Err(ConfigError::new(
+                p(name),
+                "true is not allowed with ns-2's agents' rules (ns2_*, ecn_response = \"ns2\", send_jitter_s): \
+                 they set the window themselves",
+            ));
+        }
+    }
+    Ok(())
 }

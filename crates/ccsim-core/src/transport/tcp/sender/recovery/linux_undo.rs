@@ -120,11 +120,11 @@ fn ts_ticks(t: Time) -> u64 {
 
 impl TcpSender {
     fn ud(&self) -> &Undo {
-        &self.x().linux.as_deref().expect("the linux strategy's state").undo
+        &self.lx().undo
     }
 
     fn ud_mut(&mut self) -> &mut Undo {
-        &mut self.extras.as_deref_mut().and_then(|x| x.linux.as_deref_mut()).expect("the linux strategy's state").undo
+        &mut self.lx_mut().undo
     }
 
     /// Before the ACK's SACK blocks are marked: its timestamp echo and its
@@ -415,4 +415,20 @@ impl TcpSender {
         self.ud_mut().frto = false;
         false
     }
+}
+
+/// Undo runs beside RACK-TLP; F-RTO ends by undoing a timeout.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    _f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    if cfg.undo && !cfg.rack {
+        return Err(ConfigError::new(p("undo"), "true needs rack = true (Linux's undo runs beside RACK-TLP here)"));
+    }
+    if cfg.frto && !cfg.undo {
+        return Err(ConfigError::new(p("frto"), "true needs undo = true (F-RTO ends by undoing the timeout)"));
+    }
+    Ok(())
 }

@@ -14,31 +14,41 @@
 //!   each of whose rules is a field a flow may switch off ([`ns2`]).
 //! - [`linux::LinuxOps`]: Linux 6.x's RACK-TLP and RTO marking around the
 //!   RFCs' rules ([`linux`]), with its state in [`linux::Linux`].
-//! - ns-2.35's `Sack1TcpAgent` keeps its own ACK, timeout and sending
-//!   rules in [`crate::transport::tcp::sack1`].
+//! - [`sack1::Sack1`]: ns-2.35's `Sack1TcpAgent`, which keeps its own ACK,
+//!   timeout and sending rules ([`sack1`]).
 //!
-//! The strategies are zero-sized types chosen once per flow
-//! ([`Strategy::of`]); each ACK is dispatched on that choice to code
-//! monomorphised for it, so a strategy costs no indirect call.
+//! Each strategy owns its state ([`Strategy`]: ns-2's window inflation
+//! and ECN flags, Linux's RACK-TLP and undo, Sack1's scoreboard); the
+//! shared sender holds none of it. The rules are associated functions on
+//! zero-sized types; each ACK is dispatched on the flow's strategy to
+//! code monomorphised for it, so a strategy costs no indirect call.
 use super::*;
 
-pub(super) mod linux;
-pub(super) mod linux_undo;
-pub(super) mod ns2;
-pub(super) mod prr;
-pub(super) mod rfc;
+pub(in crate::transport::tcp) mod linux;
+pub(in crate::transport::tcp) mod linux_undo;
+pub(in crate::transport::tcp) mod ns2;
+pub(in crate::transport::tcp) mod prr;
+pub(in crate::transport::tcp) mod rfc;
+pub mod sack1;
 
 /// Which strategy a flow's sender runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
+pub enum StrategyKind {
     Rfc,
     Ns2Agents,
     Linux,
+    /// ns-2's `Sack1TcpAgent` (`recovery = "sack1"`).
+    Sack1,
 }
 
-impl Strategy {
-    /// ns-2's agents when any of their rules is on, else the RFCs'.
-    pub fn of(cfg: &TcpParams) -> Strategy {
+impl StrategyKind {
+    /// ns-2's Sack1 agent for `recovery = "sack1"`; ns-2's Reno and
+    /// NewReno agents when any of their rules is on; Linux's when any of
+    /// its rules is; else the RFCs'.
+    pub fn of(cfg: &TcpParams) -> StrategyKind {
+        if cfg.recovery == super::super::Recovery::Sack1 {
+            return StrategyKind::Sack1;
+        }
         let ns2 = cfg.ns2_dupwnd
             || cfg.ns2_bugfix
             || cfg.ns2_singledup
@@ -47,11 +57,55 @@ impl Strategy {
             || cfg.ecn_response == EcnResponse::Ns2
             || cfg.send_jitter_s > 0.0;
         if ns2 {
-            Strategy::Ns2Agents
+            StrategyKind::Ns2Agents
         } else if cfg.rack || cfg.tlp || cfg.rto_rack_mark || cfg.reno_sack {
-            Strategy::Linux
+            StrategyKind::Linux
         } else {
-            Strategy::Rfc
+            StrategyKind::Rfc
+        }
+    }
+
+    /// One of ns-2.35's agents (their rules set the window themselves).
+    pub fn is_ns2(self) -> bool {
+        matches!(self, StrategyKind::Ns2Agents | StrategyKind::Sack1)
+    }
+}
+
+/// The strategy a flow's sender runs, with the state only it keeps (as
+/// ns-3's `TcpRecoveryOps` subclasses and Linux's `tcp_sock` members of
+/// each mechanism keep theirs).
+pub(in crate::transport::tcp) enum Strategy {
+    Rfc,
+    Ns2Agents(ns2::Ns2),
+    /// Boxed: RACK-TLP's and undo's state is large beside the others.
+    Linux(Box<linux::Linux>),
+    Sack1(Box<sack1::Sack1>),
+}
+
+impl Strategy {
+    pub(super) fn new(cfg: &TcpParams) -> Strategy {
+        match StrategyKind::of(cfg) {
+            StrategyKind::Rfc => Strategy::Rfc,
+            StrategyKind::Ns2Agents => Strategy::Ns2Agents(ns2::Ns2::default()),
+            StrategyKind::Linux => Strategy::Linux(Box::new(linux::Linux::new(cfg.dupthresh))),
+            StrategyKind::Sack1 => Strategy::Sack1(Box::default()),
+        }
+    }
+
+    pub fn kind(&self) -> StrategyKind {
+        match self {
+            Strategy::Rfc => StrategyKind::Rfc,
+            Strategy::Ns2Agents(_) => StrategyKind::Ns2Agents,
+            Strategy::Linux(_) => StrategyKind::Linux,
+            Strategy::Sack1(_) => StrategyKind::Sack1,
+        }
+    }
+
+    /// Linux's state, if the flow runs Linux's strategy.
+    pub(super) fn linux(&mut self) -> Option<&mut linux::Linux> {
+        match self {
+            Strategy::Linux(l) => Some(l),
+            _ => None,
         }
     }
 }

@@ -11,6 +11,45 @@ use crate::transport::tcp::sender::*;
 
 pub struct Ns2Agents;
 
+/// The agents' own state (members of ns-2's `TcpAgent` and
+/// `RenoTcpAgent` that the RFCs' TCP has no counterpart for).
+#[derive(Clone, Debug, Default)]
+pub struct Ns2 {
+    /// `ect_` (`ecn_response = "ns2"`): a new ACK has carried ECE (the
+    /// negotiation's, on segment 0's ACK, or a mark's). Until then an ECE
+    /// neither stops the window's increase nor holds the backoff (tcp.cc
+    /// `recv_newack_helper`, `newack`).
+    pub(in crate::transport::tcp::sender) ect: bool,
+    /// `ecn_backoff_` (`ecn_response = "ns2"`): an ECE arrived at a window
+    /// of one segment; the RTO backoff is kept while ACKs carry ECE.
+    pub(in crate::transport::tcp::sender) ecn_backoff: bool,
+    /// `dupwnd_` (`ns2_dupwnd`): the fast-recovery inflation, part of
+    /// `st.cwnd` (which holds ns-2's `windowd()` = cwnd_ + dupwnd_) until
+    /// the first new ACK takes it off again.
+    pub(in crate::transport::tcp::sender) dupwnd: f64,
+    /// `last_cwnd_action_ == CWND_ACTION_TIMEOUT` (`ecn_response = "ns2"`):
+    /// set by every expiry of the timer, cleared by the next ECE reaction
+    /// or fast retransmit.
+    pub(in crate::transport::tcp::sender) after_timeout: bool,
+}
+
+impl TcpSender {
+    /// The agents' state (a sender of another strategy has none).
+    pub(in crate::transport::tcp::sender) fn n2(&mut self) -> &mut Ns2 {
+        match &mut self.strategy {
+            super::Strategy::Ns2Agents(n) => n,
+            _ => unreachable!("ns-2's agents' state on another strategy"),
+        }
+    }
+
+    pub(in crate::transport::tcp::sender) fn n2r(&self) -> &Ns2 {
+        match &self.strategy {
+            super::Strategy::Ns2Agents(n) => n,
+            _ => unreachable!("ns-2's agents' state on another strategy"),
+        }
+    }
+}
+
 impl RecoveryOps for Ns2Agents {
     /// ns-2's `recv` (tcp-reno.cc, tcp-newreno.cc) runs `ecn(seqno)`
     /// before anything else on the ACK: the ACK's own rules (its RTT
@@ -18,11 +57,11 @@ impl RecoveryOps for Ns2Agents {
     /// rules) then run on the window, backoff and `recover_` the reaction
     /// left.
     fn ack_arrives(s: &mut TcpSender, net: &mut Net, ack: u64, ece: bool) {
-        if ns2_ecn(s) && ece && s.ns2_reacts_to_ece(ack) {
+        if ns2_ecn(s) && ece && ns2_reacts_to_ece(s, ack) {
             if s.cwr && ack > s.recover {
                 s.end_cwr();
             }
-            s.ece_reaction(net);
+            s.ece_reaction(net, ns2_ecn_cut);
         }
     }
 
@@ -30,7 +69,7 @@ impl RecoveryOps for Ns2Agents {
     /// set (by an earlier ECE-carrying ACK).
     fn ece_blocks(s: &TcpSender, ack: u64) -> bool {
         match s.cfg.ecn_response {
-            EcnResponse::Ns2 => !s.cfg.ecn || s.ns2_ect,
+            EcnResponse::Ns2 => !s.cfg.ecn || s.n2r().ect,
             EcnResponse::Rfc3168 => s.ece_blocks_growth(ack),
         }
     }
@@ -39,7 +78,7 @@ impl RecoveryOps for Ns2Agents {
     /// window of 1 packet" (`ect_ && ecn_backoff_ && ecnecho`), with
     /// `ecn_backoff_` as `ecn` has just left it.
     fn keeps_backoff(s: &TcpSender, ece: bool) -> bool {
-        ns2_ecn(s) && ece && s.ecn_backoff && s.ns2_ect
+        ns2_ecn(s) && ece && s.n2r().ecn_backoff && s.n2r().ect
     }
 
     fn new_ack(s: &mut TcpSender, net: &mut Net, a: NewAck) -> bool {
@@ -68,7 +107,8 @@ impl RecoveryOps for Ns2Agents {
             State::Loss => {
                 // Reno's `recv`: a new ACK drops `dupwnd_` (the inflation
                 // of a retransmission in the loss state, `dup_ack`).
-                s.st.cwnd -= std::mem::take(&mut s.dupwnd);
+                let dupwnd = std::mem::take(&mut s.n2().dupwnd);
+                s.st.cwnd -= dupwnd;
                 s.loss_ack(a);
             }
             State::Open if a.blocks => {}
@@ -85,7 +125,7 @@ impl RecoveryOps for Ns2Agents {
 
     fn after_new_ack(s: &mut TcpSender, ece: bool) {
         if ns2_ecn(s) && ece {
-            s.ns2_ect = true;
+            s.n2().ect = true;
         }
     }
 
@@ -141,17 +181,18 @@ impl RecoveryOps for Ns2Agents {
                 s.rtt.on_fast_retransmit();
                 s.transmit(net, una, true);
                 s.arm_rto(net);
-                s.dupwnd = s.cfg.dupthresh as f64;
-                s.st.cwnd += s.dupwnd;
+                let dupwnd = s.cfg.dupthresh as f64;
+                s.n2().dupwnd = dupwnd;
+                s.st.cwnd += dupwnd;
             }
-            State::Loss if s.dupwnd > 0.0 && s.dupacks > s.cfg.dupthresh => {
-                s.dupwnd += 1.0;
+            State::Loss if s.n2r().dupwnd > 0.0 && s.dupacks > s.cfg.dupthresh => {
+                s.n2().dupwnd += 1.0;
                 s.st.cwnd += 1.0;
             }
             State::Recovery if s.cfg.recovery != Recovery::Sack => {
                 s.st.cwnd = (s.st.cwnd + 1.0).min(s.st.max_cwnd);
                 if s.cfg.ns2_dupwnd {
-                    s.dupwnd += 1.0;
+                    s.n2().dupwnd += 1.0;
                 }
             }
             _ => {}
@@ -160,10 +201,10 @@ impl RecoveryOps for Ns2Agents {
 
     fn ece(s: &mut TcpSender, net: &mut Net, ece: bool) {
         if !ece {
-            s.ecn_backoff = false;
+            s.n2().ecn_backoff = false;
         }
         if ece && !ns2_ecn(s) && s.reacts_to_ece(s.sb.una()) {
-            s.ece_reaction(net);
+            s.ece_reaction(net, TcpSender::rfc3168_cut);
         }
     }
 
@@ -190,13 +231,13 @@ impl RecoveryOps for Ns2Agents {
         // ns-2 `timeout`: every expiry sets `last_cwnd_action_` to TIMEOUT,
         // after which `ecn` reacts to the next ECE whatever `recover_`, and
         // calls `slowdown(CLOSE_CWND_*)`.
-        s.ns2_after_timeout = s.cfg.ecn_response == EcnResponse::Ns2;
+        s.n2().after_timeout = s.cfg.ecn_response == EcnResponse::Ns2;
         // ns-2 `RenoTcpAgent::timeout`: dupwnd_ = 0 (cwnd_, the window
         // without it, is what `slowdown` halves below).
-        let ns2_cwnd = (s.st.cwnd - s.dupwnd).min(s.awnd as f64);
-        s.dupwnd = 0.0;
+        let dupwnd = std::mem::take(&mut s.n2().dupwnd);
+        let ns2_cwnd = (s.st.cwnd - dupwnd).min(s.awnd as f64);
         if s.cfg.ecn_response == EcnResponse::Ns2 {
-            s.ns2_cong_action();
+            ns2_cong_action(s);
         }
         if s.sb.outstanding() == 0 {
             if s.cfg.ecn_response == EcnResponse::Ns2 {
@@ -280,9 +321,9 @@ fn ns2_ecn(s: &TcpSender) -> bool {
 /// (at least 2), and `dupwnd_ = numdupacks_` on top; after an ECN
 /// reduction `recover_` stays where `ecn` put it.
 fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
-    s.ns2_after_timeout = false;
+    s.n2().after_timeout = false;
     if cut {
-        s.queue_cwr();
+        queue_cwr(s);
         s.st.flight = s.sb.outstanding() - s.lt_sent as u64;
         if s.cfg.ns2_dupwnd {
             let half = s.st.cwnd.min(s.awnd as f64) / 2.0;
@@ -296,8 +337,9 @@ fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
     s.cwr = false;
     s.local_cwr = false;
     if s.cfg.ns2_dupwnd {
-        s.dupwnd = s.cfg.dupthresh as f64;
-        s.st.cwnd += s.dupwnd;
+        let dupwnd = s.cfg.dupthresh as f64;
+        s.n2().dupwnd = dupwnd;
+        s.st.cwnd += dupwnd;
     } else {
         s.st.cwnd = match s.cfg.recovery {
             Recovery::Sack => s.st.ssthresh,
@@ -318,7 +360,8 @@ fn enter_recovery(s: &mut TcpSender, net: &mut Net, cut: bool) {
 fn reno_exit(s: &mut TcpSender, blocks: bool, acked: u64) {
     s.state = State::Open;
     s.cc.on_event(&mut s.st, CcEvent::RecoveryEnd);
-    s.st.cwnd -= std::mem::take(&mut s.dupwnd);
+    let dupwnd = std::mem::take(&mut s.n2().dupwnd);
+    s.st.cwnd -= dupwnd;
     if !blocks {
         if s.cfg.ecn_response == EcnResponse::Ns2 && s.st.cwnd < s.st.ssthresh {
             s.st.cwnd += 1.0;
@@ -335,12 +378,140 @@ fn reno_exit(s: &mut TcpSender, blocks: bool, acked: u64) {
 /// dupwnd_ stays 1 to flag the recovery; cwnd_ is not opened.
 fn partial_deflate(s: &mut TcpSender, acked: u64) {
     let deflate = acked as f64;
-    let mut cwnd_ = s.st.cwnd - s.dupwnd;
-    if s.dupwnd > deflate {
-        s.dupwnd -= deflate - 1.0;
+    let mut dupwnd = s.n2r().dupwnd;
+    let mut cwnd_ = s.st.cwnd - dupwnd;
+    if dupwnd > deflate {
+        dupwnd -= deflate - 1.0;
     } else {
-        cwnd_ = (cwnd_ - (deflate - s.dupwnd)).max(1.0);
-        s.dupwnd = 1.0;
+        cwnd_ = (cwnd_ - (deflate - dupwnd)).max(1.0);
+        dupwnd = 1.0;
     }
-    s.st.cwnd = cwnd_ + s.dupwnd;
+    s.n2().dupwnd = dupwnd;
+    s.st.cwnd = cwnd_ + dupwnd;
+}
+
+/// `slowdown(CLOSE_CWND_*)` sets `cong_action_` on every window cut
+/// (`ecn_response = "ns2"`): the next segment carries CWR.
+fn ns2_cong_action(s: &mut TcpSender) {
+    if s.cfg.ecn_response == EcnResponse::Ns2 {
+        s.cwr_pending = s.cfg.ecn;
+    }
+}
+
+/// CWR after a reduction: `slowdown`'s `cong_action_` with ns-2's ECN
+/// response, else RFC 3168's ([`TcpSender::queue_cwr`]).
+fn queue_cwr(s: &mut TcpSender) {
+    if s.cfg.ecn_response == EcnResponse::Ns2 {
+        ns2_cong_action(s);
+    } else {
+        s.queue_cwr();
+    }
+}
+
+/// `TcpAgent::ecn` + `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`
+/// (tcp.cc): with `precisionReduce_` (ns-2.35's default since 2006/1/24)
+/// cwnd = `windowd()`/2 = min(cwnd, rwnd)/2 unrounded and ssthresh =
+/// max(⌊that⌋, 2), so a window under two segments closes (`window()` =
+/// ⌊cwnd⌋ = 0); at a window of at most one segment the first ECE arms
+/// `ecn_backoff_`, later ones back the timer off (restarted by ns-2's
+/// `newack`, which runs after `ecn`). The reaction ends the state after
+/// a timeout (`last_cwnd_action_ = CWND_ACTION_ECN`).
+fn ns2_ecn_cut(s: &mut TcpSender, net: &mut Net) {
+    s.n2().after_timeout = false;
+    let mut backed_off = false;
+    if s.st.cwnd <= 1.0 {
+        if s.n2r().ecn_backoff {
+            s.rtt.back_off();
+            backed_off = true;
+        } else {
+            s.n2().ecn_backoff = true;
+        }
+    } else {
+        s.n2().ecn_backoff = false;
+    }
+    // `windowd()` = cwnd_ + dupwnd_ (the inflation, kept apart as
+    // `dupwnd` and dropped by the ACK's own rules after this), capped
+    // by the receiver's window; cwnd_ becomes half of it.
+    let half = s.st.cwnd.min(s.awnd as f64) / 2.0;
+    s.st.ssthresh = half.floor().max(2.0);
+    s.st.cwnd = half + s.n2r().dupwnd;
+    // ns-2 `newtimer`: the timer also runs at cwnd < 1 with nothing
+    // outstanding, since only its expiry can reopen the window.
+    if half < 1.0 || (backed_off && s.sb.outstanding() > 0) {
+        s.arm_rto(net);
+    }
+}
+
+/// `TcpAgent::ecn`'s condition for an ACK of `ack` (tcp.cc): `seqno >
+/// recover_`, or the first ECE after a timeout whatever `recover_`
+/// (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`). ns-2's `seqno` is the
+/// last segment acknowledged (`ack - 1`) and `recover_` is `maxseq_`, the
+/// last segment sent (`recover - 1`), so an ACK of exactly the window of
+/// the last reduction (`ack == recover`, e.g. the one ending a fast
+/// recovery) does not cut again: its ECE echoes a mark in that window.
+/// ns-2's `recover_` starts at 0 (segment 0), which is `recover` 1 here:
+/// the negotiation's ECE on segment 0's ACK cuts only after a timeout.
+fn ns2_reacts_to_ece(s: &TcpSender, ack: u64) -> bool {
+    s.n2r().after_timeout || ack > s.recover.max(1)
+}
+
+/// The settings ns-2's agents take, and the RFC and Linux rules they
+/// refuse: the agents set the window themselves.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    if cfg.ecn_response == EcnResponse::Ns2 && f.cc.as_deref().is_some_and(|c| c != "reno") {
+        return Err(ConfigError::new(
+            p("ecn_response"),
+            format!(
+                "\"ns2\" is ns-2's Reno halving and needs cc = \"reno\"; cc is \"{}\" (use \"rfc3168\")",
+                f.cc.as_deref().unwrap_or_default()
+            ),
+        ));
+    }
+    if cfg.ns2_singledup && !cfg.limited_transmit {
+        return Err(ConfigError::new(
+            p("ns2_singledup"),
+            "true needs limited_transmit = true (it extends Limited Transmit to the state after a timeout, \
+             as ns-2's singledup_)",
+        ));
+    }
+    if cfg.cwnd_limited != CwndLimited::Off && StrategyKind::of(cfg).is_ns2() {
+        return Err(ConfigError::new(
+            p("cwnd_limited"),
+            format!(
+                "\"{}\" needs the RFCs' recovery (tcp_model = \"rfc\", no ns2_* rule): ns-2.35's agents grow \
+                 cwnd on every ACK",
+                kind_name(&cfg.cwnd_limited)
+            ),
+        ));
+    }
+    if cfg.reno_sack && StrategyKind::of(cfg).is_ns2() {
+        return Err(ConfigError::new(
+            p("reno_sack"),
+            "true is not allowed with ns-2's agents' rules (ns2_*, ecn_response = \"ns2\", send_jitter_s)",
+        ));
+    }
+    if cfg.ns2_dupwnd && !matches!(cfg.recovery, Recovery::Reno | Recovery::NewReno) {
+        return Err(ConfigError::new(
+            p("ns2_dupwnd"),
+            format!(
+                "true needs recovery = \"reno\" or \"newreno\" (it is the window of ns-2's \
+                 RenoTcpAgent and NewRenoTcpAgent), got \"{}\"",
+                kind_name(&cfg.recovery)
+            ),
+        ));
+    }
+    non_negative(&p("send_jitter_s"), cfg.send_jitter_s)?;
+    if cfg.send_jitter_s > 0.0 && cfg.pacing != PacingKind::None {
+        // ns-2 has no pacing next to `overhead_`; both would hold sends.
+        return Err(ConfigError::new(
+            p("send_jitter_s"),
+            format!("{} is not allowed with pacing; allowed: 0 or pacing = \"none\"", cfg.send_jitter_s),
+        ));
+    }
+    Ok(())
 }

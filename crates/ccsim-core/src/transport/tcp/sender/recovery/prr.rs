@@ -115,6 +115,45 @@ impl TcpSender {
     }
 }
 
+/// PRR counts what each ACK delivers from SACK blocks, and stands aside
+/// for a controller that sets cwnd itself and under ns-2's agents.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    if cfg.prr && cfg.recovery != Recovery::Sack {
+        return Err(ConfigError::new(
+            p("prr"),
+            format!(
+                "true needs recovery = \"sack\" (PRR counts the data each ACK delivers from SACK blocks), \
+                 got \"{}\"",
+                kind_name(&cfg.recovery)
+            ),
+        ));
+    }
+    if cfg.prr && StrategyKind::of(cfg).is_ns2() {
+        return Err(ConfigError::new(
+            p("prr"),
+            "true needs the RFCs' recovery (tcp_model = \"rfc\", no ns2_* rule, no ns2 ecn_response, no \
+             send_jitter_s): ns-2.35's agents have no PRR",
+        ));
+    }
+    let cc_name = f.cc.as_deref().unwrap_or_default();
+    let needs = crate::transport::cc::registry::needs(cc_name);
+    if cfg.prr && needs.pacing_rate {
+        return Err(ConfigError::new(
+            p("prr"),
+            format!(
+                "true is not allowed with cc = \"{cc_name}\" (it sets cwnd itself from rate samples, as Linux's \
+                 cong_control bypasses PRR)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::transport::tcp::sender::*;

@@ -78,7 +78,8 @@
 //!   every new ACK (after the RTT sample), by a segment sent with nothing
 //!   outstanding, and by the fast retransmission; never cancelled.
 //!
-//! **The receiver** ([`Sacker`], `Sacker::append_ack` in `tcp-sink.cc`)
+//! **The receiver** ([`crate::transport::tcp::receiver::sack1::Sacker`],
+//! `Sacker::append_ack` in `tcp-sink.cc`)
 //! reports at most 3 blocks (`maxSackBlocks_`): first the block holding the
 //! segment just received (none if it was at or below the cumulative ACK),
 //! then the blocks of earlier ACKs from a 3-deep stack, skipping (and
@@ -97,12 +98,12 @@
 //! `recv_newack_helper`, as below), `send_jitter_s` (`overhead_`).
 //! ns-2's `partial_ack_` (off by default), `maxburst_` (0), ECN and F-RTO
 //! are not modelled; `ecn` and `pacing` are refused with this recovery.
-use super::sender::{State, TcpSender};
 use crate::net::packet::{CongestionHeader, SackBlock};
 use crate::net::Net;
 use crate::sim::time::to_secs;
 use crate::sim::Time;
 use crate::transport::cc::{CcEvent, NetFeedback};
+use crate::transport::tcp::sender::{State, TcpSender};
 use std::collections::BTreeMap;
 
 /// ns-2's `ScoreBoardRQ` (`scoreboard-rq.cc` over `rq.cc`'s reassembly
@@ -283,83 +284,16 @@ impl Sack1 {
     }
 }
 
-/// ns-2's `SackStack` size and the blocks per ACK (`maxSackBlocks_`).
-pub const SACK1_BLOCKS: usize = 3;
-
-/// The `Agent/TCPSink/Sack1` receiver's block generator (`Sacker` and its
-/// `SackStack`, `tcp-sink.cc`), in ccsim's sequence numbers (the receiver
-/// keeps what arrived; this keeps the stack of reported blocks).
-#[derive(Clone, Debug, Default)]
-pub struct Sacker {
-    /// Earlier first blocks, most recent first (`SackStack`, depth 3).
-    stack: Vec<(u64, u64)>,
-    /// One past the highest segment received (ns-2 `maxseen_ + 1`).
-    pub max_seen_end: u64,
-}
-
-impl Sacker {
-    /// A data segment `seq` arrived (before the ACK is built): track the
-    /// highest one seen (`Acker::update`).
-    pub fn on_data(&mut self, seq: u64) {
-        self.max_seen_end = self.max_seen_end.max(seq + 1);
-    }
-
-    /// `Sacker::append_ack`: the blocks of the ACK for segment `seq` (`dup`:
-    /// it had arrived before), given the cumulative ACK `rcv_nxt` after it
-    /// and `block_of(s)`, the received block `[start, end)` holding segment
-    /// `s` above `rcv_nxt`. Returns the number of blocks written to `out`.
-    pub fn blocks(
-        &mut self,
-        seq: u64,
-        dup: bool,
-        rcv_nxt: u64,
-        block_of: impl Fn(u64) -> Option<(u64, u64)>,
-        out: &mut [(u64, u64); SACK1_BLOCKS],
-    ) -> usize {
-        // ns-2: seqno = rcv_nxt - 1, maxseen_ = max_seen_end - 1
-        if rcv_nxt >= self.max_seen_end && !self.stack.is_empty() {
-            // the cumulative ACK reached the highest segment seen
-            self.stack.clear();
-            return 0;
-        }
-        if rcv_nxt >= self.max_seen_end && !dup {
-            return 0;
-        }
-        let mut n = 0;
-        // The first block: the one holding `seq`, if above the cumulative
-        // ACK; otherwise a block from 0 to the first hole at or above seq
-        // (never sent, but it removes covered stack entries).
-        let recent = if seq >= rcv_nxt {
-            let b = block_of(seq).unwrap_or((seq, seq + 1));
-            out[n] = b;
-            n += 1;
-            b
-        } else {
-            (0, rcv_nxt)
-        };
-        let mut k = 0;
-        while n < SACK1_BLOCKS && k < self.stack.len() {
-            let (l, r) = self.stack[k];
-            if r > self.max_seen_end {
-                break;
-            }
-            if recent.0 <= l && recent.1 >= r {
-                self.stack.remove(k);
-                continue;
-            }
-            out[n] = (l, r);
-            n += 1;
-            k += 1;
-        }
-        if seq >= rcv_nxt {
-            self.stack.insert(0, recent);
-            self.stack.truncate(SACK1_BLOCKS);
-        }
-        n
-    }
-}
-
 impl TcpSender {
+    /// The agent's state, taken out while its rules run on the rest of the
+    /// sender and put back after (`self.strategy = Strategy::Sack1(k)`).
+    fn take_sack1(&mut self) -> Box<Sack1> {
+        match std::mem::replace(&mut self.strategy, super::Strategy::Rfc) {
+            super::Strategy::Sack1(k) => k,
+            _ => unreachable!("Sack1's state on another strategy"),
+        }
+    }
+
     /// ns-2 `window()`: min(⌊cwnd⌋, rwnd).
     fn sack1_window(&self) -> i64 {
         (self.st.cwnd.floor() as i64).min(self.awnd as i64)
@@ -443,7 +377,7 @@ impl TcpSender {
     }
 
     /// `Sack1TcpAgent::recv` (see the module doc for each rule).
-    pub(super) fn sack1_on_ack(
+    pub(in crate::transport::tcp::sender) fn sack1_on_ack(
         &mut self,
         net: &mut Net,
         ack: u64,
@@ -451,7 +385,7 @@ impl TcpSender {
         ts_echo: Time,
         echo: Option<CongestionHeader>,
     ) {
-        let mut k = self.x_mut().and_then(|x| x.sack1.take()).expect("sack1 state");
+        let mut k = self.take_sack1();
         let now = net.now;
         let ack = ack.min(self.sb.high());
         let a = ack as i64 - 1;
@@ -526,7 +460,7 @@ impl TcpSender {
             }
             self.sack1_send(&mut k, net, false);
         }
-        self.x_make().sack1 = Some(k);
+        self.strategy = super::Strategy::Sack1(k);
     }
 
     /// `Sack1TcpAgent::dupack_action`: fast retransmission and the start of
@@ -646,15 +580,15 @@ impl TcpSender {
     }
 
     /// The entry for [`TcpSender::try_send`].
-    pub(super) fn sack1_send_much(&mut self, net: &mut Net, force: bool) {
-        let mut k = self.x_mut().and_then(|x| x.sack1.take()).expect("sack1 state");
+    pub(in crate::transport::tcp::sender) fn sack1_send_much(&mut self, net: &mut Net, force: bool) {
+        let mut k = self.take_sack1();
         self.sack1_send(&mut k, net, force);
-        self.x_make().sack1 = Some(k);
+        self.strategy = super::Strategy::Sack1(k);
     }
 
     /// `Sack1TcpAgent::timeout` + `TcpAgent::timeout`.
-    pub(super) fn sack1_on_rto(&mut self, net: &mut Net) {
-        let mut k = self.x_mut().and_then(|x| x.sack1.take()).expect("sack1 state");
+    pub(in crate::transport::tcp::sender) fn sack1_on_rto(&mut self, net: &mut Net) {
+        let mut k = self.take_sack1();
         let now = net.now;
         let maxseq = self.sack1_maxseq();
         let idle = k.highest_ack == maxseq;
@@ -693,8 +627,53 @@ impl TcpSender {
         self.sack1_arm_rto(net);
         k.t_seqno = k.highest_ack + 1;
         self.sack1_send(&mut k, net, false);
-        self.x_make().sack1 = Some(k);
+        self.strategy = super::Strategy::Sack1(k);
     }
+}
+
+/// The settings ns-2's Sack1 agent takes (`numdupacksFrac_`) and those it
+/// refuses: ECN, pacing and local congestion are not modelled for it.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    if let Some(frac) = f.dupthresh_frac {
+        if frac == 0 {
+            return Err(ConfigError::new(p("dupthresh_frac"), "0 is not allowed; must be >= 1 (absent: off)"));
+        }
+        if cfg.recovery != Recovery::Sack1 {
+            return Err(ConfigError::new(
+                p("dupthresh_frac"),
+                "needs recovery = \"sack1\" (ns-2 reads numdupacksFrac_ in its Sack1 agent only)",
+            ));
+        }
+    }
+    if cfg.recovery == Recovery::Sack1 {
+        // ns-2's Sack1 agent has neither; its rules are not written for them.
+        if cfg.ecn {
+            return Err(ConfigError::new(
+                p("ecn"),
+                "true is not supported with recovery = \"sack1\" (ns-2's Sack1 ECN response is not modelled); \
+                 use recovery = \"sack\" or ecn = false",
+            ));
+        }
+        if cfg.pacing != PacingKind::None {
+            return Err(ConfigError::new(
+                p("pacing"),
+                "only \"none\" is allowed with recovery = \"sack1\" (ns-2's Sack1 sends in bursts)",
+            ));
+        }
+    }
+    if cfg.recovery == Recovery::Sack1 && f.txqueuelen_pkts.is_some() {
+        return Err(ConfigError::new(
+            p("txqueuelen_pkts"),
+            "not supported with recovery = \"sack1\" (ns-2's Sack1 agent has no local congestion); \
+             use recovery = \"sack\"",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -734,7 +713,10 @@ mod tests {
     }
 
     fn state(s: &TcpSender) -> &Sack1 {
-        s.x().sack1.as_deref().unwrap()
+        match &s.strategy {
+            super::super::Strategy::Sack1(k) => k,
+            _ => unreachable!(),
+        }
     }
 
     /// Segments 0..4 acknowledged one by one, then 5 lost: three
@@ -1022,45 +1004,5 @@ mod tests {
         assert_eq!(sb.next_retran(), None);
         sb.update(9, [(11, 12)]);
         assert_eq!(sb.next_retran(), Some(10));
-    }
-
-    #[test]
-    fn sacker_reports_the_new_block_first_then_the_stack() {
-        // receiver holds 0..5, then 6, 8, 10 arrive (5, 7, 9 lost)
-        let got = std::cell::RefCell::new(std::collections::BTreeSet::new());
-        for s in 0..5 {
-            got.borrow_mut().insert(s);
-        }
-        let block_of = |s: u64| -> Option<(u64, u64)> {
-            let g = got.borrow();
-            if !g.contains(&s) {
-                return None;
-            }
-            let mut a = s;
-            while a > 0 && g.contains(&(a - 1)) {
-                a -= 1;
-            }
-            let mut b = s + 1;
-            while g.contains(&b) {
-                b += 1;
-            }
-            Some((a, b))
-        };
-        let mut sk = Sacker::default();
-        let mut out = [(0, 0); SACK1_BLOCKS];
-        for s in 0..5 {
-            sk.on_data(s);
-        }
-        let ack = |s: u64, sk: &mut Sacker, out: &mut [(u64, u64); 3]| {
-            got.borrow_mut().insert(s);
-            sk.on_data(s);
-            let n = sk.blocks(s, false, 5, block_of, out);
-            out[..n].to_vec()
-        };
-        assert_eq!(ack(6, &mut sk, &mut out), vec![(6, 7)]);
-        assert_eq!(ack(8, &mut sk, &mut out), vec![(8, 9), (6, 7)]);
-        assert_eq!(ack(10, &mut sk, &mut out), vec![(10, 11), (8, 9), (6, 7)]);
-        // 11 extends the newest block; its old copy is covered and dropped
-        assert_eq!(ack(11, &mut sk, &mut out), vec![(10, 12), (8, 9), (6, 7)]);
     }
 }

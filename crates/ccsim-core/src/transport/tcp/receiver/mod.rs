@@ -15,11 +15,12 @@
 //! An ACK is `header_bytes` long, plus its SACK option's bytes as
 //! `sack_option` counts them (none by default; ns-3's or Linux's layout).
 //! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
-//! ones instead ([`super::sack1::Sacker`]), 8 bytes each on the wire.
+//! ones instead ([`sack1::Sacker`]), 8 bytes each on the wire.
+pub mod sack1;
+
 use super::accecn::AccEcnReceiver;
 use super::delack::LinuxDelack;
 use super::intervals::Intervals;
-use super::sack1::{Sacker, SACK1_BLOCKS};
 use super::{EcnFeedback, TcpConfig};
 use crate::net::packet::{
     CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
@@ -27,6 +28,7 @@ use crate::net::packet::{
 use crate::net::Net;
 use crate::sim::{BareTimer, Time};
 use crate::transport::{receiver_timer, AppDelay, ReceiverAgent};
+use sack1::{Sacker, SACK1_BLOCKS};
 use std::collections::VecDeque;
 
 pub struct TcpReceiver {
@@ -393,4 +395,35 @@ impl ReceiverAgent for TcpReceiver {
     fn app_delay(&self) -> Option<AppDelay> {
         self.extras.as_ref().and_then(|x| x.app.as_ref()).map(|a| a.delay)
     }
+}
+
+/// The receiver's SACK option bytes and D-SACKs: both need the RFC
+/// receiver's SACK blocks.
+pub(in crate::transport::tcp) fn validate(
+    cfg: &crate::transport::tcp::TcpParams,
+    _f: &crate::scenario::FlowSpec,
+    p: crate::transport::tcp::check::Path,
+) -> crate::transport::tcp::check::Checked {
+    use crate::transport::tcp::check::*;
+    if cfg.sack_option != SackOption::None && cfg.recovery != Recovery::Sack {
+        return Err(ConfigError::new(
+            p("sack_option"),
+            format!(
+                "\"{}\" needs recovery = \"sack\" (the RFC receiver's SACK blocks; ns-2's Sack1 sink adds its \
+                 own 8 bytes per block), got \"{}\"",
+                kind_name(&cfg.sack_option),
+                kind_name(&cfg.recovery)
+            ),
+        ));
+    }
+    if cfg.dsack && cfg.recovery != Recovery::Sack {
+        return Err(ConfigError::new(
+            p("dsack"),
+            format!(
+                "true needs recovery = \"sack\" (a D-SACK is a SACK block, RFC 2883), got \"{}\"",
+                kind_name(&cfg.recovery)
+            ),
+        ));
+    }
+    Ok(())
 }
