@@ -50,9 +50,10 @@ def test_a_wrong_expectation_fails(tmp_path, name, old, new, says):
     ("frto-real-loss.pkt", {"frto": False}),
     ("prr-proportional.pkt", {"prr": False}),
     ("hystart-ack-train.pkt", {"cc_params": {"hystart_detect": "delay"}}),
-], ids=["no-undo", "no-frto-undo", "no-frto-new-data", "no-prr", "no-ack-train"])
+    ("hystart-delay.pkt", {"cc_params": {"hystart_detect": "ack_train"}}),
+], ids=["no-undo", "no-frto-undo", "no-frto-new-data", "no-prr", "no-ack-train", "no-delay-exit"])
 def test_a_script_fails_without_the_rule_it_tests(name, off):
-    """The scripts of undo, F-RTO, PRR's quota and HyStart's ACK train pass
+    """The scripts of undo, F-RTO, PRR's quota and HyStart's two exits pass
     because of those rules: with the rule switched off the replay differs
     from the kernel."""
     r = pd.Player(os.path.join(HERE, "packetdrill", name), flow_extra=off).run()
