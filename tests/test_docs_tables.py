@@ -162,33 +162,18 @@ def test_every_experiment_has_a_recorded_full_run():
     assert "--quick" not in run["command"] and run["engine"] and run["machine"]
 
 
-#: Full-run paper misses whose cause is still being traced, as (experiment,
-#: start of the check's quantity). The list only shrinks: a new untraced
-#: paper miss fails the test below, and so does an entry that is traced or
-#: passes (remove it then).
-UNTRACED_PAPER_MISSES = {
-    ("ltcp-fig7", "150-350 s, 2 flows: Jain index"),
-    ("ltcp-fig7", "350-550 s, 3 flows: Jain index"),
-    ("ltcp-fig8", "TCP share of the link falls"),
-    ("pxcp-fig1", "P. XCP C.P., 800 flows: maximum bottleneck occupancy"),
-    ("pxcp-fig4-table1", "P. HSTCP: Jain's index"),
-}
-
-
-def test_every_full_run_paper_miss_has_a_classed_cause():
-    """The ledger: every full-run miss of a paper check has a cause of one
-    of the classes, but for the listed ones still being traced."""
+def test_every_full_run_miss_has_a_classed_cause():
+    """The ledger: every full-run miss, of a paper check or of a model,
+    consistency or ns-2 one, has a cause of one of the classes (a quick-run
+    cause never counts for a full run)."""
     notes = dt._toml(dt.NOTES)
     untraced = set()
     for exp_id, _ in dt._experiments():
         for _, c, cause in dt.classify(dt._full(exp_id), notes.get(exp_id, {}), full=True):
-            if cause is None and c["source"] == "paper":
-                untraced.add((exp_id, c["quantity"]))
-    known = {(e, q) for e, q in untraced for ke, kq in UNTRACED_PAPER_MISSES if e == ke and q.startswith(kq)}
-    assert untraced == known, "full-run paper misses without a cause in docs/experiments-notes.toml: " + \
-        "; ".join(f"{e}: {q}" for e, q in sorted(untraced - known))
-    stale = [k for k in UNTRACED_PAPER_MISSES if not any(e == k[0] and q.startswith(k[1]) for e, q in untraced)]
-    assert not stale, f"traced or passing now, remove from UNTRACED_PAPER_MISSES: {stale}"
+            if cause is None:
+                untraced.add((exp_id, c["source"], c["quantity"]))
+    assert not untraced, "full-run misses without a cause in docs/experiments-notes.toml: " + \
+        "; ".join(f"{e} ({s}): {q}" for e, s, q in sorted(untraced))
 
 
 def test_a_quick_run_cause_never_explains_a_full_run_miss():
