@@ -207,7 +207,9 @@ impl TcpSender {
     /// The segments a transmission beginning now may hold (`tso_autosize`,
     /// Linux `tcp_tso_segs` and `tcp_cwnd_test`): about 1 ms at the pacing
     /// rate (unlimited before there is one), at least the controller's
-    /// `min_tso_segs`, at most half of cwnd.
+    /// `min_tso_segs`, at most half of cwnd. (Kept out of `transmit`'s
+    /// body, which every flow runs and few with TSO.)
+    #[inline(never)]
     fn tso_segs(&self) -> u32 {
         use crate::transport::tso;
         let rate = (self.st.pacing_rate > 0.0).then_some(self.st.pacing_rate);

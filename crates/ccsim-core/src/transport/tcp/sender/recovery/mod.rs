@@ -92,6 +92,7 @@ impl Strategy {
         }
     }
 
+    #[inline]
     pub fn kind(&self) -> StrategyKind {
         match self {
             Strategy::Rfc => StrategyKind::Rfc,
@@ -102,6 +103,7 @@ impl Strategy {
     }
 
     /// Linux's state, if the flow runs Linux's strategy.
+    #[inline]
     pub(super) fn linux(&mut self) -> Option<&mut linux::Linux> {
         match self {
             Strategy::Linux(l) => Some(l),

@@ -87,6 +87,7 @@ impl RecoveryOps for Rfc {
         }
     }
 
+    #[inline]
     fn ece(s: &mut TcpSender, net: &mut Net, ece: bool) {
         if ece && s.reacts_to_ece(s.sb.una()) {
             s.ece_reaction(net, TcpSender::rfc3168_cut);
