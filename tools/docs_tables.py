@@ -812,6 +812,32 @@ def cc_needs() -> str:
     return "\n".join(lines)
 
 
+def tcp_model_defaults() -> str:
+    """Every TCP field's default under each personality, as the engine's
+    personalities fill an empty flow (the catalog's ``by_model``)."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from ccsim._native import core
+
+    tcp = next(t for t in json.loads(core().catalog())["transports"] if t["name"] == "tcp")
+
+    def show(v: Any) -> str:
+        if v is None:
+            return "—"
+        if isinstance(v, dict):
+            return ", ".join(f"{k} = {json.dumps(x)}" for k, x in sorted(v.items())) or "{}"
+        return f"`{json.dumps(v)}`"
+
+    lines = ["| field | rfc | ns2 | linux |", "|---|---|---|---|"]
+    for p in tcp["params"]:
+        if p["name"] == "tcp_model":
+            continue
+        by = p["by_model"]
+        row = [show(by.get(m)) for m in ("rfc", "ns2", "linux")]
+        name = f"`{p['name']}`" if len(set(row)) == 1 else f"**`{p['name']}`**"
+        lines.append(f"| {name} | " + " | ".join(cell(x) for x in row) + " |")
+    return "\n".join(lines)
+
+
 # ---- all blocks --------------------------------------------------------------------------------
 
 
@@ -833,6 +859,7 @@ def generated() -> Dict[Path, Dict[str, str]]:
             [("perf-index", perf_index())] + [(f"perf-{s}", perf_section(s)) for s in PERF_SECTIONS]
             + [("perf-ns3-wall", perf_ns3_wall())]),
         DOCS / "validation.md": {**validation, **validation_index(validation)},
+        DOCS / "tcp-models.md": {"tcp-model-defaults": tcp_model_defaults()},
         DECISIONS / "README.md": {"decisions-index": decisions_index()},
         DOCS / "adding-a-controller.md": {"cc-hooks-rust": cc_hooks_rust(), "cc-hooks-python": cc_hooks_python(),
                                           "cc-needs": cc_needs()},

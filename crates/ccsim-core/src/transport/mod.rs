@@ -342,17 +342,41 @@ pub fn describe(spec: &FlowSpec) -> [String; 3] {
 
 /// `ccsim list`'s transport table: fields with their defaults.
 pub fn catalog() -> serde_json::Value {
+    /// An empty flow of `transport` (with `extra` given) after its
+    /// transport's defaults: what a flow that names nothing else runs.
+    fn filled(k: &TransportKind, extra: serde_json::Value) -> serde_json::Value {
+        let mut j = serde_json::json!({"transport": k.name});
+        if let (Some(o), serde_json::Value::Object(e)) = (j.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        let mut spec: FlowSpec = serde_json::from_value(j).expect("an empty flow table parses");
+        (k.fill_defaults)(&mut spec);
+        serde_json::to_value(&spec).unwrap_or_default()
+    }
     registry()
         .iter()
         .map(|k| {
-            let mut spec: FlowSpec =
-                serde_json::from_value(serde_json::json!({"transport": k.name})).expect("an empty flow table parses");
-            (k.fill_defaults)(&mut spec);
-            let filled = serde_json::to_value(&spec).unwrap_or_default();
+            let base = filled(k, serde_json::json!({}));
+            // A transport with personalities (TCP's `tcp_model`): every
+            // field's default under each, from the personalities' own
+            // fill code (docs/tcp-models.md's generated table).
+            let models: Vec<(&str, serde_json::Value)> = if k.fields.iter().any(|(f, _)| *f == "tcp_model") {
+                ["rfc", "ns2", "linux"].iter().map(|m| (*m, filled(k, serde_json::json!({"tcp_model": m})))).collect()
+            } else {
+                Vec::new()
+            };
             let fields: Vec<serde_json::Value> = k
                 .fields
                 .iter()
-                .map(|(f, doc)| serde_json::json!({"name": f, "default": filled.get(*f).cloned().unwrap_or_default(), "doc": doc}))
+                .map(|(f, doc)| {
+                    let mut e = serde_json::json!({"name": f, "default": base.get(*f).cloned().unwrap_or_default(), "doc": doc});
+                    if !models.is_empty() {
+                        let by: serde_json::Map<String, serde_json::Value> =
+                            models.iter().map(|(m, v)| (m.to_string(), v.get(*f).cloned().unwrap_or_default())).collect();
+                        e["by_model"] = serde_json::Value::Object(by);
+                    }
+                    e
+                })
                 .collect();
             serde_json::json!({"name": k.name, "doc": k.doc, "params": fields})
         })
@@ -362,6 +386,27 @@ pub fn catalog() -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use std::mem::size_of;
+
+    /// The catalog gives every TCP field's default under each personality,
+    /// from the personalities' fill code (docs/tcp-models.md's table).
+    #[test]
+    fn the_catalog_has_each_personalitys_defaults() {
+        let cat = super::catalog();
+        let tcp = cat.as_array().unwrap().iter().find(|t| t["name"] == "tcp").unwrap();
+        let field = |n: &str| tcp["params"].as_array().unwrap().iter().find(|p| p["name"] == n).unwrap().clone();
+        let rack = field("rack");
+        assert_eq!(
+            (&rack["by_model"]["rfc"], &rack["by_model"]["linux"]),
+            (&serde_json::json!(false), &serde_json::json!(true))
+        );
+        assert_eq!(field("rtt_estimator")["by_model"]["ns2"], "ns2");
+        assert_eq!(field("init_cwnd_pkts")["by_model"]["ns2"], 2.0);
+        // the plain default is the rfc personality's
+        assert_eq!(field("recovery")["default"], field("recovery")["by_model"]["rfc"]);
+        // a transport without personalities has none
+        let etcp = cat.as_array().unwrap().iter().find(|t| t["name"] == "etcp").unwrap();
+        assert!(etcp["params"].as_array().unwrap().iter().all(|p| p.get("by_model").is_none()));
+    }
 
     /// At most 2 KB per long-lived flow: a TCP flow's agents
     /// hold inline only what the rfc personality's bulk flows use; ns-2's
