@@ -59,6 +59,14 @@ pub struct Skb {
     bytes: u64,
 }
 
+impl Skb {
+    /// A segment sent at `now` joins this transmission.
+    #[inline]
+    fn joins(&self, now: Time) -> bool {
+        self.left > 0 && self.at == now
+    }
+}
+
 /// Segments `Pacer::Rate` lets out before it paces (Linux:
 /// `tp->data_segs_out >= 10`, counted with the segment just sent).
 const RATE_UNPACED_SEGS: u64 = 9;
@@ -87,7 +95,7 @@ impl Pacer {
         // (checked first: no window rate to compute for the EDT pacer)
         if let Pacer::Rate { next, skb, .. } = self {
             // a segment that joins the transmission in progress leaves with it
-            return if skb.left > 0 && skb.at == now { now } else { (*next).max(now) };
+            return if skb.joins(now) { now } else { (*next).max(now) };
         }
         let Some(rate) = Self::rate(cwnd, srtt) else { return now };
         match self {
@@ -116,7 +124,7 @@ impl Pacer {
         match self {
             Pacer::Rate { next, sent, skb } => {
                 *sent += 1;
-                if skb.left > 0 && skb.at == now {
+                if skb.joins(now) {
                     skb.left -= 1;
                     skb.bytes += payload as u64;
                 } else {

@@ -439,7 +439,7 @@ impl TcpSender {
         let x = self.x_make();
         x.offered = Some(seq_opt(x.offered.map_or(0, |o| o.get()) + segs));
         self.try_send(net);
-        if matches!(self.strategy, recovery::Strategy::Linux(_)) {
+        if self.strategy.linux_ref().is_some() {
             self.linux_check_probe_timer(net);
         }
     }

@@ -319,8 +319,7 @@ impl TcpSender {
                 });
             }
         }
-        let timer_set = matches!(self.strategy, super::recovery::Strategy::Linux(_))
-            && self.linux_on_send(net, seq, retx, outstanding);
+        let timer_set = self.strategy.linux_ref().is_some() && self.linux_on_send(net, seq, retx, outstanding);
         if !timer_set && (rearm || !self.rto_timer.is_armed()) {
             self.arm_rto(net);
         }

@@ -234,10 +234,7 @@ pub struct LinuxOps;
 
 impl TcpSender {
     pub(super) fn lx(&self) -> &Linux {
-        match &self.strategy {
-            super::Strategy::Linux(l) => l,
-            _ => unreachable!("the linux strategy's state on another strategy"),
-        }
+        self.strategy.linux_ref().expect("the linux strategy's state")
     }
 
     pub(super) fn lx_mut(&mut self) -> &mut Linux {
@@ -591,10 +588,7 @@ impl TcpSender {
     /// `tcpi_reordering` and `tcpi_reord_seen` (`None` without the linux
     /// strategy's state).
     pub fn tcpi_reordering(&self) -> Option<(u64, u32)> {
-        match &self.strategy {
-            super::Strategy::Linux(l) => Some((l.reordering, l.reord_seen)),
-            _ => None,
-        }
+        self.strategy.linux_ref().map(|l| (l.reordering, l.reord_seen))
     }
 
     /// Linux's `tcp_ca_state` as `tcp_info` reports it: 0 Open, 1 Disorder
@@ -606,10 +600,10 @@ impl TcpSender {
             State::Recovery => 3,
             State::Open if self.cwr || self.local_cwr => 2,
             State::Open
-                if match &self.strategy {
-                    super::Strategy::Linux(l) => l.disorder,
-                    _ => self.sb.n_sacked() + self.sb.n_lost() + self.sb.n_retx() > 0 || self.dupacks > 0,
-                } =>
+                if self.strategy.linux_ref().map_or(
+                    self.sb.n_sacked() + self.sb.n_lost() + self.sb.n_retx() > 0 || self.dupacks > 0,
+                    |l| l.disorder,
+                ) =>
             {
                 1
             }

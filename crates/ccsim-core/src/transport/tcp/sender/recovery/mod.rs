@@ -104,6 +104,15 @@ impl Strategy {
 
     /// Linux's state, if the flow runs Linux's strategy.
     #[inline]
+    pub(super) fn linux_ref(&self) -> Option<&linux::Linux> {
+        match self {
+            Strategy::Linux(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The same, to change.
+    #[inline]
     pub(super) fn linux(&mut self) -> Option<&mut linux::Linux> {
         match self {
             Strategy::Linux(l) => Some(l),
