@@ -254,3 +254,27 @@ def test_aqm_builders_bad_values_get_the_engines_named_error(name, params, key, 
         sc.normalized()
     assert str(err.value).startswith(f"scenario.topology.bottleneck_queue.{key}: ")
     assert msg in str(err.value)
+
+
+def test_python_flow_is_the_engines_declaration():
+    """ccsim.Flow holds exactly the engine's flow fields (declared once in
+    `FlowSpec`, `ccsim list`'s ``flow_fields``), in their order, each with
+    a Python type that takes the declared kind of value."""
+    import dataclasses
+    import typing
+
+    declared = ccsim.catalog()["flow_fields"]
+    py = [f for f in dataclasses.fields(ccsim.Flow) if f.name != "extra"]
+    assert [f.name for f in py] == [d["name"] for d in declared]
+    hints = typing.get_type_hints(ccsim.Flow)
+    for d in declared:
+        args = set(typing.get_args(hints[d["name"]])) - {type(None)}
+        if d["values"] == "bool":
+            assert args == {bool}, d["name"]
+        elif d["values"].startswith('`"'):  # a named choice
+            assert args == {str}, d["name"]
+        elif d["values"].startswith("integer"):
+            assert args == {int}, d["name"]
+    # and every field the engine documents is one a Flow can set
+    for d in declared:
+        assert d["doc"] and d["values"], d["name"]

@@ -838,6 +838,51 @@ def tcp_model_defaults() -> str:
     return "\n".join(lines)
 
 
+def _default_value(v: Any) -> str:
+    """A default as the flow table writes it (whole numbers without a
+    point, large ones as powers of ten)."""
+    if isinstance(v, float) and v == int(v):
+        return f"`{v:.0e}`".replace("e+0", "e") if abs(v) >= 1e6 else f"`{int(v)}`"
+    return f"`{json.dumps(v)}`"
+
+
+def flow_default(f: Dict[str, Any]) -> str:
+    """A flow field's default: the `rfc` personality's (or its transport's)
+    value, each other personality's where it differs, then the
+    declaration's note for what depends on another field."""
+    note = f.get("default_note", "")
+    by = f.get("by_model")
+    # `tcp_model` is the personality itself: each names its own
+    if by and f["name"] != "tcp_model":
+        base = by["rfc"]
+        others = [f"`{m}`: {_default_value(by[m]) if by[m] is not None else 'absent'}"
+                  for m in ("ns2", "linux") if by[m] != base]
+    else:
+        base, others = f["default"], []
+    if base is None:
+        text = note or "absent"
+        note = ""
+    else:
+        text = _default_value(base)
+    if others:
+        text += f" ({'; '.join(others)})"
+    return f"{text}; {note}" if note else text
+
+
+def flow_fields() -> str:
+    """docs/scenario.md's flow table, from the fields' declaration in
+    `FlowSpec` (the catalog's ``flow_fields``): name, values, default, doc."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from ccsim._native import core
+
+    names = {"common": "all", "tcp": "TCP", "etcp": "E-TCP", "udp": "UDP"}
+    lines = ["| field | transports | type | default | meaning |", "|---|---|---|---|---|"]
+    for f in json.loads(core().catalog())["flow_fields"]:
+        owners = ", ".join(names[o] for o in f["owners"])
+        lines.append(f"| `{f['name']}` | {owners} | {cell(f['values'])} | {cell(flow_default(f))} | {cell(f['doc'])} |")
+    return "\n".join(lines)
+
+
 # ---- all blocks --------------------------------------------------------------------------------
 
 
@@ -860,6 +905,7 @@ def generated() -> Dict[Path, Dict[str, str]]:
             + [("perf-ns3-wall", perf_ns3_wall())]),
         DOCS / "validation.md": {**validation, **validation_index(validation)},
         DOCS / "tcp-models.md": {"tcp-model-defaults": tcp_model_defaults()},
+        DOCS / "scenario.md": {"flow-fields": flow_fields()},
         DECISIONS / "README.md": {"decisions-index": decisions_index()},
         DOCS / "adding-a-controller.md": {"cc-hooks-rust": cc_hooks_rust(), "cc-hooks-python": cc_hooks_python(),
                                           "cc-needs": cc_needs()},

@@ -219,8 +219,14 @@ def _print_entries(title: str, entries: List[Dict[str, Any]]) -> None:
             default = p.get("default")
             # null = no default: required, or one of alternatives (the doc says which)
             dtxt = "(no default)" if default is None else json.dumps(default)
+            # a flow field's other personalities' values, where they differ
+            by = p.get("by_model") or {}
+            others = [f"{m}: {json.dumps(v)}" for m, v in by.items() if v != default and p.get("name") != "tcp_model"]
+            if others:
+                dtxt += f" [{'; '.join(others)}]"
             pdoc = p.get("doc", "")
-            print(f"      {p.get('name')} = {dtxt}" + (f"  ({pdoc})" if pdoc else ""))
+            values = f"{p['values']}: " if p.get("values") else ""
+            print(f"      {p.get('name')} = {dtxt}" + (f"  ({values}{pdoc})" if pdoc else ""))
     print()
 
 

@@ -408,8 +408,8 @@ class Flow(_Table):
     frto: Optional[bool] = None
     timestamps: Optional[bool] = None
     tso_autosize: Optional[bool] = None
-    cwnd_limited: Optional[str] = None
     sack_option: Optional[str] = None
+    cwnd_limited: Optional[str] = None
     delayed_ack: Optional[bool] = None
     delack_model: Optional[str] = None
     delack_timeout_s: Optional[Number] = None
@@ -425,8 +425,6 @@ class Flow(_Table):
     ns2_timed_backoff: Optional[bool] = None
     ns2_dupwnd: Optional[bool] = None
     ns2_boot_time_s: Optional[Number] = None
-    ecn_retransmit_ect: Optional[bool] = None
-    ecn_response: Optional[str] = None
     ecn: Optional[bool] = None
     #: with ``ecn``: the data's codepoint, ``"ect0"`` (RFC 3168) or ``"ect1"``
     #: (the L4S identifier, RFC 9331: a ``dualpi2`` queue's L queue)
@@ -434,6 +432,8 @@ class Flow(_Table):
     #: with ``ecn``: how the receiver feeds CE back, ``"rfc3168"``,
     #: ``"dctcp"`` (RFC 8257 §3.2) or ``"accecn"`` (RFC 9768)
     ecn_feedback: Optional[str] = None
+    ecn_retransmit_ect: Optional[bool] = None
+    ecn_response: Optional[str] = None
     gwa: Optional[bool] = None
     ba: Optional[bool] = None
     syn: Optional[str] = None
@@ -444,12 +444,6 @@ class Flow(_Table):
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None
     bytes: Optional[int] = None
-    rtt_s: Optional[Union[Number, List[Number]]] = None
-    rtt_range_s: Optional[List[Number]] = None
-    rtt_step_s: Optional[Number] = None
-    direction: Optional[str] = None
-    hops: Optional[List[int]] = None
-    route: Optional[List[str]] = None
     # transport = "etcp" only (E-TCP; ``bytes`` and the RTO fields are shared)
     variant: Optional[str] = None
     b: Optional[Number] = None
@@ -467,6 +461,12 @@ class Flow(_Table):
     # app_params = {"think_mean_s": 20, "size_factor": 60}; count = users
     app: Optional[str] = None
     app_params: Optional[Dict[str, Any]] = None
+    rtt_s: Optional[Union[Number, List[Number]]] = None
+    rtt_range_s: Optional[List[Number]] = None
+    rtt_step_s: Optional[Number] = None
+    direction: Optional[str] = None
+    hops: Optional[List[int]] = None
+    route: Optional[List[str]] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
 

@@ -23,6 +23,7 @@ pub fn catalog_json() -> String {
         "queues": crate::net::queue::catalog(),
         "stages": crate::net::stage::catalog(),
         "transports": crate::transport::catalog(),
+        "flow_fields": crate::transport::flow_fields(),
         "applications": crate::app::catalog(),
         "topologies": [
             {"name": "dumbbell", "doc": "one bottleneck, one edge link per source and sink (E-TCP/LTCP Fig 4)",

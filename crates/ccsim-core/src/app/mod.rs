@@ -233,7 +233,7 @@ pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
     };
     let transport = crate::transport::registry().into_iter().find(|t| t.name == spec.transport);
     if let Some(t) = transport {
-        if !t.fields.iter().any(|(f, _)| *f == k.needs) {
+        if !crate::scenario::fields::of(t.name).any(|f| f.name == k.needs) {
             return Err(ConfigError::new(
                 format!("{path}.app"),
                 format!(

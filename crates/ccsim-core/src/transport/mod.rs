@@ -16,7 +16,7 @@ pub mod tso;
 pub mod udp;
 
 use crate::net::{Net, Packet};
-use crate::scenario::{ConfigError, FlowSpec, COMMON_FLOW_FIELDS};
+use crate::scenario::{fields, ConfigError, FlowSpec};
 use crate::sim::{EventKind, Owner, Time};
 use cc::FeedbackSample;
 
@@ -250,8 +250,6 @@ pub struct Endpoints {
 pub struct TransportKind {
     pub name: &'static str,
     pub doc: &'static str,
-    /// The transport's own flow fields (besides the common ones), with docs.
-    pub fields: &'static [(&'static str, &'static str)],
     /// Check a flow's fields.
     pub validate: fn(&FlowSpec, &str) -> Result<(), ConfigError>,
     /// Fill the transport's fields left out with their defaults.
@@ -294,9 +292,10 @@ fn kind(spec: &FlowSpec, path: &str) -> Result<TransportKind, ConfigError> {
 /// field of another transport.
 pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
     let k = kind(spec, path)?;
-    let has = |t: &TransportKind, f: &str| t.fields.iter().any(|(n, _)| *n == f);
+    let has = |t: &TransportKind, f: &str| fields::of(t.name).any(|d| d.name == f);
+    let common = |f: &str| fields::common().any(|d| d.name == f);
     for field in spec.given_fields() {
-        if !COMMON_FLOW_FIELDS.contains(&field.as_str()) && !has(&k, &field) {
+        if !common(&field) && !has(&k, &field) {
             let owners: Vec<String> =
                 registry().into_iter().filter(|o| has(o, &field)).map(|o| format!("\"{}\"", o.name)).collect();
             let why = if owners.is_empty() {
@@ -309,7 +308,7 @@ pub fn validate(spec: &FlowSpec, path: &str) -> Result<(), ConfigError> {
                 format!(
                     "{why}; transport \"{}\" takes: {}",
                     k.name,
-                    k.fields.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                    fields::of(k.name).map(|d| d.name).collect::<Vec<_>>().join(", ")
                 ),
             ));
         }
@@ -340,19 +339,77 @@ pub fn describe(spec: &FlowSpec) -> [String; 3] {
     }
 }
 
+/// An empty flow of `transport` (with `extra` given) after its
+/// transport's defaults: what a flow that names nothing else runs.
+fn filled(k: &TransportKind, extra: serde_json::Value) -> serde_json::Value {
+    let mut j = serde_json::json!({"transport": k.name});
+    if let (Some(o), serde_json::Value::Object(e)) = (j.as_object_mut(), extra) {
+        o.extend(e);
+    }
+    let mut spec: FlowSpec = serde_json::from_value(j).expect("an empty flow table parses");
+    (k.fill_defaults)(&mut spec);
+    serde_json::to_value(&spec).unwrap_or_default()
+}
+
+/// The personalities a transport's flows name (TCP's `tcp_model`), each
+/// with its filled flow, from the personalities' own fill code.
+fn by_model(k: &TransportKind) -> Vec<(&'static str, serde_json::Value)> {
+    if fields::of(k.name).any(|f| f.name == "tcp_model") {
+        ["rfc", "ns2", "linux"].iter().map(|m| (*m, filled(k, serde_json::json!({"tcp_model": m})))).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// A field's entry in `ccsim list`: its declaration, its default in the
+/// filled flow `base` and, under personalities, in each of `models`.
+fn field_entry(
+    f: &fields::FieldInfo,
+    base: &serde_json::Value,
+    models: &[(&str, serde_json::Value)],
+) -> serde_json::Value {
+    let mut e = serde_json::json!({
+        "name": f.name,
+        "default": base.get(f.name).cloned().unwrap_or_default(),
+        "doc": f.doc(),
+        "values": f.values(),
+    });
+    if !f.default_note.is_empty() {
+        e["default_note"] = f.default_note.into();
+    }
+    if !models.is_empty() {
+        let by: serde_json::Map<String, serde_json::Value> =
+            models.iter().map(|(m, v)| (m.to_string(), v.get(f.name).cloned().unwrap_or_default())).collect();
+        e["by_model"] = serde_json::Value::Object(by);
+    }
+    e
+}
+
+/// Every flow field in declaration order (docs/scenario.md's flow table):
+/// a transport's field with that transport's defaults, a common one with
+/// TCP's (the default transport).
+pub fn flow_fields() -> serde_json::Value {
+    let kinds = registry();
+    let filled: Vec<(serde_json::Value, Vec<(&str, serde_json::Value)>)> =
+        kinds.iter().map(|k| (filled(k, serde_json::json!({})), by_model(k))).collect();
+    let owner = |f: &fields::FieldInfo| {
+        let name = f.owners.iter().find(|o| **o != "common").copied().unwrap_or("tcp");
+        kinds.iter().position(|k| k.name == name).expect("a field's owner is a transport")
+    };
+    let entries: Vec<serde_json::Value> = crate::scenario::FLOW_FIELDS
+        .iter()
+        .map(|f| {
+            let (base, models) = &filled[owner(f)];
+            let mut e = field_entry(f, base, if f.owners.contains(&"common") { &[] } else { models });
+            e["owners"] = serde_json::json!(f.owners);
+            e
+        })
+        .collect();
+    serde_json::Value::Array(entries)
+}
+
 /// `ccsim list`'s transport table: fields with their defaults.
 pub fn catalog() -> serde_json::Value {
-    /// An empty flow of `transport` (with `extra` given) after its
-    /// transport's defaults: what a flow that names nothing else runs.
-    fn filled(k: &TransportKind, extra: serde_json::Value) -> serde_json::Value {
-        let mut j = serde_json::json!({"transport": k.name});
-        if let (Some(o), serde_json::Value::Object(e)) = (j.as_object_mut(), extra) {
-            o.extend(e);
-        }
-        let mut spec: FlowSpec = serde_json::from_value(j).expect("an empty flow table parses");
-        (k.fill_defaults)(&mut spec);
-        serde_json::to_value(&spec).unwrap_or_default()
-    }
     registry()
         .iter()
         .map(|k| {
@@ -360,24 +417,8 @@ pub fn catalog() -> serde_json::Value {
             // A transport with personalities (TCP's `tcp_model`): every
             // field's default under each, from the personalities' own
             // fill code (docs/tcp-models.md's generated table).
-            let models: Vec<(&str, serde_json::Value)> = if k.fields.iter().any(|(f, _)| *f == "tcp_model") {
-                ["rfc", "ns2", "linux"].iter().map(|m| (*m, filled(k, serde_json::json!({"tcp_model": m})))).collect()
-            } else {
-                Vec::new()
-            };
-            let fields: Vec<serde_json::Value> = k
-                .fields
-                .iter()
-                .map(|(f, doc)| {
-                    let mut e = serde_json::json!({"name": f, "default": base.get(*f).cloned().unwrap_or_default(), "doc": doc});
-                    if !models.is_empty() {
-                        let by: serde_json::Map<String, serde_json::Value> =
-                            models.iter().map(|(m, v)| (m.to_string(), v.get(*f).cloned().unwrap_or_default())).collect();
-                        e["by_model"] = serde_json::Value::Object(by);
-                    }
-                    e
-                })
-                .collect();
+            let models = by_model(k);
+            let fields: Vec<serde_json::Value> = fields::of(k.name).map(|f| field_entry(f, &base, &models)).collect();
             serde_json::json!({"name": k.name, "doc": k.doc, "params": fields})
         })
         .collect()

@@ -13,12 +13,6 @@ use crate::scenario::{ConfigError, FlowSpec};
 pub const KIND: TransportKind = TransportKind {
     name: "udp",
     doc: "UDP datagrams without congestion control, driven by a constant-rate on/off source (rate_bps, on_s, off_s)",
-    fields: &[
-        ("rate_bps", "required: sending rate in b/s on the wire (payload + header)"),
-        ("on_s", "on-period length (with off_s the source alternates; absent: always on)"),
-        ("off_s", "off-period length"),
-        ("txqueuelen_pkts", super::tcp::TXQUEUELEN_DOC),
-    ],
     validate,
     fill_defaults: |_| {},
     describe: |_| ["none".into(), "none".into(), "none".into()],

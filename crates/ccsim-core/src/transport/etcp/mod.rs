@@ -55,29 +55,11 @@ pub mod defaults {
     pub const RWND_PKTS: u64 = crate::transport::tcp::defaults::RWND_PKTS;
 }
 
-/// E-TCP's own flow fields (besides the common ones) with what they mean.
-pub const FIELDS: &[(&str, &str)] = &[
-    ("variant", "window (§III-A) | rate (§VII-A, x in packets/s)"),
-    ("b", "gain: +1/b per success (§III-A; stable when b > buffer)"),
-    ("p0", "target loss probability (§III-A); equilibrium W* = 2/(p - p0)"),
-    ("exp_pacing", "exponential rate-timer intervals (§III-C); false: deterministic tau_r/W"),
-    ("reliable", "§IV reliability (retransmission queue); false: unreliable streaming"),
-    ("init_w_pkts", "initial window, sent at once before the first RTT sample"),
-    ("min_w_pkts", "floor of W (rate variant: of x * tau_r)"),
-    ("min_rto_s", "lower bound of the signalling and retransmission timers"),
-    ("max_rto_s", "upper bound of the backed-off timers"),
-    ("init_rto_s", "timers before the first RTT sample"),
-    ("rtx_timer", "retransmission timer on the oldest unacknowledged data: rto | srtt"),
-    ("rwnd_pkts", "receiver window: at most this many packets sent and not yet answered"),
-    ("bytes", "finite transfer of this many payload bytes (absent: infinite)"),
-];
-
 /// The registry entry (`transport = "etcp"`).
 pub const KIND: TransportKind = TransportKind {
     name: "etcp",
     doc:
         "E-TCP: loss-targeting GAIMD (window or rate), bitmap-ACK signalling, exponential pacing, decoupled reliability",
-    fields: FIELDS,
     validate: |f, path| EtcpConfig::from_spec(f, path).map(|_| ()),
     fill_defaults,
     describe: |f| {

@@ -35,7 +35,6 @@ use std::sync::Arc;
 pub const KIND: TransportKind = TransportKind {
     name: "tcp",
     doc: "TCP: Reno/NewReno/SACK/Sack1 recovery, RTO, pacing, delayed ACKs, ECN, around a congestion controller (cc)",
-    fields: FIELDS,
     validate: |f, path| TcpConfig::from_spec(f, path).map(|_| ()),
     fill_defaults,
     describe,
@@ -183,11 +182,6 @@ pub mod defaults {
     pub const SEND_JITTER_S: f64 = 0.0;
 }
 
-/// `txqueuelen_pkts` in `ccsim list` (TCP and UDP).
-pub const TXQUEUELEN_DOC: &str = "the sending host's interface queue (Linux txqueuelen): the route's first link \
-     gets a DropTail queue of this many packets; TCP holds a segment that does not fit and enters CWR once per \
-     window (Linux 2.4 tcp_transmit_skb), UDP drops it (absent: none)";
-
 /// The largest `txqueuelen_pkts`.
 pub const TXQUEUELEN_MAX: u64 = 100_000_000;
 
@@ -213,182 +207,6 @@ pub(in crate::transport::tcp) mod check {
     pub type Path<'a> = &'a dyn Fn(&str) -> String;
     pub type Checked = Result<(), ConfigError>;
 }
-
-/// TCP's own fields (besides the common ones) with what they mean.
-pub const FIELDS: &[(&str, &str)] = &[
-    (
-        "tcp_model",
-        "rfc (the RFCs' TCP) | ns2 (ns-2.35's agents) | linux (Linux 6.x: RACK-TLP, PRR, its RTO, CUBIC): the \
-         personality whose values every TCP field left out takes (docs/tcp-models.md)",
-    ),
-    ("cc", "congestion controller (ccsim list controllers)"),
-    ("cc_params", "the controller's parameter table"),
-    ("recovery", "loss recovery: reno | newreno | sack | sack1 (ccsim list recoveries)"),
-    (
-        "pacing",
-        "none | interval | token_bucket | rate (ccsim list pacing; a controller that sets its own pacing rate, \
-         bbr, bbr3, prague or a Python one with cong_control, defaults to rate and allows no other)",
-    ),
-    ("bucket_pkts", "token-bucket size in packets"),
-    ("init_cwnd_pkts", "initial window"),
-    ("init_ssthresh_pkts", "initial slow-start threshold"),
-    ("rwnd_pkts", "receiver window (caps the data in flight)"),
-    ("max_cwnd_pkts", "upper bound on cwnd (ns-2 maxcwnd_)"),
-    ("dupthresh", "duplicate ACKs that trigger fast retransmit"),
-    (
-        "dupthresh_frac",
-        "recovery = \"sack1\": max(dupthresh, int(cwnd) / value) duplicate ACKs (ns-2 numdupacksFrac_; absent: off)",
-    ),
-    ("limited_transmit", "RFC 3042 Limited Transmit"),
-    (
-        "prr",
-        "Proportional Rate Reduction (RFC 9937; Linux, ns-3's TcpPrrRecovery): a SACK recovery sends in proportion \
-         to the data delivered, down to ssthresh, instead of cwnd = ssthresh at once; needs recovery = \"sack\"",
-    ),
-    (
-        "abc_l",
-        "with the controller's abc = true, the most segments one ACK adds to cwnd in slow start (RFC 3465 §2.2 L; \
-         0: no limit, as Linux's tcp_slow_start)",
-    ),
-    (
-        "slow_start_after_idle",
-        "a write after more than an RTO with nothing outstanding restarts the window: cwnd halved per RTO idle, \
-         not below min(init_cwnd_pkts, cwnd), ssthresh at least 3/4 of cwnd (RFC 5681 §4.1 as Linux's \
-         tcp_cwnd_restart, net.ipv4.tcp_slow_start_after_idle)",
-    ),
-    (
-        "reno_sack",
-        "recovery = reno or newreno: duplicate ACKs count as segments delivered, so the cumulative ACK after k of \
-         them grows cwnd by max(acked - k, 1), not by acked (Linux's tcp_add_reno_sack)",
-    ),
-    (
-        "rack",
-        "RACK loss detection (RFC 8985, Linux tcp_rack_detect_loss): a segment is lost once one sent after it is \
-         delivered and its RTT plus a reordering window has passed; recovery starts on such a loss; needs \
-         recovery = \"sack\"",
-    ),
-    (
-        "tlp",
-        "tail loss probe (RFC 8985 §7, Linux tcp_send_loss_probe): 2·SRTT after the last send in the open state \
-         (never after the RTO), new data or the last segment again; needs recovery = \"sack\"",
-    ),
-    (
-        "rto_rack_mark",
-        "an RTO marks lost the head and what RACK's time has passed, not every un-SACKed segment, and sets cwnd \
-         to the data in flight + 1 (Linux tcp_timeout_mark_lost, tcp_enter_loss); needs recovery = \"sack\"",
-    ),
-    (
-        "dsack",
-        "the receiver reports a duplicate segment as a D-SACK, the first SACK block (RFC 2883, Linux \
-         tcp_dsack_set, net.ipv4.tcp_dsack); needs recovery = \"sack\"",
-    ),
-    (
-        "undo",
-        "a reduction proven spurious is undone (Linux tcp_try_undo_recovery, tcp_try_undo_dsack, \
-         tcp_try_undo_loss, tcp_try_undo_partial): once D-SACKs cover every retransmission, or an ACK echoes a \
-         time before the first retransmission (with timestamps), cwnd and ssthresh return to their values before \
-         it; D-SACKs widen RACK's reordering window (tcp_rack_update_reo_wnd); needs rack = true",
-    ),
-    (
-        "frto",
-        "F-RTO after a timeout (RFC 5682 §3.1 with SACK, Linux tcp_process_loss, net.ipv4.tcp_frto = 2): an ACK \
-         of data never retransmitted proves the timeout spurious and undoes it; the first ACK that advances sends \
-         new data before any more retransmissions; needs undo = true",
-    ),
-    (
-        "timestamps",
-        "the timestamps option is in use (RFC 7323, net.ipv4.tcp_timestamps): its 12 bytes are on every segment and \
-         ACK (beyond header_bytes; mss_bytes stays the payload); with undo, an ACK echoing a time (in Linux's 1 ms \
-         ticks) before the first retransmission proves it spurious (tcp_packet_delayed)",
-    ),
-    (
-        "tso_autosize",
-        "pacing = \"rate\": the pacer releases transmissions of several segments, as Linux's TSO/GSO packets, \
-         sized by tcp_tso_autosize (the data of 2^-10 s at the pacing rate, 64 KB below a 512 µs minimum RTT, at \
-         most 64 KB and half of cwnd, at least 2 segments or the controller's min_tso_segs); each leaves at once \
-         and the next waits its whole time at the rate",
-    ),
-    (
-        "cwnd_limited",
-        "off (RFC 5681: every ACK may grow cwnd) | linux (tcp_is_cwnd_limited: only while the window was used in \
-         the current round, or in slow start below twice the most packets out) | ns3 (TcpCubic's m_isCwndLimited: \
-         the last send left less than a segment of cwnd)",
-    ),
-    (
-        "sack_option",
-        "bytes an ACK's SACK blocks add to header_bytes: none | ns3 (8 per block: ns-3's option after the \
-         timestamps, padded to 4) | linux (4 + 8 per block: NOP, NOP, kind, length); needs recovery = \"sack\"",
-    ),
-    ("delayed_ack", "RFC 5681 §4.2 delayed ACKs (an ACK for at least every second segment)"),
-    (
-        "delack_model",
-        "with delayed_ack: fixed (ACK every second segment, else after delack_timeout_s; ns-2 DelAckSink) | linux \
-         (quick ACKs at the start, after an idle RTO and at a first CE; an adaptive 40 ms+ timeout) | ns3 (fixed, \
-         the first data segment ACKed at once; ns-3 TcpSocketBase)",
-    ),
-    (
-        "delack_timeout_s",
-        "with delayed_ack: the timer (fixed; default 0.1; ns3: 0.2) or the longest delay (linux; default 0.2)",
-    ),
-    ("min_rto_s", "RFC 6298 lower bound on the RTO"),
-    ("max_rto_s", "upper bound on the backed-off RTO"),
-    ("init_rto_s", "RTO before the first RTT sample"),
-    ("clock_granularity_s", "RFC 6298 G (ns-2 tcpTick_)"),
-    (
-        "rtt_estimator",
-        "rfc6298 (every ACK timed) | ns2 (ns-2.35: one timed segment per RTT, integer ticks) | linux \
-         (tcp_rtt_estimator/tcp_set_rto: rttvar floored by min_rto_s, samples from unretransmitted data only)",
-    ),
-    ("halve_on_repeated_rto", "a repeated RTO halves ssthresh again, from the one-segment window (ns-2 timeout)"),
-    ("ns2_bugfix", "a new fast retransmit needs una > recover (ns-2 bug_fix_: highest_ack_ > recover_)"),
-    ("ns2_singledup", "Limited Transmit as ns-2's send_one: at a duplicate ACK only, also after a timeout (ns-2 singledup_); needs limited_transmit"),
-    ("ns2_idle_restart", "ns-2's timer restarted at every ACK and at a send with nothing outstanding: an idle RTO restarts cwnd at 1 (slow_start_restart_)"),
-    (
-        "ns2_timed_backoff",
-        "the RTO backoff ends only when ns-2's timed segment is acknowledged (newack with timestamps_, ts_resetRTO_ \
-         false), not at every ACK of new data",
-    ),
-    (
-        "ns2_dupwnd",
-        "recovery = reno or newreno as ns-2's RenoTcpAgent or NewRenoTcpAgent: cwnd halved unrounded, inflation \
-         dupwnd_ kept apart (NewReno: deflated by partial ACKs as partialnewack) and dropped (not deflated to \
-         ssthresh) by the ACK ending recovery, an ECE on it halving the inflated window",
-    ),
-    (
-        "ns2_boot_time_s",
-        "rtt_estimator = \"ns2\": the tick phase boot_time_ in [0, clock_granularity_s) (absent: drawn)",
-    ),
-    ("ecn", "ECN-capable (RFC 3168): ECT data, ECE echoed until CWR, one reduction per window"),
-    (
-        "ect",
-        "with ecn: the data's codepoint, ect0 (RFC 3168) | ect1 (the L4S identifier, RFC 9331: a dualpi2 \
-         queue's L queue)",
-    ),
-    (
-        "ecn_response",
-        "rfc3168 (cwnd = ssthresh = max(FlightSize/2, 2)) | ns2 (TcpAgent::ecn: cwnd = int(window/2), to 0)",
-    ),
-    (
-        "ecn_feedback",
-        "with ecn: how the receiver feeds CE back, rfc3168 (ECE until CWR) | dctcp (RFC 8257 §3.2: the CE state \
-         of the segments acknowledged) | accecn (RFC 9768: a CE packet counter in the ACE field); default dctcp \
-         for cc = dctcp and for cc = bbr3 with ecn, accecn for cc = prague, else rfc3168",
-    ),
-    ("ecn_retransmit_ect", "retransmissions leave ECT too (ns-2 TcpAgent::output), not Not-ECT (RFC 3168 §6.1.5)"),
-    ("gwa", "GWA-TCP (Gerla et al. §2): data carry B_n = B_max, the receiver advertises min(rwnd, B_n)"),
-    ("ba", "BA-TCP (Gerla et al. §5): window bounded by min RTT x the path's available bandwidth per flow"),
-    (
-        "send_jitter_s",
-        "ns-2 overhead_: each send the window allows waits a uniform random delay in [0, value) (0: off)",
-    ),
-    ("txqueuelen_pkts", TXQUEUELEN_DOC),
-    ("bytes", "finite transfer of this many payload bytes (absent: infinite, ns-2 FTP)"),
-    (
-        "syn",
-        "none | ns2 (a header-only SYN as segment 0, alone; the initial window once it is ACKed: ns-2 syn_, \
-         delay_growth_) | ns2_no_delay_growth (the SYN leads the initial window)",
-    ),
-];
 
 /// Fill every TCP field left out with its default (normalisation).
 pub fn fill_defaults(f: &mut FlowSpec) {
