@@ -694,6 +694,29 @@ def index_packetdrill() -> str:
     return f"{ok} of {n} on ccsim"
 
 
+def _linux_kernel() -> Any:
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "python"))
+    from validation import linux_kernel
+
+    return linux_kernel
+
+
+def linux_kernel_block() -> str:
+    """ccsim's linux TCP against the recorded kernel runs, scenario by
+    scenario (``python -m validation.linux_kernel``)."""
+    lk = _linux_kernel()
+    return lk.markdown(lk.comparison())
+
+
+def index_linux_kernel() -> str:
+    lk = _linux_kernel()
+    results = lk.comparison()
+    ok, traced, still_open, n = lk.agreement(results)
+    return (f"{ok} of {n} metric pairs agree, {traced} differ for a traced cause, {still_open} with no cause "
+            f"traced yet ({len(results)} scenarios, 5 kernel runs each)")
+
+
 def validation_index(blocks: Dict[str, str]) -> Dict[str, str]:
     """The figures of docs/validation.md's index (and of its text) that its
     tables give, from the tables' own blocks (``blocks``) where they say them."""
@@ -716,6 +739,7 @@ def validation_index(blocks: Dict[str, str]) -> Dict[str, str]:
         "index-ns3-bbr-share": index_bbr_share(),
         "index-modern-l4s": index_experiment("modern-l4s"),
         "index-packetdrill": index_packetdrill(),
+        "index-linux-kernel": index_linux_kernel(),
     }
 
 
@@ -894,7 +918,7 @@ def generated() -> Dict[Path, Dict[str, str]]:
                   "ns3-bbr-share": ns3_bbr_share(),
                   "ns2": validation_block("ns2"), "xcp-bdp": xcp_bdp("grid"),
                   "xcp-bdp-variants": xcp_bdp("variants"), "xcp-bdp-katabi": xcp_bdp("katabi"),
-                  "packetdrill-google": packetdrill_google()}
+                  "packetdrill-google": packetdrill_google(), "linux-kernel": linux_kernel_block()}
     return {
         DOCS / "experiments.md": dict(
             [("experiments-summary", experiments_summary()), ("experiments-ledger", experiments_ledger()),

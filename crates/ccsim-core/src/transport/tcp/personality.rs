@@ -33,7 +33,7 @@
 //!   (`ecn_response = "ns2"`).
 //!
 //! - `linux`: Linux 6.x's TCP (`net/ipv4/`, the kernel's defaults:
-//!   `tcp_recovery = 1`, `tcp_early_retrans = 4`), each rule a field a
+//!   `tcp_recovery = 1`, `tcp_early_retrans = 3`), each rule a field a
 //!   flow may switch off: SACK recovery with PRR (`tcp_cwnd_reduction`),
 //!   `slow_start_after_idle` (`tcp_cwnd_restart`),
 //!   `rack`, `tlp` and `rto_rack_mark` (`tcp_recovery.c`,

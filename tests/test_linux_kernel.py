@@ -1,0 +1,57 @@
+"""ccsim's ``linux`` TCP against the Linux kernel's TCP on whole flows: the
+recorded kernel runs (validation/results/linux/, ``python -m
+validation.linux_kernel --record``) against ccsim on the same dumbbell.
+Every metric pair agrees (within 5% of the kernel's mean or inside the
+range of its runs) or has a traced cause; every recording is honest about
+the emulator (its timing error under a tenth of a packet time, its drop
+decisions those of an independent queue on the same arrivals)."""
+import pytest
+
+from validation import linux_kernel as lk
+
+RECORDED = [sc for sc in lk.SCENARIOS if lk.recorded(sc) is not None]
+
+
+def test_the_scenarios_cover_what_the_comparison_promises():
+    assert len(RECORDED) == len(lk.SCENARIOS) >= 12
+    got = {(sc.cc, sc.n_flows, sc.rate_mbps, sc.rtts_ms[0], sc.buffer_bdp) for sc in RECORDED}
+    assert {c for c, *_ in got} == {"cubic", "reno", "bbr"}
+    assert {n for _, n, *_ in got} >= {1, 4}
+    assert {r for _, _, r, *_ in got} == {10, 50}
+    assert {t for *_, t, _ in got} >= {20, 80}
+    assert {b for *_, b in got} == {0.5, 1, 2}
+    staggered = [sc for sc in RECORDED if len(set(sc.starts_s)) > 1 and len(set(sc.rtts_ms)) > 1]
+    assert staggered, "one scenario with staggered starts and different RTTs"
+
+
+@pytest.mark.parametrize("sc", RECORDED, ids=lambda s: s.id)
+def test_the_recording_is_within_the_emulators_error(sc):
+    rec = lk.recorded(sc)
+    assert len(rec["runs"]) == lk.RUNS
+    assert rec["kernel"] and rec["sysctls"]["net.ipv4.tcp_congestion_control"]
+    for r in rec["runs"]:
+        assert r["emulator"]["p99_error_us"] < lk.tenth_packet_us(sc)
+        assert r["emulator"]["drop_decisions_differing"] == 0
+
+
+@pytest.mark.parametrize("sc", RECORDED, ids=lambda s: s.id)
+def test_ccsim_agrees_with_the_kernel(sc):
+    """Every pair agrees or is listed (traced, or open with what is known),
+    and the lists hold no pair that agrees now."""
+    rows = lk.compare(sc, lk.recorded(sc)["runs"], lk.ccsim_run(sc)["metrics"])
+    assert len(rows) == len(lk.METRICS) + sc.n_flows - 1  # goodput per flow
+    bad = [f"{r['metric']}: kernel {r['kernel_mean']:.4g} [{r['kernel_lo']:.4g}, {r['kernel_hi']:.4g}], "
+           f"ccsim {r['ccsim']:.4g}" for r in rows if r["verdict"] == "differs"]
+    assert not bad, "; ".join(bad)
+    listed = {m for (sid, m) in list(lk.TRACED) + list(lk.OPEN) if sid == sc.id}
+    assert listed == {r["metric"] for r in rows if r["verdict"] in ("traced", "open")}, "a listed pair agrees now"
+
+
+def test_a_pair_outside_the_kernels_range_and_tolerance_differs():
+    sc = lk.by_id("cubic-1-50m-20ms-2bdp")  # nothing listed for it
+    runs = [{"metrics": lk.summarise(sc, [10.0], [[20.0, 30.0]], 10 + i, 0, [5.0], 10 + i)} for i in range(3)]
+    ours = lk.summarise(sc, [10.3], [[20.0, 30.0]], 20, 0, [5.0], 11)
+    rows = {r["metric"]: r for r in lk.compare(sc, runs, ours)}
+    assert rows["goodput_mbps"]["verdict"] == "ok"  # 3% off
+    assert rows["drops"]["verdict"] == "ok"  # inside 10-12
+    assert rows["retransmits"]["verdict"] == "differs"  # 20 against 10-12
