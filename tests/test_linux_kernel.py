@@ -55,3 +55,22 @@ def test_a_pair_outside_the_kernels_range_and_tolerance_differs():
     assert rows["goodput_mbps"]["verdict"] == "ok"  # 3% off
     assert rows["drops"]["verdict"] == "ok"  # inside 10-12
     assert rows["retransmits"]["verdict"] == "differs"  # 20 against 10-12
+
+
+def test_the_reference_droptail_that_checks_the_emulator():
+    """kernel_live's independent DropTail (the replay that checks the
+    emulator's drop decisions) on a hand-worked case: 1500-byte packets at
+    12 Mb/s take 1 ms; a buffer of 2 waiting packets (the one in service
+    not counted)."""
+    from validation import kernel_live
+
+    ms = 1_000_000
+    # four at once: one in service, two wait, the fourth is dropped; at
+    # 1 ms the first has left and one more fits, at 1.5 ms the queue is
+    # full again (in service: #2, waiting #3 and #5)
+    arrivals = [(0, 1500)] * 4 + [(1 * ms, 1500), (int(1.5 * ms), 1500), (3 * ms, 1500)]
+    assert kernel_live.reference_verdicts(arrivals, 12_000_000, 2, 0.0, 1) == [0, 0, 0, 1, 0, 1, 0]
+    # Bernoulli loss is drawn before the buffer, from the seed
+    lossy = kernel_live.reference_verdicts([(i * 2 * ms, 1500) for i in range(1000)], 12_000_000, 2, 0.1, 7)
+    assert lossy == kernel_live.reference_verdicts([(i * 2 * ms, 1500) for i in range(1000)], 12_000_000, 2, 0.1, 7)
+    assert 60 < lossy.count(2) < 140 and lossy.count(1) == 0
