@@ -38,6 +38,7 @@
 //! at `CA_EVENT_TX_START`), which needs the time of the last send.
 use super::cubic::{CubicConfig, Variant};
 use super::hystart::Hystart;
+use super::linux_ai::SndCwndCnt;
 use super::{share, AckInfo, CcEvent, CcState, CongestionControl, SharedConfig};
 use crate::sim::time::PS_PER_S;
 use crate::sim::Time;
@@ -66,7 +67,7 @@ pub struct LinuxCubic {
     ack_cnt: u32,
     tcp_cwnd: u32,
     /// `tp->snd_cwnd_cnt`, the acked segments toward the next increment.
-    cwnd_cnt: u32,
+    cwnd_cnt: SndCwndCnt,
     hystart: Option<Box<Hystart>>,
 }
 
@@ -113,7 +114,7 @@ impl LinuxCubic {
             epoch_start: None,
             ack_cnt: 0,
             tcp_cwnd: 0,
-            cwnd_cnt: 0,
+            cwnd_cnt: SndCwndCnt::default(),
             hystart,
         }
     }
@@ -211,25 +212,9 @@ impl LinuxCubic {
         self.cnt = self.cnt.max(2);
     }
 
-    /// `tcp_cong_avoid_ai`: one segment per `w` acked, credits kept.
-    fn cong_avoid_ai(&mut self, s: &mut CcState, w: u32, acked: u32) {
-        let mut cwnd = s.cwnd as u32;
-        if self.cwnd_cnt >= w {
-            self.cwnd_cnt = 0;
-            cwnd += 1;
-        }
-        self.cwnd_cnt += acked;
-        if self.cwnd_cnt >= w {
-            let delta = self.cwnd_cnt / w;
-            self.cwnd_cnt -= delta * w;
-            cwnd += delta;
-        }
-        s.cwnd = (cwnd as f64).min(s.max_cwnd);
-    }
-
     /// A congestion event or an RTO zeroes `snd_cwnd_cnt`.
     fn reset_cwnd_cnt(&mut self) {
-        self.cwnd_cnt = 0;
+        self.cwnd_cnt.reset();
     }
 }
 
@@ -242,18 +227,14 @@ impl CongestionControl for LinuxCubic {
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         let mut acked = acked.min(u32::MAX as u64) as u32;
         if s.in_slow_start() {
-            // tcp_slow_start
-            let cwnd = s.cwnd as u32;
-            let grown = cwnd.saturating_add(acked).min(s.ssthresh as u32).max(cwnd);
-            acked -= grown - cwnd;
-            s.cwnd = (grown as f64).min(s.max_cwnd);
+            acked = SndCwndCnt::slow_start(s, acked);
             if acked == 0 {
                 return;
             }
         }
         let cwnd = s.cwnd as u32;
         self.update(cwnd, acked, jiffies(s.now, self.cfg.hz));
-        self.cong_avoid_ai(s, self.cnt, acked);
+        self.cwnd_cnt.cong_avoid_ai(s, self.cnt, acked);
     }
 
     /// `cubictcp_recalc_ssthresh`, with `tcp_init_cwnd_reduction`'s zeroing

@@ -102,7 +102,8 @@ macro_rules! builtin {
 /// Every controller ccsim ships, in the order `ccsim list` shows them and
 /// the fuzz draws them.
 pub const BUILTINS: &[Builtin] = &[
-    builtin!("reno", Needs::NONE, reno::Reno),
+    // RFC 5681's or the kernel's, by its `variant`
+    Builtin { name: "reno", needs: Needs::NONE, doc: reno::Reno::doc, build: reno::build },
     builtin!("hstcp", Needs::NONE, hstcp::HighSpeed),
     builtin!("stcp", Needs::NONE, stcp::Scalable),
     builtin!("htcp", Needs::NONE, htcp::Htcp),

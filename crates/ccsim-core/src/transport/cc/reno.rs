@@ -15,6 +15,9 @@
 //! ssthresh, as ns-2's `opencwnd()` (tcp.cc) does, so a fractional window
 //! (after ns-2's unrounded halving and partial-ACK deflation) can pass
 //! ssthresh by up to one segment: 2.42 with ssthresh 3 becomes 3.42, not 3.
+//!
+//! Linux's Reno in whole segments is `variant = "linux"` (`reno_linux.rs`,
+//! the `linux` personality's Reno).
 use super::{abc_param, cong_avoid_ai, slow_start_units, CcState, CongestionControl, ControllerDoc, ParamDoc};
 use crate::scenario::{params::Params, ConfigError};
 
@@ -55,6 +58,12 @@ impl Reno {
             params: vec![
                 abc_param(d.abc),
                 ParamDoc {
+                    name: "variant",
+                    default: "rfc".into(),
+                    doc: "rfc (RFC 5681 in real numbers, ssthresh from the flight) | linux (tcp_cong.c: whole \
+                          segments, snd_cwnd_cnt, ssthresh = max(cwnd >> 1, 2); counts segments acked)",
+                },
+                ParamDoc {
                     name: "slow_start",
                     default: "rfc5681".into(),
                     doc: "rfc5681 (+1 per unit up to ssthresh) | ns2 (tcp.cc opencwnd: +1 per ACK while cwnd < \
@@ -64,20 +73,41 @@ impl Reno {
         }
     }
 
-    pub fn from_params(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Self, ConfigError> {
+    /// The parameters, and whether `variant = "linux"`.
+    fn parse(p: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<(RenoConfig, bool), ConfigError> {
         let d = RenoConfig::default();
         let mut p = Params::new(p, &format!("{path}.cc_params"));
-        let abc = p.bool("abc", d.abc)?;
+        let linux = p.choice("variant", "rfc", &["rfc", "linux"])? == "linux";
+        let abc = p.bool("abc", d.abc || linux)?;
         let ns2_slow_start = p.choice("slow_start", "rfc5681", &["rfc5681", "ns2"])? == "ns2";
         p.finish()?;
+        if linux && (!abc || ns2_slow_start) {
+            let (k, v) = if abc { ("slow_start", "\"ns2\"") } else { ("abc", "false") };
+            return Err(ConfigError::new(
+                format!("{path}.cc_params.{k}"),
+                format!("{v}; variant = \"linux\" counts segments acked (abc = true) with tcp_slow_start"),
+            ));
+        }
         if ns2_slow_start && abc {
             return Err(ConfigError::new(
                 format!("{path}.cc_params.slow_start"),
                 "\"ns2\" is not allowed with abc = true (ns-2's opencwnd counts ACKs); use \"rfc5681\" or abc = false",
             ));
         }
-        Ok(Reno::new(RenoConfig { abc, ns2_slow_start }))
+        Ok((RenoConfig { abc, ns2_slow_start }, linux))
     }
+}
+
+/// The registry's constructor: RFC 5681's Reno or the kernel's, as
+/// `variant` says.
+pub fn build(
+    params: &serde_json::Map<String, serde_json::Value>,
+    path: &str,
+) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    Ok(match Reno::parse(params, path)? {
+        (cfg, false) => Box::new(Reno::new(cfg)),
+        (_, true) => Box::<super::reno_linux::LinuxReno>::default(),
+    })
 }
 
 impl CongestionControl for Reno {

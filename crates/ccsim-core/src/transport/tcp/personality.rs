@@ -44,7 +44,8 @@
 //!   receiver (`delack_model = "linux"`), SACK blocks in the ACK's bytes
 //!   (`sack_option = "linux"`), and CUBIC (`tcp_cubic.c`: β = 717/1024,
 //!   HyStart, `cnt` clamped to 20 before the first loss) as the default
-//!   controller.
+//!   controller; a Reno flow gets `tcp_cong.c`'s Reno in whole segments
+//!   (`variant = "linux"`).
 //!
 //! ns-2's order of simultaneous events is a property of the network, not
 //! of a flow: it is the queues' `ties` and the scenario's `ns2_clock`
@@ -157,6 +158,10 @@ pub fn fill_linux(f: &mut FlowSpec) {
     if super::cc::registry::has_param(&cc, "abc") {
         params.entry("abc").or_insert(Value::Bool(true));
     }
+    if cc == "reno" {
+        // tcp_cong.c's Reno in whole segments (`reno_linux.rs`)
+        params.entry("variant").or_insert(Value::from("linux"));
+    }
     if cc == "cubic" {
         // tcp_cubic.c in integers and jiffies, with its module defaults
         // (`CubicConfig::linux`: beta 717/1024, HyStart's Linux rules,
@@ -219,6 +224,16 @@ mod tests {
         assert_eq!((f.ecn_response, f.ecn_retransmit_ect), (Some(EcnResponse::Ns2), Some(true)));
         let f = filled(serde_json::json!({"tcp_model": "ns2", "ecn": true, "cc": "cubic"}));
         assert_eq!(f.ecn_response, Some(EcnResponse::Rfc3168), "ns-2's halving is Reno's");
+    }
+
+    #[test]
+    fn linux_gives_the_kernels_reno_and_cubic() {
+        let p = |j| filled(j).cc_params.unwrap();
+        assert_eq!(p(serde_json::json!({"tcp_model": "linux", "cc": "reno"}))["variant"], "linux");
+        assert_eq!(p(serde_json::json!({"tcp_model": "linux"}))["variant"], "linux");
+        let f = filled(serde_json::json!({"tcp_model": "linux", "cc": "reno", "cc_params": {"variant": "rfc"}}));
+        assert_eq!(f.cc_params.unwrap()["variant"], "rfc", "a flow's choice wins");
+        assert!(!p(serde_json::json!({"cc": "reno"})).contains_key("variant"));
     }
 
     #[test]
