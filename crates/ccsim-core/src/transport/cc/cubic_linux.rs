@@ -225,13 +225,7 @@ impl CongestionControl for LinuxCubic {
 
     /// `cubictcp_cong_avoid` (the sender calls it only while cwnd-limited).
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut acked = acked.min(u32::MAX as u64) as u32;
-        if s.in_slow_start() {
-            acked = SndCwndCnt::slow_start(s, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = SndCwndCnt::after_slow_start(s, acked) else { return };
         let cwnd = s.cwnd as u32;
         self.update(cwnd, acked, jiffies(s.now, self.cfg.hz));
         self.cwnd_cnt.cong_avoid_ai(s, self.cnt, acked);

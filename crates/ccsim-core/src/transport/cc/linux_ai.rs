@@ -27,6 +27,15 @@ impl SndCwndCnt {
         acked - (grown - cwnd)
     }
 
+    /// A controller's `cong_avoid` opening (`tcp_reno_cong_avoid`,
+    /// `cubictcp_cong_avoid`): slow start first when in it; the acked
+    /// segments left for congestion avoidance, `None` if none are.
+    pub fn after_slow_start(s: &mut CcState, acked: u64) -> Option<u32> {
+        let acked = acked.min(u32::MAX as u64) as u32;
+        let left = if s.in_slow_start() { Self::slow_start(s, acked) } else { acked };
+        (left > 0).then_some(left)
+    }
+
     /// `tcp_cong_avoid_ai`: one segment per `w` acked, the credit kept
     /// (and credit from a larger `w` spent first).
     pub fn cong_avoid_ai(&mut self, s: &mut CcState, w: u32, acked: u32) {

@@ -24,13 +24,7 @@ impl CongestionControl for LinuxReno {
 
     /// `tcp_reno_cong_avoid` (the sender calls it only while cwnd-limited).
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut acked = acked.min(u32::MAX as u64) as u32;
-        if s.in_slow_start() {
-            acked = SndCwndCnt::slow_start(s, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = SndCwndCnt::after_slow_start(s, acked) else { return };
         let w = s.cwnd as u32;
         self.cnt.cong_avoid_ai(s, w, acked);
     }
