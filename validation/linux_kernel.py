@@ -37,9 +37,10 @@ first RTT, in segments), the bottleneck's time-average queue (waiting
 packets, 10 ms samples) and drops, and Jain's index of the goodputs.
 
 A pair agrees when ccsim is within :data:`TOLERANCE` of the kernel's mean
-or inside the range of its runs; otherwise it needs a cause in
+or inside the range of its runs. Otherwise it needs a cause in
 :data:`TRACED` (a named kernel behaviour the personality lacks, with its
-function), or it is a failure.
+function), or an entry in :data:`OPEN` (no cause yet, with what is known);
+anything else is a failure, and so is a listed pair that agrees.
 """
 from __future__ import annotations
 
