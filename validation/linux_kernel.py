@@ -92,6 +92,11 @@ class Scenario:
         bdp = self.rate_mbps * 1e6 * self.rtts_ms[0] / 1e3 / (8 * MTU)
         return max(1, round(bdp * self.buffer_bdp))
 
+    def cwnd_window(self, i: int) -> Tuple[float, float]:
+        """Flow ``i``'s window samples that count, both sides: from its
+        first RTT of data (connect + handshake + one RTT) to the end."""
+        return self.starts_s[i] + 2 * self.rtts_ms[i] / 1e3, self.duration_s
+
     def params(self) -> Dict[str, Any]:
         return {"cc": self.cc, "rate_mbps": self.rate_mbps, "rtts_ms": list(self.rtts_ms),
                 "buffer_pkts": self.buffer_pkts, "starts_s": list(self.starts_s), "duration_s": self.duration_s,
@@ -259,9 +264,7 @@ def ccsim_run(sc: Scenario, seed: int = 1) -> Dict[str, Any]:
     raw = res.raw
     fs = raw["series"]["flows"]
     cwnds: List[List[float]] = [[] for _ in range(sc.n_flows)]
-    t0: List[Tuple[float, float]] = []
-    for i, (s, r) in enumerate(zip(sc.starts_s, sc.rtts_ms)):
-        t0.append((s + 2 * r / 1e3, sc.duration_s))
+    t0 = [sc.cwnd_window(i) for i in range(sc.n_flows)]
     series0: List[Tuple[float, float]] = []
     for t, f, w in zip(fs["time_s"], fs["flow"], fs["cwnd"]):
         lo, hi = t0[f]
@@ -286,9 +289,9 @@ def kernel_metrics(sc: Scenario, run: Dict[str, Any]) -> Dict[str, Any]:
     ``tcpi_snd_cwnd`` every 10 ms, the emulator's queue samples over the
     run."""
     cwnds: List[List[float]] = []
-    for f, s, r in zip(run["flows"], sc.starts_s, sc.rtts_ms):
-        lo = s + 2 * r / 1e3
-        cwnds.append([float(w) for t, w in zip(f["t"], f["tcp_info"]["snd_cwnd"]) if lo <= t <= sc.duration_s])
+    for i, f in enumerate(run["flows"]):
+        lo, hi = sc.cwnd_window(i)
+        cwnds.append([float(w) for t, w in zip(f["t"], f["tcp_info"]["snd_cwnd"]) if lo <= t <= hi])
     emu = run["emulator"]
     q = emu["queue"]
     shift = emu["t0_monotonic_ns"] - run["t0_monotonic_ns"]
