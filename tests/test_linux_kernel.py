@@ -38,7 +38,8 @@ def test_the_recording_is_within_the_emulators_error(sc):
 def test_ccsim_agrees_with_the_kernel(sc):
     """Every pair agrees or is listed (traced, or open with what is known),
     and the lists hold no pair that agrees now."""
-    rows = lk.compare(sc, lk.recorded(sc)["runs"], lk.ccsim_run(sc)["metrics"])
+    runs = lk.recorded(sc)["runs"]
+    rows = lk.compare(sc, runs, lk.ccsim_runs(sc, runs))
     assert len(rows) == len(lk.METRICS) + sc.n_flows - 1  # goodput per flow
     bad = [f"{r['metric']}: kernel {r['kernel_mean']:.4g} [{r['kernel_lo']:.4g}, {r['kernel_hi']:.4g}], "
            f"ccsim {r['ccsim']:.4g}" for r in rows if r["verdict"] == "differs"]
@@ -51,10 +52,30 @@ def test_a_pair_outside_the_kernels_range_and_tolerance_differs():
     sc = lk.by_id("cubic-1-50m-20ms-2bdp")  # nothing listed for it
     runs = [{"metrics": lk.summarise(sc, [10.0], [[20.0, 30.0]], 10 + i, 0, [5.0], 10 + i)} for i in range(3)]
     ours = lk.summarise(sc, [10.3], [[20.0, 30.0]], 20, 0, [5.0], 11)
-    rows = {r["metric"]: r for r in lk.compare(sc, runs, ours)}
+    rows = {r["metric"]: r for r in lk.compare(sc, runs, [ours])}
     assert rows["goodput_mbps"]["verdict"] == "ok"  # 3% off
     assert rows["drops"]["verdict"] == "ok"  # inside 10-12
     assert rows["retransmits"]["verdict"] == "differs"  # 20 against 10-12
+    # ccsim's runs: their mean is compared, their range reported
+    two = [ours, lk.summarise(sc, [10.3], [[20.0, 30.0]], 4, 0, [5.0], 11)]
+    rows = {r["metric"]: r for r in lk.compare(sc, runs, two)}
+    assert (rows["retransmits"]["ccsim"], rows["retransmits"]["ccsim_lo"], rows["retransmits"]["ccsim_hi"]) == (12, 4, 20)
+    assert rows["retransmits"]["verdict"] == "ok"
+
+
+def test_start_offsets_keep_the_kernels_order_within_flows_started_together():
+    """Flows a scenario starts together get the kernel run's spacing of
+    their first data at the bottleneck; a flow started on its own, none."""
+    from validation.kernel_live import flow_addr
+
+    sc = lk.by_id("cubic-4-50m-80ms-0.5bdp")
+    us = 1_000
+    arrivals = [{"t_ns": t, "len": n, "src": flow_addr(i)} for t, n, i in [
+        (0, 60, 0), (10 * us, 60, 1), (500 * us, 1500, 2), (520 * us, 1500, 0), (521 * us, 1500, 2),
+        (600 * us, 1500, 1), (650 * us, 1500, 3)]]
+    assert lk.start_offsets(sc, arrivals) == pytest.approx([20e-6, 100e-6, 0.0, 150e-6])
+    staggered = lk.by_id("cubic-4-staggered")
+    assert lk.start_offsets(staggered, arrivals) == [0.0] * 4
 
 
 def test_the_reference_droptail_that_checks_the_emulator():

@@ -146,7 +146,8 @@ DEFAULTS: List[Default] = [
     # queues' (docs/validation.md, "ns-3: AQMs and DCTCP"), so every segment
     # is ACKed, as in ns3_suite.
     Default("delayed ACKs", "every 2nd segment, 200 ms timer (`DelAckCount` 2)",
-            "every 2nd segment after 16 quick ACKs, adaptive 40-200 ms timer (`delack_model = \"linux\"`)",
+            "every 2nd segment, each at once for the first 16 and while the receive window grows,"
+            " adaptive 40-200 ms timer (`delack_model = \"linux\"`)",
             "every segment (ns-3 `DelAckCount` 1, ccsim `delayed_ack = false`)", "both",
             {"ns3::TcpSocket::DelAckCount": "1"}, {"delayed_ack": False}),
     Default("loss recovery", "PRR (`TcpPrrRecovery`), SACK on",

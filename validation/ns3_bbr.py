@@ -119,7 +119,8 @@ DEFAULTS: List[Default] = [
     # per timeout (docs/validation.md, "ns-3: AQMs and DCTCP"); every
     # segment is ACKed on both sides.
     Default("delayed ACKs", "every 2nd segment, 200 ms timer (`DelAckCount` 2)",
-            "every 2nd segment after 16 quick ACKs, adaptive 40-200 ms timer (`delack_model = \"linux\"`)",
+            "every 2nd segment, each at once for the first 16 and while the receive window grows,"
+            " adaptive 40-200 ms timer (`delack_model = \"linux\"`)",
             "every segment (ns-3 `DelAckCount` 1, ccsim `delayed_ack = false`): no ACK carries two "
             "segments, so BBR's delivery samples and ACK-aggregation estimate see no ACK compression",
             "both", {"ns3::TcpSocket::DelAckCount": "1"}, {"delayed_ack": False}),
@@ -560,11 +561,12 @@ SHARE_BUFFERS = (2.0, 4.0)
 SHARE_SCENARIOS: List[Scenario] = [_share_row(m, d) for d in (False, True) for m in SHARE_BUFFERS]
 
 
-def run_share(out: pathlib.Path, ids: Optional[List[str]] = None) -> dict:
+def run_share(out: pathlib.Path, ids: Optional[List[str]] = None, ccsim_only: bool = False) -> dict:
     """The long runs ``ids`` (all when None) in ns-3 as shipped, ns-3 with
     :data:`LINUX_BEHAVIOURS` and ccsim (:data:`SHARE_SEEDS`), merged into
     ``out/ns3-bbr-share.json`` after each row (a recorded row with the same
-    parameters is kept unless named)."""
+    parameters is kept unless named). ``ccsim_only``: rerun ccsim's seeds
+    of the recorded rows, keeping their ns-3 columns."""
     import ccsim
 
     out = pathlib.Path(out)
@@ -575,6 +577,16 @@ def run_share(out: pathlib.Path, ids: Optional[List[str]] = None) -> dict:
     path = out / SHARE_RESULTS
     prev = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"rows": []}
     rows = {r["id"]: r for r in prev["rows"] if r["id"] in known and r["params"] == known[r["id"]].params()}
+    if ccsim_only:
+        for sc in [known[i] for i in ids] if ids else SHARE_SCENARIOS:
+            if sc.id not in rows:
+                raise ValueError(f"{sc.id}: not recorded; run it in ns-3 first (--share {sc.id})")
+            cs = [run_ccsim(sc, k, waits=False) for k in SHARE_SEEDS]
+            rows[sc.id]["ccsim_seeds"] = {m: [c["metrics"][m] for c in cs] for m in SHARE_METRICS}
+            rows[sc.id]["wall_s"]["ccsim"] = [c["wall_s"] for c in cs]
+        prev.update(ccsim_version=ccsim.__version__, rows=[rows[s.id] for s in SHARE_SCENARIOS if s.id in rows])
+        _write(out, prev, SHARE_RESULTS)
+        return json.loads(path.read_text(encoding="utf-8"))
     exe, exe_linux = ns3_suite.build(), ns3_suite.build([LINUX_SOURCE])
     for sc in [known[i] for i in ids] if ids else SHARE_SCENARIOS:
         if not ids and sc.id in rows:
@@ -850,7 +862,8 @@ if __name__ == "__main__":  # a convenience; the driver is validation/run.py
     ap = argparse.ArgumentParser(description="ccsim's BBR against ns-3 3.44's TcpBbr")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent / "results" / NAME)
-    ap.add_argument("--ccsim-only", action="store_true")
+    ap.add_argument("--ccsim-only", action="store_true",
+                    help="rerun ccsim only, against the recorded ns-3 columns (with --share: the long runs' seeds)")
     ap.add_argument("--variant", metavar="FLAGS",
                     help="comma-separated NS3BBR_* behaviours: run the named rows in the experimental ns-3 with "
                          "only these, against the recorded ccsim column (nothing recorded)")
@@ -869,7 +882,7 @@ if __name__ == "__main__":  # a convenience; the driver is validation/run.py
         lo, hi = (int(x) for x in a.rng_runs.split("-"))
         print(run_draws(a.only, list(range(lo, hi + 1)), a.out, shipped=not a.linux_only))
     elif a.share:
-        print(share_markdown(run_share(a.out, a.only or None)))
+        print(share_markdown(run_share(a.out, a.only or None, ccsim_only=a.ccsim_only)))
     elif a.variant:
         print(run_variant(a.variant.split(","), a.only, a.out))
     else:

@@ -233,7 +233,8 @@ DEFAULTS: List[Default] = [
     Default(
         "ACK ratio (delayed ACKs)",
         "every 2nd segment, 200 ms timer (`TcpSocket::DelAckCount` 2)",
-        "every 2nd segment after 16 quick ACKs, an adaptive 40-200 ms timer (`delayed_ack`, `delack_model = \"linux\"`)",
+        "every 2nd segment, each at once for the first 16 and while the receive window grows,"
+        " an adaptive 40-200 ms timer (`delayed_ack`, `delack_model = \"linux\"`)",
         "every segment (`delayed_ack = false`)",
         "both",
         {"ns3::TcpSocket::DelAckCount": "1"},

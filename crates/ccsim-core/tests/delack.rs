@@ -2,18 +2,23 @@
 //! completion time is the same as with an ACK per segment, except for a
 //! last odd segment, whose ACK waits the model's timeout: 100 ms with the
 //! fixed timer, Linux's 40 ms ATO with `delack_model = "linux"`, and not
-//! at all while Linux's 16 quick ACKs of the start last; ns-3's
-//! (`delack_model = "ns3"`) ACKs only the first segment at once.
+//! at all while Linux's 16 quick ACKs of the start last, nor while its
+//! offered window grows; ns-3's (`delack_model = "ns3"`) ACKs only the
+//! first segment at once.
 mod common;
 use common::*;
 
 /// Completion time of one `segments`-segment transfer over an idle 10 Mb/s,
 /// 100 ms path with an initial window of 10, for the given ACK fields.
 fn fct(segments: u64, ack: &str) -> f64 {
+    fct_mss(segments, 1000, ack)
+}
+
+fn fct_mss(segments: u64, mss: u64, ack: &str) -> f64 {
     let r = Dumbbell::new(10e6, 100, 3.0)
         .flow(&format!(
-            "cc = \"reno\"\nrecovery = \"sack\"\ninit_cwnd_pkts = 10\nrtt_s = 0.1\nmss_bytes = 1000\nbytes = {}\n{ack}",
-            segments * 1000
+            "cc = \"reno\"\nrecovery = \"sack\"\ninit_cwnd_pkts = 10\nrtt_s = 0.1\nmss_bytes = {mss}\nbytes = {}\n{ack}",
+            segments * mss
         ))
         .run();
     assert_conserved(&r);
@@ -34,6 +39,22 @@ fn the_sixteen_quick_acks_cover_the_start_and_the_seventeenth_segment_waits_the_
     assert!((d - 40.0 * MS).abs() < 1e-9, "{d}");
     // 18: ACKed with the 17th at once (every second segment)
     assert!(fct(18, linux) - fct(18, "delayed_ack = false") < 1e-9);
+}
+
+/// With 1448-byte segments Linux's receiver offers more than its initial
+/// window once the first segment shows what a segment costs its buffer
+/// (the clamp rises to 81920 bytes, `rcv_ssthresh` is 65160): the first
+/// six segments each grow it by two segments, and each growth sets one
+/// more quick ACK (`tcp_grow_window`: `icsk_ack.quick |= 1`), so 22
+/// segments go without a delayed ACK and the 23rd waits the ATO. With
+/// 1000-byte segments the clamp falls below the initial window: 16.
+#[test]
+fn the_window_growth_extends_the_quick_acks() {
+    let linux = "delayed_ack = true\ndelack_model = \"linux\"";
+    let none = |n| fct_mss(n, 1448, "delayed_ack = false");
+    assert_eq!(fct_mss(22, 1448, linux), none(22));
+    let d = fct_mss(23, 1448, linux) - none(23);
+    assert!((d - 40.0 * MS).abs() < 1e-9, "{d}");
 }
 
 #[test]

@@ -50,9 +50,11 @@ impl Ecn {
 /// accordingly), which keeps the whole packet at 88 bytes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TcpHeader {
-    /// Data: segment number.
+    /// Data: segment number. ACK: the receiver's TSval (read it with
+    /// [`TcpHeader::tsval`]).
     pub seq: u64,
-    /// ACK: next segment expected by the receiver (cumulative ACK).
+    /// ACK: next segment expected by the receiver (cumulative ACK). Data:
+    /// TSecr (read it with [`TcpHeader::tsecr`]).
     pub ack: u64,
     /// SACK blocks as (start, end) offsets above `ack`: use `push_sack` and
     /// `sack_blocks`.
@@ -85,6 +87,21 @@ const DSACK_BIT: u8 = 0x20;
 const N_SACK_MASK: u8 = 0x03;
 
 impl TcpHeader {
+    /// ACK: its TSval, the time the receiver sent it (RFC 7323 §3), kept
+    /// in `seq`, which an ACK does not otherwise use; 0 when the receiver
+    /// sends none (a replayed ACK).
+    pub fn tsval(&self) -> Time {
+        self.seq
+    }
+
+    /// Data: its TSecr, the TSval of the latest ACK the sender had received
+    /// (RFC 7323 §4.3 `TS.Recent`), kept in `ack`, which a data segment
+    /// does not otherwise use; 0 before the first ACK. A Linux receiver
+    /// measures its RTT from it (`tcp_rcv_rtt_measure_ts`).
+    pub fn tsecr(&self) -> Time {
+        self.ack
+    }
+
     /// The number of SACK blocks.
     pub fn n_sack(&self) -> usize {
         (self.sack_ae & N_SACK_MASK) as usize

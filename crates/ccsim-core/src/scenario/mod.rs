@@ -541,9 +541,11 @@ flow_spec! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub delayed_ack: Option<bool>,
         /// with `delayed_ack`: when an in-order segment's ACK waits. `linux`: quick ACKs (every segment)
-        /// for the first min(16, `rwnd_pkts`/2) ACKs, after a gap longer than the receiver's RTO
-        /// (`init_rto_s`, no handshake being run), for a segment received twice, and for two ACKs at a
-        /// first CE mark; otherwise the ACK waits Linux's adaptive timeout (40 ms, following the segments'
+        /// for the first min(16, `rwnd_pkts`/2) ACKs, for each segment that grows the receive window
+        /// Linux offers (two segments per segment while buffer autotuning leaves room, which through slow
+        /// start is most segments), after a gap longer than the receiver's RTO (`init_rto_s`, no
+        /// handshake being run), for a segment received twice, and for two ACKs at a first CE mark;
+        /// otherwise the ACK waits Linux's adaptive timeout (40 ms, following the segments'
         /// inter-arrival time, doubled when it expires, at most the RTO), at most `delack_timeout_s`
         /// (`tcp_input.c`, `tcp_output.c`; [tcp-models.md](tcp-models.md)). `fixed`: the ACK waits
         /// `delack_timeout_s` (ns-2's `DelAckSink`). `ns3`: as `fixed`, except that the first in-order data

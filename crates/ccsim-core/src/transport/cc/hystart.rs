@@ -68,8 +68,10 @@
 //! - samples are ignored for 1 s (`HZ`) after a stage begins, not 10 ms;
 //! - since Linux 5.16 ("tcp_cubic: fix spurious Hystart ACK train
 //!   detections for not-cwnd-limited flows") the round restarts inside
-//!   `hystart_update`, before the ACK's checks; before, in `cong_avoid`
-//!   after them (as ns-3). The low-window gate is cwnd < ssthresh
+//!   `hystart_update`, before the ACK's checks and before the low-window
+//!   gate, so in slow start every ACK keeps the rounds aligned with the
+//!   flights, below `low_window` too; before, in `cong_avoid` after them
+//!   (as ns-3). The slow-start gate is cwnd < ssthresh
 //!   (`tcp_in_slow_start`), not ≤.
 //!
 //! ns-3 also calls `PktsAcked` for duplicate ACKs (one segment, srtt);
@@ -248,8 +250,8 @@ impl Hystart {
 
     /// Linux's `cubictcp_acked` and `hystart_update` for one ACK with RTT
     /// sample `delay`: `delay_min` from the samples themselves; in slow
-    /// start from `low_window` on, a new round first if the ACK passed the
-    /// round's end; the train past (delay_min + ack delay)/2 (the ack delay
+    /// start a new round first if the ACK passed the round's end, then,
+    /// from `low_window` on, the train past (delay_min + ack delay)/2 (the ack delay
     /// `hystart_ack_delay`: at most 1 ms, 4 × 64 KB at the pacing rate;
     /// not halved when the flow is paced at a rate); the delay rule on the
     /// round's smallest sample once `min_samples` were taken, past
@@ -258,12 +260,17 @@ impl Hystart {
         let delay = delay.max(1e-6);
         let dm = self.delay_min.map_or(delay, |m| m.min(delay));
         self.delay_min = Some(dm);
-        if self.found.is_some() || !s.in_slow_start() || s.cwnd < cfg.low_window {
+        if self.found.is_some() || !s.in_slow_start() {
             return None;
         }
         let now = s.now;
+        // `hystart_update`: the round restarts before the low-window gate,
+        // so rounds stay aligned with the flight from the first ACK on
         if self.una > self.end_seq {
             self.new_round(now, self.snd_nxt);
+        }
+        if s.cwnd < cfg.low_window {
+            return None;
         }
         let mut by = None;
         if cfg.detect.train() && now.saturating_sub(self.last_ack) <= from_secs(cfg.ack_delta_s) {
@@ -638,5 +645,45 @@ mod tests {
         assert_eq!((exit.unwrap().by, s.ssthresh), (Detect::Delay, 38.0));
         let ns3 = Tested::new(HystartConfig { detect: Detect::Delay, ..Default::default() });
         assert!(ns3.delay_thresh(0.2) >= 0.2, "ns-3's threshold would need samples above 400 ms");
+    }
+
+    /// Linux restarts the round in `hystart_update` before the low-window
+    /// gate: the first ACK opens round one (end_seq = SND.NXT = 10) while
+    /// cwnd is 10, the eleventh opens round two, and its ACK train counts
+    /// from there (the kernel peer, 10 Mb/s, 20 ms: an exit at cwnd 30 by
+    /// the train of a receiver's quick ACKs). Gated first, round one would
+    /// open only at cwnd 16, mid-flight, and end in the 10 ms gap.
+    #[test]
+    fn linux_rounds_restart_below_the_low_window() {
+        let cfg = HystartConfig { linux: true, ..Default::default() };
+        let mut h = Hystart::default();
+        let mut s = st(10.0, 0.02, 0.0);
+        s.srtt_s = Some(0.02);
+        let mut exit = None;
+        // round one: ten ACKs 1.2 ms apart, each sending two segments
+        for k in 0..10u64 {
+            s.now = from_secs(0.020 + 0.0012 * k as f64);
+            h.on_ack(&AckInfo { acked: 1, ece: false, ce: 0, una: k + 1, snd_nxt: 10 + 2 * k });
+            assert!(h.on_sample(&cfg, &mut s, None, Some(0.0201)).is_none());
+            if k == 0 {
+                assert_eq!((h.round_start, h.end_seq), (from_secs(0.020), 10));
+            }
+            s.cwnd += 1.0;
+        }
+        // round two: after a 10 ms gap, ACKs 1.2 ms apart from cwnd 20
+        for k in 0..12u64 {
+            s.now = from_secs(0.0412 + 0.0012 * k as f64);
+            h.on_ack(&AckInfo { acked: 1, ece: false, ce: 0, una: 11 + k, snd_nxt: 30 + 2 * k });
+            exit = h.on_sample(&cfg, &mut s, None, Some(0.0201));
+            if k == 0 {
+                assert_eq!((h.round_start, h.end_seq), (from_secs(0.0412), 30));
+            }
+            if exit.is_some() {
+                break;
+            }
+            s.cwnd += 1.0;
+        }
+        let exit = exit.expect("the train ends slow start");
+        assert_eq!((exit.by, exit.cwnd), (Detect::AckTrain, 29.0));
     }
 }

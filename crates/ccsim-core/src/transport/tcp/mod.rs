@@ -8,6 +8,7 @@ pub mod intervals;
 pub mod pacing;
 pub mod personality;
 pub mod rate;
+pub mod rcv_window;
 pub mod receiver;
 pub mod replay;
 pub mod rtt;

@@ -21,6 +21,7 @@ pub mod sack1;
 use super::accecn::AccEcnReceiver;
 use super::delack::LinuxDelack;
 use super::intervals::Intervals;
+use super::rcv_window::LinuxRcvWindow;
 use super::{EcnFeedback, TcpConfig};
 use crate::net::packet::{
     CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
@@ -49,8 +50,9 @@ pub struct TcpReceiver {
     /// BA: the latest data packet's v, echoed in the ACK's option.
     ba_v: u32,
     delack_timer: BareTimer,
-    /// `delack_model = "linux"` with delayed ACKs: quick ACKs and the ATO.
-    linux: Option<Box<LinuxDelack>>,
+    /// `delack_model = "linux"` with delayed ACKs: quick ACKs, the ATO
+    /// and the offered window ([`LinuxRx`]).
+    linux: Option<Box<LinuxRx>>,
     /// `delack_model = "ns3"` with delayed ACKs, until the first ACK is
     /// sent: the next in-order segment is ACKed at once (ns-3's delayed-ACK
     /// count starts full after the handshake).
@@ -88,6 +90,14 @@ impl RxHoles {
     fn holds(holes: Option<&RxHoles>, seq: u64) -> bool {
         holes.is_some_and(|h| h.ooo.containing(seq).is_some())
     }
+}
+
+/// A Linux receiver's ACK timing ([`LinuxDelack`]) and the window it
+/// offers ([`LinuxRcvWindow`]), whose growth quick-ACKs a segment: boxed,
+/// made only for `delack_model = "linux"` with delayed ACKs.
+struct LinuxRx {
+    delack: LinuxDelack,
+    window: LinuxRcvWindow,
 }
 
 /// What only some receivers use ([`TcpReceiver`]'s `extras`).
@@ -128,7 +138,8 @@ impl TcpReceiver {
             wnd: 0,
             ba_v: IP_OPT_NONE,
             delack_timer: BareTimer::new(),
-            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux).then(Box::<LinuxDelack>::default),
+            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
+                .then(|| Box::new(LinuxRx { delack: LinuxDelack::default(), window: LinuxRcvWindow::new(cfg.mss) })),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
             echo: false,
             delivered_bytes: 0,
@@ -155,9 +166,14 @@ impl TcpReceiver {
         self.extras.is_some()
     }
 
-    fn on_data(&mut self, net: &mut Net, seq: u64, size: u32, ts: Time, ce: bool, cwr: bool) {
+    /// A data segment with header `h`, `size` bytes on the wire, sent at
+    /// `ts`, CE-marked or not.
+    fn on_data(&mut self, net: &mut Net, h: &TcpHeader, size: u32, ts: Time, ce: bool) {
+        let (seq, tsecr, cwr) = (h.seq, h.tsecr(), h.cwr);
         let old = self.rcv_nxt;
         let had_hole = self.holes.is_some();
+        let dup = seq < old || RxHoles::holds(self.holes.as_deref(), seq);
+        let held_before = self.linux.is_some().then(|| self.held());
         self.rx_bytes += size as u64;
         let dctcp_echo = self.cfg.ecn_feedback == EcnFeedback::Dctcp;
         if dctcp_echo && ce != self.ece && self.pending > 0 {
@@ -165,11 +181,11 @@ impl TcpReceiver {
             // now, with the old state, so no ACK mixes the two.
             self.send_ack(net, self.ts_pending, old.saturating_sub(1));
         }
-        if let Some(l) = self.linux.as_mut() {
+        if let Some(l) = self.linux.as_mut().map(|x| &mut x.delack) {
             // Linux enters quick ACKs at a CE mark only when not already
             // echoing one (`TCP_ECN_DEMAND_CWR` not set).
             let first_ce = ce && (cwr || !self.ece);
-            if seq < old || RxHoles::holds(self.holes.as_deref(), seq) {
+            if dup {
                 l.on_duplicate(&self.cfg.delack_limits);
             } else if seq == old {
                 l.on_data(net.now, first_ce, &self.cfg.delack_limits);
@@ -210,6 +226,9 @@ impl TcpReceiver {
             self.insert_ooo(seq);
         }
         self.delivered_bytes += self.cfg.payload_between(old, self.rcv_nxt);
+        if let Some(held) = held_before {
+            self.rwin_on_data(net.now, seq, old, dup, tsecr, held);
+        }
         if let Some(a) = self.extras.as_deref_mut().and_then(|x| x.app.as_mut()) {
             // Segments old..rcv_nxt reach the application now: each
             // message's delay runs from its write, retransmissions and
@@ -231,12 +250,12 @@ impl TcpReceiver {
                 self.ts_pending = ts;
             }
             self.pending += 1;
-            let quick = self.linux.as_ref().is_some_and(|l| l.quick());
+            let quick = self.linux.as_ref().is_some_and(|l| l.delack.quick());
             if self.pending >= 2 || quick || accecn_now || self.ns3_first {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
                 let wait = match self.linux.as_ref() {
-                    Some(l) => l.delay(self.cfg.delack_timeout),
+                    Some(l) => l.delack.delay(self.cfg.delack_timeout),
                     None => self.cfg.delack_timeout,
                 };
                 self.delack_timer.arm(&mut net.events, receiver_timer(self.flow, 0), net.now.saturating_add(wait));
@@ -247,7 +266,7 @@ impl TcpReceiver {
     fn on_delack(&mut self, net: &mut Net) {
         if self.pending > 0 {
             if let Some(l) = self.linux.as_mut() {
-                l.on_timeout(&self.cfg.delack_limits);
+                l.delack.on_timeout(&self.cfg.delack_limits);
             }
             self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
         }
@@ -276,6 +295,35 @@ impl TcpReceiver {
         h.recent.truncate(2 * MAX_SACK_BLOCKS);
     }
 
+    /// Linux's offered window and buffer on a data segment (`seq`, with
+    /// `old` expected, `held` segments above a hole before it): the RTT
+    /// sample, the window's growth as the segment is queued (a quick ACK),
+    /// then the application's read.
+    fn rwin_on_data(&mut self, now: Time, seq: u64, old: u64, dup: bool, tsecr: Time, held: u64) {
+        let len = self.cfg.payload(seq);
+        let span = self
+            .holes
+            .as_deref()
+            .and_then(|h| h.ooo.last())
+            .map_or(0, |(_, e)| self.cfg.payload_between(self.rcv_nxt, e));
+        let Some(LinuxRx { delack: l, window: w }) = self.linux.as_deref_mut() else { return };
+        w.on_segment(now, tsecr, len);
+        let grew = if seq == old {
+            w.on_in_order(now, len, 1 + held, self.delivered_bytes)
+        } else {
+            !dup && w.on_out_of_order(len, held, span)
+        };
+        w.on_read(now, self.delivered_bytes, span);
+        if grew {
+            l.on_window_grew();
+        }
+    }
+
+    /// The segments held above a hole.
+    fn held(&self) -> u64 {
+        self.holes.as_deref().map_or(0, |h| h.ooo.iter_rev().map(|(s, e)| e - s).sum())
+    }
+
     fn block_of(&self, seq: u64) -> Option<SackBlock> {
         self.holes.as_deref().and_then(|h| h.ooo.containing(seq))
     }
@@ -285,10 +333,11 @@ impl TcpReceiver {
         self.ns3_first = false;
         self.delack_timer.disarm();
         if let Some(l) = self.linux.as_mut() {
-            l.on_ack_sent();
+            l.delack.on_ack_sent();
         }
         let ece = self.ece || std::mem::take(&mut self.negotiate);
-        let mut h = TcpHeader { ack: self.rcv_nxt, ece, wnd: self.wnd, ..Default::default() };
+        // (`seq`: the ACK's TSval, its send time)
+        let mut h = TcpHeader { seq: net.now, ack: self.rcv_nxt, ece, wnd: self.wnd, ..Default::default() };
         if let Some(a) = self.x_mut().and_then(|x| x.accecn.as_mut()) {
             h.set_ace(a.ack_sent());
         }
@@ -365,7 +414,7 @@ impl ReceiverAgent for TcpReceiver {
             // Not-ECT with ECE (an ns-2 agent's segment 0) is answered
             // with ECE, once, whatever the marks.
             self.negotiate = h.ece && pkt.ecn == Ecn::NotEct;
-            self.on_data(net, h.seq, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce, h.cwr);
+            self.on_data(net, h, pkt.size, pkt.ts, pkt.ecn == Ecn::Ce);
         }
     }
 

@@ -43,6 +43,10 @@ pub(in crate::transport::tcp) struct Extras {
     /// `slow_start_after_idle`: when the last segment left (Linux
     /// `lsndtime`).
     pub(super) last_send: Option<Time>,
+    /// RFC 7323 §4.3 `TS.Recent`, the latest ACK's TSval, echoed as TSecr
+    /// in every data segment: kept for a receiver that reads it (Linux's,
+    /// `delack_model = "linux"`, measures its RTT from it).
+    pub(super) ts_recent: Option<Time>,
 }
 
 /// The extras of a sender that has none, for reads.
@@ -57,6 +61,7 @@ pub(super) static NONE: Extras = Extras {
     offered: None,
     trace: None,
     last_send: None,
+    ts_recent: None,
 };
 
 impl Extras {
@@ -71,7 +76,8 @@ impl Extras {
             && self.jitter.is_none()
             && self.offered.is_none()
             && self.trace.is_none()
-            && self.last_send.is_none();
+            && self.last_send.is_none()
+            && self.ts_recent.is_none();
         (!empty).then(|| Box::new(self))
     }
 }

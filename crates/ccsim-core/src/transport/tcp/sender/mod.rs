@@ -562,6 +562,12 @@ impl SenderAgent for TcpSender {
 
     fn on_packet(&mut self, net: &mut Net, pkt: &Packet) {
         let Some(h) = pkt.tcp() else { return };
+        if self.cfg.delayed_ack && self.cfg.delack_model == super::DelackModel::Linux {
+            // RFC 7323 §4.3: an in-order ACK's TSval becomes TS.Recent
+            // (ccsim's ACKs are never older than the last: the newest)
+            let r = &mut self.x_make().ts_recent;
+            *r = Some(r.unwrap_or(0).max(h.tsval()));
+        }
         // ECN feedback ACKs (`ece_acks`): RFC 3168's and DCTCP's carry ECE;
         // AccECN's ECE flag is a bit of the ACE count, so there an ACK
         // counts when the count it reports grows (below).

@@ -34,7 +34,7 @@ impl TcpSender {
         let now = net.now;
         let seq = self.sb.una().saturating_sub(1);
         let size = self.cfg.header;
-        let l4 = L4::Tcp(TcpHeader { seq, ..Default::default() });
+        let l4 = L4::Tcp(TcpHeader { seq, ack: self.x().ts_recent.unwrap_or(0), ..Default::default() });
         net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, l4, ..Default::default() });
         if let Some(tr) = self.extras.as_deref_mut().and_then(|x| x.trace.as_mut()) {
             tr.push(SendRecord {
@@ -278,7 +278,14 @@ impl TcpSender {
         // the next segment, a retransmission too; the RFC on new data only.
         // AccECN sends no CWR (RFC 9768: the flag is a bit of the ACE counter).
         let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending) && self.x().accecn.is_none();
-        let l4 = L4::Tcp(TcpHeader { seq, retx, cwr, ece: negotiate, ..Default::default() });
+        let l4 = L4::Tcp(TcpHeader {
+            seq,
+            ack: self.x().ts_recent.unwrap_or(0),
+            retx,
+            cwr,
+            ece: negotiate,
+            ..Default::default()
+        });
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
         // bytes on the wire); routers on the path only ever lower it.
         // BA (§5): v starts unbounded (the option's largest value).

@@ -1,0 +1,371 @@
+//! Linux's receive-window growth and receive-buffer autotuning, as far as
+//! they decide when a receiver that delays ACKs answers at once
+//! (`delack_model = "linux"`, with [`super::delack`]).
+//!
+//! A Linux receiver offers at most `rcv_ssthresh`, and raises it by two
+//! segments for each full segment received while there is room under the
+//! window clamp and the free receive buffer (`tcp_grow_window`,
+//! net/ipv4/tcp_input.c). Every raise also sets `icsk_ack.quick |= 1`, so
+//! that segment is ACKed at once, not with the next one. The room opens
+//! when the application's reads show the sender sending more per round
+//! trip than before: once per receiver RTT the bytes read in the last one
+//! are compared with the round before, and the buffer is resized to twice
+//! them plus twice their growth (`tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`:
+//! Dynamic Right-Sizing, Fisk and Feng 2001). So through slow start a Linux
+//! receiver ACKs most segments at once: at 10 Mb/s its ACKs come 1.2 ms
+//! apart instead of 2.4 ms, inside HyStart's 2 ms ACK train
+//! (`hystart_ack_delta_us`), which then ends slow start before a loss.
+//!
+//! The receiver's RTT (`tcp_rcv_rtt_measure_ts`) comes from the timestamps
+//! option: each data segment echoes the TSval of the latest ACK its sender
+//! had received ([`crate::net::packet::TcpHeader::tsecr`]); a sample is the
+//! difference of the two ends' millisecond timestamp clocks, a smaller one
+//! replaces the estimate, a larger one enters at 1/8. The time to receive
+//! one offered window is a sample too, which only lowers the estimate
+//! (`tcp_rcv_rtt_measure`): below a millisecond it is the only one.
+//!
+//! Modelled with the kernel's byte arithmetic (Linux 6.18, checked against
+//! its `tcp:tcp_rcvbuf_grow` tracepoint on the kernel peer): the defaults
+//! `tcp_rmem` = 4096 131072 33554432 and `tcp_moderate_rcvbuf` = 1; the
+//! window a buffer gives, `tcp_win_from_space`, at the ratio of a
+//! segment's payload to its `truesize` (`scaling_ratio`), the latter what
+//! a 1500-byte frame costs received through TUN or veth (2304 bytes:
+//! [`truesize`]); an application that reads each segment as it arrives, so
+//! the receive queue holds only the arriving segment and the data above a
+//! hole. Not modelled, and why: the offered window as a limit on the sender
+//! (the buffer grows ahead of a slow-starting sender by design, and the
+//! flow's `rwnd_pkts` stays the limit); the window-update ACK a read can
+//! send (`tcp_cleanup_rbuf`, only when the offered window could double,
+//! which growth by two segments per segment pre-empts); memory pressure.
+use crate::sim::Time;
+
+/// `tcp_rmem[1]`: a socket's initial receive buffer.
+pub const RMEM_DEFAULT: u32 = 131_072;
+/// `tcp_rmem[2]`: the most autotuning gives it.
+pub const RMEM_MAX: u32 = 33_554_432;
+/// `TCP_RMEM_TO_WIN_SCALE`: `scaling_ratio` is in 1/256.
+const WIN_SCALE: u32 = 8;
+/// `TCP_DEFAULT_SCALING_RATIO`, before the first segment is measured.
+const DEFAULT_SCALING_RATIO: u32 = 1 << (WIN_SCALE - 1);
+/// `TCP_INIT_CWND`: the first round's expected bytes are ten segments.
+const INIT_CWND: u32 = 10;
+/// `tcp_event_data_recv`: smaller segments do not grow the window.
+const GROW_MIN_LEN: u32 = 128;
+/// One millisecond: the timestamp clock's tick (`TCP_TS_HZ`).
+const MS: Time = 1_000_000_000;
+/// One microsecond, the unit of the receiver's RTT.
+const US: Time = 1_000_000;
+
+/// What one received segment of `payload` bytes costs the receive buffer
+/// (`skb->truesize`): its frame, the driver's headroom and the shared
+/// info, in a power-of-two allocation, plus the `sk_buff` (256 bytes).
+/// A 1448-byte segment costs 2304, as the kernel peer's TUN receiver
+/// measured (`scaling_ratio` 160).
+pub fn truesize(payload: u32) -> u32 {
+    // IPv4 + TCP with timestamps, NET_SKB_PAD, skb_shared_info
+    (payload + 52 + 64 + 320).next_power_of_two() + 256
+}
+
+/// One receiver's window and buffer state, in bytes as the kernel keeps it.
+#[derive(Clone, Debug)]
+pub struct LinuxRcvWindow {
+    /// The advertised MSS (`advmss`), the window grows by two of them.
+    mss: u32,
+    /// `scaling_ratio`: window bytes per 256 buffer bytes.
+    ratio: u32,
+    /// What one queued segment costs the free window.
+    seg_cost: u32,
+    rcv_ssthresh: u32,
+    window_clamp: u32,
+    /// `sk_rcvbuf`.
+    rcvbuf: u32,
+    /// `rcvq_space.space`: the bytes read in the last measured RTT.
+    space: u32,
+    /// `rcvq_space.seq`, `rcvq_space.time`: where that measurement began;
+    /// the time is set at the first segment (the connection's start).
+    rcvq_seq: u64,
+    rcvq_time: Option<Time>,
+    /// `rcv_rtt_est.rtt_us`, in 1/8 µs (0: no sample yet).
+    rtt_us8: u64,
+    /// `rcv_rtt_last_tsecr`: one sample per echoed TSval.
+    last_tsecr: Time,
+    /// `rcv_rtt_est.seq`, `rcv_rtt_est.time`: the byte a window beyond
+    /// where the last window-based sample began, and when.
+    est_seq: u64,
+    est_time: Option<Time>,
+}
+
+impl LinuxRcvWindow {
+    /// The state after the handshake (`tcp_select_initial_window`,
+    /// `tcp_init_buffer_space`) and the first full segment, whose measured
+    /// `scaling_ratio` re-derives the clamp from the buffer
+    /// (`tcp_measure_rcv_mss` -> `tcp_set_window_clamp`).
+    pub fn new(mss: u32) -> Self {
+        let mss = mss.max(1);
+        let full = win_from_space(RMEM_DEFAULT, DEFAULT_SCALING_RATIO);
+        // the SYN-ACK's window, a multiple of the MSS
+        let rcv_wnd = if full > mss { full / mss * mss } else { full };
+        // one segment held back from the full space ("force reservation")
+        let clamp0 = if full > 2 * mss { (2 * mss).max(full - mss) } else { full };
+        let ssthresh0 = rcv_wnd.min(clamp0);
+        let space = ssthresh0.min(rcv_wnd).min(INIT_CWND * mss);
+        let ts = truesize(mss);
+        let ratio = ((mss << WIN_SCALE) / ts).max(1);
+        // tcp_set_window_clamp: a larger clamp lets rcv_ssthresh rise to the
+        // offered window, a smaller one caps it
+        let window_clamp = win_from_space(RMEM_DEFAULT, ratio);
+        let rcv_ssthresh =
+            if window_clamp >= clamp0 { rcv_wnd.min(window_clamp).max(ssthresh0) } else { ssthresh0.min(window_clamp) };
+        LinuxRcvWindow {
+            mss,
+            ratio,
+            seg_cost: win_from_space(ts, ratio),
+            rcv_ssthresh,
+            window_clamp,
+            rcvbuf: RMEM_DEFAULT,
+            space: space.min(window_clamp),
+            rcvq_seq: 0,
+            rcvq_time: None,
+            rtt_us8: 0,
+            last_tsecr: 0,
+            est_seq: 0,
+            est_time: None,
+        }
+    }
+
+    /// `tcp_rcv_rtt_measure_ts`: a data segment of `len` bytes echoing
+    /// `tsecr` arrived at `now`.
+    pub fn on_segment(&mut self, now: Time, tsecr: Time, len: u32) {
+        if tsecr == 0 || tsecr == self.last_tsecr {
+            return;
+        }
+        self.last_tsecr = tsecr;
+        if len < self.mss {
+            return;
+        }
+        let delta_ms = (now / MS).saturating_sub(tsecr / MS);
+        if delta_ms == 0 {
+            return;
+        }
+        // tcp_rcv_rtt_update(tp, sample, 0)
+        let sample_us = delta_ms * (MS / US);
+        let m = sample_us << 3;
+        self.rtt_us8 =
+            if self.rtt_us8 == 0 || m < self.rtt_us8 { m } else { self.rtt_us8 - (self.rtt_us8 >> 3) + sample_us };
+    }
+
+    /// An in-order segment of `len` bytes arrived with `queued` segments in
+    /// the receive buffer, itself and any data above a hole
+    /// (`tcp_event_data_recv` -> `tcp_grow_window`): whether the window
+    /// grew, so the segment is ACKed at once.
+    pub fn on_in_order(&mut self, now: Time, len: u32, queued: u64, rcv_nxt: u64) -> bool {
+        self.rcvq_time.get_or_insert(now);
+        self.measure_window_rtt(now, rcv_nxt);
+        len >= GROW_MIN_LEN && self.grow_window(len, queued)
+    }
+
+    /// `tcp_rcv_rtt_measure`: without a timestamp sample finer than the
+    /// clock's millisecond (an RTT below it gives none), the time to
+    /// receive one offered window (`rcv_ssthresh` here) bounds the RTT;
+    /// such a sample only ever lowers the estimate. `rcv_nxt`: the bytes
+    /// received in order.
+    fn measure_window_rtt(&mut self, now: Time, rcv_nxt: u64) {
+        if let Some(t0) = self.est_time {
+            if rcv_nxt < self.est_seq {
+                return;
+            }
+            let m = ((now - t0) / US).max(1) << 3;
+            if self.rtt_us8 == 0 || m < self.rtt_us8 {
+                self.rtt_us8 = m;
+            }
+        }
+        self.est_seq = rcv_nxt + self.rcv_ssthresh as u64;
+        self.est_time = Some(now);
+    }
+
+    /// A segment of `len` bytes was queued above a hole, with `queued`
+    /// segments there before it and `span` bytes from the next expected
+    /// byte to the highest held (`tcp_data_queue_ofo`: with SACK the window
+    /// grows as for an in-order segment, and the buffer is resized to hold
+    /// the span, `tcp_rcvbuf_grow` with the last measurement).
+    pub fn on_out_of_order(&mut self, len: u32, queued: u64, span: u64) -> bool {
+        let grew = self.grow_window(len, queued);
+        self.rcvbuf_grow(self.space, span);
+        grew
+    }
+
+    /// The application read everything up to `read` bytes at `now`
+    /// (`tcp_rcv_space_adjust`, once per receiver RTT), with `span` bytes
+    /// above a hole still held.
+    pub fn on_read(&mut self, now: Time, read: u64, span: u64) {
+        let Some(since) = self.rcvq_time else { return };
+        if self.rtt_us8 == 0 || (now - since) / US < self.rtt_us8 >> 3 {
+            return;
+        }
+        let copied = read - self.rcvq_seq;
+        if copied > self.space as u64 {
+            self.rcvbuf_grow(u32::try_from(copied).unwrap_or(u32::MAX), span);
+        }
+        self.rcvq_seq = read;
+        self.rcvq_time = Some(now);
+    }
+
+    /// `tcp_grow_window`: two segments more while there is room under the
+    /// clamp and the free buffer.
+    fn grow_window(&mut self, len: u32, queued: u64) -> bool {
+        let held = u32::try_from(queued).unwrap_or(u32::MAX).saturating_mul(self.seg_cost);
+        let free = self.rcvbuf_window().saturating_sub(held);
+        let room = self.window_clamp.min(free).saturating_sub(self.rcv_ssthresh);
+        if room == 0 {
+            return false;
+        }
+        // tcp_win_from_space(truesize) <= len: the cheap case, 2 * advmss
+        let incr = (2 * self.mss).max(2 * len);
+        self.rcv_ssthresh += room.min(incr);
+        true
+    }
+
+    /// `tcp_rcvbuf_grow(sk, newval)`: DRS is one RTT late, so twice the
+    /// last RTT's bytes, plus twice their growth for a sender in slow
+    /// start, plus the data above a hole.
+    fn rcvbuf_grow(&mut self, newval: u32, span: u64) {
+        let old = self.space.max(1) as u64;
+        self.space = newval;
+        let mut rcvwin = (newval as u64) << 1;
+        let grow = rcvwin * (newval as u64).saturating_sub(old) / old;
+        rcvwin += (grow << 1) + span;
+        let rcvbuf = ((rcvwin << WIN_SCALE) / self.ratio as u64).min(RMEM_MAX as u64) as u32;
+        if rcvbuf > self.rcvbuf {
+            self.rcvbuf = rcvbuf;
+            self.window_clamp = win_from_space(rcvbuf, self.ratio);
+        }
+    }
+
+    fn rcvbuf_window(&self) -> u32 {
+        win_from_space(self.rcvbuf, self.ratio)
+    }
+
+    /// `rcv_ssthresh`, bytes.
+    pub fn rcv_ssthresh(&self) -> u32 {
+        self.rcv_ssthresh
+    }
+
+    /// `window_clamp`, bytes.
+    pub fn window_clamp(&self) -> u32 {
+        self.window_clamp
+    }
+}
+
+/// `tcp_win_from_space`: the window `space` buffer bytes give.
+fn win_from_space(space: u32, ratio: u32) -> u32 {
+    ((space as u64 * ratio as u64) >> WIN_SCALE) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel peer's receiver (Linux 6.18, 1448-byte segments through
+    /// TUN): `tcp:tcp_rcvbuf_grow` showed scaling_ratio 160, rcvbuf 131072,
+    /// window_clamp 81920 and rcv_ssthresh 80480 at the first measurement.
+    /// 96 bytes, boxed per flow with the delayed-ACK state.
+    #[test]
+    fn the_state_stays_small() {
+        assert!(std::mem::size_of::<LinuxRcvWindow>() <= 96, "{}", std::mem::size_of::<LinuxRcvWindow>());
+    }
+
+    /// Below a millisecond the timestamps give no sample; the time to
+    /// receive one offered window does, and only lowers the estimate.
+    #[test]
+    fn a_window_received_is_an_rtt_sample() {
+        let us = US;
+        let mut w = LinuxRcvWindow::new(1448);
+        w.on_in_order(100 * us, 1448, 1, 1448);
+        w.on_segment(300 * us, 150 * us, 1448);
+        assert_eq!(w.rtt_us8, 0, "0 ms between the timestamp clocks: no sample");
+        // the offered window (65160 bytes) is received 400 us later
+        w.on_in_order(300 * us, 1448, 1, 30_000);
+        assert_eq!(w.rtt_us8, 0);
+        w.on_in_order(500 * us, 1448, 1, 1448 + 80_480);
+        assert_eq!(w.rtt_us8 >> 3, 400);
+        // a longer one does not raise it
+        w.on_in_order(2_000 * us, 1448, 1, 400_000);
+        assert_eq!(w.rtt_us8 >> 3, 400);
+    }
+
+    #[test]
+    fn the_initial_state_is_the_kernels() {
+        assert_eq!(truesize(1448), 2304);
+        let w = LinuxRcvWindow::new(1448);
+        assert_eq!((w.ratio, w.window_clamp, w.rcv_ssthresh, w.space), (160, 81_920, 65_160, 14_480));
+    }
+
+    /// From the first segment the window grows to the free buffer (the
+    /// clamp less the queued segment): six quick ACKs, to 80480.
+    #[test]
+    fn the_window_grows_two_segments_per_segment_to_the_free_buffer() {
+        let mut w = LinuxRcvWindow::new(1448);
+        let grew: Vec<bool> = (0..8).map(|i| w.on_in_order(i * MS, 1448, 1, (i + 1) * 1448)).collect();
+        assert_eq!(grew, [true, true, true, true, true, true, false, false]);
+        assert_eq!(w.rcv_ssthresh(), 80_480);
+        // small segments do not grow it
+        let mut s = LinuxRcvWindow::new(1448);
+        assert!(!s.on_in_order(0, 100, 1, 100));
+        // 1000-byte segments (truesize 2304, ratio 111): the measured ratio
+        // shrinks the clamp below the initial window, no room to grow
+        let mut k = LinuxRcvWindow::new(1000);
+        assert_eq!((k.ratio, k.window_clamp(), k.rcv_ssthresh()), (111, 56_832, 56_832));
+        assert!(!k.on_in_order(0, 1000, 1, 1000));
+    }
+
+    /// The trace's second and third measurements: 30408 bytes read against
+    /// 15928 sets the clamp to 171390 (twice 30408 plus twice the growth);
+    /// 39096 against 30408 asks less and changes nothing.
+    #[test]
+    fn drs_sizes_the_buffer_from_the_last_rounds_reads() {
+        let mut w = LinuxRcvWindow::new(1448);
+        w.space = 15_928;
+        w.rcvbuf_grow(30_408, 0);
+        assert_eq!((w.rcvbuf, w.window_clamp), (274_224, 171_390));
+        w.rcvbuf_grow(39_096, 0);
+        assert_eq!((w.rcvbuf, w.window_clamp, w.space), (274_224, 171_390, 39_096));
+        // the free window is the clamp less the queued segment's cost
+        assert_eq!(w.rcvbuf_window() - w.seg_cost, 169_950);
+    }
+
+    #[test]
+    fn measurements_wait_one_receiver_rtt_and_a_sample() {
+        let mut w = LinuxRcvWindow::new(1448);
+        w.on_in_order(0, 1448, 1, 1448);
+        // no RTT sample yet: no measurement
+        w.on_read(100 * MS, 1_000_000, 0);
+        assert_eq!(w.space, 14_480);
+        // a segment echoing a TSval 20 ms old: a 20 ms sample
+        w.on_segment(120 * MS, 100 * MS, 1448);
+        assert_eq!(w.rtt_us8 >> 3, 20_000);
+        // the same TSval again: no second sample
+        w.on_segment(150 * MS, 100 * MS, 1448);
+        assert_eq!(w.rtt_us8 >> 3, 20_000);
+        // a larger sample enters at 1/8, a smaller one replaces it
+        w.on_segment(160 * MS, 132 * MS, 1448);
+        assert_eq!(w.rtt_us8, 8 * 20_000 - 20_000 + 28_000);
+        w.on_segment(170 * MS, 160 * MS, 1448);
+        assert_eq!(w.rtt_us8 >> 3, 10_000);
+        // a measurement after the RTT: more read than before grows the buffer
+        w.on_read(170 * MS, 30_000, 0);
+        assert_eq!(w.space, 30_000);
+        assert!(w.window_clamp() > 81_920);
+        // and within the next RTT none
+        w.on_read(175 * MS, 200_000, 0);
+        assert_eq!(w.space, 30_000);
+    }
+
+    #[test]
+    fn data_above_a_hole_grows_the_buffer_by_its_span() {
+        let mut w = LinuxRcvWindow::new(1448);
+        let clamp = w.window_clamp();
+        w.on_out_of_order(1448, 0, 200 * 1448);
+        assert_eq!(w.window_clamp(), 2 * 14_480 + 200 * 1448);
+        assert!(w.window_clamp() > clamp);
+    }
+}
