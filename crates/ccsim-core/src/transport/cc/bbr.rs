@@ -43,7 +43,8 @@
 //!   flow sizes them as Linux's TSO autosizing (`tso_autosize`, the
 //!   `linux` personality's default: ~1 ms of data at the pacing rate, at
 //!   most 127 segments, at least `bbr_min_tso_segs`'s 1 below 1.2 Mb/s and
-//!   2 above); ns-3 uses one segment and no even rounding.
+//!   2 above, without `tcp_tso_autosize`'s short-RTT allowance); ns-3 uses
+//!   one segment and no even rounding.
 //! - **No policer mode** (Linux's `lt_bw` long-term sampling for token
 //!   bucket policers), as ns-3; a path with a policer needs it.
 //! - **Delayed-ACK detection** (`is_ack_delayed`, which stops an expired
@@ -162,6 +163,11 @@ pub struct Bbr {
     /// The flow's transmissions are TSO-sized (`FlowInfo::tso`).
     tso: bool,
 }
+
+/// `MAX_TCP_HEADER` (`L1_CACHE_ALIGN(128 + MAX_HEADER)`, x86-64 with
+/// tunnels configured): the room `bbr_tso_segs_goal` keeps below the GSO
+/// size.
+const MAX_TCP_HEADER: u64 = 320;
 
 /// `bbr_min_tso_rate`: below 1.2 Mb/s a transmission may be one segment.
 const MIN_TSO_RATE_BYTES: f64 = 1_200_000.0 / 8.0;
@@ -345,13 +351,18 @@ impl Bbr {
     }
 
     /// `bbr_tso_segs_goal`: the segments of one transmission (one without
-    /// TSO autosizing).
+    /// TSO autosizing): 2^-10 s of data at the pacing rate, at most the
+    /// legacy GSO size less `MAX_TCP_HEADER`, at least `bbr_min_tso_segs`,
+    /// at most 127. Unlike `tcp_tso_autosize` (the transmissions' own size,
+    /// [`crate::transport::tso::autosize`]) it adds nothing for a short
+    /// minimum RTT.
     fn tso_segs_goal(&self, s: &CcState) -> f64 {
+        use crate::transport::tso::{GSO_MAX_BYTES, PACING_SHIFT};
         if !self.tso {
             return 1.0;
         }
-        let rate = Some(s.pacing_rate);
-        crate::transport::tso::autosize(rate, s.mss_bytes, s.min_rtt_s, self.min_tso_segs(s)).min(0x7F) as f64
+        let bytes = ((s.pacing_rate.max(0.0) as u64) >> PACING_SHIFT).min(GSO_MAX_BYTES - 1 - MAX_TCP_HEADER);
+        ((bytes / s.mss_bytes.max(1) as u64) as u32).max(self.min_tso_segs(s)).min(0x7F) as f64
     }
 
     /// `bbr_quantization_budget`: + 3 transmissions, rounded up to even,
@@ -707,6 +718,25 @@ mod tests {
 
     fn st(now: f64, cwnd: f64) -> CcState {
         CcState { now: from_secs(now), srtt_s: Some(0.1), min_rtt_s: Some(0.1), ..test_state(cwnd, 1e9) }
+    }
+
+    /// `bbr_tso_segs_goal` is 2^-10 s of data at the pacing rate, at least
+    /// two segments from 1.2 Mb/s: at 10 Mb/s with a 1 ms minimum RTT two,
+    /// where `tcp_tso_autosize`'s short-RTT allowance (32 KB) would give 23;
+    /// at 1 Gb/s 45, the GSO size less the header room; without TSO
+    /// autosizing one.
+    #[test]
+    fn the_tso_goal_follows_the_pacing_rate_only() {
+        let mut b = Bbr::new(BbrConfig::default());
+        b.tso = true;
+        let mut s =
+            CcState { min_rtt_s: Some(0.001), mss_bytes: 1448, pacing_rate: 10e6 / 8.0, ..test_state(10.0, 1e9) };
+        assert_eq!(b.tso_segs_goal(&s), 2.0);
+        assert_eq!(crate::transport::tso::autosize(Some(s.pacing_rate), 1448, s.min_rtt_s, 2), 23);
+        s.pacing_rate = 1e9 / 8.0;
+        assert_eq!(b.tso_segs_goal(&s), 45.0);
+        b.tso = false;
+        assert_eq!(b.tso_segs_goal(&s), 1.0);
     }
 
     /// Startup doubles the rate a round: fed a bottleneck of 1000
