@@ -180,8 +180,9 @@ TRACED: Dict[Tuple[str, str], str] = {}
 #: agree, or a new disagreement, fails it.
 OPEN: Dict[Tuple[str, str], str] = {
     ("reno-1-50m-80ms-0.5bdp", "queue_mean_pkts"): "ccsim 0.6% above the four like kernel runs (63.2-63.3); the "
-    "fifth (19.8, its slow start ended lower) pulls the mean down. After each recovery ccsim's window is one "
-    "segment above the kernel's (its first increase one RTT earlier)",
+    "fifth (19.8, its slow start ended lower) pulls the mean down. From the congestion event at ~2.6 s ccsim's "
+    "window runs one segment above the kernel's: the kernel loses two packets there, one RTT apart (its second "
+    "hole repaired one RTT later, so its growth restarts one RTT later; `tcp:tcp_probe`), ccsim one",
     **{("bbr-1-10m-20ms-1bdp", m): "ccsim's queue 10% longer and its drops 9% more; with `tso_autosize` off the "
        "queue is 25% shorter: how the kernel sizes and paces its 2-segment skbs at 10 Mb/s is where to look"
        for m in ("retransmits", "queue_mean_pkts", "drops")},
