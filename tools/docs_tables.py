@@ -713,7 +713,8 @@ def index_linux_kernel() -> str:
     lk = _linux_kernel()
     results = lk.comparison()
     ok, traced, still_open, n = lk.agreement(results)
-    return (f"{ok} of {n} metric pairs agree, {traced} differ for a traced cause, {still_open} with no cause "
+    differ = "differs" if traced == 1 else "differ"
+    return (f"{ok} of {n} metric pairs agree, {traced} {differ} for a traced cause, {still_open} with no cause "
             f"traced yet ({len(results)} scenarios, 5 kernel runs each)")
 
 
