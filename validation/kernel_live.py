@@ -114,11 +114,13 @@ TCP_INFO = struct.Struct("=8B24I4Q6I4Q2I2Q6I2HI")
 assert TCP_INFO.size == 248 and len(TCP_INFO_FIELDS) == 59
 #: The fields sampled every 10 ms (``tcpi_`` dropped). Units as the kernel's:
 #: rtt, rttvar, rto, min_rtt in us; snd_cwnd, snd_ssthresh in packets
-#: (2147483647 until the first reduction); rates in bytes/s.
+#: (2147483647 until the first reduction); rates in bytes/s; snd_wnd (the
+#: peer's offered window) and notsent_bytes in bytes; busy_time and the
+#: time limited by the peer's window or the send buffer in us.
 SAMPLED = ["snd_cwnd", "snd_ssthresh", "rtt", "rttvar", "rto", "min_rtt", "total_retrans", "retransmits",
            "ca_state", "delivery_rate", "pacing_rate", "bytes_acked", "bytes_sent", "bytes_retrans", "lost",
            "unacked", "sacked", "retrans", "delivered", "total_rto", "total_rto_recoveries", "reord_seen",
-           "dsack_dups", "snd_mss"]
+           "dsack_dups", "snd_mss", "snd_wnd", "busy_time", "rwnd_limited", "sndbuf_limited", "notsent_bytes"]
 
 
 def tcp_info(sock: socket.socket) -> Dict[str, int]:

@@ -57,6 +57,20 @@ fn the_window_growth_extends_the_quick_acks() {
     assert!((d - 40.0 * MS).abs() < 1e-9, "{d}");
 }
 
+/// `syn = "linux"`: the data wait one round trip for the SYN-ACK (and the
+/// two headers' serialisation); the receiver answers the SYN at once, and
+/// its quick ACKs start with the data, so the 17th segment still waits the
+/// ATO alone (the 100 ms handshake RTT bounds it above 40 ms).
+#[test]
+fn the_handshake_delays_the_data_by_one_round_trip() {
+    let linux = "delayed_ack = true\ndelack_model = \"linux\"";
+    let syn = format!("{linux}\nsyn = \"linux\"");
+    for n in [1, 16, 17] {
+        let d = fct(n, &syn) - fct(n, linux);
+        assert!(d > 0.1 && d < 0.1 + 0.2 * MS, "{n} segments: {d}");
+    }
+}
+
 #[test]
 fn the_fixed_timer_delays_an_odd_last_segment_by_its_timeout() {
     let fixed = "delayed_ack = true\ndelack_model = \"fixed\"";

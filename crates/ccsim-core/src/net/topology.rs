@@ -382,7 +382,7 @@ fn smallest_packets(sc: &Scenario, e: usize) -> [Option<(u64, String)>; 2] {
     };
     let header = || Some((hdr.max(1), format!("flows[{e}].{}", hdr_text.replacen(' ', " = ", 1))));
     let full = matches!((f.transport.as_str(), f.app.as_deref()), (_, None | Some("bulk")) | ("udp", Some("onoff")));
-    let syn = matches!(f.syn, Some(Syn::Ns2 | Syn::Ns2NoDelayGrowth));
+    let syn = matches!(f.syn, Some(Syn::Ns2 | Syn::Ns2NoDelayGrowth | Syn::Linux));
     let data = if !full || syn {
         header()
     } else {

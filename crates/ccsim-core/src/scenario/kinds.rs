@@ -112,12 +112,17 @@ pub enum DelackModel {
 ///   one segment (`TcpAgent::timeout`, `bugfix_ss_`: `wnd_init_ = 1`).
 /// - `Ns2NoDelayGrowth`: `syn_ true`, `delay_growth_ false`: the SYN leads
 ///   the first window of `init_cwnd_pkts` segments.
+/// - `Linux`: Linux's active open (`tcp_connect`, the `linux`
+///   personality's default): the SYN alone, no data and no controller
+///   until the SYN-ACK, which gives the first RTT sample; then the initial
+///   window (`transport::tcp::sender`'s `connect.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Syn {
     None,
     Ns2,
     Ns2NoDelayGrowth,
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -27,10 +27,16 @@
 //!   offered window gets its ACK at once ([`super::rcv_window`]), which
 //!   through slow start is most of them.
 //!
-//! What is not modelled, and why: the bound by the receiver's own smoothed
-//! RTT (a pure receiver has none without the handshake, which ccsim's flows
-//! do not run, so Linux would not apply it either), so the receiver's RTO
-//! is the initial one (`init_rto_s`, Linux's 1 s `TCP_TIMEOUT_INIT`);
+//! - **The handshake's RTT.** A receiver that sends no data has one RTT
+//!   sample, its SYN-ACK's (`tcp_synack_rtt_meas`), which sets its RTO
+//!   (srtt + max(2·srtt, 200 ms)) and bounds a delayed ACK by
+//!   max(srtt, 40 ms) (`tcp_send_delayed_ack`). With `syn = "linux"` the
+//!   receiver times its SYN-ACK to the first data segment
+//!   ([`DelackLimits::after_handshake`]); without a handshake its RTO is
+//!   the initial one (`init_rto_s`, Linux's 1 s `TCP_TIMEOUT_INIT`) and no
+//!   RTT bounds the wait, as in Linux before any sample.
+//!
+//! What is not modelled, and why:
 //! interactive ping-pong mode (ccsim's receivers send no data); and SACK
 //! compression after the third duplicate ACK (`tcp_sack_compress`), which
 //! delays ACKs above a hole by up to 1 ms: every segment out of order or
@@ -52,6 +58,9 @@ pub const CE_QUICKACKS: u32 = 2;
 pub struct DelackLimits {
     /// The receiver's RTO (bounds the ATO; a longer gap restarts quick ACKs).
     rto: Time,
+    /// The longest a delayed ACK waits by the receiver's RTT: max(srtt,
+    /// `TCP_DELACK_MIN`); `Time::MAX` before a sample.
+    rtt_bound: Time,
     /// `rwnd / 2`, the most quick ACKs the window allows (at least 2).
     window_quickacks: u32,
 }
@@ -59,7 +68,26 @@ pub struct DelackLimits {
 impl DelackLimits {
     pub fn new(rwnd_pkts: u64, rto: Time) -> Self {
         let q = u32::try_from(rwnd_pkts / 2).unwrap_or(u32::MAX);
-        DelackLimits { rto, window_quickacks: if q == 0 { 2 } else { q } }
+        DelackLimits { rto, rtt_bound: Time::MAX, window_quickacks: if q == 0 { 2 } else { q } }
+    }
+
+    /// The limits of a receiver whose handshake measured `rtt_s`
+    /// (`tcp_synack_rtt_meas` -> `tcp_rtt_estimator`'s first sample:
+    /// srtt = m, rttvar = max(2m, `rto.min_rto`); `tcp_set_rto` in whole
+    /// jiffies), kept for the connection's life: a receiver that sends no
+    /// data measures nothing more.
+    pub fn after_handshake(self, rtt_s: f64, rto: &super::rtt::RtoLimits) -> Self {
+        use super::rtt::jiffies_ceil;
+        use crate::sim::time::from_secs;
+        let r = jiffies_ceil(rtt_s + (2.0 * rtt_s).max(rto.min_rto), rto.granularity).min(rto.max_rto);
+        let srtt = from_secs(jiffies_ceil(rtt_s, rto.granularity));
+        DelackLimits { rto: from_secs(r), rtt_bound: srtt.max(ATO_MIN), ..self }
+    }
+
+    /// The longest a delayed ACK may wait, given the flow's
+    /// `delack_timeout_s` (`tcp_send_delayed_ack`'s `max_ato`).
+    pub fn max_wait(&self, delack_timeout: Time) -> Time {
+        delack_timeout.min(self.rtt_bound)
     }
 }
 
@@ -190,6 +218,32 @@ mod tests {
         let (mut tiny, tiny_lim) = (LinuxDelack::default(), DelackLimits::new(1, 1000 * MS));
         tiny.on_data(0, false, &tiny_lim);
         assert_eq!(tiny.quick, 2, "a window below two segments still gets two (Linux: 0 -> 2)");
+    }
+
+    /// The handshake's sample m: RTO m + max(2m, 200 ms) in whole
+    /// jiffies (4 ms), the wait bounded by max(m, 40 ms); before it, by
+    /// `delack_timeout_s` alone and the RTO is the initial one.
+    #[test]
+    fn the_handshake_rtt_sets_the_rto_and_bounds_the_wait() {
+        let rto =
+            crate::transport::tcp::rtt::RtoLimits { min_rto: 0.2, max_rto: 120.0, init_rto: 1.0, granularity: 0.004 };
+        let lim = DelackLimits::new(10_000, 1000 * MS);
+        assert_eq!(lim.max_wait(200 * MS), 200 * MS);
+        let h = lim.after_handshake(0.0201, &rto);
+        assert_eq!((h.rto, h.max_wait(200 * MS)), (224 * MS, 40 * MS), "20.1 ms: 220.1 ms up to the jiffy");
+        let h = lim.after_handshake(0.08, &rto);
+        assert_eq!((h.rto, h.max_wait(200 * MS)), (280 * MS, 80 * MS));
+        let h = lim.after_handshake(0.15, &rto);
+        assert_eq!((h.rto, h.max_wait(200 * MS)), (452 * MS, 152 * MS), "3m from m = 100 ms on");
+        assert_eq!(h.window_quickacks, lim.window_quickacks);
+        // an ATO doubled by expiries stays below the handshake's RTO
+        let mut d = LinuxDelack::default();
+        let h = lim.after_handshake(0.02, &rto);
+        d.on_data(0, false, &h);
+        for _ in 0..5 {
+            d.on_timeout(&h);
+        }
+        assert_eq!(d.ato, 220 * MS);
     }
 
     #[test]

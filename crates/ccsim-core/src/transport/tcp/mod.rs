@@ -612,6 +612,15 @@ impl TcpConfig {
         u64::from(self.syn != Syn::None)
     }
 
+    /// Bytes on the wire of a `syn = "linux"` SYN or SYN-ACK: the header
+    /// and the options Linux's SYNs carry beyond a data segment's (MSS 4,
+    /// SACK-permitted 2, window scale 3; 20 option bytes with the
+    /// timestamps' 10 and a NOP against a data segment's 12, or 12 NOP-padded
+    /// without timestamps: `tcp_syn_options`, `tcp_options_write`).
+    pub fn syn_bytes(&self) -> u32 {
+        self.header + if self.timestamps { 8 } else { 12 }
+    }
+
     /// Payload bytes of segment `seq` (none in the SYN).
     pub fn payload(&self, seq: u64) -> u32 {
         let Some(d) = seq.checked_sub(self.first_data_seg()) else { return 0 };

@@ -133,6 +133,8 @@ pub fn fill_linux(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(1.0);
     f.max_rto_s.get_or_insert(120.0);
     f.init_cwnd_pkts.get_or_insert(10.0);
+    // `tcp_connect`: the SYN-ACK gives the first RTT sample
+    f.syn.get_or_insert(Syn::Linux);
     f.delayed_ack.get_or_insert(true);
     f.delack_model.get_or_insert(DelackModel::Linux);
     f.limited_transmit.get_or_insert(true);

@@ -71,6 +71,9 @@ impl Replay {
     pub fn new(spec: serde_json::Value) -> Result<Self, ConfigError> {
         let mut spec: FlowSpec =
             serde_json::from_value(spec).map_err(|e| ConfigError::new("flow", format!("not a flow: {e}")))?;
+        // the script plays the handshake (its RTT: `handshake_rtt`), so the
+        // sender's data are segments 0, 1, ... from the first write
+        spec.syn = Some(super::Syn::None);
         super::fill_defaults(&mut spec);
         let cfg = TcpConfig::from_spec(&spec, "flow")?;
         let cc = super::build_cc(&spec, "flow")?;

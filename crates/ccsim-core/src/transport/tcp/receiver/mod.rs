@@ -19,7 +19,7 @@
 pub mod sack1;
 
 use super::accecn::AccEcnReceiver;
-use super::delack::LinuxDelack;
+use super::delack::{DelackLimits, LinuxDelack};
 use super::intervals::Intervals;
 use super::rcv_window::LinuxRcvWindow;
 use super::{EcnFeedback, TcpConfig};
@@ -27,6 +27,7 @@ use crate::net::packet::{
     CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
 };
 use crate::net::Net;
+use crate::sim::time::to_secs;
 use crate::sim::{BareTimer, Time};
 use crate::transport::{receiver_timer, AppDelay, ReceiverAgent};
 use sack1::{Sacker, SACK1_BLOCKS};
@@ -98,6 +99,12 @@ impl RxHoles {
 struct LinuxRx {
     delack: LinuxDelack,
     window: LinuxRcvWindow,
+    /// The flow's delayed-ACK limits, this receiver's own once its
+    /// handshake measured an RTT ([`DelackLimits::after_handshake`]).
+    limits: DelackLimits,
+    /// `syn = "linux"`: when the latest SYN-ACK left, until the first data
+    /// segment times it.
+    synack_at: Option<Time>,
 }
 
 /// What only some receivers use ([`TcpReceiver`]'s `extras`).
@@ -138,8 +145,14 @@ impl TcpReceiver {
             wnd: 0,
             ba_v: IP_OPT_NONE,
             delack_timer: BareTimer::new(),
-            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux)
-                .then(|| Box::new(LinuxRx { delack: LinuxDelack::default(), window: LinuxRcvWindow::new(cfg.mss) })),
+            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux).then(|| {
+                Box::new(LinuxRx {
+                    delack: LinuxDelack::default(),
+                    window: LinuxRcvWindow::new(cfg.mss),
+                    limits: cfg.delack_limits,
+                    synack_at: None,
+                })
+            }),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
             echo: false,
             delivered_bytes: 0,
@@ -181,16 +194,20 @@ impl TcpReceiver {
             // now, with the old state, so no ACK mixes the two.
             self.send_ack(net, self.ts_pending, old.saturating_sub(1));
         }
-        if let Some(l) = self.linux.as_mut().map(|x| &mut x.delack) {
+        if let Some(LinuxRx { delack: l, limits, synack_at, .. }) = self.linux.as_deref_mut() {
+            if let Some(t) = synack_at.take() {
+                // the handshake's RTT: the SYN-ACK to the first data
+                *limits = limits.after_handshake(to_secs(net.now.saturating_sub(t)), &self.cfg.rto);
+            }
             // Linux enters quick ACKs at a CE mark only when not already
             // echoing one (`TCP_ECN_DEMAND_CWR` not set).
             let first_ce = ce && (cwr || !self.ece);
             if dup {
-                l.on_duplicate(&self.cfg.delack_limits);
+                l.on_duplicate(limits);
             } else if seq == old {
-                l.on_data(net.now, first_ce, &self.cfg.delack_limits);
+                l.on_data(net.now, first_ce, limits);
             } else {
-                l.on_out_of_order(first_ce, &self.cfg.delack_limits);
+                l.on_out_of_order(first_ce, limits);
             }
         }
         // RFC 3168 §6.1.3: latched until CWR; DCTCP: the last segment's CE.
@@ -255,7 +272,7 @@ impl TcpReceiver {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
                 let wait = match self.linux.as_ref() {
-                    Some(l) => l.delack.delay(self.cfg.delack_timeout),
+                    Some(l) => l.delack.delay(l.limits.max_wait(self.cfg.delack_timeout)),
                     None => self.cfg.delack_timeout,
                 };
                 self.delack_timer.arm(&mut net.events, receiver_timer(self.flow, 0), net.now.saturating_add(wait));
@@ -265,8 +282,8 @@ impl TcpReceiver {
 
     fn on_delack(&mut self, net: &mut Net) {
         if self.pending > 0 {
-            if let Some(l) = self.linux.as_mut() {
-                l.delack.on_timeout(&self.cfg.delack_limits);
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.delack.on_timeout(&l.limits);
             }
             self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
         }
@@ -306,7 +323,7 @@ impl TcpReceiver {
             .as_deref()
             .and_then(|h| h.ooo.last())
             .map_or(0, |(_, e)| self.cfg.payload_between(self.rcv_nxt, e));
-        let Some(LinuxRx { delack: l, window: w }) = self.linux.as_deref_mut() else { return };
+        let Some(LinuxRx { delack: l, window: w, .. }) = self.linux.as_deref_mut() else { return };
         w.on_segment(now, tsecr, len);
         let grew = if seq == old {
             w.on_in_order(now, len, 1 + held, self.delivered_bytes)
@@ -326,6 +343,22 @@ impl TcpReceiver {
 
     fn block_of(&self, seq: u64) -> Option<SackBlock> {
         self.holes.as_deref().and_then(|h| h.ooo.containing(seq))
+    }
+
+    /// `syn = "linux"`: a SYN (segment 0) is answered at once with a
+    /// SYN-ACK, a header with the SYN's options that echoes its send time. The listener
+    /// answers from a request socket (`tcp_v4_send_synack`): the
+    /// connection's ACK timing, window and ECN state start with the data,
+    /// its delayed ACKs bounded by the RTT from this SYN-ACK to them.
+    fn syn_ack(&mut self, net: &mut Net, ts_echo: Time) {
+        self.rcv_nxt = self.rcv_nxt.max(1);
+        if let Some(l) = self.linux.as_deref_mut() {
+            // a resent SYN-ACK's is the sample (its TSval is echoed)
+            l.synack_at = Some(net.now);
+        }
+        let h = TcpHeader { seq: net.now, ack: self.rcv_nxt, wnd: self.wnd, ..Default::default() };
+        let size = self.cfg.syn_bytes();
+        net.send(Packet { flow: self.flow, kind: Kind::Ack, size, ts: ts_echo, l4: L4::Tcp(h), ..Default::default() });
     }
 
     fn send_ack(&mut self, net: &mut Net, ts_echo: Time, trigger: u64) {
@@ -409,6 +442,9 @@ impl ReceiverAgent for TcpReceiver {
             if let Some(CongestionHeader::Xcp(x)) = pkt.cong {
                 self.extras.get_or_insert_with(Box::default).echo_fb += x.feedback_bytes_per_s as f64;
                 self.echo = true;
+            }
+            if h.seq == 0 && self.cfg.syn == super::Syn::Linux {
+                return self.syn_ack(net, pkt.ts);
             }
             // ns-2's ECN negotiation (tcp-sink.cc `ack`): a segment sent
             // Not-ECT with ECE (an ns-2 agent's segment 0) is answered

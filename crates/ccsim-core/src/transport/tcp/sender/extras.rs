@@ -8,6 +8,7 @@
 //! empty, 80 bytes a flow; as one optional box the default sender (and the
 //! thousands of flows of a many-flow run) carries one null
 //! pointer, and a sender that uses any of them pays for the box once.
+use super::connect::Handshake;
 use super::cwnd_use::CwndUse;
 use super::recovery::prr::Prr;
 use super::{Jitter, Paced, SendRecord};
@@ -47,6 +48,8 @@ pub(in crate::transport::tcp) struct Extras {
     /// in every data segment: kept for a receiver that reads it (Linux's,
     /// `delack_model = "linux"`, measures its RTT from it).
     pub(super) ts_recent: Option<Time>,
+    /// `syn = "linux"`: the handshake, until the SYN-ACK.
+    pub(super) handshake: Option<Handshake>,
 }
 
 /// The extras of a sender that has none, for reads.
@@ -62,6 +65,7 @@ pub(super) static NONE: Extras = Extras {
     trace: None,
     last_send: None,
     ts_recent: None,
+    handshake: None,
 };
 
 impl Extras {
@@ -77,7 +81,8 @@ impl Extras {
             && self.offered.is_none()
             && self.trace.is_none()
             && self.last_send.is_none()
-            && self.ts_recent.is_none();
+            && self.ts_recent.is_none()
+            && self.handshake.is_none();
         (!empty).then(|| Box::new(self))
     }
 }

@@ -33,6 +33,9 @@
 //!
 //! `syn = "ns2"` starts as ns-2's agents do: segment 0 is a header-only
 //! SYN sent alone, and its ACK opens the initial window ([`super::Syn`]).
+//! `syn = "linux"` sets the connection up first, as Linux's active open
+//! does (`connect.rs`): the SYN-ACK gives the first RTT sample, and the
+//! data and the controller start after it.
 //!
 //! `send_jitter_s` (ns-2's `overhead_`, tcp.cc `send_much`): a send the
 //! window allows is not made at once but after a uniformly random delay in
@@ -63,6 +66,7 @@ use nonmax::NonMaxU64;
 
 mod ack;
 mod cong_control;
+mod connect;
 mod cwnd_use;
 mod cwr;
 pub(super) mod ecn;
@@ -530,6 +534,16 @@ impl TcpSender {
         self.x().jitter.as_ref().is_some_and(|j| j.timer.is_armed())
     }
 
+    /// The application's data may go: the controller's tick starts and
+    /// the window is sent.
+    pub(super) fn start_sending(&mut self, net: &mut Net) {
+        self.sync(net.now);
+        if let Some(p) = self.cc.tick_interval_s(&self.st) {
+            self.arm_tick(net, p);
+        }
+        self.try_send(net);
+    }
+
     /// A timeout with nothing acknowledged yet: ns-2's `TcpAgent::timeout`
     /// sets `wnd_init_ = 1` (`bugfix_ss_`), which `syn = "ns2"` then opens
     /// with.
@@ -543,11 +557,14 @@ impl TcpSender {
 impl SenderAgent for TcpSender {
     fn open(&mut self, net: &mut Net) {
         self.app_active = true;
-        self.sync(net.now);
-        if let Some(p) = self.cc.tick_interval_s(&self.st) {
-            self.arm_tick(net, p);
+        if self.cfg.syn == Syn::Linux && self.sb.una() == 0 {
+            // the data wait for the connection (`connect.rs`)
+            if !self.connecting() {
+                self.connect(net);
+            }
+            return;
         }
-        self.try_send(net);
+        self.start_sending(net);
     }
 
     fn close(&mut self) {
@@ -571,6 +588,9 @@ impl SenderAgent for TcpSender {
         // ECN feedback ACKs (`ece_acks`): RFC 3168's and DCTCP's carry ECE;
         // AccECN's ECE flag is a bit of the ACE count, so there an ACK
         // counts when the count it reports grows (below).
+        if self.connecting() {
+            return self.on_syn_ack(net, h.ack, pkt.ts);
+        }
         let ce_before = self.x().accecn.as_ref().map(AccEcnSender::ce_packets);
         if ce_before.is_none() {
             self.stats.ece_acks += h.ece as u64;

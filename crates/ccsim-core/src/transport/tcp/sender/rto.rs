@@ -8,6 +8,9 @@ impl TcpSender {
     /// the flow's recovery strategy decides ssthresh and what an expiry
     /// with nothing outstanding does.
     pub fn on_rto(&mut self, net: &mut Net) {
+        if self.connecting() {
+            return self.syn_timeout(net);
+        }
         if self.strategy.kind() == StrategyKind::Sack1 {
             return self.sack1_on_rto(net);
         }

@@ -104,7 +104,7 @@ impl TcpSender {
     /// overhead_))`); the timer's expiry sends with `force`. Without
     /// `send_jitter_s` every send is direct.
     pub(super) fn send_much(&mut self, net: &mut Net, force: bool) {
-        if self.stats.completed_at.is_some() {
+        if self.stats.completed_at.is_some() || self.connecting() {
             return;
         }
         if self.strategy.kind() == super::recovery::StrategyKind::Sack1 {
