@@ -912,7 +912,8 @@ fn speaks_no_serde(e: &ConfigError) {
 /// ns-2's Sack1 agent grows its window on every ACK: a `cwnd_limited` rule
 /// asked of it is refused, not ignored (it was accepted without ns-2's
 /// other rules before the strategies checked their own settings); the
-/// `linux` personality leaves it off for a Sack1 flow.
+/// `linux` personality leaves it off for a Sack1 flow, and with it Linux's
+/// handshake and TSO deferral, which the generic sender runs.
 #[test]
 fn sack1_refuses_a_cwnd_limited_rule() {
     let base = with(DUMBBELL, "rtt_s = 0.05", "rtt_s = 0.05\nrecovery = \"sack1\"");
@@ -924,4 +925,10 @@ fn sack1_refuses_a_cwnd_limited_rule() {
     );
     let linux = with(&base, "recovery = \"sack1\"", "recovery = \"sack1\"\ntcp_model = \"linux\"\ncc = \"reno\"");
     assert!(Scenario::from_toml(&linux).is_ok(), "{linux}");
+    // nor Linux's handshake, which the generic sender runs
+    check(
+        &with(&base, "recovery = \"sack1\"", "recovery = \"sack1\"\nsyn = \"linux\""),
+        "flows[0].syn",
+        &["\"linux\"", "sack1", "own send state"],
+    );
 }

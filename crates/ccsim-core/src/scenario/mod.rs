@@ -510,14 +510,17 @@ flow_spec! {
         #[flow(tcp; "bool")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub timestamps: Option<bool>,
-        /// the rate pacer releases transmissions of several segments, as Linux paces TSO/GSO packets
+        /// the sender sends transmissions of several segments, as Linux sends TSO/GSO packets
         /// (`tcp_tso_autosize`, `tcp_tso_segs`): the data of 2^-10 s at the pacing rate (64 KB more below a
         /// 512 µs minimum RTT, halving per 512 µs), at most 64 KB (`GSO_LEGACY_MAX_SIZE`) and half of cwnd
-        /// (`tcp_cwnd_test`), at least 2 segments (BBR: 1 below 1.2 Mb/s); a transmission's segments leave
-        /// together and the next waits its whole time at the rate; BBR's quantization budget is then 3 such
-        /// transmissions (`bbr_tso_segs_goal`). Needs `pacing = "rate"`
+        /// (`tcp_cwnd_test`), at least 2 segments (BBR: 1 below 1.2 Mb/s). With `pacing = "rate"` a
+        /// transmission's segments leave together and the next waits its whole time at the rate; BBR's
+        /// quantization budget is then 3 such transmissions (`bbr_tso_segs_goal`). With `pacing = "none"`
+        /// the rate is Linux's default (`tcp_update_pacing_rate`) and a transmission the window cannot fill
+        /// waits for the next ACK while one is due within min(srtt/2, 1 ms) and the last left under 1 ms
+        /// ago (`tcp_tso_should_defer`; needs Linux's recovery). Needs `pacing = "rate"` or `"none"`
         /// ([tcp-models.md](tcp-models.md#linux-linux-6xs-tcp))
-        #[flow(tcp; "bool"; "`linux`: `true` with `pacing = \"rate\"`")]
+        #[flow(tcp; "bool"; "`linux`: `true` (with `pacing = \"rate\"` or `\"none\"`)")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tso_autosize: Option<bool>,
         /// the bytes an ACK's SACK blocks (RFC 2018) add to `header_bytes`, which hold the timestamp

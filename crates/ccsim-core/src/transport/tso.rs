@@ -15,10 +15,14 @@
 //! A paced sender (`pacing = "rate"`, Linux's EDT) paces transmissions,
 //! not segments: the skb's segments leave together and the next skb waits
 //! for the whole skb's time at the pacing rate
-//! ([`super::tcp::pacing::Pacer::Rate`]). An unpaced sender already sends
-//! everything its window allows back to back, which is what the kernel's
-//! skbs do on the wire. Each skb is also at most half of cwnd
-//! (`tcp_cwnd_test`: "ensure we have at least 2 GSO packets in flight").
+//! ([`super::tcp::pacing::Pacer::Rate`]). An unpaced sender sizes its
+//! skbs the same way, at the rate `tcp_update_pacing_rate` computes for
+//! every flow, and holds back an skb its window cannot yet fill while an
+//! ACK is due within a millisecond ([`should_defer`], Linux's
+//! `tcp_tso_should_defer`): its ACK clock releases segments in bursts of
+//! about a millisecond of data, not one or two per ACK. Each skb is also
+//! at most half of cwnd (`tcp_cwnd_test`: "ensure we have at least 2 GSO
+//! packets in flight").
 
 /// The device's largest GSO packet (bytes; `GSO_LEGACY_MAX_SIZE`, the
 /// default `gso_max_size` of Ethernet devices, veth and loopback).
@@ -55,6 +59,62 @@ pub fn autosize(rate: Option<f64>, mss: u32, min_rtt_s: Option<f64>, min_tso_seg
     ((bytes / mss.max(1) as u64) as u32).max(min_tso_segs)
 }
 
+/// What `tcp_tso_should_defer` weighs for an skb of new data that could
+/// hold `goal` segments (`tcp_tso_autosize`), in whole segments and
+/// simulator time.
+#[derive(Clone, Copy, Debug)]
+pub struct DeferCheck {
+    /// The window's room: min(cwnd - in flight, the offered window's).
+    pub room: u64,
+    /// Segments the skb may hold (`max_segs`).
+    pub goal: u32,
+    /// min(cwnd, offered window), in segments.
+    pub window: u64,
+    /// Since the last transmission (`tcp_clock_cache - tcp_wstamp_ns`);
+    /// `None` before any.
+    pub since_last_send: Option<crate::sim::Time>,
+    /// The oldest outstanding segment's latest transmission
+    /// (`tcp_rtx_queue_head`'s `tstamp`) and the smoothed RTT, as time
+    /// before now and as a duration: `None` with nothing outstanding.
+    pub head_age_and_srtt: Option<(crate::sim::Time, crate::sim::Time)>,
+}
+
+/// `NSEC_PER_MSEC` in simulator time.
+const MS: crate::sim::Time = 1_000_000_000;
+
+/// `tcp_tso_win_divisor`'s default: a third of the window is worth sending.
+pub const TSO_WIN_DIVISOR: u64 = 3;
+
+/// `tcp_tso_should_defer` (Linux 6.18, `net/ipv4/tcp_output.c`, with
+/// "tcp: fix tcp_tso_should_defer() vs large RTT", 6.18-rc2): whether an
+/// skb in the open state waits for more room. It goes now if the last
+/// transmission was more than 1 ms ago, if a full skb fits, if a third of
+/// the window fits, or if nothing is outstanding or the head's ACK is due
+/// in more than min(srtt/2, 1 ms); otherwise it waits (for the next ACK:
+/// no timer is set). The caller checks the state (`TCP_CA_Recovery` and
+/// `TCP_CA_Loss` send at once) and the skb (a transfer's last skb, with
+/// FIN, goes now). The room of an skb in the middle of the write queue
+/// equals its length when it is a full skb, so that rule is the
+/// full-skb one here. `mss` converts the third of the window to bytes as
+/// the kernel rounds it.
+pub fn should_defer(c: &DeferCheck, mss: u32) -> bool {
+    if c.since_last_send.is_none_or(|d| d > MS) {
+        return false;
+    }
+    if c.room >= c.goal as u64 {
+        return false;
+    }
+    let mss = mss as u64;
+    if c.room * mss >= c.window * mss / TSO_WIN_DIVISOR {
+        return false;
+    }
+    let Some((age, srtt)) = c.head_age_and_srtt else { return false };
+    // the head's ACK is expected at its send + srtt: in srtt - age
+    let how_far = srtt as i128 - age as i128;
+    let threshold = (srtt / 2).min(MS) as i128;
+    how_far <= threshold
+}
+
 /// The segments of one transmission under `cwnd` (`tcp_cwnd_test`'s half
 /// window), for a flow whose transmissions hold `tso_segs`.
 pub fn skb_segs(tso_segs: u32, cwnd: f64) -> u32 {
@@ -88,6 +148,43 @@ mod tests {
         assert_eq!(autosize(Some(1.25e6), 1000, Some(0.001), 2), (1_220 + 32_768) / 1000);
         // 16.4 ms: r = 16400 >> 9 = 32, nothing
         assert_eq!(autosize(Some(1.25e6), 1000, Some(0.0164), 2), 2);
+    }
+
+    /// Each rule of `tcp_tso_should_defer` on its own: a deferral of 3
+    /// segments of room against a goal of 4, the head's ACK due now, the
+    /// last send 0.5 ms ago; then each condition that sends at once.
+    #[test]
+    fn an_skb_waits_only_while_an_ack_is_due_and_the_last_send_was_recent() {
+        const US: crate::sim::Time = 1_000_000;
+        let srtt = 100_000 * US;
+        let c = DeferCheck {
+            room: 3,
+            goal: 4,
+            window: 400,
+            since_last_send: Some(500 * US),
+            head_age_and_srtt: Some((srtt, srtt)),
+        };
+        assert!(should_defer(&c, 1448));
+        // the last send more than 1 ms ago, or none yet
+        assert!(!should_defer(&DeferCheck { since_last_send: Some(1_001 * US), ..c }, 1448));
+        assert!(should_defer(&DeferCheck { since_last_send: Some(1_000 * US), ..c }, 1448));
+        assert!(!should_defer(&DeferCheck { since_last_send: None, ..c }, 1448));
+        // a full skb fits
+        assert!(!should_defer(&DeferCheck { room: 4, ..c }, 1448));
+        // a third of the window fits: 3 segments of a 9-segment window
+        assert!(!should_defer(&DeferCheck { window: 9, ..c }, 1448));
+        assert!(should_defer(&DeferCheck { window: 10, ..c }, 1448));
+        // nothing outstanding
+        assert!(!should_defer(&DeferCheck { head_age_and_srtt: None, ..c }, 1448));
+        // the head's ACK due in more than min(srtt/2, 1 ms): 1 ms here
+        let due_in = |us: u64| Some((srtt - us * US, srtt));
+        assert!(should_defer(&DeferCheck { head_age_and_srtt: due_in(1_000), ..c }, 1448));
+        assert!(!should_defer(&DeferCheck { head_age_and_srtt: due_in(1_001), ..c }, 1448));
+        // a 1 ms srtt: half of it, 0.5 ms
+        let short = Some((1_000 * US - 501 * US, 1_000 * US));
+        assert!(!should_defer(&DeferCheck { head_age_and_srtt: short, ..c }, 1448));
+        // an ACK overdue (the head older than srtt) still defers
+        assert!(should_defer(&DeferCheck { head_age_and_srtt: Some((2 * srtt, srtt)), ..c }, 1448));
     }
 
     #[test]

@@ -172,14 +172,24 @@ pub(in crate::transport::tcp) fn validate(
     p: crate::transport::tcp::check::Path,
 ) -> crate::transport::tcp::check::Checked {
     use crate::transport::tcp::check::*;
-    if cfg.tso_autosize && cfg.pacing != PacingKind::Rate {
+    if cfg.tso_autosize && !matches!(cfg.pacing, PacingKind::Rate | PacingKind::None) {
         return Err(ConfigError::new(
             p("tso_autosize"),
             format!(
-                "true needs pacing = \"rate\" (it sizes the transmissions Linux's pacing releases; an unpaced \
-                 sender already sends what its window allows back to back), got \"{}\"",
+                "true needs pacing = \"rate\" or \"none\" (Linux's transmissions, paced at its rate or \
+                 deferred to the ACK clock), got \"{}\"",
                 kind_name(&cfg.pacing)
             ),
+        ));
+    }
+    use crate::transport::tcp::sender::recovery::StrategyKind;
+    let linux = StrategyKind::of(cfg) == StrategyKind::Linux;
+    if cfg.tso_autosize && cfg.pacing == PacingKind::None && !linux {
+        return Err(ConfigError::new(
+            p("tso_autosize"),
+            "true with pacing = \"none\" needs Linux's loss recovery (tcp_model = \"linux\", or rack, tlp, \
+             rto_rack_mark or reno_sack true): the deferral of a transmission reads when the oldest outstanding \
+             segment left, which that recovery keeps",
         ));
     }
     Ok(())

@@ -133,8 +133,10 @@ pub fn fill_linux(f: &mut FlowSpec) {
     f.init_rto_s.get_or_insert(1.0);
     f.max_rto_s.get_or_insert(120.0);
     f.init_cwnd_pkts.get_or_insert(10.0);
-    // `tcp_connect`: the SYN-ACK gives the first RTT sample
-    f.syn.get_or_insert(Syn::Linux);
+    // `tcp_connect`: the SYN-ACK gives the first RTT sample (ns-2's Sack1
+    // agent, if a flow names it, keeps its own send state and has none)
+    let sack1 = f.recovery == Some(Recovery::Sack1);
+    f.syn.get_or_insert(if sack1 { Syn::None } else { Syn::Linux });
     f.delayed_ack.get_or_insert(true);
     f.delack_model.get_or_insert(DelackModel::Linux);
     f.limited_transmit.get_or_insert(true);
@@ -150,10 +152,11 @@ pub fn fill_linux(f: &mut FlowSpec) {
     if f.recovery != Some(Recovery::Sack1) {
         f.cwnd_limited.get_or_insert(super::CwndLimited::Linux);
     }
-    // Linux paces GSO packets of ~1 ms of data (`tcp_tso_autosize`), on
-    // every device here (veth and loopback have GSO too).
-    let paced_at_rate = f.pacing.map_or(rate, |p| p == PacingKind::Rate);
-    f.tso_autosize.get_or_insert(paced_at_rate);
+    // Linux sends GSO packets of ~1 ms of data (`tcp_tso_autosize`) on
+    // every device here (veth, loopback and TUN have GSO too): paced at
+    // its rate, or unpaced, deferred to the ACK clock (`tcp_tso_should_defer`).
+    let linux_sends = f.pacing.is_none_or(|p| matches!(p, PacingKind::Rate | PacingKind::None));
+    f.tso_autosize.get_or_insert(linux_sends && f.recovery != Some(Recovery::Sack1));
     // tcp_slow_start and tcp_cong_avoid_ai count the segments acked.
     f.abc_l.get_or_insert(0);
     let params = f.cc_params.get_or_insert_with(Default::default);

@@ -34,15 +34,17 @@ impl TcpSender {
 
     /// Linux (`tcp_write_xmit` -> `tcp_cwnd_validate`): after a burst
     /// that sent `sent` segments, the window is limiting if what is in
-    /// flight fills it; the state restarts once SND.UNA passes the window
-    /// it describes, and otherwise only a limited burst or a new maximum
-    /// of packets out updates it.
-    pub(super) fn cwnd_use_after_burst(&mut self, sent: u64) {
+    /// flight fills it, or if the burst ended on an skb deferred for want
+    /// of cwnd (`deferred`: `tcp_tso_should_defer`'s `is_cwnd_limited`);
+    /// the state restarts once SND.UNA passes the window it describes, and
+    /// otherwise only a limited burst or a new maximum of packets out
+    /// updates it.
+    pub(super) fn cwnd_use_after_burst(&mut self, sent: u64, deferred: bool) {
         if self.cfg.cwnd_limited != CwndLimited::Linux {
             return;
         }
         let (pipe, out, una, nxt) = (self.sb.pipe(), self.sb.outstanding(), self.sb.una(), self.sb.high());
-        let limited = pipe as f64 >= self.st.cwnd.floor();
+        let limited = deferred || pipe as f64 >= self.st.cwnd.floor();
         if sent == 0 && !limited {
             return;
         }

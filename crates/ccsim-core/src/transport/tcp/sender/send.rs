@@ -119,6 +119,11 @@ impl TcpSender {
         let now = net.now;
         let limit = self.send_limit();
         let sent0 = self.stats.data_sent;
+        // Linux's TSO deferral for an unpaced sender: the segments left in
+        // the skb being sent (`tso_skb`).
+        let tso_defer = self.cfg.tso_autosize && self.x().paced.is_none();
+        let mut skb_left = 0u64;
+        let mut deferred = false;
         loop {
             let release = self
                 .extras
@@ -133,6 +138,20 @@ impl TcpSender {
                 }
                 break;
             }
+            if tso_defer && self.state == State::Open && self.within_limit(limit) {
+                if skb_left == 0 {
+                    match self.tso_skb(now, limit) {
+                        Some(n) => skb_left = n,
+                        None => {
+                            // `is_cwnd_limited` when cwnd, not the offered
+                            // window, left too little room
+                            deferred = limit < self.awnd as u64;
+                            break;
+                        }
+                    }
+                }
+                skb_left -= 1;
+            }
             if !self.send_next(net, limit) {
                 break;
             }
@@ -141,7 +160,7 @@ impl TcpSender {
             p.pacer.end_transmission();
         }
         if self.x().cwnd_use.is_some() {
-            self.cwnd_use_after_burst(self.stats.data_sent - sent0);
+            self.cwnd_use_after_burst(self.stats.data_sent - sent0, deferred);
         }
     }
 
@@ -211,10 +230,62 @@ impl TcpSender {
     /// body, which every flow runs and few with TSO.)
     #[inline(never)]
     fn tso_segs(&self) -> u32 {
+        crate::transport::tso::skb_segs(self.tso_goal(), self.st.cwnd)
+    }
+
+    /// `tcp_tso_autosize` at the flow's pacing rate: the pacer's (BBR's,
+    /// or Linux's default rate set at each ACK), or for an unpaced flow
+    /// the rate `tcp_update_pacing_rate` gives it all the same.
+    fn tso_goal(&self) -> u32 {
         use crate::transport::tso;
-        let rate = (self.st.pacing_rate > 0.0).then_some(self.st.pacing_rate);
+        let rate = if self.x().paced.is_some() {
+            (self.st.pacing_rate > 0.0).then_some(self.st.pacing_rate)
+        } else {
+            super::super::pacing::linux_pacing_rate(
+                self.cfg.mss,
+                self.st.cwnd,
+                self.st.ssthresh,
+                self.sb.outstanding(),
+                self.rtt.srtt(),
+            )
+        };
         let min = self.cc.min_tso_segs(&self.st);
-        tso::skb_segs(tso::autosize(rate, self.cfg.mss, self.rtt.min_rtt(), min), self.st.cwnd)
+        tso::autosize(rate, self.cfg.mss, self.rtt.min_rtt(), min)
+    }
+
+    /// An unpaced sender's next skb of new data in the open state
+    /// (`tcp_write_xmit` with `tcp_tso_should_defer`,
+    /// [`crate::transport::tso::should_defer`]): the segments it holds
+    /// (at most the TSO goal, half of cwnd and the window's room), or
+    /// `None` while it waits for the next ACK. A transfer's last skb
+    /// (with FIN) and the last of what the application has written go at
+    /// once.
+    fn tso_skb(&self, now: Time, limit: u64) -> Option<u64> {
+        use crate::transport::tso::{should_defer, DeferCheck};
+        let window = limit.min(self.awnd as u64);
+        let room = window.saturating_sub(self.sb.outstanding());
+        let goal = self.tso_goal();
+        let skb = (crate::transport::tso::skb_segs(goal, self.st.cwnd) as u64).min(room).max(1);
+        let mut unsent = u64::MAX;
+        if let Some(t) = self.total_segs {
+            unsent = t.get().saturating_sub(self.sb.high());
+        }
+        if let Some(o) = self.x().offered {
+            unsent = unsent.min((o.get() + self.cfg.first_data_seg()).saturating_sub(self.sb.high()));
+        }
+        if unsent <= room {
+            return Some(skb);
+        }
+        let una = self.sb.una();
+        let head = self.strategy.linux_ref().and_then(|l| l.sent_at(una));
+        let c = DeferCheck {
+            room,
+            goal,
+            window: self.window().min(self.awnd as u64),
+            since_last_send: self.x().last_send.map(|t| now.saturating_sub(t)),
+            head_age_and_srtt: head.zip(self.rtt.srtt()).map(|(h, s)| (now.saturating_sub(h), from_secs(s))),
+        };
+        (!should_defer(&c, self.cfg.mss)).then_some(skb)
     }
 
     /// Send segment `seq`; false if it was held back at the full interface
@@ -254,7 +325,7 @@ impl TcpSender {
             self.rate_on_send(seq, now, outstanding);
         }
         self.rtt.on_send(seq, !retx, to_secs(now));
-        if self.cfg.slow_start_after_idle {
+        if self.cfg.slow_start_after_idle || self.cfg.tso_autosize {
             self.x_make().last_send = Some(now);
         }
         self.stats.data_sent += 1;

@@ -181,6 +181,13 @@ impl Linux {
         self.reord_seen += 1;
     }
 
+    /// The latest transmission of outstanding segment `seq`, if it is
+    /// outstanding (`tcp_rtx_queue_head`'s `tstamp` for una).
+    pub(in crate::transport::tcp::sender) fn sent_at(&self, seq: u64) -> Option<Time> {
+        let i = usize::try_from(seq.checked_sub(self.base)?).ok()?;
+        self.xmit.get(i).map(|x| x.0)
+    }
+
     fn sent(&self, seq: u64) -> (Time, bool) {
         self.xmit[(seq - self.base) as usize]
     }

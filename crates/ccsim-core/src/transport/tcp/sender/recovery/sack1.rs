@@ -665,6 +665,15 @@ pub(in crate::transport::tcp) fn validate(
                 "only \"none\" is allowed with recovery = \"sack1\" (ns-2's Sack1 sends in bursts)",
             ));
         }
+        // it keeps its own send state: Linux's handshake is the generic
+        // sender's (ns-2's own SYN, segment 0 of its data, is allowed)
+        if cfg.syn == crate::scenario::kinds::Syn::Linux {
+            return Err(ConfigError::new(
+                p("syn"),
+                "\"linux\" is not supported with recovery = \"sack1\" (ns-2's Sack1 agent keeps its own send \
+                 state); use syn = \"ns2\" or \"none\", or recovery = \"sack\"",
+            ));
+        }
     }
     if cfg.recovery == Recovery::Sack1 && f.txqueuelen_pkts.is_some() {
         return Err(ConfigError::new(
