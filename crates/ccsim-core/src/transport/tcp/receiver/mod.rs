@@ -83,6 +83,9 @@ struct RxHoles {
     ooo: Intervals,
     /// Segments that opened or extended reported blocks, most recent first.
     recent: Vec<u64>,
+    /// The segments in `ooo`, kept as they come and go (Linux's receiver
+    /// reads it on every segment while a hole is open).
+    held: u64,
 }
 
 impl RxHoles {
@@ -229,6 +232,7 @@ impl TcpReceiver {
                     if s == self.rcv_nxt {
                         self.rcv_nxt = e;
                         h.ooo.remove(s);
+                        h.held -= e - s;
                     }
                 }
                 if h.ooo.is_empty() {
@@ -307,6 +311,7 @@ impl TcpReceiver {
             h.ooo.remove(seq + 1);
         }
         h.ooo.insert(start, end);
+        h.held += 1;
         h.recent.retain(|&r| r != seq);
         h.recent.insert(0, seq);
         h.recent.truncate(2 * MAX_SACK_BLOCKS);
@@ -338,7 +343,7 @@ impl TcpReceiver {
 
     /// The segments held above a hole.
     fn held(&self) -> u64 {
-        self.holes.as_deref().map_or(0, |h| h.ooo.iter_rev().map(|(s, e)| e - s).sum())
+        self.holes.as_deref().map_or(0, |h| h.held)
     }
 
     fn block_of(&self, seq: u64) -> Option<SackBlock> {

@@ -30,23 +30,16 @@
 //! resend, as the client's 1 s timer and the server's fire together.
 use super::*;
 
-/// The handshake in progress: present from `open` until the SYN-ACK.
-#[derive(Debug, Default)]
-pub(in crate::transport::tcp) struct Handshake {
-    /// SYNs resent by the timer.
-    resent: u32,
-}
-
 impl TcpSender {
     /// The connection is being set up (a SYN is out, unanswered).
     #[inline]
     pub(super) fn connecting(&self) -> bool {
-        self.x().handshake.is_some()
+        self.x().connecting
     }
 
     /// `tcp_connect`: the first SYN, at the first `open`.
     pub(super) fn connect(&mut self, net: &mut Net) {
-        self.x_make().handshake = Some(Handshake::default());
+        self.x_make().connecting = true;
         self.send_syn(net);
     }
 
@@ -57,29 +50,17 @@ impl TcpSender {
         let l4 = L4::Tcp(TcpHeader { seq: 0, ..Default::default() });
         let size = self.cfg.syn_bytes();
         net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, l4, ..Default::default() });
-        if let Some(tr) = self.extras.as_deref_mut().and_then(|x| x.trace.as_mut()) {
-            tr.push(SendRecord {
-                time: now,
-                seq: 0,
-                size,
-                interval_s: None,
-                tokens_after: None,
-                forced: true,
-                cwr: false,
-                probe: false,
-            });
-        }
+        self.trace_control(now, 0, size, false);
         let at = now.saturating_add(from_secs(self.rto()));
         self.rto_timer.arm(&mut net.events, sender_timer(self.flow, RTO), at);
     }
 
     /// `tcp_retransmit_timer` in `SYN_SENT`: resend the SYN, back off.
+    /// (Before the SYN-ACK every timeout is a SYN's: `stats.timeouts`
+    /// counts the resent SYNs.)
     pub(super) fn syn_timeout(&mut self, net: &mut Net) {
         self.stats.timeouts += 1;
         self.stats.retransmits += 1;
-        if let Some(h) = self.extras.as_deref_mut().and_then(|x| x.handshake.as_mut()) {
-            h.resent += 1;
-        }
         self.rtt.on_timeout();
         self.send_syn(net);
     }
@@ -90,12 +71,12 @@ impl TcpSender {
         if ack < 1 {
             return;
         }
-        let Some(h) = self.extras.as_deref_mut().and_then(|x| x.handshake.take()) else { return };
+        self.x_make().connecting = false;
         self.seed_rtt(to_secs(net.now.saturating_sub(ts_echo)));
         self.sb.on_send_new();
         self.sb.advance(1);
         self.rto_timer.disarm();
-        let init = if h.resent > 1 { 1.0 } else { self.cfg.init_cwnd };
+        let init = if self.stats.timeouts > 1 { 1.0 } else { self.cfg.init_cwnd };
         self.st.cwnd = init.min(self.st.max_cwnd);
         self.st.ssthresh = self.cfg.init_ssthresh;
         if self.app_active {

@@ -8,7 +8,6 @@
 //! empty, 80 bytes a flow; as one optional box the default sender (and the
 //! thousands of flows of a many-flow run) carries one null
 //! pointer, and a sender that uses any of them pays for the box once.
-use super::connect::Handshake;
 use super::cwnd_use::CwndUse;
 use super::recovery::prr::Prr;
 use super::{Jitter, Paced, SendRecord};
@@ -48,8 +47,8 @@ pub(in crate::transport::tcp) struct Extras {
     /// in every data segment: kept for a receiver that reads it (Linux's,
     /// `delack_model = "linux"`, measures its RTT from it).
     pub(super) ts_recent: Option<Time>,
-    /// `syn = "linux"`: the handshake, until the SYN-ACK.
-    pub(super) handshake: Option<Handshake>,
+    /// `syn = "linux"`: a SYN is out, unanswered (`connect.rs`).
+    pub(super) connecting: bool,
 }
 
 /// The extras of a sender that has none, for reads.
@@ -65,7 +64,7 @@ pub(super) static NONE: Extras = Extras {
     trace: None,
     last_send: None,
     ts_recent: None,
-    handshake: None,
+    connecting: false,
 };
 
 impl Extras {
@@ -82,7 +81,7 @@ impl Extras {
             && self.trace.is_none()
             && self.last_send.is_none()
             && self.ts_recent.is_none()
-            && self.handshake.is_none();
+            && !self.connecting;
         (!empty).then(|| Box::new(self))
     }
 }

@@ -21,9 +21,16 @@ impl TcpSender {
     /// (Linux `tcp_send_head`). (A SYN goes with the first write: ns-2's
     /// `output` adds it to `curseq_`.)
     pub(super) fn has_unsent_data(&self) -> bool {
-        self.app_active
-            && self.total_segs.is_none_or(|t| self.sb.high() < t.get())
-            && self.x().offered.is_none_or(|o| self.sb.high() < o.get() + self.cfg.first_data_seg())
+        self.app_active && self.unsent_segs() > 0
+    }
+
+    /// Segments the application has given that were never sent
+    /// (`u64::MAX` for an endless bulk transfer), whatever the windows.
+    pub(super) fn unsent_segs(&self) -> u64 {
+        let high = self.sb.high();
+        let total = self.total_segs.map_or(u64::MAX, |t| t.get().saturating_sub(high));
+        let written = self.x().offered.map_or(u64::MAX, |o| (o.get() + self.cfg.first_data_seg()).saturating_sub(high));
+        total.min(written)
     }
 
     /// A zero-window probe (RFC 9293 §3.8.6.1; Linux `tcp_xmit_probe_skb`
@@ -36,8 +43,14 @@ impl TcpSender {
         let size = self.cfg.header;
         let l4 = L4::Tcp(TcpHeader { seq, ack: self.x().ts_recent.unwrap_or(0), ..Default::default() });
         net.send(Packet { flow: self.flow, kind: Kind::Data, size, ts: now, l4, ..Default::default() });
+        self.trace_control(now, seq, size, true);
+    }
+
+    /// A segment outside the window's sending rules (a SYN, a window
+    /// probe: forced, unpaced) in the send trace, if traced.
+    pub(super) fn trace_control(&mut self, now: Time, seq: u64, size: u32, probe: bool) {
         if let Some(tr) = self.extras.as_deref_mut().and_then(|x| x.trace.as_mut()) {
-            tr.push(SendRecord {
+            let r = SendRecord {
                 time: now,
                 seq,
                 size,
@@ -45,8 +58,9 @@ impl TcpSender {
                 tokens_after: None,
                 forced: true,
                 cwr: false,
-                probe: true,
-            });
+                probe,
+            };
+            tr.push(r);
         }
     }
 
@@ -138,8 +152,9 @@ impl TcpSender {
                 }
                 break;
             }
-            if tso_defer && self.state == State::Open && self.within_limit(limit) {
-                if skb_left == 0 {
+            if tso_defer && self.state == State::Open {
+                // (the window check only where an skb begins)
+                if skb_left == 0 && self.within_limit(limit) {
                     match self.tso_skb(now, limit) {
                         Some(n) => skb_left = n,
                         None => {
@@ -150,7 +165,7 @@ impl TcpSender {
                         }
                     }
                 }
-                skb_left -= 1;
+                skb_left = skb_left.saturating_sub(1);
             }
             if !self.send_next(net, limit) {
                 break;
@@ -266,14 +281,7 @@ impl TcpSender {
         let room = window.saturating_sub(self.sb.outstanding());
         let goal = self.tso_goal();
         let skb = (crate::transport::tso::skb_segs(goal, self.st.cwnd) as u64).min(room).max(1);
-        let mut unsent = u64::MAX;
-        if let Some(t) = self.total_segs {
-            unsent = t.get().saturating_sub(self.sb.high());
-        }
-        if let Some(o) = self.x().offered {
-            unsent = unsent.min((o.get() + self.cfg.first_data_seg()).saturating_sub(self.sb.high()));
-        }
-        if unsent <= room {
+        if self.unsent_segs() <= room {
             return Some(skb);
         }
         let una = self.sb.una();
