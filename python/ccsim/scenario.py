@@ -440,6 +440,9 @@ class Flow(_Table):
     send_jitter_s: Optional[Number] = None
     # TCP and UDP: the sending host's interface queue (Linux txqueuelen, packets)
     txqueuelen_pkts: Optional[int] = None
+    # the sending host's delay before the wire: seconds, or its quantiles
+    # at probabilities 0, 1/(n-1), ..., 1, drawn per packet (order kept)
+    host_delay_s: Optional[Union[Number, List[Number]]] = None
     start_s: Optional[Number] = None
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None

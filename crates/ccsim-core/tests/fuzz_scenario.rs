@@ -525,6 +525,7 @@ fn tcp_fields(b: u8) -> BoxedStrategy<Table> {
             ("gwa", boolean(b)),
             ("ba", boolean(b)),
             ("send_jitter_s", float(b, 0.0..0.05)),
+            ("host_delay_s", float(b, 0.0..0.001)),
             ("bytes", int(b, 1..200_000)),
             ("syn", choice(b, &["none", "ns2", "ns2_no_delay_growth"])),
         ],

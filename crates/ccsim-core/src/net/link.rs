@@ -12,6 +12,7 @@
 //! wait. A packet that finds the link idle is admitted by the discipline and
 //! taken straight back out, so it still costs a single event.
 use super::ctx::{LinkCtx, Now, OwnerState, QueueView, Shared};
+use super::host_delay::HostDelay;
 use super::packet::{Packet, PacketPool, PktId, NO_PKT};
 use super::qdelay::{DelayHistogram, DelayRecorder};
 use super::queue::Queue;
@@ -130,6 +131,8 @@ struct Extras {
     marks: u64,
     /// Packets lost by a random-loss stage.
     random_losses: u64,
+    /// The sending host's delay before the wire (`Link::host_delayed`).
+    host_delay: Option<HostDelay>,
     /// The high 64 bits of the queue integrals ([`Tally`]).
     q_area_hi: [u64; 2],
     /// The high 32 bits of [`Tally`]'s counts (`ARRIVALS` ... `TX_BYTES`).
@@ -243,6 +246,10 @@ pub struct Link {
     /// topology's node names; [`Link::name`] gives its name).
     pub from: u32,
     pub to: u32,
+    /// A sending host's interface with a delay before the wire
+    /// (`net::host_delay`, a flow's `host_delay_s`), kept in the extras:
+    /// here, in the padding before `vfifo`, on the line `count_tx` touches.
+    pub(crate) host_delayed: bool,
     /// The log of a virtual FIFO (`virt`), made when a packet first waits:
     /// boxed on its own, as every edge link of a web workload may need one
     /// and none needs the rest of `Extras`.
@@ -333,6 +340,7 @@ impl Link {
             free_scheduled: false,
             ties: crate::scenario::Ties::EventOrder,
             virt: false,
+            host_delayed: false,
             pipe: Pipe::default(),
             c: Tally::default(),
             q_since: 0,
@@ -513,7 +521,27 @@ impl Link {
         self.virt = self.ties == crate::scenario::Ties::ArrivalFirst
             && matches!(self.queue, Queue::DropTail(_))
             && !self.has_stages()
-            && self.txqueuelen == NO_TXQUEUELEN;
+            && self.txqueuelen == NO_TXQUEUELEN
+            && !self.host_delayed;
+    }
+
+    /// Make this link a sending host's interface whose packets wait
+    /// `delay` before the wire (a flow's `host_delay_s`). Such a link is
+    /// never cut into nor a virtual FIFO: its packets come from hosts
+    /// (`Net::send`), and each leaves at its own drawn time.
+    pub(crate) fn set_host_delay(&mut self, delay: HostDelay) {
+        self.extras.get_or_insert_with(Default::default).host_delay = Some(delay);
+        self.host_delayed = true;
+        self.update_virtual();
+    }
+
+    /// When a packet that leaves the serialiser for the wire at `at`
+    /// (`busy_until + delay`) reaches the far end, past the host's delay.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn host_delay_arrival(&mut self, at: Time) -> Time {
+        let h = self.extras.as_deref_mut().and_then(|e| e.host_delay.as_mut());
+        h.expect("host_delayed links have a host delay").depart(at)
     }
 
     fn vfifo(&self) -> Option<&VirtualFifo> {

@@ -11,6 +11,7 @@
 //! endpoint. A packet carries its flow and its position in the flow's route.
 pub mod ctx;
 pub(crate) mod cut_log;
+pub mod host_delay;
 pub(crate) mod line;
 pub mod link;
 pub mod packet;
@@ -503,7 +504,10 @@ impl Net {
         let size = self.pkts.get(id).size;
         let link = &mut self.links[l];
         link.busy_until = now.saturating_add(link.tx_time(size));
-        let arrive = link.busy_until.saturating_add(link.delay);
+        let mut arrive = link.busy_until.saturating_add(link.delay);
+        if link.host_delayed {
+            arrive = link.host_delay_arrival(arrive);
+        }
         link.count_tx(size);
         if link.ties == Ties::Ns2 {
             return self.transmit_ns2(l, id, arrive);

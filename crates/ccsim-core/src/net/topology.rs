@@ -292,6 +292,7 @@ fn build_chain(sc: &Scenario, c: Chain) -> Result<Built, ConfigError> {
 pub fn build(sc: &Scenario) -> Result<Built, ConfigError> {
     let mut built = build_shape(sc)?;
     sending_interfaces(sc, &mut built)?;
+    host_delays(sc, &mut built)?;
     byte_limits_hold_a_packet(sc, &built)?;
     Ok(built)
 }
@@ -479,6 +480,51 @@ fn sending_interfaces(sc: &Scenario, built: &mut Built) -> Result<(), ConfigErro
                 let link = &mut built.links[first];
                 link.queue = Queue::DropTail(DropTail::new(Limit::Packets(n)));
                 link.set_txqueuelen(Some(n as usize));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `host_delay_s`: the first link of each such flow's route is its
+/// sending host's interface, whose packets wait a drawn delay before the
+/// wire (`net::host_delay`); flows that share the interface must give the
+/// same distribution. Not on a link that orders ties as ns-2 does (its
+/// times are ns-2's, `Ties::Ns2`).
+fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
+    use super::host_delay::HostDelay;
+    let mut given: HashMap<usize, (Vec<f64>, usize)> = HashMap::new();
+    for fp in &built.flows {
+        let Some(q) = &sc.flows[fp.entry].host_delay_s else { continue };
+        let q = q.values();
+        let path = format!("flows[{}].host_delay_s", fp.entry);
+        let first = built.routes[fp.route as usize].fwd[0] as usize;
+        match given.get(&first) {
+            Some((m, e)) if *m != q => {
+                return Err(ConfigError::new(
+                    path,
+                    format!(
+                        "{q:?} differs from flows[{e}].host_delay_s = {m:?}: both send over link \"{}\", the \
+                         sending host's one interface; give the same value",
+                        built.links[first].name(&built.nodes)
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                let link = &mut built.links[first];
+                if link.ties == crate::scenario::Ties::Ns2 {
+                    return Err(ConfigError::new(
+                        path,
+                        format!(
+                            "not allowed on link \"{}\", whose queue orders ties as ns-2 (ties = \"ns2\"): ns-2's \
+                             times leave no room for a host's delay",
+                            link.name(&built.nodes)
+                        ),
+                    ));
+                }
+                link.set_host_delay(HostDelay::new(&q, sc.seed, link.id));
+                given.insert(first, (q, fp.entry));
             }
         }
     }

@@ -311,6 +311,25 @@ pub enum OneOrMany {
     Many(Vec<f64>),
 }
 
+/// A delay given as one value or as its distribution's quantiles
+/// (`flows[i].host_delay_s`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum DelayQuantiles {
+    One(f64),
+    Many(Vec<f64>),
+}
+
+impl DelayQuantiles {
+    /// The quantiles, equally spaced in probability (one: a constant).
+    pub fn values(&self) -> Vec<f64> {
+        match self {
+            DelayQuantiles::One(x) => vec![*x],
+            DelayQuantiles::Many(v) => v.clone(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
@@ -789,6 +808,22 @@ flow_spec! {
         #[flow(tcp, udp; "integer, 1 … 1e8"; "none")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub txqueuelen_pkts: Option<u64>,
+        /// the sending host's delay from a send to the wire, drawn for each packet (`net::host_delay`):
+        /// one number is a constant delay; a list of n ≥ 2 nondecreasing values gives its quantiles at
+        /// probabilities 0, 1/(n−1), …, 1, and each packet's delay is drawn from the piecewise-linear
+        /// distribution through them, from the seed (the interface's own stream). The host keeps order: a
+        /// packet never leaves before the one sent ahead of it. The sender works as without it (its
+        /// clock, timers and window are unchanged) and only the wire sees each packet later, where
+        /// `send_jitter_s` holds the window back. A delay that varies by a good part of the bottleneck's
+        /// packet time breaks the fixed phases that zero-time hosts keep against a DropTail queue's
+        /// departures (Floyd and Jacobson 1992), which otherwise decide for seconds which flows lose at
+        /// an overflow; a few microseconds against a packet time of hundreds move no decision
+        /// ([decision](decisions/2026-11-30-host-delay-and-the-kernel-peer.md)). Applied to the first
+        /// link of the flow's route, the host's interface; flows sharing it must give the same value.
+        /// Not on a link with `ties = "ns2"`
+        #[flow(common; "number ≥ 0 or list of them"; "none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub host_delay_s: Option<DelayQuantiles>,
         // -- common: when the application runs
         /// application start. A value ≥ `duration_s` is accepted (a sweep over `duration_s` may cut a late
         /// flow off) but the entry's flows never send: `ccsim run` and `ccsim.run` warn (`warning:
@@ -996,6 +1031,9 @@ pub(crate) fn plain_message(msg: &str) -> String {
     let msg = msg.lines().next().unwrap_or(msg).trim_end();
     if msg.starts_with("data did not match any variant of untagged enum OneOrMany") {
         return "must be a number or a list of numbers (one per flow)".into();
+    }
+    if msg.starts_with("data did not match any variant of untagged enum DelayQuantiles") {
+        return "must be a number or a list of numbers (the delay's quantiles)".into();
     }
     // the TOML reader's word for a table of two or more keys given to a
     // name-valued field (`parse_doc` says the value and the names)

@@ -186,6 +186,9 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario, parts: &dyn Parts) -> R {
             return Err(err(p("stop_s"), format!("{stop} is not allowed; must be > start_s ({})", f.start_s)));
         }
     }
+    if let Some(q) = &f.host_delay_s {
+        crate::net::host_delay::validate(&p("host_delay_s"), &q.values())?;
+    }
     match &f.rtt_s {
         Some(OneOrMany::One(x)) => positive(&p("rtt_s"), *x)?,
         Some(OneOrMany::Many(v)) => {
