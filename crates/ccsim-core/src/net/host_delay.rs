@@ -69,30 +69,6 @@ impl HostDelay {
     }
 }
 
-/// `flows[i].host_delay_s` is valid: one value or at least two, each a
-/// finite number ≥ 0, in nondecreasing order (quantiles).
-pub fn validate(path: &str, quantiles_s: &[f64]) -> Result<(), crate::scenario::ConfigError> {
-    use crate::scenario::ConfigError;
-    if quantiles_s.is_empty() {
-        return Err(ConfigError::new(path, "an empty list is not allowed; give one delay or its quantiles"));
-    }
-    for (j, &q) in quantiles_s.iter().enumerate() {
-        if !(q.is_finite() && q >= 0.0) {
-            return Err(ConfigError::new(
-                format!("{path}[{j}]"),
-                format!("{q} is not allowed; must be a finite number ≥ 0 (seconds)"),
-            ));
-        }
-        if j > 0 && q < quantiles_s[j - 1] {
-            return Err(ConfigError::new(
-                format!("{path}[{j}]"),
-                format!("{q} is below the quantile before it ({}); quantiles must not decrease", quantiles_s[j - 1]),
-            ));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,15 +120,5 @@ mod tests {
         assert_eq!(run(1, 0), run(1, 0));
         assert_ne!(run(1, 0), run(2, 0));
         assert_ne!(run(1, 0), run(1, 1));
-    }
-
-    #[test]
-    fn bad_quantiles_are_refused_by_name() {
-        assert!(validate("flows[0].host_delay_s", &[0.0, 1e-5]).is_ok());
-        let e = validate("flows[0].host_delay_s", &[2e-5, 1e-5]).unwrap_err().to_string();
-        assert!(e.contains("flows[0].host_delay_s[1]") && e.contains("must not decrease"), "{e}");
-        let e = validate("flows[0].host_delay_s", &[-1.0]).unwrap_err().to_string();
-        assert!(e.contains("host_delay_s[0]") && e.contains("≥ 0"), "{e}");
-        assert!(validate("flows[0].host_delay_s", &[]).is_err());
     }
 }

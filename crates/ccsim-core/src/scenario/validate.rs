@@ -187,7 +187,7 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario, parts: &dyn Parts) -> R {
         }
     }
     if let Some(q) = &f.host_delay_s {
-        crate::net::host_delay::validate(&p("host_delay_s"), &q.values())?;
+        delay_quantiles(&p("host_delay_s"), &q.values())?;
     }
     match &f.rtt_s {
         Some(OneOrMany::One(x)) => positive(&p("rtt_s"), *x)?,
@@ -416,6 +416,29 @@ fn gb(bytes: f64) -> String {
 
 /// [`resources_of`] against `available` bytes of this machine (`None`:
 /// unknown, nothing refused), as the tests state it.
+/// `flows[i].host_delay_s` is valid: one value or at least two, each a
+/// finite number ≥ 0, in nondecreasing order (quantiles).
+fn delay_quantiles(path: &str, quantiles_s: &[f64]) -> Result<(), ConfigError> {
+    if quantiles_s.is_empty() {
+        return Err(ConfigError::new(path, "an empty list is not allowed; give one delay or its quantiles"));
+    }
+    for (j, &q) in quantiles_s.iter().enumerate() {
+        if !(q.is_finite() && q >= 0.0) {
+            return Err(ConfigError::new(
+                format!("{path}[{j}]"),
+                format!("{q} is not allowed; must be a finite number ≥ 0 (seconds)"),
+            ));
+        }
+        if j > 0 && q < quantiles_s[j - 1] {
+            return Err(ConfigError::new(
+                format!("{path}[{j}]"),
+                format!("{q} is below the quantile before it ({}); quantiles must not decrease", quantiles_s[j - 1]),
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 pub fn resources(sc: &Scenario, available: Option<f64>) -> R {
     match available {
