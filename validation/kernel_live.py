@@ -129,6 +129,21 @@ def tcp_info(sock: socket.socket) -> Dict[str, int]:
     return dict(zip(TCP_INFO_FIELDS, TCP_INFO.unpack(raw.ljust(TCP_INFO.size, b"\0"))))
 
 
+#: ``TCP_CC_INFO`` (include/uapi/linux/tcp.h): the controller's own state;
+#: BBR's is ``struct tcp_bbr_info`` (bandwidth in bytes/s as two 32-bit
+#: halves, min_rtt in us, pacing and cwnd gain in 1/256).
+TCP_CC_INFO = 26
+BBR_INFO = struct.Struct("=5I")
+
+
+def bbr_info(sock: socket.socket) -> Dict[str, int]:
+    """A BBR socket's ``tcp_bbr_info`` (``bbr_get_info``): its bandwidth
+    estimate, min_rtt and gains."""
+    lo, hi, min_rtt, pacing_gain, cwnd_gain = BBR_INFO.unpack(
+        sock.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, BBR_INFO.size).ljust(BBR_INFO.size, b"\0"))
+    return {"bw": lo | hi << 32, "min_rtt": min_rtt, "pacing_gain": pacing_gain, "cwnd_gain": cwnd_gain}
+
+
 def flow_addr(i: int) -> str:
     return f"10.77.1.{i + 2}"
 
@@ -465,6 +480,9 @@ class _Flow:
         self.established = False
         self.done = False
         self.rec: dict = {"t": [], "tcp_info": {f: [] for f in SAMPLED}, "bytes_written": 0}
+        if spec["cc"] == "bbr":
+            # sampled with tcp_info: the estimate behind BBR's pacing rate
+            self.rec["bbr_info"] = {k: [] for k in ("bw", "min_rtt", "pacing_gain", "cwnd_gain")}
 
     def start(self, now_s: float) -> None:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -525,6 +543,9 @@ def role_tcp_sender(cfg: dict) -> dict:
                     f.rec["t"].append(round(now, 6))
                     for k in SAMPLED:
                         f.rec["tcp_info"][k].append(info[k])
+                    if "bbr_info" in f.rec:
+                        for k, v in bbr_info(f.sock).items():
+                            f.rec["bbr_info"][k].append(v)
             next_sample += step * max(1, (now_ns - next_sample) // step + 1)
         if spin:
             writable = [f for f in flows if f.sock is not None and not f.done]

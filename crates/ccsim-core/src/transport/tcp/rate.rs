@@ -111,6 +111,11 @@ impl RateSampler {
             tx_in_flight: in_flight,
             lost,
         };
+        if self.tx.is_empty() && seq > self.una {
+            // nothing outstanding was sent through here: the segments
+            // below `seq` are not data (the handshake's SYN is segment 0)
+            self.una = seq;
+        }
         let i = (seq - self.una) as usize;
         if i < self.tx.len() {
             self.tx[i] = snap; // a retransmission is re-stamped
@@ -252,6 +257,40 @@ mod tests {
 
     fn gen(r: &mut RateSampler, now: Time) -> RateSample {
         r.generate(now, 0, 0, 0, 0, None, None, CaState::Open)
+    }
+
+    /// After a handshake the data start at segment 1 (the SYN was 0 and
+    /// was never sent through the sampler): each ACK's reference is the
+    /// segment it delivers. The ACK of the initial window's last segment
+    /// refers to a send before any delivery, as in Linux, so BBR's next
+    /// round starts with the first segment sent after the first ACK, not
+    /// one segment early.
+    #[test]
+    fn data_after_a_syn_are_sampled_from_their_own_sends() {
+        let mut r = RateSampler::new();
+        for s in 1..=10 {
+            r.on_send(s, 0, s - 1, s, 0);
+        }
+        let t1 = from_secs(0.1);
+        r.on_delivered(1, 2, t1, false);
+        r.advance(2);
+        assert_eq!(gen(&mut r, t1).prior_delivered, 0);
+        r.on_send(11, t1, 9, 10, 0);
+        for k in 2..=10u64 {
+            let now = from_secs(0.1 + (k - 1) as f64 * 1e-3);
+            r.on_delivered(k, k + 1, now, false);
+            r.advance(k + 1);
+            let rs = gen(&mut r, now);
+            assert_eq!((rs.prior_delivered, rs.total_delivered), (0, k), "segment {k}");
+            assert!(rs.is_app_limited, "segment {k}: the initial window");
+        }
+        let t2 = from_secs(0.2);
+        r.on_delivered(11, 12, t2, false);
+        r.advance(12);
+        let rs = gen(&mut r, t2);
+        assert_eq!(rs.prior_delivered, 1, "sent after the first delivery");
+        assert!(!rs.is_app_limited);
+        assert_eq!(rs.interval_s, 0.1, "from its send at the first ACK");
     }
 
     /// A window of 10 sent back to back at t = 0 and ACKed one per ms from
