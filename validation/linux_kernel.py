@@ -188,8 +188,10 @@ OPEN: Dict[Tuple[str, str], str] = {
     "in both after the second loss, 2.99 s against 2.97 s (`tcp:tcp_probe`)",
     ("bbr-1-10m-20ms-1bdp", "queue_mean_pkts"): "ccsim's queue 6% longer (7.2 against 6.6-6.9; retransmissions "
     "and drops agree); with `tso_autosize` off it is 38% shorter (4.4). ccsim's steady window is 2 segments "
-    "below the kernel's (42-44 against 44-46 before the first ProbeRTT, 46-48 against 48-50 after), which the "
-    "ACK-aggregation allowance (`bbr_extra_acked`) of the kernel's real-time ACK arrivals may explain",
+    "below the kernel's (42-44 against 44-46 before the first ProbeRTT, 46-48 against 48-50 after). That gap is "
+    "the ACK-aggregation allowance (`bbr_update_ack_aggregation`): tens of microseconds of jitter on the ACKs, as "
+    "the kernel host's, give ccsim the kernel's window (mean 46.3 against 46.4) but not its queue (7.3) "
+    "(docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md)",
     **{("cubic-4-10m-20ms-1bdp", m): "the shares: ccsim's largest 3.01 Mb/s against the kernel's 2.65-3.0, its "
        "third 2.18 against 2.24-2.42; every other pair of the scenario agrees" for m in ("goodput_mbps[0]",
                                                                                         "goodput_mbps[2]")},
@@ -198,8 +200,8 @@ OPEN: Dict[Tuple[str, str], str] = {
        "percentile is 98 against 78-83 and the smallest share 10.0 Mb/s against 10.5-11.5. ccsim's flows send "
        "2-segment bursts at fixed phases; the kernel host's timing varies by microseconds (an ACK's arrival to "
        "the data it releases: median 9.3 us, 10-90% 8.3-11.4 us, 99% 28 us, measured on the emulator's logs), "
-       "which ccsim does not model. That latency as a per-packet delay on ccsim's senders (`host_delay_s`, seeded per "
-       "kernel run) leaves both pairs outside (p95 89-93, smallest share 9.7-10.3) and moves others out "
+       "which ccsim does not model. That latency as a per-packet delay on ccsim's senders (seeded per kernel run) "
+       "leaves both pairs outside (p95 89-93, smallest share 9.7-10.3) and moves others out "
        "(docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md). New 30 s kernel runs gave p95 80, 81, 85 and "
        "95 and smallest shares down to 9.2 Mb/s: the kernel's spread is wider than its five recorded runs, but "
        "those runs' emulator error (p99 0.4-1.9 ms) is above the limit, so they are not recorded"

@@ -61,8 +61,9 @@ fn host_delay_runs_repeat_with_the_seed_and_differ_across_seeds() {
     assert_ne!(go(7), go(8));
 }
 
-/// A constant delay lengthens a one-segment transfer by exactly itself:
-/// the data segment waits it, the ACK (from the receiver's host) does not.
+/// A constant delay lengthens a one-segment transfer by exactly itself
+/// twice: the data segment waits it at the sender, its ACK at the
+/// receiver.
 #[test]
 fn a_constant_host_delay_adds_itself_to_the_data_path() {
     let fct = |h: &str| {
@@ -71,7 +72,7 @@ fn a_constant_host_delay_adds_itself_to_the_data_path() {
     };
     let base = fct("");
     let d = fct("host_delay_s = 0.000125");
-    assert!((d - base - 125e-6).abs() < 1e-12, "{base} -> {d}");
+    assert!((d - base - 250e-6).abs() < 1e-12, "{base} -> {d}");
     // the quantile form with equal quantiles is the same constant
     assert_eq!(fct("host_delay_s = [0.000125, 0.000125]"), d);
 }
@@ -116,4 +117,32 @@ fn one_interface_one_delay_and_not_under_ns2_ties() {
     let ns2 = format!("{base}{}{}", queue(", ties = \"ns2\""), flows("0.001", "0.001"));
     let e = error(&ns2);
     assert!(e.contains("flows[0].host_delay_s") && e.contains("ties"), "{e}");
+}
+
+/// BBR's window carries an allowance for ACKs that arrive in bunches
+/// (`bbr_extra_acked`: data ACKed beyond what the bandwidth estimate
+/// explains since an epoch began). ACKs spaced exactly by the bottleneck
+/// leave it near zero; tens of microseconds of jitter on the ACKs (the
+/// receiving host's delay) raise it, and with it the window, by about
+/// two segments at 10 Mb/s and 20 ms: the gap between ccsim's steady
+/// window and the kernel peer's on this path
+/// (docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md).
+#[test]
+fn jittered_acks_raise_bbrs_aggregation_allowance() {
+    let mean_cwnd = |h: &str| {
+        // the kernel peer's `bbr-1-10m-20ms-1bdp` (validation/linux_kernel.py)
+        let toml = format!(
+            "name = \"bbr\"\nduration_s = 9.0\nsample_interval_s = 0.01\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck_rate_bps = 1e7\nbottleneck_delay_s = 0.0\nedge_rate_bps = 1e10\n\
+             bottleneck_queue = {{ limit_pkts = 17 }}\n[[flows]]\ntcp_model = \"linux\"\ncc = \"bbr\"\n\
+             mss_bytes = 1448\nheader_bytes = 40\nrtt_s = 0.02\n{h}"
+        );
+        let r = run(&Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}")));
+        let s = &r.series.flows;
+        let w: Vec<f64> = s.time_s.iter().zip(&s.cwnd).filter(|(t, _)| **t >= 2.0).map(|(_, w)| *w).collect();
+        w.iter().sum::<f64>() / w.len() as f64
+    };
+    let still = mean_cwnd("");
+    let jittered = mean_cwnd("host_delay_s = [0.000004, 0.000008, 0.00001, 0.000014, 0.00002, 0.00005]");
+    assert!(jittered - still > 1.5, "{still} -> {jittered}");
 }

@@ -1,6 +1,7 @@
-//! The sending host's delay (a flow's `host_delay_s`): the time from a
-//! transport's send to the packet's departure on the wire, drawn per
-//! packet from a distribution the user gives by its quantiles.
+//! A host's delay (a flow's `host_delay_s`, at its sender and its
+//! receiver): the time from a transport's send to the packet's departure
+//! on the wire, drawn per packet from a distribution the user gives by its
+//! quantiles.
 //!
 //! Why: a simulated host answers an ACK with its data in zero time, so
 //! flows whose packets meet a DropTail queue keep fixed phases against
@@ -12,8 +13,10 @@
 //! also holds the window back; this delay holds nothing back: the sender
 //! works as without it and only the wire sees the packet later. The
 //! kernel peer's host takes 8-25 µs (5-90%) from an ACK to its data, with
-//! a tail to 0.1 ms. Given that, ccsim varied more than the kernel, so the
-//! kernel comparison runs without it
+//! a tail to 0.1 ms; on the ACKs such a delay raises BBR's window by its
+//! ACK-aggregation allowance as much as the kernel's is above ccsim's, but
+//! the multi-flow runs then varied more than the kernel's, so the kernel
+//! comparison runs without it
 //! (docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md).
 //!
 //! The host's queue keeps order: a packet never leaves before the one

@@ -487,10 +487,11 @@ fn sending_interfaces(sc: &Scenario, built: &mut Built) -> Result<(), ConfigErro
 }
 
 /// `host_delay_s`: the first link of each such flow's route is its
-/// sending host's interface, whose packets wait a drawn delay before the
-/// wire (`net::host_delay`); flows that share the interface must give the
-/// same distribution. Not on a link that orders ties as ns-2 does (its
-/// times are ns-2's, `Ties::Ns2`).
+/// sending host's interface, and the first link of its ACKs' route the
+/// receiving host's; the packets of both wait a drawn delay before the
+/// wire (`net::host_delay`), each interface from its own stream. Flows
+/// that share an interface must give the same distribution. Not on a link
+/// that orders ties as ns-2 does (its times are ns-2's, `Ties::Ns2`).
 fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
     use super::host_delay::HostDelay;
     let mut given: HashMap<usize, (Vec<f64>, usize)> = HashMap::new();
@@ -498,33 +499,35 @@ fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
         let Some(q) = &sc.flows[fp.entry].host_delay_s else { continue };
         let q = q.values();
         let path = format!("flows[{}].host_delay_s", fp.entry);
-        let first = built.routes[fp.route as usize].fwd[0] as usize;
-        match given.get(&first) {
-            Some((m, e)) if *m != q => {
-                return Err(ConfigError::new(
-                    path,
-                    format!(
-                        "{q:?} differs from flows[{e}].host_delay_s = {m:?}: both send over link \"{}\", the \
-                         sending host's one interface; give the same value",
-                        built.links[first].name(&built.nodes)
-                    ),
-                ));
-            }
-            Some(_) => {}
-            None => {
-                let link = &mut built.links[first];
-                if link.ties == crate::scenario::Ties::Ns2 {
+        let route = &built.routes[fp.route as usize];
+        for first in [route.fwd[0] as usize, route.rev[0] as usize] {
+            match given.get(&first) {
+                Some((m, e)) if *m != q => {
                     return Err(ConfigError::new(
                         path,
                         format!(
-                            "not allowed on link \"{}\", whose queue orders ties as ns-2 (ties = \"ns2\"): ns-2's \
-                             times leave no room for a host's delay",
-                            link.name(&built.nodes)
+                            "{q:?} differs from flows[{e}].host_delay_s = {m:?}: both send over link \"{}\", a \
+                             host's one interface; give the same value",
+                            built.links[first].name(&built.nodes)
                         ),
                     ));
                 }
-                link.set_host_delay(HostDelay::new(&q, sc.seed, link.id));
-                given.insert(first, (q, fp.entry));
+                Some(_) => {}
+                None => {
+                    let link = &mut built.links[first];
+                    if link.ties == crate::scenario::Ties::Ns2 {
+                        return Err(ConfigError::new(
+                            path,
+                            format!(
+                                "not allowed on link \"{}\", whose queue orders ties as ns-2 (ties = \"ns2\"): \
+                                 ns-2's times leave no room for a host's delay",
+                                link.name(&built.nodes)
+                            ),
+                        ));
+                    }
+                    link.set_host_delay(HostDelay::new(&q, sc.seed, link.id));
+                    given.insert(first, (q.clone(), fp.entry));
+                }
             }
         }
     }

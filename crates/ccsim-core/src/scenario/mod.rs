@@ -808,19 +808,19 @@ flow_spec! {
         #[flow(tcp, udp; "integer, 1 … 1e8"; "none")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub txqueuelen_pkts: Option<u64>,
-        /// the sending host's delay from a send to the wire, drawn for each packet (`net::host_delay`):
-        /// one number is a constant delay; a list of n ≥ 2 nondecreasing values gives its quantiles at
-        /// probabilities 0, 1/(n−1), …, 1, and each packet's delay is drawn from the piecewise-linear
-        /// distribution through them, from the seed (the interface's own stream). The host keeps order: a
-        /// packet never leaves before the one sent ahead of it. The sender works as without it (its
-        /// clock, timers and window are unchanged) and only the wire sees each packet later, where
-        /// `send_jitter_s` holds the window back. A delay that varies by a good part of the bottleneck's
-        /// packet time breaks the fixed phases that zero-time hosts keep against a DropTail queue's
-        /// departures (Floyd and Jacobson 1992), which otherwise decide for seconds which flows lose at
-        /// an overflow; a few microseconds against a packet time of hundreds move no decision
-        /// ([decision](decisions/2026-11-30-host-delay-and-the-kernel-peer.md)). Applied to the first
-        /// link of the flow's route, the host's interface; flows sharing it must give the same value.
-        /// Not on a link with `ties = "ns2"`
+        /// each end host's delay from a send to the wire (the sender's data, the receiver's ACKs), drawn
+        /// for each packet (`net::host_delay`): one number is a constant delay; a list of n ≥ 2
+        /// nondecreasing values gives its quantiles at probabilities 0, 1/(n−1), …, 1, and each packet's
+        /// delay is drawn from the piecewise-linear distribution through them, from the seed (each
+        /// interface its own stream). A host keeps order: a packet never leaves before the one sent ahead
+        /// of it. The endpoints work as without it (their clocks, timers and windows are unchanged) and
+        /// only the wire sees each packet later, where `send_jitter_s` holds the window back. A delay that
+        /// varies by a good part of the bottleneck's packet time breaks the fixed phases that zero-time
+        /// hosts keep against a DropTail queue's departures (Floyd and Jacobson 1992), which otherwise
+        /// decide for seconds which flows lose at an overflow; on the ACKs, microseconds of jitter feed
+        /// BBR's ACK-aggregation estimate ([decision](decisions/2026-11-30-host-delay-and-the-kernel-peer.md)).
+        /// Applied to the first link of the flow's route and of its ACKs' route, the hosts' interfaces;
+        /// flows sharing one must give the same value. Not on a link with `ties = "ns2"`
         #[flow(common; "number ≥ 0 or list of them"; "none")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host_delay_s: Option<DelayQuantiles>,
