@@ -15,7 +15,8 @@ to 10.77.2.1; nothing leaves the two namespaces, which are deleted at the end.
 A scenario runs a receiver (one process in the receiver namespace, counting
 bytes per flow in 10 ms bins) and a sender (one process in the sender
 namespace, one thread per flow sending from a large buffer between
-``start_s`` and ``stop_s``, a sampler reading ``TCP_INFO`` every 10 ms). At
+``start_s`` and ``stop_s``, a sampler reading ``TCP_INFO`` every 10 ms, and
+a BBR flow's ``TCP_CC_INFO`` too: its bandwidth estimate, min_rtt and gains). At
 ``stop_s`` a flow is aborted (``SO_LINGER`` 0: a RST, its unsent data
 dropped), so nothing is sent after its stop time. ``run`` returns (and writes
 to ``out_dir/run-<i>.json``) the scenario, the kernel's release and
