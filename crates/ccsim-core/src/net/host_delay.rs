@@ -28,7 +28,7 @@ use crate::sim::rng::{self, Rng, Stream};
 use crate::sim::time::{from_secs, Time};
 use rand::Rng as _;
 
-/// A sending interface's delay distribution and the last departure.
+/// A host interface's delay distribution and the last departure.
 #[derive(Debug)]
 pub struct HostDelay {
     /// The delays at probabilities 0, 1/(n-1), ..., 1 (nondecreasing).

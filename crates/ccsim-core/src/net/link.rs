@@ -131,7 +131,7 @@ struct Extras {
     marks: u64,
     /// Packets lost by a random-loss stage.
     random_losses: u64,
-    /// The sending host's delay before the wire (`Link::host_delayed`).
+    /// A host's delay before the wire (`Link::host_delayed`).
     host_delay: Option<HostDelay>,
     /// The high 64 bits of the queue integrals ([`Tally`]).
     q_area_hi: [u64; 2],
@@ -246,7 +246,7 @@ pub struct Link {
     /// topology's node names; [`Link::name`] gives its name).
     pub from: u32,
     pub to: u32,
-    /// A sending host's interface with a delay before the wire
+    /// A host's interface with a delay before the wire
     /// (`net::host_delay`, a flow's `host_delay_s`), kept in the extras:
     /// here, in the padding before `vfifo`, on the line `count_tx` touches.
     pub(crate) host_delayed: bool,
@@ -525,7 +525,7 @@ impl Link {
             && !self.host_delayed;
     }
 
-    /// Make this link a sending host's interface whose packets wait
+    /// Make this link a host's interface whose packets wait
     /// `delay` before the wire (a flow's `host_delay_s`). Such a link is
     /// never cut into nor a virtual FIFO: its packets come from hosts
     /// (`Net::send`), and each leaves at its own drawn time.

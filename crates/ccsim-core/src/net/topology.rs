@@ -494,7 +494,7 @@ fn sending_interfaces(sc: &Scenario, built: &mut Built) -> Result<(), ConfigErro
 /// that orders ties as ns-2 does (its times are ns-2's, `Ties::Ns2`).
 fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
     use super::host_delay::HostDelay;
-    let mut given: HashMap<usize, (Vec<f64>, usize)> = HashMap::new();
+    let mut given: HashMap<usize, (&[f64], usize)> = HashMap::new();
     for fp in &built.flows {
         let Some(q) = &sc.flows[fp.entry].host_delay_s else { continue };
         let q = q.values();
@@ -502,7 +502,7 @@ fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
         let route = &built.routes[fp.route as usize];
         for first in [route.fwd[0] as usize, route.rev[0] as usize] {
             match given.get(&first) {
-                Some((m, e)) if *m != q => {
+                Some(&(m, e)) if m != q => {
                     return Err(ConfigError::new(
                         path,
                         format!(
@@ -525,8 +525,8 @@ fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
                             ),
                         ));
                     }
-                    link.set_host_delay(HostDelay::new(&q, sc.seed, link.id));
-                    given.insert(first, (q.clone(), fp.entry));
+                    link.set_host_delay(HostDelay::new(q, sc.seed, link.id));
+                    given.insert(first, (q, fp.entry));
                 }
             }
         }

@@ -322,10 +322,10 @@ pub enum DelayQuantiles {
 
 impl DelayQuantiles {
     /// The quantiles, equally spaced in probability (one: a constant).
-    pub fn values(&self) -> Vec<f64> {
+    pub fn values(&self) -> &[f64] {
         match self {
-            DelayQuantiles::One(x) => vec![*x],
-            DelayQuantiles::Many(v) => v.clone(),
+            DelayQuantiles::One(x) => std::slice::from_ref(x),
+            DelayQuantiles::Many(v) => v,
         }
     }
 }

@@ -187,7 +187,7 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario, parts: &dyn Parts) -> R {
         }
     }
     if let Some(q) = &f.host_delay_s {
-        delay_quantiles(&p("host_delay_s"), &q.values())?;
+        delay_quantiles(&p("host_delay_s"), q.values())?;
     }
     match &f.rtt_s {
         Some(OneOrMany::One(x)) => positive(&p("rtt_s"), *x)?,
@@ -414,8 +414,6 @@ fn gb(bytes: f64) -> String {
     format!("{:.3} GB", bytes / 1e9)
 }
 
-/// [`resources_of`] against `available` bytes of this machine (`None`:
-/// unknown, nothing refused), as the tests state it.
 /// `flows[i].host_delay_s` is valid: one value or at least two, each a
 /// finite number ≥ 0, in nondecreasing order (quantiles).
 fn delay_quantiles(path: &str, quantiles_s: &[f64]) -> Result<(), ConfigError> {
@@ -439,6 +437,8 @@ fn delay_quantiles(path: &str, quantiles_s: &[f64]) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// [`resources_of`] against `available` bytes of this machine (`None`:
+/// unknown, nothing refused), as the tests state it.
 #[cfg(test)]
 pub fn resources(sc: &Scenario, available: Option<f64>) -> R {
     match available {

@@ -42,7 +42,7 @@ pub enum Stream {
     /// by the flow id: its own stream, so turning the jitter on leaves
     /// every other draw (`boot_time_` included) as it was.
     SendJitter = 9,
-    /// A sending interface's `host_delay_s` draws (`net::host_delay`),
+    /// A host interface's `host_delay_s` draws (`net::host_delay`),
     /// keyed by the link.
     HostDelay = 10,
 }
