@@ -805,7 +805,7 @@ def cc_hooks_python() -> str:
     from ccsim import controller
 
     linux = {"init": "init", "cong_avoid": "cong_avoid", "ssthresh": "ssthresh", "ssthresh_ecn": "ssthresh (CWR)",
-             "pkts_acked": "pkts_acked", "on_ack": "in_ack_event", "cwnd_event": "cwnd_event, set_state",
+             "pkts_acked": "pkts_acked", "on_ack": "in_ack_event", "cwnd_event": "cwnd_event, set_state, undo_cwnd",
              "cong_control": "cong_control", "ecn_alpha": "(DCTCP's alpha for the flow series)"}
     lines = ["| hook | Linux | when |", "|---|---|---|"]
     for h in controller.HOOKS:

@@ -96,7 +96,9 @@ CONTROLLERS: Dict[str, dict] = {
         "cc": "bbr",
         # ns-3 drains at 1/HighGain (TcpBbr::EnterDrain), ccsim (Linux) at
         # 88/256 = 0.344; ns-3 has no attribute for it, so ccsim moves.
-        "cc_params": {"drain_gain": 1 / HIGH_GAIN},
+        # ns-3's TcpBbr has no policer detection (Linux's long-term
+        # bandwidth sampling): ccsim turns its own off.
+        "cc_params": {"drain_gain": 1 / HIGH_GAIN, "lt_bw": False},
         # ns-3's HighGain is 2.89; Linux's (and ccsim's) 739/256 = 2.8867.
         "ns3_attrs": {"ns3::TcpBbr::HighGain": repr(HIGH_GAIN)},
         "pacing": "rate",
@@ -151,6 +153,9 @@ DEFAULTS: List[Default] = [
     Default("BBR's ACK-aggregation allowance", "`AckEpochAckedResetThresh` 4096 bytes: the epoch restarts "
             "every third ACK, so the allowance is at most 2 segments", "Linux's: epochs reset at 2^20 "
             "segments, the allowance up to BtlBw x 100 ms", "as is", "neither (a named difference, below)"),
+    Default("BBR's policer detection", "none", "Linux's long-term bandwidth sampling (`bbr_lt_bw_sampling`): two "
+            "consistent intervals with 20% of their deliveries lost pin the bandwidth to their rate for 48 rounds",
+            "none", "ccsim (`cc_params.lt_bw = false`)"),
     Default("BBR's random start of ProbeBW", "`UniformRandomVariable` stream 4 (`TcpBbr::Stream`): phase 3-7 "
             "or 0", "the flow's controller stream (seed 1): phase 2-7 or 0 (Linux)", "as is",
             "neither (another draw)"),

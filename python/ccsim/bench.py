@@ -378,7 +378,7 @@ BENCHMARKS: Dict[str, Bench] = {
             "BDP/sqrt(N) buffers (707 pkts), 5 s", 10000, 10e9, 5.0, "cubic", "sack", 3))]
     + [Bench("M-bbr", "4 BBR flows, 1 Gb/s, RTT 40 ms, 2-BDP drop-tail (6658 pkts), 1448-B segments (ns-3 peer)",
              4, 1e9, 0.040, 6658, 60.0, cc="bbr", recovery="sack", edge_rate_bps=10e9, pacing="rate",
-             cc_params=(("drain_gain", 256 / 739),), ns3=True),
+             cc_params=(("drain_gain", 256 / 739), ("lt_bw", False)), ns3=True),
        Bench("M-dctcp-red", "4 DCTCP flows, RED step at K = 65, 1 Gb/s, RTT 10 ms, 1000 pkts, 1448-B segments "
              "(ns-3 peer)", 4, 1e9, 0.010, 1000, 40.0, cc="dctcp", recovery="sack", edge_rate_bps=10e9,
              queue_kind="red", queue_params=(("min_th_pkts", 65), ("max_th_pkts", 66), ("w_q", 1.0), ("max_p", 1.0),

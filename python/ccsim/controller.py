@@ -18,8 +18,8 @@ hook                    Linux                       when
 ``pkts_acked(s,n,rtt)`` ``pkts_acked``              every ACK of new data, with its RTT sample (s)
 ``on_ack(s, ack)``      ``in_ack_event``            every ACK (``ack.acked, ece, ce, una, snd_nxt``)
 ``cwnd_event(s, ev)``   ``cwnd_event``/``set_state`` ``"recovery_start"``, ``"recovery_end"``,
-                                                    ``"timeout"``, ``"loss_end"``, ``"ecn_echo"``,
-                                                    ``"cwr_end"``, ``"tx_start"``
+                        /``undo_cwnd``              ``"timeout"``, ``"loss_end"``, ``"ecn_echo"``,
+                                                    ``"cwr_end"``, ``"tx_start"``, ``"undo"``
 ``cong_control(s, rs)`` ``cong_control``            every ACK with its delivery-rate sample; the
                                                     controller sets cwnd and ``pacing_rate`` itself
 ======================  ==========================  ==========================================
@@ -148,7 +148,9 @@ class Controller:
         """A state change or event: ``"recovery_start"``, ``"recovery_end"``,
         ``"timeout"``, ``"loss_end"`` (the window of a timeout acknowledged),
         ``"ecn_echo"``, ``"cwr_end"``, ``"tx_start"`` (a send after idle;
-        rate-paced controllers only)."""
+        rate-paced controllers only), ``"undo"`` (a reduction proven
+        spurious was taken back, ``tcp_model = "linux"`` with ``undo``; cwnd
+        is already restored unless the controller has ``cong_control``)."""
 
     def cong_control(self, s, rs) -> Optional[bool]:
         """Every ACK with its rate sample ``rs``; set ``s.cwnd`` and

@@ -521,6 +521,7 @@ fn event_name(ev: CcEvent) -> &'static str {
         CcEvent::EcnEcho => "ecn_echo",
         CcEvent::CwrEnd => "cwr_end",
         CcEvent::TxStart => "tx_start",
+        CcEvent::Undo => "undo",
     }
 }
 

@@ -34,6 +34,16 @@
 //! - **Pacing rate**: `pacing_gain · BtlBw · mss · 0.99` (a 1% margin
 //!   below the estimate); before the pipe is full it only rises. The first
 //!   rate is 2.887 · cwnd / srtt (1 ms before an RTT sample).
+//! - **Policer detection** (Linux `bbr_lt_bw_sampling`, "long-term"
+//!   bandwidth; [`LongTermBw`]): from the first loss, intervals of 4 to 16
+//!   rounds that end at a loss with at least 20% of their deliveries lost
+//!   give an average delivery rate; two in a row within 1/8 (or 4 kb/s) of
+//!   each other mean a token-bucket policer, and BBR then uses their mean
+//!   as its bandwidth (pacing gain 1 in ProbeBW) for 48 rounds before it
+//!   samples again. Without a policer it still fires wherever losses reach
+//!   20%, as several BBR flows in a buffer too small for their windows
+//!   lose: the Linux kernel's flows do there, so ccsim's do (`lt_bw =
+//!   false` turns it off, as ns-3's `TcpBbr`, which lacks it).
 //!
 //! Choices where a simulator differs from a kernel (documented in
 //! docs/controllers.md):
@@ -45,8 +55,6 @@
 //!   most 127 segments, at least `bbr_min_tso_segs`'s 1 below 1.2 Mb/s and
 //!   2 above, without `tcp_tso_autosize`'s short-RTT allowance); ns-3 uses
 //!   one segment and no even rounding.
-//! - **No policer mode** (Linux's `lt_bw` long-term sampling for token
-//!   bucket policers), as ns-3; a path with a policer needs it.
 //! - **Delayed-ACK detection** (`is_ack_delayed`, which stops an expired
 //!   `RTprop` from being renewed by a delayed ACK) is not modelled: Linux
 //!   sets it only for a lone sub-MSS segment's ACK, which bulk transfers
@@ -70,6 +78,20 @@ const FULL_BW_THRESH: f64 = 1.25;
 const FULL_BW_CNT: u32 = 3;
 /// `bbr_ack_epoch_acked_reset_thresh`.
 const ACK_EPOCH_RESET: u64 = 1 << 20;
+/// `bbr_lt_intvl_min_rtts`: the fewest rounds in a long-term interval (at
+/// most four times as many).
+const LT_INTVL_MIN_RTTS: u32 = 4;
+/// `bbr_lt_loss_thresh` (of 256): an interval that lost 20% of what it
+/// delivered is lossy.
+const LT_LOSS_THRESH: u64 = 50;
+/// `bbr_lt_bw_diff`: two intervals' rates within 4 kb/s are consistent
+/// (or within `bbr_lt_bw_ratio`, 1/8).
+const LT_BW_DIFF_BYTES: f64 = 4000.0 / 8.0;
+/// `bbr_lt_bw_max_rtts`: rounds of ProbeBW on a long-term estimate.
+const LT_BW_MAX_RTTS: u32 = 48;
+/// Picoseconds (`Time`) per millisecond: the long-term intervals' stamps
+/// are whole milliseconds (`lt_last_stamp`).
+const PS_PER_MS: Time = 1_000_000_000;
 
 /// BBR's parameters (`cc_params`); `Default` is where the defaults live.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,6 +119,9 @@ pub struct BbrConfig {
     pub extra_acked_max_s: f64,
     /// Pacing margin below the estimate (Linux `bbr_pacing_margin_percent` = 1%).
     pub pacing_margin: f64,
+    /// Policer detection by long-term bandwidth sampling (Linux, always;
+    /// ns-3's `TcpBbr` has none).
+    pub lt_bw: bool,
 }
 
 impl Default for BbrConfig {
@@ -113,6 +138,7 @@ impl Default for BbrConfig {
             extra_acked_win_rtts: 5,
             extra_acked_max_s: 0.1,
             pacing_margin: 0.01,
+            lt_bw: true,
         }
     }
 }
@@ -124,6 +150,30 @@ pub enum Mode {
     Drain,
     ProbeBw,
     ProbeRtt,
+}
+
+/// Long-term bandwidth sampling (Linux `bbr_lt_bw_sampling`, after
+/// "An Internet-Wide Analysis of Traffic Policing", SIGCOMM 2016): a
+/// token-bucket policer drops what exceeds its rate, so BBR looks for two
+/// consecutive lossy intervals that delivered at one rate and then sends
+/// at that rate instead of probing above it.
+#[derive(Clone, Debug, Default)]
+struct LongTermBw {
+    /// Intervals are being measured (from the first loss; `lt_is_sampling`).
+    is_sampling: bool,
+    /// Rounds in this interval, or in ProbeBW since the estimate was
+    /// adopted (`lt_rtt_cnt`).
+    rtt_cnt: u32,
+    /// BBR's bandwidth is `bw` (`lt_use_bw`).
+    use_bw: bool,
+    /// The last interval's rate, or once adopted the estimate, segments
+    /// per second (`lt_bw`; 0: none).
+    bw: f64,
+    /// The interval's start: the connection's delivered count, the time
+    /// of that delivery in whole milliseconds, its lost count.
+    last_delivered: u64,
+    last_stamp_ms: u64,
+    last_lost: u32,
 }
 
 pub struct Bbr {
@@ -162,6 +212,11 @@ pub struct Bbr {
     rng: Option<Rng>,
     /// The flow's transmissions are TSO-sized (`FlowInfo::tso`).
     tso: bool,
+    lt: LongTermBw,
+    /// The connection's delivered count and its time at the last ACK
+    /// (`tp->delivered`, `tp->delivered_mstamp`), for a timeout's sample.
+    delivered: u64,
+    delivered_time: Time,
 }
 
 /// `MAX_TCP_HEADER` (`L1_CACHE_ALIGN(128 + MAX_HEADER)`, x86-64 with
@@ -205,6 +260,9 @@ impl Bbr {
             ack_epoch_acked: 0,
             rng: None,
             tso: false,
+            lt: LongTermBw::default(),
+            delivered: 0,
+            delivered_time: 0,
         }
     }
 
@@ -251,6 +309,13 @@ impl Bbr {
                     default: d.pacing_margin.into(),
                     doc: "pace this fraction below the estimate (0.01)",
                 },
+                ParamDoc {
+                    name: "lt_bw",
+                    default: d.lt_bw.into(),
+                    doc: "policer detection (Linux bbr_lt_bw_sampling): two lossy intervals (>= 20% lost) of \
+                          consistent rate pin BtlBw to their mean, at pacing gain 1, for 48 rounds (false: ns-3's \
+                          TcpBbr)",
+                },
             ],
         }
     }
@@ -270,6 +335,7 @@ impl Bbr {
             extra_acked_win_rtts: p.u64_in("extra_acked_win_rtts", d.extra_acked_win_rtts as u64, 1, 31)? as u32,
             extra_acked_max_s: p.f64_in("extra_acked_max_s", d.extra_acked_max_s, 0.0, 1e3)?,
             pacing_margin: p.f64_in("pacing_margin", d.pacing_margin, 0.0, 0.99)?,
+            lt_bw: p.bool("lt_bw", d.lt_bw)?,
         };
         p.finish()?;
         Ok(Bbr::new(cfg))
@@ -279,9 +345,19 @@ impl Bbr {
         self.mode
     }
 
-    /// BtlBw, segments per second.
+    /// The bandwidth BBR uses, segments per second (`bbr_bw`): the
+    /// long-term estimate while a policer is assumed, else BtlBw.
     pub fn btl_bw(&self) -> f64 {
-        self.bw.get()
+        if self.lt.use_bw {
+            self.lt.bw
+        } else {
+            self.bw.get()
+        }
+    }
+
+    /// A policer is assumed and its rate used (`lt_use_bw`).
+    pub fn lt_bw_in_use(&self) -> bool {
+        self.lt.use_bw
     }
 
     /// RTprop, seconds.
@@ -308,6 +384,7 @@ impl Bbr {
         self.mode = Mode::Startup;
         self.cycle_stamp = 0;
         self.ack_epoch_stamp = s.now;
+        self.reset_lt_bw_sampling(s);
     }
 
     /// `bbr_init_pacing_rate_from_rtt`: high_gain · cwnd / srtt (1 ms
@@ -381,8 +458,8 @@ impl Bbr {
         self.quantization_budget(s, self.bdp(bw, gain))
     }
 
-    /// `bbr_update_bw`: rounds and the BtlBw filter.
-    fn update_bw(&mut self, rs: &RateSample) {
+    /// `bbr_update_bw`: rounds, the long-term sampling and the BtlBw filter.
+    fn update_bw(&mut self, s: &CcState, rs: &RateSample) {
         self.round_start = false;
         let Some(bw) = rs.rate_pkts_per_s() else { return };
         if rs.prior_delivered >= self.next_rtt_delivered {
@@ -391,9 +468,102 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
+        self.lt_bw_sampling(s, rs.losses, rs.is_app_limited);
         if !rs.is_app_limited || bw >= self.bw.get() {
             self.bw.update(self.cfg.bw_rtts, self.rtt_cnt, bw);
         }
+    }
+
+    /// `bbr_reset_lt_bw_sampling_interval`: an interval starts now.
+    fn reset_lt_bw_sampling_interval(&mut self, s: &CcState) {
+        self.lt.last_stamp_ms = self.delivered_time / PS_PER_MS;
+        self.lt.last_delivered = self.delivered;
+        self.lt.last_lost = s.lost;
+        self.lt.rtt_cnt = 0;
+    }
+
+    /// `bbr_reset_lt_bw_sampling`: no estimate, not sampling.
+    fn reset_lt_bw_sampling(&mut self, s: &CcState) {
+        self.lt.bw = 0.0;
+        self.lt.use_bw = false;
+        self.lt.is_sampling = false;
+        self.reset_lt_bw_sampling_interval(s);
+    }
+
+    /// `bbr_lt_bw_interval_done`: an interval's rate `bw`; consistent with
+    /// the last one's (within 1/8 or 4 kb/s), their mean becomes BBR's
+    /// bandwidth, else it waits for the next interval.
+    fn lt_bw_interval_done(&mut self, s: &CcState, bw: f64) {
+        if self.lt.bw > 0.0 {
+            let diff = (bw - self.lt.bw).abs();
+            if diff <= self.lt.bw / 8.0 || self.rate_bytes(s, diff, 1.0) <= LT_BW_DIFF_BYTES {
+                self.lt.bw = (bw + self.lt.bw) / 2.0;
+                self.lt.use_bw = true;
+                self.pacing_gain = 1.0; // try to avoid drops
+                self.lt.rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt.bw = bw;
+        self.reset_lt_bw_sampling_interval(s);
+    }
+
+    /// `bbr_lt_bw_sampling`, on each valid sample and at a timeout (as a
+    /// sample with one loss): measure intervals from the first loss, each
+    /// 4 to 16 rounds long and ended by a loss once 20% of its deliveries
+    /// were lost; an app-limited sample abandons the measurement. While
+    /// the estimate is in use, 48 rounds of ProbeBW end it and gain
+    /// cycling restarts.
+    fn lt_bw_sampling(&mut self, s: &CcState, losses: u64, is_app_limited: bool) {
+        if !self.cfg.lt_bw {
+            return;
+        }
+        if self.lt.use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt.rtt_cnt += 1;
+                if self.lt.rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt_bw_sampling(s);
+                    self.reset_probe_bw_mode(s.now);
+                }
+            }
+            return;
+        }
+        // the first loss starts it: a policer's burst allowance is spent
+        if !self.lt.is_sampling {
+            if losses == 0 {
+                return;
+            }
+            self.reset_lt_bw_sampling_interval(s);
+            self.lt.is_sampling = true;
+        }
+        if is_app_limited {
+            self.reset_lt_bw_sampling(s);
+            return;
+        }
+        if self.round_start {
+            self.lt.rtt_cnt += 1;
+        }
+        if self.lt.rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt.rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt_bw_sampling(s);
+            return;
+        }
+        // the interval ends at a loss: the policer's tokens are spent
+        if losses == 0 {
+            return;
+        }
+        let lost = s.lost.wrapping_sub(self.lt.last_lost) as u64;
+        let delivered = self.delivered.saturating_sub(self.lt.last_delivered);
+        if delivered == 0 || (lost << 8) < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t_ms = (self.delivered_time / PS_PER_MS) as i64 - self.lt.last_stamp_ms as i64;
+        if t_ms < 1 {
+            return;
+        }
+        self.lt_bw_interval_done(s, delivered as f64 / (t_ms as f64 * 1e-3));
     }
 
     /// `bbr_update_ack_aggregation`: the most data delivered beyond what
@@ -411,7 +581,7 @@ impl Bbr {
             }
         }
         let epoch = to_secs(s.now.saturating_sub(self.ack_epoch_stamp));
-        let mut expected = (self.bw.get() * epoch).floor() as u64;
+        let mut expected = (self.btl_bw() * epoch).floor() as u64;
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_RESET {
             self.ack_epoch_acked = 0;
             self.ack_epoch_stamp = s.now;
@@ -429,7 +599,7 @@ impl Bbr {
         if self.cfg.extra_acked_gain <= 0.0 || !self.full_bw_reached {
             return 0.0;
         }
-        let max_aggr = (self.bw.get() * self.cfg.extra_acked_max_s).floor();
+        let max_aggr = (self.btl_bw() * self.cfg.extra_acked_max_s).floor();
         (self.cfg.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1])).floor().min(max_aggr)
     }
 
@@ -556,7 +726,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (self.cfg.high_gain, self.cfg.high_gain),
             Mode::Drain => (self.cfg.drain_gain, self.cfg.high_gain),
-            Mode::ProbeBw => (PACING_GAIN[self.cycle_idx], self.cfg.cwnd_gain),
+            Mode::ProbeBw => (if self.lt.use_bw { 1.0 } else { PACING_GAIN[self.cycle_idx] }, self.cfg.cwnd_gain),
             Mode::ProbeRtt => (1.0, 1.0),
         };
     }
@@ -593,7 +763,7 @@ impl Bbr {
         if acked > 0.0 {
             let (mut cwnd, conserving) = self.recover_or_restore(s, rs);
             if !conserving {
-                let bw = self.bw.get();
+                let bw = self.btl_bw();
                 let target = self.quantization_budget(s, self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd());
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
@@ -632,21 +802,30 @@ impl CongestionControl for Bbr {
         self.ensure_init(s);
         match ev {
             // `bbr_set_state(TCP_CA_Loss)`: the estimate of a full pipe
-            // restarts, and the timeout counts as a round start.
+            // restarts, and the timeout counts as a round start and as a
+            // sample with one loss for the long-term sampling.
             CcEvent::Timeout => {
                 self.prev_ca_state = CaState::Loss;
                 self.full_bw = 0.0;
                 self.round_start = true;
+                self.lt_bw_sampling(s, 1, false);
             }
             // `bbr_cwnd_event(CA_EVENT_TX_START)` while app-limited: a
             // restart from idle paces at BtlBw, not above it.
+            // `bbr_undo_cwnd`: the slow-down was spurious, so the full-pipe
+            // estimate and the long-term sampling start again (cwnd stays)
+            CcEvent::Undo => {
+                self.full_bw = 0.0;
+                self.full_bw_cnt = 0;
+                self.reset_lt_bw_sampling(s);
+            }
             CcEvent::TxStart => {
                 self.idle_restart = true;
                 self.ack_epoch_stamp = s.now;
                 self.ack_epoch_acked = 0;
                 match self.mode {
                     Mode::ProbeBw => {
-                        let bw = self.bw.get();
+                        let bw = self.btl_bw();
                         self.set_pacing_rate(s, bw, 1.0);
                     }
                     Mode::ProbeRtt => self.check_probe_rtt_done(s),
@@ -664,7 +843,9 @@ impl CongestionControl for Bbr {
     /// `bbr_main`: update the model, then set the pacing rate and cwnd.
     fn cong_control(&mut self, s: &mut CcState, rs: &RateSample) -> CongControlOut {
         self.ensure_init(s);
-        self.update_bw(rs);
+        self.delivered = rs.total_delivered;
+        self.delivered_time = rs.delivered_time;
+        self.update_bw(s, rs);
         self.update_ack_aggregation(s, rs);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(s, rs) {
             self.advance_cycle_phase(s.now);
@@ -673,7 +854,7 @@ impl CongestionControl for Bbr {
         self.check_drain(s, rs);
         let mark_app_limited = self.update_min_rtt(s, rs);
         self.update_gains();
-        let bw = self.bw.get();
+        let bw = self.btl_bw();
         self.set_pacing_rate(s, bw, self.pacing_gain);
         self.set_cwnd(s, rs);
         CongControlOut { mark_app_limited }
@@ -842,5 +1023,119 @@ mod tests {
         b.cong_control(&mut s, &RateSample { rtt_s: Some(0.1), ..sample(4, 0.1, d, d + 4, 4) });
         assert_eq!(b.mode(), Mode::ProbeBw);
         assert!(s.cwnd >= 100.0, "restored: {}", s.cwnd);
+    }
+    /// A flow in ProbeBW with BtlBw `bw` and RTprop 100 ms.
+    fn in_probe_bw(cfg: BbrConfig, bw: f64) -> (Bbr, CcState) {
+        let mut b = Bbr::new(cfg);
+        b.seed_rng(crate::sim::rng::stream(1, crate::sim::rng::Stream::Controller, 0));
+        let mut s = st(0.0, 100.0);
+        b.on_event(&mut s, CcEvent::TxStart);
+        b.full_bw_reached = true;
+        b.mode = Mode::ProbeBw;
+        b.min_rtt = Some(0.1);
+        b.bw.reset(0, bw);
+        (b, s)
+    }
+
+    /// Round `k` (one ACK per 100 ms round): `n` segments delivered, `lost`
+    /// newly lost. Each ACK's sample shows twice the round's average rate,
+    /// as a policer's bursts at line rate do, so BtlBw's max filter stays
+    /// above what the long-term intervals measure.
+    fn policed_round(b: &mut Bbr, s: &mut CcState, d: &mut u64, k: u32, n: u64, lost: u64) {
+        s.now = from_secs(k as f64 * 0.1);
+        s.lost += lost as u32;
+        *d += n;
+        let rs = RateSample { acked_sacked: n, losses: lost, delivered_time: s.now, ..sample(n, 0.05, *d - n, *d, n) };
+        b.cong_control(s, &rs);
+    }
+
+    /// `bbr_lt_bw_sampling`: the first loss starts an interval; after 4
+    /// rounds a loss ends it with 30% lost (450 of 1500 delivered over
+    /// 300 ms: 5000 segments/s); the next interval (2000 over 400 ms)
+    /// agrees, so BBR uses 5000/s at pacing gain 1 for 48 rounds of
+    /// ProbeBW, then samples again with gain cycling restarted.
+    #[test]
+    fn two_lossy_intervals_at_one_rate_are_taken_for_a_policer_for_48_rounds() {
+        let (mut b, mut s) = in_probe_bw(BbrConfig::default(), 10_000.0);
+        let mut d = 0;
+        for k in 1..=7 {
+            policed_round(&mut b, &mut s, &mut d, k, 500, 150);
+            assert!(!b.lt_bw_in_use(), "round {k}");
+        }
+        policed_round(&mut b, &mut s, &mut d, 8, 500, 150);
+        assert!(b.lt_bw_in_use());
+        assert_eq!(b.btl_bw(), 5000.0);
+        assert_eq!(b.bw.get(), 10_000.0, "BtlBw's filter is kept");
+        assert_eq!(b.pacing_gain(), 1.0);
+        assert!((s.pacing_rate - 5000.0 * 1000.0 * 0.99).abs() < 1e-6);
+        for k in 9..=55 {
+            policed_round(&mut b, &mut s, &mut d, k, 500, 0);
+            assert!(b.lt_bw_in_use(), "round {k}");
+            assert_eq!(b.pacing_gain(), 1.0, "no gain cycling on a policer's rate");
+        }
+        policed_round(&mut b, &mut s, &mut d, 56, 500, 0);
+        assert!(!b.lt_bw_in_use());
+        assert_eq!(b.btl_bw(), b.bw.get());
+    }
+
+    /// Rates that differ by more than 1/8 (5000 then 4000 segments/s) are
+    /// not a policer's; the second becomes the reference, and a third
+    /// interval at 4000 agrees with it.
+    #[test]
+    fn a_policer_needs_two_consecutive_intervals_within_an_eighth() {
+        let (mut b, mut s) = in_probe_bw(BbrConfig::default(), 10_000.0);
+        let mut d = 0;
+        for k in 1..=8 {
+            let n = if k <= 4 { 500 } else { 400 };
+            policed_round(&mut b, &mut s, &mut d, k, n, n * 3 / 10);
+        }
+        assert!(!b.lt_bw_in_use());
+        for k in 9..=12 {
+            policed_round(&mut b, &mut s, &mut d, k, 400, 120);
+        }
+        assert!(b.lt_bw_in_use());
+        assert_eq!(b.btl_bw(), 4000.0);
+    }
+
+    /// Below 20% of the deliveries lost no interval ends (10% here, for
+    /// 40 rounds); with `lt_bw = false` (ns-3's `TcpBbr`) even 30% does
+    /// not, and the pacing gain keeps cycling.
+    #[test]
+    fn no_policer_below_a_fifth_lost_or_with_lt_bw_off() {
+        let (mut b, mut s) = in_probe_bw(BbrConfig::default(), 10_000.0);
+        let mut d = 0;
+        for k in 1..=40 {
+            policed_round(&mut b, &mut s, &mut d, k, 500, 50);
+            assert!(!b.lt_bw_in_use(), "round {k}");
+        }
+        let (mut b, mut s) = in_probe_bw(BbrConfig { lt_bw: false, ..BbrConfig::default() }, 10_000.0);
+        let mut d = 0;
+        let mut gains = std::collections::BTreeSet::new();
+        for k in 1..=40 {
+            policed_round(&mut b, &mut s, &mut d, k, 500, 150);
+            assert!(!b.lt_bw_in_use(), "round {k}");
+            gains.insert((b.pacing_gain() * 100.0) as u32);
+        }
+        assert_eq!(gains.into_iter().collect::<Vec<_>>(), vec![75, 100, 125]);
+    }
+
+    /// `bbr_undo_cwnd`: a spurious slow-down restarts the full-pipe
+    /// estimate and the long-term sampling; cwnd stays.
+    #[test]
+    fn an_undo_drops_the_policer_estimate_and_the_full_pipe_count() {
+        let (mut b, mut s) = in_probe_bw(BbrConfig::default(), 10_000.0);
+        let mut d = 0;
+        for k in 1..=8 {
+            policed_round(&mut b, &mut s, &mut d, k, 500, 150);
+        }
+        assert!(b.lt_bw_in_use());
+        b.full_bw_cnt = 2;
+        let cwnd = s.cwnd;
+        b.on_event(&mut s, CcEvent::Undo);
+        assert!(!b.lt_bw_in_use());
+        assert!(!b.lt.is_sampling);
+        assert_eq!((b.full_bw, b.full_bw_cnt), (0.0, 0));
+        assert_eq!(s.cwnd, cwnd);
+        assert_eq!(b.btl_bw(), 10_000.0);
     }
 }

@@ -105,9 +105,11 @@
 //!   it when not probing and unset (Google `bbr_set_state`), so the round's
 //!   loss response starts from the window before the timeout, not from the
 //!   one segment after it.
-//! - **Not modelled**: spurious-loss undo (D6 §5.5.11; the transport has no
-//!   DSACK or spurious-timeout detection), Google's fast path, PLB and TSO
-//!   sizing.
+//! - **Not modelled**: the controller's part of a spurious-loss undo
+//!   (Google `bbr_undo_cwnd`: the bounds and cwnd saved at the loss back;
+//!   the `linux` personality's transport takes spurious reductions back,
+//!   `undo`, and BBRv3 ignores its `Undo` event), Google's fast path, PLB
+//!   and TSO sizing.
 //! - **App-limited too-high samples** set no bound (D6's
 //!   `HandleInflightTooHigh` and Google), though D6's test case A.6 expects
 //!   `inflight_longterm` updated "regardless of the application-limited

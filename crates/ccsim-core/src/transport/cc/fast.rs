@@ -170,7 +170,7 @@ impl CongestionControl for Fast {
         match ev {
             CcEvent::RecoveryStart => self.in_recovery = true,
             CcEvent::RecoveryEnd | CcEvent::Timeout => self.in_recovery = false,
-            CcEvent::EcnEcho | CcEvent::LossEnd | CcEvent::CwrEnd | CcEvent::TxStart => {}
+            CcEvent::EcnEcho | CcEvent::LossEnd | CcEvent::CwrEnd | CcEvent::TxStart | CcEvent::Undo => {}
         }
     }
 

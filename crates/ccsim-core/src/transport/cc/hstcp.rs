@@ -468,7 +468,7 @@ impl CongestionControl for HighSpeed {
             CcEvent::RecoveryStart | CcEvent::EcnEcho => self.lss_armed = false,
             CcEvent::Timeout => self.lss_armed = true,
             // ns-2 keeps `last_cwnd_action_` until the next reduction
-            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd | CcEvent::TxStart => {}
+            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd | CcEvent::TxStart | CcEvent::Undo => {}
         }
     }
 

@@ -46,8 +46,10 @@
 //!   `LossEnd`, `CwrEnd`), as Linux's `htcp_state` does (`htcp_reset` on
 //!   `CA_CWR`/`CA_Recovery`/`CA_Loss`, `last_cong = jiffies` on `CA_Open`).
 //!   So Δ counts from the end of the episode, not from the loss. (Linux's
-//!   undo of a spurious episode, `htcp_cwnd_undo`, is not modelled: the
-//!   sender never undoes a reduction.)
+//!   undo of a spurious episode, `htcp_cwnd_undo`, is not modelled: when
+//!   the `linux` personality's transport undoes a reduction (`undo`), cwnd
+//!   and ssthresh come back but Δ, maxRTT and the old B stay where the
+//!   episode put them.)
 //! - α is recomputed only when cwnd is incremented: a counter gains one unit
 //!   per ACK (`abc`: segments) and cwnd += 1 once `counter·α ≥ cwnd`, so at most
 //!   +1 per ACK. The factor `1 + 10Δ' + Δ'²/4` is truncated to an integer; RTT
@@ -485,7 +487,7 @@ impl CongestionControl for Htcp {
     }
 
     fn on_event(&mut self, s: &mut CcState, ev: CcEvent) {
-        if self.cfg.mode != Mode::Linux || ev == CcEvent::TxStart {
+        if self.cfg.mode != Mode::Linux {
             return;
         }
         let now = s.now_s();
@@ -493,7 +495,10 @@ impl CongestionControl for Htcp {
         // (`htcp_reset`); returning to Open sets it again.
         self.in_open = match ev {
             CcEvent::RecoveryStart | CcEvent::Timeout | CcEvent::EcnEcho => false,
-            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd | CcEvent::TxStart => true,
+            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd => true,
+            // a send after idle is no state change; `htcp_cwnd_undo` is
+            // not modelled (the module doc)
+            CcEvent::TxStart | CcEvent::Undo => return,
         };
         self.last_cong = Some(now);
     }
@@ -518,6 +523,7 @@ mod tests {
             header_bytes: 40,
             pacing_rate: 0.0,
             abc_l: 2,
+            lost: 0,
         }
     }
 

@@ -76,6 +76,12 @@ pub struct CcState {
     /// RFC 3465 §2.2's L: with a controller's `abc`, the most segments one
     /// ACK adds in slow start (0: no limit, Linux's `tcp_slow_start`).
     pub abc_l: u32,
+    /// Segments marked lost so far, a retransmission marked lost again
+    /// counted again, modulo 2^32 as Linux's `tp->lost` (compare with
+    /// `wrapping_sub`; 32 bits fit beside `abc_l`, keeping the sender's
+    /// size); at a `Timeout` event it includes the timeout's own marks, as
+    /// `tcp_enter_loss` marks before it tells the controller.
+    pub lost: u32,
 }
 
 impl CcState {
@@ -111,6 +117,11 @@ pub enum CcEvent {
     /// `CA_EVENT_TX_START`): a restart after idle. Sent only to
     /// controllers with `cong_control`.
     TxStart,
+    /// A reduction proven spurious was taken back (Linux
+    /// `tcp_undo_cwnd_reduction` calling `undo_cwnd`; the `linux`
+    /// personality's `undo`): the transport has restored cwnd, unless the
+    /// controller sets it itself, and restores ssthresh after the event.
+    Undo,
 }
 
 /// The sender's loss state as a controller sees it (Linux
@@ -153,6 +164,9 @@ pub struct RateSample {
     pub in_flight: u64,
     /// The connection's delivered count after this ACK (Linux `tp->delivered`).
     pub total_delivered: u64,
+    /// When `total_delivered` last grew, or the sampling restarted with
+    /// nothing outstanding (Linux `tp->delivered_mstamp`).
+    pub delivered_time: Time,
     /// Segments delivered whose ACK carried ECE, or with AccECN the CE
     /// marks the receiver counted, in total (Linux `delivered_ce`).
     pub total_delivered_ce: u64,
@@ -470,6 +484,7 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         mss_bytes: 1000,
         header_bytes: 40,
         pacing_rate: 0.0,
+        lost: 0,
         abc_l: 2,
     }
 }

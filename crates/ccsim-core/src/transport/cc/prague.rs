@@ -518,7 +518,7 @@ impl CongestionControl for Prague {
             CcEvent::RecoveryStart | CcEvent::Timeout => self.enter_loss(s),
             CcEvent::EcnEcho => self.enter_cwr(s),
             CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd => self.in_loss = false,
-            CcEvent::TxStart => {}
+            CcEvent::TxStart | CcEvent::Undo => {}
         }
     }
 

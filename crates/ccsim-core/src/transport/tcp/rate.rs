@@ -224,6 +224,7 @@ impl RateSampler {
             prior_in_flight,
             in_flight,
             total_delivered: self.delivered,
+            delivered_time: self.delivered_time,
             total_delivered_ce: self.delivered_ce,
             ece_delta: p.delivered_ce,
             tx_in_flight: 0,

@@ -303,6 +303,7 @@ impl TcpSender {
             header_bytes: cfg.header,
             pacing_rate: 0.0,
             abc_l: cfg.abc_l,
+            lost: 0,
         };
         let pacer = match cfg.pacing {
             PacingKind::None => None,
@@ -378,6 +379,7 @@ impl TcpSender {
         self.st.flight = self.sb.outstanding();
         self.st.srtt_s = self.rtt.srtt();
         self.st.min_rtt_s = self.rtt.min_rtt();
+        self.st.lost = self.sb.marked_lost() as u32; // tp->lost wraps
     }
 
     /// The controller's decreased window as ssthresh, at least 2 segments

@@ -44,10 +44,13 @@ impl TcpSender {
     /// send, `send_jitter_s`, sends it through its delay instead).
     pub(super) fn enter_loss(&mut self, net: &mut Net, resend_now: bool) {
         self.st.cwnd = 1.0;
+        // the outstanding data is marked lost before the controller hears
+        // of the timeout (Linux `tcp_timeout_mark_lost` in `tcp_enter_loss`)
+        self.sb.on_rto();
+        self.st.lost = self.sb.marked_lost() as u32; // tp->lost wraps
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
         self.clamp_cwnd();
         self.begin_loss_state();
-        self.sb.on_rto();
         if resend_now {
             self.retransmit_first_lost(net, true);
         }
