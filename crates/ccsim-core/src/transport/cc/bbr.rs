@@ -8,12 +8,16 @@
 //! - **Startup**: pacing and cwnd gain 2/ln 2 (Linux 739/256 = 2.887),
 //!   doubling the rate each round, until three rounds in a row (packet-timed,
 //!   on non-app-limited samples) grow `BtlBw` by less than 25%.
-//! - **Drain**: pacing gain 88/256 (≈ 1/2.887) until the data in flight is
-//!   at most one BDP (ssthresh is set to it, for monitoring as in Linux).
+//! - **Drain**: pacing gain 88/256 (≈ 1/2.887) until the data in the
+//!   network is at most one BDP (ssthresh is set to it, for monitoring as
+//!   in Linux).
 //! - **ProbeBW**: the pacing gain cycles 1.25, 0.75, 1 × 6, one phase per
-//!   `RTprop` (the 1.25 phase also until loss or 1.25 · BDP in flight, the
-//!   0.75 phase at most until one BDP in flight), entered at a random phase
-//!   other than 0.75; cwnd gain 2.
+//!   `RTprop` (the 1.25 phase also until loss or 1.25 · BDP in the network,
+//!   the 0.75 phase at most until one BDP is), entered at a random phase
+//!   other than 0.75; cwnd gain 2. "In the network" is Linux's
+//!   `bbr_packets_in_net_at_edt`: what is in flight less what BtlBw
+//!   delivers before the pacer's next departure time, plus that
+//!   transmission while the gain is above 1.
 //! - **ProbeRTT**: when `RTprop` has not been renewed for 10 s, cwnd drops
 //!   to 4 segments for 200 ms and a round, then is restored.
 //! - **Filters**: `BtlBw` is the maximum over 10 rounds ([`WindowedMax`],
@@ -92,6 +96,9 @@ const LT_BW_MAX_RTTS: u32 = 48;
 /// Picoseconds (`Time`) per millisecond: the long-term intervals' stamps
 /// are whole milliseconds (`lt_last_stamp`).
 const PS_PER_MS: Time = 1_000_000_000;
+/// Picoseconds per microsecond: `bbr_packets_in_net_at_edt` counts whole
+/// microseconds to the next departure.
+const PS_PER_US: Time = 1_000_000;
 
 /// BBR's parameters (`cc_params`); `Default` is where the defaults live.
 #[derive(Clone, Debug, PartialEq)]
@@ -603,14 +610,36 @@ impl Bbr {
         (self.cfg.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1])).floor().min(max_aggr)
     }
 
-    /// `bbr_is_next_cycle_phase`.
+    /// `bbr_packets_in_net_at_edt`: of `inflight_now`, what will still be
+    /// in the network when the next transmission leaves at its earliest
+    /// departure time (`tcp_wstamp_ns`, later than now while the pacer
+    /// holds it): the bandwidth BBR uses drains that many whole
+    /// microseconds' worth meanwhile, and while the gain is above 1 the
+    /// transmission itself counts. A pacing schedule ahead of the clock
+    /// thus ends ProbeBW's 0.75 phase and Drain up to a transmission
+    /// early and its 1.25 phase a transmission early.
+    fn packets_in_net_at_edt(&self, s: &CcState, rs: &RateSample, inflight_now: u64) -> f64 {
+        let interval_us = rs.wstamp.max(s.now).saturating_sub(s.now) / PS_PER_US;
+        let interval_delivered = (self.btl_bw() * interval_us as f64 * 1e-6).floor();
+        let mut at_edt = inflight_now as f64;
+        if self.pacing_gain > 1.0 {
+            at_edt += self.tso_segs_goal(s);
+        }
+        (at_edt - interval_delivered).max(0.0)
+    }
+
+    /// `bbr_is_next_cycle_phase`: a phase lasts RTprop; the 1.25 phase
+    /// also until a loss or 1.25 BDP in the network at the next departure
+    /// ([`Self::packets_in_net_at_edt`]), the 0.75 phase at most until one
+    /// BDP is.
     fn is_next_cycle_phase(&self, s: &CcState, rs: &RateSample) -> bool {
         let full_length = self.min_rtt.is_some_and(|m| to_secs(s.now.saturating_sub(self.cycle_stamp)) > m);
-        let bw = self.bw.get();
-        let inflight = rs.prior_in_flight as f64;
         if self.pacing_gain == 1.0 {
-            full_length
-        } else if self.pacing_gain > 1.0 {
+            return full_length;
+        }
+        let bw = self.bw.get();
+        let inflight = self.packets_in_net_at_edt(s, rs, rs.prior_in_flight);
+        if self.pacing_gain > 1.0 {
             full_length && (rs.losses > 0 || inflight >= self.inflight(s, bw, self.pacing_gain))
         } else {
             full_length || inflight <= self.inflight(s, bw, 1.0)
@@ -660,7 +689,9 @@ impl Bbr {
             self.mode = Mode::Drain;
             s.ssthresh = self.inflight(s, self.bw.get(), 1.0);
         }
-        if self.mode == Mode::Drain && rs.in_flight as f64 <= self.inflight(s, self.bw.get(), 1.0) {
+        if self.mode == Mode::Drain
+            && self.packets_in_net_at_edt(s, rs, rs.in_flight) <= self.inflight(s, self.bw.get(), 1.0)
+        {
             self.reset_probe_bw_mode(s.now);
         }
     }
@@ -1137,5 +1168,34 @@ mod tests {
         assert_eq!((b.full_bw, b.full_bw_cnt), (0.0, 0));
         assert_eq!(s.cwnd, cwnd);
         assert_eq!(b.btl_bw(), 10_000.0);
+    }
+
+    /// `bbr_packets_in_net_at_edt`: with BtlBw 1000 segments/s and RTprop
+    /// 100 ms one BDP is 100 segments, 104 with the budget. In the 0.75
+    /// phase 110 in flight, the next departure 10 ms ahead, leave 100 in
+    /// the network then: the phase ends before its RTprop; at once, it
+    /// goes on. In the 1.25 phase (target 130) the next transmission
+    /// counts: 129 in flight end it.
+    #[test]
+    fn gain_phases_end_on_what_is_in_the_network_at_the_next_departure() {
+        let (mut b, mut s) = in_probe_bw(BbrConfig::default(), 1000.0);
+        s.now = from_secs(1.0);
+        b.cycle_idx = 1;
+        b.pacing_gain = 0.75;
+        b.cycle_stamp = s.now;
+        let rs = |wstamp_s: f64, prior_in_flight| RateSample {
+            prior_in_flight,
+            wstamp: from_secs(wstamp_s),
+            ..sample(1, 0.1, 0, 1, prior_in_flight)
+        };
+        assert!(b.is_next_cycle_phase(&s, &rs(1.01, 110)));
+        assert!(!b.is_next_cycle_phase(&s, &rs(1.0, 110)));
+        assert!(!b.is_next_cycle_phase(&s, &rs(0.5, 110)), "a schedule behind the clock counts as now");
+        b.cycle_idx = 0;
+        b.pacing_gain = 1.25;
+        b.cycle_stamp = from_secs(0.8);
+        assert_eq!(b.inflight(&s, 1000.0, 1.25), 130.0);
+        assert!(b.is_next_cycle_phase(&s, &rs(1.0, 129)));
+        assert!(!b.is_next_cycle_phase(&s, &rs(1.0, 128)));
     }
 }

@@ -167,6 +167,9 @@ pub struct RateSample {
     /// When `total_delivered` last grew, or the sampling restarted with
     /// nothing outstanding (Linux `tp->delivered_mstamp`).
     pub delivered_time: Time,
+    /// The earliest departure time of the sender's next transmission
+    /// (Linux `tcp_wstamp_ns`; 0 for a sender without rate pacing).
+    pub wstamp: Time,
     /// Segments delivered whose ACK carried ECE, or with AccECN the CE
     /// marks the receiver counted, in total (Linux `delivered_ce`).
     pub total_delivered_ce: u64,

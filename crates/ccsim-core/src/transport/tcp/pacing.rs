@@ -156,6 +156,15 @@ impl Pacer {
         }
     }
 
+    /// The earliest departure time of the next transmission (Linux
+    /// `tcp_wstamp_ns`; `Rate` only).
+    pub fn wstamp(&self) -> Option<Time> {
+        match self {
+            Pacer::Rate { next, .. } => Some(*next),
+            _ => None,
+        }
+    }
+
     /// Current tokens (token bucket only), for tests and traces.
     pub fn tokens(&self) -> Option<f64> {
         match self {

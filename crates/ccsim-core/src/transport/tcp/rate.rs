@@ -225,6 +225,7 @@ impl RateSampler {
             in_flight,
             total_delivered: self.delivered,
             delivered_time: self.delivered_time,
+            wstamp: 0,
             total_delivered_ce: self.delivered_ce,
             ece_delta: p.delivered_ce,
             tx_in_flight: 0,

@@ -118,7 +118,8 @@ impl TcpSender {
             let ca_state = self.ca_state();
             let min_rtt = self.rtt.min_rtt();
             let r = self.extras.as_deref_mut().and_then(|x| x.rate.as_deref_mut()).expect("a sampler with a start");
-            let rs = r.generate(now, lost, losses, start.prior_in_flight, in_flight, min_rtt, rtt_s, ca_state);
+            let mut rs = r.generate(now, lost, losses, start.prior_in_flight, in_flight, min_rtt, rtt_s, ca_state);
+            rs.wstamp = self.x().paced.as_ref().and_then(|p| p.pacer.wstamp()).unwrap_or(0);
             self.sync(now);
             let out = self.cc.cong_control(&mut self.st, &rs);
             self.clamp_cwnd();
