@@ -148,26 +148,9 @@ fn send_jitter_is_validated() {
     assert!(err(0.0.into(), "interval").is_none());
 }
 
-/// Reno that records the events the sender signals.
-struct Recorder(Arc<Mutex<Vec<CcEvent>>>);
-impl CongestionControl for Recorder {
-    fn name(&self) -> &'static str {
-        "recorder"
-    }
-    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        crate::transport::cc::slow_start_units(false, s, acked, 0.0);
-    }
-    fn ssthresh(&mut self, s: &CcState) -> f64 {
-        (s.cwnd / 2.0).max(2.0)
-    }
-    fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
-        self.0.lock().unwrap().push(ev);
-    }
-}
-
 fn recorded(spec: serde_json::Value) -> (TcpSender, Net, Arc<Mutex<Vec<CcEvent>>>) {
     let log = Arc::new(Mutex::new(Vec::new()));
-    let (s, net) = sender_with(spec, Some(Box::new(Recorder(log.clone()))), 1);
+    let (s, net) = sender_with(spec, Some(Box::new(EventRecorder(log.clone()))), 1);
     (s, net, log)
 }
 

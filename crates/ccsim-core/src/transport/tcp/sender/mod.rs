@@ -684,6 +684,26 @@ impl SenderAgent for TcpSender {
     }
 }
 
+/// Reno that records the events the sender signals, for tests.
+#[cfg(test)]
+pub(super) struct EventRecorder(pub std::sync::Arc<std::sync::Mutex<Vec<CcEvent>>>);
+
+#[cfg(test)]
+impl CongestionControl for EventRecorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        crate::transport::cc::slow_start_units(false, s, acked, 0.0);
+    }
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        (s.cwnd / 2.0).max(2.0)
+    }
+    fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
+        self.0.lock().unwrap().push(ev);
+    }
+}
+
 #[cfg(test)]
 impl TcpSender {
     /// Tests that play the receiver: deliver an ACK of `ack` with `ece`

@@ -439,45 +439,16 @@ pub(in crate::transport::tcp) fn validate(
 mod tests {
     use crate::net::packet::{Kind, Packet, TcpHeader, L4};
     use crate::sim::time::from_secs;
-    use crate::transport::cc::{CcEvent, CcState, CongestionControl};
-    use crate::transport::tcp::sender::TcpSender;
+    use crate::transport::cc::CcEvent;
+    use crate::transport::tcp::sender::{EventRecorder, TcpSender};
     use crate::transport::SenderAgent;
     use std::sync::{Arc, Mutex};
 
-    /// Reno that records the events the sender signals.
-    struct Recorder(Arc<Mutex<Vec<CcEvent>>>);
-    impl CongestionControl for Recorder {
-        fn name(&self) -> &'static str {
-            "recorder"
-        }
-        fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-            crate::transport::cc::slow_start_units(false, s, acked, 0.0);
-        }
-        fn ssthresh(&mut self, s: &CcState) -> f64 {
-            (s.cwnd / 2.0).max(2.0)
-        }
-        fn on_event(&mut self, _s: &mut CcState, ev: CcEvent) {
-            self.0.lock().unwrap().push(ev);
-        }
-    }
-
-    /// An ACK of `ack` at `t` seconds, with a D-SACK and then SACK blocks.
-    fn ack(
-        s: &mut TcpSender,
-        net: &mut crate::net::Net,
-        t: f64,
-        ack: u64,
-        dsack: Option<(u64, u64)>,
-        sack: &[(u64, u64)],
-    ) {
+    /// An ACK of `ack` at `t` seconds reporting the D-SACK `d`.
+    fn dsack_ack(s: &mut TcpSender, net: &mut crate::net::Net, t: f64, ack: u64, d: (u64, u64)) {
         net.now = from_secs(t);
         let mut h = TcpHeader { ack, ..Default::default() };
-        if let Some(d) = dsack {
-            h.push_dsack(d);
-        }
-        for &b in sack {
-            h.push_sack(b);
-        }
+        h.push_dsack(d);
         let pkt = Packet { flow: 0, kind: Kind::Ack, size: 40, ts: 0, l4: L4::Tcp(h), ..Default::default() };
         s.on_packet(net, &pkt);
     }
@@ -491,14 +462,14 @@ mod tests {
         use CcEvent::*;
         let log = Arc::new(Mutex::new(Vec::new()));
         let spec = serde_json::json!({"tcp_model": "linux", "syn": "none", "timestamps": false, "init_cwnd_pkts": 10});
-        let (mut s, mut net) = TcpSender::on_test_link(spec, Some(Box::new(Recorder(log.clone()))), 1);
+        let (mut s, mut net) = TcpSender::on_test_link(spec, Some(Box::new(EventRecorder(log.clone()))), 1);
         for (k, t) in [0.11, 0.12, 0.13].into_iter().enumerate() {
-            ack(&mut s, &mut net, t, 0, None, &[(1, 2 + k as u64)]);
+            s.test_ack(&mut net, t, 0, false, &[(1, 2 + k as u64)]);
         }
         assert_eq!(*log.lock().unwrap(), vec![RecoveryStart]);
-        ack(&mut s, &mut net, 0.14, 10, None, &[]);
+        s.test_ack(&mut net, 0.14, 10, false, &[]);
         assert_eq!(*log.lock().unwrap(), vec![RecoveryStart, RecoveryEnd]);
-        ack(&mut s, &mut net, 0.15, 10, Some((0, 1)), &[]);
+        dsack_ack(&mut s, &mut net, 0.15, 10, (0, 1));
         assert_eq!(*log.lock().unwrap(), vec![RecoveryStart, RecoveryEnd, Undo]);
         assert_eq!(s.st.cwnd, 10.0, "the cut is undone");
     }
