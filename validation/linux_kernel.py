@@ -211,11 +211,11 @@ OPEN: Dict[Tuple[str, str], str] = {
        "left it at 0.85-1.2 s, and the flows then ran on the long-term estimate at least 30% of the time; ccsim's "
        "four leave Startup within 0.84-1.02 s and run on it 16% of the time"
        for m in ("retransmits", "drops", "goodput_mbps[0]")},
-    ("bbr-4-10m-80ms-1bdp", "cwnd_p95"): "the windows' 95th percentile, 60 against 62-68 (58 in four of ccsim's "
-    "five runs, 68 in one); their mean agrees (48.1 against 46.4-49.5). The top of a BBR window is its "
+    ("bbr-4-10m-80ms-1bdp", "cwnd_p95"): "the windows' 95th percentile, 60 in each of ccsim's five runs against "
+    "62-68; their mean agrees (48.3 against 46.4-49.5). The top of a BBR window is its "
     "ACK-aggregation allowance (`bbr_update_ack_aggregation`), which ccsim's exactly spaced ACKs keep near zero: "
     "with tens of microseconds of jitter at the end hosts (`host_delay_s`, as measured on the kernel hosts) "
-    "ccsim's 95th percentile is 70-86 instead",
+    "ccsim's 95th percentile is 64-82 instead",
     ("cubic-4-staggered", "goodput_mbps[1]"): "the second flow (40 ms RTT, from 5 s) keeps 10.3 Mb/s against "
     "8.05-10.1; the other shares, the drops, the windows and Jain's index agree, and these shares move by a few "
     "percent with any change to the first packets' timing",
