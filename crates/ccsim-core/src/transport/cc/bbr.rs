@@ -619,7 +619,7 @@ impl Bbr {
     /// thus ends ProbeBW's 0.75 phase and Drain up to a transmission
     /// early and its 1.25 phase a transmission early.
     fn packets_in_net_at_edt(&self, s: &CcState, rs: &RateSample, inflight_now: u64) -> f64 {
-        let interval_us = rs.wstamp.max(s.now).saturating_sub(s.now) / PS_PER_US;
+        let interval_us = rs.wstamp.saturating_sub(s.now) / PS_PER_US;
         let interval_delivered = (self.btl_bw() * interval_us as f64 * 1e-6).floor();
         let mut at_edt = inflight_now as f64;
         if self.pacing_gain > 1.0 {

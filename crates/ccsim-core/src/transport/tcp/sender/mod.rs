@@ -379,7 +379,13 @@ impl TcpSender {
         self.st.flight = self.sb.outstanding();
         self.st.srtt_s = self.rtt.srtt();
         self.st.min_rtt_s = self.rtt.min_rtt();
-        self.st.lost = self.sb.marked_lost() as u32; // tp->lost wraps
+        self.sync_lost();
+    }
+
+    /// The controller's view of the segments marked lost (Linux `tp->lost`,
+    /// which wraps at 32 bits).
+    pub(super) fn sync_lost(&mut self) {
+        self.st.lost = self.sb.marked_lost() as u32;
     }
 
     /// The controller's decreased window as ssthresh, at least 2 segments

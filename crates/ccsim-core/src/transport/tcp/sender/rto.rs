@@ -47,7 +47,7 @@ impl TcpSender {
         // the outstanding data is marked lost before the controller hears
         // of the timeout (Linux `tcp_timeout_mark_lost` in `tcp_enter_loss`)
         self.sb.on_rto();
-        self.st.lost = self.sb.marked_lost() as u32; // tp->lost wraps
+        self.sync_lost();
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
         self.clamp_cwnd();
         self.begin_loss_state();

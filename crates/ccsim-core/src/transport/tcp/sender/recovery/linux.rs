@@ -881,7 +881,7 @@ impl TcpSender {
         } else {
             self.sb.on_rto();
         }
-        self.st.lost = self.sb.marked_lost() as u32; // tp->lost wraps
+        self.sync_lost();
         self.cc.on_event(&mut self.st, CcEvent::Timeout);
         self.st.cwnd = (self.sb.pipe() + 1) as f64;
         self.clamp_cwnd();

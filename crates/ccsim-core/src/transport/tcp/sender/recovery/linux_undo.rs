@@ -292,7 +292,6 @@ impl TcpSender {
         if prior_ssthresh > 0.0 {
             if !self.cc_owns_cwnd {
                 self.st.cwnd = self.st.cwnd.max(prior_cwnd);
-                self.clamp_cwnd();
             }
             self.cc.on_event(&mut self.st, CcEvent::Undo);
             self.clamp_cwnd();
