@@ -105,11 +105,13 @@
 //!   it when not probing and unset (Google `bbr_set_state`), so the round's
 //!   loss response starts from the window before the timeout, not from the
 //!   one segment after it.
-//! - **Not modelled**: the controller's part of a spurious-loss undo
-//!   (Google `bbr_undo_cwnd`: the bounds and cwnd saved at the loss back;
-//!   the `linux` personality's transport takes spurious reductions back,
-//!   `undo`, and BBRv3 ignores its `Undo` event), Google's fast path, PLB
-//!   and TSO sizing.
+//! - **A spurious loss episode's undo** (Google `bbr_undo_cwnd`; D6 has
+//!   none): entering fast recovery or a timeout saves the three bounds
+//!   (`bbr_ssthresh`); when the `linux` personality's transport undoes the
+//!   episode (`Undo`), each bound comes back to at least its saved value,
+//!   the full-pipe estimate and the round's loss flag restart, and cwnd is
+//!   the one saved at the episode's start.
+//! - **Not modelled**: Google's fast path, PLB and TSO sizing.
 //! - **App-limited too-high samples** set no bound (D6's
 //!   `HandleInflightTooHigh` and Google), though D6's test case A.6 expects
 //!   `inflight_longterm` updated "regardless of the application-limited
@@ -335,6 +337,11 @@ pub struct Bbr3 {
     probe_rtt_done_stamp: Option<Time>,
     probe_rtt_round_done: bool,
     prior_cwnd: f64,
+    /// The bounds when the current loss episode began (Google
+    /// `undo_bw_lo`, `undo_inflight_lo`, `undo_inflight_hi`; 0 until one).
+    undo_bw_shortterm: f64,
+    undo_inflight_shortterm: f64,
+    undo_inflight_longterm: f64,
     idle_restart: bool,
     in_loss_recovery: bool,
     /// `C.is_cwnd_limited`, and the delivered count that ends it.
@@ -411,6 +418,9 @@ impl Bbr3 {
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
             prior_cwnd: 0.0,
+            undo_bw_shortterm: 0.0,
+            undo_inflight_shortterm: 0.0,
+            undo_inflight_longterm: 0.0,
             idle_restart: false,
             in_loss_recovery: false,
             cwnd_limited: false,
@@ -1451,10 +1461,13 @@ impl CongestionControl for Bbr3 {
         // never called: `has_cong_control`
     }
 
-    /// D6 `OnEnterFastRecovery` / `OnEnterRTO`'s `SaveCwnd` (Linux
-    /// `bbr_ssthresh`); ssthresh is kept.
+    /// D6 `OnEnterFastRecovery` / `OnEnterRTO`'s `SaveCwnd`, and the
+    /// bounds an undo restores (Google `bbr_ssthresh`); ssthresh is kept.
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         self.save_cwnd(s);
+        self.undo_bw_shortterm = self.bw_shortterm;
+        self.undo_inflight_shortterm = self.inflight_shortterm;
+        self.undo_inflight_longterm = self.inflight_longterm;
         s.ssthresh
     }
 
@@ -1487,6 +1500,18 @@ impl CongestionControl for Bbr3 {
                 }
                 self.in_loss_recovery = true;
                 self.note_loss(s);
+            }
+            // Google `bbr_undo_cwnd`: the episode was spurious, so the
+            // bounds it lowered come back, and cwnd is the one before it
+            CcEvent::Undo => {
+                self.reset_full_bw();
+                self.loss_in_round = false;
+                self.bw_shortterm = self.bw_shortterm.max(self.undo_bw_shortterm);
+                self.inflight_shortterm = self.inflight_shortterm.max(self.undo_inflight_shortterm);
+                self.inflight_longterm = self.inflight_longterm.max(self.undo_inflight_longterm);
+                if self.prior_cwnd > 0.0 {
+                    s.cwnd = self.prior_cwnd;
+                }
             }
             // D6 `HandleRestartFromIdle` (the transport sends the event
             // with nothing in flight while app-limited)
@@ -1874,6 +1899,58 @@ mod tests {
         assert!(d.s.cwnd <= 0.7 * cwnd + 1e-9);
         d.b.start_probe_bw_refill(0);
         assert_eq!((d.b.bw_shortterm(), d.b.inflight_shortterm()), (INF, INF));
+    }
+
+    /// Google `bbr_undo_cwnd`: undoing a loss episode brings each
+    /// short-term bound back to at least its value when the episode began
+    /// (`bbr_ssthresh` saved it) and cwnd to the one before the episode,
+    /// and restarts the full-pipe estimate.
+    #[test]
+    fn an_undone_loss_episode_gives_back_the_bounds_and_cwnd() {
+        /// A round at half the rate with a loss, then an ACK ending it
+        /// (the cut of `a_lossy_round_outside_probing_cuts_the_short_term_bounds`).
+        fn lossy_round(d: &mut Drive) {
+            d.round(500.0, 90);
+            d.ack(10, RTT / 2.0, 90, |rs| {
+                rs.losses = 1;
+                rs.delivered = Some(25);
+                rs.interval_s = 0.05;
+            });
+            d.ack(10, RTT, 90, |rs| {
+                rs.delivered = Some(40);
+                rs.interval_s = 0.1;
+            });
+        }
+        fn enter_recovery(d: &mut Drive) -> f64 {
+            let cwnd = d.s.cwnd;
+            d.b.ssthresh(&d.s);
+            d.b.on_event(&mut d.s, CcEvent::RecoveryStart);
+            cwnd
+        }
+        let mut d = Drive::sack();
+        d.reach_probe_bw();
+        d.round(1000.0, 100);
+        // an episode undone: the bounds were unset when it began
+        let cwnd = enter_recovery(&mut d);
+        lossy_round(&mut d);
+        assert!(close(d.b.bw_shortterm(), 700.0));
+        d.b.full_bw = 900.0;
+        d.b.on_event(&mut d.s, CcEvent::Undo);
+        assert_eq!((d.b.bw_shortterm(), d.b.inflight_shortterm()), (INF, INF));
+        assert_eq!((d.s.cwnd, d.b.full_bw), (cwnd, 0.0));
+        d.b.on_event(&mut d.s, CcEvent::RecoveryEnd);
+        // an episode not undone sets the bounds; the next one, undone,
+        // gives back those, not the lower ones it set
+        enter_recovery(&mut d);
+        lossy_round(&mut d);
+        d.b.on_event(&mut d.s, CcEvent::RecoveryEnd);
+        let (bw, inflight) = (d.b.bw_shortterm(), d.b.inflight_shortterm());
+        assert!(bw < INF && inflight < INF);
+        enter_recovery(&mut d);
+        lossy_round(&mut d);
+        assert!(d.b.bw_shortterm() < bw);
+        d.b.on_event(&mut d.s, CcEvent::Undo);
+        assert_eq!((d.b.bw_shortterm(), d.b.inflight_shortterm()), (bw, inflight));
     }
 
     /// D6 A.10: no RTT sample at or below the 5 s minimum for 5 s starts

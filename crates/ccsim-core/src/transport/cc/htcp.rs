@@ -45,11 +45,13 @@
 //!   `EcnEcho`), and again when it returns to Open from them (`RecoveryEnd`,
 //!   `LossEnd`, `CwrEnd`), as Linux's `htcp_state` does (`htcp_reset` on
 //!   `CA_CWR`/`CA_Recovery`/`CA_Loss`, `last_cong = jiffies` on `CA_Open`).
-//!   So Δ counts from the end of the episode, not from the loss. (Linux's
-//!   undo of a spurious episode, `htcp_cwnd_undo`, is not modelled: when
-//!   the `linux` personality's transport undoes a reduction (`undo`), cwnd
-//!   and ssthresh come back but Δ, maxRTT and the old B stay where the
-//!   episode put them.)
+//!   So Δ counts from the end of the episode, not from the loss.
+//! - Undo (`htcp_cwnd_undo`): entering an episode saves Δ's origin, maxRTT
+//!   and the old B (`htcp_reset`); when the `linux` personality's
+//!   transport finds the episode spurious and undoes it (`Undo`), they come
+//!   back, and the return to Open then leaves Δ running from before the
+//!   episode (Linux restarts it at Open only after a reset not undone).
+//!   cwnd comes back as Reno's (`tcp_reno_undo_cwnd`, the transport's).
 //! - α is recomputed only when cwnd is incremented: a counter gains one unit
 //!   per ACK (`abc`: segments) and cwnd += 1 once `counter·α ≥ cwnd`, so at most
 //!   +1 per ACK. The factor `1 + 10Δ' + Δ'²/4` is truncated to an integer; RTT
@@ -158,6 +160,18 @@ pub struct Htcp {
     min_b: f64,
     max_b: f64,
     old_max_b: f64,
+    /// What entering the current episode saved for an undo (Linux
+    /// `undo_last_cong`, `undo_maxRTT`, `undo_old_maxB`; None: Linux's
+    /// `undo_last_cong == 0`).
+    undo: Option<HtcpUndo>,
+}
+
+/// The state `htcp_reset` saves and `htcp_cwnd_undo` restores.
+#[derive(Clone, Copy, Debug)]
+struct HtcpUndo {
+    last_cong: Option<f64>,
+    rtt_max: f64,
+    old_max_b: f64,
 }
 
 /// α_H(Δ) of eq. 17/23.
@@ -209,6 +223,7 @@ impl Htcp {
             min_b: 0.0,
             max_b: 0.0,
             old_max_b: 0.0,
+            undo: None,
         }
     }
 
@@ -491,16 +506,34 @@ impl CongestionControl for Htcp {
             return;
         }
         let now = s.now_s();
-        // `htcp_state`: entering CWR, Recovery or Loss resets last_cong
-        // (`htcp_reset`); returning to Open sets it again.
-        self.in_open = match ev {
-            CcEvent::RecoveryStart | CcEvent::Timeout | CcEvent::EcnEcho => false,
-            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd => true,
-            // a send after idle is no state change; `htcp_cwnd_undo` is
-            // not modelled (the module doc)
-            CcEvent::TxStart | CcEvent::Undo => return,
-        };
-        self.last_cong = Some(now);
+        match ev {
+            // `htcp_state` → `htcp_reset`: entering CWR, Recovery or Loss
+            // saves what an undo restores and restarts Δ
+            CcEvent::RecoveryStart | CcEvent::Timeout | CcEvent::EcnEcho => {
+                self.undo =
+                    Some(HtcpUndo { last_cong: self.last_cong, rtt_max: self.rtt_max, old_max_b: self.old_max_b });
+                self.last_cong = Some(now);
+                self.in_open = false;
+            }
+            // `htcp_state(TCP_CA_Open)`: Δ restarts at the episode's end,
+            // unless the episode was undone
+            CcEvent::RecoveryEnd | CcEvent::LossEnd | CcEvent::CwrEnd => {
+                if self.undo.take().is_some() {
+                    self.last_cong = Some(now);
+                }
+                self.in_open = true;
+            }
+            // `htcp_cwnd_undo`
+            CcEvent::Undo => {
+                if let Some(u) = self.undo.take() {
+                    self.last_cong = u.last_cong;
+                    self.rtt_max = u.rtt_max;
+                    self.old_max_b = u.old_max_b;
+                }
+            }
+            // a send after idle is no state change
+            CcEvent::TxStart => {}
+        }
     }
 }
 
@@ -701,6 +734,52 @@ mod tests {
             h.alpha_linux_update(12.55);
             assert!((h.alpha_l - 11.0).abs() < 1e-12, "{start:?}/{end:?}: alpha {}", h.alpha_l);
         }
+    }
+
+    /// Linux `htcp_cwnd_undo`: an undone episode gives back Δ's origin,
+    /// and maxRTT and the old B as the episode's start left them, and its
+    /// return to Open leaves Δ running from before it; with nothing to undo (the episode already over), an undo
+    /// changes nothing.
+    #[test]
+    fn linux_mode_undo_restores_delta_rtt_max_and_old_b() {
+        use CcEvent::*;
+        let episode = |undo: bool| {
+            let mut h = Htcp::new(HtcpConfig { mode: Mode::Linux, rtt_scaling: false, ..Default::default() });
+            h.pkts_acked(&mut st(100.0, 1e9, 0.0), 1, Some(0.1));
+            h.pkts_acked(&mut st(100.0, 1e9, 1.0), 1, Some(0.12));
+            h.old_max_b = 700.0;
+            h.max_b = 900.0;
+            // Linux saves after `htcp_recalc_ssthresh` (`tcp_init_cwnd_reduction`,
+            // then `tcp_set_ca_state`): the faded maxRTT and the new old B
+            h.ssthresh(&st(100.0, 1e9, 10.0));
+            h.on_event(&mut st(50.0, 50.0, 10.0), RecoveryStart);
+            let entered = (h.rtt_max, h.old_max_b);
+            assert_eq!(entered, (0.1 + 0.95 * (0.12 - 0.1), 900.0));
+            (h.rtt_max, h.old_max_b) = (0.5, 1.0);
+            if undo {
+                h.on_event(&mut st(100.0, 1e9, 10.2), Undo);
+                assert_eq!((h.rtt_max, h.old_max_b), entered);
+            }
+            h.on_event(&mut st(100.0, 1e9, 10.3), RecoveryEnd);
+            h.alpha_linux_update(12.55);
+            h.alpha_l
+        };
+        // undone: Δ from the first ACK at 0 s, Δ' = 11.55 s
+        let mut fresh = Htcp::new(HtcpConfig { mode: Mode::Linux, rtt_scaling: false, ..Default::default() });
+        fresh.pkts_acked(&mut st(100.0, 1e9, 0.0), 1, Some(0.1));
+        fresh.alpha_linux_update(12.55);
+        assert!(fresh.alpha_l > 100.0);
+        assert_eq!(episode(true), fresh.alpha_l);
+        // not undone: Δ from the return to Open at 10.3 s, Δ' = 1.25 s
+        assert_eq!(episode(false), 1.0 + (12.5f64 + 1.25 * 1.25 / 4.0).floor());
+        // an undo after the episode ended (a late D-SACK) restores nothing
+        let mut h = Htcp::new(HtcpConfig { mode: Mode::Linux, rtt_scaling: false, ..Default::default() });
+        h.pkts_acked(&mut st(100.0, 1e9, 0.0), 1, Some(0.1));
+        h.on_event(&mut st(50.0, 50.0, 10.0), RecoveryStart);
+        h.on_event(&mut st(50.0, 50.0, 10.3), RecoveryEnd);
+        h.on_event(&mut st(50.0, 50.0, 10.4), Undo);
+        h.alpha_linux_update(12.55);
+        assert_eq!(h.alpha_l, 1.0 + (12.5f64 + 1.25 * 1.25 / 4.0).floor());
     }
 
     #[test]
