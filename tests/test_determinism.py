@@ -1,7 +1,7 @@
 """Determinism of the snapshot (golden) scenarios across processes, sweep
 backends and worker counts (docs/reliability.md).
 
-The Rust golden test (crates/ccsim-core/tests/golden.rs) pins every golden
+The Rust golden test (crates/ccsim-core/tests/integration/golden.rs) pins every golden
 scenario's results within one process. Here the same scenarios run as
 separate ``ccsim run`` processes, in-process through ``ccsim.run``, and
 through ``ccsim.sweep`` in-process (1 worker), on a process pool (2

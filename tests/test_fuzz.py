@@ -16,7 +16,7 @@ bytes that are not UTF-8. Properties:
   for a well-formed file, the field.
 
 Accepted scenarios are kept cheap as in the Rust fuzz
-(crates/ccsim-core/tests/fuzz_scenario.rs): short durations, and a run
+(crates/ccsim-core/tests/integration/fuzz_scenario.rs): short durations, and a run
 whose offered packets would exceed ``WORK_PKTS`` is shortened before it
 runs (validation is always checked on the scenario as generated).
 

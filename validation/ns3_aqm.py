@@ -540,7 +540,7 @@ def alpha_ns3_args(device_queue: int, bql: str, recovery: str) -> List[str]:
 
 
 def alpha_ccsim_scenario() -> dict:
-    """ccsim's side: crates/ccsim-core/tests/dctcp.rs,
+    """ccsim's side: crates/ccsim-core/tests/integration/dctcp.rs,
     ``ns3_dctcp_10ms_keeps_48_to_49_mbps_after_the_first_600_ms`` (one codel
     queue with ``ce_threshold_s = 0.001``, ns-3's delayed ACKs), over the same
     window, alpha sampled every 0.5 ms (each of its updates, ~11 ms apart)."""
@@ -597,7 +597,7 @@ def run_alpha(exe: Optional[pathlib.Path], recorded: Optional[dict] = None) -> d
             alpha.append(a)
             f.append((a - (1 - g) * prev) / g)  # the window's marked fraction
         prev = a
-    cc = _alpha_row("ccsim, crates/ccsim-core/tests/dctcp.rs (one queue)", alpha, f, link["marks"], link["tx_bytes"],
+    cc = _alpha_row("ccsim, crates/ccsim-core/tests/integration/dctcp.rs (one queue)", alpha, f, link["marks"], link["tx_bytes"],
                     percentile(soj, 0.5), percentile(soj, 0.99), link["avg_queue_pkts"])
     return {"ns3": rows, "ccsim": cc}
 

@@ -3,7 +3,7 @@
 //! stages, transports and applications that give it meaning. Parsing and
 //! validating a scenario goes through here, so the scenario types never
 //! call up into the layers built on them (docs/architecture.md,
-//! "Dependencies"; `tests/layers.rs` keeps it so).
+//! "Dependencies"; `tests/integration/layers.rs` keeps it so).
 use crate::scenario::{ConfigError, FlowSpec, Parts, QueueSpec, Scenario};
 
 /// The registries of this build.

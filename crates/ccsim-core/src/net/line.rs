@@ -36,11 +36,11 @@
 //! scheduled, so the moment a line schedules its event decides which
 //! comes first: on the GWA paper's LAN with Telnet beside FTP (equal
 //! delays and rates, every time on one lattice) Reno over DropTail then
-//! locked 19 of 20 flows out for the whole run (tests/drr.rs), where each
+//! locked 19 of 20 flows out for the whole run (tests/integration/drr.rs), where each
 //! link's own wire had let them all in. With arrival-first ties the
 //! departure runs after the instant's arrivals whatever was scheduled
 //! first; the golden scenarios run that way give identical results with
-//! and without shared wires (tests/cut_through.rs runs them shared).
+//! and without shared wires (tests/integration/cut_through.rs runs them shared).
 use super::link::{Link, FEED_MANY, FEED_NONE};
 use super::packet::{PktId, NO_PKT};
 use crate::scenario::Ties;

@@ -15,7 +15,7 @@
 //! tied arrival before the queue's resume, docs/validation.md). So the
 //! packets waiting at an arrival at `t` are those admitted before with
 //! `s >= t`. The event-by-event run with `ties = "arrival_first"` gives the
-//! same drops and times (`tests/cut_through.rs` compares the two on every
+//! same drops and times (`tests/integration/cut_through.rs` compares the two on every
 //! golden scenario); ccsim's default order (`event_order`) decides a tie by
 //! when its events were scheduled, which has no equivalent here, so links
 //! with that order keep their events.

@@ -703,7 +703,7 @@ flow_spec! {
         /// low-latency L queue (the default `ecn_mask`) while ECT(0) goes to its classic queue. Every other
         /// queue (`red`, `codel`, `fq_codel`, `pie`) treats ECT(1) as RFC 3168 treats any ECT codepoint: it
         /// marks it CE where it would mark ECT(0), and a flow gets exactly the same run with either
-        /// (tests/aqm.rs). The receiver echoes CE, whatever the codepoint it replaced; retransmissions and
+        /// (tests/integration/aqm.rs). The receiver echoes CE, whatever the codepoint it replaced; retransmissions and
         /// the SYN stay Not-ECT as with ECT(0) (`ecn_retransmit_ect` makes retransmissions leave with this
         /// codepoint). `cc = "prague"` (the L4S sender) defaults to `"ect1"`; with `cc = "dctcp"`, `"ect1"`
         /// makes DCTCP stand in for one. `"ect1"` without ECN is an error (`flows[0].ect: "ect1" needs ecn

@@ -18,7 +18,7 @@ pub const MIN_RATE_BPS: f64 = 1.0;
 pub const MAX_RATE_BPS: f64 = 1e15;
 /// Most bottlenecks in a parking lot: each is two links with queues, built
 /// before the run, and u32::MAX of them would abort the allocator (found by
-/// tests/fuzz_scenario.rs; 10^6 links took 20 s to build).
+/// tests/integration/fuzz_scenario.rs; 10^6 links took 20 s to build).
 pub const MAX_PARKING_LOT_LINKS: u32 = 10_000;
 /// Largest segment payload or header: keeps packet sizes in u32.
 pub const MAX_PACKET_BYTES: u32 = 1_000_000;

@@ -1,6 +1,6 @@
 """``modern-dctcp-k``: DCTCP over a queue that marks above K packets (a
 RED step: ``w_q = 1``, ``max_th = min_th + 1``, ECN, marking above max, as
-ns-3's DCTCP examples and crates/ccsim-core/tests/dctcp.rs configure it),
+ns-3's DCTCP examples and crates/ccsim-core/tests/integration/dctcp.rs configure it),
 queue and throughput against K for N = 1, 2 and 10 flows, against the
 steady-state analysis of Alizadeh et al., "Data Center TCP (DCTCP)",
 SIGCOMM 2010, §3.3 (:mod:`ccsim.models.dctcp`).
