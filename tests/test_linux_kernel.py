@@ -32,6 +32,27 @@ def test_the_recording_is_within_the_emulators_error(sc):
     for r in rec["runs"]:
         assert r["emulator"]["p99_error_us"] < lk.tenth_packet_us(sc)
         assert r["emulator"]["drop_decisions_differing"] == 0
+    # runs over the timing budget's tail are the listed ones, no more, no fewer
+    unfit = {i for i, r in enumerate(rec["runs"]) if lk.run_problems(sc, r)}
+    assert unfit == set(lk.UNFIT_RUNS.get(sc.id, ()))
+
+
+def test_a_stalled_or_busy_run_is_unfit():
+    """The recorder's check catches what a 99th percentile alone misses:
+    a stall (the 99.9th percentile over a packet time), as well as a
+    differing drop decision and a busy machine; 50 Mb/s: 240 us a packet."""
+    sc = lk.by_id("reno-1-50m-80ms-0.5bdp")
+    fit = {"emulator": {"p99_error_us": 18.0, "p999_error_us": 88.0, "drop_decisions_differing": 0},
+           "contention": {"quiet": True, "runqueue_wait_share": 0.0003}}
+    assert lk.run_problems(sc, fit) == []
+    stalled = {**fit, "emulator": {**fit["emulator"], "p999_error_us": 58656.0}}
+    assert ["99.9th" in p for p in lk.run_problems(sc, stalled)] == [True]
+    late = {**fit, "emulator": {**fit["emulator"], "p99_error_us": 24.0}}
+    assert ["99th" in p for p in lk.run_problems(sc, late)] == [True]
+    assert len(lk.run_problems(sc, {**fit, "emulator": {**fit["emulator"], "drop_decisions_differing": 1}})) == 1
+    assert len(lk.run_problems(sc, {**fit, "contention": {"quiet": False, "runqueue_wait_share": 0.01}})) == 1
+    assert lk.run_problems(lk.by_id("reno-1-10m-20ms-1bdp"), {**fit, "emulator": {**fit["emulator"],
+                                                                                   "p999_error_us": 1100.0}}) == []
 
 
 @pytest.mark.parametrize("sc", RECORDED, ids=lambda s: s.id)

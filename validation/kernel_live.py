@@ -30,7 +30,8 @@ backlogged, so consecutive departures must be exactly one packet time apart
 arrival log is replayed through an independent DropTail here, every
 drop/accept decision compared. A rate passes when the p99 timing error (the
 emulator's own and the receiver's gap error) stays under a tenth of a
-1500-byte packet time.
+1500-byte packet time and the emulator's p99.9 under one packet time (no
+stall), and the replay agrees on every decision.
 """
 from __future__ import annotations
 
@@ -74,6 +75,16 @@ DRAIN_S = 2.0
 #: (measured: 1 % of a run lost to it, p99.9 error in milliseconds; see
 #: ``contention`` in the results).
 LIVE_OPTS = {"busy_poll": True, "spin_us": 200, "cpu": 1, "apps_spin": False}
+
+#: The emulator's timing budget in 1500-byte packet times at the
+#: bottleneck. The 99th percentile of its lateness stays under a tenth of
+#: one, so that the figures it reports are not moved by it; the 99.9th
+#: under one, so that a run holds no stall: a stall of milliseconds holds
+#: back hundreds of packets and releases them as a burst no sender made,
+#: and a run with one can keep its 99th percentile within budget (measured:
+#: a 50 Mb/s run with an 82 ms stall, p99 18 us, lost 9% of its packets).
+P99_BUDGET = 0.1
+P999_BUDGET = 1.0
 
 #: Largest share of a run the emulator may wait for its CPU and the run
 #: still count as quiet (other work on the machine, e.g. builds, costs
@@ -655,6 +666,19 @@ def contention(emu_report: dict) -> dict:
             "quiet": share < QUIET_SHARE}
 
 
+def timing_problems(error_ns: Dict[str, float], packet_ns: float) -> List[str]:
+    """What in the emulator's timing error (``timing_error_ns`` of its
+    report: percentiles of its lateness, ns) is over budget
+    (:data:`P99_BUDGET`, :data:`P999_BUDGET`); empty when within it."""
+    out = []
+    for key, budget, name in (("p99", P99_BUDGET, "99th"), ("p99_9", P999_BUDGET, "99.9th")):
+        got, limit = error_ns.get(key, math.inf), budget * packet_ns
+        if not got < limit:
+            out.append(f"the {name} percentile of the emulator's timing error is {got / 1e3:.1f} us, "
+                       f"over its budget of {limit / 1e3:.1f} us")
+    return out
+
+
 def _other_cpus(emu_cpu: Optional[int]) -> Optional[List[int]]:
     cpus = sorted(os.sched_getaffinity(0))
     rest = [c for c in cpus if c != emu_cpu]
@@ -787,8 +811,9 @@ def selftest_rate(rate_mbps: float, out_dir: Path, options: Optional[dict] = Non
         "replay": replay, "links": links, "contention": contention(emu_report),
         "p99_limit_ns": p99_limit,
     }
-    res["pass"] = bool(err) and res["gap_abs_error_ns"]["p99"] < p99_limit and \
-        fwd["timing_error_ns"].get("p99", math.inf) < p99_limit and replay["differ"] == 0
+    res["problems"] = timing_problems(fwd["timing_error_ns"], pkt_ns)
+    res["pass"] = bool(err) and res["gap_abs_error_ns"]["p99"] < p99_limit and not res["problems"] and \
+        replay["differ"] == 0
     return res
 
 
@@ -813,13 +838,14 @@ def selftest(out_dir: Path, rates: Sequence[float] = (10, 50, 100), options: Opt
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = [selftest_rate(r, out_dir, options) for r in rates]
     print(f"{'Mb/s':>6} {'pkt us':>7} {'gap p50':>8} {'gap p99':>8} {'gap max':>8} {'emu p99':>8} "
-          f"{'emu max':>8} {'limit':>7} {'replay':>12} {'wait':>6}  verdict   (errors in us; wait: share "
+          f"{'p99.9':>8} {'emu max':>8} {'limit':>7} {'replay':>12} {'wait':>6}  verdict   (errors in us; wait: share "
           "of the run the emulator waited for its CPU)")
     for r in rows:
         g, e = r["gap_abs_error_ns"], r["emulator_error_ns"]
         rp = r["replay"]
         print(f"{r['rate_mbps']:>6g} {r['packet_time_ns'] / 1e3:>7.1f} {g['p50'] / 1e3:>8.2f} {g['p99'] / 1e3:>8.2f} "
-              f"{g['max'] / 1e3:>8.1f} {e.get('p99', math.nan) / 1e3:>8.2f} {e.get('max', math.nan) / 1e3:>8.1f} "
+              f"{g['max'] / 1e3:>8.1f} {e.get('p99', math.nan) / 1e3:>8.2f} "
+              f"{e.get('p99_9', math.nan) / 1e3:>8.1f} {e.get('max', math.nan) / 1e3:>8.1f} "
               f"{r['p99_limit_ns'] / 1e3:>7.1f} {rp['differ']:>4}/{rp['arrivals']:<7} "
               f"{r['contention']['runqueue_wait_share']:>6.4f}  {'ok' if r['pass'] else 'FAIL'}"
               f"{'' if r['contention']['quiet'] else ' (machine busy)'}")

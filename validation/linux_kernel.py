@@ -71,8 +71,8 @@ MSS = 1448
 HEADER_BYTES = 40
 #: the window samples' interval on both sides
 SAMPLE_S = 0.01
-#: tries for a kernel run on a quiet machine (``kernel_live``'s contention check)
-QUIET_TRIES = 3
+#: tries for a kernel run fit to compare with (:func:`run_problems`)
+RUN_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -181,10 +181,12 @@ TRACED: Dict[Tuple[str, str], str] = {}
 #: test suite holds this list to the comparison: a pair that starts to
 #: agree, or a new disagreement, fails it.
 OPEN: Dict[Tuple[str, str], str] = {
-    ("reno-1-50m-80ms-0.5bdp", "queue_mean_pkts"): "ccsim 0.5% above the four like kernel runs (63.2-63.3); the "
-    "fifth (19.8) pulls the mean down, and its emulator stalled: its timing error's 99.9th percentile is 58.7 ms "
-    "and its largest 82 ms (the other runs' 33-88 us and 2.6-4.0 ms), and 9% fewer packets reached the "
-    "bottleneck (106,437 against 117,190-117,324); its 99th percentile (18 us) passed the recording's check. "
+    ("reno-1-50m-80ms-0.5bdp", "queue_mean_pkts"): "ccsim 63.6, 0.5% above three kernel runs (63.2-63.3; "
+    "the fifth 61.9); run 3 (19.8) pulls the mean down, and its emulator stalled: its timing error's 99.9th "
+    "percentile is 58.7 ms and its largest 82 ms (the other runs' 33-88 us and 2.6-4.0 ms), and 9% fewer packets "
+    "reached the bottleneck (106,437 against 117,190-117,324); its 99th percentile (18 us) passed the check it "
+    "was recorded under, the tail budget now rejects it (`UNFIT_RUNS`), and the scenario waits to be recorded "
+    "again. "
     "Both send 4-segment bursts in congestion avoidance and overflow the buffer in clusters at the end of slow "
     "start (drops 966-969, 974-978 against the kernel's 963, 964, 969, 971-973, 978-982); ssthresh 487 after "
     "slow start against the kernel's 486, and 251 in both after the second loss, 2.99 s against 2.97 s "
@@ -201,7 +203,9 @@ OPEN: Dict[Tuple[str, str], str] = {
        "leaves both pairs outside (p95 89-93, smallest share 9.7-10.3) and moves others out "
        "(docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md). New 30 s kernel runs gave p95 80, 81, 85 and "
        "95 and smallest shares down to 9.2 Mb/s: the kernel's spread is wider than its five recorded runs, but "
-       "those runs' emulator error (p99 0.4-1.9 ms) is above the limit, so they are not recorded"
+       "those runs' emulator error (p99 0.4-1.9 ms) is above the limit, so they are not recorded. Four of the five "
+       "recorded runs are over the emulator's tail budget (`UNFIT_RUNS`: 99.9th percentile 0.27-1.6 ms, one to "
+       "six packet times): the kernel's runs carry timing noise of the emulator's own, which breaks phases too"
        for m in ("goodput_mbps[3]", "cwnd_p95")},
     **{("bbr-4-10m-80ms-1bdp", m): "ccsim at the top of the kernel's spread: four of its five runs retransmit "
        "3347 (the kernel's largest run 3348), the fifth 3544, and its flows share more evenly (largest 2.53-2.68 Mb/s "
@@ -219,6 +223,19 @@ OPEN: Dict[Tuple[str, str], str] = {
     ("cubic-4-staggered", "goodput_mbps[1]"): "the second flow (40 ms RTT, from 5 s) keeps 10.3 Mb/s against "
     "8.05-10.1; the other shares, the drops, the windows and Jain's index agree, and these shares move by a few "
     "percent with any change to the first packets' timing",
+}
+
+#: Recorded runs over the emulator's budget (:func:`run_problems`), by
+#: scenario and run index: recorded before the recorder held the timing
+#: error's 99.9th percentile to one packet time, kept until the scenario
+#: is recorded again (the 50 Mb/s emulator has to pass its selftest for
+#: that). They count in the comparison as recorded, and docs/validation.md
+#: names them. reno-1-50m's run 3 stalled for 82 ms; the others' 99.9th
+#: percentiles are 0.27-9.7 ms against 240 us.
+UNFIT_RUNS: Dict[str, Tuple[int, ...]] = {
+    "reno-1-50m-80ms-0.5bdp": (3,),
+    "cubic-4-50m-80ms-0.5bdp": (2,),
+    "reno-4-50m-20ms-2bdp": (0, 1, 2, 4),
 }
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
@@ -353,8 +370,49 @@ def _downsample(t: Sequence[float], w: Sequence[float], step: float = 0.05) -> L
     return out
 
 
+def run_problems(sc: Scenario, run: Dict[str, Any]) -> List[str]:
+    """Why a recorded kernel run (an entry of a recording's ``runs``) is
+    not fit to compare with: the emulator's timing over its budget
+    (:func:`validation.kernel_live.timing_problems`), a drop decision the
+    independent queue would not have made, or other work on the machine
+    holding the emulator off its CPU. Empty when fit."""
+    from validation import kernel_live
+
+    e = run["emulator"]
+    out = kernel_live.timing_problems({"p99": e["p99_error_us"] * 1e3, "p99_9": e["p999_error_us"] * 1e3},
+                                      kernel_live.serialisation_ns(MTU, round(sc.rate_mbps * 1e6)))
+    if e["drop_decisions_differing"]:
+        out.append(f"{e['drop_decisions_differing']} drop decisions differ from the reference queue's")
+    if not run["contention"]["quiet"]:
+        out.append(f"the emulator waited for its CPU {run['contention']['runqueue_wait_share']:.2%} of the run")
+    return out
+
+
+def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+    """What a recording keeps of a live kernel run."""
+    fwd = run["emulator"]["forward"]["timing_error_ns"]
+    rev = run["emulator"]["reverse"]["timing_error_ns"]
+    f0 = run["flows"][0]
+    return {
+        "metrics": kernel_metrics(sc, run),
+        "start_offsets_s": start_offsets(sc, arrivals),
+        "emulator": {"p99_error_us": fwd["p99"] / 1e3, "p999_error_us": fwd["p99_9"] / 1e3,
+                     "max_error_us": fwd["max"] / 1e3, "reverse_p99_error_us": rev["p99"] / 1e3,
+                     "drop_decisions_differing": run["replay"]["differ"],
+                     "arrivals": run["replay"]["arrivals"]},
+        "contention": run["contention"],
+        "counters": {**run["counters"]["named"],
+                     **{k.split(".", 1)[-1]: v for k, v in run["counters"]["all_nonzero"].items()
+                        if k.startswith("TcpExt.TCPHystart")}},
+        "cwnd0": _downsample(f0["t"], f0["tcp_info"]["snd_cwnd"]),
+    }
+
+
 def record_scenario(sc: Scenario, runs: int = RUNS) -> Dict[str, Any]:
-    """Run ``sc`` on the kernel ``runs`` times (root, TUN); the recording."""
+    """Run ``sc`` on the kernel ``runs`` times (root, TUN); the recording.
+    A run unfit to compare with (:func:`run_problems`) is run again, up to
+    :data:`RUN_TRIES` times; a scenario with a run that never fits raises
+    ``RuntimeError`` and is not recorded."""
     import datetime
     import tempfile
 
@@ -363,31 +421,20 @@ def record_scenario(sc: Scenario, runs: int = RUNS) -> Dict[str, Any]:
     out: Dict[str, Any] = {"params": sc.params(), "runs": []}
     with tempfile.TemporaryDirectory(prefix=f"ccsimk-{sc.id}-") as tmp:
         for i in range(runs):
-            # a run whose emulator waited for its CPU, or missed its
-            # timing budget, is rerun (the emulator busy-polls one CPU;
-            # anything else on the machine delays its packets)
-            for _ in range(QUIET_TRIES):
+            tries = []
+            for _ in range(RUN_TRIES):
                 run = kernel_live.run(sc.live(), Path(tmp), i)
-                p99_us = run["emulator"]["forward"]["timing_error_ns"]["p99"] / 1e3
-                if run["contention"]["quiet"] and p99_us < tenth_packet_us(sc):
+                entry = _run_entry(sc, run, kernel_live.read_arrivals(Path(tmp) / f"run-{i}.arrivals.csv"))
+                problems = run_problems(sc, entry)
+                if not problems:
                     break
-            fwd = run["emulator"]["forward"]["timing_error_ns"]
-            rev = run["emulator"]["reverse"]["timing_error_ns"]
-            f0 = run["flows"][0]
-            arrivals = kernel_live.read_arrivals(Path(tmp) / f"run-{i}.arrivals.csv")
-            out["runs"].append({
-                "metrics": kernel_metrics(sc, run),
-                "start_offsets_s": start_offsets(sc, arrivals),
-                "emulator": {"p99_error_us": fwd["p99"] / 1e3, "p999_error_us": fwd["p99_9"] / 1e3,
-                             "max_error_us": fwd["max"] / 1e3, "reverse_p99_error_us": rev["p99"] / 1e3,
-                             "drop_decisions_differing": run["replay"]["differ"],
-                             "arrivals": run["replay"]["arrivals"]},
-                "contention": run["contention"],
-                "counters": {**run["counters"]["named"],
-                             **{k.split(".", 1)[-1]: v for k, v in run["counters"]["all_nonzero"].items()
-                                if k.startswith("TcpExt.TCPHystart")}},
-                "cwnd0": _downsample(f0["t"], f0["tcp_info"]["snd_cwnd"]),
-            })
+                tries.append("; ".join(problems))
+                print(f"  run {i}: {tries[-1]}; running it again", file=sys.stderr, flush=True)
+            else:
+                raise RuntimeError(f"{sc.id}: run {i} did not fit in {RUN_TRIES} tries ({' | '.join(tries)}); "
+                                   "is other work running on the machine? (`python -m validation.kernel_live "
+                                   f"--selftest --rates {sc.rate_mbps:g}` measures the emulator alone)")
+            out["runs"].append(entry)
             out.setdefault("kernel", run["kernel"])
             out.setdefault("sysctls", run["sysctls"])
     out["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -506,18 +553,22 @@ def markdown(results: List[Dict[str, Any]]) -> str:
         f"cause traced yet "
         f"(what is known is in the table), {n - ok - traced - still_open} others.",
         "",
-        "| scenario | buffer | emulator p99 timing error (worst run) | tenth of a packet time | drop decisions "
-        "differing | pairs agreeing |",
-        "|---|---|---|---|---|---|",
+        "| scenario | buffer | emulator timing error, p99 / p99.9 (worst run) | budget: tenth of a packet time / "
+        "one | runs over budget | drop decisions differing | pairs agreeing |",
+        "|---|---|---|---|---|---|---|",
     ]
     for x in results:
         sc, rec = x["scenario"], x["record"]
         p99 = max(r["emulator"]["p99_error_us"] for r in rec["runs"])
+        p999 = max(r["emulator"]["p999_error_us"] for r in rec["runs"])
+        unfit = [f"run {i} (p99.9 {r['emulator']['p999_error_us'] / 1e3:.2f} ms)"
+                 for i, r in enumerate(rec["runs"]) if run_problems(sc, r)]
         differ = sum(r["emulator"]["drop_decisions_differing"] for r in rec["runs"])
         arrivals = sum(r["emulator"]["arrivals"] for r in rec["runs"])
         good = sum(r["verdict"] == "ok" for r in x["rows"])
-        lines.append(f"| `{sc.id}` | {sc.buffer_pkts} pkts | {p99:.1f} µs | {tenth_packet_us(sc):.0f} µs | "
-                     f"{differ} of {arrivals:,} | {good}/{len(x['rows'])} |")
+        lines.append(f"| `{sc.id}` | {sc.buffer_pkts} pkts | {p99:.1f} / {p999:,.0f} µs | "
+                     f"{tenth_packet_us(sc):.0f} / {10 * tenth_packet_us(sc):,.0f} µs | "
+                     f"{', '.join(unfit) or 'none'} | {differ} of {arrivals:,} | {good}/{len(x['rows'])} |")
     for x in results:
         sc = x["scenario"]
         lines += ["", f"**`{sc.id}`**: {sc.description}; {sc.buffer_pkts}-packet buffer, {sc.duration_s:g} s.", "",
@@ -589,7 +640,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         RESULTS.mkdir(parents=True, exist_ok=True)
         for sc in chosen:
             print(f"{sc.id}: {args.runs} kernel runs ...", flush=True)
-            rec = record_scenario(sc, args.runs)
+            try:
+                rec = record_scenario(sc, args.runs)
+            except RuntimeError as e:
+                print(f"error: {e}; its recording is left as it was", file=sys.stderr)
+                return 1
             (RESULTS / f"{sc.id}.json").write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
     results = [x for x in comparison() if x["scenario"] in chosen]
     print(markdown(results))
