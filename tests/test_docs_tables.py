@@ -160,6 +160,47 @@ def test_every_experiment_has_a_recorded_full_run():
     run = dt.full_run()
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"]) and run["command"].startswith("ccsim reproduce --all")
     assert "--quick" not in run["command"] and run["engine"] and run["machine"]
+    seen: set = set()
+    for r in run.get("reruns", []):
+        assert r["experiments"] and set(r["experiments"]) <= set(REGISTRY) and not seen & set(r["experiments"])
+        seen |= set(r["experiments"])
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["date"]) and r["command"].startswith("ccsim reproduce")
+        assert "--quick" not in r["command"] and r["engine"] and r["machine"]
+
+
+def test_a_rerun_of_some_experiments_replaces_their_checks_and_joins_the_provenance(tmp_path, monkeypatch):
+    """``add full-rerun``: the run's experiments' checks replace the
+    recorded ones, its provenance joins ``reruns`` and takes them from an
+    older rerun; ``add full-run`` refuses a run that leaves one out."""
+    full = tmp_path / "full"
+    full.mkdir()
+    base = {"date": "2026-11-01", "engine": "aaa", "machine": "m", "command": "ccsim reproduce --all",
+            "wall_s": 60.0, "runs_computed": 1, "runs_cached": 0}
+    (full / "run.json").write_text(json.dumps(base))
+    for i in ("x", "y"):
+        (full / f"{i}.json").write_text(json.dumps([{"quantity": "old"}]))
+    monkeypatch.setattr(dt, "FULL", full)
+
+    def out_dir(name, ids):
+        out = tmp_path / name
+        for i in ids:
+            (out / i).mkdir(parents=True)
+            (out / i / "checks.json").write_text(json.dumps({"checks": [{"quantity": f"{name} {i}"}]}))
+        (out / "reproduce-all.json").write_text(json.dumps(
+            {"quick": False, "experiments": {i: {} for i in ids}, "wall_s": 90.0, "runs_computed": 2,
+             "runs_cached": 0}))
+        return out
+
+    prov = dict(date="2026-11-30", machine="m2", command="ccsim reproduce --all --paper p")
+    assert dt.record_full_run(out_dir("one", ["x", "y"]), commit="bbb", rerun=True, **prov) == 0
+    assert dt.record_full_run(out_dir("two", ["y"]), commit="ccc", rerun=True, **prov) == 0
+    run = dt.full_run()
+    assert run["engine"] == "aaa" and [(r["engine"], r["experiments"]) for r in run["reruns"]] == \
+        [("bbb", ["x"]), ("ccc", ["y"])]
+    assert json.loads((full / "y.json").read_text()) == [{"quantity": "two y"}]
+    assert dt.full_rerun_of("x")["engine"] == "bbb" and dt.full_rerun_of("z") is None
+    assert "`y` again with `ccsim reproduce --all --paper p` on 2026-11-30, engine ccc" in dt.experiments_full_run()
+    assert dt.record_full_run(out_dir("three", ["x"]), commit="ddd", **prov) == 1  # not every experiment
 
 
 def test_every_full_run_miss_has_a_classed_cause():

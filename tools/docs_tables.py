@@ -195,8 +195,17 @@ def _full(exp_id: str) -> Optional[List[Dict[str, Any]]]:
 
 def full_run() -> Dict[str, Any]:
     """The recorded full run's provenance: ``date``, ``engine`` (the commit),
-    ``command``, ``wall_s`` (``tests/snapshots/full/run.json``)."""
+    ``command``, ``wall_s`` (``tests/snapshots/full/run.json``), and
+    ``reruns``: later full runs of some experiments (``--paper`` or one
+    ID), each with its own provenance and ``experiments``, whose checks
+    replaced those of the first run."""
     return json.loads((FULL / "run.json").read_text(encoding="utf-8"))
+
+
+def full_rerun_of(exp_id: str) -> Optional[Dict[str, Any]]:
+    """The later full run that recorded ``exp_id``'s checks, or None when
+    they are the first run's."""
+    return next((r for r in full_run().get("reruns", []) if exp_id in r["experiments"]), None)
 
 
 def _counts(checks: List[Dict[str, Any]]) -> Dict[str, Tuple[int, int]]:
@@ -375,6 +384,9 @@ def experiment_entry(exp_id: str, exp: Any, note: Dict[str, Any]) -> str:
     if full is not None:
         line = (f"- **Full run** (`ccsim reproduce {exp_id}`; checks in `tests/snapshots/full/{exp_id}.json`): "
                 f"{_counts_text(_counts(full))}.")
+        rerun = full_rerun_of(exp_id)
+        if rerun is not None:
+            line += f" Run again on {rerun['date']}, engine {rerun['engine']}."
         if note.get("full"):
             line += f" {note['full'].strip()}"
         out.append(line)
@@ -399,8 +411,13 @@ def experiments_paper(paper: str) -> str:
 def experiments_full_run() -> str:
     """The provenance sentence of the recorded full run."""
     r = full_run()
-    return (f"`{r['command']}` on {r['date']}, engine {r['engine']}, {r['machine']}: "
+    text = (f"`{r['command']}` on {r['date']}, engine {r['engine']}, {r['machine']}: "
             f"{r['wall_s'] / 60:.0f} minutes")
+    for x in r.get("reruns", []):
+        ids = ", ".join(f"`{i}`" for i in x["experiments"])
+        text += (f"; {ids} again with `{x['command']}` on {x['date']}, engine {x['engine']}, {x['machine']}: "
+                 f"{max(1, round(x['wall_s'] / 60))} minutes")
+    return text
 
 
 # ---- docs/performance.md -----------------------------------------------------------------------
@@ -1047,9 +1064,16 @@ def _rel(p: Path) -> str:
         return str(p)
 
 
-def record_full_run(out: Path, date: str, machine: str, commit: str, command: str) -> int:
+def record_full_run(out: Path, date: str, machine: str, commit: str, command: str, rerun: bool = False) -> int:
     """Copy every experiment's checks of a full ``reproduce --all`` run into
-    ``tests/snapshots/full/ID.json`` and its provenance into ``run.json``."""
+    ``tests/snapshots/full/ID.json`` and its provenance into ``run.json``.
+    With ``rerun`` the run (``--all --paper ...``) covers some experiments:
+    their checks replace the recorded ones and its provenance joins
+    ``run.json``'s ``reruns`` (an experiment is in one rerun at most);
+    without it the run must cover every experiment and starts the record
+    afresh."""
+    from ccsim.experiments import REGISTRY
+
     doc = json.loads((out / "reproduce-all.json").read_text(encoding="utf-8"))
     if doc.get("quick"):
         print(f"{out}: a --quick run; the full-run record needs a run without --quick", file=sys.stderr)
@@ -1058,31 +1082,46 @@ def record_full_run(out: Path, date: str, machine: str, commit: str, command: st
     if errors:
         print(f"{out}: experiments failed: {errors}", file=sys.stderr)
         return 1
+    ids = list(doc["experiments"])
+    missing = sorted(set(REGISTRY) - set(ids))
+    if missing and not rerun:
+        print(f"{out}: the run leaves out {', '.join(missing)}; record it with `add full-rerun`, or run them all",
+              file=sys.stderr)
+        return 1
     FULL.mkdir(parents=True, exist_ok=True)
-    for old in FULL.glob("*.json"):
-        old.unlink()
-    for exp_id in doc["experiments"]:
+    prov = {"date": date, "engine": commit, "machine": machine, "command": command,
+            "wall_s": doc["wall_s"], "runs_computed": doc["runs_computed"], "runs_cached": doc["runs_cached"]}
+    if rerun:
+        run = full_run()
+        reruns = [{**r, "experiments": [i for i in r["experiments"] if i not in ids]} for r in run.get("reruns", [])]
+        run["reruns"] = [r for r in reruns if r["experiments"]] + [{**prov, "experiments": ids}]
+    else:
+        for old in FULL.glob("*.json"):
+            old.unlink()
+        run = prov
+    for exp_id in ids:
         checks = json.loads((out / exp_id / "checks.json").read_text(encoding="utf-8"))["checks"]
         (FULL / f"{exp_id}.json").write_text(json.dumps(checks, indent=1, ensure_ascii=False) + "\n",
                                              encoding="utf-8")
-    run = {"date": date, "engine": commit, "machine": machine, "command": command,
-           "wall_s": doc["wall_s"], "runs_computed": doc["runs_computed"], "runs_cached": doc["runs_cached"]}
     (FULL / "run.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(doc['experiments'])} experiments' checks into {_rel(FULL)}; now run python tools/docs_tables.py")
+    print(f"wrote {len(ids)} experiments' checks into {_rel(FULL)}; now run python tools/docs_tables.py")
     return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:2] == ["add", "full-run"]:
-        ap = argparse.ArgumentParser(prog="docs_tables.py add full-run",
-                                     description="record a `ccsim reproduce --all` run (without --quick) "
-                                                 "as tests/snapshots/full/")
+    if argv[:2] in (["add", "full-run"], ["add", "full-rerun"]):
+        rerun = argv[1] == "full-rerun"
+        ap = argparse.ArgumentParser(
+            prog=f"docs_tables.py add {argv[1]}",
+            description=("record a `ccsim reproduce --all --paper ...` run (without --quick) of some experiments "
+                         "in tests/snapshots/full/, beside the recorded full run" if rerun else
+                         "record a `ccsim reproduce --all` run (without --quick) as tests/snapshots/full/"))
         ap.add_argument("out", type=Path, help="the run's --out directory")
         for k in ("date", "machine", "commit", "command"):
             ap.add_argument(f"--{k}", required=True)
         a = ap.parse_args(argv[2:])
-        return record_full_run(a.out, a.date, a.machine, a.commit, a.command)
+        return record_full_run(a.out, a.date, a.machine, a.commit, a.command, rerun)
     if argv[:1] == ["add"]:
         ap = argparse.ArgumentParser(prog="docs_tables.py add", description="record a measurement run")
         ap.add_argument("kind", choices=("bench", "peer-ns2", "peer-ns3", "flow-sweep", "gym-steps"))
