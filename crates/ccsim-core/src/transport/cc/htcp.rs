@@ -738,8 +738,8 @@ mod tests {
 
     /// Linux `htcp_cwnd_undo`: an undone episode gives back Δ's origin,
     /// and maxRTT and the old B as the episode's start left them, and its
-    /// return to Open leaves Δ running from before it; with nothing to undo (the episode already over), an undo
-    /// changes nothing.
+    /// return to Open leaves Δ running from before it; with nothing to
+    /// undo (the episode already over), an undo changes nothing.
     #[test]
     fn linux_mode_undo_restores_delta_rtt_max_and_old_b() {
         use CcEvent::*;
