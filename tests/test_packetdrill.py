@@ -51,7 +51,9 @@ def test_a_wrong_expectation_fails(tmp_path, name, old, new, says):
     ("prr-proportional.pkt", {"prr": False}),
     ("hystart-ack-train.pkt", {"cc_params": {"hystart_detect": "delay"}}),
     ("hystart-delay.pkt", {"cc_params": {"hystart_detect": "ack_train"}}),
-], ids=["no-undo", "no-frto-undo", "no-frto-new-data", "no-prr", "no-ack-train", "no-delay-exit"])
+    ("hystart-delay-sack.pkt", {"cc_params": {"hystart_detect": "ack_train"}}),
+], ids=["no-undo", "no-frto-undo", "no-frto-new-data", "no-prr", "no-ack-train", "no-delay-exit",
+        "no-delay-exit-on-sacks"])
 def test_a_script_fails_without_the_rule_it_tests(name, off):
     """The scripts of undo, F-RTO, PRR's quota and HyStart's two exits pass
     because of those rules: with the rule switched off the replay differs

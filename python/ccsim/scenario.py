@@ -404,6 +404,7 @@ class Flow(_Table):
     tlp: Optional[bool] = None
     rto_rack_mark: Optional[bool] = None
     dsack: Optional[bool] = None
+    sack_compression: Optional[bool] = None
     undo: Optional[bool] = None
     frto: Optional[bool] = None
     timestamps: Optional[bool] = None

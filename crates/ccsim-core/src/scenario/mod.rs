@@ -505,6 +505,13 @@ flow_spec! {
         #[flow(tcp; "bool"; "the `linux` value only with SACK")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub dsack: Option<bool>,
+        /// above a hole the receiver ACKs the first three segments at each cumulative ACK at once and
+        /// holds later SACKs for 5% of its RTT, at most 1 ms, then sends one (Linux `__tcp_ack_snd_check`,
+        /// `tcp_compressed_ack_kick`, `net.ipv4.tcp_comp_sack_delay_ns`, `tcp_comp_sack_slack_ns`,
+        /// `tcp_comp_sack_nr`). Needs `recovery = "sack"` and `delack_model = "linux"` with `delayed_ack`
+        #[flow(tcp; "bool"; "the `linux` value only with SACK")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sack_compression: Option<bool>,
         /// a reduction proven spurious is undone (Linux `tcp_try_undo_recovery`, `tcp_try_undo_dsack`,
         /// `tcp_try_undo_partial`, `tcp_try_undo_loss`): once D-SACKs cover every retransmission since it
         /// began, or (with `timestamps`) an ACK echoes a time before the first retransmission, cwnd returns

@@ -74,7 +74,9 @@ fn zero_window_probes_back_off_and_stop_when_the_window_opens() {
 /// 1 ms of data at its pacing rate (at 1 Gb/s the 64 KB GSO limit: 65
 /// segments of 1000 bytes), not single segments; each leaves at the edge
 /// link's 10 Gb/s, so a 1 Gb/s bottleneck with a small buffer sees line-rate
-/// bursts that segment-by-segment pacing never sends.
+/// bursts that segment-by-segment pacing never sends. (The receiver ACKs
+/// every segment above a hole, `sack_compression = false`: the subject is
+/// the sender's transmissions, not the recovery's ACK clock.)
 #[test]
 fn tso_autosize_sends_paced_transmissions_of_about_a_millisecond() {
     let run_traced = |tso: bool| {
@@ -82,7 +84,8 @@ fn tso_autosize_sends_paced_transmissions_of_about_a_millisecond() {
             "name = \"tso\"\nseed = 1\nduration_s = 3.0\n\
              [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e9\nbottleneck_delay_s = 0.005\n\
              edge_rate_bps = 1e10\nbottleneck_queue = {{ limit_pkts = 100 }}\n\
-             [[flows]]\ntcp_model = \"linux\"\ncc = \"bbr\"\nrtt_s = 0.02\ntso_autosize = {tso}\n"
+             [[flows]]\ntcp_model = \"linux\"\ncc = \"bbr\"\nrtt_s = 0.02\ntso_autosize = {tso}\n\
+             sack_compression = false\n"
         );
         let mut sim = ccsim_core::Simulation::new(&Scenario::from_toml(&doc).unwrap()).unwrap();
         sim.enable_send_trace(0);
@@ -125,7 +128,8 @@ fn tso_autosize_sends_paced_transmissions_of_about_a_millisecond() {
 /// instant, `tcp_tso_autosize`'s ~1 ms at 1.2·cwnd/srtt; the kernel's data
 /// reach the emulated bottleneck so (validation/linux_kernel.py: 868 of
 /// 1142 bursts of 4 in a second of Reno at this rate). Without TSO each
-/// ACK releases what it opened: one to three segments.
+/// ACK releases what it opened: one to three segments. (Without the
+/// receiver's SACK compression, as above.)
 #[test]
 fn unpaced_tso_defers_to_bursts_of_a_millisecond() {
     let run_traced = |tso: bool| {
@@ -134,7 +138,7 @@ fn unpaced_tso_defers_to_bursts_of_a_millisecond() {
              [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 5e7\nbottleneck_delay_s = 0.0\n\
              edge_rate_bps = 1e10\nbottleneck_queue = {{ limit_pkts = 167 }}\n\
              [[flows]]\ntcp_model = \"linux\"\ncc = \"reno\"\nrtt_s = 0.08\nmss_bytes = 1448\n\
-             tso_autosize = {tso}\n"
+             tso_autosize = {tso}\nsack_compression = false\n"
         );
         let mut sim = ccsim_core::Simulation::new(&Scenario::from_toml(&doc).unwrap()).unwrap();
         sim.enable_send_trace(0);

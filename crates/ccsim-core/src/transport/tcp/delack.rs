@@ -36,11 +36,11 @@
 //!   the initial one (`init_rto_s`, Linux's 1 s `TCP_TIMEOUT_INIT`) and no
 //!   RTT bounds the wait, as in Linux before any sample.
 //!
-//! What is not modelled, and why:
-//! interactive ping-pong mode (ccsim's receivers send no data); and SACK
-//! compression after the third duplicate ACK (`tcp_sack_compress`), which
-//! delays ACKs above a hole by up to 1 ms: every segment out of order or
-//! filling a hole is ACKed at once, as RFC 5681 §4.2 asks.
+//! - **SACK compression.** Above a hole, SACKs after the third at one
+//!   `rcv_nxt` wait up to 1 ms ([`super::sack_compress`]).
+//!
+//! What is not modelled, and why: interactive ping-pong mode (ccsim's
+//! receivers send no data).
 use crate::sim::Time;
 use nonmax::NonMaxU64;
 
@@ -63,12 +63,15 @@ pub struct DelackLimits {
     rtt_bound: Time,
     /// `rwnd / 2`, the most quick ACKs the window allows (at least 2).
     window_quickacks: u32,
+    /// The handshake's RTT sample as `srtt_us` keeps it (1/8 µs; 0: none),
+    /// for SACK compression's wait ([`super::sack_compress`]).
+    srtt_us8: u64,
 }
 
 impl DelackLimits {
     pub fn new(rwnd_pkts: u64, rto: Time) -> Self {
         let q = u32::try_from(rwnd_pkts / 2).unwrap_or(u32::MAX);
-        DelackLimits { rto, rtt_bound: Time::MAX, window_quickacks: if q == 0 { 2 } else { q } }
+        DelackLimits { rto, rtt_bound: Time::MAX, window_quickacks: if q == 0 { 2 } else { q }, srtt_us8: 0 }
     }
 
     /// The limits of a receiver whose handshake measured `rtt_s`
@@ -81,7 +84,14 @@ impl DelackLimits {
         use crate::sim::time::from_secs;
         let r = jiffies_ceil(rtt_s + (2.0 * rtt_s).max(rto.min_rto), rto.granularity).min(rto.max_rto);
         let srtt = from_secs(jiffies_ceil(rtt_s, rto.granularity));
-        DelackLimits { rto: from_secs(r), rtt_bound: srtt.max(ATO_MIN), ..self }
+        // tcp_rtt_estimator's first sample: srtt_us = m << 3, m in whole µs
+        let srtt_us8 = 8 * (rtt_s * 1e6) as u64;
+        DelackLimits { rto: from_secs(r), rtt_bound: srtt.max(ATO_MIN), srtt_us8, ..self }
+    }
+
+    /// The handshake's RTT in 1/8 µs (0: no handshake).
+    pub fn srtt_us8(&self) -> u64 {
+        self.srtt_us8
     }
 
     /// The longest a delayed ACK may wait, given the flow's

@@ -12,6 +12,7 @@ pub mod rcv_window;
 pub mod receiver;
 pub mod replay;
 pub mod rtt;
+pub mod sack_compress;
 pub mod scoreboard;
 pub mod sender;
 
@@ -257,6 +258,7 @@ pub fn fill_defaults(f: &mut FlowSpec) {
     f.tlp.get_or_insert(false);
     f.rto_rack_mark.get_or_insert(false);
     f.dsack.get_or_insert(false);
+    f.sack_compression.get_or_insert(false);
     f.undo.get_or_insert(false);
     f.frto.get_or_insert(false);
     f.timestamps.get_or_insert(false);
@@ -399,6 +401,8 @@ pub struct TcpParams {
     pub rto_rack_mark: bool,
     /// The receiver sends D-SACKs (`dsack`, RFC 2883).
     pub dsack: bool,
+    /// The receiver holds SACKs above a hole (`sack_compression`).
+    pub sack_compression: bool,
     /// Spurious reductions are undone (`undo`).
     pub undo: bool,
     /// F-RTO after a timeout (`frto`, RFC 5682).
@@ -479,6 +483,7 @@ impl TcpConfig {
             tlp: f.tlp.unwrap_or_default(),
             rto_rack_mark: f.rto_rack_mark.unwrap_or_default(),
             dsack: f.dsack.unwrap_or_default(),
+            sack_compression: f.sack_compression.unwrap_or_default(),
             undo: f.undo.unwrap_or_default(),
             frto: f.frto.unwrap_or_default(),
             timestamps: f.timestamps.unwrap_or_default(),

@@ -41,7 +41,8 @@
 //!   "linux"` (`tcp_rtt_estimator`, `tcp_set_rto`) with `TCP_RTO_MIN` 200
 //!   ms, `TCP_TIMEOUT_INIT` 1 s and `TCP_RTO_MAX` 120 s, `cwnd_limited =
 //!   "linux"` (`tcp_is_cwnd_limited`), IW 10, delayed ACKs as Linux's
-//!   receiver (`delack_model = "linux"`), SACK blocks in the ACK's bytes
+//!   receiver (`delack_model = "linux"`) with its SACK compression
+//!   (`sack_compression`), SACK blocks in the ACK's bytes
 //!   (`sack_option = "linux"`), and CUBIC (`tcp_cubic.c`: β = 717/1024,
 //!   HyStart, `cnt` clamped to 20 before the first loss) as the default
 //!   controller; a Reno flow gets `tcp_cong.c`'s Reno in whole segments
@@ -139,6 +140,10 @@ pub fn fill_linux(f: &mut FlowSpec) {
     f.syn.get_or_insert(if sack1 { Syn::None } else { Syn::Linux });
     f.delayed_ack.get_or_insert(true);
     f.delack_model.get_or_insert(DelackModel::Linux);
+    // net.ipv4.tcp_comp_sack_nr = 44: SACK compression on, where its
+    // receiver is Linux's
+    let linux_rx = f.delayed_ack == Some(true) && f.delack_model == Some(DelackModel::Linux);
+    f.sack_compression.get_or_insert(sack && linux_rx);
     f.limited_transmit.get_or_insert(true);
     let cc = f.cc.get_or_insert_with(|| "cubic".to_string()).clone();
     let rate = super::cc::registry::needs(&cc).pacing_rate;

@@ -246,6 +246,11 @@ impl LinuxRcvWindow {
     }
 
     /// `rcv_ssthresh`, bytes.
+    /// `rcv_rtt_est.rtt_us`, in 1/8 µs (0: no sample yet).
+    pub fn rtt_us8(&self) -> u64 {
+        self.rtt_us8
+    }
+
     pub fn rcv_ssthresh(&self) -> u32 {
         self.rcv_ssthresh
     }

@@ -144,6 +144,17 @@ impl Replay {
             {
                 sent
             }
+            // An ACK that leaves SND.UNA: the RTT of the last newly SACKed
+            // segment sent once (Linux's `ca_rtt_us` from `last_sackt`;
+            // the scoreboard's marks are from before this ACK).
+            _ if ack <= una => sack
+                .iter()
+                .filter(|&&(s, _)| s >= ack)
+                .flat_map(|&(s, e)| s..e)
+                .filter(|&q| !self.sender.sb.is_sacked(q))
+                .filter_map(|q| self.sends.get(q as usize).filter(|x| !x.1).map(|x| x.0))
+                .max()
+                .unwrap_or(NO_ECHO),
             _ => NO_ECHO,
         };
         let mut h = TcpHeader { ack, ece, wnd: wnd.unwrap_or(0), ..Default::default() };

@@ -22,6 +22,7 @@ use super::accecn::AccEcnReceiver;
 use super::delack::{DelackLimits, LinuxDelack};
 use super::intervals::Intervals;
 use super::rcv_window::LinuxRcvWindow;
+use super::sack_compress::SackCompress;
 use super::{EcnFeedback, TcpConfig};
 use crate::net::packet::{
     CongestionHeader, Ecn, Kind, Packet, SackBlock, TcpHeader, XcpHeader, IP_OPT_NONE, L4, MAX_SACK_BLOCKS,
@@ -96,12 +97,22 @@ impl RxHoles {
     }
 }
 
-/// A Linux receiver's ACK timing ([`LinuxDelack`]) and the window it
-/// offers ([`LinuxRcvWindow`]), whose growth quick-ACKs a segment: boxed,
-/// made only for `delack_model = "linux"` with delayed ACKs.
+/// A Linux receiver's ACK timing ([`LinuxDelack`], [`SackCompress`]) and
+/// the window it offers ([`LinuxRcvWindow`]), whose growth quick-ACKs a
+/// segment: boxed, made only for `delack_model = "linux"` with delayed
+/// ACKs.
 struct LinuxRx {
     delack: LinuxDelack,
     window: LinuxRcvWindow,
+    /// SACKs held above a hole, with SACK recovery.
+    compress: SackCompress,
+    /// Expires when the held SACKs go (`compressed_ack_timer`).
+    compress_timer: BareTimer,
+    /// The held SACK's timestamp echo and triggering segment: the latest
+    /// segment held, whose block leads the ACK.
+    held: (Time, u64),
+    /// `rcv_wup`: the cumulative ACK of the last ACK sent.
+    acked_nxt: u64,
     /// The flow's delayed-ACK limits, this receiver's own once its
     /// handshake measured an RTT ([`DelackLimits::after_handshake`]).
     limits: DelackLimits,
@@ -154,6 +165,10 @@ impl TcpReceiver {
                     window: LinuxRcvWindow::new(cfg.mss),
                     limits: cfg.delack_limits,
                     synack_at: None,
+                    compress: SackCompress::default(),
+                    compress_timer: BareTimer::new(),
+                    held: (0, 0),
+                    acked_nxt: 0,
                 })
             }),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
@@ -265,7 +280,11 @@ impl TcpReceiver {
         }
         let in_order_no_hole = seq == old && !had_hole;
         if !self.cfg.delayed_ack || !in_order_no_hole {
-            self.send_ack(net, ts, seq);
+            if self.sack_may_wait(dup) {
+                self.hold_sack(net, ts, seq);
+            } else {
+                self.send_ack(net, ts, seq);
+            }
         } else {
             if self.pending == 0 {
                 self.ts_pending = ts;
@@ -290,6 +309,36 @@ impl TcpReceiver {
                 l.delack.on_timeout(&l.limits);
             }
             self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
+        }
+    }
+
+    /// Linux (`__tcp_ack_snd_check`, with `sack_compression`): an ACK for a
+    /// segment that leaves data above a hole goes at once for a segment
+    /// received before (quick ACKs), in quick-ACK mode, or with more than
+    /// one segment in order since the last ACK; otherwise [`SackCompress`]
+    /// decides.
+    /// A hole filled leaves no data above one (`ICSK_ACK_NOW`). The
+    /// offered window's part of the second test (`__tcp_select_window >=
+    /// rcv_wnd`) is taken as met: the application reads at once.
+    fn sack_may_wait(&mut self, dup: bool) -> bool {
+        if dup || self.holes.is_none() || !self.cfg.sack_compression {
+            return false;
+        }
+        let Some(l) = self.linux.as_deref_mut() else { return false };
+        if l.delack.quick() || self.rcv_nxt.saturating_sub(l.acked_nxt) > 1 {
+            return false;
+        }
+        l.compress.hold(self.rcv_nxt)
+    }
+
+    /// Holds the SACK for segment `seq` (sent at `ts`), arming the
+    /// compression timer if it is the first held.
+    fn hold_sack(&mut self, net: &mut Net, ts: Time, seq: u64) {
+        let Some(l) = self.linux.as_deref_mut() else { return };
+        l.held = (ts, seq);
+        if !l.compress_timer.is_armed() {
+            let wait = SackCompress::wait(l.window.rtt_us8(), l.limits.srtt_us8());
+            l.compress_timer.arm(&mut net.events, receiver_timer(self.flow, 1), net.now.saturating_add(wait));
         }
     }
 
@@ -372,6 +421,9 @@ impl TcpReceiver {
         self.delack_timer.disarm();
         if let Some(l) = self.linux.as_mut() {
             l.delack.on_ack_sent();
+            l.compress.on_ack_sent();
+            l.compress_timer.disarm();
+            l.acked_nxt = self.rcv_nxt;
         }
         let ece = self.ece || std::mem::take(&mut self.negotiate);
         // (`seq`: the ACK's TSval, its send time)
@@ -459,8 +511,17 @@ impl ReceiverAgent for TcpReceiver {
         }
     }
 
-    fn on_timer(&mut self, net: &mut Net, _slot: u8, gen: u32) {
-        if self.delack_timer.fire(&mut net.events, receiver_timer(self.flow, 0), net.now, gen) {
+    fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
+        if slot == 1 {
+            // `tcp_compressed_ack_kick`: the held SACKs go as one ACK
+            let Some(l) = self.linux.as_deref_mut() else { return };
+            if l.compress_timer.fire(&mut net.events, receiver_timer(self.flow, 1), net.now, gen)
+                && l.compress.holding()
+            {
+                let (ts, seq) = l.held;
+                self.send_ack(net, ts, seq);
+            }
+        } else if self.delack_timer.fire(&mut net.events, receiver_timer(self.flow, 0), net.now, gen) {
             self.on_delack(net);
         }
     }
@@ -487,8 +548,8 @@ impl ReceiverAgent for TcpReceiver {
     }
 }
 
-/// The receiver's SACK option bytes and D-SACKs: both need the RFC
-/// receiver's SACK blocks.
+/// The receiver's SACK option bytes, D-SACKs and SACK compression: all
+/// need the RFC receiver's SACK blocks, the last Linux's receiver too.
 pub(in crate::transport::tcp) fn validate(
     cfg: &crate::transport::tcp::TcpParams,
     _f: &crate::scenario::FlowSpec,
@@ -506,6 +567,22 @@ pub(in crate::transport::tcp) fn validate(
             ),
         ));
     }
+    if cfg.sack_compression
+        && (cfg.recovery != Recovery::Sack
+            || !cfg.delayed_ack
+            || cfg.delack_model != crate::transport::tcp::DelackModel::Linux)
+    {
+        return Err(ConfigError::new(
+            p("sack_compression"),
+            format!(
+                "true needs recovery = \"sack\" and Linux's receiver (delayed_ack = true, delack_model = \"linux\"), \
+                 got recovery = \"{}\", delayed_ack = {}, delack_model = \"{}\"",
+                kind_name(&cfg.recovery),
+                cfg.delayed_ack,
+                kind_name(&cfg.delack_model)
+            ),
+        ));
+    }
     if cfg.dsack && cfg.recovery != Recovery::Sack {
         return Err(ConfigError::new(
             p("dsack"),
@@ -516,4 +593,143 @@ pub(in crate::transport::tcp) fn validate(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{link::Link, Route};
+    use crate::scenario::{FlowSpec, QueueSpec};
+    use crate::transport::tcp::sack_compress::COMP_SACK_SLACK;
+
+    const US: Time = 1_000_000;
+
+    /// A receiver of `spec` (JSON fields) on a one-link network whose
+    /// events are never run: what it sends stays in the network, counted
+    /// by `flow_in_network`.
+    fn on_test_link(spec: serde_json::Value) -> (TcpReceiver, Net) {
+        let mut spec: FlowSpec = serde_json::from_value(spec).unwrap();
+        crate::transport::tcp::fill_defaults(&mut spec);
+        let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
+        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
+        let link = Link::new(0, (0, 1), 1e12, 0, q);
+        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
+        net.add_flow(0, 0);
+        (TcpReceiver::new(0, cfg), net)
+    }
+
+    fn segment(r: &mut TcpReceiver, net: &mut Net, at: Time, seq: u64) -> u32 {
+        net.now = at;
+        let before = net.flow_in_network(0);
+        let h = TcpHeader { seq, ..Default::default() };
+        r.on_packet(net, &Packet { flow: 0, size: 1500, ts: at, l4: L4::Tcp(h), ..Default::default() });
+        net.flow_in_network(0) - before
+    }
+
+    /// A Linux receiver past its quick ACKs: the handshake, then 4000
+    /// segments in order, one every 240 us (50 Mb/s), RTT 20 ms (an even
+    /// count: no ACK owed). The next is 4001.
+    fn steady(spec: serde_json::Value) -> (TcpReceiver, Net, Time) {
+        let (mut r, mut net) = on_test_link(spec);
+        segment(&mut r, &mut net, 0, 0);
+        let mut t = 20_000 * US;
+        for seq in 1..=4000 {
+            segment(&mut r, &mut net, t, seq);
+            t += 240 * US;
+        }
+        let l = r.linux.as_deref().unwrap();
+        assert!(!l.delack.quick(), "quick ACKs over");
+        (r, net, t)
+    }
+
+    /// Segment 4001 lost. 4002 takes the offered window to its clamp
+    /// (`tcp_grow_window`: a quick ACK); 4003-4005 get their SACKs at once
+    /// (the three at one cumulative ACK), 4006-4008 are held, and one ACK
+    /// goes when the timer expires (5% of the RTT, at most 1 ms, plus its
+    /// 100 us slack), led by 4008's block; the hole filled (4001
+    /// retransmitted) is ACKed at once and cancels the timer.
+    #[test]
+    fn sacks_after_the_third_at_one_cumulative_ack_wait_for_the_timer() {
+        let (mut r, mut net, mut t) = steady(serde_json::json!({"tcp_model": "linux", "rtt_s": 0.02}));
+        let grown = |r: &TcpReceiver| r.linux.as_deref().map(|l| l.window.rcv_ssthresh()).unwrap();
+        let before = grown(&r);
+        assert_eq!(segment(&mut r, &mut net, t, 4002), 1, "4002: at once, the window grew");
+        assert!(grown(&r) > before);
+        assert_eq!(grown(&r), r.linux.as_deref().unwrap().window.window_clamp());
+        t += 240 * US;
+        for seq in 4003..=4005 {
+            assert_eq!(segment(&mut r, &mut net, t, seq), 1, "segment {seq}: at once");
+            t += 240 * US;
+        }
+        let held_from = t;
+        for seq in 4006..=4008 {
+            assert_eq!(segment(&mut r, &mut net, t, seq), 0, "segment {seq}: held");
+            t += 240 * US;
+        }
+        let l = r.linux.as_deref().unwrap();
+        let wait = SackCompress::wait(l.window.rtt_us8(), l.limits.srtt_us8());
+        // the handshake's 20 ms and the receiver's own estimate: 5% of the
+        // smaller, plus the slack
+        assert_eq!(l.limits.srtt_us8(), 8 * 20_000);
+        assert!(l.window.rtt_us8() > 0 && wait > COMP_SACK_SLACK && wait <= 1000 * US + COMP_SACK_SLACK, "{wait}");
+        assert_eq!(l.compress_timer.deadline(), Some(held_from + wait));
+        assert_eq!(l.held.1, 4008);
+        // the timer: one ACK, then nothing is held
+        net.now = held_from + wait;
+        let before = net.flow_in_network(0);
+        let gen = loop {
+            let ev = net.events.pop().expect("the compression timer's event");
+            if ev.time == held_from + wait && ev.to.slot == crate::transport::slot::RECEIVER + 1 {
+                break ev.gen;
+            }
+        };
+        r.on_timer(&mut net, 1, gen);
+        assert_eq!(net.flow_in_network(0) - before, 1);
+        assert!(!r.linux.as_deref().unwrap().compress.holding());
+        // 4009: past the three at rcv_nxt 4001, held again
+        t = net.now + 240 * US;
+        assert_eq!(segment(&mut r, &mut net, t, 4009), 0);
+        // the retransmission of 4001 fills the hole: at once, timer cancelled
+        assert_eq!(segment(&mut r, &mut net, t + 240 * US, 4001), 1);
+        assert!(r.linux.as_deref().unwrap().compress_timer.deadline().is_none());
+        assert_eq!(r.rcv_nxt, 4010);
+    }
+
+    /// Without `sack_compression` (the RFC receiver's rule, RFC 5681 §4.2)
+    /// every segment above a hole is ACKed at once.
+    #[test]
+    fn without_sack_compression_every_segment_above_a_hole_is_acked_at_once() {
+        let (mut r, mut net, t) =
+            steady(serde_json::json!({"tcp_model": "linux", "rtt_s": 0.02, "sack_compression": false}));
+        for (i, seq) in (4002..=4010).enumerate() {
+            assert_eq!(segment(&mut r, &mut net, t + i as Time * 240 * US, seq), 1, "segment {seq}");
+        }
+    }
+
+    #[test]
+    fn sack_compression_needs_sack_and_linuxs_receiver() {
+        for (extra, named) in [
+            (serde_json::json!({"recovery": "newreno"}), "recovery = \"newreno\""),
+            (serde_json::json!({"delayed_ack": false}), "delayed_ack = false"),
+            (serde_json::json!({"delack_model": "fixed"}), "delack_model = \"fixed\""),
+        ] {
+            let mut j = serde_json::json!({"tcp_model": "linux", "sack_compression": true});
+            j.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            let mut spec: FlowSpec = serde_json::from_value(j).unwrap();
+            crate::transport::tcp::fill_defaults(&mut spec);
+            let e = TcpConfig::from_spec(&spec, "flows[0]").expect_err("refused").to_string();
+            assert!(e.contains("flows[0].sack_compression") && e.contains(named), "{e}");
+        }
+        // the personality turns it on only where it applies
+        for (j, on) in [
+            (serde_json::json!({"tcp_model": "linux"}), true),
+            (serde_json::json!({"tcp_model": "linux", "delayed_ack": false}), false),
+            (serde_json::json!({"tcp_model": "linux", "recovery": "newreno"}), false),
+            (serde_json::json!({}), false),
+        ] {
+            let mut spec: FlowSpec = serde_json::from_value(j.clone()).unwrap();
+            crate::transport::tcp::fill_defaults(&mut spec);
+            assert_eq!(TcpConfig::from_spec(&spec, "f").unwrap().sack_compression, on, "{j}");
+        }
+    }
 }

@@ -134,6 +134,9 @@ impl TcpSender {
         } else if ack == una && (self.sb.outstanding() > 0 || R::counts_idle_duplicates(self)) {
             self.dupacks += 1;
             self.sync(now);
+            if self.sb.n_sacked() > sacked_before {
+                R::sack_sample(self, sample);
+            }
             // With nothing outstanding there is nothing to repair.
             if self.sb.outstanding() > 0 {
                 R::dup_ack(self, net, una);

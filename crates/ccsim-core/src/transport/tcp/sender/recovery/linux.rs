@@ -739,6 +739,14 @@ impl RecoveryOps for LinuxOps {
         false
     }
 
+    /// `tcp_clean_rtx_queue` ends every ACK with the controller's
+    /// `pkts_acked`, its RTT sample the last newly SACKed segment's
+    /// (`ca_rtt_us` from `last_sackt`): CUBIC's HyStart and `delay_min`
+    /// see the queue grow while SND.UNA waits at a hole.
+    fn sack_sample(s: &mut TcpSender, rtt_s: Option<f64>) {
+        s.cc.pkts_acked(&mut s.st, 0, rtt_s);
+    }
+
     fn dup_ack(s: &mut TcpSender, net: &mut Net, una: u64) {
         s.process_tlp_ack(una, false);
         if !s.cfg.rack {

@@ -160,6 +160,11 @@ pub(super) trait RecoveryOps {
     fn counts_idle_duplicates(_s: &TcpSender) -> bool {
         false
     }
+    /// An ACK that newly SACKs segments and leaves SND.UNA where it was,
+    /// before its duplicate-ACK rules, with its RTT sample: whether the
+    /// controller hears of it (its `pkts_acked`). The RFCs' controllers
+    /// sample new ACKs only.
+    fn sack_sample(_s: &mut TcpSender, _rtt_s: Option<f64>) {}
     /// A duplicate ACK with data outstanding (the core has counted it).
     fn dup_ack(s: &mut TcpSender, net: &mut Net, una: u64);
     /// After the ACK's rules: the reaction to ECE, once per window.
