@@ -56,7 +56,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "validation" / "results" / "linux"
@@ -270,6 +270,17 @@ def summarise(sc: Scenario, goodputs: List[float], cwnds: List[List[float]], ret
     }
 
 
+def _first_arrivals(sc: Scenario, arrivals: Iterable[Dict[str, Any]]) -> List[Optional[int]]:
+    """Each flow's first packet among ``arrivals`` (the emulator's log),
+    ns on the emulator's clock; None for a flow with none."""
+    from validation.kernel_live import flow_addr
+
+    first: Dict[str, int] = {}
+    for a in arrivals:
+        first.setdefault(a["src"], a["t_ns"])
+    return [first.get(flow_addr(i)) for i in range(sc.n_flows)]
+
+
 def start_offsets(sc: Scenario, arrivals: Sequence[Dict[str, Any]]) -> List[float]:
     """Each flow's first data packet at the bottleneck after the first of
     the flows the scenario starts with it (same start and RTT), seconds,
@@ -280,13 +291,7 @@ def start_offsets(sc: Scenario, arrivals: Sequence[Dict[str, Any]]) -> List[floa
     windows interleaved packet by packet and stay in lockstep; with the
     kernel's order and spacing they keep the kernel's first windows in
     blocks."""
-    from validation.kernel_live import flow_addr
-
-    first: Dict[str, int] = {}
-    for a in arrivals:
-        if a["len"] > MTU // 2:
-            first.setdefault(a["src"], a["t_ns"])
-    t = [first.get(flow_addr(i)) for i in range(sc.n_flows)]
+    t = _first_arrivals(sc, (a for a in arrivals if a["len"] > MTU // 2))
     out = []
     for i, key in enumerate(zip(sc.starts_s, sc.rtts_ms)):
         group = [t[j] for j, k in enumerate(zip(sc.starts_s, sc.rtts_ms)) if k == key and t[j] is not None]
@@ -303,12 +308,7 @@ def syn_arrivals(sc: Scenario, arrivals: Sequence[Dict[str, Any]], shift_ns: int
     delay before the bottleneck (the emulator puts a flow's extra delay
     there); a flow that starts into others' traffic meets the queue at
     that phase (:func:`ccsim_offsets`)."""
-    from validation.kernel_live import flow_addr
-
-    first: Dict[str, int] = {}
-    for a in arrivals:
-        first.setdefault(a["src"], a["t_ns"])
-    return [(first[flow_addr(i)] + shift_ns) / 1e9 if flow_addr(i) in first else None for i in range(sc.n_flows)]
+    return [None if t is None else (t + shift_ns) / 1e9 for t in _first_arrivals(sc, arrivals)]
 
 
 def ccsim_offsets(sc: Scenario, entry: Dict[str, Any]) -> Optional[Tuple[float, ...]]:

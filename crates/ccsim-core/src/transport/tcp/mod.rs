@@ -211,6 +211,18 @@ pub(in crate::transport::tcp) mod check {
 }
 
 /// Fill every TCP field left out with its default (normalisation).
+/// A network of one link whose events no one runs, flow 0 on it: where a
+/// packetdrill replay or a unit test drives one TCP end by hand and reads
+/// what it sent from the link.
+pub(crate) fn one_link_net() -> crate::net::Net {
+    use crate::net::{link::Link, Net, Route};
+    let q = crate::net::queue::build(&crate::scenario::QueueSpec::droptail_pkts(1_000_000), "q")
+        .expect("a DropTail queue of packets is valid");
+    let mut net = Net::new(vec![Link::new(0, (0, 1), 1e12, 0, q)], vec![Route { fwd: vec![0], rev: vec![0] }]);
+    net.add_flow(0, 0);
+    net
+}
+
 pub fn fill_defaults(f: &mut FlowSpec) {
     use defaults as d;
     match *f.tcp_model.get_or_insert(TcpModel::Rfc) {

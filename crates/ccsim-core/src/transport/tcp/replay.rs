@@ -15,10 +15,9 @@
 //! segment was retransmitted), taken from that segment's transmission.
 use super::sender::{SendRecord, NO_ECHO};
 use super::{TcpConfig, TcpSender};
-use crate::net::link::Link;
 use crate::net::packet::{Kind, Packet, TcpHeader, L4};
-use crate::net::{Net, Route};
-use crate::scenario::{ConfigError, FlowSpec, QueueSpec};
+use crate::net::Net;
+use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::events::EventKind;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::Time;
@@ -77,10 +76,7 @@ impl Replay {
         super::fill_defaults(&mut spec);
         let cfg = TcpConfig::from_spec(&spec, "flow")?;
         let cc = super::build_cc(&spec, "flow")?;
-        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q")?;
-        let link = Link::new(0, (0, 1), 1e12, 0, q);
-        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
-        net.add_flow(0, 0);
+        let net = super::one_link_net();
         let mut sender = TcpSender::new(0, cfg, cc, 1);
         let x = sender.x_make();
         x.trace = Some(Vec::new());

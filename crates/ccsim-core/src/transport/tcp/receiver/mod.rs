@@ -34,6 +34,11 @@ use crate::transport::{receiver_timer, AppDelay, ReceiverAgent};
 use sack1::{Sacker, SACK1_BLOCKS};
 use std::collections::VecDeque;
 
+/// The delayed ACK's timer ([`receiver_timer`] slot).
+const DELACK_SLOT: u8 = 0;
+/// Linux's SACK compression timer ([`receiver_timer`] slot).
+const COMPRESS_SLOT: u8 = 1;
+
 pub struct TcpReceiver {
     pub flow: u32,
     cfg: TcpConfig,
@@ -298,7 +303,11 @@ impl TcpReceiver {
                     Some(l) => l.delack.delay(l.limits.max_wait(self.cfg.delack_timeout)),
                     None => self.cfg.delack_timeout,
                 };
-                self.delack_timer.arm(&mut net.events, receiver_timer(self.flow, 0), net.now.saturating_add(wait));
+                self.delack_timer.arm(
+                    &mut net.events,
+                    receiver_timer(self.flow, DELACK_SLOT),
+                    net.now.saturating_add(wait),
+                );
             }
         }
     }
@@ -338,7 +347,11 @@ impl TcpReceiver {
         l.held = (ts, seq);
         if !l.compress_timer.is_armed() {
             let wait = SackCompress::wait(l.window.rtt_us8(), l.limits.srtt_us8());
-            l.compress_timer.arm(&mut net.events, receiver_timer(self.flow, 1), net.now.saturating_add(wait));
+            l.compress_timer.arm(
+                &mut net.events,
+                receiver_timer(self.flow, COMPRESS_SLOT),
+                net.now.saturating_add(wait),
+            );
         }
     }
 
@@ -512,16 +525,16 @@ impl ReceiverAgent for TcpReceiver {
     }
 
     fn on_timer(&mut self, net: &mut Net, slot: u8, gen: u32) {
-        if slot == 1 {
+        if slot == COMPRESS_SLOT {
             // `tcp_compressed_ack_kick`: the held SACKs go as one ACK
             let Some(l) = self.linux.as_deref_mut() else { return };
-            if l.compress_timer.fire(&mut net.events, receiver_timer(self.flow, 1), net.now, gen)
+            if l.compress_timer.fire(&mut net.events, receiver_timer(self.flow, COMPRESS_SLOT), net.now, gen)
                 && l.compress.holding()
             {
                 let (ts, seq) = l.held;
                 self.send_ack(net, ts, seq);
             }
-        } else if self.delack_timer.fire(&mut net.events, receiver_timer(self.flow, 0), net.now, gen) {
+        } else if self.delack_timer.fire(&mut net.events, receiver_timer(self.flow, DELACK_SLOT), net.now, gen) {
             self.on_delack(net);
         }
     }
@@ -598,8 +611,7 @@ pub(in crate::transport::tcp) fn validate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{link::Link, Route};
-    use crate::scenario::{FlowSpec, QueueSpec};
+    use crate::scenario::FlowSpec;
     use crate::transport::tcp::sack_compress::COMP_SACK_SLACK;
 
     const US: Time = 1_000_000;
@@ -611,11 +623,7 @@ mod tests {
         let mut spec: FlowSpec = serde_json::from_value(spec).unwrap();
         crate::transport::tcp::fill_defaults(&mut spec);
         let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
-        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
-        let link = Link::new(0, (0, 1), 1e12, 0, q);
-        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
-        net.add_flow(0, 0);
-        (TcpReceiver::new(0, cfg), net)
+        (TcpReceiver::new(0, cfg), crate::transport::tcp::one_link_net())
     }
 
     fn segment(r: &mut TcpReceiver, net: &mut Net, at: Time, seq: u64) -> u32 {
@@ -679,11 +687,11 @@ mod tests {
         let before = net.flow_in_network(0);
         let gen = loop {
             let ev = net.events.pop().expect("the compression timer's event");
-            if ev.time == held_from + wait && ev.to.slot == crate::transport::slot::RECEIVER + 1 {
+            if ev.time == held_from + wait && ev.to.slot == crate::transport::slot::RECEIVER + COMPRESS_SLOT {
                 break ev.gen;
             }
         };
-        r.on_timer(&mut net, 1, gen);
+        r.on_timer(&mut net, COMPRESS_SLOT, gen);
         assert_eq!(net.flow_in_network(0) - before, 1);
         assert!(!r.linux.as_deref().unwrap().compress.holding());
         // 4009: past the three at rcv_nxt 4001, held again

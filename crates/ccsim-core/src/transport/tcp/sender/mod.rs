@@ -734,15 +734,10 @@ impl TcpSender {
         cc: Option<Box<dyn CongestionControl>>,
         seed: u64,
     ) -> (TcpSender, Net) {
-        use crate::net::{link::Link, Route};
-        use crate::scenario::{FlowSpec, QueueSpec};
-        let spec: FlowSpec = serde_json::from_value(spec).unwrap();
+        let spec: crate::scenario::FlowSpec = serde_json::from_value(spec).unwrap();
         let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
         let cc = cc.unwrap_or_else(|| super::build_cc(&spec, "flow").unwrap());
-        let q = crate::net::queue::build(&QueueSpec::droptail_pkts(1_000_000), "q").unwrap();
-        let link = Link::new(0, (0, 1), 1e12, 0, q);
-        let mut net = Net::new(vec![link], vec![Route { fwd: vec![0], rev: vec![0] }]);
-        net.add_flow(0, 0);
+        let mut net = super::one_link_net();
         let mut s = TcpSender::new(0, cfg, cc, seed);
         s.x_make().trace = Some(Vec::new());
         s.open(&mut net);
