@@ -118,18 +118,21 @@ class Scenario:
                       for s, r in zip(self.starts_s, self.rtts_ms)],
         }
 
-    def ccsim_scenario(self, offsets_s: Optional[Sequence[float]] = None) -> Dict[str, Any]:
+    def ccsim_scenario(self, offsets_s: Optional[Sequence[float]] = None,
+                       ts_clock_phase_s: Optional[float] = None) -> Dict[str, Any]:
         """The scenario in ccsim; ``offsets_s``: each flow's start after
         the others started with it, as a kernel run had them
-        (:func:`start_offsets`)."""
+        (:func:`start_offsets`); ``ts_clock_phase_s``: where the run's
+        millisecond timestamp clock ticked (:func:`ts_clock_phase`)."""
         offsets_s = offsets_s or [0.0] * self.n_flows
+        phase = {} if ts_clock_phase_s is None else {"ts_clock_phase_s": ts_clock_phase_s}
         flows = [{
             "transport": "tcp", "tcp_model": "linux", "cc": self.cc,
             "mss_bytes": MSS, "header_bytes": HEADER_BYTES,
             "rtt_s": r / 1e3,
             # connect: the personality's handshake (`syn = "linux"`) then
             # holds the data for the SYN-ACK, as the kernel's
-            "start_s": s + o, "stop_s": self.duration_s,
+            "start_s": s + o, "stop_s": self.duration_s, **phase,
         } for s, r, o in zip(self.starts_s, self.rtts_ms, offsets_s)]
         return {
             "name": f"linux-{self.id}", "seed": 1, "duration_s": self.duration_s, "warmup_s": 0,
@@ -181,23 +184,38 @@ TRACED: Dict[Tuple[str, str], str] = {}
 #: test suite holds this list to the comparison: a pair that starts to
 #: agree, or a new disagreement, fails it.
 OPEN: Dict[Tuple[str, str], str] = {
-    ("cubic-4-10m-20ms-1bdp", "goodput_mbps[0]"): "the shares: ccsim's largest 2.56 Mb/s against the kernel's "
-    "2.65-3.0 and its smallest 2.24 against 1.64-2.24 (Jain's index 0.997 against 0.96-0.995); ccsim's five runs "
-    "are one (the kernel's offsets of tens of microseconds move nothing at 1.2 ms a packet), every other pair "
-    "agrees, and the shares moved from 3.01/2.43/2.18/2.03 to 2.56/2.49/2.36/2.24 with SACK compression alone",
+    **{("reno-1-10m-20ms-1bdp", m): "the losses per congestion episode: every run, kernel and ccsim, has 47 "
+       "episodes after slow start's; the kernel's lose 123-131 segments in all, ccsim's 130-131 at four of the "
+       "five runs' timestamp clock phases and 85 at one (0.15 ms), where each episode loses one segment instead "
+       "of two for the whole run (phases 0.1-0.2 and 0.4 ms do the same; 0, 0.3 and 0.5-0.9 ms give two). "
+       "An episode's second loss is one of two segments that reach the full queue together; which pattern "
+       "locks in is set by the receiver's SACK compression, whose held SACK leaves 1.1 ms after its segment, "
+       "0.1 ms before the next one arrives: with `sack_compression = false` every phase gives 131, and "
+       "`host_delay_s` (tens of microseconds of host jitter) does not unlock it. The kernel's held SACKs leave "
+       "1.12-1.17 ms after their segment (a tcpdump on the receiver's TUN, this scenario), its timer's 100 us "
+       "slack plus the latency of a soft hrtimer"
+       for m in ("retransmits", "drops")},
+    **{("cubic-4-10m-20ms-1bdp", m): "the shares: the kernel's four flows split the link less evenly in "
+       "every run (largest 2.70-2.99 Mb/s, smallest 1.86-2.13; Jain's index 0.974-0.986) than ccsim's (largest "
+       "2.56-2.59, smallest 2.09-2.24; 0.993-0.997); retransmissions, timeouts, windows, queue and drops agree. "
+       "With `sack_compression = false` ccsim's shares are the kernel's (3.01/2.43/2.18/2.03, Jain's index "
+       "0.977): at 1.2 ms a packet the receiver's held SACKs (1.1 ms in ccsim, 1.12-1.17 ms in the kernel) "
+       "decide which flow's segments meet the full queue, as in the Reno scenario at 10 Mb/s"
+       for m in ("goodput_mbps[0]", "goodput_mbps[2]", "goodput_mbps[3]")},
     **{("cubic-4-50m-80ms-0.5bdp", m): "the first flow's slow start: in the kernel HyStart's delay rule ends it "
        "at cwnd 328 just before its loss (`TCPHystartDelayCwnd` 675 = 89 + 89 + 169 + 328 in a live run sampled "
        "every 10 ms), so ssthresh after the loss is 230 and the recovery ends at cwnd 230 (0.75 s). ccsim's "
-       "first flow loses first at 0.46 s after 307 segments (the kernel's at 0.487 s after 344, a tcpdump on the "
-       "receiver and the emulator's log of a live run), stops growing at cwnd 316 and its round's delay samples "
-       "do not fire the rule: the loss gives ssthresh 221, and the rule fires inside the recovery instead (0.72 "
-       "s, ssthresh and cwnd 179). Upstream of that, in the flow's fourth round ccsim's receiver ends its quick "
-       "ACKs (`tcp_grow_window`'s room) at segment 139 where the kernel's ends at 118, so the round's last "
-       "segment is left unpaired and waits the 40 ms ATO, and the flow's fifth round ends four segments short; "
-       "the kernel's queue then overflows first on the third flow (0.442 s). Its windows stay "
-       "lower (pooled 95th percentile 173 against 185-225), the smallest share higher (9.99 Mb/s against "
-       "6.32-9.28) and the queue shorter (116 packets against 117-132); the drops, the mean window and the "
-       "other shares agree"
+       "first flow loses first at 0.46 s after 307 segments (the kernel's at 0.487 s after 344), stops growing "
+       "at cwnd 316 and its round's delay samples do not fire the rule: the loss gives ssthresh 221, and the "
+       "rule fires inside the recovery instead (0.72 s, ssthresh and cwnd 179). Upstream of that are the "
+       "receiver's quick ACKs, which end where its buffer measurements, timed by its millisecond RTT samples, "
+       "stop the window's growth: the phase of the timestamp clock moves them, and ccsim at phases 0, 0.25, "
+       "0.5 and 0.75 ms gives a pooled 95th percentile of the windows of 173, 179, 180 and 210, a queue of "
+       "116-124 packets and a smallest share of 9.99, 8.05, 7.99 and 7.45 Mb/s. This recording predates the "
+       "phase (`first_data_monotonic_ns`; its 50 Mb/s runs did not fit the emulator's budget on this machine "
+       "when recorded again), so ccsim runs at phase 0: windows lower (173 against 185-225), the smallest share "
+       "higher (9.99 Mb/s against 6.32-9.28), the queue shorter (116 packets against 117-132); the drops, the "
+       "mean window and the other shares agree"
        for m in ("goodput_mbps[3]", "cwnd_p95", "queue_mean_pkts")},
     **{("reno-4-50m-20ms-2bdp", m): "a phase effect at the DropTail queue: in ccsim one flow at a time escapes "
        "the losses for seconds, so the pooled 95th percentile of the windows is 95 against 72-86 and the shares "
@@ -206,19 +224,23 @@ OPEN: Dict[Tuple[str, str], str] = {
        "arrival to the data it releases: median 9.3 us, 10-90% 8.3-11.4 us, 99% 28 us, measured on the "
        "emulator's logs), which ccsim does not model. That latency as a per-packet delay on ccsim's senders "
        "(seeded per kernel run) leaves the pairs outside and moves others out "
-       "(docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md)"
+       "(docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md). The recording predates the timestamp "
+       "clock's phase, so ccsim's five runs are one"
        for m in ("goodput_mbps[0]", "goodput_mbps[2]", "goodput_mbps[3]", "cwnd_p95", "queue_mean_pkts")},
-    ("bbr-4-10m-80ms-1bdp", "cwnd_p95"): "the windows' 95th percentile, 58-60 in ccsim's five runs against "
-    "62-68; their mean agrees (47.7 against 46.4-49.5). The top of a BBR window is its "
-    "ACK-aggregation allowance (`bbr_update_ack_aggregation`), which ccsim's exactly spaced ACKs keep near zero: "
-    "with tens of microseconds of jitter at the end hosts (`host_delay_s`, as measured on the kernel hosts) "
-    "ccsim's 95th percentile is 64-82 instead",
-    **{("cubic-4-staggered", m): "the shares of the first two flows: ccsim's first (20 ms, from 0 s) keeps 27.4-28.1 "
-       "Mb/s against 24.9-26.5 and its second (40 ms, from 5 s) 7.98-9.68 against 10.4-11.2, so Jain's index is "
-       "0.71-0.74 against 0.76-0.82; the third and fourth shares, the drops, the windows and the queue agree. "
-       "ccsim starts each later flow so that its SYN reaches the bottleneck as the kernel's did (`ccsim_offsets`), "
-       "and its runs spread as the kernel's do on the other shares"
-       for m in ("goodput_mbps[0]", "goodput_mbps[1]", "jain")},
+    ("bbr-4-10m-80ms-1bdp", "goodput_mbps[0]"): "the largest share: in four of the kernel's five runs one BBR "
+    "flow takes 2.94-3.58 Mb/s of the 10 (Jain's index 0.91-0.97), in four of ccsim's five 2.53-2.61 (0.993-0.994) "
+    "and in the fifth 3.19 (0.958); the other shares, the drops, the windows (mean and 95th percentile) and the "
+    "queue agree",
+    ("cubic-4-staggered", "goodput_mbps[1]"): "the second flow's share (40 ms, from 5 s): 7.35-10.6 Mb/s in "
+    "ccsim's runs against 10.4-11.2; the first flow's, the other shares, Jain's index, the drops and the queue "
+    "agree. ccsim starts each later flow so that its SYN reaches the bottleneck as the kernel's did "
+    "(`ccsim_offsets`), and its runs spread as the kernel's do on the other shares; the recording predates the "
+    "timestamp clock's phase",
+    ("cubic-4-staggered", "cwnd_p95"): "the pooled 95th percentile of the windows: 124-141 in ccsim's runs "
+    "(mean 134) against 122-126; the mean window agrees (66.0 against 64.1-66.5). It agreed before the "
+    "receiver took one RTT sample per echoed millisecond instead of one per ACK (`tcp_rcv_rtt_measure_ts`), "
+    "which times its buffer's growth and so the quick ACKs of each flow's slow start; the recording predates "
+    "the timestamp clock's phase, which moves them too",
 }
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
@@ -333,12 +355,34 @@ def ccsim_offsets(sc: Scenario, entry: Dict[str, Any]) -> Optional[Tuple[float, 
     return tuple(o + late[k] - late[keys[0]] for o, k in zip(offsets, keys))
 
 
-def ccsim_run(sc: Scenario, seed: int = 1, offsets_s: Optional[Sequence[float]] = None) -> Dict[str, Any]:
-    """ccsim's metrics for ``sc`` (with a kernel run's start offsets) and
-    flow 0's window samples (for plots)."""
+def ts_clock_phase(sc: Scenario, entry: Dict[str, Any], first_data_monotonic_ns: Optional[int]) -> Optional[float]:
+    """Where a kernel run's millisecond timestamp clock ticked on ccsim's
+    clock, seconds in [0, 0.001). Linux's TSval is CLOCK_MONOTONIC in
+    milliseconds (`tcp_time_stamp_ts`; a connection's random offset is
+    whole milliseconds), and the receiver's RTT samples are whole
+    milliseconds of it, so where its ticks fall against the flows' packets
+    decides how each delay rounds. Flow 0's first data packet reached the
+    emulator's bottleneck at ``first_data_monotonic_ns``; ccsim's reaches
+    its bottleneck a quarter RTT after its sender sends it, which is one
+    RTT (the handshake) after the flow's start (:func:`ccsim_offsets`):
+    the difference, modulo a millisecond, is the phase. (The emulator's
+    one-way delay to the receiver, half the RTT, and ccsim's, a quarter,
+    differ by whole milliseconds in every scenario here.) None without
+    the arrival or the offsets."""
+    offsets = ccsim_offsets(sc, entry)
+    if first_data_monotonic_ns is None or offsets is None:
+        return None
+    ccsim_ns = round((sc.starts_s[0] + offsets[0] + 1.25 * sc.rtts_ms[0] / 1e3) * 1e9)
+    return ((first_data_monotonic_ns - ccsim_ns) % 1_000_000) / 1e9
+
+
+def ccsim_run(sc: Scenario, seed: int = 1, offsets_s: Optional[Sequence[float]] = None,
+              ts_clock_phase_s: Optional[float] = None) -> Dict[str, Any]:
+    """ccsim's metrics for ``sc`` (with a kernel run's start offsets and
+    clock phase) and flow 0's window samples (for plots)."""
     import ccsim
 
-    spec = sc.ccsim_scenario(offsets_s)
+    spec = sc.ccsim_scenario(offsets_s, ts_clock_phase_s)
     spec["seed"] = seed
     res = ccsim.run(spec)
     raw = res.raw
@@ -415,7 +459,7 @@ def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, A
     fwd = run["emulator"]["forward"]["timing_error_ns"]
     rev = run["emulator"]["reverse"]["timing_error_ns"]
     f0 = run["flows"][0]
-    return {
+    entry = {
         "metrics": kernel_metrics(sc, run),
         "start_offsets_s": start_offsets(sc, arrivals),
         "syn_arrival_s": syn_arrivals(sc, arrivals, run["emulator_t0_monotonic_ns"] - run["t0_monotonic_ns"]),
@@ -429,6 +473,9 @@ def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, A
                         if k.startswith("TcpExt.TCPHystart")}},
         "cwnd0": _downsample(f0["t"], f0["tcp_info"]["snd_cwnd"]),
     }
+    first = _first_arrivals(sc, (a for a in arrivals if a["len"] > MTU // 2))[0]
+    entry["first_data_monotonic_ns"] = None if first is None else first + run["emulator_t0_monotonic_ns"]
+    return entry
 
 
 def record_scenario(sc: Scenario, runs: int = RUNS) -> Dict[str, Any]:
@@ -474,17 +521,18 @@ def _values(m: Dict[str, Any], metric: str) -> List[float]:
 
 def ccsim_runs(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """ccsim's metrics once per kernel run, with that run's start offsets
-    (:func:`ccsim_offsets`), each distinct set of offsets run once; once
-    with none when the recording has none."""
+    (:func:`ccsim_offsets`) and timestamp clock phase (:func:`ts_clock_phase`,
+    absent from older recordings), each distinct pair run once; once with
+    none when the recording has no offsets."""
     got = [ccsim_offsets(sc, r) for r in kernel_runs]
-    offsets = [o for o in got if o is not None]
-    if len(offsets) != len(kernel_runs):
+    if any(o is None for o in got):
         return [ccsim_run(sc)["metrics"]]
-    done: Dict[Tuple[float, ...], Dict[str, Any]] = {}
-    for o in offsets:
-        if o not in done:
-            done[o] = ccsim_run(sc, offsets_s=o)["metrics"]
-    return [done[o] for o in offsets]
+    keys = [(o, ts_clock_phase(sc, r, r.get("first_data_monotonic_ns"))) for o, r in zip(got, kernel_runs)]
+    done: Dict[Tuple[Tuple[float, ...], Optional[float]], Dict[str, Any]] = {}
+    for o, ph in keys:
+        if (o, ph) not in done:
+            done[(o, ph)] = ccsim_run(sc, offsets_s=o, ts_clock_phase_s=ph)["metrics"]
+    return [done[k] for k in keys]
 
 
 def compare(sc: Scenario, kernel_runs: List[Dict[str, Any]], ours: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -635,13 +683,15 @@ def plot(results: List[Dict[str, Any]], out: Path = IMG) -> List[Path]:
         sc = x["scenario"]
         if sc.id not in PLOTTED:
             continue
-        ours = ccsim_run(sc)["cwnd0"]
+        r0 = x["record"]["runs"][0]
+        ours = ccsim_run(sc, offsets_s=ccsim_offsets(sc, r0),
+                         ts_clock_phase_s=ts_clock_phase(sc, r0, r0.get("first_data_monotonic_ns")))["cwnd0"]
         fig, ax = plt.subplots(figsize=(8, 3.2))
         for i, r in enumerate(x["record"]["runs"]):
             t, w = zip(*r["cwnd0"])
             ax.plot(t, w, color="tab:blue", alpha=0.35, lw=0.8, label="Linux (each run)" if i == 0 else None)
         t, w = zip(*ours)
-        ax.plot(t, w, color="tab:red", lw=1.0, label="ccsim, tcp_model = \"linux\"")
+        ax.plot(t, w, color="tab:red", lw=1.0, label="ccsim, tcp_model = \"linux\" (the first run's starts and clock)")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (segments)")
         ax.set_title(sc.description, fontsize=9)

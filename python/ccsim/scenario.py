@@ -405,6 +405,7 @@ class Flow(_Table):
     rto_rack_mark: Optional[bool] = None
     dsack: Optional[bool] = None
     sack_compression: Optional[bool] = None
+    ts_clock_phase_s: Optional[float] = None
     undo: Optional[bool] = None
     frto: Optional[bool] = None
     timestamps: Optional[bool] = None

@@ -512,6 +512,15 @@ flow_spec! {
         #[flow(tcp; "bool"; "the `linux` value only with SACK")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sack_compression: Option<bool>,
+        /// with Linux's receiver (`delack_model = "linux"` and `delayed_ack`): where its millisecond
+        /// timestamp clock ticks, the clock reading ⌊(t + phase) / 1 ms⌋ at simulated time t. Linux's
+        /// TSval is a millisecond clock (`tcp_time_stamp_ts`), and its receiver takes one RTT sample per
+        /// echoed value, rounded to whole milliseconds (`tcp_rcv_rtt_measure_ts`); those samples time the
+        /// receive buffer's growth (`tcp_rcv_space_adjust`) and so where its quick ACKs end. A real host's
+        /// phase is arbitrary; the kernel peer sets each run's measured phase (docs/validation.md)
+        #[flow(tcp; "number in [0, 0.001)"; "0")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ts_clock_phase_s: Option<f64>,
         /// a reduction proven spurious is undone (Linux `tcp_try_undo_recovery`, `tcp_try_undo_dsack`,
         /// `tcp_try_undo_partial`, `tcp_try_undo_loss`): once D-SACKs cover every retransmission since it
         /// began, or (with `timestamps`) an ACK echoes a time before the first retransmission, cwnd returns

@@ -415,6 +415,9 @@ pub struct TcpParams {
     pub dsack: bool,
     /// The receiver holds SACKs above a hole (`sack_compression`).
     pub sack_compression: bool,
+    /// Linux's receiver: the phase of its millisecond timestamp clock
+    /// (`ts_clock_phase_s`).
+    pub ts_clock_phase: Time,
     /// Spurious reductions are undone (`undo`).
     pub undo: bool,
     /// F-RTO after a timeout (`frto`, RFC 5682).
@@ -496,6 +499,7 @@ impl TcpConfig {
             rto_rack_mark: f.rto_rack_mark.unwrap_or_default(),
             dsack: f.dsack.unwrap_or_default(),
             sack_compression: f.sack_compression.unwrap_or_default(),
+            ts_clock_phase: from_secs(f.ts_clock_phase_s.unwrap_or_default()),
             undo: f.undo.unwrap_or_default(),
             frto: f.frto.unwrap_or_default(),
             timestamps: f.timestamps.unwrap_or_default(),

@@ -20,7 +20,12 @@
 //! option: each data segment echoes the TSval of the latest ACK its sender
 //! had received ([`crate::net::packet::TcpHeader::tsecr`]); a sample is the
 //! difference of the two ends' millisecond timestamp clocks, a smaller one
-//! replaces the estimate, a larger one enters at 1/8. The time to receive
+//! replaces the estimate, a larger one enters at 1/8. The TSval counts
+//! milliseconds, so the ACKs a receiver sends within one millisecond echo
+//! one value and give one sample (`rcv_rtt_last_tsecr`), and where the
+//! clock's ticks fall (`ts_clock_phase_s`) decides whether a delay of
+//! 80.5 ms reads 80 or 81: through slow start these samples time the
+//! buffer's measurements, and so where the quick ACKs end. The time to receive
 //! one offered window is a sample too, which only lowers the estimate
 //! (`tcp_rcv_rtt_measure`): below a millisecond it is the only one.
 //!
@@ -32,7 +37,8 @@
 //! a 1500-byte frame costs received through TUN or veth (2304 bytes:
 //! [`truesize`]); an application that reads each segment as it arrives, so
 //! the receive queue holds only the arriving segment and the data above a
-//! hole. Not modelled, and why: the offered window as a limit on the sender
+//! hole (and `tcp_rcv_rtt_update`'s rule that a larger sample waits for an
+//! empty queue always passes). Not modelled, and why: the offered window as a limit on the sender
 //! (the buffer grows ahead of a slow-starting sender by design, and the
 //! flow's `rwnd_pkts` stays the limit); the window-update ACK a read can
 //! send (`tcp_cleanup_rbuf`, only when the offered window could double,
@@ -87,8 +93,11 @@ pub struct LinuxRcvWindow {
     rcvq_time: Option<Time>,
     /// `rcv_rtt_est.rtt_us`, in 1/8 µs (0: no sample yet).
     rtt_us8: u64,
-    /// `rcv_rtt_last_tsecr`: one sample per echoed TSval.
-    last_tsecr: Time,
+    /// `rcv_rtt_last_tsecr`: one sample per echoed TSval, in ms.
+    last_tsecr_ms: Time,
+    /// Where the millisecond clock ticks: it reads (t + phase) / 1 ms
+    /// (ps, under 1 ms: a `u32` keeps the state in 96 bytes).
+    clock_phase: u32,
     /// `rcv_rtt_est.seq`, `rcv_rtt_est.time`: the byte a window beyond
     /// where the last window-based sample began, and when.
     est_seq: u64,
@@ -100,7 +109,7 @@ impl LinuxRcvWindow {
     /// `tcp_init_buffer_space`) and the first full segment, whose measured
     /// `scaling_ratio` re-derives the clamp from the buffer
     /// (`tcp_measure_rcv_mss` -> `tcp_set_window_clamp`).
-    pub fn new(mss: u32) -> Self {
+    pub fn new(mss: u32, clock_phase: Time) -> Self {
         let mss = mss.max(1);
         let full = win_from_space(RMEM_DEFAULT, DEFAULT_SCALING_RATIO);
         // the SYN-ACK's window, a multiple of the MSS
@@ -127,7 +136,8 @@ impl LinuxRcvWindow {
             rcvq_seq: 0,
             rcvq_time: None,
             rtt_us8: 0,
-            last_tsecr: 0,
+            last_tsecr_ms: 0,
+            clock_phase: u32::try_from(clock_phase % MS).unwrap_or(0),
             est_seq: 0,
             est_time: None,
         }
@@ -136,14 +146,17 @@ impl LinuxRcvWindow {
     /// `tcp_rcv_rtt_measure_ts`: a data segment of `len` bytes echoing
     /// `tsecr` arrived at `now`.
     pub fn on_segment(&mut self, now: Time, tsecr: Time, len: u32) {
-        if tsecr == 0 || tsecr == self.last_tsecr {
+        // the echoed TSval is this host's millisecond clock: ACKs sent within
+        // one millisecond echo the same value and give one sample
+        let ts_ms = (tsecr + self.clock_phase as Time) / MS;
+        if tsecr == 0 || ts_ms == self.last_tsecr_ms {
             return;
         }
-        self.last_tsecr = tsecr;
+        self.last_tsecr_ms = ts_ms;
         if len < self.mss {
             return;
         }
-        let delta_ms = (now / MS).saturating_sub(tsecr / MS);
+        let delta_ms = ((now + self.clock_phase as Time) / MS).saturating_sub(ts_ms);
         if delta_ms == 0 {
             return;
         }
@@ -284,7 +297,7 @@ mod tests {
     #[test]
     fn a_window_received_is_an_rtt_sample() {
         let us = US;
-        let mut w = LinuxRcvWindow::new(1448);
+        let mut w = LinuxRcvWindow::new(1448, 0);
         w.on_in_order(100 * us, 1448, 1, 1448);
         w.on_segment(300 * us, 150 * us, 1448);
         assert_eq!(w.rtt_us8, 0, "0 ms between the timestamp clocks: no sample");
@@ -301,7 +314,7 @@ mod tests {
     #[test]
     fn the_initial_state_is_the_kernels() {
         assert_eq!(truesize(1448), 2304);
-        let w = LinuxRcvWindow::new(1448);
+        let w = LinuxRcvWindow::new(1448, 0);
         assert_eq!((w.ratio, w.window_clamp, w.rcv_ssthresh, w.space), (160, 81_920, 65_160, 14_480));
     }
 
@@ -309,16 +322,16 @@ mod tests {
     /// clamp less the queued segment): six quick ACKs, to 80480.
     #[test]
     fn the_window_grows_two_segments_per_segment_to_the_free_buffer() {
-        let mut w = LinuxRcvWindow::new(1448);
+        let mut w = LinuxRcvWindow::new(1448, 0);
         let grew: Vec<bool> = (0..8).map(|i| w.on_in_order(i * MS, 1448, 1, (i + 1) * 1448)).collect();
         assert_eq!(grew, [true, true, true, true, true, true, false, false]);
         assert_eq!(w.rcv_ssthresh(), 80_480);
         // small segments do not grow it
-        let mut s = LinuxRcvWindow::new(1448);
+        let mut s = LinuxRcvWindow::new(1448, 0);
         assert!(!s.on_in_order(0, 100, 1, 100));
         // 1000-byte segments (truesize 2304, ratio 111): the measured ratio
         // shrinks the clamp below the initial window, no room to grow
-        let mut k = LinuxRcvWindow::new(1000);
+        let mut k = LinuxRcvWindow::new(1000, 0);
         assert_eq!((k.ratio, k.window_clamp(), k.rcv_ssthresh()), (111, 56_832, 56_832));
         assert!(!k.on_in_order(0, 1000, 1, 1000));
     }
@@ -328,7 +341,7 @@ mod tests {
     /// 39096 against 30408 asks less and changes nothing.
     #[test]
     fn drs_sizes_the_buffer_from_the_last_rounds_reads() {
-        let mut w = LinuxRcvWindow::new(1448);
+        let mut w = LinuxRcvWindow::new(1448, 0);
         w.space = 15_928;
         w.rcvbuf_grow(30_408, 0);
         assert_eq!((w.rcvbuf, w.window_clamp), (274_224, 171_390));
@@ -340,7 +353,7 @@ mod tests {
 
     #[test]
     fn measurements_wait_one_receiver_rtt_and_a_sample() {
-        let mut w = LinuxRcvWindow::new(1448);
+        let mut w = LinuxRcvWindow::new(1448, 0);
         w.on_in_order(0, 1448, 1, 1448);
         // no RTT sample yet: no measurement
         w.on_read(100 * MS, 1_000_000, 0);
@@ -365,9 +378,40 @@ mod tests {
         assert_eq!(w.space, 30_000);
     }
 
+    /// The kernel peer's receiver (tcpdump, CUBIC at 50 Mb/s): ACKs sent
+    /// 0.24 ms apart carry one TSval per millisecond, so a slow-start round
+    /// gives one sample per millisecond, not one per echoed ACK.
+    #[test]
+    fn one_sample_per_echoed_millisecond() {
+        let mut w = LinuxRcvWindow::new(1448, 0);
+        w.on_segment(180 * MS, 100 * MS, 1448);
+        assert_eq!(w.rtt_us8 >> 3, 80_000);
+        // echoes of ACKs sent later within the same millisecond: no sample
+        w.on_segment(181 * MS + 500 * US, 100 * MS + 400 * US, 1448);
+        w.on_segment(182 * MS + 500 * US, 100 * MS + 800 * US, 1448);
+        assert_eq!(w.rtt_us8 >> 3, 80_000);
+        // the next millisecond's echo: a sample (82 ms enters at 1/8)
+        w.on_segment(183 * MS, 101 * MS, 1448);
+        assert_eq!(w.rtt_us8, 8 * 80_000 - 80_000 + 82_000);
+    }
+
+    /// The clock's phase decides how a delay rounds: 80.5 ms between an
+    /// ACK and the data echoing it reads 80 ms or 81 ms by where the
+    /// millisecond ticks fall.
+    #[test]
+    fn the_clock_phase_rounds_the_samples() {
+        let sample = |phase| {
+            let mut w = LinuxRcvWindow::new(1448, phase);
+            w.on_segment(180_700 * US, 100_200 * US, 1448);
+            w.rtt_us8 >> 3
+        };
+        assert_eq!(sample(0), 80_000);
+        assert_eq!(sample(400 * US), 81_000);
+    }
+
     #[test]
     fn data_above_a_hole_grows_the_buffer_by_its_span() {
-        let mut w = LinuxRcvWindow::new(1448);
+        let mut w = LinuxRcvWindow::new(1448, 0);
         let clamp = w.window_clamp();
         w.on_out_of_order(1448, 0, 200 * 1448);
         assert_eq!(w.window_clamp(), 2 * 14_480 + 200 * 1448);

@@ -167,7 +167,7 @@ impl TcpReceiver {
             linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux).then(|| {
                 Box::new(LinuxRx {
                     delack: LinuxDelack::default(),
-                    window: LinuxRcvWindow::new(cfg.mss),
+                    window: LinuxRcvWindow::new(cfg.mss, cfg.ts_clock_phase),
                     limits: cfg.delack_limits,
                     synack_at: None,
                     compress: SackCompress::default(),
@@ -596,6 +596,25 @@ pub(in crate::transport::tcp) fn validate(
             ),
         ));
     }
+    if let Some(phase) = _f.ts_clock_phase_s {
+        if !(0.0..0.001).contains(&phase) {
+            return Err(ConfigError::new(
+                p("ts_clock_phase_s"),
+                format!("{phase} is outside [0, 0.001): the phase of a millisecond clock"),
+            ));
+        }
+        if !cfg.delayed_ack || cfg.delack_model != crate::transport::tcp::DelackModel::Linux {
+            return Err(ConfigError::new(
+                p("ts_clock_phase_s"),
+                format!(
+                    "needs Linux's receiver, whose RTT samples it times (delayed_ack = true, delack_model = \"linux\"), \
+                     got delayed_ack = {}, delack_model = \"{}\"",
+                    cfg.delayed_ack,
+                    kind_name(&cfg.delack_model)
+                ),
+            ));
+        }
+    }
     if cfg.dsack && cfg.recovery != Recovery::Sack {
         return Err(ConfigError::new(
             p("dsack"),
@@ -711,6 +730,29 @@ mod tests {
             steady(serde_json::json!({"tcp_model": "linux", "rtt_s": 0.02, "sack_compression": false}));
         for (i, seq) in (4002..=4010).enumerate() {
             assert_eq!(segment(&mut r, &mut net, t + i as Time * 240 * US, seq), 1, "segment {seq}");
+        }
+    }
+
+    #[test]
+    fn the_timestamp_clock_phase_is_a_linux_receivers_and_under_a_millisecond() {
+        let from = |j: serde_json::Value| {
+            let mut spec: FlowSpec = serde_json::from_value(j).unwrap();
+            crate::transport::tcp::fill_defaults(&mut spec);
+            TcpConfig::from_spec(&spec, "flows[0]").map_err(|e| e.to_string())
+        };
+        let ok = from(serde_json::json!({"tcp_model": "linux", "ts_clock_phase_s": 0.0004})).unwrap();
+        assert_eq!(ok.ts_clock_phase, 400 * US);
+        for (j, named) in [
+            (serde_json::json!({"tcp_model": "linux", "ts_clock_phase_s": 0.001}), "0.001 is outside [0, 0.001)"),
+            (serde_json::json!({"tcp_model": "linux", "ts_clock_phase_s": -1e-6}), "outside [0, 0.001)"),
+            (serde_json::json!({"delack_model": "fixed", "ts_clock_phase_s": 0.0004}), "delack_model = \"fixed\""),
+            (
+                serde_json::json!({"tcp_model": "linux", "delayed_ack": false, "ts_clock_phase_s": 0.0}),
+                "delayed_ack = false",
+            ),
+        ] {
+            let e = from(j.clone()).expect_err("refused");
+            assert!(e.contains("flows[0].ts_clock_phase_s") && e.contains(named), "{j}: {e}");
         }
     }
 
