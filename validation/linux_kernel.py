@@ -193,14 +193,16 @@ OPEN: Dict[Tuple[str, str], str] = {
        "0.1 ms before the next one arrives: with `sack_compression = false` every phase gives 131, and "
        "`host_delay_s` (tens of microseconds of host jitter) does not unlock it. The kernel's held SACKs leave "
        "1.12-1.17 ms after their segment (a tcpdump on the receiver's TUN, this scenario), its timer's 100 us "
-       "slack plus the latency of a soft hrtimer"
+       "slack plus the latency of a soft hrtimer; 20 or 40 us more on ccsim's hold changes no run, 60 us "
+       "changes which phases give 85"
        for m in ("retransmits", "drops")},
     **{("cubic-4-10m-20ms-1bdp", m): "the shares: the kernel's four flows split the link less evenly in "
        "every run (largest 2.70-2.99 Mb/s, smallest 1.86-2.13; Jain's index 0.974-0.986) than ccsim's (largest "
        "2.56-2.59, smallest 2.09-2.24; 0.993-0.997); retransmissions, timeouts, windows, queue and drops agree. "
        "With `sack_compression = false` ccsim's shares are the kernel's (3.01/2.43/2.18/2.03, Jain's index "
        "0.977): at 1.2 ms a packet the receiver's held SACKs (1.1 ms in ccsim, 1.12-1.17 ms in the kernel) "
-       "decide which flow's segments meet the full queue, as in the Reno scenario at 10 Mb/s"
+       "decide which flow's segments meet the full queue, as in the Reno scenario at 10 Mb/s; 20 or 40 us more "
+       "on ccsim's hold changes nothing, 60 us gives shares of 2.85/2.56/2.30/1.92"
        for m in ("goodput_mbps[0]", "goodput_mbps[2]", "goodput_mbps[3]")},
     **{("cubic-4-50m-80ms-0.5bdp", m): "the first flow's slow start: in the kernel HyStart's delay rule ends it "
        "at cwnd 328 just before its loss (`TCPHystartDelayCwnd` 675 = 89 + 89 + 169 + 328 in a live run sampled "
