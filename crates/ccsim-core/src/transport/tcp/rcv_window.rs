@@ -38,11 +38,12 @@
 //! [`truesize`]); an application that reads each segment as it arrives, so
 //! the receive queue holds only the arriving segment and the data above a
 //! hole (and `tcp_rcv_rtt_update`'s rule that a larger sample waits for an
-//! empty queue always passes). Not modelled, and why: the offered window as a limit on the sender
-//! (the buffer grows ahead of a slow-starting sender by design, and the
-//! flow's `rwnd_pkts` stays the limit); the window-update ACK a read can
-//! send (`tcp_cleanup_rbuf`, only when the offered window could double,
-//! which growth by two segments per segment pre-empts); memory pressure.
+//! empty queue always passes). Not modelled, and why: the offered window
+//! as a limit on the sender (the buffer grows ahead of a slow-starting
+//! sender by design, and the flow's `rwnd_pkts` stays the limit); the
+//! window-update ACK a read can send (`tcp_cleanup_rbuf`, only when the
+//! offered window could double, which growth by two segments per segment
+//! pre-empts); memory pressure.
 use crate::sim::Time;
 
 /// `tcp_rmem[1]`: a socket's initial receive buffer.
@@ -93,7 +94,8 @@ pub struct LinuxRcvWindow {
     rcvq_time: Option<Time>,
     /// `rcv_rtt_est.rtt_us`, in 1/8 µs (0: no sample yet).
     rtt_us8: u64,
-    /// `rcv_rtt_last_tsecr`: one sample per echoed TSval, in ms.
+    /// `rcv_rtt_last_tsecr`: one sample per echoed TSval, in ms (none
+    /// yet: `Time::MAX`).
     last_tsecr_ms: Time,
     /// Where the millisecond clock ticks: it reads (t + phase) / 1 ms
     /// (ps, under 1 ms: a `u32` keeps the state in 96 bytes).
@@ -136,7 +138,7 @@ impl LinuxRcvWindow {
             rcvq_seq: 0,
             rcvq_time: None,
             rtt_us8: 0,
-            last_tsecr_ms: 0,
+            last_tsecr_ms: Time::MAX,
             clock_phase: u32::try_from(clock_phase % MS).unwrap_or(0),
             est_seq: 0,
             est_time: None,
