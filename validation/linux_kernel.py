@@ -620,10 +620,12 @@ def markdown(results: List[Dict[str, Any]]) -> str:
 
     if not results:
         return "No recorded kernel runs (`python -m validation.linux_kernel --record`)."
-    first = results[0]["record"]
+    kernels = ", ".join(sorted({x["record"]["kernel"] for x in results}))
+    dates = sorted({x["record"]["date"] for x in results})
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     ok, traced, still_open, n = agreement(results)
     lines = [
-        f"Kernel {first['kernel']}, recorded {first['date']}; {RUNS} runs per scenario. "
+        f"Kernel {kernels} (the recordings' `uname -r`), recorded {when}; {RUNS} runs per scenario. "
         f"**{ok} of {n} metric pairs agree** (within {TOLERANCE:.0%} of the kernel's mean or inside the range "
         f"of its runs), {traced} {_verb(traced)} for a traced cause, {still_open} {_verb(still_open)} with no "
         f"cause traced yet "
