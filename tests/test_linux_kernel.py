@@ -138,12 +138,13 @@ def test_the_timestamp_clock_phase_puts_the_kernels_millisecond_ticks_on_ccsims_
     ``ts_clock_phase_s``."""
     sc = lk.by_id("cubic-4-50m-80ms-0.5bdp")  # RTT 80 ms: first data at 100 ms + flow 0's offset
     entry = {"start_offsets_s": [0.0, 2e-5, 5e-5, 9e-5], "syn_arrival_s": [0.0003] * 4}
-    assert lk.ts_clock_phase(sc, entry, 5_123_456_789) == pytest.approx(0.000456789)
+    at = {"first_data_monotonic_ns": 5_123_456_789}
+    assert lk.ts_clock_phase(sc, {**entry, **at}) == pytest.approx(0.000456789)
     # flow 0 started 0.3 ms after another: its packet is 0.3 ms later in ccsim too
     later = {"start_offsets_s": [3e-4, 0.0, 5e-5, 9e-5], "syn_arrival_s": [0.0003] * 4}
-    assert lk.ts_clock_phase(sc, later, 5_123_456_789) == pytest.approx(0.000156789)
-    assert lk.ts_clock_phase(sc, entry, None) is None
-    assert lk.ts_clock_phase(sc, {}, 5_123_456_789) is None
+    assert lk.ts_clock_phase(sc, {**later, **at}) == pytest.approx(0.000156789)
+    assert lk.ts_clock_phase(sc, entry) is None
+    assert lk.ts_clock_phase(sc, at) is None
     flows = sc.ccsim_scenario(entry["start_offsets_s"], 0.000456789)["flows"]
     assert [f["ts_clock_phase_s"] for f in flows] == [0.000456789] * 4
     assert "ts_clock_phase_s" not in sc.ccsim_scenario()["flows"][0]

@@ -305,6 +305,12 @@ def _first_arrivals(sc: Scenario, arrivals: Iterable[Dict[str, Any]]) -> List[Op
     return [first.get(flow_addr(i)) for i in range(sc.n_flows)]
 
 
+def _first_data_arrivals(sc: Scenario, arrivals: Iterable[Dict[str, Any]]) -> List[Optional[int]]:
+    """:func:`_first_arrivals` of data packets only (more than half an MTU:
+    not the handshake's)."""
+    return _first_arrivals(sc, (a for a in arrivals if a["len"] > MTU // 2))
+
+
 def start_offsets(sc: Scenario, arrivals: Sequence[Dict[str, Any]]) -> List[float]:
     """Each flow's first data packet at the bottleneck after the first of
     the flows the scenario starts with it (same start and RTT), seconds,
@@ -315,7 +321,7 @@ def start_offsets(sc: Scenario, arrivals: Sequence[Dict[str, Any]]) -> List[floa
     windows interleaved packet by packet and stay in lockstep; with the
     kernel's order and spacing they keep the kernel's first windows in
     blocks."""
-    t = _first_arrivals(sc, (a for a in arrivals if a["len"] > MTU // 2))
+    t = _first_data_arrivals(sc, arrivals)
     out = []
     for i, key in enumerate(zip(sc.starts_s, sc.rtts_ms)):
         group = [t[j] for j, k in enumerate(zip(sc.starts_s, sc.rtts_ms)) if k == key and t[j] is not None]
@@ -357,25 +363,25 @@ def ccsim_offsets(sc: Scenario, entry: Dict[str, Any]) -> Optional[Tuple[float, 
     return tuple(o + late[k] - late[keys[0]] for o, k in zip(offsets, keys))
 
 
-def ts_clock_phase(sc: Scenario, entry: Dict[str, Any], first_data_monotonic_ns: Optional[int]) -> Optional[float]:
+def ts_clock_phase(sc: Scenario, entry: Dict[str, Any]) -> Optional[float]:
     """Where a kernel run's millisecond timestamp clock ticked on ccsim's
     clock, seconds in [0, 0.001). Linux's TSval is CLOCK_MONOTONIC in
     milliseconds (`tcp_time_stamp_ts`; a connection's random offset is
     whole milliseconds), and the receiver's RTT samples are whole
     milliseconds of it, so where its ticks fall against the flows' packets
     decides how each delay rounds. Flow 0's first data packet reached the
-    emulator's bottleneck at ``first_data_monotonic_ns``; ccsim's reaches
-    its bottleneck a quarter RTT after its sender sends it, which is one
+    emulator's bottleneck at the run's ``first_data_monotonic_ns``; ccsim's
+    reaches its bottleneck a quarter RTT after its sender sends it, one
     RTT (the handshake) after the flow's start (:func:`ccsim_offsets`):
     the difference, modulo a millisecond, is the phase. (The emulator's
     one-way delay to the receiver, half the RTT, and ccsim's, a quarter,
     differ by whole milliseconds in every scenario here.) None without
     the arrival or the offsets."""
-    offsets = ccsim_offsets(sc, entry)
-    if first_data_monotonic_ns is None or offsets is None:
+    offsets, first = ccsim_offsets(sc, entry), entry.get("first_data_monotonic_ns")
+    if first is None or offsets is None:
         return None
     ccsim_ns = round((sc.starts_s[0] + offsets[0] + 1.25 * sc.rtts_ms[0] / 1e3) * 1e9)
-    return ((first_data_monotonic_ns - ccsim_ns) % 1_000_000) / 1e9
+    return ((first - ccsim_ns) % 1_000_000) / 1e9
 
 
 def ccsim_run(sc: Scenario, seed: int = 1, offsets_s: Optional[Sequence[float]] = None,
@@ -475,7 +481,7 @@ def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, A
                         if k.startswith("TcpExt.TCPHystart")}},
         "cwnd0": _downsample(f0["t"], f0["tcp_info"]["snd_cwnd"]),
     }
-    first = _first_arrivals(sc, (a for a in arrivals if a["len"] > MTU // 2))[0]
+    first = _first_data_arrivals(sc, arrivals)[0]
     entry["first_data_monotonic_ns"] = None if first is None else first + run["emulator_t0_monotonic_ns"]
     return entry
 
@@ -529,7 +535,7 @@ def ccsim_runs(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]]) -> List[Dict
     got = [ccsim_offsets(sc, r) for r in kernel_runs]
     if any(o is None for o in got):
         return [ccsim_run(sc)["metrics"]]
-    keys = [(o, ts_clock_phase(sc, r, r.get("first_data_monotonic_ns"))) for o, r in zip(got, kernel_runs)]
+    keys = [(o, ts_clock_phase(sc, r)) for o, r in zip(got, kernel_runs)]
     done: Dict[Tuple[Tuple[float, ...], Optional[float]], Dict[str, Any]] = {}
     for o, ph in keys:
         if (o, ph) not in done:
@@ -689,7 +695,7 @@ def plot(results: List[Dict[str, Any]], out: Path = IMG) -> List[Path]:
             continue
         r0 = x["record"]["runs"][0]
         ours = ccsim_run(sc, offsets_s=ccsim_offsets(sc, r0),
-                         ts_clock_phase_s=ts_clock_phase(sc, r0, r0.get("first_data_monotonic_ns")))["cwnd0"]
+                         ts_clock_phase_s=ts_clock_phase(sc, r0))["cwnd0"]
         fig, ax = plt.subplots(figsize=(8, 3.2))
         for i, r in enumerate(x["record"]["runs"]):
             t, w = zip(*r["cwnd0"])

@@ -470,6 +470,14 @@ pub struct TcpParams {
     pub syn: Syn,
 }
 
+impl TcpParams {
+    /// The receiver is Linux's (`delayed_ack` with `delack_model =
+    /// "linux"`): its window, delayed ACKs and SACK compression.
+    pub fn linux_receiver(&self) -> bool {
+        self.delayed_ack && self.delack_model == DelackModel::Linux
+    }
+}
+
 impl TcpConfig {
     /// Read and validate a flow's TCP fields (`path` is `flows[i]`).
     pub fn from_spec(spec: &FlowSpec, path: &str) -> Result<Self, ConfigError> {

@@ -164,7 +164,7 @@ impl TcpReceiver {
             wnd: 0,
             ba_v: IP_OPT_NONE,
             delack_timer: BareTimer::new(),
-            linux: (cfg.delayed_ack && cfg.delack_model == super::DelackModel::Linux).then(|| {
+            linux: cfg.linux_receiver().then(|| {
                 Box::new(LinuxRx {
                     delack: LinuxDelack::default(),
                     window: LinuxRcvWindow::new(cfg.mss, cfg.ts_clock_phase),
@@ -565,7 +565,7 @@ impl ReceiverAgent for TcpReceiver {
 /// need the RFC receiver's SACK blocks, the last Linux's receiver too.
 pub(in crate::transport::tcp) fn validate(
     cfg: &crate::transport::tcp::TcpParams,
-    _f: &crate::scenario::FlowSpec,
+    f: &crate::scenario::FlowSpec,
     p: crate::transport::tcp::check::Path,
 ) -> crate::transport::tcp::check::Checked {
     use crate::transport::tcp::check::*;
@@ -580,11 +580,7 @@ pub(in crate::transport::tcp) fn validate(
             ),
         ));
     }
-    if cfg.sack_compression
-        && (cfg.recovery != Recovery::Sack
-            || !cfg.delayed_ack
-            || cfg.delack_model != crate::transport::tcp::DelackModel::Linux)
-    {
+    if cfg.sack_compression && (cfg.recovery != Recovery::Sack || !cfg.linux_receiver()) {
         return Err(ConfigError::new(
             p("sack_compression"),
             format!(
@@ -596,14 +592,14 @@ pub(in crate::transport::tcp) fn validate(
             ),
         ));
     }
-    if let Some(phase) = _f.ts_clock_phase_s {
+    if let Some(phase) = f.ts_clock_phase_s {
         if !(0.0..0.001).contains(&phase) {
             return Err(ConfigError::new(
                 p("ts_clock_phase_s"),
                 format!("{phase} is outside [0, 0.001): the phase of a millisecond clock"),
             ));
         }
-        if !cfg.delayed_ack || cfg.delack_model != crate::transport::tcp::DelackModel::Linux {
+        if !cfg.linux_receiver() {
             return Err(ConfigError::new(
                 p("ts_clock_phase_s"),
                 format!(
