@@ -85,6 +85,8 @@ const ZERO_WND_BIT: u8 = 0x40;
 const DSACK_BIT: u8 = 0x20;
 /// The SACK block count (bits 0-1).
 const N_SACK_MASK: u8 = 0x03;
+/// Data: the PSH flag (bit 4 of `sack_ae`).
+const PSH_BIT: u8 = 0x10;
 
 impl TcpHeader {
     /// ACK: its TSval, the time the receiver sent it (RFC 7323 §3), kept
@@ -119,6 +121,20 @@ impl TcpHeader {
     /// Advertise a zero window.
     pub fn set_zero_window(&mut self) {
         self.sack_ae |= ZERO_WND_BIT;
+    }
+
+    /// Data: the PSH flag (RFC 9293 §3.9.1.2). Only Linux's GSO sender
+    /// sets it (`__tcp_transmit_skb` forces it on every transmission of
+    /// more than one segment, so it reaches the wire on the last), and
+    /// only Linux's receiver reads it (`ICSK_ACK_PUSHED`, see
+    /// `transport::tcp::receiver`).
+    pub fn psh(&self) -> bool {
+        self.sack_ae & PSH_BIT != 0
+    }
+
+    /// Set PSH on a data segment.
+    pub fn set_psh(&mut self) {
+        self.sack_ae |= PSH_BIT;
     }
 
     /// The first SACK block reports a duplicate segment (RFC 2883 D-SACK),
@@ -542,6 +558,10 @@ mod tests {
         h.set_ace(0);
         assert_eq!((h.n_sack(), h.ace(), h.zero_window()), (MAX_SACK_BLOCKS, 0, true));
         assert_eq!(h.dsack(), None);
+        assert!(!h.psh());
+        let mut d = TcpHeader { seq: 5, ..Default::default() };
+        d.set_psh();
+        assert!(d.psh() && d.n_sack() == 0 && !d.zero_window() && d.ace() == 0 && d.dsack().is_none());
     }
 
     /// A D-SACK below the cumulative ACK round-trips, comes first, and is

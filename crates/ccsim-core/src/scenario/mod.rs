@@ -553,7 +553,10 @@ flow_spec! {
         /// quantization budget is then 3 such transmissions (`bbr_tso_segs_goal`). With `pacing = "none"`
         /// the rate is Linux's default (`tcp_update_pacing_rate`) and a transmission the window cannot fill
         /// waits for the next ACK while one is due within min(srtt/2, 1 ms) and the last left under 1 ms
-        /// ago (`tcp_tso_should_defer`; needs Linux's recovery). Needs `pacing = "rate"` or `"none"`
+        /// ago (`tcp_tso_should_defer`; needs Linux's recovery). Transmissions are cut from a queue of
+        /// 64 KB skbs as `tcp_write_xmit` cuts them (`tcp_grow_skb`, `tso_fragment`), and each of more
+        /// than one segment carries PSH on its last (`__tcp_transmit_skb`), which a receiver with
+        /// `delack_model = "linux"` ACKs at once. Needs `pacing = "rate"` or `"none"`
         /// ([tcp-models.md](tcp-models.md#linux-linux-6xs-tcp))
         #[flow(tcp; "bool"; "`linux`: `true` (with `pacing = \"rate\"` or `\"none\"`)")]
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -66,8 +66,10 @@ pub fn autosize(rate: Option<f64>, mss: u32, min_rtt_s: Option<f64>, min_tso_seg
 pub struct DeferCheck {
     /// The window's room: min(cwnd - in flight, the offered window's).
     pub room: u64,
-    /// Segments the skb may hold (`max_segs`).
+    /// Segments a transmission may hold (`max_segs`, the TSO goal).
     pub goal: u32,
+    /// Segments in the skb at the head of the unsent queue.
+    pub skb: u64,
     /// min(cwnd, offered window), in segments.
     pub window: u64,
     /// Since the last transmission (`tcp_clock_cache - tcp_wstamp_ns`);
@@ -89,19 +91,21 @@ pub const TSO_WIN_DIVISOR: u64 = 3;
 /// "tcp: fix tcp_tso_should_defer() vs large RTT", 6.18-rc2): whether an
 /// skb in the open state waits for more room. It goes now if the last
 /// transmission was more than 1 ms ago, if a full skb fits, if a third of
-/// the window fits, or if nothing is outstanding or the head's ACK is due
-/// in more than min(srtt/2, 1 ms); otherwise it waits (for the next ACK:
-/// no timer is set). The caller checks the state (`TCP_CA_Recovery` and
-/// `TCP_CA_Loss` send at once) and the skb (a transfer's last skb, with
-/// FIN, goes now). The room of an skb in the middle of the write queue
-/// equals its length when it is a full skb, so that rule is the
-/// full-skb one here. `mss` converts the third of the window to bytes as
-/// the kernel rounds it.
+/// the window fits, if the whole head skb fits (one in the middle of the
+/// write queue gets no more data), or if nothing is outstanding or the
+/// head's ACK is due in more than min(srtt/2, 1 ms); otherwise it waits
+/// (for the next ACK: no timer is set). The caller checks the state
+/// (`TCP_CA_Recovery` and `TCP_CA_Loss` send at once) and the skb (one
+/// segment goes at once; a transfer's last skb, with FIN, goes now).
+/// `mss` converts the third of the window to bytes as the kernel rounds
+/// it.
 pub fn should_defer(c: &DeferCheck, mss: u32) -> bool {
     if c.since_last_send.is_none_or(|d| d > MS) {
         return false;
     }
-    if c.room >= c.goal as u64 {
+    // a full-sized transmission fits, or the whole head skb (one in the
+    // middle of the queue gets no more data)
+    if c.room >= c.goal as u64 || c.room >= c.skb {
         return false;
     }
     let mss = mss as u64;
@@ -160,6 +164,7 @@ mod tests {
         let c = DeferCheck {
             room: 3,
             goal: 4,
+            skb: 4,
             window: 400,
             since_last_send: Some(500 * US),
             head_age_and_srtt: Some((srtt, srtt)),
@@ -169,8 +174,10 @@ mod tests {
         assert!(!should_defer(&DeferCheck { since_last_send: Some(1_001 * US), ..c }, 1448));
         assert!(should_defer(&DeferCheck { since_last_send: Some(1_000 * US), ..c }, 1448));
         assert!(!should_defer(&DeferCheck { since_last_send: None, ..c }, 1448));
-        // a full skb fits
+        // a full-sized transmission fits, or the whole head skb
         assert!(!should_defer(&DeferCheck { room: 4, ..c }, 1448));
+        assert!(!should_defer(&DeferCheck { skb: 3, ..c }, 1448));
+        assert!(should_defer(&DeferCheck { skb: 5, room: 4, goal: 5, ..c }, 1448));
         // a third of the window fits: 3 segments of a 9-segment window
         assert!(!should_defer(&DeferCheck { window: 9, ..c }, 1448));
         assert!(should_defer(&DeferCheck { window: 10, ..c }, 1448));

@@ -26,7 +26,9 @@
 //!   H_cwnd, H_rtt, H_feedback as IEEE-754 f32s; SACK blocks that no longer
 //!   fit in the 40 option bytes are left out, as a real stack does.
 //! - ECN (RFC 3168 §5, §6.1): the IP ECN field from the packet's codepoint;
-//!   ECE on ACKs that echo a mark, CWR on data that answer one.
+//!   ECE on ACKs that echo a mark, CWR on data that answer one. PSH on the
+//!   data segments whose sender set it (Linux's GSO sender, on the last
+//!   segment of each transmission of more than one).
 //! - GWA's IP-level option (B_n / v) is IPv4 option 158 (RFC 4727's
 //!   experimental copy-class-0 option 30) with the 32-bit value.
 //! - IP identification: the caller's per-flow, per-direction counter
@@ -203,7 +205,9 @@ pub fn headers(p: &Packet, w: &FlowWire, now: Time, ip_id: u16) -> (Vec<u8>, u32
             // RFC 793 §3.1 flags + RFC 3168 §6.1 ECE (0x40) / CWR (0x80).
             let mut flags = 0x10u8; // ACK: both directions acknowledge the other
             if p.kind == Kind::Data {
-                flags |= 0x08; // PSH
+                if h.psh() {
+                    flags |= 0x08; // PSH: Linux's GSO sender's, see `TcpHeader::psh`
+                }
                 if h.cwr {
                     flags |= 0x80;
                 }
@@ -348,7 +352,12 @@ mod tests {
         let seq = u32::from_be_bytes([t[4], t[5], t[6], t[7]]);
         assert_eq!(seq, isn(2).wrapping_add(7000));
         assert_eq!(t[12] >> 4, 8, "data offset: 20 + 12 option bytes");
-        assert_eq!(t[13], 0x80 | 0x10 | 0x08, "CWR, ACK, PSH");
+        assert_eq!(t[13], 0x80 | 0x10, "CWR, ACK");
+        let mut pushed = data(7);
+        if let L4::Tcp(h) = &mut pushed.l4 {
+            h.set_psh();
+        }
+        assert_eq!(headers(&pushed, &W, 2_000_000_000, 0xBEEF).0[33], 0x80 | 0x10 | 0x08, "CWR, ACK, PSH");
         // NOP NOP TS(8,10) TSval = send time in µs, TSecr 0.
         assert_eq!(&t[20..24], &[1, 1, 8, 10]);
         assert_eq!(u32::from_be_bytes([t[24], t[25], t[26], t[27]]), 1_500_000);

@@ -296,7 +296,15 @@ impl TcpReceiver {
             }
             self.pending += 1;
             let quick = self.linux.as_ref().is_some_and(|l| l.delack.quick());
-            if self.pending >= 2 || quick || accecn_now || self.ns3_first {
+            // Linux: a full-sized segment with PSH sets `ICSK_ACK_PUSHED`
+            // (`tcp_measure_rcv_mss`), and the application's read that
+            // empties the receive queue then sends the ACK owed
+            // (`tcp_cleanup_rbuf`; "tcp: fix delayed ACKs for MSS boundary
+            // condition", 2023, in 6.7 and the stable kernels). ccsim's application
+            // reads each in-order segment as it arrives, so the ACK goes
+            // at once; with data above a hole the queue never empties.
+            let pushed = h.psh() && self.linux.is_some();
+            if self.pending >= 2 || quick || accecn_now || self.ns3_first || pushed {
                 self.send_ack(net, self.ts_pending, seq);
             } else {
                 let wait = match self.linux.as_ref() {
@@ -647,6 +655,44 @@ mod tests {
         let h = TcpHeader { seq, ..Default::default() };
         r.on_packet(net, &Packet { flow: 0, size: 1500, ts: at, l4: L4::Tcp(h), ..Default::default() });
         net.flow_in_network(0) - before
+    }
+
+    /// The same with PSH set.
+    fn pushed_segment(r: &mut TcpReceiver, net: &mut Net, at: Time, seq: u64) -> u32 {
+        net.now = at;
+        let before = net.flow_in_network(0);
+        let mut h = TcpHeader { seq, ..Default::default() };
+        h.set_psh();
+        r.on_packet(net, &Packet { flow: 0, size: 1500, ts: at, l4: L4::Tcp(h), ..Default::default() });
+        net.flow_in_network(0) - before
+    }
+
+    /// Linux's receiver ACKs a segment with PSH at once when nothing
+    /// waits above a hole (`ICSK_ACK_PUSHED`, `tcp_cleanup_rbuf`): the
+    /// segment that ends a sender's transmission is answered even when it
+    /// is the first of a pair. Without PSH it waits for the second; above
+    /// a hole PSH changes nothing (the SACK rules decide); the RFC
+    /// receiver ignores it.
+    #[test]
+    fn a_pushed_segment_in_order_is_acked_at_once() {
+        let (mut r, mut net, t) = steady(serde_json::json!({"tcp_model": "linux", "rtt_s": 0.02}));
+        assert_eq!(segment(&mut r, &mut net, t, 4001), 0, "first of a pair: delayed");
+        assert_eq!(segment(&mut r, &mut net, t + 240 * US, 4002), 1, "second: at once");
+        assert_eq!(pushed_segment(&mut r, &mut net, t + 480 * US, 4003), 1, "PSH, first of a pair: at once");
+        assert_eq!(segment(&mut r, &mut net, t + 720 * US, 4004), 0, "a new pair begins");
+        assert_eq!(pushed_segment(&mut r, &mut net, t + 960 * US, 4005), 1);
+        // above a hole (4006 lost) SACK compression decides, PSH or not:
+        // a quick ACK (the window grew) and three SACKs, then one held
+        let mut u = t + 1200 * US;
+        for seq in 4007..=4010 {
+            assert_eq!(pushed_segment(&mut r, &mut net, u, seq), 1, "segment {seq}: at once");
+            u += 240 * US;
+        }
+        assert_eq!(pushed_segment(&mut r, &mut net, u, 4011), 0, "held by SACK compression");
+        // ns-2's sink ACKs every second segment, PSH or not
+        let (mut ns2, mut net2) = on_test_link(serde_json::json!({"tcp_model": "ns2", "delayed_ack": true}));
+        let acks: u32 = (0..10).map(|i| pushed_segment(&mut ns2, &mut net2, i * 240 * US, i)).sum();
+        assert_eq!(acks, 5, "ns-2's sink ignores PSH");
     }
 
     /// A Linux receiver past its quick ACKs: the handshake, then 4000

@@ -49,6 +49,25 @@ pub(in crate::transport::tcp) struct Extras {
     pub(super) ts_recent: Option<Time>,
     /// `syn = "linux"`: a SYN is out, unanswered (`connect.rs`).
     pub(super) connecting: bool,
+    /// Linux's GSO sender (`tso_autosize`): its transmissions and write
+    /// queue.
+    pub(super) gso: Gso,
+}
+
+/// Linux's GSO sender's transmission in progress and unsent skbs
+/// (`send.rs`, `TcpSender::gso_transmission`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(in crate::transport::tcp) struct Gso {
+    /// The segments of new data left in the transmission being sent (one
+    /// skb, `tcp_write_xmit`), the next one included.
+    pub(super) left: u32,
+    /// That transmission holds more than one segment: its last carries
+    /// PSH ([`crate::net::packet::TcpHeader::psh`]).
+    pub(super) multi: bool,
+    /// The segments in the unsent queue's head skb and in the one after
+    /// it (0: none formed yet); the skbs behind are whole.
+    pub(super) head: u32,
+    pub(super) next: u32,
 }
 
 /// The extras of a sender that has none, for reads.
@@ -65,6 +84,7 @@ pub(super) static NONE: Extras = Extras {
     last_send: None,
     ts_recent: None,
     connecting: false,
+    gso: Gso { left: 0, multi: false, head: 0, next: 0 },
 };
 
 impl Extras {

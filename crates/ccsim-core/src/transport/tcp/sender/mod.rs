@@ -139,6 +139,8 @@ pub struct SendRecord {
     /// A zero-window probe (no payload; `seq` is the segment below
     /// SND.UNA whose last byte it repeats, Linux `tcp_xmit_probe_skb`).
     pub probe: bool,
+    /// The segment carried PSH (the last of a Linux GSO transmission).
+    pub psh: bool,
 }
 
 pub struct TcpSender {

@@ -59,6 +59,7 @@ impl TcpSender {
                 forced: true,
                 cwr: false,
                 probe,
+                psh: false,
             };
             tr.push(r);
         }
@@ -133,10 +134,9 @@ impl TcpSender {
         let now = net.now;
         let limit = self.send_limit();
         let sent0 = self.stats.data_sent;
-        // Linux's TSO deferral for an unpaced sender: the segments left in
-        // the skb being sent (`tso_skb`).
+        // Linux's TSO deferral for an unpaced sender: whether the next skb
+        // (`tso_skb`) may go now.
         let tso_defer = self.cfg.tso_autosize && self.x().paced.is_none();
-        let mut skb_left = 0u64;
         let mut deferred = false;
         loop {
             let release = self
@@ -152,24 +152,25 @@ impl TcpSender {
                 }
                 break;
             }
-            if tso_defer && self.state == State::Open {
-                // (the window check only where an skb begins)
-                if skb_left == 0 && self.within_limit(limit) {
-                    match self.tso_skb(now, limit) {
-                        Some(n) => skb_left = n,
-                        None => {
-                            // `is_cwnd_limited` when cwnd, not the offered
-                            // window, left too little room
-                            deferred = limit < self.awnd as u64;
-                            break;
-                        }
+            if self.cfg.tso_autosize && self.x().gso.left == 0 && self.next_is_new(limit) {
+                // a transmission of new data begins (`tcp_write_xmit`)
+                match self.gso_transmission(now, limit, tso_defer && self.state == State::Open) {
+                    Some(n) => self.begin_gso(n),
+                    None => {
+                        // `is_cwnd_limited` when cwnd, not the offered
+                        // window, left too little room
+                        deferred = limit < self.awnd as u64;
+                        break;
                     }
                 }
-                skb_left = skb_left.saturating_sub(1);
             }
             if !self.send_next(net, limit) {
                 break;
             }
+        }
+        // a transmission ends with `tcp_write_xmit`
+        if let Some(x) = self.x_mut() {
+            x.gso.left = 0;
         }
         if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.paced.as_deref_mut()) {
             p.pacer.end_transmission();
@@ -197,8 +198,44 @@ impl TcpSender {
                 }
                 true
             }
-            Some(Next::Retx(s)) => self.transmit(net, s, false),
+            Some(Next::Retx(s)) => {
+                // a retransmission goes as a transmission of its own
+                if let Some(x) = self.x_mut() {
+                    x.gso.left = 0;
+                }
+                self.transmit(net, s, false)
+            }
         }
+    }
+
+    /// A transmission of `n` segments of new data begins (Linux's GSO
+    /// sender): the last of them will carry PSH if it holds more than one.
+    fn begin_gso(&mut self, n: u64) {
+        let g = &mut self.x_make().gso;
+        g.left = u32::try_from(n.max(1)).unwrap_or(u32::MAX);
+        g.multi = n > 1;
+    }
+
+    /// The segments of the transmission the segment being sent begins or
+    /// joins, itself and those after it (1 outside one: a retransmission
+    /// or a probe goes alone).
+    fn gso_rest(&self) -> u32 {
+        self.x().gso.left.max(1)
+    }
+
+    /// The segment being sent ends a transmission of more than one
+    /// segment: Linux's `__tcp_transmit_skb` forces PSH on every GSO
+    /// packet ("to expedite GRO flush at receiver"), which segmentation
+    /// leaves on its last segment. A lone segment gets none (Linux: "it
+    /// is better to delay the delivery of 1-MSS packets"), and neither do
+    /// retransmissions here, each its own transmission (Linux may resend
+    /// a lost multi-segment skb whole). The end of an application write
+    /// (`tcp_push`) marks PSH too; ccsim's senders write without end, so
+    /// that one is not modelled.
+    fn gso_psh(&mut self) -> bool {
+        let Some(g) = self.x_mut().map(|x| &mut x.gso).filter(|g| g.left > 0) else { return false };
+        g.left -= 1;
+        g.left == 0 && g.multi
     }
 
     /// Arm ns-2's `delsnd_timer_` `Random::uniform(overhead_)` from now.
@@ -238,16 +275,6 @@ impl TcpSender {
         }
     }
 
-    /// The segments a transmission beginning now may hold (`tso_autosize`,
-    /// Linux `tcp_tso_segs` and `tcp_cwnd_test`): about 1 ms at the pacing
-    /// rate (unlimited before there is one), at least the controller's
-    /// `min_tso_segs`, at most half of cwnd. (Kept out of `transmit`'s
-    /// body, which every flow runs and few with TSO.)
-    #[inline(never)]
-    fn tso_segs(&self) -> u32 {
-        crate::transport::tso::skb_segs(self.tso_goal(), self.st.cwnd)
-    }
-
     /// `tcp_tso_autosize` at the flow's pacing rate: the pacer's (BBR's,
     /// or Linux's default rate set at each ACK), or for an unpaced flow
     /// the rate `tcp_update_pacing_rate` gives it all the same.
@@ -268,32 +295,79 @@ impl TcpSender {
         tso::autosize(rate, self.cfg.mss, self.rtt.min_rtt(), min)
     }
 
-    /// An unpaced sender's next skb of new data in the open state
-    /// (`tcp_write_xmit` with `tcp_tso_should_defer`,
-    /// [`crate::transport::tso::should_defer`]): the segments it holds
-    /// (at most the TSO goal, half of cwnd and the window's room), or
-    /// `None` while it waits for the next ACK. A transfer's last skb
-    /// (with FIN) and the last of what the application has written go at
-    /// once.
-    fn tso_skb(&self, now: Time, limit: u64) -> Option<u64> {
-        use crate::transport::tso::{should_defer, DeferCheck};
+    /// Whether the segment [`Self::next_segment`] would pick under
+    /// `limit` is new data (no lost segment waits for a retransmission:
+    /// rule 1 comes first).
+    fn next_is_new(&mut self, limit: u64) -> bool {
+        self.within_limit(limit)
+            && self.has_new_data()
+            && (self.state == State::Open || self.sb.next_unsent_hole().is_none_or(|s| s >= self.sb.lost_hi()))
+    }
+
+    /// The next transmission of new data (`tcp_write_xmit`, Linux 6.18),
+    /// in segments, or `None` while an unpaced sender in the open state
+    /// waits for the next ACK (`defer`: [`crate::transport::tso::should_defer`]).
+    ///
+    /// The application's writes queue skbs of the device's GSO limit
+    /// (`tcp_xmit_size_goal`: 64 KB, "tcp_tso_autosize() will eventually
+    /// split this later"; ccsim's bulk application always has more
+    /// written than sent, so every queued skb is full; the limit of half
+    /// the peer's largest window, which binds only in the first round
+    /// trips, is left out). A transmission takes the head skb: first
+    /// grown from the next one up to the quota (`tcp_grow_skb`: min(half
+    /// cwnd, cwnd's room, the TSO goal), taking from that one skb only),
+    /// then cut to the quota (`tso_fragment`), its rest staying at the
+    /// head. A head of one segment goes at once (Nagle's test passes with
+    /// more queued behind); a longer one may wait
+    /// (`tcp_tso_should_defer`). The transmissions, and the PSH flags
+    /// they carry ([`Self::gso_psh`]), follow the kernel's.
+    fn gso_transmission(&mut self, now: Time, limit: u64, defer: bool) -> Option<u64> {
+        use super::extras::Gso;
+        use crate::transport::tso::{should_defer, skb_segs, DeferCheck};
         let window = limit.min(self.awnd as u64);
-        let room = window.saturating_sub(self.sb.outstanding());
+        let used = if self.state == State::Open { self.sb.outstanding() } else { self.sb.pipe() };
+        let room = window.saturating_sub(used);
         let goal = self.tso_goal();
-        let skb = (crate::transport::tso::skb_segs(goal, self.st.cwnd) as u64).min(room).max(1);
-        if self.unsent_segs() <= room {
-            return Some(skb);
+        let quota = (skb_segs(goal, self.st.cwnd) as u64).min(room).max(1) as u32;
+        let unsent = self.unsent_segs();
+        let full =
+            u32::try_from(crate::transport::tso::GSO_MAX_BYTES / self.cfg.mss.max(1) as u64).unwrap_or(u32::MAX).max(1);
+        let Gso { mut head, mut next, .. } = self.x().gso;
+        if head == 0 {
+            (head, next) = (full, full);
         }
-        let una = self.sb.una();
-        let head = self.strategy.linux_ref().and_then(|l| l.sent_at(una));
-        let c = DeferCheck {
-            room,
-            goal,
-            window: self.window().min(self.awnd as u64),
-            since_last_send: self.x().last_send.map(|t| now.saturating_sub(t)),
-            head_age_and_srtt: head.zip(self.rtt.srtt()).map(|(h, s)| (now.saturating_sub(h), from_secs(s))),
-        };
-        (!should_defer(&c, self.cfg.mss)).then_some(skb)
+        if head < quota {
+            // tcp_grow_skb: from the next skb only
+            let take = (quota - head).min(next);
+            head += take;
+            next -= take;
+            if next == 0 {
+                next = full;
+            }
+        }
+        let head_len = (head as u64).min(unsent);
+        if defer && head_len > 1 && unsent > room {
+            let una = self.sb.una();
+            let sent = self.strategy.linux_ref().and_then(|l| l.sent_at(una));
+            let c = DeferCheck {
+                room,
+                goal,
+                skb: head_len,
+                window: self.window().min(self.awnd as u64),
+                since_last_send: self.x().last_send.map(|t| now.saturating_sub(t)),
+                head_age_and_srtt: sent.zip(self.rtt.srtt()).map(|(h, s)| (now.saturating_sub(h), from_secs(s))),
+            };
+            if should_defer(&c, self.cfg.mss) {
+                let g = &mut self.x_make().gso;
+                (g.head, g.next) = (head, next);
+                return None;
+            }
+        }
+        let n = head_len.min(quota as u64);
+        head -= n as u32;
+        let g = &mut self.x_make().gso;
+        (g.head, g.next) = if head == 0 { (next, full) } else { (head, next) };
+        Some(n)
     }
 
     /// Send segment `seq`; false if it was held back at the full interface
@@ -357,14 +431,14 @@ impl TcpSender {
         // the next segment, a retransmission too; the RFC on new data only.
         // AccECN sends no CWR (RFC 9768: the flag is a bit of the ACE counter).
         let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending) && self.x().accecn.is_none();
-        let l4 = L4::Tcp(TcpHeader {
-            seq,
-            ack: self.x().ts_recent.unwrap_or(0),
-            retx,
-            cwr,
-            ece: negotiate,
-            ..Default::default()
-        });
+        let mut tcp =
+            TcpHeader { seq, ack: self.x().ts_recent.unwrap_or(0), retx, cwr, ece: negotiate, ..Default::default() };
+        let gso_rest = self.gso_rest();
+        let psh = self.gso_psh();
+        if psh {
+            tcp.set_psh();
+        }
+        let l4 = L4::Tcp(tcp);
         // GWA §2: the sender sets B_n = B_max (here the receiver window in
         // bytes on the wire); routers on the path only ever lower it.
         // BA (§5): v starts unbounded (the option's largest value).
@@ -386,7 +460,8 @@ impl TcpSender {
             cong,
             ..Default::default()
         });
-        let skb_segs = if self.cfg.tso_autosize { self.tso_segs() } else { 1 };
+        // the pacer's transmission: this one's segments from here
+        let skb_segs = if self.cfg.tso_autosize { gso_rest } else { 1 };
         if let Some(x) = self.extras.as_deref_mut() {
             if let Some(p) = x.paced.as_deref_mut() {
                 p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate, skb_segs);
@@ -402,6 +477,7 @@ impl TcpSender {
                     forced,
                     cwr,
                     probe: false,
+                    psh,
                 });
             }
         }
