@@ -237,7 +237,7 @@ OPEN: Dict[Tuple[str, str], str] = {
        "a 70 us delay on the ACK a PSH asks for (the kernel's read) changes none of these pairs. The share is "
        "set in Startup: the first flow's window averages 74 segments over the first 3 s in every ccsim run, "
        "52-62 in the kernel's, and keeps its rank through the ProbeRTT dips (every 9-10 s in both); in the "
-       "kernel the first flow leads in some runs (a live one: 3.9-4.6 Mb/s from 1 s to 6 s, as ccsim's) and "
+       "kernel the first flow leads in some runs (a live one: 3.6-4.6 Mb/s from 1 s to 6 s, as ccsim's) and "
        "not in others"
        for m in ("goodput_mbps[0]", "goodput_mbps[1]", "retransmits", "cwnd_p95", "drops", "jain")},
     **{("cubic-4-staggered", m): "the first two flows' shares: ccsim's first flow (20 ms, from 0 s) gets "
