@@ -134,8 +134,8 @@ impl TcpSender {
         let now = net.now;
         let limit = self.send_limit();
         let sent0 = self.stats.data_sent;
-        // Linux's TSO deferral for an unpaced sender: whether the next skb
-        // (`tso_skb`) may go now.
+        // Linux's TSO deferral, for an unpaced sender in the open state
+        // (`gso_transmission`)
         let tso_defer = self.cfg.tso_autosize && self.x().paced.is_none();
         let mut deferred = false;
         loop {
@@ -319,8 +319,10 @@ impl TcpSender {
     /// then cut to the quota (`tso_fragment`), its rest staying at the
     /// head. A head of one segment goes at once (Nagle's test passes with
     /// more queued behind); a longer one may wait
-    /// (`tcp_tso_should_defer`). The transmissions, and the PSH flags
-    /// they carry ([`Self::gso_psh`]), follow the kernel's.
+    /// (`tcp_tso_should_defer`), unless it holds the last of the data the
+    /// window could take (a transfer's end, the application's last
+    /// write). The transmissions, and the PSH flags they carry
+    /// ([`Self::gso_psh`]), follow the kernel's.
     fn gso_transmission(&mut self, now: Time, limit: u64, defer: bool) -> Option<u64> {
         use super::extras::Gso;
         use crate::transport::tso::{should_defer, skb_segs, DeferCheck};
