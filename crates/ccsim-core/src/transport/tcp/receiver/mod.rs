@@ -650,21 +650,22 @@ mod tests {
     }
 
     fn segment(r: &mut TcpReceiver, net: &mut Net, at: Time, seq: u64) -> u32 {
+        deliver(r, net, at, TcpHeader { seq, ..Default::default() })
+    }
+
+    /// Segment `h` arrives at `at`: the ACKs it sent at once.
+    fn deliver(r: &mut TcpReceiver, net: &mut Net, at: Time, h: TcpHeader) -> u32 {
         net.now = at;
         let before = net.flow_in_network(0);
-        let h = TcpHeader { seq, ..Default::default() };
         r.on_packet(net, &Packet { flow: 0, size: 1500, ts: at, l4: L4::Tcp(h), ..Default::default() });
         net.flow_in_network(0) - before
     }
 
     /// The same with PSH set.
     fn pushed_segment(r: &mut TcpReceiver, net: &mut Net, at: Time, seq: u64) -> u32 {
-        net.now = at;
-        let before = net.flow_in_network(0);
         let mut h = TcpHeader { seq, ..Default::default() };
         h.set_psh();
-        r.on_packet(net, &Packet { flow: 0, size: 1500, ts: at, l4: L4::Tcp(h), ..Default::default() });
-        net.flow_in_network(0) - before
+        deliver(r, net, at, h)
     }
 
     /// Linux's receiver ACKs a segment with PSH at once when nothing

@@ -169,9 +169,7 @@ impl TcpSender {
             }
         }
         // a transmission ends with `tcp_write_xmit`
-        if let Some(x) = self.x_mut() {
-            x.gso.left = 0;
-        }
+        self.end_gso();
         if let Some(p) = self.extras.as_deref_mut().and_then(|x| x.paced.as_deref_mut()) {
             p.pacer.end_transmission();
         }
@@ -200,9 +198,7 @@ impl TcpSender {
             }
             Some(Next::Retx(s)) => {
                 // a retransmission goes as a transmission of its own
-                if let Some(x) = self.x_mut() {
-                    x.gso.left = 0;
-                }
+                self.end_gso();
                 self.transmit(net, s, false)
             }
         }
@@ -214,6 +210,13 @@ impl TcpSender {
         let g = &mut self.x_make().gso;
         g.left = u32::try_from(n.max(1)).unwrap_or(u32::MAX);
         g.multi = n > 1;
+    }
+
+    /// No transmission of new data is in progress.
+    fn end_gso(&mut self) {
+        if let Some(x) = self.x_mut() {
+            x.gso.left = 0;
+        }
     }
 
     /// The segments of the transmission the segment being sent begins or
@@ -435,7 +438,8 @@ impl TcpSender {
         let cwr = (!retx || ns2_ecn) && std::mem::take(&mut self.cwr_pending) && self.x().accecn.is_none();
         let mut tcp =
             TcpHeader { seq, ack: self.x().ts_recent.unwrap_or(0), retx, cwr, ece: negotiate, ..Default::default() };
-        let gso_rest = self.gso_rest();
+        // the pacer's transmission: this one's segments from here
+        let skb_segs = if self.cfg.tso_autosize { self.gso_rest() } else { 1 };
         let psh = self.gso_psh();
         if psh {
             tcp.set_psh();
@@ -462,8 +466,6 @@ impl TcpSender {
             cong,
             ..Default::default()
         });
-        // the pacer's transmission: this one's segments from here
-        let skb_segs = if self.cfg.tso_autosize { gso_rest } else { 1 };
         if let Some(x) = self.extras.as_deref_mut() {
             if let Some(p) = x.paced.as_deref_mut() {
                 p.pacer.on_send(now, self.cfg.payload(seq), self.st.pacing_rate, skb_segs);
