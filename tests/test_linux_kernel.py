@@ -150,6 +150,23 @@ def test_the_timestamp_clock_phase_puts_the_kernels_millisecond_ticks_on_ccsims_
     assert "ts_clock_phase_s" not in sc.ccsim_scenario()["flows"][0]
 
 
+def test_a_run_recorded_without_its_clock_phase_gets_one_part_of_the_millisecond():
+    """A recording that predates ``first_data_monotonic_ns`` leaves each
+    run's phase unknown, and uniform over the millisecond: ccsim's run
+    ``k`` of ``n`` takes the midpoint of the ``k``-th of ``n`` equal parts,
+    so its runs sample the phase evenly (not all at 0). A run with its
+    phase keeps it; the offsets come through either way."""
+    sc = lk.by_id("cubic-4-50m-80ms-0.5bdp")
+    old = {"start_offsets_s": [0.0, 2e-5, 5e-5, 9e-5], "syn_arrival_s": [0.0003] * 4}
+    new = {**old, "first_data_monotonic_ns": 5_123_456_789}
+    runs = [old, new, old, old]
+    got = [lk.run_conditions(sc, runs, k) for k in range(4)]
+    assert [ph for _, ph in got] == pytest.approx([0.000125, 0.000456789, 0.000625, 0.000875])
+    assert all(o == pytest.approx(old["start_offsets_s"]) for o, _ in got)
+    # no offsets (single-flow recordings before them): none, and still a phase
+    assert lk.run_conditions(sc, [{}, {}], 1) == (None, pytest.approx(0.00075))
+
+
 def test_the_reference_droptail_that_checks_the_emulator():
     """kernel_live's independent DropTail (the replay that checks the
     emulator's drop decisions) on a hand-worked case: 1500-byte packets at

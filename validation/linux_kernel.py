@@ -200,13 +200,6 @@ OPEN: Dict[Tuple[str, str], str] = {
        "the one-loss cycle on the increment's own ACK), the kernel's about six segments before the next "
        "increment; the kernel never stays in the one-loss cycle"
        for m in ("retransmits", "drops")},
-    ("reno-1-50m-80ms-0.5bdp", "queue_mean_pkts"): "one more loss at the end of slow start's recovery: ccsim's "
-    "flow loses segment 2106 at 0.90 s, when the recovery's last reduction step (PRR, `tcp_cwnd_reduction`) sends "
-    "two segments into the full queue, so its first congestion-avoidance sawtooth starts from cwnd 244 at 1.0 s; "
-    "the kernel's (a live run) grows from 486 to 501 until 3.0 s first. With a sawtooth of some 22 s, 30 s hold "
-    "one and a half, and the queue's mean over them is 52.7 packets against 61.8-62.5. The drops (478 against "
-    "477-479), retransmissions and windows agree. The recording predates the timestamp clock's phase, so "
-    "ccsim's five runs are one",
     **{("cubic-4-10m-20ms-1bdp", m): "the shares and the windows' 95th percentile: at four of the five runs' "
        "clock phases ccsim's flows get 2.71/2.36/2.31/2.26 Mb/s (Jain's index 0.995) and a pooled 95th "
        "percentile of 16 segments, at the fifth 2.87/2.40/2.39/1.98 (0.983) and 13; the kernel's largest share "
@@ -215,16 +208,6 @@ OPEN: Dict[Tuple[str, str], str] = {
        "full queue is decided within a packet time (the receiver's held SACKs leave 1.1 ms after their segment "
        "in ccsim, 1.12-1.17 ms in the kernel), and ccsim's flows keep one order through the run"
        for m in ("goodput_mbps[3]", "cwnd_p95")},
-    **{("reno-4-50m-20ms-2bdp", m): "a phase effect at the DropTail queue: ccsim's flows keep their order for "
-       "the whole run (13.70/13.08/11.35/10.07 Mb/s against the kernel's 12.57-13.76, 11.86-12.65, "
-       "11.56-12.04 and 10.28-11.52); the "
-       "drops, retransmissions and windows agree. ccsim's flows send their transmissions at fixed phases; the "
-       "kernel host's timing varies by microseconds (an ACK's arrival to the data it releases: median 9.3 us, "
-       "10-90% 8.3-11.4 us, 99% 28 us, measured on the emulator's logs), which ccsim does not model. That "
-       "latency as a per-packet delay on ccsim's senders (seeded per kernel run) leaves the pairs outside and "
-       "moves others out (docs/decisions/2026-11-30-host-delay-and-the-kernel-peer.md). The recording "
-       "predates the timestamp clock's phase, so ccsim's five runs are one"
-       for m in ("goodput_mbps[1]", "goodput_mbps[3]")},
     **{("bbr-4-10m-80ms-1bdp", m): "the first flow's share: ccsim's takes 3.47-4.25 Mb/s of the 10 (Jain's "
        "index 0.81-0.93), the kernel's 2.70-3.58 (0.91-0.99), so the second flow's share is lower (1.97-2.16 "
        "against 2.27-2.53), the pooled 95th percentile of the windows higher (72-88 against 58-74) and the "
@@ -240,13 +223,15 @@ OPEN: Dict[Tuple[str, str], str] = {
        "kernel the first flow leads in some runs (a live one: 3.6-4.6 Mb/s from 1 s to 6 s, as ccsim's) and "
        "not in others"
        for m in ("goodput_mbps[0]", "goodput_mbps[1]", "retransmits", "cwnd_p95", "drops", "jain")},
-    **{("cubic-4-staggered", m): "the first two flows' shares: ccsim's first flow (20 ms, from 0 s) gets "
-       "27.0-29.1 Mb/s against 24.9-26.5 and its second (40 ms, from 5 s) 7.9-9.6 against 10.4-11.2, so Jain's "
-       "index is 0.70-0.76 against 0.76-0.82; the other shares, the windows, the drops and the queue agree. "
-       "ccsim starts each later flow so that its SYN reaches the bottleneck as the kernel's did "
-       "(`ccsim_offsets`); the recording predates the timestamp clock's phase, which moves the later flows' "
-       "slow starts (their quick ACKs)"
-       for m in ("goodput_mbps[0]", "goodput_mbps[1]", "jain")},
+    ("cubic-4-staggered", "goodput_mbps[1]"): "the second flow's share (40 ms, from 5 s): 8.2-9.7 Mb/s in "
+    "ccsim's five runs against 10.4-11.2 in the kernel's; the other shares are inside the kernel's range. "
+    "ccsim starts each later flow so that its SYN reaches the bottleneck as the kernel's did "
+    "(`ccsim_offsets`); the recording predates the timestamp clock's phase, so ccsim's runs take five "
+    "phases spread over the millisecond (`unknown_phase`), not the kernel runs' own",
+    ("cubic-4-staggered", "cwnd_p95"): "one of ccsim's five runs: at clock phase 0.5 ms its third flow (60 ms, "
+    "from 10 s) takes 15.6 Mb/s against the kernel's 10.1-13.8, and the windows' pooled 95th percentile is "
+    "152 segments; at the other four phases 123-133, against the kernel's 122-126. The recording predates "
+    "the phase, so which phase each kernel run had is not known",
 }
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
@@ -531,16 +516,29 @@ def _values(m: Dict[str, Any], metric: str) -> List[float]:
     return [float(x) for x in v] if isinstance(v, list) else [float(v)]
 
 
+def unknown_phase(k: int, n: int) -> float:
+    """The timestamp clock phase ccsim gives kernel run ``k`` of ``n`` when
+    the recording does not hold one (it predates
+    ``first_data_monotonic_ns``): the kernel's phase is independent of
+    the run, so uniform over the millisecond, and ccsim's runs take it at
+    the midpoints of ``n`` equal parts, one each."""
+    return (k + 0.5) / n * 1e-3
+
+
+def run_conditions(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]],
+                   k: int) -> Tuple[Optional[Tuple[float, ...]], float]:
+    """The start offsets and clock phase ccsim runs kernel run ``k`` with."""
+    ph = ts_clock_phase(sc, kernel_runs[k])
+    return ccsim_offsets(sc, kernel_runs[k]), unknown_phase(k, len(kernel_runs)) if ph is None else ph
+
+
 def ccsim_runs(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """ccsim's metrics once per kernel run, with that run's start offsets
-    (:func:`ccsim_offsets`) and timestamp clock phase (:func:`ts_clock_phase`,
-    absent from older recordings), each distinct pair run once; once with
-    none when the recording has no offsets."""
-    got = [ccsim_offsets(sc, r) for r in kernel_runs]
-    if any(o is None for o in got):
-        return [ccsim_run(sc)["metrics"]]
-    keys = [(o, ts_clock_phase(sc, r)) for o, r in zip(got, kernel_runs)]
-    done: Dict[Tuple[Tuple[float, ...], Optional[float]], Dict[str, Any]] = {}
+    (:func:`ccsim_offsets`; none when the recording has none) and timestamp
+    clock phase (:func:`ts_clock_phase`, or where an older recording has
+    none :func:`unknown_phase`), each distinct pair run once."""
+    keys = [run_conditions(sc, kernel_runs, k) for k in range(len(kernel_runs))]
+    done: Dict[Tuple[Optional[Tuple[float, ...]], float], Dict[str, Any]] = {}
     for o, ph in keys:
         if (o, ph) not in done:
             done[(o, ph)] = ccsim_run(sc, offsets_s=o, ts_clock_phase_s=ph)["metrics"]
@@ -697,9 +695,8 @@ def plot(results: List[Dict[str, Any]], out: Path = IMG) -> List[Path]:
         sc = x["scenario"]
         if sc.id not in PLOTTED:
             continue
-        r0 = x["record"]["runs"][0]
-        ours = ccsim_run(sc, offsets_s=ccsim_offsets(sc, r0),
-                         ts_clock_phase_s=ts_clock_phase(sc, r0))["cwnd0"]
+        offsets, phase = run_conditions(sc, x["record"]["runs"], 0)
+        ours = ccsim_run(sc, offsets_s=offsets, ts_clock_phase_s=phase)["cwnd0"]
         fig, ax = plt.subplots(figsize=(8, 3.2))
         for i, r in enumerate(x["record"]["runs"]):
             t, w = zip(*r["cwnd0"])
