@@ -551,9 +551,10 @@ flow_spec! {
         /// (`tcp_cwnd_test`), at least 2 segments (BBR: 1 below 1.2 Mb/s). With `pacing = "rate"` a
         /// transmission's segments leave together and the next waits its whole time at the rate; BBR's
         /// quantization budget is then 3 such transmissions (`bbr_tso_segs_goal`). With `pacing = "none"`
-        /// the rate is Linux's default (`tcp_update_pacing_rate`) and a transmission the window cannot fill
-        /// waits for the next ACK while one is due within min(srtt/2, 1 ms) and the last left under 1 ms
-        /// ago (`tcp_tso_should_defer`; needs Linux's recovery). Transmissions are cut from a queue of
+        /// the rate is Linux's default (`tcp_update_pacing_rate`). Either way a transmission the window
+        /// cannot fill waits for the next ACK in the open state while one is due within min(srtt/2, 1 ms)
+        /// and the last write was under 1 ms ago, for a paced sender under 1 ms before its next departure
+        /// (`tcp_tso_should_defer`, `tcp_wstamp_ns`; needs Linux's recovery). Transmissions are cut from a queue of
         /// 64 KB skbs as `tcp_write_xmit` cuts them (`tcp_grow_skb`, `tso_fragment`), and each of more
         /// than one segment carries PSH on its last (`__tcp_transmit_skb`), which a receiver with
         /// `delack_model = "linux"` ACKs at once. Needs `pacing = "rate"` or `"none"`

@@ -17,10 +17,16 @@
 //! for the whole skb's time at the pacing rate
 //! ([`super::tcp::pacing::Pacer::Rate`]). An unpaced sender sizes its
 //! skbs the same way, at the rate `tcp_update_pacing_rate` computes for
-//! every flow, and holds back an skb its window cannot yet fill while an
-//! ACK is due within a millisecond ([`should_defer`], Linux's
-//! `tcp_tso_should_defer`): its ACK clock releases segments in bursts of
-//! about a millisecond of data, not one or two per ACK. Each skb is also
+//! every flow. Paced or not, a sender holds back an skb its window cannot
+//! yet fill while an ACK is due within a millisecond and its last write
+//! is recent ([`should_defer`], Linux's `tcp_tso_should_defer`, which
+//! `tcp_write_xmit` asks once the pacer lets the skb go): an unpaced
+//! sender's ACK clock then releases segments in bursts of about a
+//! millisecond of data, not one or two per ACK, and a paced one sends
+//! whole skbs where each ACK would open one segment. The "last write" is
+//! `tcp_wstamp_ns`, which pacing moves on by each skb's time at the rate:
+//! a paced sender's last write is recent until its next departure is a
+//! millisecond past. Each skb is also
 //! at most half of cwnd (`tcp_cwnd_test`: "ensure we have at least 2 GSO
 //! packets in flight").
 
@@ -72,8 +78,9 @@ pub struct DeferCheck {
     pub skb: u64,
     /// min(cwnd, offered window), in segments.
     pub window: u64,
-    /// Since the last transmission (`tcp_clock_cache - tcp_wstamp_ns`);
-    /// `None` before any.
+    /// Since the last write (`tcp_clock_cache - tcp_wstamp_ns`, 0 while
+    /// a paced sender's next departure is still ahead); `None` before any
+    /// transmission.
     pub since_last_send: Option<crate::sim::Time>,
     /// The oldest outstanding segment's latest transmission
     /// (`tcp_rtx_queue_head`'s `tstamp`) and the smoothed RTT, as time

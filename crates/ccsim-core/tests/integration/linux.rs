@@ -177,6 +177,57 @@ fn unpaced_tso_defers_to_bursts_of_a_millisecond() {
     assert!(on.flows[0].goodput_bps > 40e6 && off.flows[0].goodput_bps > 40e6);
 }
 
+/// A paced Linux sender defers too (`tcp_write_xmit` asks
+/// `tcp_tso_should_defer` once the pacer lets an skb go), and its "last
+/// write" is `tcp_wstamp_ns`, which pacing moves on to the next departure
+/// (`tcp_update_skb_after_send`). Two BBR flows at 10 Mb/s and 80 ms with
+/// a 4-BDP buffer keep a standing queue and are cwnd-limited, and their
+/// receivers ACK every segment: each ACK opens one segment. The sender
+/// then waits for the next ACK to send a whole transmission of 2 (the TSO
+/// goal) while that ACK is due within a millisecond; one comes every 1.2
+/// ms at this rate, so about half of the transmissions are pairs. Measured
+/// from the last send instead of the next departure, the 1 ms rule lets
+/// nearly every opening go alone (24% pairs). On the kernel peer's BBR
+/// scenario (4 flows, 10 Mb/s, 80 ms) the rule gives the flows' losses
+/// at Startup's first overflow the kernel's split.
+#[test]
+fn paced_tso_defers_from_the_next_departure() {
+    let flow = |start: f64| {
+        format!(
+            "[[flows]]\ntcp_model = \"linux\"\ncc = \"bbr\"\nrtt_s = 0.08\nmss_bytes = 1448\n\
+             delayed_ack = false\nstart_s = {start:?}\n"
+        )
+    };
+    let doc = format!(
+        "name = \"bbr-defer\"\nseed = 1\nduration_s = 5.0\n\
+         [topology]\nkind = \"dumbbell\"\nbottleneck_rate_bps = 1e7\nbottleneck_delay_s = 0.0\n\
+         edge_rate_bps = 1e10\nbottleneck_queue = {{ limit_pkts = 300 }}\n{}{}",
+        flow(0.0),
+        flow(0.001)
+    );
+    let mut sim = ccsim_core::Simulation::new(&Scenario::from_toml(&doc).unwrap()).unwrap();
+    sim.enable_send_trace(0);
+    sim.run();
+    let r = finish(&sim);
+    assert_conserved(&r);
+    // flow 0's transmissions of new data after Startup, by size
+    let mut high = 0;
+    let mut sizes: Vec<(ccsim_core::sim::Time, u32, bool)> = vec![];
+    for x in sim.send_trace(0).iter().filter(|x| x.time > ccsim_core::sim::time::from_secs(3.0)) {
+        let new = x.seq >= high;
+        high = high.max(x.seq + 1);
+        match sizes.last_mut() {
+            Some(g) if g.0 == x.time => g.1 += 1,
+            _ => sizes.push((x.time, 1, new)),
+        }
+    }
+    let new: Vec<u32> = sizes.iter().filter(|g| g.2).map(|g| g.1).collect();
+    let pairs = new.iter().filter(|&&n| n == 2).count();
+    eprintln!("{pairs} pairs of {} transmissions", new.len());
+    assert!(new.len() > 300 && new.iter().all(|&n| n <= 2), "{new:?}");
+    assert!(pairs * 10 >= new.len() * 4, "{pairs} pairs of {}", new.len());
+}
+
 /// Linux's GSO sender (`tso_autosize`, unpaced Reno at 10 Mb/s and 20 ms,
 /// the kernel peer's `reno-1-10m-20ms-1bdp`): `tcp_write_xmit` cuts
 /// transmissions from the write queue, and `__tcp_transmit_skb` puts PSH

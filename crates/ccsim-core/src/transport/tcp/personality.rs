@@ -159,7 +159,7 @@ pub fn fill_linux(f: &mut FlowSpec) {
     }
     // Linux sends GSO packets of ~1 ms of data (`tcp_tso_autosize`) on
     // every device here (veth, loopback and TUN have GSO too): paced at
-    // its rate, or unpaced, deferred to the ACK clock (`tcp_tso_should_defer`).
+    // its rate or unpaced, and deferred to fill one (`tcp_tso_should_defer`).
     let linux_sends = f.pacing.is_none_or(|p| matches!(p, PacingKind::Rate | PacingKind::None));
     f.tso_autosize.get_or_insert(linux_sends && f.recovery != Some(Recovery::Sack1));
     // tcp_slow_start and tcp_cong_avoid_ai count the segments acked.

@@ -134,9 +134,10 @@ impl TcpSender {
         let now = net.now;
         let limit = self.send_limit();
         let sent0 = self.stats.data_sent;
-        // Linux's TSO deferral, for an unpaced sender in the open state
-        // (`gso_transmission`)
-        let tso_defer = self.cfg.tso_autosize && self.x().paced.is_none();
+        // Linux's TSO deferral in the open state (`gso_transmission`), for
+        // a paced sender as for an unpaced one: `tcp_write_xmit` asks
+        // `tcp_tso_should_defer` once the pacer lets a transmission go
+        let tso_defer = self.cfg.tso_autosize;
         let mut deferred = false;
         loop {
             let release = self
@@ -359,7 +360,7 @@ impl TcpSender {
                 goal,
                 skb: head_len,
                 window: self.window().min(self.awnd as u64),
-                since_last_send: self.x().last_send.map(|t| now.saturating_sub(t)),
+                since_last_send: self.wstamp().map(|w| now.saturating_sub(w)),
                 head_age_and_srtt: sent.zip(self.rtt.srtt()).map(|(h, s)| (now.saturating_sub(h), from_secs(s))),
             };
             if should_defer(&c, self.cfg.mss) {
@@ -373,6 +374,17 @@ impl TcpSender {
         let g = &mut self.x_make().gso;
         (g.head, g.next) = if head == 0 { (next, full) } else { (head, next) };
         Some(n)
+    }
+
+    /// Linux's `tcp_wstamp_ns`, what `tcp_tso_should_defer`'s "last write"
+    /// is measured from: each transmission sets it to max(itself, now), and
+    /// a rate-paced sender (`sk_pacing_status`, BBR's internal pacing) then
+    /// moves it on by the transmission's time at the pacing rate
+    /// (`tcp_update_skb_after_send`), so that it is the pacer's next
+    /// departure, later than the last send. `None` before any transmission.
+    fn wstamp(&self) -> Option<Time> {
+        let last = self.x().last_send?;
+        Some(self.x().paced.as_ref().and_then(|p| p.pacer.wstamp()).map_or(last, |w| w.max(last)))
     }
 
     /// Send segment `seq`; false if it was held back at the full interface
