@@ -134,10 +134,6 @@ impl TcpSender {
         let now = net.now;
         let limit = self.send_limit();
         let sent0 = self.stats.data_sent;
-        // Linux's TSO deferral in the open state (`gso_transmission`), for
-        // a paced sender as for an unpaced one: `tcp_write_xmit` asks
-        // `tcp_tso_should_defer` once the pacer lets a transmission go
-        let tso_defer = self.cfg.tso_autosize;
         let mut deferred = false;
         loop {
             let release = self
@@ -154,8 +150,10 @@ impl TcpSender {
                 break;
             }
             if self.cfg.tso_autosize && self.x().gso.left == 0 && self.next_is_new(limit) {
-                // a transmission of new data begins (`tcp_write_xmit`)
-                match self.gso_transmission(now, limit, tso_defer && self.state == State::Open) {
+                // a transmission of new data begins (`tcp_write_xmit`); it
+                // may wait in the open state (`tcp_tso_should_defer`, asked
+                // once the pacer, if any, lets it go)
+                match self.gso_transmission(now, limit, self.state == State::Open) {
                     Some(n) => self.begin_gso(n),
                     None => {
                         // `is_cwnd_limited` when cwnd, not the offered
