@@ -379,10 +379,11 @@ impl TcpSender {
     /// a rate-paced sender (`sk_pacing_status`, BBR's internal pacing) then
     /// moves it on by the transmission's time at the pacing rate
     /// (`tcp_update_skb_after_send`), so that it is the pacer's next
-    /// departure, later than the last send. `None` before any transmission.
+    /// departure, never before the last send (`transmit` records both).
+    /// `None` before any transmission.
     fn wstamp(&self) -> Option<Time> {
         let last = self.x().last_send?;
-        Some(self.x().paced.as_ref().and_then(|p| p.pacer.wstamp()).map_or(last, |w| w.max(last)))
+        Some(self.x().paced.as_ref().and_then(|p| p.pacer.wstamp()).unwrap_or(last))
     }
 
     /// Send segment `seq`; false if it was held back at the full interface
