@@ -421,6 +421,14 @@ def scenario(seed: int, index: int, ccs: Optional[Sequence[str]] = None) -> Dict
         q = sorted(round(hosts.uniform(0, 2e-4), 7) for _ in range(hosts.randint(1, 5)))
         for e in sc["flows"]:
             e["host_delay_s"] = q if len(q) > 1 else q[0]
+    # about one in four Linux receivers has an application that reads some
+    # time after the data arrives (``read_delay_s``: up to 2 ms, one value
+    # or quantiles), from a stream of its own as well
+    reads = random.Random(f"reads-{seed}-{index}")
+    for e in sc["flows"]:
+        if e.get("delayed_ack") and e.get("delack_model") == "linux" and reads.random() < 1 / 4:
+            q = sorted(round(reads.uniform(0, 2e-3), 7) for _ in range(reads.randint(1, 5)))
+            e["read_delay_s"] = q if len(q) > 1 else q[0]
     return sc
 
 

@@ -406,6 +406,9 @@ class Flow(_Table):
     dsack: Optional[bool] = None
     sack_compression: Optional[bool] = None
     ts_clock_phase_s: Optional[float] = None
+    #: Linux's receiver: the application's wake-up before a read, seconds or
+    #: quantiles (as ``host_delay_s``); none: it reads at each arrival
+    read_delay_s: Optional[Union[Number, List[Number]]] = None
     undo: Optional[bool] = None
     frto: Optional[bool] = None
     timestamps: Optional[bool] = None

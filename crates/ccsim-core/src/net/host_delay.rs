@@ -24,15 +24,14 @@
 //! behind it. The draws come from the scenario's seed, one stream per
 //! link (`Stream::HostDelay`), so a run is reproducible and a different
 //! seed gives a different sample of the same host.
+use crate::sim::quantiles::Quantiles;
 use crate::sim::rng::{self, Rng, Stream};
-use crate::sim::time::{from_secs, Time};
-use rand::Rng as _;
+use crate::sim::time::Time;
 
 /// A host interface's delay distribution and the last departure.
 #[derive(Debug)]
 pub struct HostDelay {
-    /// The delays at probabilities 0, 1/(n-1), ..., 1 (nondecreasing).
-    quantiles: Vec<Time>,
+    delay: Quantiles,
     rng: Rng,
     /// The latest departure so far: none leaves before it.
     last: Time,
@@ -43,30 +42,16 @@ impl HostDelay {
     /// probability from 0 to 1 (one value: a constant delay); `seed`, `link`:
     /// the scenario's seed and the interface's link id, for the stream.
     pub fn new(quantiles_s: &[f64], seed: u64, link: u32) -> Self {
-        assert!(!quantiles_s.is_empty(), "validated: at least one quantile");
         HostDelay {
-            quantiles: quantiles_s.iter().map(|&q| from_secs(q)).collect(),
+            delay: Quantiles::new(quantiles_s),
             rng: rng::stream(seed, Stream::HostDelay, link as u64),
             last: 0,
         }
     }
 
-    /// One delay: the inverse of the piecewise-linear distribution through
-    /// the quantiles at a uniform draw (no draw for a constant).
-    fn draw(&mut self) -> Time {
-        let q = &self.quantiles;
-        if q.len() == 1 {
-            return q[0];
-        }
-        let x = self.rng.gen::<f64>() * (q.len() - 1) as f64;
-        let i = (x as usize).min(q.len() - 2);
-        let frac = x - i as f64;
-        q[i] + ((q[i + 1] - q[i]) as f64 * frac) as Time
-    }
-
     /// When a packet the host hands to the wire at `at` really leaves it.
     pub fn depart(&mut self, at: Time) -> Time {
-        let t = at.saturating_add(self.draw()).max(self.last);
+        let t = at.saturating_add(self.delay.draw(&mut self.rng)).max(self.last);
         self.last = t;
         t
     }
@@ -75,32 +60,13 @@ impl HostDelay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::time::to_secs;
+    use crate::sim::time::from_secs;
 
     #[test]
     fn a_constant_delays_every_packet_by_itself() {
         let mut h = HostDelay::new(&[10e-6], 1, 0);
         assert_eq!(h.depart(from_secs(1.0)), from_secs(1.0) + from_secs(10e-6));
         assert_eq!(h.depart(from_secs(2.0)), from_secs(2.0) + from_secs(10e-6));
-    }
-
-    #[test]
-    fn draws_follow_the_quantiles() {
-        // five points: the delays at 0, 25, 50, 75 and 100%
-        let q = [8e-6, 9e-6, 9.5e-6, 11e-6, 28e-6];
-        let mut h = HostDelay::new(&q, 7, 3);
-        let mut d: Vec<f64> = (0..40_000)
-            .map(|k| {
-                let at = from_secs(k as f64 * 1e-3);
-                to_secs(h.depart(at) - at)
-            })
-            .collect();
-        d.sort_by(f64::total_cmp);
-        let at = |p: f64| d[((d.len() - 1) as f64 * p) as usize];
-        for (j, &want) in q.iter().enumerate() {
-            let got = at(j as f64 / 4.0);
-            assert!((got - want).abs() < 0.15e-6, "quantile {}: {got} against {want}", j as f64 / 4.0);
-        }
     }
 
     #[test]

@@ -521,6 +521,20 @@ flow_spec! {
         #[flow(tcp; "number in [0, 0.001)"; "0")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ts_clock_phase_s: Option<f64>,
+        /// with Linux's receiver (`delack_model = "linux"` and `delayed_ack`): the receiving application's
+        /// wake-up, the time from the arrival of data it can read, while it waits in `recv()`, to the read
+        /// that takes everything readable then (one number: a constant; a list of n ≥ 2 nondecreasing
+        /// values: quantiles at probabilities 0, 1/(n−1), …, 1, drawn per read from the seed as
+        /// `host_delay_s` is). Data that arrives before that read waits for it. Linux does in the read
+        /// what the arrival alone does not: the receive buffer's once-per-RTT measurement
+        /// (`tcp_rcv_space_adjust`, on the bytes read), and the ACK owed to a segment with PSH or to two
+        /// segments whose window test failed (`tcp_cleanup_rbuf`); until then the unread data fills the
+        /// buffer, so the offered window shrinks and a larger receiver RTT sample is not taken
+        /// (`tcp_rcv_rtt_update`). Without it the application reads at each arrival. The kernel peer
+        /// measures its receiver's (docs/validation.md)
+        #[flow(tcp; "number ≥ 0 or list of them"; "none: reads at the arrival")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub read_delay_s: Option<DelayQuantiles>,
         /// a reduction proven spurious is undone (Linux `tcp_try_undo_recovery`, `tcp_try_undo_dsack`,
         /// `tcp_try_undo_partial`, `tcp_try_undo_loss`): once D-SACKs cover every retransmission since it
         /// began, or (with `timestamps`) an ACK echoes a time before the first retransmission, cwnd returns

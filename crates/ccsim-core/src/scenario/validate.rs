@@ -414,9 +414,9 @@ fn gb(bytes: f64) -> String {
     format!("{:.3} GB", bytes / 1e9)
 }
 
-/// `flows[i].host_delay_s` is valid: one value or at least two, each a
+/// `flows[i].host_delay_s` (or `read_delay_s`) is valid: one value or at least two, each a
 /// finite number ≥ 0, in nondecreasing order (quantiles).
-fn delay_quantiles(path: &str, quantiles_s: &[f64]) -> Result<(), ConfigError> {
+pub fn delay_quantiles(path: &str, quantiles_s: &[f64]) -> Result<(), ConfigError> {
     if quantiles_s.is_empty() {
         return Err(ConfigError::new(path, "an empty list is not allowed; give one delay or its quantiles"));
     }

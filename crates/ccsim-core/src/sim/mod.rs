@@ -4,6 +4,7 @@ pub mod events;
 pub mod math;
 pub mod ns2clock;
 pub mod ns2rng;
+pub mod quantiles;
 pub mod rng;
 pub mod time;
 pub mod ziggurat;

@@ -45,6 +45,9 @@ pub enum Stream {
     /// A host interface's `host_delay_s` draws (`net::host_delay`),
     /// keyed by the link.
     HostDelay = 10,
+    /// A Linux receiver's application reads (`read_delay_s`), keyed by
+    /// the flow id.
+    AppRead = 11,
 }
 
 /// The RNG for component `id` of kind `kind` under master `seed`.

@@ -54,7 +54,7 @@ pub const KIND: TransportKind = TransportKind {
             let drawn = r.gen::<f64>() * cfg.rto.granularity;
             sender.rtt.set_boot_time(f.ns2_boot_time_s.unwrap_or(drawn), f.ns2_boot_time_s.is_some());
         }
-        Endpoints { sender: Sender::Tcp(sender), receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg)) }
+        Endpoints { sender: Sender::Tcp(sender), receiver: Receiver::Tcp(TcpReceiver::new(flow, cfg, seed)) }
     },
 };
 
@@ -418,6 +418,9 @@ pub struct TcpParams {
     /// Linux's receiver: the phase of its millisecond timestamp clock
     /// (`ts_clock_phase_s`).
     pub ts_clock_phase: Time,
+    /// Linux's receiver: the application's wake-up before a read
+    /// (`read_delay_s`; none: it reads at each arrival).
+    pub read_delay: Option<crate::sim::quantiles::Quantiles>,
     /// Spurious reductions are undone (`undo`).
     pub undo: bool,
     /// F-RTO after a timeout (`frto`, RFC 5682).
@@ -485,6 +488,9 @@ impl TcpConfig {
         let mut f = spec.clone();
         fill_defaults(&mut f);
         let p = |k: &str| format!("{path}.{k}");
+        if let Some(q) = &f.read_delay_s {
+            crate::scenario::validate::delay_quantiles(&p("read_delay_s"), q.values())?;
+        }
         let cfg = TcpParams {
             recovery: f.recovery.unwrap_or(defaults::RECOVERY),
             pacing: f.pacing.unwrap_or(defaults::PACING),
@@ -508,6 +514,7 @@ impl TcpConfig {
             dsack: f.dsack.unwrap_or_default(),
             sack_compression: f.sack_compression.unwrap_or_default(),
             ts_clock_phase: from_secs(f.ts_clock_phase_s.unwrap_or_default()),
+            read_delay: f.read_delay_s.as_ref().map(|q| crate::sim::quantiles::Quantiles::new(q.values())),
             undo: f.undo.unwrap_or_default(),
             frto: f.frto.unwrap_or_default(),
             timestamps: f.timestamps.unwrap_or_default(),

@@ -35,10 +35,9 @@
 //! window a buffer gives, `tcp_win_from_space`, at the ratio of a
 //! segment's payload to its `truesize` (`scaling_ratio`), the latter what
 //! a 1500-byte frame costs received through TUN or veth (2304 bytes:
-//! [`truesize`]); an application that reads each segment as it arrives, so
-//! the receive queue holds only the arriving segment and the data above a
-//! hole (and `tcp_rcv_rtt_update`'s rule that a larger sample waits for an
-//! empty queue always passes). Not modelled, and why: the offered window
+//! [`truesize`]); the data the application has not read yet and the data
+//! above a hole in the buffer ([`super::receiver::reader`]: by default the
+//! application reads at each arrival). Not modelled, and why: the offered window
 //! as a limit on the sender (the buffer grows ahead of a slow-starting
 //! sender by design, and the flow's `rwnd_pkts` stays the limit); the
 //! window-update ACK a read can send (`tcp_cleanup_rbuf`, only when the
@@ -62,6 +61,23 @@ const GROW_MIN_LEN: u32 = 128;
 const MS: Time = 1_000_000_000;
 /// One microsecond, the unit of the receiver's RTT.
 const US: Time = 1_000_000;
+/// `rcv_wscale`: the window scale `tcp_select_initial_window` gives for a
+/// buffer that may grow to `tcp_rmem[2]` (ilog2(32 MB) - 15); an offered
+/// window is a multiple of 1 << 10 bytes.
+const RCV_WSCALE: u32 = RMEM_MAX.ilog2() - 15;
+
+/// The window the SYN-ACK offers, `rcv_wnd` until the first ACK: the
+/// initial buffer's at the default ratio, a multiple of the MSS
+/// (`tcp_select_initial_window`).
+pub fn initial_window(mss: u32) -> u32 {
+    let mss = mss.max(1);
+    let full = win_from_space(RMEM_DEFAULT, DEFAULT_SCALING_RATIO);
+    if full > mss {
+        full / mss * mss
+    } else {
+        full
+    }
+}
 
 /// What one received segment of `payload` bytes costs the receive buffer
 /// (`skb->truesize`): its frame, the driver's headroom and the shared
@@ -114,8 +130,7 @@ impl LinuxRcvWindow {
     pub fn new(mss: u32, clock_phase: Time) -> Self {
         let mss = mss.max(1);
         let full = win_from_space(RMEM_DEFAULT, DEFAULT_SCALING_RATIO);
-        // the SYN-ACK's window, a multiple of the MSS
-        let rcv_wnd = if full > mss { full / mss * mss } else { full };
+        let rcv_wnd = initial_window(mss);
         // one segment held back from the full space ("force reservation")
         let clamp0 = if full > 2 * mss { (2 * mss).max(full - mss) } else { full };
         let ssthresh0 = rcv_wnd.min(clamp0);
@@ -146,8 +161,11 @@ impl LinuxRcvWindow {
     }
 
     /// `tcp_rcv_rtt_measure_ts`: a data segment of `len` bytes echoing
-    /// `tsecr` arrived at `now`.
-    pub fn on_segment(&mut self, now: Time, tsecr: Time, len: u32) {
+    /// `tsecr` arrived at `now`; `queue_empty`: the application had read
+    /// everything before it (`tcp_rcv_rtt_update` takes a larger sample
+    /// only then: "Do not use this sample if receive queue is not empty",
+    /// Linux 6.16).
+    pub fn on_segment(&mut self, now: Time, tsecr: Time, len: u32, queue_empty: bool) {
         // the echoed TSval is this host's millisecond clock: ACKs sent within
         // one millisecond echo the same value and give one sample
         let ts_ms = (tsecr + self.clock_phase as Time) / MS;
@@ -165,8 +183,11 @@ impl LinuxRcvWindow {
         // tcp_rcv_rtt_update(tp, sample, 0)
         let sample_us = delta_ms * (MS / US);
         let m = sample_us << 3;
-        self.rtt_us8 =
-            if self.rtt_us8 == 0 || m < self.rtt_us8 { m } else { self.rtt_us8 - (self.rtt_us8 >> 3) + sample_us };
+        if self.rtt_us8 == 0 || m < self.rtt_us8 {
+            self.rtt_us8 = m;
+        } else if queue_empty {
+            self.rtt_us8 = self.rtt_us8 - (self.rtt_us8 >> 3) + sample_us;
+        }
     }
 
     /// An in-order segment of `len` bytes arrived with `queued` segments in
@@ -260,6 +281,37 @@ impl LinuxRcvWindow {
         win_from_space(self.rcvbuf, self.ratio)
     }
 
+    /// `__tcp_select_window` with `queued` segments in the buffer (unread
+    /// or above a hole): the free window, at most `rcv_ssthresh`, rounded
+    /// up to the window scale's unit. Below half the full window it is
+    /// rounded down instead, and under a 16th of the buffer or one segment
+    /// it is zero. (Its side effect there, ending quick ACKs, is not
+    /// modelled: it takes half the buffer unread.)
+    pub fn select(&self, queued: u64) -> u32 {
+        let held = u32::try_from(queued).unwrap_or(u32::MAX).saturating_mul(self.seg_cost);
+        let allowed = self.rcvbuf_window();
+        let mut free = allowed.saturating_sub(held);
+        if free < self.window_clamp.min(allowed) >> 1 {
+            free &= !((1 << RCV_WSCALE) - 1);
+            if free < allowed >> 4 || free < self.mss {
+                return 0;
+            }
+        }
+        free.min(self.rcv_ssthresh).next_multiple_of(1 << RCV_WSCALE)
+    }
+
+    /// `tcp_select_window`: the window an ACK offers with `queued`
+    /// segments in the buffer, never less than `left`, what remains of the
+    /// last offer (rounded up to the scale's unit).
+    pub fn offer(&self, queued: u64, left: u32) -> u32 {
+        let new = self.select(queued);
+        if new < left {
+            left.next_multiple_of(1 << RCV_WSCALE)
+        } else {
+            new
+        }
+    }
+
     /// `rcv_ssthresh`, bytes.
     /// `rcv_rtt_est.rtt_us`, in 1/8 µs (0: no sample yet).
     pub fn rtt_us8(&self) -> u64 {
@@ -301,7 +353,7 @@ mod tests {
         let us = US;
         let mut w = LinuxRcvWindow::new(1448, 0);
         w.on_in_order(100 * us, 1448, 1, 1448);
-        w.on_segment(300 * us, 150 * us, 1448);
+        w.on_segment(300 * us, 150 * us, 1448, true);
         assert_eq!(w.rtt_us8, 0, "0 ms between the timestamp clocks: no sample");
         // the offered window (65160 bytes) is received 400 us later
         w.on_in_order(300 * us, 1448, 1, 30_000);
@@ -361,15 +413,15 @@ mod tests {
         w.on_read(100 * MS, 1_000_000, 0);
         assert_eq!(w.space, 14_480);
         // a segment echoing a TSval 20 ms old: a 20 ms sample
-        w.on_segment(120 * MS, 100 * MS, 1448);
+        w.on_segment(120 * MS, 100 * MS, 1448, true);
         assert_eq!(w.rtt_us8 >> 3, 20_000);
         // the same TSval again: no second sample
-        w.on_segment(150 * MS, 100 * MS, 1448);
+        w.on_segment(150 * MS, 100 * MS, 1448, true);
         assert_eq!(w.rtt_us8 >> 3, 20_000);
         // a larger sample enters at 1/8, a smaller one replaces it
-        w.on_segment(160 * MS, 132 * MS, 1448);
+        w.on_segment(160 * MS, 132 * MS, 1448, true);
         assert_eq!(w.rtt_us8, 8 * 20_000 - 20_000 + 28_000);
-        w.on_segment(170 * MS, 160 * MS, 1448);
+        w.on_segment(170 * MS, 160 * MS, 1448, true);
         assert_eq!(w.rtt_us8 >> 3, 10_000);
         // a measurement after the RTT: more read than before grows the buffer
         w.on_read(170 * MS, 30_000, 0);
@@ -380,20 +432,52 @@ mod tests {
         assert_eq!(w.space, 30_000);
     }
 
+    /// A larger sample enters only when the application has read
+    /// everything (Linux 6.16 on: an application slow to drain the queue
+    /// would otherwise inflate the buffer); a smaller one always does.
+    #[test]
+    fn a_larger_sample_waits_for_an_empty_queue() {
+        let mut w = LinuxRcvWindow::new(1448, 0);
+        w.on_segment(120 * MS, 100 * MS, 1448, true);
+        w.on_segment(135 * MS, 110 * MS, 1448, false);
+        assert_eq!(w.rtt_us8 >> 3, 20_000, "25 ms with data unread: not taken");
+        w.on_segment(140 * MS, 125 * MS, 1448, false);
+        assert_eq!(w.rtt_us8 >> 3, 15_000, "a smaller one is");
+        w.on_segment(160 * MS, 140 * MS, 1448, true);
+        assert_eq!(w.rtt_us8, 8 * 15_000 - 15_000 + 20_000);
+    }
+
+    /// The offered window: the free buffer, at most `rcv_ssthresh`, in
+    /// units of 1 KB (window scale 10); what an ACK offers never falls
+    /// below what is left of the last offer.
+    #[test]
+    fn the_offered_window_is_the_free_buffer_in_scale_units() {
+        let w = LinuxRcvWindow::new(1448, 0);
+        assert_eq!(RCV_WSCALE, 10);
+        // rcv_ssthresh 65160 binds: rounded up to 65536
+        assert_eq!(w.select(1), 65_536);
+        // 30 segments queued leave 81920 - 30 * 1440 = 38720, under half
+        // the clamp: rounded down
+        assert_eq!(w.select(30), 37_888);
+        assert_eq!(w.select(60), 0, "under a 16th of the buffer: zero");
+        assert_eq!(w.offer(30, 50_000), 50_176, "not below what is left of the last offer");
+        assert_eq!(w.offer(1, 50_000), 65_536);
+    }
+
     /// The kernel peer's receiver (tcpdump, CUBIC at 50 Mb/s): ACKs sent
     /// 0.24 ms apart carry one TSval per millisecond, so a slow-start round
     /// gives one sample per millisecond, not one per echoed ACK.
     #[test]
     fn one_sample_per_echoed_millisecond() {
         let mut w = LinuxRcvWindow::new(1448, 0);
-        w.on_segment(180 * MS, 100 * MS, 1448);
+        w.on_segment(180 * MS, 100 * MS, 1448, true);
         assert_eq!(w.rtt_us8 >> 3, 80_000);
         // echoes of ACKs sent later within the same millisecond: no sample
-        w.on_segment(181 * MS + 500 * US, 100 * MS + 400 * US, 1448);
-        w.on_segment(182 * MS + 500 * US, 100 * MS + 800 * US, 1448);
+        w.on_segment(181 * MS + 500 * US, 100 * MS + 400 * US, 1448, true);
+        w.on_segment(182 * MS + 500 * US, 100 * MS + 800 * US, 1448, true);
         assert_eq!(w.rtt_us8 >> 3, 80_000);
         // the next millisecond's echo: a sample (82 ms enters at 1/8)
-        w.on_segment(183 * MS, 101 * MS, 1448);
+        w.on_segment(183 * MS, 101 * MS, 1448, true);
         assert_eq!(w.rtt_us8, 8 * 80_000 - 80_000 + 82_000);
     }
 
@@ -404,7 +488,7 @@ mod tests {
     fn the_clock_phase_rounds_the_samples() {
         let sample = |phase| {
             let mut w = LinuxRcvWindow::new(1448, phase);
-            w.on_segment(180_700 * US, 100_200 * US, 1448);
+            w.on_segment(180_700 * US, 100_200 * US, 1448, true);
             w.rtt_us8 >> 3
         };
         assert_eq!(sample(0), 80_000);

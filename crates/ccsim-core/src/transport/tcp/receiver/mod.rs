@@ -16,6 +16,7 @@
 //! `sack_option` counts them (none by default; ns-3's or Linux's layout).
 //! With `recovery = "sack1"` the blocks are ns-2's `Agent/TCPSink/Sack1`
 //! ones instead ([`sack1::Sacker`]), 8 bytes each on the wire.
+pub mod reader;
 pub mod sack1;
 
 use super::accecn::AccEcnReceiver;
@@ -31,6 +32,7 @@ use crate::net::Net;
 use crate::sim::time::to_secs;
 use crate::sim::{BareTimer, Time};
 use crate::transport::{receiver_timer, AppDelay, ReceiverAgent};
+use reader::{Reader, Wake};
 use sack1::{Sacker, SACK1_BLOCKS};
 use std::collections::VecDeque;
 
@@ -38,6 +40,8 @@ use std::collections::VecDeque;
 const DELACK_SLOT: u8 = 0;
 /// Linux's SACK compression timer ([`receiver_timer`] slot).
 const COMPRESS_SLOT: u8 = 1;
+/// The application's next read ([`receiver_timer`] slot).
+const READ_SLOT: u8 = 2;
 
 pub struct TcpReceiver {
     pub flow: u32,
@@ -118,6 +122,13 @@ struct LinuxRx {
     held: (Time, u64),
     /// `rcv_wup`: the cumulative ACK of the last ACK sent.
     acked_nxt: u64,
+    /// `rcv_wnd`: the window the last ACK offered, bytes.
+    rcv_wnd: u32,
+    /// `ICSK_ACK_PUSHED`: an in-order segment with PSH arrived since the
+    /// last ACK, which the read that empties the queue then sends.
+    pushed: bool,
+    /// The application's reads ([`Reader`]).
+    reader: Reader,
     /// The flow's delayed-ACK limits, this receiver's own once its
     /// handshake measured an RTT ([`DelackLimits::after_handshake`]).
     limits: DelackLimits,
@@ -152,7 +163,8 @@ struct AppTiming {
 }
 
 impl TcpReceiver {
-    pub fn new(flow: u32, cfg: TcpConfig) -> Self {
+    /// `seed`: the scenario's, for the reading application's draws.
+    pub fn new(flow: u32, cfg: TcpConfig, seed: u64) -> Self {
         TcpReceiver {
             flow,
             rcv_nxt: 0,
@@ -174,6 +186,9 @@ impl TcpReceiver {
                     compress_timer: BareTimer::new(),
                     held: (0, 0),
                     acked_nxt: 0,
+                    rcv_wnd: super::rcv_window::initial_window(cfg.mss),
+                    pushed: false,
+                    reader: Reader::new(cfg.read_delay.is_some(), seed, flow),
                 })
             }),
             ns3_first: cfg.delayed_ack && cfg.delack_model == super::DelackModel::Ns3,
@@ -209,7 +224,7 @@ impl TcpReceiver {
         let old = self.rcv_nxt;
         let had_hole = self.holes.is_some();
         let dup = seq < old || RxHoles::holds(self.holes.as_deref(), seq);
-        let held_before = self.linux.is_some().then(|| self.held());
+        let held_before = self.linux.as_deref().map(|l| (self.held(), l.reader.unread()));
         self.rx_bytes += size as u64;
         let dctcp_echo = self.cfg.ecn_feedback == EcnFeedback::Dctcp;
         if dctcp_echo && ce != self.ece && self.pending > 0 {
@@ -267,8 +282,12 @@ impl TcpReceiver {
             self.insert_ooo(seq);
         }
         self.delivered_bytes += self.cfg.payload_between(old, self.rcv_nxt);
-        if let Some(held) = held_before {
-            self.rwin_on_data(net.now, seq, old, dup, tsecr, held);
+        if let Some((held, unread)) = held_before {
+            self.rwin_on_data(net.now, seq, old, dup, tsecr, held, unread);
+            if let Some(l) = self.linux.as_deref_mut() {
+                // queued until the application reads them
+                l.reader.queue(self.rcv_nxt - old);
+            }
         }
         if let Some(a) = self.extras.as_deref_mut().and_then(|x| x.app.as_mut()) {
             // Segments old..rcv_nxt reach the application now: each
@@ -300,13 +319,18 @@ impl TcpReceiver {
             // (`tcp_measure_rcv_mss`), and the application's read that
             // empties the receive queue then sends the ACK owed
             // (`tcp_cleanup_rbuf`; "tcp: fix delayed ACKs for MSS boundary
-            // condition", 2023, in 6.7 and the stable kernels). ccsim's application
-            // reads each in-order segment as it arrives, so the ACK goes
-            // at once; with data above a hole the queue never empties.
-            let pushed = h.psh() && self.linux.is_some();
-            if self.pending >= 2 || quick || accecn_now || self.ns3_first || pushed {
+            // condition", 2023, in 6.7 and the stable kernels): see
+            // `read`.
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.pushed |= h.psh();
+            }
+            // (an application that reads at once sends an ACK the read
+            // owes now, below: no timer for it)
+            let read_acks_now =
+                self.cfg.read_delay.is_none() && self.linux.as_deref().is_some_and(|l| l.pushed || self.pending >= 2);
+            if (self.pending >= 2 && self.window_advances()) || quick || accecn_now || self.ns3_first {
                 self.send_ack(net, self.ts_pending, seq);
-            } else {
+            } else if !read_acks_now {
                 let wait = match self.linux.as_ref() {
                     Some(l) => l.delack.delay(l.limits.max_wait(self.cfg.delack_timeout)),
                     None => self.cfg.delack_timeout,
@@ -318,6 +342,66 @@ impl TcpReceiver {
                 );
             }
         }
+        if self.rcv_nxt > old {
+            self.readable(net);
+        } else if self.cfg.read_delay.is_none() {
+            // Without a read delay the buffer is measured at every
+            // arrival, as the model had it before reads were timed; Linux
+            // measures only in reads, which data above a hole does not
+            // wake (docs/decisions/2026-12-01-the-receiving-application.md)
+            let span = self.ooo_span();
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.window.on_read(net.now, self.delivered_bytes, span);
+            }
+        }
+    }
+
+    /// Linux: in-order data became readable (`sk_data_ready`): the
+    /// application reads now, at its due read, or wakes after a delay
+    /// ([`Reader`]).
+    fn readable(&mut self, net: &mut Net) {
+        let Some(l) = self.linux.as_deref_mut() else { return };
+        match l.reader.wake() {
+            Wake::Now => self.read(net),
+            Wake::Due => {}
+            Wake::After(r) => {
+                let delay = self.cfg.read_delay.as_ref().map_or(0, |d| d.draw(r));
+                let at = net.now.saturating_add(delay);
+                l.reader.timer.arm(&mut net.events, receiver_timer(self.flow, READ_SLOT), at);
+            }
+        }
+    }
+
+    /// Linux: the application reads everything readable
+    /// (`tcp_recvmsg_locked`): the buffer's once-per-RTT measurement
+    /// (`tcp_rcv_space_adjust`), then the ACK the arrivals left to the
+    /// read (`tcp_cleanup_rbuf`): one is owed, and two segments or more
+    /// wait for it, or a segment with PSH does and nothing is left queued
+    /// (`sk_rmem_alloc` holds the data above a hole too).
+    fn read(&mut self, net: &mut Net) {
+        let span = self.ooo_span();
+        let Some(l) = self.linux.as_deref_mut() else { return };
+        l.reader.on_read();
+        l.window.on_read(net.now, self.delivered_bytes, span);
+        let two = self.rcv_nxt.saturating_sub(l.acked_nxt) > 1;
+        if self.pending > 0 && (two || (l.pushed && self.holes.is_none())) {
+            self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
+        }
+    }
+
+    /// Linux's second condition for ACKing two segments at once
+    /// (`__tcp_ack_snd_check`): the window an ACK would offer now is no
+    /// smaller than the last one offered (`__tcp_select_window() >=
+    /// rcv_wnd`); unread data shrinks it, and the read then sends the ACK.
+    /// (Its alternative, less than `SO_RCVLOWAT` unread, never holds at an
+    /// arrival: the arriving segment is unread.) Other receivers: true.
+    fn window_advances(&self) -> bool {
+        self.linux.as_deref().is_none_or(|l| l.window.select(l.reader.unread() + self.held()) >= l.rcv_wnd)
+    }
+
+    /// Bytes from the next expected byte to the highest held above a hole.
+    fn ooo_span(&self) -> u64 {
+        self.holes.as_deref().and_then(|h| h.ooo.last()).map_or(0, |(_, e)| self.cfg.payload_between(self.rcv_nxt, e))
     }
 
     fn on_delack(&mut self, net: &mut Net) {
@@ -336,7 +420,9 @@ impl TcpReceiver {
     /// decides.
     /// A hole filled leaves no data above one (`ICSK_ACK_NOW`). The
     /// offered window's part of the second test (`__tcp_select_window >=
-    /// rcv_wnd`) is taken as met: the application reads at once.
+    /// rcv_wnd`, [`Self::window_advances`]) is taken as met here: with it
+    /// the data above the hole shrinks the window, which moved the kernel
+    /// comparison's four-flow runs (docs/decisions/2026-12-01-the-receiving-application.md).
     fn sack_may_wait(&mut self, dup: bool) -> bool {
         if dup || self.holes.is_none() || !self.cfg.sack_compression {
             return false;
@@ -390,22 +476,18 @@ impl TcpReceiver {
     /// Linux's offered window and buffer on a data segment (`seq`, with
     /// `old` expected, `held` segments above a hole before it): the RTT
     /// sample, the window's growth as the segment is queued (a quick ACK),
-    /// then the application's read.
-    fn rwin_on_data(&mut self, now: Time, seq: u64, old: u64, dup: bool, tsecr: Time, held: u64) {
+    /// with `unread` in-order segments the application has not read.
+    #[allow(clippy::too_many_arguments)]
+    fn rwin_on_data(&mut self, now: Time, seq: u64, old: u64, dup: bool, tsecr: Time, held: u64, unread: u64) {
         let len = self.cfg.payload(seq);
-        let span = self
-            .holes
-            .as_deref()
-            .and_then(|h| h.ooo.last())
-            .map_or(0, |(_, e)| self.cfg.payload_between(self.rcv_nxt, e));
+        let span = self.ooo_span();
         let Some(LinuxRx { delack: l, window: w, .. }) = self.linux.as_deref_mut() else { return };
-        w.on_segment(now, tsecr, len);
+        w.on_segment(now, tsecr, len, unread == 0);
         let grew = if seq == old {
-            w.on_in_order(now, len, 1 + held, self.delivered_bytes)
+            w.on_in_order(now, len, 1 + held + unread, self.delivered_bytes)
         } else {
-            !dup && w.on_out_of_order(len, held, span)
+            !dup && w.on_out_of_order(len, held + unread, span)
         };
-        w.on_read(now, self.delivered_bytes, span);
         if grew {
             l.on_window_grew();
         }
@@ -440,10 +522,16 @@ impl TcpReceiver {
         self.pending = 0;
         self.ns3_first = false;
         self.delack_timer.disarm();
+        let held = self.held();
         if let Some(l) = self.linux.as_mut() {
             l.delack.on_ack_sent();
             l.compress.on_ack_sent();
             l.compress_timer.disarm();
+            // `tcp_select_window`: never less than what is left of the
+            // last offer
+            let used = self.cfg.payload_between(l.acked_nxt, self.rcv_nxt);
+            l.rcv_wnd = l.window.offer(l.reader.unread() + held, l.rcv_wnd.saturating_sub(used as u32));
+            l.pushed = false;
             l.acked_nxt = self.rcv_nxt;
         }
         let ece = self.ece || std::mem::take(&mut self.negotiate);
@@ -542,6 +630,11 @@ impl ReceiverAgent for TcpReceiver {
                 let (ts, seq) = l.held;
                 self.send_ack(net, ts, seq);
             }
+        } else if slot == READ_SLOT {
+            let Some(l) = self.linux.as_deref_mut() else { return };
+            if l.reader.timer.fire(&mut net.events, receiver_timer(self.flow, READ_SLOT), net.now, gen) {
+                self.read(net);
+            }
         } else if self.delack_timer.fire(&mut net.events, receiver_timer(self.flow, DELACK_SLOT), net.now, gen) {
             self.on_delack(net);
         }
@@ -619,6 +712,17 @@ pub(in crate::transport::tcp) fn validate(
             ));
         }
     }
+    if f.read_delay_s.is_some() && !cfg.linux_receiver() {
+        return Err(ConfigError::new(
+            p("read_delay_s"),
+            format!(
+                "needs Linux's receiver, whose reads it times (delayed_ack = true, delack_model = \"linux\"), got \
+                 delayed_ack = {}, delack_model = \"{}\"",
+                cfg.delayed_ack,
+                kind_name(&cfg.delack_model)
+            ),
+        ));
+    }
     if cfg.dsack && cfg.recovery != Recovery::Sack {
         return Err(ConfigError::new(
             p("dsack"),
@@ -646,7 +750,7 @@ mod tests {
         let mut spec: FlowSpec = serde_json::from_value(spec).unwrap();
         crate::transport::tcp::fill_defaults(&mut spec);
         let cfg = TcpConfig::from_spec(&spec, "flow").unwrap();
-        (TcpReceiver::new(0, cfg), crate::transport::tcp::one_link_net())
+        (TcpReceiver::new(0, cfg, 1), crate::transport::tcp::one_link_net())
     }
 
     fn segment(r: &mut TcpReceiver, net: &mut Net, at: Time, seq: u64) -> u32 {
@@ -698,13 +802,17 @@ mod tests {
 
     /// A Linux receiver past its quick ACKs: the handshake, then 4000
     /// segments in order, one every 240 us (50 Mb/s), RTT 20 ms (an even
-    /// count: no ACK owed). The next is 4001.
+    /// count: no ACK owed), each read before the next arrives. The next
+    /// is 4001.
     fn steady(spec: serde_json::Value) -> (TcpReceiver, Net, Time) {
         let (mut r, mut net) = on_test_link(spec);
         segment(&mut r, &mut net, 0, 0);
         let mut t = 20_000 * US;
         for seq in 1..=4000 {
             segment(&mut r, &mut net, t, seq);
+            if r.linux.as_deref().is_some_and(|l| l.reader.timer.is_armed()) {
+                due_read(&mut r, &mut net);
+            }
             t += 240 * US;
         }
         let l = r.linux.as_deref().unwrap();
@@ -763,6 +871,102 @@ mod tests {
         assert_eq!(segment(&mut r, &mut net, t + 240 * US, 4001), 1);
         assert!(r.linux.as_deref().unwrap().compress_timer.deadline().is_none());
         assert_eq!(r.rcv_nxt, 4010);
+    }
+
+    /// Runs the receiver's due read: when it ran and the ACKs it sent.
+    fn due_read(r: &mut TcpReceiver, net: &mut Net) -> (Time, u32) {
+        let at = r.linux.as_deref().unwrap().reader.timer.deadline().expect("a read due");
+        net.now = at;
+        let before = net.flow_in_network(0);
+        let gen = loop {
+            let ev = net.events.pop().expect("the read's event");
+            if ev.time == at && ev.to.slot == crate::transport::slot::RECEIVER + READ_SLOT {
+                break ev.gen;
+            }
+        };
+        r.on_timer(net, READ_SLOT, gen);
+        (at, net.flow_in_network(0) - before)
+    }
+
+    /// With `read_delay_s` the ACK a segment with PSH is owed goes when
+    /// the application has read it (`tcp_cleanup_rbuf`), the delay after
+    /// its arrival; a lone segment without PSH still waits for its pair or
+    /// the timer, the read sends nothing for it.
+    #[test]
+    fn a_pushed_segment_is_acked_by_the_read() {
+        let (mut r, mut net, t) =
+            steady(serde_json::json!({"tcp_model": "linux", "rtt_s": 0.02, "read_delay_s": 100e-6}));
+        assert_eq!(pushed_segment(&mut r, &mut net, t, 4001), 0, "not at the arrival");
+        assert_eq!(due_read(&mut r, &mut net), (t + 100 * US, 1), "at the read");
+        assert_eq!(segment(&mut r, &mut net, t + 240 * US, 4002), 0);
+        assert_eq!(due_read(&mut r, &mut net), (t + 340 * US, 0), "one segment without PSH: the read owes nothing");
+        assert_eq!(r.linux.as_deref().unwrap().reader.unread(), 0);
+    }
+
+    /// Two segments are ACKed at the second's arrival only if the window
+    /// an ACK offers has not shrunk since the last (`__tcp_ack_snd_check`):
+    /// the first still unread holds buffer space, so the ACK waits for
+    /// the read, which sends it (`rcv_nxt - rcv_wup > rcv_mss` in
+    /// `tcp_cleanup_rbuf`). Read before the second arrives, the first
+    /// frees its space and the pair is ACKed at once.
+    #[test]
+    fn a_pair_waits_for_the_read_while_unread_data_shrinks_the_window() {
+        let spec = |d: f64| serde_json::json!({"tcp_model": "linux", "rtt_s": 0.02, "read_delay_s": d});
+        let (mut slow, mut net, t) = steady(spec(1e-3));
+        assert_eq!(segment(&mut slow, &mut net, t, 4001), 0);
+        assert_eq!(segment(&mut slow, &mut net, t + 240 * US, 4002), 0, "the first is unread: no ACK yet");
+        let l = slow.linux.as_deref().unwrap();
+        assert!(l.window.select(2) < l.rcv_wnd, "two unread segments shrink the offer");
+        assert_eq!(due_read(&mut slow, &mut net), (t + 1000 * US, 1), "the read sends it");
+        let (mut quick, mut net, t) = steady(spec(100e-6));
+        assert_eq!(segment(&mut quick, &mut net, t, 4001), 0);
+        assert_eq!(due_read(&mut quick, &mut net).1, 0);
+        assert_eq!(segment(&mut quick, &mut net, t + 240 * US, 4002), 1, "the first was read: at once");
+    }
+
+    /// Each flow's reads draw from their own stream of the seed: the same
+    /// seed gives the same reads, another seed other ones.
+    #[test]
+    fn reads_are_drawn_from_the_seed() {
+        let reads = |seed: u64| {
+            let mut spec: FlowSpec = serde_json::from_value(
+                serde_json::json!({"tcp_model": "linux", "rtt_s": 0.02, "read_delay_s": [50e-6, 1e-3]}),
+            )
+            .unwrap();
+            crate::transport::tcp::fill_defaults(&mut spec);
+            let mut r = TcpReceiver::new(0, TcpConfig::from_spec(&spec, "flow").unwrap(), seed);
+            let mut net = crate::transport::tcp::one_link_net();
+            segment(&mut r, &mut net, 0, 0); // the SYN
+            (1..20)
+                .map(|i| {
+                    segment(&mut r, &mut net, i * 5000 * US, i);
+                    let (at, _) = due_read(&mut r, &mut net);
+                    at - i * 5000 * US
+                })
+                .collect::<Vec<Time>>()
+        };
+        assert_eq!(reads(1), reads(1));
+        assert_ne!(reads(1), reads(2));
+        assert!(reads(3).iter().all(|&d| (50 * US..=1000 * US).contains(&d)));
+    }
+
+    #[test]
+    fn a_read_delay_needs_linux_receiver_and_valid_quantiles() {
+        let from = |j: serde_json::Value| {
+            let mut spec: FlowSpec = serde_json::from_value(j).unwrap();
+            crate::transport::tcp::fill_defaults(&mut spec);
+            TcpConfig::from_spec(&spec, "flows[0]").map_err(|e| e.to_string())
+        };
+        assert!(from(serde_json::json!({"tcp_model": "linux", "read_delay_s": [0.0, 1e-4]})).is_ok());
+        for (j, named) in [
+            (serde_json::json!({"delack_model": "fixed", "read_delay_s": 1e-4}), "flows[0].read_delay_s"),
+            (serde_json::json!({"tcp_model": "linux", "read_delay_s": []}), "an empty list is not allowed"),
+            (serde_json::json!({"tcp_model": "linux", "read_delay_s": [2e-4, 1e-4]}), "flows[0].read_delay_s[1]"),
+            (serde_json::json!({"tcp_model": "linux", "read_delay_s": -1.0}), "must be a finite number ≥ 0"),
+        ] {
+            let e = from(j.clone()).expect_err(&j.to_string());
+            assert!(e.contains(named), "{j}: {e}");
+        }
     }
 
     /// Without `sack_compression` (the RFC receiver's rule, RFC 5681 §4.2)
