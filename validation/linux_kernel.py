@@ -194,8 +194,9 @@ TRACED: Dict[Tuple[str, str], str] = {
        "30 s), where the kernel's live runs at two of them (0.10 and 0.18 ms) lose two in each of their 14 "
        "sawteeth, as ccsim's at the other phases. ccsim with that one tie decided "
        "the kernel's way (the measurement 1 us later) loses 130 at all 20 phases; the kernel's runs 123-131. "
-       "With the receiver's reads modelled at their measured delays (`read_delay_s`, 93 us at the median) "
-       "ccsim loses 112-117 over eight seeds: the tie then goes either way by two reads' delays "
+       "With the receiver's reads modelled at delays measured on live runs (`read_delay_s`, 69 us at the "
+       "median) ccsim loses 106-128 over eight seeds and phases: the tie then goes either way by two reads' "
+       "delays "
        "(docs/decisions/2026-12-01-the-receiving-application.md)"
        for m in ("retransmits", "drops")},
 }
