@@ -950,21 +950,23 @@ mod tests {
         assert!(reads(3).iter().all(|&d| (50 * US..=1000 * US).contains(&d)));
     }
 
+    /// A flow's TCP configuration from JSON fields, or its error.
+    fn config_of(j: serde_json::Value) -> Result<TcpConfig, String> {
+        let mut spec: FlowSpec = serde_json::from_value(j).unwrap();
+        crate::transport::tcp::fill_defaults(&mut spec);
+        TcpConfig::from_spec(&spec, "flows[0]").map_err(|e| e.to_string())
+    }
+
     #[test]
     fn a_read_delay_needs_linux_receiver_and_valid_quantiles() {
-        let from = |j: serde_json::Value| {
-            let mut spec: FlowSpec = serde_json::from_value(j).unwrap();
-            crate::transport::tcp::fill_defaults(&mut spec);
-            TcpConfig::from_spec(&spec, "flows[0]").map_err(|e| e.to_string())
-        };
-        assert!(from(serde_json::json!({"tcp_model": "linux", "read_delay_s": [0.0, 1e-4]})).is_ok());
+        assert!(config_of(serde_json::json!({"tcp_model": "linux", "read_delay_s": [0.0, 1e-4]})).is_ok());
         for (j, named) in [
             (serde_json::json!({"delack_model": "fixed", "read_delay_s": 1e-4}), "flows[0].read_delay_s"),
             (serde_json::json!({"tcp_model": "linux", "read_delay_s": []}), "an empty list is not allowed"),
             (serde_json::json!({"tcp_model": "linux", "read_delay_s": [2e-4, 1e-4]}), "flows[0].read_delay_s[1]"),
             (serde_json::json!({"tcp_model": "linux", "read_delay_s": -1.0}), "must be a finite number ≥ 0"),
         ] {
-            let e = from(j.clone()).expect_err(&j.to_string());
+            let e = config_of(j.clone()).expect_err(&j.to_string());
             assert!(e.contains(named), "{j}: {e}");
         }
     }
@@ -982,12 +984,7 @@ mod tests {
 
     #[test]
     fn the_timestamp_clock_phase_is_a_linux_receivers_and_under_a_millisecond() {
-        let from = |j: serde_json::Value| {
-            let mut spec: FlowSpec = serde_json::from_value(j).unwrap();
-            crate::transport::tcp::fill_defaults(&mut spec);
-            TcpConfig::from_spec(&spec, "flows[0]").map_err(|e| e.to_string())
-        };
-        let ok = from(serde_json::json!({"tcp_model": "linux", "ts_clock_phase_s": 0.0004})).unwrap();
+        let ok = config_of(serde_json::json!({"tcp_model": "linux", "ts_clock_phase_s": 0.0004})).unwrap();
         assert_eq!(ok.ts_clock_phase, 400 * US);
         for (j, named) in [
             (serde_json::json!({"tcp_model": "linux", "ts_clock_phase_s": 0.001}), "0.001 is outside [0, 0.001)"),
@@ -998,7 +995,7 @@ mod tests {
                 "delayed_ack = false",
             ),
         ] {
-            let e = from(j.clone()).expect_err("refused");
+            let e = config_of(j.clone()).expect_err("refused");
             assert!(e.contains("flows[0].ts_clock_phase_s") && e.contains(named), "{j}: {e}");
         }
     }
