@@ -344,7 +344,7 @@ impl TcpReceiver {
         }
         if self.rcv_nxt > old {
             self.readable(net);
-        } else if self.cfg.read_delay.is_none() {
+        } else if self.linux.is_some() && self.cfg.read_delay.is_none() {
             // Without a read delay the buffer is measured at every
             // arrival, as the model had it before reads were timed; Linux
             // measures only in reads, which data above a hole does not
