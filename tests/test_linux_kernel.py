@@ -218,3 +218,123 @@ def test_bbr_info_reads_the_kernels_bbr_state_over_loopback():
     assert info["pacing_gain"] == 739 and info["cwnd_gain"] == 739, info
     assert 0 < info["min_rtt"] < 1_000_000, info
     assert info["bw"] > 0, info
+
+
+TRACE = """# tracer: nop
+#
+          python-1  [000] b..1.  10.000100: sk_data_ready: skaddr=0xffff0001 (-1) family=0x2 (2) protocol=0x6 (6) ip=sock_def_readable+0x7f/0xb0 (-1)
+          python-1  [000] b..1.  10.000150: sk_data_ready: skaddr=0xffff0001 (-1) family=0x2 (2) protocol=0x6 (6) ip=sock_def_readable+0x7f/0xb0 (-1)
+          python-1  [000] .....  10.000190: sock_recv_length: sk=0xffff0001 (-1) family=0x2 (2) protocol=0x6 (6) ret=0xb50 (2896) flags=0x40 (64)
+          python-1  [000] b..1.  10.000200: sk_data_ready: skaddr=0xffff0002 (-1) family=0x2 (2) protocol=0x6 (6) ip=sock_def_readable+0x7f/0xb0 (-1)
+          python-1  [000] .....  10.001700: sock_recv_length: sk=0xffff0002 (-1) family=0x2 (2) protocol=0x6 (6) ret=0x5a8 (1448) flags=0x40 (64)
+          python-1  [000] b..1.  10.002000: sk_data_ready: skaddr=0xffff0001 (-1) family=0x2 (2) protocol=0x6 (6) ip=sock_def_readable+0x7f/0xb0 (-1)
+          python-1  [000] .....  10.002070: sock_recv_length: sk=0xffff0001 (-1) family=0x2 (2) protocol=0x6 (6) ret=0x5a8 (1448) flags=0x40 (64)
+          python-1  [000] b..1.  10.003000: sk_data_ready: skaddr=0xffff0003 (-1) family=0x2 (2) protocol=0x6 (6) ip=sock_def_readable+0x7f/0xb0 (-1)
+"""
+
+
+def test_a_traced_read_is_timed_from_the_first_data_it_found_readable():
+    """``kernel_live.ReadTrace``'s reading of the kernel's tracepoints: a
+    read's delay runs from the first ``sk_data_ready`` after the previous
+    read (a second one before the read does not restart it) to the read's
+    ``sock_recv_length``; sockets become flows by the bytes each delivered,
+    and a socket with no read (the listener) is left out."""
+    from validation import kernel_live
+
+    per = kernel_live.parse_read_trace(TRACE)
+    assert [e[0] for e in per[0xFFFF0001]] == ["ready", "ready", "read", "ready", "read"]
+    assert per[0xFFFF0001][2] == ("read", 10_000_190_000, 2896)
+    assert kernel_live.read_delays(per[0xFFFF0001]) == [90_000, 70_000]
+    flows = kernel_live.flow_reads(per, [1448, 4344])  # flow 0 is the second socket
+    assert [f["reads"] for f in flows] == [1, 2]
+    assert flows[0]["quantiles_s"][0] == flows[0]["quantiles_s"][-1] == pytest.approx(1.5e-3)
+    assert len(flows[1]["quantiles_s"]) == kernel_live.READ_QUANTILES
+    assert flows[1]["quantiles_s"][0] == pytest.approx(70e-6) and flows[1]["quantiles_s"][-1] == pytest.approx(90e-6)
+    assert flows[1]["quantiles_s"][500] == pytest.approx(80e-6) and flows[1]["max_us"] == pytest.approx(90)
+    # flows not told apart by their bytes: no reads rather than wrong ones
+    assert kernel_live.flow_reads(per, [1448, 1448]) is None
+    assert kernel_live.flow_reads(per, [1448, 999]) is None
+
+
+def test_a_run_with_traced_reads_gives_each_ccsim_flow_its_reads_and_a_seed(monkeypatch):
+    """A kernel run recorded with its reads runs ccsim with each flow's
+    read delays (``read_delay_s``) and a seed of its own; a run without
+    them reads at each arrival, and equal conditions run once."""
+    sc = lk.by_id("cubic-4-10m-20ms-1bdp")
+    q = [[1e-4 * (i + 1), 2e-4 * (i + 1)] for i in range(4)]
+    entry = {"start_offsets_s": [0.0, 2e-5, 5e-5, 9e-5], "first_data_monotonic_ns": 5_123_456_789}
+    with_reads = {**entry, "reads": [{"quantiles_s": x} for x in q]}
+    assert lk.run_reads(with_reads) == q and lk.run_reads(entry) is None
+    flows = sc.ccsim_scenario(entry["start_offsets_s"], 0.0004, lk.run_reads(with_reads))["flows"]
+    assert [f["read_delay_s"] for f in flows] == q
+    assert "read_delay_s" not in sc.ccsim_scenario(entry["start_offsets_s"], 0.0004)["flows"][0]
+    calls = []
+    monkeypatch.setattr(lk, "ccsim_run", lambda sc, seed=1, **kw: calls.append((seed, kw.get("read_delays_s")))
+                        or {"metrics": {"seed": seed}})
+    got = lk.ccsim_runs(sc, [with_reads, entry, with_reads, entry])
+    assert calls == [(1, q), (1, None), (3, q)]
+    assert [m["seed"] for m in got] == [1, 1, 3, 1]
+
+
+RECEIVER = """
+import selectors, socket, time
+lsock = socket.socket(); lsock.bind(("127.0.0.1", 5201)); lsock.listen(4)
+print("listening", flush=True)
+slow, quick = [lsock.accept()[0] for _ in range(2)]  # in the order they connected
+sel = selectors.DefaultSelector()
+for c in (slow, quick):
+    sel.register(c, selectors.EVENT_READ)
+left = 2
+while left:
+    for key, _ in sel.select():
+        if key.fileobj is slow:
+            time.sleep(0.004)  # the slow reader's application wakes 4 ms late
+        if not key.fileobj.recv(1 << 16):
+            sel.unregister(key.fileobj)
+            left -= 1
+"""
+SENDER = """
+import socket, time
+a = socket.create_connection(("127.0.0.1", 5201)); time.sleep(0.05)
+b = socket.create_connection(("127.0.0.1", 5201)); time.sleep(0.05)
+for _ in range(40):
+    b.send(b"b" * 3000); time.sleep(0.001)
+    a.send(b"a" * 1000); time.sleep(0.009)
+a.close(); b.close()
+"""
+
+
+def test_read_trace_times_a_real_applications_reads():
+    """``kernel_live.ReadTrace`` on the running kernel: two TCP connections
+    over loopback in a network namespace of the test's own; the receiver
+    sleeps 4 ms before each read on one of them, and the trace gives that
+    flow's reads 4 ms or more, the other's well under. Needs root and
+    tracefs (the live comparison's own needs)."""
+    import os
+    import subprocess
+    import sys
+
+    from validation import kernel_live
+
+    if os.geteuid() != 0 or not kernel_live.ReadTrace.available():
+        pytest.skip("needs root and tracefs")
+    ns = f"ccsimk-readtest-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"], check=True)
+        with kernel_live.ReadTrace() as trace:
+            rcv = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", RECEIVER],
+                                   stdout=subprocess.PIPE, text=True)
+            assert rcv.stdout.readline().strip() == "listening"
+            subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", SENDER], check=True, timeout=30)
+            assert rcv.wait(timeout=30) == 0
+            text = trace.stop()
+        assert trace.overrun == 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns])
+    flows = kernel_live.flow_reads(kernel_live.parse_read_trace(text), [40_000, 120_000])
+    assert flows is not None
+    slow, quick = flows
+    assert slow["reads"] >= 20 and quick["reads"] >= 20
+    assert slow["quantiles_s"][0] >= 0.004 - 1e-6, slow["quantiles_s"][:3]
+    assert quick["median_us"] < 1000

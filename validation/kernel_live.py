@@ -21,7 +21,9 @@ a BBR flow's ``TCP_CC_INFO`` too: its bandwidth estimate, min_rtt and gains). At
 dropped), so nothing is sent after its stop time. ``run`` returns (and writes
 to ``out_dir/run-<i>.json``) the scenario, the kernel's release and
 sysctls, the emulator's report, per-flow goodput, receive series and
-``tcp_info`` series, and the sender namespace's SNMP counter deltas.
+``tcp_info`` series, the sender namespace's SNMP counter deltas, and
+each flow's reads by the receiving application (:class:`ReadTrace`: how
+long after its data became readable each read came, as quantiles).
 
 ``--selftest`` measures the emulator against itself and against the
 receiver's clock: UDP at 1.25 times the bottleneck rate keeps the queue
@@ -36,6 +38,7 @@ stall), and the replay agrees on every decision.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -73,8 +76,10 @@ DRAIN_S = 2.0
 #: delay it adds to the writes queued behind it. Off by default: with both
 #: CPUs busy, any other work on the machine lands on the emulator's CPU
 #: (measured: 1 % of a run lost to it, p99.9 error in milliseconds; see
-#: ``contention`` in the results).
-LIVE_OPTS = {"busy_poll": True, "spin_us": 200, "cpu": 1, "apps_spin": False}
+#: ``contention`` in the results). With ``trace_reads`` the receiving
+#: application's reads are timed by the kernel's tracepoints
+#: (:class:`ReadTrace`; skipped where tracefs is missing).
+LIVE_OPTS = {"busy_poll": True, "spin_us": 200, "cpu": 1, "apps_spin": False, "trace_reads": True}
 
 #: The emulator's timing budget in 1500-byte packet times at the
 #: bottleneck. The 99th percentile of its lateness stays under a tenth of
@@ -679,6 +684,145 @@ def timing_problems(error_ns: Dict[str, float], packet_ns: float) -> List[str]:
     return out
 
 
+#: tracefs, for :class:`ReadTrace`
+TRACEFS = Path("/sys/kernel/tracing")
+#: Per-CPU trace buffer while reads are traced: a 10 Mb/s run of 30 s
+#: holds some 60,000 events, a 50 Mb/s one five times as many.
+TRACE_BUFFER_KB = 65536
+#: Quantiles a flow's read delays are kept by (0 to 1 in equal steps): the
+#: tail matters (a rare millisecond read holds the ACKs of every segment
+#: behind it), and with 101 the last 1% would spread evenly to the longest.
+READ_QUANTILES = 1001
+
+
+class ReadTrace:
+    """The receiving application's reads, from the kernel's own tracepoints.
+
+    Linux sends many of a receiver's ACKs from the application's read
+    (``tcp_cleanup_rbuf``) and measures the receive buffer there
+    (``tcp_rcv_space_adjust``), so when the receiving application wakes
+    is part of the ACK clock; ccsim takes it as ``read_delay_s``. Each
+    read's delay is the time from the first data made readable after the
+    previous read (``sock:sk_data_ready``, from ``sock_def_readable``) to
+    the read's return (``sock:sock_recv_length`` with bytes), per socket,
+    on the ``mono`` trace clock. Sockets are matched to flows by the bytes
+    the receiver counted on each. Tracefs is the machine's, so a run
+    owns it while it runs and restores the settings it changed.
+    """
+
+    EVENTS = {"sk_data_ready": "family == 2 && protocol == 6",
+              "sock_recv_length": "family == 2 && protocol == 6 && ret > 0"}
+    SETTINGS = {"trace_clock": "mono", "options/fields": "1", "buffer_size_kb": str(TRACE_BUFFER_KB)}
+
+    def __init__(self) -> None:
+        self.saved: Dict[str, str] = {}
+
+    @staticmethod
+    def available() -> bool:
+        if not (TRACEFS / "events").exists():
+            subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], capture_output=True)
+        return all((TRACEFS / "events" / "sock" / e).exists() for e in ReadTrace.EVENTS)
+
+    def _write(self, rel: str, value: str) -> None:
+        (TRACEFS / rel).write_text(value)
+
+    def __enter__(self) -> "ReadTrace":
+        for rel, value in self.SETTINGS.items():
+            cur = (TRACEFS / rel).read_text().strip()
+            # trace_clock lists every clock, the current one in brackets
+            self.saved[rel] = cur[cur.index("[") + 1:cur.index("]")] if "[" in cur else cur
+            self._write(rel, value)
+        self._write("trace", "")
+        for e, flt in self.EVENTS.items():
+            self._write(f"events/sock/{e}/filter", flt)
+            self._write(f"events/sock/{e}/enable", "1")
+        return self
+
+    def stop(self) -> str:
+        """Stops tracing; the trace's text."""
+        for e in self.EVENTS:
+            self._write(f"events/sock/{e}/enable", "0")
+        text = (TRACEFS / "trace").read_text()
+        overrun = sum(int(line.split(":")[1]) for cpu in (TRACEFS / "per_cpu").iterdir()
+                      for line in (cpu / "stats").read_text().splitlines() if line.startswith("overrun:"))
+        self.overrun = overrun
+        return text
+
+    def __exit__(self, *exc) -> None:
+        for e in self.EVENTS:
+            self._write(f"events/sock/{e}/enable", "0")
+            self._write(f"events/sock/{e}/filter", "0")
+        self._write("trace", "")
+        for rel, value in self.saved.items():
+            self._write(rel, value)
+
+
+def parse_read_trace(text: str) -> Dict[int, List[tuple]]:
+    """Per socket (its address), its events in order: ("ready", t_ns) and
+    ("read", t_ns, bytes)."""
+    import re
+
+    pat = re.compile(r"\s(\d+)\.(\d{6}): (sk_data_ready|sock_recv_length): (?:skaddr|sk)=0x([0-9a-f]+)"
+                     r"(?:.*? ret=0x[0-9a-f]+ \((\d+)\))?")
+    out: Dict[int, List[tuple]] = {}
+    for line in text.splitlines():
+        m = pat.search(line)
+        if not m:
+            continue
+        t = int(m.group(1)) * 1_000_000_000 + int(m.group(2)) * 1000
+        ev = ("ready", t) if m.group(3) == "sk_data_ready" else ("read", t, int(m.group(5)))
+        out.setdefault(int(m.group(4), 16), []).append(ev)
+    return out
+
+
+def read_delays(events: Sequence[tuple]) -> List[int]:
+    """One socket's read delays, ns: from the first data made readable
+    after the previous read to the read that follows."""
+    out, since = [], None
+    for ev in events:
+        if ev[0] == "ready":
+            if since is None:
+                since = ev[1]
+        elif since is not None:
+            out.append(max(0, ev[1] - since))
+            since = None
+    return out
+
+
+def quantiles(xs: Sequence[float], n: int = READ_QUANTILES) -> List[float]:
+    """``n`` quantiles of ``xs`` at equal steps from 0 to 1 (linear
+    interpolation between order statistics)."""
+    xs = sorted(xs)
+    out = []
+    for k in range(n):
+        pos = k * (len(xs) - 1) / (n - 1)
+        lo = int(pos)
+        hi = min(lo + 1, len(xs) - 1)
+        out.append(xs[lo] + (xs[hi] - xs[lo]) * (pos - lo))
+    return out
+
+
+def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[dict]]:
+    """Each flow's reads from the traced sockets: the socket whose reads
+    sum to the flow's received bytes. None when the sockets cannot be
+    told apart that way (two flows with equal totals, or a lost event)."""
+    totals = {sk: sum(e[2] for e in evs if e[0] == "read") for sk, evs in per_socket.items()}
+    if len(set(bytes_received)) != len(bytes_received):
+        return None
+    out = []
+    for n in bytes_received:
+        match = [sk for sk, tot in totals.items() if tot == n]
+        if len(match) != 1 or n == 0:
+            return None
+        delays = read_delays(per_socket[match[0]])
+        if not delays:
+            return None
+        out.append({"reads": len(delays), "median_us": quantiles(delays, 3)[1] / 1e3,
+                    "p99_us": quantiles(delays, 101)[99] / 1e3, "max_us": max(delays) / 1e3,
+                    "quantiles_s": [round(q / 1e9, 7) for q in quantiles(delays)]})
+    return out
+
+
 def _other_cpus(emu_cpu: Optional[int]) -> Optional[List[int]]:
     cpus = sorted(os.sched_getaffinity(0))
     rest = [c for c in cpus if c != emu_cpu]
@@ -704,7 +848,8 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
     net = Dumbbell(scenario["rate_mbps"], scenario["buffer_pkts"], scenario["rtt_ms"], len(flows),
                    scenario.get("mtu", 1500), [f.get("extra_rtt_ms", 0) for f in flows], scenario.get("loss", 0.0),
                    scenario.get("seed", run_index + 1), stem, opts, duration + 60)
-    with net:
+    trace = ReadTrace() if opts["trace_reads"] and ReadTrace.available() else None
+    with net, (trace or contextlib.nullcontext()):
         sysctls = _read_sysctls(net.snd)
         rcv_out, snd_out = Path(f"{stem}.receiver.json"), Path(f"{stem}.sender.json")
         t0 = time.monotonic_ns() + int(START_MARGIN_S * 1e9) + 10**9  # receiver's start included
@@ -720,6 +865,10 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
                             "out": str(snd_out)}, Path(f"{stem}.sender.cfg.json"))
         sent = _finish(sender, snd_out, duration + 60)
         received = _finish(receiver, rcv_out, DRAIN_S + 60)
+        reads = None
+        if trace is not None:
+            text = trace.stop()
+            reads = None if trace.overrun else flow_reads(parse_read_trace(text), received["bytes_received"])
         counters = _counter_deltas(before, _snmp(net.snd))
         links = {"tsnd": _link_stats(net.snd, "tsnd"), "trcv": _link_stats(net.rcv, "trcv")}
         emu_report = net.stop_emulator()
@@ -748,6 +897,9 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
         "replay": replay_check(arrivals, emu_report["config"]["rate_bps"], scenario["buffer_pkts"],
                                scenario.get("loss", 0.0), scenario.get("seed", run_index + 1)),
         "cpu_s": {"sender": sent["cpu_s"], "receiver": received["cpu_s"]},
+        # the receiving application's reads per flow (ReadTrace); None
+        # when not traced or not told apart
+        "reads": reads,
         "contention": contention(emu_report),
     }
     (out_dir / f"run-{run_index}.json").write_text(json.dumps(record))

@@ -119,21 +119,26 @@ class Scenario:
         }
 
     def ccsim_scenario(self, offsets_s: Optional[Sequence[float]] = None,
-                       ts_clock_phase_s: Optional[float] = None) -> Dict[str, Any]:
+                       ts_clock_phase_s: Optional[float] = None,
+                       read_delays_s: Optional[Sequence[Sequence[float]]] = None) -> Dict[str, Any]:
         """The scenario in ccsim; ``offsets_s``: each flow's start after
         the others started with it, as a kernel run had them
         (:func:`start_offsets`); ``ts_clock_phase_s``: where the run's
-        millisecond timestamp clock ticked (:func:`ts_clock_phase`)."""
+        millisecond timestamp clock ticked (:func:`ts_clock_phase`);
+        ``read_delays_s``: each flow's receiving application's read
+        delays, quantiles, as the run's were traced (:func:`run_reads`)."""
         offsets_s = offsets_s or [0.0] * self.n_flows
         phase = {} if ts_clock_phase_s is None else {"ts_clock_phase_s": ts_clock_phase_s}
+        reads = [{} if read_delays_s is None else {"read_delay_s": list(q)} for q in
+                 (read_delays_s or [None] * self.n_flows)]
         flows = [{
             "transport": "tcp", "tcp_model": "linux", "cc": self.cc,
             "mss_bytes": MSS, "header_bytes": HEADER_BYTES,
             "rtt_s": r / 1e3,
             # connect: the personality's handshake (`syn = "linux"`) then
             # holds the data for the SYN-ACK, as the kernel's
-            "start_s": s + o, "stop_s": self.duration_s, **phase,
-        } for s, r, o in zip(self.starts_s, self.rtts_ms, offsets_s)]
+            "start_s": s + o, "stop_s": self.duration_s, **phase, **rd,
+        } for s, r, o, rd in zip(self.starts_s, self.rtts_ms, offsets_s, reads)]
         return {
             "name": f"linux-{self.id}", "seed": 1, "duration_s": self.duration_s, "warmup_s": 0,
             "sample_interval_s": SAMPLE_S,
@@ -385,12 +390,13 @@ def ts_clock_phase(sc: Scenario, entry: Dict[str, Any]) -> Optional[float]:
 
 
 def ccsim_run(sc: Scenario, seed: int = 1, offsets_s: Optional[Sequence[float]] = None,
-              ts_clock_phase_s: Optional[float] = None) -> Dict[str, Any]:
-    """ccsim's metrics for ``sc`` (with a kernel run's start offsets and
-    clock phase) and flow 0's window samples (for plots)."""
+              ts_clock_phase_s: Optional[float] = None,
+              read_delays_s: Optional[Sequence[Sequence[float]]] = None) -> Dict[str, Any]:
+    """ccsim's metrics for ``sc`` (with a kernel run's start offsets, clock
+    phase and reads) and flow 0's window samples (for plots)."""
     import ccsim
 
-    spec = sc.ccsim_scenario(offsets_s, ts_clock_phase_s)
+    spec = sc.ccsim_scenario(offsets_s, ts_clock_phase_s, read_delays_s)
     spec["seed"] = seed
     res = ccsim.run(spec)
     raw = res.raw
@@ -481,15 +487,17 @@ def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, A
                         if k.startswith("TcpExt.TCPHystart")}},
         "cwnd0": _downsample(f0["t"], f0["tcp_info"]["snd_cwnd"]),
     }
+    if run.get("reads"):
+        entry["reads"] = run["reads"]
     first = _first_data_arrivals(sc, arrivals)[0]
     entry["first_data_monotonic_ns"] = None if first is None else first + run["emulator_t0_monotonic_ns"]
     return entry
 
 
-def record_scenario(sc: Scenario, runs: int = RUNS) -> Dict[str, Any]:
+def record_scenario(sc: Scenario, runs: int = RUNS, tries: int = RUN_TRIES) -> Dict[str, Any]:
     """Run ``sc`` on the kernel ``runs`` times (root, TUN); the recording.
     A run unfit to compare with (:func:`run_problems`) is run again, up to
-    :data:`RUN_TRIES` times; a scenario with a run that never fits raises
+    ``tries`` times; a scenario with a run that never fits raises
     ``RuntimeError`` and is not recorded."""
     import datetime
     import tempfile
@@ -499,17 +507,17 @@ def record_scenario(sc: Scenario, runs: int = RUNS) -> Dict[str, Any]:
     out: Dict[str, Any] = {"params": sc.params(), "runs": []}
     with tempfile.TemporaryDirectory(prefix=f"ccsimk-{sc.id}-") as tmp:
         for i in range(runs):
-            tries = []
-            for _ in range(RUN_TRIES):
+            unfit: List[str] = []
+            for _ in range(tries):
                 run = kernel_live.run(sc.live(), Path(tmp), i)
                 entry = _run_entry(sc, run, kernel_live.read_arrivals(Path(tmp) / f"run-{i}.arrivals.csv"))
                 problems = run_problems(sc, entry)
                 if not problems:
                     break
-                tries.append("; ".join(problems))
-                print(f"  run {i}: {tries[-1]}; running it again", file=sys.stderr, flush=True)
+                unfit.append("; ".join(problems))
+                print(f"  run {i}: {unfit[-1]}; running it again", file=sys.stderr, flush=True)
             else:
-                raise RuntimeError(f"{sc.id}: run {i} did not fit in {RUN_TRIES} tries ({' | '.join(tries)}); "
+                raise RuntimeError(f"{sc.id}: run {i} did not fit in {tries} tries ({' | '.join(unfit)}); "
                                    "is other work running on the machine? (`python -m validation.kernel_live "
                                    f"--selftest --rates {sc.rate_mbps:g}` measures the emulator alone)")
             out["runs"].append(entry)
@@ -543,17 +551,35 @@ def run_conditions(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]],
     return ccsim_offsets(sc, kernel_runs[k]), unknown_phase(k, len(kernel_runs)) if ph is None else ph
 
 
+def run_reads(entry: Dict[str, Any]) -> Optional[List[List[float]]]:
+    """Each flow's read delays (quantiles, s) as a kernel run traced its
+    receiving application's reads (``kernel_live.ReadTrace``), for ccsim's
+    ``read_delay_s``; None for a run recorded without them (ccsim's
+    application then reads at each arrival)."""
+    reads = entry.get("reads")
+    return [f["quantiles_s"] for f in reads] if reads else None
+
+
 def ccsim_runs(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """ccsim's metrics once per kernel run, with that run's start offsets
-    (:func:`ccsim_offsets`; none when the recording has none) and timestamp
+    (:func:`ccsim_offsets`; none when the recording has none), timestamp
     clock phase (:func:`ts_clock_phase`, or where an older recording has
-    none :func:`unknown_phase`), each distinct pair run once."""
-    keys = [run_conditions(sc, kernel_runs, k) for k in range(len(kernel_runs))]
+    none :func:`unknown_phase`) and receiving application's reads
+    (:func:`run_reads`). A run with reads draws them from a seed of its
+    own (its index + 1): each kernel run is one realisation of its
+    reads. Runs without reads, each distinct pair of conditions, run once."""
+    out: List[Dict[str, Any]] = []
     done: Dict[Tuple[Optional[Tuple[float, ...]], float], Dict[str, Any]] = {}
-    for o, ph in keys:
+    for k, run in enumerate(kernel_runs):
+        o, ph = run_conditions(sc, kernel_runs, k)
+        reads = run_reads(run)
+        if reads is not None:
+            out.append(ccsim_run(sc, seed=k + 1, offsets_s=o, ts_clock_phase_s=ph, read_delays_s=reads)["metrics"])
+            continue
         if (o, ph) not in done:
             done[(o, ph)] = ccsim_run(sc, offsets_s=o, ts_clock_phase_s=ph)["metrics"]
-    return [done[k] for k in keys]
+        out.append(done[(o, ph)])
+    return out
 
 
 def compare(sc: Scenario, kernel_runs: List[Dict[str, Any]], ours: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -707,7 +733,8 @@ def plot(results: List[Dict[str, Any]], out: Path = IMG) -> List[Path]:
         if sc.id not in PLOTTED:
             continue
         offsets, phase = run_conditions(sc, x["record"]["runs"], 0)
-        ours = ccsim_run(sc, offsets_s=offsets, ts_clock_phase_s=phase)["cwnd0"]
+        ours = ccsim_run(sc, offsets_s=offsets, ts_clock_phase_s=phase,
+                         read_delays_s=run_reads(x["record"]["runs"][0]))["cwnd0"]
         fig, ax = plt.subplots(figsize=(8, 3.2))
         for i, r in enumerate(x["record"]["runs"]):
             t, w = zip(*r["cwnd0"])
@@ -732,12 +759,17 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help="rerun the kernel side live (root, /dev/net/tun) and rewrite the recordings")
     ap.add_argument("--only", nargs="+", metavar="SCENARIO", help="these scenarios only")
     ap.add_argument("--runs", type=int, default=RUNS, help=f"kernel runs per scenario with --record ({RUNS})")
+    ap.add_argument("--tries", type=int, default=RUN_TRIES,
+                    help=f"with --record, times a run unfit to compare with (the emulator late, the machine "
+                         f"busy) is tried before the scenario fails ({RUN_TRIES})")
     ap.add_argument("--plots", action="store_true", help=f"write the window plots of {', '.join(PLOTTED)}")
     args = ap.parse_args(argv)
     try:
         chosen = [by_id(s) for s in args.only] if args.only else list(SCENARIOS)
         if args.runs < 1:
             raise ValueError(f"--runs: {args.runs}; allowed: 1 or more")
+        if args.tries < 1:
+            raise ValueError(f"--tries: {args.tries}; allowed: 1 or more")
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -746,7 +778,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         for sc in chosen:
             print(f"{sc.id}: {args.runs} kernel runs ...", flush=True)
             try:
-                rec = record_scenario(sc, args.runs)
+                rec = record_scenario(sc, args.runs, args.tries)
             except RuntimeError as e:
                 print(f"error: {e}; its recording is left as it was", file=sys.stderr)
                 return 1
