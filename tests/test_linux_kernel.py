@@ -256,10 +256,11 @@ def test_a_traced_read_is_timed_from_the_first_data_it_found_readable():
     assert kernel_live.flow_reads(per, [1448, 999]) is None
 
 
-def test_a_run_with_traced_reads_gives_each_ccsim_flow_its_reads_and_a_seed(monkeypatch):
-    """A kernel run recorded with its reads runs ccsim with each flow's
-    read delays (``read_delay_s``) and a seed of its own; a run without
-    them reads at each arrival, and equal conditions run once."""
+def test_a_run_with_traced_reads_gives_each_ccsim_flow_its_reads_and_seeds(monkeypatch):
+    """A kernel run recorded with its reads runs ccsim ``READ_DRAWS`` times
+    with each flow's read delays (``read_delay_s``), each draw with a seed
+    no other draw has; a run without them reads at each arrival, and equal
+    conditions run once."""
     sc = lk.by_id("cubic-4-10m-20ms-1bdp")
     q = [[1e-4 * (i + 1), 2e-4 * (i + 1)] for i in range(4)]
     entry = {"start_offsets_s": [0.0, 2e-5, 5e-5, 9e-5], "first_data_monotonic_ns": 5_123_456_789}
@@ -271,9 +272,10 @@ def test_a_run_with_traced_reads_gives_each_ccsim_flow_its_reads_and_a_seed(monk
     calls = []
     monkeypatch.setattr(lk, "ccsim_run", lambda sc, seed=1, **kw: calls.append((seed, kw.get("read_delays_s")))
                         or {"metrics": {"seed": seed}})
+    monkeypatch.setattr(lk, "READ_DRAWS", 3)
     got = lk.ccsim_runs(sc, [with_reads, entry, with_reads, entry])
-    assert calls == [(1, q), (1, None), (3, q)]
-    assert [m["seed"] for m in got] == [1, 1, 3, 1]
+    assert calls == [(1, q), (2, q), (3, q), (1, None), (7, q), (8, q), (9, q)]
+    assert [m["seed"] for m in got] == [1, 2, 3, 1, 7, 8, 9, 1]
 
 
 RECEIVER = """

@@ -729,8 +729,9 @@ class ReadTrace:
     def __enter__(self) -> "ReadTrace":
         for rel, value in self.SETTINGS.items():
             cur = (TRACEFS / rel).read_text().strip()
-            # trace_clock lists every clock, the current one in brackets
-            self.saved[rel] = cur[cur.index("[") + 1:cur.index("]")] if "[" in cur else cur
+            # trace_clock lists every clock, the current one in brackets;
+            # an unexpanded buffer reads "7 (expanded: 1408)"
+            self.saved[rel] = cur[cur.index("[") + 1:cur.index("]")] if "[" in cur else cur.split()[0]
             self._write(rel, value)
         self._write("trace", "")
         for e, flt in self.EVENTS.items():
