@@ -743,7 +743,7 @@ class ReadTrace:
         """Stops tracing; the trace's text."""
         for e in self.EVENTS:
             self._write(f"events/sock/{e}/enable", "0")
-        text = (TRACEFS / "trace").read_text()
+        text = (TRACEFS / "trace").read_text(errors="replace")  # task names need not be UTF-8
         overrun = sum(int(line.split(":")[1]) for cpu in (TRACEFS / "per_cpu").iterdir()
                       for line in (cpu / "stats").read_text().splitlines() if line.startswith("overrun:"))
         self.overrun = overrun
