@@ -43,6 +43,7 @@ import csv
 import json
 import math
 import os
+import re
 import selectors
 import signal
 import socket
@@ -716,6 +717,8 @@ class ReadTrace:
 
     def __init__(self) -> None:
         self.saved: Dict[str, str] = {}
+        #: events the kernel dropped for want of buffer (set by ``stop``)
+        self.overrun = 0
 
     @staticmethod
     def available() -> bool:
@@ -739,19 +742,21 @@ class ReadTrace:
             self._write(f"events/sock/{e}/enable", "1")
         return self
 
-    def stop(self) -> str:
-        """Stops tracing; the trace's text."""
+    def _disable(self) -> None:
         for e in self.EVENTS:
             self._write(f"events/sock/{e}/enable", "0")
+
+    def stop(self) -> str:
+        """Stops tracing; the trace's text."""
+        self._disable()
         text = (TRACEFS / "trace").read_text(errors="replace")  # task names need not be UTF-8
-        overrun = sum(int(line.split(":")[1]) for cpu in (TRACEFS / "per_cpu").iterdir()
-                      for line in (cpu / "stats").read_text().splitlines() if line.startswith("overrun:"))
-        self.overrun = overrun
+        self.overrun = sum(int(line.split(":")[1]) for cpu in (TRACEFS / "per_cpu").iterdir()
+                           for line in (cpu / "stats").read_text().splitlines() if line.startswith("overrun:"))
         return text
 
     def __exit__(self, *exc) -> None:
+        self._disable()
         for e in self.EVENTS:
-            self._write(f"events/sock/{e}/enable", "0")
             self._write(f"events/sock/{e}/filter", "0")
         self._write("trace", "")
         for rel, value in self.saved.items():
@@ -761,8 +766,6 @@ class ReadTrace:
 def parse_read_trace(text: str) -> Dict[int, List[tuple]]:
     """Per socket (its address), its events in order: ("ready", t_ns) and
     ("read", t_ns, bytes)."""
-    import re
-
     pat = re.compile(r"\s(\d+)\.(\d{6}): (sk_data_ready|sock_recv_length): (?:skaddr|sk)=0x([0-9a-f]+)"
                      r"(?:.*? ret=0x[0-9a-f]+ \((\d+)\))?")
     out: Dict[int, List[tuple]] = {}
@@ -793,14 +796,9 @@ def read_delays(events: Sequence[tuple]) -> List[int]:
 def quantiles(xs: Sequence[float], n: int = READ_QUANTILES) -> List[float]:
     """``n`` quantiles of ``xs`` at equal steps from 0 to 1 (linear
     interpolation between order statistics)."""
-    xs = sorted(xs)
-    out = []
-    for k in range(n):
-        pos = k * (len(xs) - 1) / (n - 1)
-        lo = int(pos)
-        hi = min(lo + 1, len(xs) - 1)
-        out.append(xs[lo] + (xs[hi] - xs[lo]) * (pos - lo))
-    return out
+    import numpy as np
+
+    return np.quantile(np.asarray(xs, dtype=float), np.linspace(0.0, 1.0, n)).tolist()
 
 
 def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[dict]]:

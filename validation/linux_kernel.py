@@ -134,8 +134,7 @@ class Scenario:
         delays, quantiles, as the run's were traced (:func:`run_reads`)."""
         offsets_s = offsets_s or [0.0] * self.n_flows
         phase = {} if ts_clock_phase_s is None else {"ts_clock_phase_s": ts_clock_phase_s}
-        reads = [{} if read_delays_s is None else {"read_delay_s": list(q)} for q in
-                 (read_delays_s or [None] * self.n_flows)]
+        reads = [{"read_delay_s": list(q)} for q in read_delays_s] if read_delays_s else [{}] * self.n_flows
         flows = [{
             "transport": "tcp", "tcp_model": "linux", "cc": self.cc,
             "mss_bytes": MSS, "header_bytes": HEADER_BYTES,
@@ -745,14 +744,14 @@ def plot(results: List[Dict[str, Any]], out: Path = IMG) -> List[Path]:
         if sc.id not in PLOTTED:
             continue
         offsets, phase = run_conditions(sc, x["record"]["runs"], 0)
-        ours = ccsim_run(sc, offsets_s=offsets, ts_clock_phase_s=phase,
-                         read_delays_s=run_reads(x["record"]["runs"][0]))["cwnd0"]
+        reads = run_reads(x["record"]["runs"][0])
+        ours = ccsim_run(sc, offsets_s=offsets, ts_clock_phase_s=phase, read_delays_s=reads)["cwnd0"]
         fig, ax = plt.subplots(figsize=(8, 3.2))
         for i, r in enumerate(x["record"]["runs"]):
             t, w = zip(*r["cwnd0"])
             ax.plot(t, w, color="tab:blue", alpha=0.35, lw=0.8, label="Linux (each run)" if i == 0 else None)
         t, w = zip(*ours)
-        what = "starts, clock and reads" if run_reads(x["record"]["runs"][0]) else "starts and clock"
+        what = "starts, clock and reads" if reads else "starts and clock"
         ax.plot(t, w, color="tab:red", lw=1.0, label=f"ccsim, tcp_model = \"linux\" (the first run's {what})")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (segments)")
