@@ -337,7 +337,7 @@ class Results:
         if flows:
             # ECN counters only when some flow was marked or echoed
             ecn = any(f.get("ce_marks") or f.get("ece_acks") for f in flows)
-            head = f"{'flow':>5} {'cc':<10} {'rtt_ms':>8} {'goodput_Mbps':>13} {'retx':>8} {'timeouts':>8}"
+            head = f"{'flow':>5} {'cc':<10} {'rtt_ms':>8} {'goodput_Mbps':>13} {'retx':>8} {'drops':>8} {'timeouts':>8}"
             lines.append(head + (f" {'ce_marks':>9} {'ece_acks':>9}" if ecn else ""))
             shown = flows if len(flows) <= max_flows else flows[: max(max_flows // 2, 1)]
             for f in shown:
@@ -346,7 +346,7 @@ class Results:
                     f"{f.get('id', ''):>5} {str(f.get('cc', '')):<10} "
                     f"{(rtt * 1e3 if rtt is not None else float('nan')):>8.2f} "
                     f"{f.get('goodput_bps', 0.0) / 1e6:>13.3f} "
-                    f"{f.get('retransmits', 0):>8} {f.get('timeouts', 0):>8}"
+                    f"{f.get('retransmits', 0):>8} {f.get('data_pkts_dropped', 0):>8} {f.get('timeouts', 0):>8}"
                     + (f" {f.get('ce_marks', 0):>9} {f.get('ece_acks', 0):>9}" if ecn else "")
                 )
             if len(shown) < len(flows):

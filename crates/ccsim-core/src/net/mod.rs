@@ -116,6 +116,11 @@ pub struct Net {
     /// CE marks per flow id, made by the links' disciplines and stages
     /// (`LinkCtx::count_mark`); a flow marked never is absent or 0.
     ce_marks: Vec<u64>,
+    /// Packets dropped per flow id, `[data, ACKs]` (`drop_pkt`: a
+    /// discipline's or stage's drop, or random loss); a flow never dropped
+    /// is absent or zero. Kept apart from `flow_net`, which the forwarding
+    /// path reads at every hop, since drops are rare.
+    flow_drops: Vec<[u64; 2]>,
     /// The scenario's master seed: agents created during the run derive
     /// their random streams from it (`sim::rng::stream`).
     pub seed: u64,
@@ -260,6 +265,13 @@ impl Net {
         self.ce_marks.get(flow as usize).copied().unwrap_or(0)
     }
 
+    /// Packets of `flow` dropped so far, `[data, ACKs]` (a discipline's
+    /// or stage's drop, or random loss: they add up to the links' `drops`
+    /// and `random_losses`).
+    pub fn flow_drops(&self, flow: u32) -> [u64; 2] {
+        self.flow_drops.get(flow as usize).copied().unwrap_or_default()
+    }
+
     /// Packets of `flow` in queues and pipes.
     pub fn flow_in_network(&self, flow: u32) -> u32 {
         self.flow_net[flow as usize].in_net
@@ -298,7 +310,12 @@ impl Net {
         }
         link.notify(TapEvent::Drop, self.now, &self.pkts, id);
         self.dropped += 1;
-        let flow = self.pkts.get(id).flow as usize;
+        let p = self.pkts.get(id);
+        let (flow, ack) = (p.flow as usize, p.is_ack());
+        if flow >= self.flow_drops.len() {
+            self.flow_drops.resize(flow + 1, [0; 2]);
+        }
+        self.flow_drops[flow][ack as usize] += 1;
         let f = &mut self.flow_net[flow].in_net;
         *f -= 1;
         if *f == 0 {

@@ -91,6 +91,14 @@ pub struct FlowResult {
     /// Data packets sent, retransmissions included.
     pub data_pkts_sent: u64,
     pub retransmits: u64,
+    /// This flow's data packets the network dropped (a queue discipline's
+    /// or stage's drop, or random loss): over `data_pkts_sent`, the flow's
+    /// own loss rate, which `retransmits` overstates when a timeout resends
+    /// segments still in flight. The flows' drops and `acks_dropped` add up
+    /// to the links' `drops` and `random_losses`.
+    pub data_pkts_dropped: u64,
+    /// This flow's ACKs the network dropped (two-way traffic, reverse loss).
+    pub acks_dropped: u64,
     /// Retransmission timer expiries that backed the sender off.
     pub timeouts: u64,
     pub fast_recoveries: u64,

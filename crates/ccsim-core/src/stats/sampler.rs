@@ -63,13 +63,15 @@ struct FlowCounters {
     fast_recoveries: u64,
     ce_marks: u64,
     ece_acks: u64,
+    drops: [u64; 2],
 }
 
 impl FlowCounters {
-    fn of(flow: crate::flow::FlowRef<'_>, ce_marks: u64) -> Self {
+    fn of(flow: crate::flow::FlowRef<'_>, ce_marks: u64, drops: [u64; 2]) -> Self {
         let r = flow.report();
         FlowCounters {
             ce_marks,
+            drops,
             ece_acks: r.ece_acks,
             delivered: flow.delivered_bytes(),
             rx: flow.rx_bytes(),
@@ -111,7 +113,11 @@ impl Sampler {
         for l in &mut net.links {
             l.restart_waits(now);
         }
-        self.warm_flows = flows.iter().enumerate().map(|(i, f)| FlowCounters::of(f, net.ce_marks(i as u32))).collect();
+        self.warm_flows = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FlowCounters::of(f, net.ce_marks(i as u32), net.flow_drops(i as u32)))
+            .collect();
     }
 
     pub fn sample(&mut self, net: &mut Net, flows: &mut FlowTable) {
@@ -304,6 +310,7 @@ impl Sampler {
         let w = self.warm_flows.get(f).copied().unwrap_or_default();
         let delivered = flow.delivered_bytes() - w.delivered;
         let delay = flow.app_delay();
+        let drops = net.flow_drops(f as u32);
         FlowResult {
             id: f as u32,
             entry: m.entry,
@@ -319,6 +326,8 @@ impl Sampler {
             delivered_bytes: delivered,
             data_pkts_sent: r.data_sent - w.data_sent,
             retransmits: r.retransmits - w.retransmits,
+            data_pkts_dropped: drops[0] - w.drops[0],
+            acks_dropped: drops[1] - w.drops[1],
             timeouts: r.timeouts - w.timeouts,
             fast_recoveries: r.fast_recoveries - w.fast_recoveries,
             ce_marks: net.ce_marks(f as u32) - w.ce_marks,

@@ -283,6 +283,45 @@ fn flows_ce_marks_add_up_to_the_links_marks() {
     }
 }
 
+/// Drops are counted per flow and per kind where they happen: loss on the
+/// reverse path alone drops only ACKs, on the forward path only data; a
+/// flow over an idle path loses nothing; with a warm-up the counts cover
+/// the measured period as the links' do (`assert_conserved` checks the
+/// sums on every run).
+#[test]
+fn flows_drops_are_their_own_data_or_acks() {
+    let fwd = Dumbbell::new(10e6, 10, 20.0).warmup(4.0).loss(0.002).flow("cc = \"reno\"").flow("cc = \"cubic\"").run();
+    let rev = Dumbbell::new(10e6, 100_000, 20.0).reverse_loss(0.02).flow("cc = \"reno\"").run();
+    let l = &fwd.links[FWD_BNECK];
+    eprintln!(
+        "forward: drops {} random {}; flows {:?}",
+        l.drops,
+        l.random_losses,
+        fwd.flows.iter().map(|f| (f.data_pkts_dropped, f.acks_dropped, f.retransmits)).collect::<Vec<_>>()
+    );
+    assert!(l.drops > 0 && l.random_losses > 0, "forward: {} drops, {} losses", l.drops, l.random_losses);
+    for f in &fwd.flows {
+        assert!(f.data_pkts_dropped > 0 && f.acks_dropped == 0, "forward, flow {}", f.id);
+        // each lost packet is resent (a timeout may resend more)
+        assert!(
+            f.retransmits >= f.data_pkts_dropped - 2,
+            "flow {}: {} retx, {} drops",
+            f.id,
+            f.retransmits,
+            f.data_pkts_dropped
+        );
+    }
+    let f = &rev.flows[0];
+    eprintln!(
+        "reverse: {} data, {} ACKs dropped of {} random losses",
+        f.data_pkts_dropped,
+        f.acks_dropped,
+        rev.links.iter().map(|l| l.random_losses).sum::<u64>()
+    );
+    assert_eq!(f.data_pkts_dropped, 0);
+    assert!(f.acks_dropped > 20, "{} ACKs dropped", f.acks_dropped);
+}
+
 /// With AccECN feedback an ACK's ECE flag is a bit of the ACE count (which
 /// starts at 5, ECE set), so `ece_acks` counts the ACKs whose count grew:
 /// none without marks, and with marks at most one per mark that reached

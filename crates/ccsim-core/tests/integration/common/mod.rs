@@ -25,6 +25,13 @@ pub fn assert_conserved(r: &Results) {
     );
     assert_eq!(c.in_flight, c.live_in_pool, "in_flight (network walk) != live packets in the pool ({})", r.name);
     assert!(c.holds());
+    // every drop is some flow's packet (transfers' flows are in their own
+    // table, not `flows`)
+    if r.transfers.is_empty() {
+        let flows: u64 = r.flows.iter().map(|f| f.data_pkts_dropped + f.acks_dropped).sum();
+        let links: u64 = r.links.iter().map(|l| l.drops + l.random_losses).sum();
+        assert_eq!(flows, links, "the flows' drops != the links' drops and random losses ({})", r.name);
+    }
 }
 
 /// A dumbbell scenario described by a few parameters; `toml()` renders it.
