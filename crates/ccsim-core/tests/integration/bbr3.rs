@@ -12,6 +12,12 @@ use ccsim_core::{Results, Scenario};
 use common::bbr_dumbbell::*;
 use common::*;
 
+/// Data packets dropped per data packet sent, over the given flows.
+fn loss_rate(r: &Results, flows: std::ops::Range<usize>) -> f64 {
+    let f = &r.flows[flows];
+    f.iter().map(|f| f.data_pkts_dropped).sum::<u64>() as f64 / f.iter().map(|f| f.data_pkts_sent).sum::<u64>() as f64
+}
+
 /// Retransmissions per data packet sent, over the given flows.
 fn retx_rate(r: &Results, flows: std::ops::Range<usize>) -> f64 {
     let f = &r.flows[flows];
@@ -72,10 +78,15 @@ fn probe_rtt_halves_cwnd_about_every_five_seconds() {
 }
 
 /// BBR v3 beside CUBIC at 0.5, 1, 2 and 8 BDP of buffer (60 s, measured
-/// after 5 s): the link stays full and v3 keeps its own retransmissions
-/// and the link's loss under D6's 2% `LossThresh` at every buffer, as the
-/// draft designs it to (§5.5.10: probes stop above 2% loss; v3 answers
-/// each lossy round outside them). The shares are printed beside v1's.
+/// after 5 s): the link stays full and v3 keeps its own loss (its packets
+/// dropped per packet sent) and the link's under D6's 2% `LossThresh` at
+/// every buffer, as the draft designs it to (§5.5.10: probes stop above 2%
+/// loss; v3 answers each lossy round outside them). Its retransmissions
+/// are printed, not bounded: the RFC sender finds a lost retransmission
+/// only by its RTO (RFC 6675 has no rule for it), which resends every
+/// un-SACKed segment, most of them still queued at 8 BDP
+/// (docs/decisions/2026-12-02-a-flows-loss-not-its-retransmissions.md).
+/// The shares are printed beside v1's.
 #[test]
 fn against_cubic_loss_stays_under_two_percent_at_every_buffer() {
     for buf in [0.5, 1.0, 2.0, 8.0] {
@@ -84,19 +95,22 @@ fn against_cubic_loss_stays_under_two_percent_at_every_buffer() {
         let share = |r: &Results| r.flows[0].goodput_bps / (r.flows[0].goodput_bps + r.flows[1].goodput_bps);
         let l = &r.links[FWD_BNECK];
         eprintln!(
-            "{buf} BDP: bbr3 share {:.3} (v1 {:.3}); utilisation {:.4}; link loss {:.4} (v1 {:.4}); bbr3 retx {:.4}, \
-             cubic retx {:.4}",
+            "{buf} BDP: bbr3 share {:.3} (v1 {:.3}); utilisation {:.4}; link loss {:.4} (v1 {:.4}); bbr3 loss {:.4}, \
+             retx {:.4} ({} timeouts); cubic loss {:.4}, retx {:.4}",
             share(&r),
             share(&v1),
             l.utilization,
             l.loss_rate,
             v1.links[FWD_BNECK].loss_rate,
+            loss_rate(&r, 0..1),
             retx_rate(&r, 0..1),
+            r.flows[0].timeouts,
+            loss_rate(&r, 1..2),
             retx_rate(&r, 1..2)
         );
         assert!(l.utilization > 0.97, "{buf} BDP: utilisation {}", l.utilization);
         assert!(l.loss_rate < 0.02, "{buf} BDP: link loss {}", l.loss_rate);
-        assert!(retx_rate(&r, 0..1) < 0.02, "{buf} BDP: bbr3 retransmits {}", retx_rate(&r, 0..1));
+        assert!(loss_rate(&r, 0..1) < 0.02, "{buf} BDP: bbr3 loss {}", loss_rate(&r, 0..1));
     }
 }
 

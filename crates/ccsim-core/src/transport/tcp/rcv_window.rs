@@ -230,15 +230,18 @@ impl LinuxRcvWindow {
         grew
     }
 
-    /// The application read everything up to `read` bytes at `now`
-    /// (`tcp_rcv_space_adjust`, once per receiver RTT), with `span` bytes
-    /// above a hole still held.
-    pub fn on_read(&mut self, now: Time, read: u64, span: u64) {
+    /// The application has read up to `read` bytes at `now`, `inq` bytes
+    /// more still queued in order and `span` bytes above a hole held
+    /// (`tcp_rcv_space_adjust`, once per receiver RTT). The bytes still
+    /// queued do not count ("tcp: add receive queue awareness in
+    /// tcp_rcv_space_adjust()", Linux 6.18: `copied -= inq`): an
+    /// application that lags behind asks no larger buffer.
+    pub fn on_read(&mut self, now: Time, read: u64, inq: u64, span: u64) {
         let Some(since) = self.rcvq_time else { return };
         if self.rtt_us8 == 0 || (now - since) / US < self.rtt_us8 >> 3 {
             return;
         }
-        let copied = read - self.rcvq_seq;
+        let copied = (read - self.rcvq_seq).saturating_sub(inq);
         if copied > self.space as u64 {
             self.rcvbuf_grow(u32::try_from(copied).unwrap_or(u32::MAX), span);
         }
@@ -410,7 +413,7 @@ mod tests {
         let mut w = LinuxRcvWindow::new(1448, 0);
         w.on_in_order(0, 1448, 1, 1448);
         // no RTT sample yet: no measurement
-        w.on_read(100 * MS, 1_000_000, 0);
+        w.on_read(100 * MS, 1_000_000, 0, 0);
         assert_eq!(w.space, 14_480);
         // a segment echoing a TSval 20 ms old: a 20 ms sample
         w.on_segment(120 * MS, 100 * MS, 1448, true);
@@ -424,12 +427,30 @@ mod tests {
         w.on_segment(170 * MS, 160 * MS, 1448, true);
         assert_eq!(w.rtt_us8 >> 3, 10_000);
         // a measurement after the RTT: more read than before grows the buffer
-        w.on_read(170 * MS, 30_000, 0);
+        w.on_read(170 * MS, 30_000, 0, 0);
         assert_eq!(w.space, 30_000);
         assert!(w.window_clamp() > 81_920);
         // and within the next RTT none
-        w.on_read(175 * MS, 200_000, 0);
+        w.on_read(175 * MS, 200_000, 0, 0);
         assert_eq!(w.space, 30_000);
+    }
+
+    /// The kernel peer's traced read of two segments (Linux 6.18.44,
+    /// `tcp:tcp_rcvbuf_grow`): measured after the first, 28960 bytes
+    /// since the last measurement with 1448 still queued; the next
+    /// measurement's `space` was 27512. A read whose queued rest exceeds
+    /// what it took asks nothing but starts the next measurement.
+    #[test]
+    fn the_bytes_still_queued_do_not_count() {
+        let mut w = LinuxRcvWindow::new(1448, 0);
+        w.rtt_us8 = 20_000 << 3;
+        w.rcvq_time = Some(0);
+        w.rcvq_seq = 10_000;
+        w.space = 15_928;
+        w.on_read(24 * MS, 10_000 + 28_960, 1448, 0);
+        assert_eq!((w.space, w.rcvq_seq), (27_512, 38_960));
+        w.on_read(50 * MS, 38_960 + 2896, 100_000, 0);
+        assert_eq!((w.space, w.rcvq_seq, w.rcvq_time), (27_512, 41_856, Some(50 * MS)));
     }
 
     /// A larger sample enters only when the application has read

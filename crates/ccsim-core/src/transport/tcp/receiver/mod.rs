@@ -351,7 +351,7 @@ impl TcpReceiver {
             // wake (docs/decisions/2026-12-01-the-receiving-application.md)
             let span = self.ooo_span();
             if let Some(l) = self.linux.as_deref_mut() {
-                l.window.on_read(net.now, self.delivered_bytes, span);
+                l.window.on_read(net.now, self.delivered_bytes, 0, span);
             }
         }
     }
@@ -381,8 +381,13 @@ impl TcpReceiver {
     fn read(&mut self, net: &mut Net) {
         let span = self.ooo_span();
         let Some(l) = self.linux.as_deref_mut() else { return };
+        // Linux measures after each skb the read copies, the first one
+        // deciding: through the read's first segment (one skb per
+        // segment, as a TUN device's are), the rest still queued
+        let first = (self.rcv_nxt + 1).saturating_sub(l.reader.unread()).min(self.rcv_nxt);
+        let inq = self.cfg.payload_between(first, self.rcv_nxt);
         l.reader.on_read();
-        l.window.on_read(net.now, self.delivered_bytes, span);
+        l.window.on_read(net.now, self.delivered_bytes - inq, inq, span);
         let two = self.rcv_nxt.saturating_sub(l.acked_nxt) > 1;
         if self.pending > 0 && (two || (l.pushed && self.holes.is_none())) {
             self.send_ack(net, self.ts_pending, self.rcv_nxt.saturating_sub(1));
