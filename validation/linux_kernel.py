@@ -250,18 +250,6 @@ OPEN: Dict[Tuple[str, str], str] = {
     "ccsim starts each later flow so that its SYN reaches the bottleneck as the kernel's did "
     "(`ccsim_offsets`); the recording predates the timestamp clock's phase, so ccsim's runs take five "
     "phases spread over the millisecond (`unknown_phase`), not the kernel runs' own",
-    **{("reno-4-50m-20ms-2bdp", m): "the shares and the windows' 95th percentile: the recording (2026-11-30) "
-       "has no reads, and its five runs one pair of start offsets and clock phase, so ccsim runs once: flows "
-       "of 14.3, 12.8, 10.8 and 10.4 Mb/s (Jain's index 0.983) and a pooled 95th percentile of 89 segments, "
-       "against the kernel's 12.6-13.8, 11.9-12.7, 11.6-12.0 and 10.3-11.5 Mb/s (0.990-0.998) and 72-86. "
-       "Retransmissions, drops, the mean window and the queue agree. The shares follow start-up: at ten clock "
-       "phases from 0 to 0.9 ms ccsim's largest share is 14.26 Mb/s at every one, and was 12.37 or 13.70 "
-       "(0.999 or 0.986) before the receiver measured a read after its first segment without the bytes "
-       "still queued, a change that moves only the window clamp (every flow's is over 240 segments from "
-       "0.33 s, its window at most 89) and with it which ACKs are quick (`tcp_grow_window`). The kernel's "
-       "reads (68-93 us after a segment at the median in the 10 Mb/s runs) move its runs apart, and the 50 "
-       "Mb/s scenarios are not recorded with them: the emulator's 99.9th percentile was over its budget"
-       for m in ("goodput_mbps[0]", "goodput_mbps[2]", "cwnd_p95")},
 }
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
