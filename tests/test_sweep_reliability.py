@@ -448,3 +448,30 @@ def test_read_cache_rejects_objects_without_version(tmp_path):
     with pytest.raises(CacheProblem, match="not a JSON object"):
         _read_cache(f, "x", _engine_version())
     assert _read_cache(tmp_path / "absent.json", "absent", _engine_version()) is None
+
+
+def test_runs_cached_by_another_engine_build_are_recomputed(tmp_path):
+    """The cache is filed under the engine build (its version and a digest
+    of its sources, ``engine_id``), not the version alone, which stays the
+    same through behaviour changes: a run cached by another build of the
+    same version is recomputed, and the rewritten file carries this build's
+    identity."""
+    import re
+
+    from ccsim._native import core
+
+    me = _engine_version()
+    assert re.fullmatch(re.escape(core().version()) + r"\+[0-9a-f]{16}", me), me
+    sc = small_scenario()
+    sweep(sc, {"seed": [1]}, out_dir=tmp_path, workers=1)
+    (f,) = list((tmp_path / "runs").glob("*.json"))
+    doc = json.loads(f.read_text())
+    assert doc["engine_version"] == me
+    doc["engine_version"] = core().version() + "+0000000000000000"
+    f.write_text(json.dumps(doc))
+    assert _read_cache(f, doc["key"], me) is None
+    before = f.stat().st_mtime_ns
+    time.sleep(0.01)
+    df = sweep(sc, {"seed": [1]}, out_dir=tmp_path, workers=1)
+    assert not df["cached"].any()
+    assert json.loads(f.read_text())["engine_version"] == me and f.stat().st_mtime_ns != before

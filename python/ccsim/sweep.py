@@ -309,8 +309,11 @@ def _cache_path(out_dir: Path, key: str) -> Path:
 
 
 def _engine_version() -> str:
+    """The engine build a cached run belongs to: its version and its
+    sources' digest (``engine_id``), so a run cached by an engine since
+    changed is recomputed, not reused."""
     try:
-        return core().version()
+        return core().engine_id()
     except Exception:  # pragma: no cover - version() is part of the contract
         return "unknown"
 
@@ -953,10 +956,10 @@ def execute(payloads: Mapping[Any, str], collect, workers: Optional[int] = None,
 
 
 def _worker_engine() -> str:
-    """Run on every Dask worker: the ccsim engine version it has."""
+    """Run on every Dask worker: the ccsim engine build it has."""
     from ccsim._native import core as _core_mod
 
-    return _core_mod().version()
+    return _core_mod().engine_id()
 
 
 def _check_workers(client: Any, address: Optional[str]) -> None:

@@ -269,6 +269,15 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The engine build's identity: the version and a digest of the engine's
+/// sources (build.rs), which changes with any edit that can move a result.
+/// Sweeps file their cached runs under it, and a Dask cluster's workers
+/// must share it.
+#[pyfunction]
+fn engine_id() -> String {
+    format!("{}+{}", env!("CARGO_PKG_VERSION"), env!("CCSIM_ENGINE_SOURCE"))
+}
+
 /// How this extension was compiled: `{"pgo": profile file name or None}`.
 /// The build backend (build_backend/ccsim_build.py) sets `CCSIM_BUILD_PGO`
 /// when it compiles with a profile; `ccsim bench` reports it beside its
@@ -287,6 +296,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_id, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(cbrt, m)?)?;
     controller::install(m)?;

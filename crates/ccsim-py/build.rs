@@ -1,0 +1,50 @@
+//! The engine's identity for caches (`engine_id()`): the crate version
+//! does not change with every behaviour change, so a sweep's cached run
+//! would outlive the engine that made it. A digest of the engine's
+//! sources (`ccsim-core`'s `src/` and manifest, the workspace lock file)
+//! does: any edit that can move a result gives another identity.
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn main() {
+    let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let core = here.join("../ccsim-core");
+    let lock = here.join("../../Cargo.lock");
+    let mut paths = Vec::new();
+    files(&core.join("src"), &mut paths);
+    paths.push(core.join("Cargo.toml"));
+    paths.push(lock.clone());
+    paths.retain(|p| p.is_file());
+    paths.sort();
+    let mut h = Sha256::new();
+    for p in &paths {
+        // the path relative to the engine crate, then the contents
+        let rel = p.strip_prefix(&core).unwrap_or(p).to_string_lossy().replace('\\', "/");
+        h.update(rel.as_bytes());
+        h.update([0]);
+        h.update(std::fs::read(p).unwrap_or_default());
+        h.update([0]);
+    }
+    let digest = if paths.len() > 2 {
+        h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect::<String>()
+    } else {
+        println!("cargo:warning=ccsim-core's sources not found beside ccsim-py: engine_id() without a digest");
+        "nosource".to_string()
+    };
+    println!("cargo:rustc-env=CCSIM_ENGINE_SOURCE={digest}");
+    println!("cargo:rerun-if-changed={}", core.join("src").display());
+    println!("cargo:rerun-if-changed={}", core.join("Cargo.toml").display());
+    println!("cargo:rerun-if-changed={}", lock.display());
+}
