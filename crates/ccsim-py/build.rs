@@ -22,22 +22,31 @@ fn main() {
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let core = here.join("../ccsim-core");
     let lock = here.join("../../Cargo.lock");
+    // (name, path): each file named by its place in the workspace, not
+    // by where the checkout lies, so every checkout of a commit agrees
     let mut paths = Vec::new();
     files(&core.join("src"), &mut paths);
     paths.push(core.join("Cargo.toml"));
-    paths.push(lock.clone());
-    paths.retain(|p| p.is_file());
-    paths.sort();
+    let mut named: Vec<(String, PathBuf)> = paths
+        .into_iter()
+        .filter(|p| p.is_file())
+        .filter_map(|p| {
+            let rel = p.strip_prefix(&core).ok()?.to_string_lossy().replace('\\', "/");
+            Some((format!("ccsim-core/{rel}"), p))
+        })
+        .collect();
+    if lock.is_file() {
+        named.push(("Cargo.lock".to_string(), lock.clone()));
+    }
+    named.sort();
     let mut h = Sha256::new();
-    for p in &paths {
-        // the path relative to the engine crate, then the contents
-        let rel = p.strip_prefix(&core).unwrap_or(p).to_string_lossy().replace('\\', "/");
-        h.update(rel.as_bytes());
+    for (name, p) in &named {
+        h.update(name.as_bytes());
         h.update([0]);
         h.update(std::fs::read(p).unwrap_or_default());
         h.update([0]);
     }
-    let digest = if paths.len() > 2 {
+    let digest = if named.len() > 2 {
         h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect::<String>()
     } else {
         println!("cargo:warning=ccsim-core's sources not found beside ccsim-py: engine_id() without a digest");
