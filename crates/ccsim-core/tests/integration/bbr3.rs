@@ -8,20 +8,25 @@
 //! printed, not asserted: neither the draft nor a reproducible study gives
 //! numbers for this path (docs/controllers.md `bbr3` lists them).
 use crate::common;
+use ccsim_core::stats::FlowResult;
 use ccsim_core::{Results, Scenario};
 use common::bbr_dumbbell::*;
 use common::*;
 
+/// `count` per data packet sent, over the given flows.
+fn per_sent(r: &Results, flows: std::ops::Range<usize>, count: fn(&FlowResult) -> u64) -> f64 {
+    let f = &r.flows[flows];
+    f.iter().map(count).sum::<u64>() as f64 / f.iter().map(|f| f.data_pkts_sent).sum::<u64>() as f64
+}
+
 /// Data packets dropped per data packet sent, over the given flows.
 fn loss_rate(r: &Results, flows: std::ops::Range<usize>) -> f64 {
-    let f = &r.flows[flows];
-    f.iter().map(|f| f.data_pkts_dropped).sum::<u64>() as f64 / f.iter().map(|f| f.data_pkts_sent).sum::<u64>() as f64
+    per_sent(r, flows, |f| f.data_pkts_dropped)
 }
 
 /// Retransmissions per data packet sent, over the given flows.
 fn retx_rate(r: &Results, flows: std::ops::Range<usize>) -> f64 {
-    let f = &r.flows[flows];
-    f.iter().map(|f| f.retransmits).sum::<u64>() as f64 / f.iter().map(|f| f.data_pkts_sent).sum::<u64>() as f64
+    per_sent(r, flows, |f| f.retransmits)
 }
 
 /// One flow, 100 Mb/s, 40 ms (BDP 333 packets), 8 BDP of buffer: no loss

@@ -384,8 +384,8 @@ impl TcpReceiver {
         // Linux measures after each skb the read copies, the first one
         // deciding: through the read's first segment (one skb per
         // segment, as a TUN device's are), the rest still queued
-        let first = (self.rcv_nxt + 1).saturating_sub(l.reader.unread()).min(self.rcv_nxt);
-        let inq = self.cfg.payload_between(first, self.rcv_nxt);
+        let behind_first = l.reader.unread().saturating_sub(1);
+        let inq = self.cfg.payload_between(self.rcv_nxt - behind_first, self.rcv_nxt);
         l.reader.on_read();
         l.window.on_read(net.now, self.delivered_bytes - inq, inq, span);
         let two = self.rcv_nxt.saturating_sub(l.acked_nxt) > 1;
