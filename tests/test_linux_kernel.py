@@ -233,7 +233,7 @@ TRACE = """# tracer: nop
 """
 
 
-def test_a_traced_read_is_timed_from_the_first_data_it_found_readable():
+def test_a_traced_read_is_timed_from_the_first_data_it_found_readable(tmp_path):
     """``kernel_live.ReadTrace``'s reading of the kernel's tracepoints: a
     read's delay runs from the first ``sk_data_ready`` after the previous
     read (a second one before the read does not restart it) to the read's
@@ -251,6 +251,11 @@ def test_a_traced_read_is_timed_from_the_first_data_it_found_readable():
     assert len(flows[1]["quantiles_s"]) == kernel_live.READ_QUANTILES
     assert flows[1]["quantiles_s"][0] == pytest.approx(70e-6) and flows[1]["quantiles_s"][-1] == pytest.approx(90e-6)
     assert flows[1]["quantiles_s"][500] == pytest.approx(80e-6) and flows[1]["max_us"] == pytest.approx(90)
+    # every read kept per flow, in the flows' order
+    kernel_live.write_reads_csv(tmp_path / "reads.csv", per, kernel_live.flow_sockets(per, [1448, 4344]))
+    assert (tmp_path / "reads.csv").read_text().splitlines() == [
+        "flow,readable_ns,read_ns,bytes", "0,10000200000,10001700000,1448",
+        "1,10000100000,10000190000,2896", "1,10002000000,10002070000,1448"]
     # flows not told apart by their bytes: no reads rather than wrong ones
     assert kernel_live.flow_reads(per, [1448, 1448]) is None
     assert kernel_live.flow_reads(per, [1448, 999]) is None

@@ -23,7 +23,8 @@ to ``out_dir/run-<i>.json``) the scenario, the kernel's release and
 sysctls, the emulator's report, per-flow goodput, receive series and
 ``tcp_info`` series, the sender namespace's SNMP counter deltas, and
 each flow's reads by the receiving application (:class:`ReadTrace`: how
-long after its data became readable each read came, as quantiles).
+long after its data became readable each read came, as quantiles; every
+read in ``out_dir/run-<i>.reads.csv``).
 
 ``--selftest`` measures the emulator against itself and against the
 receiver's clock: UDP at 1.25 times the bottleneck rate keeps the queue
@@ -53,7 +54,7 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parent.parent
 EMULATOR = REPO / "target" / "release" / "ccsim-tunemu"
@@ -779,18 +780,25 @@ def parse_read_trace(text: str) -> Dict[int, List[tuple]]:
     return out
 
 
-def read_delays(events: Sequence[tuple]) -> List[int]:
-    """One socket's read delays, ns: from the first data made readable
-    after the previous read to the read that follows."""
+def read_records(events: Sequence[tuple]) -> List[Tuple[int, int, int]]:
+    """One socket's reads as (readable_ns, read_ns, bytes): when the first
+    data made readable after the previous read arrived, and when the read
+    that took it returned."""
     out, since = [], None
     for ev in events:
         if ev[0] == "ready":
             if since is None:
                 since = ev[1]
         elif since is not None:
-            out.append(max(0, ev[1] - since))
+            out.append((since, ev[1], ev[2]))
             since = None
     return out
+
+
+def read_delays(events: Sequence[tuple]) -> List[int]:
+    """One socket's read delays, ns: from the first data made readable
+    after the previous read to the read that follows."""
+    return [max(0, r - s) for s, r, _ in read_records(events)]
 
 
 def quantiles(xs: Sequence[float], n: int = READ_QUANTILES) -> List[float]:
@@ -801,10 +809,10 @@ def quantiles(xs: Sequence[float], n: int = READ_QUANTILES) -> List[float]:
     return np.quantile(np.asarray(xs, dtype=float), np.linspace(0.0, 1.0, n)).tolist()
 
 
-def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[dict]]:
-    """Each flow's reads from the traced sockets: the socket whose reads
-    sum to the flow's received bytes. None when the sockets cannot be
-    told apart that way (two flows with equal totals, or a lost event)."""
+def flow_sockets(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[int]]:
+    """Each flow's traced socket: the one whose reads sum to the flow's
+    received bytes. None when the sockets cannot be told apart that way
+    (two flows with equal totals, or a lost event)."""
     totals = {sk: sum(e[2] for e in evs if e[0] == "read") for sk, evs in per_socket.items()}
     if len(set(bytes_received)) != len(bytes_received):
         return None
@@ -813,7 +821,32 @@ def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]
         match = [sk for sk, tot in totals.items() if tot == n]
         if len(match) != 1 or n == 0:
             return None
-        delays = read_delays(per_socket[match[0]])
+        out.append(match[0])
+    return out
+
+
+def write_reads_csv(path: Path, per_socket: Dict[int, List[tuple]], sockets: Sequence[int]) -> None:
+    """Every read of each flow (:func:`read_records`) as
+    ``flow,readable_ns,read_ns,bytes`` on the ``mono`` clock, for analyses
+    the recorded quantiles cannot answer (a read's delay against the idle
+    time before it, say)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("flow,readable_ns,read_ns,bytes\n")
+        for i, sk in enumerate(sockets):
+            fh.writelines(f"{i},{s},{r},{n}\n" for s, r, n in read_records(per_socket[sk]))
+
+
+def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[dict]]:
+    """Each flow's read delays from the traced sockets
+    (:func:`flow_sockets`): their count, median, 99th percentile, maximum
+    and :data:`READ_QUANTILES` quantiles. None when the sockets cannot be
+    told apart."""
+    sockets = flow_sockets(per_socket, bytes_received)
+    if sockets is None:
+        return None
+    out = []
+    for sk in sockets:
+        delays = read_delays(per_socket[sk])
         if not delays:
             return None
         out.append({"reads": len(delays), "median_us": quantiles(delays, 3)[1] / 1e3,
@@ -831,7 +864,8 @@ def _other_cpus(emu_cpu: Optional[int]) -> Optional[List[int]]:
 def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] = None) -> dict:
     """Runs ``scenario`` once against the kernel; returns the record (also
     written to ``out_dir/run-<run_index>.json``; the emulator's arrival and
-    departure logs to ``out_dir/run-<run_index>.{arrivals,departures}.csv``).
+    departure logs to ``out_dir/run-<run_index>.{arrivals,departures}.csv``,
+    each flow's reads to ``out_dir/run-<run_index>.reads.csv``).
 
     Per flow, ``goodput_mbps`` is the receive rate over the flow's
     ``[start_s, stop_s]``; ``goodput_mbps_steady`` leaves out the first
@@ -867,7 +901,11 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
         reads = None
         if trace is not None:
             text = trace.stop()
-            reads = None if trace.overrun else flow_reads(parse_read_trace(text), received["bytes_received"])
+            per_socket = parse_read_trace(text)
+            reads = None if trace.overrun else flow_reads(per_socket, received["bytes_received"])
+            sockets = flow_sockets(per_socket, received["bytes_received"])
+            if reads is not None and sockets is not None:
+                write_reads_csv(Path(f"{stem}.reads.csv"), per_socket, sockets)
         counters = _counter_deltas(before, _snmp(net.snd))
         links = {"tsnd": _link_stats(net.snd, "tsnd"), "trcv": _link_stats(net.rcv, "trcv")}
         emu_report = net.stop_emulator()

@@ -245,11 +245,6 @@ OPEN: Dict[Tuple[str, str], str] = {
        "against 33-35, 26-28, 16-23 and 11-16) since a paced sender defers as Linux's does "
        "(`tcp_tso_should_defer` from `tcp_wstamp_ns`)"
        for m in ("goodput_mbps[1]",)},
-    ("cubic-4-staggered", "goodput_mbps[1]"): "the second flow's share (40 ms, from 5 s): 8.2-9.2 Mb/s in "
-    "ccsim's five runs against 10.4-11.2 in the kernel's; the other shares are inside the kernel's range. "
-    "ccsim starts each later flow so that its SYN reaches the bottleneck as the kernel's did "
-    "(`ccsim_offsets`); the recording predates the timestamp clock's phase, so ccsim's runs take five "
-    "phases spread over the millisecond (`unknown_phase`), not the kernel runs' own",
 }
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
