@@ -261,6 +261,29 @@ def test_a_traced_read_is_timed_from_the_first_data_it_found_readable(tmp_path):
     assert kernel_live.flow_reads(per, [1448, 999]) is None
 
 
+def test_a_measured_tail_is_kept_value_by_value():
+    """``kernel_live.tail_quantiles``: equal steps up to the 99.9th
+    percentile, then every order statistic above it, all on the
+    measurement's piecewise-linear quantile function; a single stall is
+    the last point alone, at probability 1, with the second largest
+    value one read below it (at equal steps it would end a step holding
+    a thousandth of the draws)."""
+    import numpy as np
+
+    from validation import kernel_live
+
+    rng = np.random.default_rng(3)
+    xs = np.concatenate([rng.uniform(20e3, 1.4e6, 23_599), [41.39e6]])
+    p, q = kernel_live.tail_quantiles(xs)
+    m = len(xs)
+    assert len(p) == len(q) == 1000 + sum(k / (m - 1) > 0.999 for k in range(m))
+    assert p[0] == 0.0 and p[-1] == 1.0 and all(b > a for a, b in zip(p, p[1:]))
+    assert q == pytest.approx(np.quantile(xs, p).tolist())
+    top = np.sort(xs)
+    assert q[-1] == top[-1] and q[-2] == top[-2] < 1.4e6 and p[-2] == pytest.approx(1 - 1 / (m - 1))
+    assert p[999] == pytest.approx(0.999) and q[999] == pytest.approx(np.quantile(xs, 0.999))
+
+
 def test_a_run_with_traced_reads_gives_each_ccsim_flow_its_reads_and_seeds(monkeypatch):
     """A kernel run recorded with its reads runs ccsim ``READ_DRAWS`` times
     with each flow's read delays (``read_delay_s``), each draw with a seed

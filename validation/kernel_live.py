@@ -809,6 +809,28 @@ def quantiles(xs: Sequence[float], n: int = READ_QUANTILES) -> List[float]:
     return np.quantile(np.asarray(xs, dtype=float), np.linspace(0.0, 1.0, n)).tolist()
 
 
+def tail_quantiles(xs: Sequence[float], n: int = READ_QUANTILES) -> Tuple[List[float], List[float]]:
+    """(probabilities, quantiles) of ``xs``: at equal steps up to the last
+    step's start, ``(n-2)/(n-1)``, then every order statistic above it
+    (the k-th of m sorted values at k/(m-1)). All lie on the one
+    piecewise-linear quantile function :func:`quantiles` samples, but
+    the tail keeps each of its values: at equal steps the last step runs
+    from the 99.9th percentile to the maximum, and ccsim, drawing evenly
+    between the two, would turn one stall of 41 ms among 23,600 reads
+    into some 23 draws spread up to it."""
+    import numpy as np
+
+    x = np.sort(np.asarray(xs, dtype=float))
+    m = len(x)
+    if m < 2:
+        return [0.0, 1.0], [float(x[0])] * 2
+    cut = (n - 2) / (n - 1)
+    body = np.linspace(0.0, 1.0, n)[:-1]
+    k = np.arange(int(np.floor(cut * (m - 1))) + 1, m)
+    p = np.concatenate([body, k / (m - 1)])
+    return p.tolist(), np.concatenate([np.quantile(x, body), x[k]]).tolist()
+
+
 def flow_sockets(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[int]]:
     """Each flow's traced socket: the one whose reads sum to the flow's
     received bytes. None when the sockets cannot be told apart that way
@@ -839,8 +861,9 @@ def write_reads_csv(path: Path, per_socket: Dict[int, List[tuple]], sockets: Seq
 def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[dict]]:
     """Each flow's read delays from the traced sockets
     (:func:`flow_sockets`): their count, median, 99th percentile, maximum
-    and :data:`READ_QUANTILES` quantiles. None when the sockets cannot be
-    told apart."""
+    and quantiles at probabilities (:func:`tail_quantiles`: equal steps,
+    then the tail value by value). None when the sockets cannot be told
+    apart."""
     sockets = flow_sockets(per_socket, bytes_received)
     if sockets is None:
         return None
@@ -849,9 +872,11 @@ def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]
         delays = read_delays(per_socket[sk])
         if not delays:
             return None
+        probs, qs = tail_quantiles(delays)
         out.append({"reads": len(delays), "median_us": quantiles(delays, 3)[1] / 1e3,
                     "p99_us": quantiles(delays, 101)[99] / 1e3, "max_us": max(delays) / 1e3,
-                    "quantiles_s": [round(q / 1e9, 7) for q in quantiles(delays)]})
+                    "probabilities": [round(p, 9) for p in probs],
+                    "quantiles_s": [round(q / 1e9, 7) for q in qs]})
     return out
 
 

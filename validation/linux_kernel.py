@@ -125,16 +125,16 @@ class Scenario:
 
     def ccsim_scenario(self, offsets_s: Optional[Sequence[float]] = None,
                        ts_clock_phase_s: Optional[float] = None,
-                       read_delays_s: Optional[Sequence[Sequence[float]]] = None) -> Dict[str, Any]:
+                       read_delays_s: Optional[Sequence[Any]] = None) -> Dict[str, Any]:
         """The scenario in ccsim; ``offsets_s``: each flow's start after
         the others started with it, as a kernel run had them
         (:func:`start_offsets`); ``ts_clock_phase_s``: where the run's
         millisecond timestamp clock ticked (:func:`ts_clock_phase`);
         ``read_delays_s``: each flow's receiving application's read
-        delays, quantiles, as the run's were traced (:func:`run_reads`)."""
+        delays, as the run's were traced (:func:`run_reads`)."""
         offsets_s = offsets_s or [0.0] * self.n_flows
         phase = {} if ts_clock_phase_s is None else {"ts_clock_phase_s": ts_clock_phase_s}
-        reads = [{"read_delay_s": list(q)} for q in read_delays_s] if read_delays_s else [{}] * self.n_flows
+        reads = [{"read_delay_s": q} for q in read_delays_s] if read_delays_s else [{}] * self.n_flows
         flows = [{
             "transport": "tcp", "tcp_model": "linux", "cc": self.cc,
             "mss_bytes": MSS, "header_bytes": HEADER_BYTES,
@@ -193,58 +193,21 @@ TRACED: Dict[Tuple[str, str], str] = {}
 #: test suite holds this list to the comparison: a pair that starts to
 #: agree, or a new disagreement, fails it.
 OPEN: Dict[Tuple[str, str], str] = {
-    **{("reno-1-10m-20ms-1bdp", m): "one or two losses per sawtooth: the kernel's runs lose 122-128 segments "
-       "(123-131 in the recording of 2026-11-30), two in nearly every sawtooth; ccsim's, with each run's reads "
-       "drawn four times, 108-122, so some of its sawteeth lose one. Which it is follows the parity of "
-       "`snd_cwnd_cnt` (Reno's whole-segment increase, `tcp_cong_avoid_ai`), set by which segment slow "
-       "start's overflow loses, and that by the receive buffer's growth: Linux measures the bytes read in the "
-       "application's read (`tcp_recvmsg_locked` -> `tcp_rcv_space_adjust`) once the time since the last "
-       "measurement reaches the receiver's RTT estimate (24 ms, whole milliseconds from timestamps), and a "
-       "segment arrives 24.000 ms after the first measurement's. Whether the second measurement takes it is "
-       "decided by two reads' delays: the tie segment's read comes 24 ms or more after the first measurement's "
-       "read only if its delay is no shorter. In four earlier live runs the kernel measured on the next segment "
-       "(`tcp:tcp_rcvbuf_grow`: 25100-25238 us); in four of 2026-12-02 on the tie segment in two (one read "
-       "144 us after its segment against the first measurement's 104 us, one 1.28 ms late) and on the next in "
-       "two, and lost 127-131 in all four, so that measurement does not decide the kernel's count. Without "
-       "reads ccsim measures on the tie and loses 85 (2 of the 5 runs' clock phases) or 130. The personality "
-       "measures as the trace shows the kernel does: after a read's first skb, without the bytes still queued "
-       "(`copied -= inq`: a read of two segments measured 28960 bytes with 1448 queued and grew the buffer "
-       "from 27512; docs/decisions/2026-12-02-measuring-at-a-reads-first-segment.md)"
-       for m in ("retransmits", "drops")},
-    **{("cubic-1-10m-80ms-0.5bdp", m): "slow start's end in 2 of ccsim's 20 draws: its flow loses 26-27 "
-       "segments in 18 (the kernel's 27 in all ten runs of both recordings) and 56 in two, where HyStart's "
-       "ACK train (`hystart_update`) missed its round and slow start ran on to the loss. The train needs ACKs "
-       "at most 2 ms apart for half the minimum RTT (about 41 ms) from the round's start; at 10 Mb/s an ACK of "
-       "two segments leaves 2.4 ms after the last, so only quick ACKs carry it, one per segment while "
-       "`tcp_grow_window` raises `rcv_ssthresh` up to the window clamp. In those two draws one read came "
-       "2.6 ms late when the second buffer measurement (`tcp_rcv_space_adjust`) was due and took three "
-       "segments, so it measured 27512 bytes (30408 in the others: two segments still queued do not count), "
-       "and the buffer grew on another path (a clamp of 393701 bytes after the third measurement against "
-       "306561), which moves the quick ACKs the train is made of. "
-       "Without reads ccsim loses 26-27 at all five runs' conditions. 2 of 20 against 0 of 10 is no evidence "
-       "of a different rate (Fisher's exact test: p = 0.54), but one such draw moves ccsim's mean past 5%"
-       for m in ("retransmits", "drops")},
-    **{("cubic-4-10m-20ms-1bdp", m): "the shares and the windows' 95th percentile: with each run's reads "
-       "drawn four times, ccsim's flows share less evenly than the kernel's recorded runs (Jain's index "
-       "0.956-0.999, under 0.99 in 15 of 20 draws, against 0.990-0.998; the recording of 2026-11-30, without "
-       "reads, had 0.974-0.986, two live runs of 2026-12-02 0.986 and 0.996), its largest share 2.51-3.18 Mb/s against "
-       "2.54-2.71, and the windows' pooled 95th percentile is 13-16 segments (15 or 16 in 13 of 20 draws) "
-       "against 13-14. The mean window, the queue, the drops, the retransmissions and the timeouts agree; "
-       "in two live kernel runs 51-55% of the drop episodes after 2 s hit one flow (the emulator's arrival "
-       "log), mostly 1-3 segments each. Which flow's segments meet the full queue is decided within a packet "
-       "time (1.2 ms), and a read's delay moves the ACKs of that flow by as much"
-       for m in ("goodput_mbps[0]", "goodput_mbps[3]", "cwnd_p95")},
-    **{("bbr-4-10m-80ms-1bdp", m): "the second flow's share: with each run's reads drawn four times "
-       "ccsim's flows share less evenly (the second flow 1.99-2.95 Mb/s against the kernel's 2.31-2.82; "
-       "Jain's index 0.870-0.969 against 0.865-0.962). The shares are set in Startup, by when the first flow leaves it. In "
-       "10 live runs of 12-20 s (bbr_info every 10 ms) the kernel's first flow left at 1.17-1.19 s with "
-       "BtlBw 3.1-3.7 Mb/s in six and at 1.66-1.98 s with 4.2-5.7 in four; ccsim's, without reads, at "
-       "1.18 s with 3.8 Mb/s in one and at 1.66-1.67 s with 4.1-5.0 in nine. Until the first overflow "
-       "(0.35 s) ccsim's flows reach the bottleneck as the kernel's do, transmission for transmission and "
-       "within 0.1 ms, and each flow's losses there are the kernel's (33-38, 25-27, 18-23 and 11-14 segments "
-       "against 33-35, 26-28, 16-23 and 11-16) since a paced sender defers as Linux's does "
-       "(`tcp_tso_should_defer` from `tcp_wstamp_ns`)"
-       for m in ("goodput_mbps[1]",)},
+    ("bbr-1-10m-20ms-1bdp", "queue_mean_pkts"): "the queue's mean: 6.51-6.83 packets in ccsim's 20 draws against "
+    "6.77-7.20 in the kernel's runs (-5.2%); the windows (mean 45.3-47.0 segments against 46.2-46.4), the "
+    "retransmissions (45-50 against 44-55) and the goodput agree. The recording of the early morning of "
+    "2026-12-02, whose reads were slower (44-61 us at the median against 32-35), agreed on all eight pairs",
+    **{("bbr-4-10m-80ms-1bdp", m): "two kinds of kernel run: in two of five the flows keep a shorter queue "
+       "(54.3 and 56.1 packets of 67 at the mean against 62.0-62.1), lose fewer segments (2160 and 2490 against "
+       "3256-3415) and share more evenly (Jain's index 0.981 and 0.989 against 0.913-0.966). All 20 of ccsim's "
+       "draws keep the long queue (60.2-62.2 packets, 2777-3831 retransmissions), so its mean is near that "
+       "of the long-queue runs (3445 against their 3339) and its flows share less evenly (0.849-0.985). "
+       "Which kind a run is does not follow from its reads alone: the two short-queue runs' reads were the "
+       "fastest (36-37 us at the median against 43-54), and ccsim with them still gives queues of 61.0-62.1 "
+       "packets. BBR v1's inflight cap is twice its bandwidth-delay estimate, and a min_rtt taken with "
+       "the others' queue standing raises it (`bbr_update_min_rtt`, `bbr_inflight`), so when the flows' "
+       "ProbeRTTs meet the empty queue is the candidate"
+       for m in ("goodput_mbps[2]", "retransmits", "drops")},
 }
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
@@ -388,7 +351,7 @@ def ts_clock_phase(sc: Scenario, entry: Dict[str, Any]) -> Optional[float]:
 
 def ccsim_run(sc: Scenario, seed: int = 1, offsets_s: Optional[Sequence[float]] = None,
               ts_clock_phase_s: Optional[float] = None,
-              read_delays_s: Optional[Sequence[Sequence[float]]] = None) -> Dict[str, Any]:
+              read_delays_s: Optional[Sequence[Any]] = None) -> Dict[str, Any]:
     """ccsim's metrics for ``sc`` (with a kernel run's start offsets, clock
     phase and reads) and flow 0's window samples (for plots)."""
     import ccsim
@@ -548,13 +511,18 @@ def run_conditions(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]],
     return ccsim_offsets(sc, kernel_runs[k]), unknown_phase(k, len(kernel_runs)) if ph is None else ph
 
 
-def run_reads(entry: Dict[str, Any]) -> Optional[List[List[float]]]:
-    """Each flow's read delays (quantiles, s) as a kernel run traced its
-    receiving application's reads (``kernel_live.ReadTrace``), for ccsim's
-    ``read_delay_s``; None for a run recorded without them (ccsim's
+def run_reads(entry: Dict[str, Any]) -> Optional[List[Any]]:
+    """Each flow's ``read_delay_s`` as a kernel run traced its receiving
+    application's reads (``kernel_live.ReadTrace``): the quantiles at
+    their probabilities (``kernel_live.tail_quantiles``), or at equal
+    steps where a recording has no probabilities (before 2026-12-02's
+    last recordings); None for a run recorded without reads (ccsim's
     application then reads at each arrival)."""
     reads = entry.get("reads")
-    return [f["quantiles_s"] for f in reads] if reads else None
+    if not reads:
+        return None
+    return [{"probabilities": f["probabilities"], "quantiles_s": f["quantiles_s"]} if "probabilities" in f
+            else f["quantiles_s"] for f in reads]
 
 
 def ccsim_runs(sc: Scenario, kernel_runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:

@@ -38,15 +38,11 @@ pub struct HostDelay {
 }
 
 impl HostDelay {
-    /// `quantiles_s`: the delay's quantiles in seconds, equally spaced in
-    /// probability from 0 to 1 (one value: a constant delay); `seed`, `link`:
-    /// the scenario's seed and the interface's link id, for the stream.
-    pub fn new(quantiles_s: &[f64], seed: u64, link: u32) -> Self {
-        HostDelay {
-            delay: Quantiles::new(quantiles_s),
-            rng: rng::stream(seed, Stream::HostDelay, link as u64),
-            last: 0,
-        }
+    /// `delay`: the delay's distribution (one value: a constant delay);
+    /// `seed`, `link`: the scenario's seed and the interface's link id,
+    /// for the stream.
+    pub fn new(delay: Quantiles, seed: u64, link: u32) -> Self {
+        HostDelay { delay, rng: rng::stream(seed, Stream::HostDelay, link as u64), last: 0 }
     }
 
     /// When a packet the host hands to the wire at `at` really leaves it.
@@ -64,14 +60,14 @@ mod tests {
 
     #[test]
     fn a_constant_delays_every_packet_by_itself() {
-        let mut h = HostDelay::new(&[10e-6], 1, 0);
+        let mut h = HostDelay::new(Quantiles::new(&[10e-6]), 1, 0);
         assert_eq!(h.depart(from_secs(1.0)), from_secs(1.0) + from_secs(10e-6));
         assert_eq!(h.depart(from_secs(2.0)), from_secs(2.0) + from_secs(10e-6));
     }
 
     #[test]
     fn order_is_kept() {
-        let mut h = HostDelay::new(&[0.0, 100e-6], 1, 0);
+        let mut h = HostDelay::new(Quantiles::new(&[0.0, 100e-6]), 1, 0);
         let mut last = 0;
         for k in 0..10_000u64 {
             let t = h.depart(k * 1_000_000); // 1 µs apart
@@ -83,7 +79,7 @@ mod tests {
     #[test]
     fn seeds_and_links_give_their_own_streams() {
         let run = |seed, link| {
-            let mut h = HostDelay::new(&[0.0, 1e-3], seed, link);
+            let mut h = HostDelay::new(Quantiles::new(&[0.0, 1e-3]), seed, link);
             (0..8).map(|k| h.depart(k * from_secs(0.01))).collect::<Vec<_>>()
         };
         assert_eq!(run(1, 0), run(1, 0));

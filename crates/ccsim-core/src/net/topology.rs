@@ -494,10 +494,9 @@ fn sending_interfaces(sc: &Scenario, built: &mut Built) -> Result<(), ConfigErro
 /// that orders ties as ns-2 does (its times are ns-2's, `Ties::Ns2`).
 fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
     use super::host_delay::HostDelay;
-    let mut given: HashMap<usize, (&[f64], usize)> = HashMap::new();
+    let mut given: HashMap<usize, (&crate::scenario::DelayQuantiles, usize)> = HashMap::new();
     for fp in &built.flows {
         let Some(q) = &sc.flows[fp.entry].host_delay_s else { continue };
-        let q = q.values();
         let path = format!("flows[{}].host_delay_s", fp.entry);
         let route = &built.routes[fp.route as usize];
         for first in [route.fwd[0] as usize, route.rev[0] as usize] {
@@ -506,8 +505,10 @@ fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
                     return Err(ConfigError::new(
                         path,
                         format!(
-                            "{q:?} differs from flows[{e}].host_delay_s = {m:?}: both send over link \"{}\", a \
+                            "{} differs from flows[{e}].host_delay_s = {}: both send over link \"{}\", a \
                              host's one interface; give the same value",
+                            serde_json::to_string(q).unwrap_or_default(),
+                            serde_json::to_string(m).unwrap_or_default(),
                             built.links[first].name(&built.nodes)
                         ),
                     ));
@@ -525,7 +526,7 @@ fn host_delays(sc: &Scenario, built: &mut Built) -> Result<(), ConfigError> {
                             ),
                         ));
                     }
-                    link.set_host_delay(HostDelay::new(q, sc.seed, link.id));
+                    link.set_host_delay(HostDelay::new(q.to_quantiles(), sc.seed, link.id));
                     given.insert(first, (q, fp.entry));
                 }
             }

@@ -312,20 +312,41 @@ pub enum OneOrMany {
 }
 
 /// A delay given as one value or as its distribution's quantiles
-/// (`flows[i].host_delay_s`).
+/// (`flows[i].host_delay_s`, `read_delay_s`): at equal steps of
+/// probability, or at probabilities given with them.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum DelayQuantiles {
     One(f64),
     Many(Vec<f64>),
+    At(QuantilesAt),
+}
+
+/// Quantiles at given probabilities (`{ probabilities = [...],
+/// quantiles_s = [...] }`): a measurement's tail kept point by point
+/// (`sim::quantiles::Quantiles`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QuantilesAt {
+    pub probabilities: Vec<f64>,
+    pub quantiles_s: Vec<f64>,
 }
 
 impl DelayQuantiles {
-    /// The quantiles, equally spaced in probability (one: a constant).
+    /// The delays, seconds (one: a constant).
     pub fn values(&self) -> &[f64] {
         match self {
             DelayQuantiles::One(x) => std::slice::from_ref(x),
             DelayQuantiles::Many(v) => v,
+            DelayQuantiles::At(t) => &t.quantiles_s,
+        }
+    }
+
+    /// The distribution to draw from (validated: `validate::delay_distribution`).
+    pub fn to_quantiles(&self) -> crate::sim::quantiles::Quantiles {
+        match self {
+            DelayQuantiles::At(t) => crate::sim::quantiles::Quantiles::at(&t.probabilities, &t.quantiles_s),
+            _ => crate::sim::quantiles::Quantiles::new(self.values()),
         }
     }
 }
@@ -524,17 +545,21 @@ flow_spec! {
         /// with Linux's receiver (`delack_model = "linux"` and `delayed_ack`): the receiving application's
         /// wake-up, the time from the arrival of data it can read, while it waits in `recv()`, to the read
         /// that takes everything readable then (one number: a constant; a list of n ≥ 2 nondecreasing
-        /// values: quantiles at probabilities 0, 1/(n−1), …, 1, drawn per read from the seed as
-        /// `host_delay_s` is). Data that arrives before that read waits for it. Linux does in the read
-        /// what the arrival alone does not: the receive buffer's once-per-RTT measurement
+        /// values: quantiles at probabilities 0, 1/(n−1), …, 1; a table `{ probabilities = [...],
+        /// quantiles_s = [...] }`: quantiles at the probabilities given, from 0 to 1 increasing; drawn per
+        /// read from the seed as `host_delay_s` is). Data that arrives before that read waits for it. Linux
+        /// does in the read what the arrival alone does not: the receive buffer's once-per-RTT measurement
         /// (`tcp_rcv_space_adjust`, on the bytes read), and the ACK owed to a segment with PSH or to two
         /// segments whose window test failed (`tcp_cleanup_rbuf`); until then the unread data fills the
         /// buffer, so the offered window shrinks and a larger receiver RTT sample is not taken
-        /// (`tcp_rcv_rtt_update`). Without it the application reads at each arrival. Give a heavy tail by
-        /// enough quantiles (draws between the last two spread evenly); the kernel peer's receiver read
-        /// 68-93 µs after the data at the median, 0.17-2.5 ms at the 99th percentile
-        /// ([decision](decisions/2026-12-01-the-receiving-application.md))
-        #[flow(tcp; "number ≥ 0 or list of them"; "none: reads at the arrival")]
+        /// (`tcp_rcv_rtt_update`). Without it the application reads at each arrival. Draws between two
+        /// points spread evenly, so give a measured tail by points at its top order statistics (the k-th
+        /// largest of m delays at probability 1 − (k−1)/(m−1)): at equal steps one stall among thousands
+        /// of reads would spread over the last step's draws. The kernel peer's receiver read 22-54 µs after
+        /// the data at the median, 0.07-0.34 ms at the 99th percentile, with stalls of up to 26 ms
+        /// ([decision](decisions/2026-12-01-the-receiving-application.md),
+        /// [tail](decisions/2026-12-02-a-measured-tail-point-by-point.md))
+        #[flow(tcp; "number ≥ 0, list of them, or table"; "none: reads at the arrival")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub read_delay_s: Option<DelayQuantiles>,
         /// a reduction proven spurious is undone (Linux `tcp_try_undo_recovery`, `tcp_try_undo_dsack`,
@@ -846,8 +871,10 @@ flow_spec! {
         pub txqueuelen_pkts: Option<u64>,
         /// each end host's delay from a send to the wire (the sender's data, the receiver's ACKs), drawn
         /// for each packet (`net::host_delay`): one number is a constant delay; a list of n ≥ 2
-        /// nondecreasing values gives its quantiles at probabilities 0, 1/(n−1), …, 1, and each packet's
-        /// delay is drawn from the piecewise-linear distribution through them, from the seed (each
+        /// nondecreasing values gives its quantiles at probabilities 0, 1/(n−1), …, 1 (a table
+        /// `{ probabilities = [...], quantiles_s = [...] }` gives them at other probabilities, from 0 to 1
+        /// increasing), and each packet's delay is drawn from the piecewise-linear distribution through
+        /// them, from the seed (each
         /// interface its own stream). A host keeps order: a packet never leaves before the one sent ahead
         /// of it. The endpoints work as without it (their clocks, timers and windows are unchanged) and
         /// only the wire sees each packet later, where `send_jitter_s` holds the window back. A delay that
@@ -857,7 +884,7 @@ flow_spec! {
         /// BBR's ACK-aggregation estimate ([decision](decisions/2026-11-30-host-delay-and-the-kernel-peer.md)).
         /// Applied to the first link of the flow's route and of its ACKs' route, the hosts' interfaces;
         /// flows sharing one must give the same value. Not on a link with `ties = "ns2"`
-        #[flow(common; "number ≥ 0 or list of them"; "none")]
+        #[flow(common; "number ≥ 0, list of them, or table"; "none")]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host_delay_s: Option<DelayQuantiles>,
         // -- common: when the application runs
@@ -1069,7 +1096,9 @@ pub(crate) fn plain_message(msg: &str) -> String {
         return "must be a number or a list of numbers (one per flow)".into();
     }
     if msg.starts_with("data did not match any variant of untagged enum DelayQuantiles") {
-        return "must be a number or a list of numbers (the delay's quantiles)".into();
+        return "must be a number, a list of numbers (the delay's quantiles) or a table { probabilities = [...], \
+                quantiles_s = [...] }"
+            .into();
     }
     // the TOML reader's word for a table of two or more keys given to a
     // name-valued field (`parse_doc` says the value and the names)

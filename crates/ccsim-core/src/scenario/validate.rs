@@ -187,7 +187,7 @@ fn flow(i: usize, f: &FlowSpec, sc: &Scenario, parts: &dyn Parts) -> R {
         }
     }
     if let Some(q) = &f.host_delay_s {
-        delay_quantiles(&p("host_delay_s"), q.values())?;
+        delay_distribution(&p("host_delay_s"), q)?;
     }
     match &f.rtt_s {
         Some(OneOrMany::One(x)) => positive(&p("rtt_s"), *x)?,
@@ -414,8 +414,40 @@ fn gb(bytes: f64) -> String {
     format!("{:.3} GB", bytes / 1e9)
 }
 
-/// `flows[i].host_delay_s` (or `read_delay_s`) is valid: one value or at least two, each a
-/// finite number ≥ 0, in nondecreasing order (quantiles).
+/// `flows[i].host_delay_s` (or `read_delay_s`) is valid: its delays as [`delay_quantiles`]
+/// says, and given probabilities as many, from 0 to 1 and increasing.
+pub fn delay_distribution(path: &str, d: &crate::scenario::DelayQuantiles) -> Result<(), ConfigError> {
+    let crate::scenario::DelayQuantiles::At(t) = d else { return delay_quantiles(path, d.values()) };
+    delay_quantiles(&format!("{path}.quantiles_s"), &t.quantiles_s)?;
+    let pp = format!("{path}.probabilities");
+    let (p, n) = (&t.probabilities, t.quantiles_s.len());
+    if p.len() != n || n < 2 {
+        return Err(ConfigError::new(
+            pp,
+            format!("{} values is not allowed; give one per quantile ({n}), at least two", p.len()),
+        ));
+    }
+    for (j, &x) in p.iter().enumerate() {
+        let bad = if !x.is_finite() {
+            Some("must be a finite number".to_string())
+        } else if j == 0 && x != 0.0 {
+            Some("the first must be 0".into())
+        } else if j == n - 1 && x != 1.0 {
+            Some("the last must be 1".into())
+        } else if j > 0 && x <= p[j - 1] {
+            Some(format!("must be above the one before it ({})", p[j - 1]))
+        } else {
+            None
+        };
+        if let Some(why) = bad {
+            return Err(ConfigError::new(format!("{pp}[{j}]"), format!("{x} is not allowed; {why}")));
+        }
+    }
+    Ok(())
+}
+
+/// A delay's quantiles are valid: one value or at least two, each a
+/// finite number ≥ 0, in nondecreasing order.
 pub fn delay_quantiles(path: &str, quantiles_s: &[f64]) -> Result<(), ConfigError> {
     if quantiles_s.is_empty() {
         return Err(ConfigError::new(path, "an empty list is not allowed; give one delay or its quantiles"));

@@ -489,7 +489,7 @@ impl TcpConfig {
         fill_defaults(&mut f);
         let p = |k: &str| format!("{path}.{k}");
         if let Some(q) = &f.read_delay_s {
-            crate::scenario::validate::delay_quantiles(&p("read_delay_s"), q.values())?;
+            crate::scenario::validate::delay_distribution(&p("read_delay_s"), q)?;
         }
         let cfg = TcpParams {
             recovery: f.recovery.unwrap_or(defaults::RECOVERY),
@@ -514,7 +514,7 @@ impl TcpConfig {
             dsack: f.dsack.unwrap_or_default(),
             sack_compression: f.sack_compression.unwrap_or_default(),
             ts_clock_phase: from_secs(f.ts_clock_phase_s.unwrap_or_default()),
-            read_delay: f.read_delay_s.as_ref().map(|q| crate::sim::quantiles::Quantiles::new(q.values())),
+            read_delay: f.read_delay_s.as_ref().map(|q| q.to_quantiles()),
             undo: f.undo.unwrap_or_default(),
             frto: f.frto.unwrap_or_default(),
             timestamps: f.timestamps.unwrap_or_default(),

@@ -964,12 +964,25 @@ mod tests {
 
     #[test]
     fn a_read_delay_needs_linux_receiver_and_valid_quantiles() {
+        let at = |p: &[f64], q: &[f64]| serde_json::json!({"tcp_model": "linux", "read_delay_s": {"probabilities": p, "quantiles_s": q}});
         assert!(config_of(serde_json::json!({"tcp_model": "linux", "read_delay_s": [0.0, 1e-4]})).is_ok());
+        assert!(config_of(at(&[0.0, 0.999, 1.0], &[0.0, 1e-4, 4e-2])).is_ok());
         for (j, named) in [
             (serde_json::json!({"delack_model": "fixed", "read_delay_s": 1e-4}), "flows[0].read_delay_s"),
             (serde_json::json!({"tcp_model": "linux", "read_delay_s": []}), "an empty list is not allowed"),
             (serde_json::json!({"tcp_model": "linux", "read_delay_s": [2e-4, 1e-4]}), "flows[0].read_delay_s[1]"),
             (serde_json::json!({"tcp_model": "linux", "read_delay_s": -1.0}), "must be a finite number ≥ 0"),
+            (at(&[0.0, 1.0], &[2e-4, 1e-4]), "flows[0].read_delay_s.quantiles_s[1]"),
+            (
+                at(&[0.0, 0.5], &[1e-4, 2e-4]),
+                "flows[0].read_delay_s.probabilities[1]: 0.5 is not allowed; the last must be 1",
+            ),
+            (at(&[0.1, 1.0], &[1e-4, 2e-4]), "probabilities[0]: 0.1 is not allowed; the first must be 0"),
+            (
+                at(&[0.0, 0.5, 0.5, 1.0], &[1e-4; 4]),
+                "probabilities[2]: 0.5 is not allowed; must be above the one before it",
+            ),
+            (at(&[0.0, 1.0], &[1e-4, 2e-4, 3e-4]), "probabilities: 2 values is not allowed; give one per quantile (3)"),
         ] {
             let e = config_of(j.clone()).expect_err(&j.to_string());
             assert!(e.contains(named), "{j}: {e}");

@@ -13,12 +13,13 @@
 //! is not taken (`tcp_rcv_rtt_update`: "not if receive queue is not
 //! empty"). A waiting application is woken by `sk_data_ready` and runs
 //! some tens of microseconds to milliseconds later; on the kernel peer's
-//! receiver the wake-up took 68-93 µs at the median and 0.17-2.5 ms at the
-//! 99th percentile, from run to run
-//! (docs/decisions/2026-12-01-the-receiving-application.md). Which of two
-//! segments 24.000 ms apart the buffer measures on, for instance, is
-//! decided by two such wake-ups. Give the tail by enough quantiles: draws
-//! between the last two spread evenly.
+//! receiver the wake-up took 22-54 µs at the median and 0.07-0.34 ms at
+//! the 99th percentile, from run to run, with now and then a stall of up
+//! to 26 ms (docs/decisions/2026-12-01-the-receiving-application.md).
+//! Which of two segments 24.000 ms apart the buffer measures on, for
+//! instance, is decided by two such wake-ups. Give the tail point by point
+//! (quantiles at their probabilities): draws between two points spread
+//! evenly (docs/decisions/2026-12-02-a-measured-tail-point-by-point.md).
 //!
 //! Modelled: an application that waits in `recv()` whenever nothing is
 //! readable, and reads everything readable when it runs (a large user
