@@ -418,18 +418,31 @@ def scenario(seed: int, index: int, ccs: Optional[Sequence[str]] = None) -> Dict
     # a stream of its own so that the rest of the scenario is as before
     hosts = random.Random(f"host-{seed}-{index}")
     if hosts.random() < 1 / 6:
-        q = sorted(round(hosts.uniform(0, 2e-4), 7) for _ in range(hosts.randint(1, 5)))
+        q = _delay(hosts, 2e-4)
         for e in sc["flows"]:
-            e["host_delay_s"] = q if len(q) > 1 else q[0]
+            e["host_delay_s"] = q
     # about one in four Linux receivers has an application that reads some
     # time after the data arrives (``read_delay_s``: up to 2 ms, one value
     # or quantiles), from a stream of its own as well
     reads = random.Random(f"reads-{seed}-{index}")
     for e in sc["flows"]:
         if e.get("delayed_ack") and e.get("delack_model") == "linux" and reads.random() < 1 / 4:
-            q = sorted(round(reads.uniform(0, 2e-3), 7) for _ in range(reads.randint(1, 5)))
-            e["read_delay_s"] = q if len(q) > 1 else q[0]
+            e["read_delay_s"] = _delay(reads, 2e-3)
     return sc
+
+
+def _delay(rng: random.Random, most: float) -> Any:
+    """A delay of up to ``most`` seconds as a scenario gives one: a value,
+    quantiles at equal steps, or (half of those of three or more, drawn
+    after the values) quantiles at probabilities of their own."""
+    q = sorted(round(rng.uniform(0, most), 7) for _ in range(rng.randint(1, 5)))
+    if len(q) == 1:
+        return q[0]
+    if len(q) > 2 and rng.random() < 0.5:
+        inner = sorted({round(rng.uniform(0.001, 0.999), 6) for _ in range(len(q) - 2)})
+        if len(inner) == len(q) - 2:
+            return {"probabilities": [0.0, *inner, 1.0], "quantiles_s": q}
+    return q
 
 
 # --------------------------------------------------------------------------

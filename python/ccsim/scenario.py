@@ -408,7 +408,7 @@ class Flow(_Table):
     ts_clock_phase_s: Optional[float] = None
     #: Linux's receiver: the application's wake-up before a read, seconds or
     #: quantiles (as ``host_delay_s``); none: it reads at each arrival
-    read_delay_s: Optional[Union[Number, List[Number]]] = None
+    read_delay_s: Optional[Union[Number, List[Number], Dict[str, List[Number]]]] = None
     undo: Optional[bool] = None
     frto: Optional[bool] = None
     timestamps: Optional[bool] = None
@@ -446,8 +446,9 @@ class Flow(_Table):
     # TCP and UDP: the sending host's interface queue (Linux txqueuelen, packets)
     txqueuelen_pkts: Optional[int] = None
     # the sending host's delay before the wire: seconds, or its quantiles
-    # at probabilities 0, 1/(n-1), ..., 1, drawn per packet (order kept)
-    host_delay_s: Optional[Union[Number, List[Number]]] = None
+    # at probabilities 0, 1/(n-1), ..., 1 (or {"probabilities": [...],
+    # "quantiles_s": [...]} at others), drawn per packet (order kept)
+    host_delay_s: Optional[Union[Number, List[Number], Dict[str, List[Number]]]] = None
     start_s: Optional[Number] = None
     start_spread_s: Optional[Number] = None
     stop_s: Optional[Number] = None
