@@ -204,9 +204,14 @@ OPEN: Dict[Tuple[str, str], str] = {
        "of the long-queue runs (3445 against their 3339) and its flows share less evenly (0.849-0.985). "
        "Which kind a run is does not follow from its reads alone: the two short-queue runs' reads were the "
        "fastest (36-37 us at the median against 43-54), and ccsim with them still gives queues of 61.0-62.1 "
-       "packets. BBR v1's inflight cap is twice its bandwidth-delay estimate, and a min_rtt taken with "
-       "the others' queue standing raises it (`bbr_update_min_rtt`, `bbr_inflight`), so when the flows' "
-       "ProbeRTTs meet the empty queue is the candidate"
+       "packets. Not min_rtt: in four live runs of 2026-12-02 (`bbr_info` every 10 ms) every flow's min_rtt "
+       "was 80.1-80.2 ms until 15 s and 81.0-82.4 ms from then on, and the ProbeRTTs came together at "
+       "10.09-10.10 s and 20.45-20.58 s, as ccsim's do (10.09-10.10 s, 20.42-20.50 s). The queue follows "
+       "the sum of the flows' bandwidth estimates (BBR's windowed maximum of delivery-rate samples, "
+       "`bbr_update_bw`): in the one of the four whose queue was short (59.2 packets, 2617 drops) it "
+       "summed to 9.75 Mb/s over 5-10 s, when the queue's mean was 51.5 packets, against 10.1-11.3 Mb/s "
+       "and 56-65 packets in every other 5 s of the four runs. What lowers a run's estimates, and whether "
+       "ccsim's ever sum below the link's rate, is what to trace next"
        for m in ("goodput_mbps[2]", "retransmits", "drops")},
 }
 
