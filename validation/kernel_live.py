@@ -852,10 +852,11 @@ def write_reads_csv(path: Path, per_socket: Dict[int, List[tuple]], sockets: Seq
     ``flow,readable_ns,read_ns,bytes`` on the ``mono`` clock, for analyses
     the recorded quantiles cannot answer (a read's delay against the idle
     time before it, say)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("flow,readable_ns,read_ns,bytes\n")
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(["flow", "readable_ns", "read_ns", "bytes"])
         for i, sk in enumerate(sockets):
-            fh.writelines(f"{i},{s},{r},{n}\n" for s, r, n in read_records(per_socket[sk]))
+            out.writerows((i, *rec) for rec in read_records(per_socket[sk]))
 
 
 def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]) -> Optional[List[dict]]:
@@ -865,8 +866,12 @@ def flow_reads(per_socket: Dict[int, List[tuple]], bytes_received: Sequence[int]
     then the tail value by value). None when the sockets cannot be told
     apart."""
     sockets = flow_sockets(per_socket, bytes_received)
-    if sockets is None:
-        return None
+    return None if sockets is None else socket_reads(per_socket, sockets)
+
+
+def socket_reads(per_socket: Dict[int, List[tuple]], sockets: Sequence[int]) -> Optional[List[dict]]:
+    """:func:`flow_reads` of flows already matched to their sockets; None
+    when one has no read."""
     out = []
     for sk in sockets:
         delays = read_delays(per_socket[sk])
@@ -927,9 +932,9 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
         if trace is not None:
             text = trace.stop()
             per_socket = parse_read_trace(text)
-            reads = None if trace.overrun else flow_reads(per_socket, received["bytes_received"])
-            sockets = flow_sockets(per_socket, received["bytes_received"])
-            if reads is not None and sockets is not None:
+            sockets = None if trace.overrun else flow_sockets(per_socket, received["bytes_received"])
+            reads = None if sockets is None else socket_reads(per_socket, sockets)
+            if reads is not None:
                 write_reads_csv(Path(f"{stem}.reads.csv"), per_socket, sockets)
         counters = _counter_deltas(before, _snmp(net.snd))
         links = {"tsnd": _link_stats(net.snd, "tsnd"), "trcv": _link_stats(net.rcv, "trcv")}
