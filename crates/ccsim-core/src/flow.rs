@@ -13,7 +13,7 @@
 use crate::net::{Net, Packet};
 use crate::scenario::{ConfigError, FlowSpec};
 use crate::sim::Time;
-use crate::transport::cc::FeedbackSample;
+use crate::transport::cc::{FeedbackSample, ModelInfo};
 use crate::transport::{self, slot, AppDelay, Endpoints, Receiver, Sender, SenderReport};
 use nonmax::NonMaxU64;
 use std::sync::Arc;
@@ -186,6 +186,11 @@ impl<'a> FlowRef<'a> {
     /// The live sender's marked-fraction estimate (DCTCP's α).
     pub fn ecn_alpha(&self) -> Option<f64> {
         self.ends.and_then(|e| e.sender.ecn_alpha())
+    }
+
+    /// The live sender's model (BBR's bandwidth, RTprop and gains).
+    pub fn model_info(&self) -> Option<ModelInfo> {
+        self.ends.and_then(|e| e.sender.model_info())
     }
 
     /// Payload bytes delivered in order to the receiving application.

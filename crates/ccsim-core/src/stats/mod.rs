@@ -261,6 +261,19 @@ pub struct FlowSeries {
     /// the marked fraction (RFC 8257 §3.3).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dctcp_alpha: Vec<f64>,
+    /// Present once a BBR flow (v1 or v3) runs, NaN for others: the model
+    /// it steers by, as the kernel's `TCP_CC_INFO` reports it
+    /// (`struct tcp_bbr_info`): the bandwidth estimate in payload
+    /// bytes/s, RTprop in seconds (NaN before a sample), the pacing and
+    /// cwnd gains.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bbr_bw_bytes_per_s: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bbr_min_rtt_s: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bbr_pacing_gain: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bbr_cwnd_gain: Vec<f64>,
 }
 
 /// Push `v` onto an optional series column that starts (back-filled with

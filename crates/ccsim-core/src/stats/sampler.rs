@@ -144,6 +144,11 @@ impl Sampler {
                 push_optional(&mut s.xcp_feedback_bytes_per_s, rows, fb.map(|x| x.feedback_bytes_per_s));
                 push_optional(&mut s.xcp_delta_cwnd_pkts, rows, fb.map(|x| x.delta_cwnd_pkts));
                 push_optional(&mut s.dctcp_alpha, rows, flows.get(f).ecn_alpha());
+                let m = flows.get(f).model_info();
+                push_optional(&mut s.bbr_bw_bytes_per_s, rows, m.map(|m| m.bw_bytes_per_s));
+                push_optional(&mut s.bbr_min_rtt_s, rows, m.map(|m| m.min_rtt_s.unwrap_or(f64::NAN)));
+                push_optional(&mut s.bbr_pacing_gain, rows, m.map(|m| m.pacing_gain));
+                push_optional(&mut s.bbr_cwnd_gain, rows, m.map(|m| m.cwnd_gain));
                 s.time_s.push(ts);
                 s.flow.push(f);
                 s.cwnd.push(r.cwnd);

@@ -18,7 +18,7 @@ pub mod udp;
 use crate::net::{Net, Packet};
 use crate::scenario::{fields, ConfigError, FlowSpec};
 use crate::sim::{EventKind, Owner, Time};
-use cc::FeedbackSample;
+use cc::{FeedbackSample, ModelInfo};
 
 /// Timer slots of a flow's agents: a sender's slots are below
 /// `RECEIVER_SLOT`, a receiver's from it up.
@@ -123,6 +123,11 @@ pub trait SenderAgent: Send {
     fn ecn_alpha(&self) -> Option<f64> {
         None
     }
+    /// The controller's model (BBR's bandwidth, RTprop and gains), for
+    /// the flow series.
+    fn model_info(&self) -> Option<ModelInfo> {
+        None
+    }
 }
 
 /// The receiving endpoint of a flow.
@@ -212,6 +217,9 @@ impl Sender {
     }
     pub fn ecn_alpha(&self) -> Option<f64> {
         dispatch!(self, Sender, s => s.ecn_alpha())
+    }
+    pub fn model_info(&self) -> Option<ModelInfo> {
+        dispatch!(self, Sender, s => s.model_info())
     }
 }
 

@@ -190,3 +190,26 @@ fn bbr3_paces_at_its_own_rate_and_needs_the_rfc_recovery() {
     let e = rate_paced_error("bbr3", "cc_params = { gain = 2.0 }");
     assert!(e.contains("gain"), "{e}");
 }
+
+/// The flow series carry v3's model (Google's `bbr_get_info`): on a deep
+/// buffer `bw` is the link's payload rate, RTprop the path's 40 ms (a few
+/// packets' queue in a renewing sample), and the gains are those of D6
+/// §5.6.1's states: pacing 1.25 (UP), 0.9 (DOWN), 1 (CRUISE, REFILL,
+/// ProbeRTT); cwnd 2.25 (UP), 2 and ProbeRTT's 0.5.
+#[test]
+fn the_flow_series_carry_v3s_model() {
+    let r = run_db("bbr3-info", 0.04, 8.0, 12.0, &["cc = \"bbr3\""]);
+    let s = &r.series.flows;
+    let payload_rate = 100e6 / 8.0 * 1460.0 / 1500.0;
+    let (mut pacing, mut cwnd) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    for i in (0..s.time_s.len()).filter(|&i| s.time_s[i] > 2.0) {
+        let bw = s.bbr_bw_bytes_per_s[i] / payload_rate;
+        assert!((0.99..=1.02).contains(&bw), "bw {bw} of the link at {}", s.time_s[i]);
+        let rt = s.bbr_min_rtt_s[i];
+        assert!((0.04..0.0405).contains(&rt), "RTprop {rt} at {}", s.time_s[i]);
+        pacing.insert((s.bbr_pacing_gain[i] * 100.0).round() as u32);
+        cwnd.insert((s.bbr_cwnd_gain[i] * 100.0).round() as u32);
+    }
+    assert_eq!(pacing.into_iter().collect::<Vec<_>>(), [90, 100, 125]);
+    assert_eq!(cwnd.into_iter().collect::<Vec<_>>(), [50, 200, 225]);
+}

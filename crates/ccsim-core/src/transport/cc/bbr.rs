@@ -66,7 +66,9 @@
 //! - Gains are Linux's fixed-point values; ns-3 rounds the high gain to
 //!   2.89 and uses 1/2.89 for Drain.
 use super::minmax::WindowedMax;
-use super::{CaState, CcEvent, CcState, CongControlOut, CongestionControl, ControllerDoc, ParamDoc, RateSample};
+use super::{
+    CaState, CcEvent, CcState, CongControlOut, CongestionControl, ControllerDoc, ModelInfo, ParamDoc, RateSample,
+};
 use crate::scenario::{params::Params, ConfigError};
 use crate::sim::rng::Rng;
 use crate::sim::time::{from_secs, to_secs};
@@ -817,6 +819,16 @@ pub const NEEDS: super::Needs = super::Needs { pacing_rate: true, ..super::Needs
 impl CongestionControl for Bbr {
     fn name(&self) -> &'static str {
         "bbr"
+    }
+
+    /// `bbr_get_info`: `bbr_bw` in bytes/s, `min_rtt_us`, the gains.
+    fn model_info(&self, s: &CcState) -> Option<ModelInfo> {
+        Some(ModelInfo {
+            bw_bytes_per_s: self.btl_bw() * s.mss_bytes as f64,
+            min_rtt_s: self.min_rtt,
+            pacing_gain: self.pacing_gain,
+            cwnd_gain: self.cwnd_gain,
+        })
     }
 
     fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {

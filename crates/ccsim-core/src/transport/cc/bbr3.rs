@@ -118,7 +118,8 @@
 //!   state"; the probe still ends.
 use super::minmax::WindowedMax;
 use super::{
-    CaState, CcEvent, CcState, CongControlOut, CongestionControl, ControllerDoc, FlowInfo, ParamDoc, RateSample,
+    CaState, CcEvent, CcState, CongControlOut, CongestionControl, ControllerDoc, FlowInfo, ModelInfo, ParamDoc,
+    RateSample,
 };
 use crate::scenario::{params::Params, ConfigError};
 use crate::sim::rng::Rng;
@@ -1455,6 +1456,18 @@ pub const NEEDS: super::Needs = super::Needs {
 impl CongestionControl for Bbr3 {
     fn name(&self) -> &'static str {
         "bbr3"
+    }
+
+    /// Google's v3 `bbr_get_info`: `bw` (max_bw capped by bw_shortterm)
+    /// in bytes/s, `min_rtt_us`, the state's gains.
+    fn model_info(&self, s: &CcState) -> Option<ModelInfo> {
+        let (pacing_gain, cwnd_gain) = self.gains();
+        Some(ModelInfo {
+            bw_bytes_per_s: self.bw * s.mss_bytes as f64,
+            min_rtt_s: self.min_rtt.is_finite().then_some(self.min_rtt),
+            pacing_gain,
+            cwnd_gain,
+        })
     }
 
     fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {

@@ -312,6 +312,12 @@ pub trait CongestionControl: Send {
     fn ecn_alpha(&self) -> Option<f64> {
         None
     }
+    /// The model a model-based controller (BBR) steers by, for the flow
+    /// series: Linux's `get_info` hook, which `TCP_CC_INFO` reads as
+    /// `struct tcp_bbr_info`; `None` for controllers without one.
+    fn model_info(&self, _s: &CcState) -> Option<ModelInfo> {
+        None
+    }
 
     /// The fewest segments one transmission holds under TSO autosizing
     /// (Linux's `min_tso_segs` hook; `net.ipv4.tcp_min_tso_segs` without).
@@ -375,6 +381,22 @@ pub struct FeedbackSample {
     /// The window change it gave: `feedback · srtt / mss`, in packets (the
     /// paper's `cwnd = max(cwnd + H_feedback, s)` in window units).
     pub delta_cwnd_pkts: f64,
+}
+
+/// A model-based controller's estimates, the fields of Linux's
+/// `struct tcp_bbr_info` (`bbr_get_info`) in SI units, so a ccsim run and
+/// a kernel socket read through `TCP_CC_INFO` compare field by field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ModelInfo {
+    /// The bandwidth the controller paces and sizes its window by
+    /// (`bbr_bw`: BtlBw, or the policer's long-term rate while one is
+    /// assumed), payload bytes per second (`bbr_bw · mss_cache`).
+    pub bw_bytes_per_s: f64,
+    /// RTprop (`min_rtt_us`), seconds; `None` before a sample.
+    pub min_rtt_s: Option<f64>,
+    /// The current pacing and cwnd gains (the kernel's in 1/256).
+    pub pacing_gain: f64,
+    pub cwnd_gain: f64,
 }
 
 /// Slow start (RFC 5681 §3.1): +1 segment per acked segment up to ssthresh;

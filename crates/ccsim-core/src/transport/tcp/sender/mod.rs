@@ -59,7 +59,7 @@ use crate::net::Net;
 use crate::sim::rng::Rng;
 use crate::sim::time::{from_secs, to_secs};
 use crate::sim::{BareTimer, Time, Timer};
-use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, NetFeedback};
+use crate::transport::cc::{CcEvent, CcState, CongestionControl, FeedbackSample, ModelInfo, NetFeedback};
 use crate::transport::{sender_timer, SenderAgent, SenderReport};
 use extras::Extras;
 use nonmax::NonMaxU64;
@@ -689,6 +689,10 @@ impl SenderAgent for TcpSender {
 
     fn ecn_alpha(&self) -> Option<f64> {
         self.cc.ecn_alpha()
+    }
+
+    fn model_info(&self) -> Option<ModelInfo> {
+        self.cc.model_info(&self.st)
     }
 }
 
