@@ -5,6 +5,8 @@ Every metric pair agrees (within 5% of the kernel's mean or inside the
 range of its runs) or has a traced cause; every recording is honest about
 the emulator (its timing error under a tenth of a packet time, its drop
 decisions those of an independent queue on the same arrivals)."""
+import math
+
 import pytest
 
 from validation import linux_kernel as lk
@@ -60,7 +62,10 @@ def test_ccsim_agrees_with_the_kernel(sc):
     and the lists hold no pair that agrees now."""
     runs = lk.recorded(sc)["runs"]
     rows = lk.compare(sc, runs, lk.ccsim_runs(sc, runs))
-    assert len(rows) == len(lk.METRICS) + sc.n_flows - 1  # goodput per flow
+    model = all("bw_est_mbps" in r["metrics"] for r in runs)
+    assert sc.cc == "bbr" or not model
+    # goodput per flow; BBR's model where the kernel's runs sampled it
+    assert len(rows) == len(lk.METRICS) + sc.n_flows - 1 + model * len(lk.BBR_METRICS)
     bad = [f"{r['metric']}: kernel {r['kernel_mean']:.4g} [{r['kernel_lo']:.4g}, {r['kernel_hi']:.4g}], "
            f"ccsim {r['ccsim']:.4g}" for r in rows if r["verdict"] == "differs"]
     assert not bad, "; ".join(bad)
@@ -81,6 +86,26 @@ def test_a_pair_outside_the_kernels_range_and_tolerance_differs():
     rows = {r["metric"]: r for r in lk.compare(sc, runs, two)}
     assert (rows["retransmits"]["ccsim"], rows["retransmits"]["ccsim_lo"], rows["retransmits"]["ccsim_hi"]) == (12, 4, 20)
     assert rows["retransmits"]["verdict"] == "ok"
+
+
+def test_bbrs_model_is_averaged_over_each_flows_window_and_summed():
+    """``bbr_model``: each flow's bandwidth estimate averaged over its
+    window samples (from its first RTT of data), summed over the flows;
+    RTprop averaged per flow then over flows; samples without an estimate
+    (NaN) left out, and the kernel's "no sample yet" (``~0U``) read as
+    none."""
+    sc = lk.by_id("bbr-4-10m-80ms-1bdp")  # windows from 0.16 s
+    nan = math.nan
+    flows = [((0.0, 0.2, 0.3), (9e9, 250_000.0, 350_000.0), (nan, 0.080, 0.082))] * 2 + [
+        ((0.1, 0.5), (nan, 125_000.0), (nan, 0.090)), ((1.0,), (0.0,), (0.1,))]
+    m = lk.bbr_model(sc, flows)
+    assert m["bw_est_mbps"] == pytest.approx((2 * 300_000 + 125_000 + 0) * 8 / 1e6)
+    assert m["min_rtt_ms"] == pytest.approx((81 + 81 + 90 + 100) / 4)
+    # the kernel's samples: bytes/s and us, ~0U before RTprop's first sample
+    f = {"t": [0.2, 0.3], "bbr_info": {"bw": [250_000, 350_000], "min_rtt": [lk.NO_MIN_RTT_US, 82_000]}}
+    t, bw, rtt = lk.kernel_bbr_samples(f)
+    assert (t, bw) == ([0.2, 0.3], [250_000, 350_000])
+    assert math.isnan(rtt[0]) and rtt[1] == pytest.approx(0.082)
 
 
 def test_start_offsets_keep_the_kernels_order_within_flows_started_together():

@@ -40,6 +40,10 @@ retransmitted segments and retransmission timeouts of all flows, each
 flow's window (mean and 95th percentile of its 10 ms samples after its
 first RTT, in segments), the bottleneck's time-average queue (waiting
 packets, 10 ms samples) and drops, and Jain's index of the goodputs.
+BBR scenarios add BBR's model (:data:`BBR_METRICS`), the kernel's from
+``TCP_CC_INFO`` (``bbr_get_info``) every 10 ms, ccsim's from its flow
+series' ``bbr_*`` columns: the flows' bandwidth estimates summed and
+their mean RTprop.
 
 A pair agrees when ccsim's mean is within :data:`TOLERANCE` of the
 kernel's mean or inside the range of its runs. Otherwise it needs a cause in
@@ -217,6 +221,16 @@ OPEN: Dict[Tuple[str, str], str] = {
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
 
+#: BBR's model, compared where every kernel run of a recording sampled it
+#: (``TCP_CC_INFO``, recordings from 2026-12-02 on): the flows' bandwidth
+#: estimates summed (Mb/s of payload; BBR's pacing rate and window follow
+#: it, and a sum above the link's rate keeps the queue full) and their
+#: mean RTprop (ms).
+BBR_METRICS = ("bw_est_mbps", "min_rtt_ms")
+
+#: ``tcp_bbr_info.bbr_min_rtt`` before BBR's first RTT sample (``~0U``).
+NO_MIN_RTT_US = 2**32 - 1
+
 
 def by_id(sid: str) -> Scenario:
     for s in SCENARIOS:
@@ -262,6 +276,25 @@ def summarise(sc: Scenario, goodputs: List[float], cwnds: List[List[float]], ret
         "drops": drops,
         "jain": jain(goodputs),
     }
+
+
+def bbr_model(sc: Scenario, flows: Sequence[Tuple[Sequence[float], Sequence[float], Sequence[float]]]
+              ) -> Dict[str, float]:
+    """:data:`BBR_METRICS` from each flow's (time s, bandwidth estimate
+    bytes/s, RTprop s) samples, over the flow's window samples
+    (:meth:`Scenario.cwnd_window`): each flow's estimate averaged over
+    time, summed over the flows, and the flows' mean RTprop. Samples
+    without an estimate (NaN, or RTprop before its first sample) are left
+    out."""
+    bws, rtts = [], []
+    for i, (ts, bw, rtt) in enumerate(flows):
+        lo, hi = sc.cwnd_window(i)
+        inside = [(b, r) for t, b, r in zip(ts, bw, rtt) if lo <= t <= hi]
+        b = [x for x, _ in inside if x == x]
+        r = [x for _, x in inside if x == x]
+        bws.append(statistics.fmean(b) if b else math.nan)
+        rtts.append(statistics.fmean(r) if r else math.nan)
+    return {"bw_est_mbps": sum(bws) * 8 / 1e6, "min_rtt_ms": statistics.fmean(rtts) * 1e3}
 
 
 def _first_arrivals(sc: Scenario, arrivals: Iterable[Dict[str, Any]]) -> List[Optional[int]]:
@@ -382,6 +415,12 @@ def ccsim_run(sc: Scenario, seed: int = 1, offsets_s: Optional[Sequence[float]] 
     goodputs = [f["delivered_bytes"] * 8 / (sc.duration_s - s) / 1e6 for f, s in zip(raw["flows"], sc.starts_s)]
     m = summarise(sc, goodputs, cwnds, sum(f["retransmits"] for f in raw["flows"]),
                   sum(f["timeouts"] for f in raw["flows"]), queue, link["drops"])
+    if "bbr_bw_bytes_per_s" in fs:
+        nan = lambda x: math.nan if x is None else x  # noqa: E731  (JSON null: no estimate yet)
+        m.update(bbr_model(sc, [
+            tuple(zip(*[(t, nan(b), nan(r)) for t, f, b, r in zip(fs["time_s"], fs["flow"], fs["bbr_bw_bytes_per_s"],
+                                                                  fs["bbr_min_rtt_s"]) if f == i]))
+            for i in range(sc.n_flows)]))
     return {"metrics": m, "cwnd0": series0}
 
 
@@ -400,8 +439,19 @@ def kernel_metrics(sc: Scenario, run: Dict[str, Any]) -> Dict[str, Any]:
     shift = emu["t0_monotonic_ns"] - run["t0_monotonic_ns"]
     queue = [float(n) for t, n in zip(q["t_ns"], q["waiting_pkts"]) if 0 <= (t + shift) / 1e9 <= sc.duration_s]
     fin = [f["final_tcp_info"] for f in run["flows"]]
-    return summarise(sc, [f["goodput_mbps"] for f in run["flows"]], cwnds, sum(i["total_retrans"] for i in fin),
-                     sum(i["total_rto"] for i in fin), queue, emu["forward"]["dropped_buffer"])
+    m = summarise(sc, [f["goodput_mbps"] for f in run["flows"]], cwnds, sum(i["total_retrans"] for i in fin),
+                  sum(i["total_rto"] for i in fin), queue, emu["forward"]["dropped_buffer"])
+    if all("bbr_info" in f for f in run["flows"]):
+        m.update(bbr_model(sc, [kernel_bbr_samples(f) for f in run["flows"]]))
+    return m
+
+
+def kernel_bbr_samples(flow: Dict[str, Any]) -> Tuple[List[float], List[float], List[float]]:
+    """A live run's flow's ``TCP_CC_INFO`` samples as :func:`bbr_model`
+    takes them: times (s), bandwidth estimates (bytes/s), RTprop (s; NaN
+    before its first sample)."""
+    b = flow["bbr_info"]
+    return flow["t"], b["bw"], [math.nan if r == NO_MIN_RTT_US else r / 1e6 for r in b["min_rtt"]]
 
 
 def _downsample(t: Sequence[float], w: Sequence[float], step: float = 0.05) -> List[Tuple[float, float]]:
@@ -562,7 +612,8 @@ def compare(sc: Scenario, kernel_runs: List[Dict[str, Any]], ours: Sequence[Dict
     kernel's range), ``traced`` (a cause in :data:`TRACED`), ``open``
     (listed in :data:`OPEN`, no cause yet) or ``differs``."""
     rows = []
-    for metric in METRICS:
+    model = [m for m in BBR_METRICS if all(m in r["metrics"] for r in kernel_runs)]
+    for metric in METRICS + tuple(model):
         ks = [_values(r["metrics"], metric) for r in kernel_runs]
         cs = [_values(o, metric) for o in ours]
         for i in range(len(cs[0])):
