@@ -200,7 +200,14 @@ OPEN: Dict[Tuple[str, str], str] = {
     ("bbr-1-10m-20ms-1bdp", "queue_mean_pkts"): "the queue's mean: 6.51-6.83 packets in ccsim's 20 draws against "
     "6.77-7.20 in the kernel's runs (-5.2%); the windows (mean 45.3-47.0 segments against 46.2-46.4), the "
     "retransmissions (45-50 against 44-55) and the goodput agree. The recording of the early morning of "
-    "2026-12-02, whose reads were slower (44-61 us at the median against 32-35), agreed on all eight pairs",
+    "2026-12-02, whose reads were slower (44-61 us at the median against 32-35), agreed on all eight pairs. "
+    "One of that afternoon, on a noisier machine (the emulator's p99.9 lateness 376-1105 us against 76-529 "
+    "here, reads 55-64 us at the median and 0.33-2.1 ms at the 99th percentile), had queues of 7.45-10.5 "
+    "packets and 68-277 drops, ccsim with its reads 6.6-9.9 and 45-116; there `TCP_CC_INFO` put BBR's "
+    "bandwidth estimate at 9.70-9.85 Mb/s, above the link's 9.65 Mb/s of payload, ccsim's at 9.65-9.78: "
+    "more of the kernel's delivery-rate samples exceed the bottleneck's rate (`tcp_rate_gen` takes the "
+    "longer of the send and ACK intervals: such a sample needs data sent faster than the link, as in the "
+    "1.25 phase, and their ACKs returned bunched)",
     **{("bbr-4-10m-80ms-1bdp", m): "two kinds of kernel run: in two of five the flows keep a shorter queue "
        "(54.3 and 56.1 packets of 67 at the mean against 62.0-62.1), lose fewer segments (2160 and 2490 against "
        "3256-3415) and share more evenly (Jain's index 0.981 and 0.989 against 0.913-0.966). All 20 of ccsim's "
@@ -214,8 +221,17 @@ OPEN: Dict[Tuple[str, str], str] = {
        "the sum of the flows' bandwidth estimates (BBR's windowed maximum of delivery-rate samples, "
        "`bbr_update_bw`): in the one of the four whose queue was short (59.2 packets, 2617 drops) it "
        "summed to 9.75 Mb/s over 5-10 s, when the queue's mean was 51.5 packets, against 10.1-11.3 Mb/s "
-       "and 56-65 packets in every other 5 s of the four runs. What lowers a run's estimates, and whether "
-       "ccsim's ever sum below the link's rate, is what to trace next"
+       "and 56-65 packets in every other 5 s of the four runs. ccsim's estimates (its flow series' "
+       "`bbr_bw_bytes_per_s`) sum to 10.8-11.3 Mb/s, the kernel's to 10.8-11.2 in six live runs of the "
+       "afternoon (none with a short queue), and ccsim can take the short-queue state: with a later "
+       "recording's conditions 1 of its 20 draws did (55.9 packets, 2291 drops, Jain's index 0.984, the "
+       "estimates 10.66 Mb/s). That recording, on a noisier machine (the emulator's p99.9 lateness up to "
+       "962 us against 29-678 here, reads 52-85 us at the median), had one short-queue run in five, again "
+       "the one with the fastest reads; with it these three pairs agreed and the two leading flows' goodputs "
+       "did not (ccsim's leader 3.54 Mb/s against 2.61-3.49): BBR's policer detection "
+       "(`bbr_lt_bw_sampling`, 48 rounds at a long-term rate) takes the flow that leaves Startup last in 4 "
+       "of 6 kernel runs and 4 of ccsim's 20 draws. Why the quiet kernel's runs take the short-queue state "
+       "more often than ccsim is what to trace next"
        for m in ("goodput_mbps[2]", "retransmits", "drops")},
 }
 
