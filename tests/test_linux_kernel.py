@@ -88,6 +88,23 @@ def test_a_pair_outside_the_kernels_range_and_tolerance_differs():
     assert rows["retransmits"]["verdict"] == "ok"
 
 
+def test_the_hypervisors_share_is_read_from_proc_stat():
+    """``steal_share``: the eighth column's share of the first eight
+    (user to steal; guest time is inside user already) between two
+    readings; the machine's own ``/proc/stat`` gives a share in [0, 1]."""
+    from validation import kernel_live
+
+    before = [100, 0, 50, 800, 0, 0, 10, 40, 0, 0]
+    after = [200, 0, 100, 1600, 0, 0, 20, 80, 7, 0]
+    assert kernel_live.steal_share(before, after) == pytest.approx(40 / 1000)
+    assert kernel_live.steal_share(before, before) == 0.0
+    now = kernel_live.cpu_times()
+    assert len(now) >= 8 and 0.0 <= kernel_live.steal_share(now, kernel_live.cpu_times()) <= 1.0
+    emu = {"cpu": {"runqueue_wait_ns": 1_000_000, "involuntary_switches": 3}, "elapsed_s": 10.0}
+    c = kernel_live.contention(emu, 0.02)
+    assert c["steal_share"] == 0.02 and c["quiet"], "the hypervisor's share is recorded, not judged"
+
+
 def test_bbrs_model_is_averaged_over_each_flows_window_and_summed():
     """``bbr_model``: each flow's bandwidth estimate averaged over its
     window samples (from its first RTT of data), summed over the flows;

@@ -663,14 +663,37 @@ def _goodput(rx: List[int], start_s: float, stop_s: float) -> float:
     return sum(rx[lo:hi]) * 8 / span / 1e6 if span > 0 else 0.0
 
 
-def contention(emu_report: dict) -> dict:
+def cpu_times() -> List[int]:
+    """The machine's CPU time by kind, in clock ticks since boot (the
+    ``cpu`` line of ``/proc/stat``: user, nice, system, idle, iowait, irq,
+    softirq, steal, ...)."""
+    with open("/proc/stat", encoding="ascii") as f:
+        return [int(x) for x in f.readline().split()[1:]]
+
+
+def steal_share(before: Sequence[int], after: Sequence[int]) -> float:
+    """The share of the machine's CPU time between two :func:`cpu_times`
+    the hypervisor gave to other guests (``steal``, the eighth column): a
+    virtual CPU taken away stalls whatever ran on it, emulator or kernel
+    TCP, without the guest's scheduler seeing a wait."""
+    d = [b - a for a, b in zip(before, after)]
+    return d[7] / sum(d[:8]) if len(d) > 7 and sum(d[:8]) > 0 else 0.0
+
+
+def contention(emu_report: dict, steal: Optional[float] = None) -> dict:
     """How much the emulator was kept off its CPU by other tasks (its
     runqueue wait over the run): a busy-polling loop waiting for the CPU
-    serves no packet, so a run with a noticeable share is suspect."""
+    serves no packet, so a run with a noticeable share is suspect. With
+    ``steal``, the hypervisor's share of the machine over the run
+    (:func:`steal_share`), recorded to say how quiet the machine was: it
+    does not decide ``quiet``."""
     cpu = emu_report["cpu"]
     share = cpu["runqueue_wait_ns"] / 1e9 / max(emu_report["elapsed_s"], 1e-9)
-    return {"runqueue_wait_share": share, "involuntary_switches": cpu["involuntary_switches"],
-            "quiet": share < QUIET_SHARE}
+    out = {"runqueue_wait_share": share, "involuntary_switches": cpu["involuntary_switches"],
+           "quiet": share < QUIET_SHARE}
+    if steal is not None:
+        out["steal_share"] = steal
+    return out
 
 
 def timing_problems(error_ns: Dict[str, float], packet_ns: float) -> List[str]:
@@ -912,6 +935,7 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
                    scenario.get("mtu", 1500), [f.get("extra_rtt_ms", 0) for f in flows], scenario.get("loss", 0.0),
                    scenario.get("seed", run_index + 1), stem, opts, duration + 60)
     trace = ReadTrace() if opts["trace_reads"] and ReadTrace.available() else None
+    ticks = cpu_times()
     with net, (trace or contextlib.nullcontext()):
         sysctls = _read_sysctls(net.snd)
         rcv_out, snd_out = Path(f"{stem}.receiver.json"), Path(f"{stem}.sender.json")
@@ -967,7 +991,7 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
         # the receiving application's reads per flow (ReadTrace); None
         # when not traced or not told apart
         "reads": reads,
-        "contention": contention(emu_report),
+        "contention": contention(emu_report, steal_share(ticks, cpu_times())),
     }
     (out_dir / f"run-{run_index}.json").write_text(json.dumps(record))
     return record
@@ -995,6 +1019,7 @@ def selftest_rate(rate_mbps: float, out_dir: Path, options: Optional[dict] = Non
     cpus = _other_cpus(opts.get("cpu"))
     seed = 7
     net = Dumbbell(rate_mbps, buffer_pkts, 2.0, 1, 1500, [0], loss, seed, stem, opts, seconds + 60)
+    ticks = cpu_times()
     with net:
         t0 = time.monotonic_ns() + int(START_MARGIN_S * 1e9) + 10**9
         sink_out, src_out = Path(f"{stem}.sink.json"), Path(f"{stem}.source.json")
@@ -1027,7 +1052,7 @@ def selftest_rate(rate_mbps: float, out_dir: Path, options: Optional[dict] = Non
         "emulator_error_ns": fwd["timing_error_ns"], "emulator_write_ns": fwd["write_syscall_ns"],
         "emulator_loop": emu_report["loop"], "emulator_cpu": emu_report["cpu"],
         "counts": {k: fwd[k] for k in ("packets_in", "dropped_buffer", "dropped_loss", "packets_out")},
-        "replay": replay, "links": links, "contention": contention(emu_report),
+        "replay": replay, "links": links, "contention": contention(emu_report, steal_share(ticks, cpu_times())),
         "p99_limit_ns": p99_limit,
     }
     res["problems"] = timing_problems(fwd["timing_error_ns"], pkt_ns)
@@ -1057,8 +1082,8 @@ def selftest(out_dir: Path, rates: Sequence[float] = (10, 50, 100), options: Opt
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = [selftest_rate(r, out_dir, options) for r in rates]
     print(f"{'Mb/s':>6} {'pkt us':>7} {'gap p50':>8} {'gap p99':>8} {'gap max':>8} {'emu p99':>8} "
-          f"{'p99.9':>8} {'emu max':>8} {'limit':>7} {'replay':>12} {'wait':>6}  verdict   (errors in us; wait: share "
-          "of the run the emulator waited for its CPU)")
+          f"{'p99.9':>8} {'emu max':>8} {'limit':>7} {'replay':>12} {'wait':>6} {'steal':>6}  verdict   (errors in "
+          "us; wait: share of the run the emulator waited for its CPU; steal: the hypervisor's share of the machine)")
     for r in rows:
         g, e = r["gap_abs_error_ns"], r["emulator_error_ns"]
         rp = r["replay"]
@@ -1066,7 +1091,8 @@ def selftest(out_dir: Path, rates: Sequence[float] = (10, 50, 100), options: Opt
               f"{g['max'] / 1e3:>8.1f} {e.get('p99', math.nan) / 1e3:>8.2f} "
               f"{e.get('p99_9', math.nan) / 1e3:>8.1f} {e.get('max', math.nan) / 1e3:>8.1f} "
               f"{r['p99_limit_ns'] / 1e3:>7.1f} {rp['differ']:>4}/{rp['arrivals']:<7} "
-              f"{r['contention']['runqueue_wait_share']:>6.4f}  {'ok' if r['pass'] else 'FAIL'}"
+              f"{r['contention']['runqueue_wait_share']:>6.4f} {r['contention']['steal_share']:>6.4f}  "
+              f"{'ok' if r['pass'] else 'FAIL'}"
               f"{'' if r['contention']['quiet'] else ' (machine busy)'}")
     result = {"kernel": os.uname().release, "options": {**LIVE_OPTS, **(options or {})}, "rates": rows}
     (out_dir / "selftest.json").write_text(json.dumps(result, indent=1))
