@@ -230,8 +230,13 @@ OPEN: Dict[Tuple[str, str], str] = {
        "the one with the fastest reads; with it these three pairs agreed and the two leading flows' goodputs "
        "did not (ccsim's leader 3.54 Mb/s against 2.61-3.49): BBR's policer detection "
        "(`bbr_lt_bw_sampling`, 48 rounds at a long-term rate) takes the flow that leaves Startup last in 4 "
-       "of 6 kernel runs and 4 of ccsim's 20 draws. Why the quiet kernel's runs take the short-queue state "
-       "more often than ccsim is what to trace next"
+       "of 6 kernel runs and 4 of ccsim's 20 draws. The short queue comes when all four flows are in that "
+       "mode at once and their long-term rates sum to the link's rate or less: in ccsim's one short draw in "
+       "40 with the fourth run's conditions they did from 3.2 s to 9.4 s, summing to 9.70 Mb/s (the link "
+       "carries 9.65 of payload), and the queue fell to 30 packets over 5-10 s; in the kernel's live runs "
+       "with all four in it at once they summed to 9.82-9.87 Mb/s over 5-10 s and the queue stayed at "
+       "64. Why the quiet kernel's runs take the short-queue state more often than ccsim (1 in 200 draws, "
+       "40 per run's conditions) is what to trace next"
        for m in ("goodput_mbps[2]", "retransmits", "drops")},
 }
 
