@@ -40,6 +40,28 @@ def test_run_returns_results(small):
     assert "goodput_Mbps" in res.table()
 
 
+def test_flow_series_carry_bbrs_model_beside_other_controllers():
+    """A BBR flow's rows carry its model (the kernel's TCP_CC_INFO fields:
+    bandwidth estimate, RTprop, gains): alone on a 10 Mb/s link, BtlBw is
+    the link's payload rate and RTprop the path's 50 ms; beside it a CUBIC
+    flow's rows are NaN; a run without BBR has no such columns."""
+    spec = {"duration_s": 2.0, "topology": {"kind": "dumbbell", "bottleneck_rate_bps": 1e7,
+                                            "bottleneck_queue": {"limit_pkts": 20}},
+            "flows": [{"cc": "bbr", "rtt_s": 0.05}]}
+    cols = ["bbr_bw_bytes_per_s", "bbr_min_rtt_s", "bbr_pacing_gain", "bbr_cwnd_gain"]
+    fs = ccsim.run(spec).flow_series
+    bbr = fs[fs.time_s > 1.0]
+    payload = 1e7 / 8 * 1460 / 1500  # mss 1460 of 1500 bytes on the wire
+    assert bbr.bbr_bw_bytes_per_s.between(0.98 * payload, 1.02 * payload).all()
+    assert bbr.bbr_min_rtt_s.between(0.05, 0.051).all()
+    assert set(bbr.bbr_pacing_gain.round(2)) <= {0.75, 1.0, 1.25} and set(bbr.bbr_cwnd_gain) == {2.0}
+    spec["flows"].append({"cc": "cubic", "rtt_s": 0.05})
+    fs = ccsim.run(spec).flow_series
+    assert fs[fs.flow == 1][cols].isna().all().all() and fs[fs.flow == 0][cols].notna().any().all()
+    spec["flows"] = [{"cc": "cubic", "rtt_s": 0.05}]
+    assert not set(cols) & set(ccsim.run(spec).flow_series.columns)
+
+
 @pytest.mark.parametrize("sc", example_scenarios(), ids=lambda s: s.name)
 def test_every_topology_runs_and_conserves(sc):
     res = ccsim.run(sc)

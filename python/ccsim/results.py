@@ -223,7 +223,9 @@ class Results:
 
     @cached_property
     def flow_series(self) -> "pd.DataFrame":
-        """Long table: time_s, flow, cwnd, ssthresh, srtt_s, goodput_bps."""
+        """Long table: time_s, flow, cwnd, ssthresh, srtt_s, goodput_bps,
+        and a controller's own columns once such a flow runs (NaN for the
+        others; BBR's ``bbr_*``, DCTCP's ``dctcp_alpha``, ...)."""
         return self._series("flows")
 
     @cached_property
