@@ -207,7 +207,10 @@ OPEN: Dict[Tuple[str, str], str] = {
     "bandwidth estimate at 9.70-9.85 Mb/s, above the link's 9.65 Mb/s of payload, ccsim's at 9.65-9.78: "
     "more of the kernel's delivery-rate samples exceed the bottleneck's rate (`tcp_rate_gen` takes the "
     "longer of the send and ACK intervals: such a sample needs data sent faster than the link, as in the "
-    "1.25 phase, and their ACKs returned bunched)",
+    "1.25 phase, and their ACKs returned bunched). A third, with the hypervisor's share of the machine "
+    "recorded per run: its quietest run (0.12% steal) 7.07 packets, 52 drops, an estimate of 9.675 Mb/s; its "
+    "other four (0.38-0.63%) 7.7-8.2 packets, 80-101 drops, 9.71-9.73 Mb/s "
+    "(docs/decisions/2026-12-02-bbr-recordings-on-a-noisier-machine.md)",
     **{("bbr-4-10m-80ms-1bdp", m): "two kinds of kernel run: in two of five the flows keep a shorter queue "
        "(54.3 and 56.1 packets of 67 at the mean against 62.0-62.1), lose fewer segments (2160 and 2490 against "
        "3256-3415) and share more evenly (Jain's index 0.981 and 0.989 against 0.913-0.966). All 20 of ccsim's "
