@@ -440,12 +440,16 @@ def ccsim_run(sc: Scenario, seed: int = 1, offsets_s: Optional[Sequence[float]] 
     m = summarise(sc, goodputs, cwnds, sum(f["retransmits"] for f in raw["flows"]),
                   sum(f["timeouts"] for f in raw["flows"]), queue, link["drops"])
     if "bbr_bw_bytes_per_s" in fs:
-        nan = lambda x: math.nan if x is None else x  # noqa: E731  (JSON null: no estimate yet)
-        m.update(bbr_model(sc, [
-            tuple(zip(*[(t, nan(b), nan(r)) for t, f, b, r in zip(fs["time_s"], fs["flow"], fs["bbr_bw_bytes_per_s"],
-                                                                  fs["bbr_min_rtt_s"]) if f == i]))
-            for i in range(sc.n_flows)]))
+        m.update(bbr_model(sc, [_flow_columns(fs, i, ("time_s", "bbr_bw_bytes_per_s", "bbr_min_rtt_s"))
+                                for i in range(sc.n_flows)]))
     return {"metrics": m, "cwnd0": series0}
+
+
+def _flow_columns(fs: Dict[str, List[Any]], flow: int, names: Sequence[str]) -> Tuple[List[float], ...]:
+    """Flow ``flow``'s rows of the flow series' columns ``names``, JSON
+    null (no value yet) read as NaN."""
+    rows = [k for k, f in enumerate(fs["flow"]) if f == flow]
+    return tuple([math.nan if fs[n][k] is None else fs[n][k] for k in rows] for n in names)
 
 
 def kernel_metrics(sc: Scenario, run: Dict[str, Any]) -> Dict[str, Any]:

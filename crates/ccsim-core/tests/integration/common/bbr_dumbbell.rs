@@ -34,6 +34,27 @@ pub fn cwnd_of(r: &Results, flow: u32) -> Vec<(f64, f64)> {
     (0..s.time_s.len()).filter(|&i| s.flow[i] == flow).map(|i| (s.time_s[i], s.cwnd[i])).collect()
 }
 
+/// Flow `flow`'s BBR model after `t0` s on `run_db`'s deep-buffer path
+/// at 40 ms: every sample's bandwidth estimate is the link's payload rate
+/// (100 Mb/s · 1460/1500 bytes/s, within 0.99-1.02) and its RTprop the
+/// path's 40 ms (up to 4 packets' queue, 0.5 ms, in the sample that
+/// renews an expired one). Returns the pacing and cwnd gains seen, in
+/// hundredths, ascending.
+pub fn model_gains_after(r: &Results, flow: u32, t0: f64) -> (Vec<u32>, Vec<u32>) {
+    let s = &r.series.flows;
+    let payload_rate = 100e6 / 8.0 * 1460.0 / 1500.0;
+    let (mut pacing, mut cwnd) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    for i in (0..s.time_s.len()).filter(|&i| s.flow[i] == flow && s.time_s[i] > t0) {
+        let bw = s.bbr_bw_bytes_per_s[i] / payload_rate;
+        assert!((0.99..=1.02).contains(&bw), "bandwidth estimate {bw} of the link at {}", s.time_s[i]);
+        let rt = s.bbr_min_rtt_s[i];
+        assert!((0.04..0.0405).contains(&rt), "RTprop {rt} at {}", s.time_s[i]);
+        pacing.insert((s.bbr_pacing_gain[i] * 100.0).round() as u32);
+        cwnd.insert((s.bbr_cwnd_gain[i] * 100.0).round() as u32);
+    }
+    (pacing.into_iter().collect(), cwnd.into_iter().collect())
+}
+
 pub fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     v[((v.len() - 1) as f64 * p).round() as usize]
