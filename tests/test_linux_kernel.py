@@ -43,7 +43,8 @@ def test_a_stalled_or_busy_run_is_unfit():
     a stall (the 99.9th percentile over a packet time), as well as a
     differing drop decision and a busy machine; 50 Mb/s: 240 us a packet."""
     sc = lk.by_id("reno-1-50m-80ms-0.5bdp")
-    fit = {"emulator": {"p99_error_us": 18.0, "p999_error_us": 88.0, "drop_decisions_differing": 0},
+    fit = {"emulator": {"p99_error_us": 18.0, "p999_error_us": 88.0, "reverse_p99_error_us": 9.0,
+                        "drop_decisions_differing": 0},
            "contention": {"quiet": True, "runqueue_wait_share": 0.0003}}
     assert lk.run_problems(sc, fit) == []
     stalled = {**fit, "emulator": {**fit["emulator"], "p999_error_us": 58656.0}}
@@ -52,6 +53,14 @@ def test_a_stalled_or_busy_run_is_unfit():
     assert ["99th" in p for p in lk.run_problems(sc, late)] == [True]
     assert len(lk.run_problems(sc, {**fit, "emulator": {**fit["emulator"], "drop_decisions_differing": 1}})) == 1
     assert len(lk.run_problems(sc, {**fit, "contention": {"quiet": False, "runqueue_wait_share": 0.01}})) == 1
+    # the ACKs' path has the same budget: its 99th percentile always, its
+    # 99.9th where the recording kept it
+    late_acks = {**fit, "emulator": {**fit["emulator"], "reverse_p99_error_us": 87.0}}
+    assert ["99th percentile of the emulator's timing error on the ACKs' path" in p
+            for p in lk.run_problems(sc, late_acks)] == [True]
+    stalled_acks = {**fit, "emulator": {**fit["emulator"], "reverse_p999_error_us": 633.0}}
+    assert ["99.9th" in p and "ACKs" in p for p in lk.run_problems(sc, stalled_acks)] == [True]
+    assert lk.run_problems(sc, {**fit, "emulator": {**fit["emulator"], "reverse_p999_error_us": 200.0}}) == []
     assert lk.run_problems(lk.by_id("reno-1-10m-20ms-1bdp"), {**fit, "emulator": {**fit["emulator"],
                                                                                    "p999_error_us": 1100.0}}) == []
 

@@ -696,15 +696,20 @@ def contention(emu_report: dict, steal: Optional[float] = None) -> dict:
     return out
 
 
-def timing_problems(error_ns: Dict[str, float], packet_ns: float) -> List[str]:
+def timing_problems(error_ns: Dict[str, float], packet_ns: float, path: str = "",
+                    checked: Sequence[str] = ("p99", "p99_9")) -> List[str]:
     """What in the emulator's timing error (``timing_error_ns`` of its
     report: percentiles of its lateness, ns) is over budget
-    (:data:`P99_BUDGET`, :data:`P999_BUDGET`); empty when within it."""
+    (:data:`P99_BUDGET`, :data:`P999_BUDGET`); empty when within it.
+    ``path`` names the direction in the message (``""``: the data's);
+    ``checked``: the percentiles to check (a missing one is over)."""
     out = []
     for key, budget, name in (("p99", P99_BUDGET, "99th"), ("p99_9", P999_BUDGET, "99.9th")):
+        if key not in checked:
+            continue
         got, limit = error_ns.get(key, math.inf), budget * packet_ns
         if not got < limit:
-            out.append(f"the {name} percentile of the emulator's timing error is {got / 1e3:.1f} us, "
+            out.append(f"the {name} percentile of the emulator's timing error{path} is {got / 1e3:.1f} us, "
                        f"over its budget of {limit / 1e3:.1f} us")
     return out
 
