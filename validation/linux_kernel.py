@@ -522,11 +522,8 @@ def run_problems(sc: Scenario, run: Dict[str, Any]) -> List[str]:
     from validation import kernel_live
 
     e = run["emulator"]
-    out = kernel_live.timing_problems({"p99": e["p99_error_us"] * 1e3, "p99_9": e["p999_error_us"] * 1e3},
-                                      packet_ns(sc))
-    rev = {"p99": e["reverse_p99_error_us"] * 1e3}
-    if "reverse_p999_error_us" in e:
-        rev["p99_9"] = e["reverse_p999_error_us"] * 1e3
+    out = kernel_live.timing_problems(_recorded_lateness_ns(e, ""), packet_ns(sc))
+    rev = _recorded_lateness_ns(e, "reverse_")
     out += kernel_live.timing_problems(rev, packet_ns(sc), " on the ACKs' path", checked=tuple(rev))
     if e["drop_decisions_differing"]:
         out.append(f"{e['drop_decisions_differing']} drop decisions differ from the reference queue's")
@@ -535,10 +532,20 @@ def run_problems(sc: Scenario, run: Dict[str, Any]) -> List[str]:
     return out
 
 
+def _recorded_lateness_ns(e: Dict[str, Any], prefix: str) -> Dict[str, float]:
+    """A recorded run's lateness percentiles on one path (``prefix``
+    ``""``: the data's, ``"reverse_"``: the ACKs'), ns, keyed as
+    :func:`validation.kernel_live.timing_problems` takes them; those the
+    recording did not keep are left out."""
+    keys = (("p99", f"{prefix}p99_error_us"), ("p99_9", f"{prefix}p999_error_us"))
+    return {k: e[name] * 1e3 for k, name in keys if name in e}
+
+
 def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
     """What a recording keeps of a live kernel run."""
     fwd = run["emulator"]["forward"]["timing_error_ns"]
-    rev = run["emulator"]["reverse"]["timing_error_ns"]
+    rev_path = run["emulator"]["reverse"]
+    rev = rev_path["timing_error_ns"]
     f0 = run["flows"][0]
     entry = {
         "metrics": kernel_metrics(sc, run),
@@ -550,8 +557,7 @@ def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, A
                      "drop_decisions_differing": run["replay"]["differ"],
                      "arrivals": run["replay"]["arrivals"],
                      # each ACK's write() runs the sender's stack: the ACK path's cost per ACK
-                     "reverse_write_us": {k: run["emulator"]["reverse"]["write_syscall_ns"][k] / 1e3
-                                          for k in ("p50", "p90", "p99")}},
+                     "reverse_write_us": {k: rev_path["write_syscall_ns"][k] / 1e3 for k in ("p50", "p90", "p99")}},
         "contention": run["contention"],
         "counters": {**run["counters"]["named"],
                      **{k.split(".", 1)[-1]: v for k, v in run["counters"]["all_nonzero"].items()
