@@ -36,6 +36,19 @@ def test_the_recording_is_within_the_emulators_error(sc):
         assert r["emulator"]["drop_decisions_differing"] == 0
         # the recorder's whole check: the tail budget, the replay, a quiet CPU
         assert lk.run_problems(sc, r) == []
+    # one emulator model per recording: every run's ACK path the same
+    assert lk.ack_path(rec) in ("duplex", "delay")
+
+
+def test_a_recordings_ack_path_is_its_runs_and_delay_only_before_it_was_kept():
+    run = {"metrics": {}}
+    assert lk.ack_path({"params": {}, "runs": [run, run]}) == "delay"
+    duplex = {**run, "ack_path": "duplex"}
+    assert lk.ack_path({"params": {}, "runs": [duplex, duplex]}) == "duplex"
+    with pytest.raises(ValueError, match="different ACK paths"):
+        lk.ack_path({"params": {}, "runs": [duplex, run]})
+    # the live scenario asks the emulator for the duplex link ccsim models
+    assert all(sc.live()["duplex"] is True for sc in lk.SCENARIOS)
 
 
 def test_a_stalled_or_busy_run_is_unfit():

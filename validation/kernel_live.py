@@ -9,7 +9,9 @@ link between them: ``ccsim-tunemu`` (crates/ccsim-tunemu) opens a TUN
 device in each (``tsnd``, ``trcv``) and forwards between them through the
 bottleneck model (DropTail of ``buffer_pkts`` waiting packets, serialised at
 ``rate_mbps``, base RTT split half per direction, a flow's ``extra_rtt_ms``
-half per direction too; ACKs see delay only). Flow i sends from 10.77.1.(i+2)
+half per direction too). The bottleneck is a duplex link, as ccsim's and
+ns-2's dumbbells have it: the ACKs have a serialiser and buffer of their
+own at the same rate (``"duplex": false`` in the scenario: delays only). Flow i sends from 10.77.1.(i+2)
 to 10.77.2.1; nothing leaves the two namespaces, which are deleted at the end.
 
 A scenario runs a receiver (one process in the receiver namespace, counting
@@ -267,8 +269,9 @@ def remove_stale_namespaces() -> List[str]:
 
 
 def ensure_emulator() -> Path:
-    if not EMULATOR.exists():
-        subprocess.run(["cargo", "build", "--release", "-p", "ccsim-tunemu"], cwd=REPO, check=True)
+    """The emulator, built from the tree's sources (cargo's check is a
+    no-op when the binary is current; a stale one would run another model)."""
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "ccsim-tunemu"], cwd=REPO, check=True)
     return EMULATOR
 
 
@@ -311,7 +314,7 @@ class Dumbbell:
 
     def __init__(self, rate_mbps: float, buffer_pkts: int, rtt_ms: float, n_flows: int, mtu: int,
                  extra_rtt_ms: Sequence[float], loss: float, seed: int, stem: Path, emu: dict,
-                 max_duration_s: float):
+                 max_duration_s: float, duplex: bool = True):
         tag = os.getpid()
         self.snd, self.rcv = f"ccsimk-snd-{tag}", f"ccsimk-rcv-{tag}"
         self.emu_json, self.arrivals = Path(f"{stem}.emu.json"), Path(f"{stem}.arrivals.csv")
@@ -330,6 +333,8 @@ class Dumbbell:
         if emu.get("cpu") is not None:
             cmd += ["--cpu", str(emu["cpu"])]
         cmd += ["--busy-poll"] if emu.get("busy_poll") else ["--spin-us", str(emu.get("spin_us", 200))]
+        if duplex:
+            cmd += ["--duplex"]
         self.emu_cmd = cmd
 
     def __enter__(self) -> "Dumbbell":
@@ -938,7 +943,7 @@ def run(scenario: dict, out_dir: Path, run_index: int, options: Optional[dict] =
     cpus = _other_cpus(opts.get("cpu"))
     net = Dumbbell(scenario["rate_mbps"], scenario["buffer_pkts"], scenario["rtt_ms"], len(flows),
                    scenario.get("mtu", 1500), [f.get("extra_rtt_ms", 0) for f in flows], scenario.get("loss", 0.0),
-                   scenario.get("seed", run_index + 1), stem, opts, duration + 60)
+                   scenario.get("seed", run_index + 1), stem, opts, duration + 60, scenario.get("duplex", True))
     trace = ReadTrace() if opts["trace_reads"] and ReadTrace.available() else None
     ticks = cpu_times()
     with net, (trace or contextlib.nullcontext()):

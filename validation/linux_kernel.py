@@ -10,7 +10,10 @@ receiver in two network namespaces of our own, joined through two TUN
 devices by ``ccsim-tunemu`` (``crates/ccsim-tunemu``), an emulated
 dumbbell: per-direction propagation delay, a serialiser at the bottleneck
 rate and a DropTail buffer of B waiting packets (the packet on the
-serialiser not counted, as ccsim's ``limit_pkts``). Each flow is a TCP
+serialiser not counted, as ccsim's ``limit_pkts``), in both directions:
+the bottleneck is a duplex link, so the ACKs are serialised at its rate
+as on ccsim's dumbbell (recordings before this kept delays only on the
+ACKs' path; :func:`ack_path`). Each flow is a TCP
 connection with ``TCP_CONGESTION`` set on its socket, sampled from
 ``TCP_INFO`` every 10 ms; the emulator logs its queue and drops and
 measures its own timing error (every written packet's lateness against
@@ -123,6 +126,8 @@ class Scenario:
         return {
             "name": self.id, "rate_mbps": self.rate_mbps, "rtt_ms": base, "buffer_pkts": self.buffer_pkts,
             "cc": self.cc, "duration_s": self.duration_s, "mtu": MTU, "loss": 0.0,
+            # the ACKs serialised at the bottleneck's rate, as ccsim's dumbbell does
+            "duplex": True,
             "flows": [{"start_s": s, "stop_s": self.duration_s, "extra_rtt_ms": r - base, "cc": self.cc}
                       for s, r in zip(self.starts_s, self.rtts_ms)],
         }
@@ -558,6 +563,10 @@ def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, A
                      "arrivals": run["replay"]["arrivals"],
                      # each ACK's write() runs the sender's stack: the ACK path's cost per ACK
                      "reverse_write_us": {k: rev_path["write_syscall_ns"][k] / 1e3 for k in ("p50", "p90", "p99")}},
+        # the emulator's ACK path: "duplex" (a serialiser and buffer of its
+        # own at the bottleneck's rate, as ccsim's dumbbell) or "delay"
+        # (recordings before 2026-12-02's evening: delays only)
+        "ack_path": "duplex" if run["emulator"]["config"].get("duplex") else "delay",
         "contention": run["contention"],
         "counters": {**run["counters"]["named"],
                      **{k.split(".", 1)[-1]: v for k, v in run["counters"]["all_nonzero"].items()
@@ -743,6 +752,17 @@ def agreement(results: List[Dict[str, Any]]) -> Tuple[int, int, int, int]:
     return count("ok"), count("traced"), count("open"), len(rows)
 
 
+def ack_path(rec: Dict[str, Any]) -> str:
+    """The emulator's ACK path in a recording's runs: ``"duplex"``, the
+    ACKs serialised and buffered at the bottleneck's rate as on ccsim's
+    dumbbell, or ``"delay"``, delays only (recordings that keep no
+    ``ack_path``: the emulator had no other then)."""
+    paths = {r.get("ack_path", "delay") for r in rec["runs"]}
+    if len(paths) != 1:
+        raise ValueError(f"recording of {rec['params']}: runs with different ACK paths {sorted(paths)}")
+    return paths.pop()
+
+
 def _verb(n: int) -> str:
     return "differs" if n == 1 else "differ"
 
@@ -765,9 +785,10 @@ def markdown(results: List[Dict[str, Any]]) -> str:
         f"cause traced yet "
         f"(what is known is in the table), {n - ok - traced - still_open} others.",
         "",
-        "| scenario | buffer | emulator timing error, p99 / p99.9 (worst run) | ACKs' path, p99 (worst run) | "
-        "budget: tenth of a packet time / one | drop decisions differing | pairs agreeing |",
-        "|---|---|---|---|---|---|---|",
+        "| scenario | buffer | ACKs' path | emulator timing error, p99 / p99.9 (worst run) | "
+        "ACKs' path, p99 (worst run) | budget: tenth of a packet time / one | drop decisions differing | "
+        "pairs agreeing |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for x in results:
         sc, rec = x["scenario"], x["record"]
@@ -777,7 +798,8 @@ def markdown(results: List[Dict[str, Any]]) -> str:
         differ = sum(r["emulator"]["drop_decisions_differing"] for r in rec["runs"])
         arrivals = sum(r["emulator"]["arrivals"] for r in rec["runs"])
         good = sum(r["verdict"] == "ok" for r in x["rows"])
-        lines.append(f"| `{sc.id}` | {sc.buffer_pkts} pkts | {p99:.1f} / {p999:,.0f} µs | {acks:.1f} µs | "
+        path = {"duplex": "serialised", "delay": "delay only"}[ack_path(rec)]
+        lines.append(f"| `{sc.id}` | {sc.buffer_pkts} pkts | {path} | {p99:.1f} / {p999:,.0f} µs | {acks:.1f} µs | "
                      f"{kernel_live.P99_BUDGET * packet_ns(sc) / 1e3:.0f} / "
                      f"{kernel_live.P999_BUDGET * packet_ns(sc) / 1e3:,.0f} µs | "
                      f"{differ} of {arrivals:,} | {good}/{len(x['rows'])} |")

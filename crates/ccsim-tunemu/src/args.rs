@@ -20,6 +20,8 @@ usage: ccsim-tunemu --snd-ns NS --rcv-ns NS (--rate-mbps F | --rate-bps N) --buf
   --buffer-pkts N            DropTail limit: packets waiting, the one in service not counted
   --delay-fwd-ms F           common one-way delay after the bottleneck (0)
   --delay-rev-ms F           common one-way delay of the reverse path (0)
+  --duplex                   the reverse path has a bottleneck of its own at the same rate and
+                             buffer, as a duplex link (ns-2's, ccsim's dumbbells); else delays only
   --flow-delay ADDR=MS       extra one-way delay, both directions, for the flow whose sender
                              address is ADDR (forward: source; reverse: destination); repeatable
   --loss P --seed N          Bernoulli loss before the buffer (0; seed 1)
@@ -54,6 +56,7 @@ pub struct Config {
     pub cpu: Option<usize>,
     /// `None`: never sleep.
     pub spin_us: Option<u64>,
+    pub duplex: bool,
 }
 
 fn ms_to_ns(ms: f64) -> u64 {
@@ -70,6 +73,7 @@ impl Config {
             flow_delay_ns: self.flow_delay_ms.iter().map(|&(a, ms)| (a, ms_to_ns(ms))).collect::<HashMap<_, _>>(),
             loss: self.loss,
             seed: self.seed,
+            duplex: self.duplex,
         }
     }
 
@@ -93,10 +97,15 @@ impl Config {
             departures: None,
             cpu: None,
             spin_us: Some(200),
+            duplex: false,
         };
         while let Some(flag) = it.next() {
             if flag == "--busy-poll" {
                 c.spin_us = None;
+                continue;
+            }
+            if flag == "--duplex" {
+                c.duplex = true;
                 continue;
             }
             if flag == "-h" || flag == "--help" {
@@ -166,13 +175,14 @@ mod tests {
     fn parses_a_full_command_line() {
         let c = parse(
             "--snd-ns a --rcv-ns b --rate-mbps 50 --buffer-pkts 17 --json o.json --delay-fwd-ms 10 \
-             --flow-delay 10.77.1.3=20 --flow-delay 10.77.1.4=0.5 --busy-poll --cpu 1",
+             --flow-delay 10.77.1.3=20 --flow-delay 10.77.1.4=0.5 --busy-poll --duplex --cpu 1",
         )
         .unwrap();
         assert_eq!(c.rate_bps, 50_000_000);
         assert_eq!(c.buffer_pkts, 17);
         assert_eq!(c.spin_us, None);
         let m = c.model();
+        assert!(m.duplex);
         assert_eq!(m.delay_fwd_ns, 10_000_000);
         assert_eq!(m.flow_delay_ns[&Ipv4Addr::new(10, 77, 1, 4)], 500_000);
     }
