@@ -5,6 +5,7 @@ Every metric pair agrees (within 5% of the kernel's mean or inside the
 range of its runs) or has a traced cause; every recording is honest about
 the emulator (its timing error under a tenth of a packet time, its drop
 decisions those of an independent queue on the same arrivals)."""
+import json
 import math
 
 import pytest
@@ -432,3 +433,72 @@ def test_read_trace_times_a_real_applications_reads():
     assert slow["reads"] >= 20 and quick["reads"] >= 20
     assert slow["quantiles_s"][0] >= 0.004 - 1e-6, slow["quantiles_s"][:3]
     assert quick["median_us"] < 1000
+
+
+def test_a_recording_keeps_its_fitting_runs_and_resumes_after_them(tmp_path, monkeypatch):
+    """`--record` on a noisy machine: a run that never fits stops the
+    scenario, the runs before it are kept, and the next call runs only
+    the rest; runs of another kernel or another sysctl set are not mixed
+    in. The kernel side is stood in for (the live run needs root and
+    TUN): each "run" reports the kernel and sysctls given, and its
+    fitness is scripted."""
+    import os
+
+    from validation import kernel_live
+
+    sc = lk.by_id("cubic-1-10m-20ms-1bdp")
+    calls: list = []
+    fits: list = []
+    sysctls = {"net.ipv4.tcp_congestion_control": "cubic"}
+
+    def fake_run(live, tmp, i):
+        calls.append(i)
+        return {"kernel": os.uname().release, "sysctls": dict(sysctls), "i": i}
+
+    monkeypatch.setattr(kernel_live, "run", fake_run)
+    monkeypatch.setattr(kernel_live, "read_arrivals", lambda path: [])
+    monkeypatch.setattr(lk, "_run_entry", lambda sc, run, arrivals: {"i": run["i"], "n": len(calls)})
+    monkeypatch.setattr(lk, "run_problems", lambda sc, entry: [] if fits.pop(0) else ["late"])
+
+    # runs 0 and 1 fit, run 2 misses both tries: nothing recorded, two kept
+    fits[:] = [True, True, False, False]
+    with pytest.raises(RuntimeError, match="the 2 runs that fit are kept"):
+        lk.record_scenario(sc, runs=4, tries=2, partial_dir=tmp_path)
+    assert calls == [0, 1, 2, 2]
+    held = json.loads((tmp_path / f"{sc.id}.json").read_text())
+    assert [r["n"] for r in held["runs"]] == [1, 2] and held["sysctls"] == sysctls
+
+    # resumed: only runs 2 and 3 run; the recording has all four, in order,
+    # each with the time it ended, and the partial file is gone
+    calls.clear()
+    fits[:] = [True, True]
+    rec = lk.record_scenario(sc, runs=4, tries=2, partial_dir=tmp_path)
+    assert calls == [2, 3]
+    assert [r["i"] for r in rec["runs"]] == [0, 1, 2, 3]
+    assert all("recorded_utc" in r for r in rec["runs"])
+    assert rec["kernel"] == os.uname().release and rec["params"] == sc.params()
+    assert not (tmp_path / f"{sc.id}.json").exists()
+
+    # kept runs of another sysctl set are dropped at the first new run
+    calls.clear()
+    fits[:] = [True, False]
+    with pytest.raises(RuntimeError):
+        lk.record_scenario(sc, runs=3, tries=1, partial_dir=tmp_path)
+    sysctls["net.ipv4.tcp_congestion_control"] = "reno"
+    calls.clear()
+    fits[:] = [True, True, True]
+    rec = lk.record_scenario(sc, runs=3, tries=1, partial_dir=tmp_path)
+    # (the first new run fits and is kept as the new set's first)
+    assert calls == [1, 1, 2] and len(rec["runs"]) == 3
+    assert rec["sysctls"]["net.ipv4.tcp_congestion_control"] == "reno"
+
+    # kept runs of another kernel are not resumed
+    fits[:] = [True, False]
+    with pytest.raises(RuntimeError):
+        lk.record_scenario(sc, runs=2, tries=1, partial_dir=tmp_path)
+    path = tmp_path / f"{sc.id}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "kernel": "2.6.32"}))
+    calls.clear()
+    fits[:] = [True, True]
+    lk.record_scenario(sc, runs=2, tries=1, partial_dir=tmp_path)
+    assert calls == [0, 1]

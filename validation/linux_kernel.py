@@ -543,22 +543,61 @@ def _run_entry(sc: Scenario, run: Dict[str, Any], arrivals: Sequence[Dict[str, A
     return entry
 
 
-def record_scenario(sc: Scenario, runs: int = RUNS, tries: int = RUN_TRIES) -> Dict[str, Any]:
+#: where :func:`record_scenario` keeps a scenario's fitting runs until it
+#: has all of them (not in git): a noisy machine that refuses one run
+#: costs that run, not the ones before it
+PARTIAL = RESULTS / "partial"
+
+
+def _load_partial(sc: Scenario, path: Path, live: Dict[str, Any], kernel: str) -> Dict[str, Any]:
+    """The unfinished recording of ``sc`` kept at ``path`` (its fitting
+    runs, kernel and sysctls), if its runs were made on this ``kernel``
+    with the scenario's present parameters and emulator; else none (and
+    the file is removed)."""
+    if not path.exists():
+        return {}
+    try:
+        held = json.loads(path.read_text(encoding="utf-8"))
+        same = held["params"] == sc.params() and held["live"] == live and held["kernel"] == kernel
+        if same and held["runs"]:
+            return {k: held[k] for k in ("runs", "kernel", "sysctls")}
+    except (ValueError, KeyError, TypeError):
+        pass
+    print(f"  {path}: its runs are of another kernel or scenario; starting afresh", file=sys.stderr, flush=True)
+    path.unlink()
+    return {}
+
+
+def record_scenario(sc: Scenario, runs: int = RUNS, tries: int = RUN_TRIES,
+                    partial_dir: Optional[Path] = None) -> Dict[str, Any]:
     """Run ``sc`` on the kernel ``runs`` times (root, TUN); the recording.
     A run unfit to compare with (:func:`run_problems`) is run again, up to
     ``tries`` times; a scenario with a run that never fits raises
-    ``RuntimeError`` and is not recorded."""
+    ``RuntimeError`` and is not recorded, but its fitting runs are kept
+    in ``partial_dir`` (:data:`PARTIAL`) and the next call resumes after
+    them, if the kernel, its sysctls and the scenario are the same (runs
+    of another are dropped). Each run carries the UTC time it ended
+    (``recorded_utc``)."""
     import datetime
+    import os
     import tempfile
 
     from validation import kernel_live
 
+    partial = (partial_dir or PARTIAL) / f"{sc.id}.json"
+    live = sc.live()
     out: Dict[str, Any] = {"params": sc.params(), "runs": []}
+    held = _load_partial(sc, partial, live, os.uname().release)
+    if held:
+        out.update(held, runs=held["runs"][:runs])
+        print(f"  resuming: {len(out['runs'])} of {runs} runs kept, the last ended "
+              f"{out['runs'][-1].get('recorded_utc', '?')}", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix=f"ccsimk-{sc.id}-") as tmp:
-        for i in range(runs):
+        while len(out["runs"]) < runs:
+            i = len(out["runs"])
             unfit: List[str] = []
             for _ in range(tries):
-                run = kernel_live.run(sc.live(), Path(tmp), i)
+                run = kernel_live.run(live, Path(tmp), i)
                 entry = _run_entry(sc, run, kernel_live.read_arrivals(Path(tmp) / f"run-{i}.arrivals.csv"))
                 problems = run_problems(sc, entry)
                 if not problems:
@@ -567,12 +606,21 @@ def record_scenario(sc: Scenario, runs: int = RUNS, tries: int = RUN_TRIES) -> D
                 print(f"  run {i}: {unfit[-1]}; running it again", file=sys.stderr, flush=True)
             else:
                 raise RuntimeError(f"{sc.id}: run {i} did not fit in {tries} tries ({' | '.join(unfit)}); "
-                                   "is other work running on the machine? (`python -m validation.kernel_live "
-                                   f"--selftest --rates {sc.rate_mbps:g}` measures the emulator alone)")
+                                   f"the {i} runs that fit are kept in {partial} and `--record` resumes after "
+                                   "them; is other work running on the machine? (`python -m "
+                                   f"validation.kernel_live --selftest --rates {sc.rate_mbps:g}` measures the "
+                                   "emulator alone)")
+            if out.get("sysctls", run["sysctls"]) != run["sysctls"]:
+                print(f"  run {i}: the sysctls differ from the kept runs'; dropping those {i}",
+                      file=sys.stderr, flush=True)
+                out["runs"] = []
+            entry["recorded_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
             out["runs"].append(entry)
-            out.setdefault("kernel", run["kernel"])
-            out.setdefault("sysctls", run["sysctls"])
+            out.update(kernel=run["kernel"], sysctls=run["sysctls"])
+            partial.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps({**out, "live": live}) + "\n", encoding="utf-8")
     out["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    partial.unlink(missing_ok=True)
     return out
 
 
@@ -828,7 +876,9 @@ def plot(results: List[Dict[str, Any]], out: Path = IMG) -> List[Path]:
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m validation.linux_kernel", description=__doc__.split("\n\n")[0])
     ap.add_argument("--record", action="store_true",
-                    help="rerun the kernel side live (root, /dev/net/tun) and rewrite the recordings")
+                    help="rerun the kernel side live (root, /dev/net/tun) and rewrite the recordings; a "
+                         "scenario that fails keeps the runs that fit (validation/results/linux/partial/) and the next "
+                         "--record of it resumes after them")
     ap.add_argument("--only", nargs="+", metavar="SCENARIO", help="these scenarios only")
     ap.add_argument("--runs", type=int, default=RUNS, help=f"kernel runs per scenario with --record ({RUNS})")
     ap.add_argument("--tries", type=int, default=RUN_TRIES,
@@ -845,6 +895,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    unrecorded = []
     if args.record:
         RESULTS.mkdir(parents=True, exist_ok=True)
         for sc in chosen:
@@ -852,8 +903,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             try:
                 rec = record_scenario(sc, args.runs, args.tries)
             except RuntimeError as e:
+                # the next scenarios may still fit; this one's recording stays as it was
                 print(f"error: {e}; its recording is left as it was", file=sys.stderr)
-                return 1
+                unrecorded.append(sc.id)
+                continue
             (RESULTS / f"{sc.id}.json").write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
     results = [x for x in comparison() if x["scenario"] in chosen]
     print(markdown(results))
@@ -861,7 +914,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         for p in plot(results):
             print(f"wrote {p.relative_to(ROOT)}")
     ok, traced, still_open, n = agreement(results)
-    return 0 if ok + traced + still_open == n else 1
+    if unrecorded:
+        print(f"error: not recorded: {', '.join(unrecorded)}", file=sys.stderr)
+    return 0 if ok + traced + still_open == n and not unrecorded else 1
 
 
 if __name__ == "__main__":
