@@ -79,6 +79,22 @@ def test_a_stalled_or_busy_run_is_unfit():
                                                                                    "p999_error_us": 1100.0}}) == []
 
 
+def test_a_bbr_run_on_a_machine_the_hypervisor_took_from_is_unfit():
+    """BBR's runs are held to the hypervisor's share of the machine
+    (0.2%): its bandwidth filter keeps the noise's bursts. Loss-based
+    controllers are not; runs recorded before the steal was go unchecked."""
+    emu = {"p99_error_us": 18.0, "p999_error_us": 88.0, "reverse_p99_error_us": 9.0, "drop_decisions_differing": 0}
+
+    def run(steal=None):
+        c = {"quiet": True, "runqueue_wait_share": 0.0003}
+        return {"emulator": emu, "contention": c if steal is None else {**c, "steal_share": steal}}
+
+    bbr, cubic = lk.by_id("bbr-1-50m-80ms-2bdp"), lk.by_id("cubic-1-50m-80ms-1bdp")
+    assert lk.run_problems(bbr, run(0.0012)) == [] and lk.run_problems(bbr, run()) == []
+    assert ["hypervisor took 0.38%" in p for p in lk.run_problems(bbr, run(0.0038))] == [True]
+    assert lk.run_problems(cubic, run(0.05)) == []
+
+
 @pytest.mark.parametrize("sc", RECORDED, ids=lambda s: s.id)
 def test_ccsim_agrees_with_the_kernel(sc):
     """Every pair agrees or is listed (traced, or open with what is known),
