@@ -201,27 +201,7 @@ TRACED: Dict[Tuple[str, str], str] = {}
 #: Pairs that disagree with no cause traced yet, with what is known. The
 #: test suite holds this list to the comparison: a pair that starts to
 #: agree, or a new disagreement, fails it.
-OPEN: Dict[Tuple[str, str], str] = {
-    ("bbr-1-10m-20ms-1bdp", "queue_mean_pkts"): "the queue's mean, 6.51-6.83 packets in ccsim's 20 draws against "
-    "6.77-7.20 in the kernel's runs (-5.2%); the other seven pairs agree. The recording's emulator gave the "
-    "ACKs a delay only, ccsim's dumbbell serialises them at the bottleneck's rate (48 us each), and the pair "
-    "flips with tens of microseconds of the path's constant delay: with ccsim's ACKs serialised in 0-19 us it "
-    "agrees (docs/decisions/2026-12-02-the-emulators-lateness-past-the-bottleneck.md). A recording with the "
-    "duplex path agreed on all ten pairs, but on a noisier machine (0.6-2.2% steal), whose kernel queues "
-    "more (8.15-10.8 packets) and is not kept (docs/decisions/2026-12-03-a-duplex-bottleneck-for-the-kernel-"
-    "peer.md); a duplex recording on a quiet machine decides the pair",
-    **{("bbr-4-10m-80ms-1bdp", m): "two kinds of kernel run: in two of five all four flows are in BBR's "
-       "policer mode at once (`bbr_lt_bw_sampling`) with long-term rates summing to the link's rate or less, "
-       "and the queue stays short (54.3 and 56.1 packets of 67 against 62.0-62.1) with fewer losses (2160 and "
-       "2490 retransmissions against 3256-3415). ccsim takes that state in about 1 draw in 200, so its mean "
-       "(3445) is the long-queue runs' (3339). The branch is taken in the first seconds, where a few "
-       "segments decide whether the leader's delivery-rate sample crosses Startup's 1.25 threshold "
-       "(docs/decisions/2026-12-03-bbr-4s-two-kinds-of-run.md). The recording's emulator gave the ACKs a "
-       "delay only; with ccsim's ACKs serialised in 11-19 us instead of 48 us, retransmissions and drops agree "
-       "in every setting tried. A duplex recording on a noisier machine (not kept) still had ccsim losing 8% "
-       "more, so the ACKs' path alone does not close it"
-       for m in ("goodput_mbps[2]", "retransmits", "drops")},
-}
+OPEN: Dict[Tuple[str, str], str] = {}
 
 METRICS = ("goodput_mbps", "retransmits", "timeouts", "cwnd_mean", "cwnd_p95", "queue_mean_pkts", "drops", "jain")
 
