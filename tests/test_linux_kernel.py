@@ -52,14 +52,18 @@ def test_a_recordings_ack_path_is_its_runs_and_delay_only_before_it_was_kept():
     assert all(sc.live()["duplex"] is True for sc in lk.SCENARIOS)
 
 
+#: a recorded run within every budget at 50 Mb/s (240 us a packet)
+FIT_RUN = {"emulator": {"p99_error_us": 18.0, "p999_error_us": 88.0, "reverse_p99_error_us": 9.0,
+                        "drop_decisions_differing": 0},
+           "contention": {"quiet": True, "runqueue_wait_share": 0.0003}}
+
+
 def test_a_stalled_or_busy_run_is_unfit():
     """The recorder's check catches what a 99th percentile alone misses:
     a stall (the 99.9th percentile over a packet time), as well as a
     differing drop decision and a busy machine; 50 Mb/s: 240 us a packet."""
     sc = lk.by_id("reno-1-50m-80ms-0.5bdp")
-    fit = {"emulator": {"p99_error_us": 18.0, "p999_error_us": 88.0, "reverse_p99_error_us": 9.0,
-                        "drop_decisions_differing": 0},
-           "contention": {"quiet": True, "runqueue_wait_share": 0.0003}}
+    fit = FIT_RUN
     assert lk.run_problems(sc, fit) == []
     stalled = {**fit, "emulator": {**fit["emulator"], "p999_error_us": 58656.0}}
     assert ["99.9th" in p for p in lk.run_problems(sc, stalled)] == [True]
@@ -83,11 +87,9 @@ def test_a_bbr_run_on_a_machine_the_hypervisor_took_from_is_unfit():
     """BBR's runs are held to the hypervisor's share of the machine
     (0.2%): its bandwidth filter keeps the noise's bursts. Loss-based
     controllers are not; runs recorded before the steal was go unchecked."""
-    emu = {"p99_error_us": 18.0, "p999_error_us": 88.0, "reverse_p99_error_us": 9.0, "drop_decisions_differing": 0}
-
     def run(steal=None):
-        c = {"quiet": True, "runqueue_wait_share": 0.0003}
-        return {"emulator": emu, "contention": c if steal is None else {**c, "steal_share": steal}}
+        c = FIT_RUN["contention"]
+        return {**FIT_RUN, "contention": c if steal is None else {**c, "steal_share": steal}}
 
     bbr, cubic = lk.by_id("bbr-1-50m-80ms-2bdp"), lk.by_id("cubic-1-50m-80ms-1bdp")
     assert lk.run_problems(bbr, run(0.0012)) == [] and lk.run_problems(bbr, run()) == []
